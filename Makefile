@@ -1,0 +1,44 @@
+# muster: `make run` shows this machine's inventory, `make test` runs every
+# suite (normal build, then AddressSanitizer + UndefinedBehaviorSanitizer).
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CTEST_ARGS ?= --output-on-failure
+
+.PHONY: all deps build build-asan run test test-unit test-asan bench clean help
+
+all: build
+
+help:
+	@echo "make run    - install build dependencies, build, print this machine's inventory"
+	@echo "make test   - build and run every suite, plain and under ASan+UBSan"
+	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
+	@echo "make clean  - remove build trees"
+
+deps:
+	@scripts/install-deps.sh build
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMUSTER_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+run: build
+	@$(BUILD)/agent/muster-agent inventory --summary -o $(BUILD)/inventory.json
+
+test: build build-asan
+	cd $(BUILD) && ctest $(CTEST_ARGS)
+	cd $(ASAN_BUILD) && ctest $(CTEST_ARGS)
+
+test-unit: build
+	cd $(BUILD) && ctest -L unit $(CTEST_ARGS)
+
+bench: build
+	@scripts/install-deps.sh bench
+	@MUSTER_AGENT=$(BUILD)/agent/muster-agent BENCH_RUNSTAT=$(BUILD)/bench/bench-runstat bench/probe
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,217 @@
+/* muster-agent subcommands. `inventory` probes the machine and prints one
+ * JSON document (or a short summary plus the document written to a file). */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "inventory.h"
+#include "log.h"
+#include "probe.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+static void usage(FILE *f) {
+        fputs("Usage: muster-agent COMMAND [OPTIONS]\n"
+              "\n"
+              "Commands:\n"
+              "  inventory      Probe this machine and print its inventory as JSON\n"
+              "\n"
+              "Options of inventory:\n"
+              "  --sysroot DIR          Read /sys, /proc, /run and /etc under DIR (default /)\n"
+              "  --min-disk-bytes N     Smallest disk offered for installation (default 20000000000)\n"
+              "  -o, --output FILE      Write the JSON to FILE instead of standard output\n"
+              "  --summary              Print a short human summary (with -o: and the file's path)\n"
+              "  --compact              One-line JSON\n"
+              "  -v, --verbose          Debug logging on standard error\n"
+              "  -h, --help             Show this help\n"
+              "  --version              Show the version\n",
+              f);
+}
+
+static const char *tri_str(int8_t t, const char *yes, const char *no) {
+        return t == TRI_TRUE ? yes : t == TRI_FALSE ? no : "unknown";
+}
+
+static void human_bytes(int64_t b, char *buf, size_t n) {
+        const char *u[] = { "B", "KB", "MB", "GB", "TB", "PB" };
+        double v = (double) b;
+        int i = 0;
+        if (b < 0) {
+                snprintf(buf, n, "unknown");
+                return;
+        }
+        while (v >= 1000 && i < 5) {
+                v /= 1000;
+                i++;
+        }
+        snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static void print_summary(FILE *f, const struct inventory *inv) {
+        char a[32], b[32];
+        const struct inv_system_vendor *sv = &inv->system_vendor;
+
+        fprintf(f, "Host      %s (%s), id %s [%s]\n", inv->hostname ? inv->hostname : "?",
+                sv->product_name ? sv->product_name : "unknown product",
+                inv->host_id ? inv->host_id : "none", inv->host_id_source ? inv->host_id_source : "-");
+        fprintf(f, "System    %s, %s; boot %s, secure boot %s\n",
+                sv->manufacturer ? sv->manufacturer : "unknown vendor",
+                tri_str(sv->virtual_machine, "virtual", "physical"),
+                inv->boot.current_boot_mode ? inv->boot.current_boot_mode : "unknown",
+                inv->boot.secure_boot_state ? inv->boot.secure_boot_state : "unknown");
+        fprintf(f, "CPU       %s, %lld logical (%lld socket(s) x %lld core(s) x %lld thread(s)), %s\n",
+                inv->cpu.model_name ? inv->cpu.model_name : "unknown", (long long) inv->cpu.count,
+                (long long) inv->cpu.sockets, (long long) inv->cpu.cores_per_socket,
+                (long long) inv->cpu.threads_per_core,
+                inv->cpu.architecture ? inv->cpu.architecture : "?");
+        human_bytes(inv->memory.usable_bytes, a, sizeof a);
+        human_bytes(inv->memory.physical_bytes, b, sizeof b);
+        fprintf(f, "Memory    %s usable, %s physical (%s)\n", a, b,
+                inv->memory.physical_bytes_method ? inv->memory.physical_bytes_method : "-");
+        fprintf(f, "Disks     %zu\n", inv->n_disks);
+        for (size_t i = 0; i < inv->n_disks; i++) {
+                const struct inv_disk *d = &inv->disks[i];
+                human_bytes(d->size_bytes, a, sizeof a);
+                fprintf(f, "  %-10s %-9s %10s  %-24.24s %s\n", d->name, d->drive_type ? d->drive_type : "?",
+                        a, d->model ? d->model : "", d->eligible ? "eligible" : "not eligible:");
+                for (size_t k = 0; k < d->not_eligible_reasons.n; k++)
+                        fprintf(f, "               - %s\n", d->not_eligible_reasons.v[k]);
+        }
+        fprintf(f, "NICs      %zu\n", inv->n_interfaces);
+        for (size_t i = 0; i < inv->n_interfaces; i++) {
+                const struct inv_interface *it = &inv->interfaces[i];
+                fprintf(f, "  %-10s %-8s %-17s %s%s\n", it->name, it->type ? it->type : "?",
+                        it->mac_address ? it->mac_address : "-",
+                        it->ipv4_addresses.n ? it->ipv4_addresses.v[0] : "",
+                        it->has_carrier == TRI_TRUE ? " (link up)" : "");
+        }
+        if (inv->n_gpus || inv->tpm_version)
+                fprintf(f, "Other     %zu GPU(s), TPM %s\n", inv->n_gpus, inv->tpm_version ? inv->tpm_version : "none");
+        for (unsigned i = 0; i < inv->truncated.n; i++)
+                fprintf(f, "Note      %s cut to %lld of %lld\n", inv->truncated.e[i].key,
+                        (long long) inv->truncated.e[i].listed, (long long) inv->truncated.e[i].total);
+}
+
+static int cmd_inventory(int argc, char **argv) {
+        enum { OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT };
+        static const struct option opts[] = {
+                { "sysroot", required_argument, NULL, OPT_SYSROOT },
+                { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
+                { "output", required_argument, NULL, 'o' },
+                { "summary", no_argument, NULL, OPT_SUMMARY },
+                { "compact", no_argument, NULL, OPT_COMPACT },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct probe_options po = { 0 };
+        const char *output = NULL;
+        bool summary = false, compact = false;
+        int c;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) >= 0) {
+                switch (c) {
+                case OPT_SYSROOT:
+                        po.sysroot = optarg;
+                        break;
+                case OPT_MIN_DISK: {
+                        char *end;
+                        errno = 0;
+                        long long v = strtoll(optarg, &end, 10);
+                        if (errno || *end || v <= 0) {
+                                log_error("agent", "--min-disk-bytes needs a positive number of bytes, not \"%s\"", optarg);
+                                return 2;
+                        }
+                        po.min_install_bytes = v;
+                        break;
+                }
+                case 'o':
+                        output = optarg;
+                        break;
+                case OPT_SUMMARY:
+                        summary = true;
+                        break;
+                case OPT_COMPACT:
+                        compact = true;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_LVL_DEBUG);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        usage(stderr);
+                        return 2;
+                }
+        }
+        if (optind < argc) {
+                log_error("agent", "inventory takes no arguments (got \"%s\")", argv[optind]);
+                return 2;
+        }
+
+        struct inventory inv;
+        int r = inventory_probe(&po, &inv);
+        if (r < 0) {
+                log_error_errno(r, "agent", "Failed to probe %s: %m", po.sysroot ? po.sysroot : "/");
+                inventory_free(&inv);
+                return 1;
+        }
+        _cleanup_(json_object_putp) json_object *doc = inventory_to_json(&inv);
+        int flags = (compact ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
+                    JSON_C_TO_STRING_NOSLASHESCAPE;
+        const char *text = doc ? json_object_to_json_string_ext(doc, flags) : NULL;
+        if (!text) {
+                inventory_free(&inv);
+                log_error("agent", "Out of memory while writing the inventory");
+                return 1;
+        }
+        r = 0;
+        if (output) {
+                /* Write beside the target and rename: a reader never sees half a file. */
+                char tmp[4096];
+                snprintf(tmp, sizeof tmp, "%s.tmp", output);
+                FILE *f = fopen(tmp, "we");
+                if (!f || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0 || fclose(f) != 0 ||
+                    rename(tmp, output) < 0) {
+                        r = log_error_errno(errno, "agent", "Failed to write %s: %m", output);
+                        if (f)
+                                unlink(tmp);
+                }
+        }
+        if (summary) {
+                print_summary(stdout, &inv);
+                if (output && r == 0)
+                        printf("Inventory %s\n", output);
+        } else if (!output)
+                printf("%s\n", text);
+        inventory_free(&inv);
+        if (fflush(stdout) != 0)
+                return 1;
+        return r < 0 ? 1 : 0;
+}
+
+int agent_main(int argc, char **argv) {
+        if (argc < 2) {
+                usage(stderr);
+                return 2;
+        }
+        if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+                usage(stdout);
+                return 0;
+        }
+        if (strcmp(argv[1], "--version") == 0) {
+                printf("muster-agent %s (inventory_version %d)\n", MUSTER_VERSION, INVENTORY_VERSION);
+                return 0;
+        }
+        if (strcmp(argv[1], "inventory") == 0)
+                return cmd_inventory(argc - 1, argv + 1);
+        log_error("agent", "Unknown command \"%s\"; see muster-agent --help", argv[1]);
+        return 2;
+}

@@ -1,0 +1,18 @@
+/* Growable NULL-terminated string vectors, the list type of the inventory. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strv {
+        char **v;   /* NULL-terminated when n > 0 */
+        size_t n;
+        size_t cap;
+};
+
+/* Append a copy of s; -ENOMEM on failure. */
+int strv_push(struct strv *s, const char *s_);
+/* Append s, taking ownership (freed on failure). */
+int strv_consume(struct strv *s, char *str);
+bool strv_contains(const struct strv *s, const char *str);
+void strv_sort(struct strv *s);
+void strv_free(struct strv *s);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages muster needs that are missing on this machine.
+# Usage: scripts/install-deps.sh [build|bench|all]   (default: build)
+# Idempotent: packages already installed are not touched, apt is not called.
+set -euo pipefail
+
+build_pkgs=(
+  build-essential cmake pkg-config
+  libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
+  libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libsqlite3-dev
+  libpq-dev libyaml-dev libsolv-dev libcriterion-dev
+  util-linux iproute2 kmod
+)
+# Peers the probe benchmark measures against.
+bench_pkgs=(lshw hwinfo inxi facter)
+
+want=()
+case "${1:-build}" in
+  build) want=("${build_pkgs[@]}") ;;
+  bench) want=("${bench_pkgs[@]}") ;;
+  all)   want=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|bench|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [[ $st == installed ]] || missing+=("$p")
+done
+((${#missing[@]})) || exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists; an old list may miss current versions.
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,188 @@
+/* Test helpers: process spawning with captured output, temp trees. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *tu_agent_path(void) {
+        const char *p = getenv("MUSTER_AGENT");
+        return p && *p ? p : "muster-agent";
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n) {
+        if (*len + n + 1 > *cap) {
+                size_t c = *cap ? *cap : 65536;
+                while (c < *len + n + 1)
+                        c *= 2;
+                char *b = realloc(*buf, c);
+                if (!b)
+                        return -1;
+                *buf = b;
+                *cap = c;
+        }
+        memcpy(*buf + *len, data, n);
+        *len += n;
+        (*buf)[*len] = '\0';
+        return 0;
+}
+
+char *tu_run(const char *const argv[], int *status, char **err_out) {
+        int out[2], err[2];
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        char *obuf = NULL, *ebuf = NULL;
+        size_t olen = 0, ocap = 0, elen = 0, ecap = 0;
+
+        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+                return NULL;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+        posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+        if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *) argv, environ) != 0) {
+                posix_spawn_file_actions_destroy(&fa);
+                return NULL;
+        }
+        posix_spawn_file_actions_destroy(&fa);
+        close(out[1]);
+        close(err[1]);
+        struct pollfd p[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
+        int open_fds = 2;
+        append(&obuf, &olen, &ocap, "", 0);
+        append(&ebuf, &elen, &ecap, "", 0);
+        while (open_fds > 0) {
+                if (poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        break;
+                }
+                for (int i = 0; i < 2; i++) {
+                        if (p[i].fd < 0 || !p[i].revents)
+                                continue;
+                        char chunk[65536];
+                        ssize_t k = read(p[i].fd, chunk, sizeof chunk);
+                        if (k <= 0) {
+                                close(p[i].fd);
+                                p[i].fd = -1;
+                                open_fds--;
+                                continue;
+                        }
+                        if (i == 0)
+                                append(&obuf, &olen, &ocap, chunk, (size_t) k);
+                        else
+                                append(&ebuf, &elen, &ecap, chunk, (size_t) k);
+                }
+        }
+        int st = 0;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        if (status)
+                *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (err_out)
+                *err_out = ebuf;
+        else
+                free(ebuf);
+        return obuf;
+}
+
+json_object *tu_agent_inventory(const char *sysroot, int *status) {
+        const char *argv[] = { tu_agent_path(), "inventory", sysroot ? "--sysroot" : NULL, sysroot, NULL };
+        char *err = NULL;
+        char *out = tu_run(argv, status, &err);
+        if (err && *err)
+                fprintf(stderr, "%s", err);
+        free(err);
+        if (!out)
+                return NULL;
+        json_object *o = json_tokener_parse(out);
+        free(out);
+        return o;
+}
+
+char *tu_mkdtemp(void) {
+        const char *t = getenv("TMPDIR");
+        char *p;
+        if (asprintf(&p, "%s/muster-test.XXXXXX", t && *t ? t : "/tmp") < 0)
+                return NULL;
+        if (!mkdtemp(p)) {
+                free(p);
+                return NULL;
+        }
+        return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) st;
+        (void) flag;
+        (void) ftw;
+        return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int tu_rm_rf(const char *path) {
+        return nftw(path, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+}
+
+static int mkparents(const char *path) {
+        char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s", path);
+        for (char *p = buf + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                        return -1;
+                *p = '/';
+        }
+        return 0;
+}
+
+int tu_write_bin(const char *root, const char *relpath, const void *data, size_t len) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, relpath);
+        if (mkparents(path) < 0)
+                return -1;
+        FILE *f = fopen(path, "we");
+        if (!f)
+                return -1;
+        size_t w = fwrite(data, 1, len, f);
+        return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+int tu_write_file(const char *root, const char *relpath, const char *text) {
+        return tu_write_bin(root, relpath, text, strlen(text));
+}
+
+int tu_symlink(const char *root, const char *relpath, const char *target) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, relpath);
+        if (mkparents(path) < 0)
+                return -1;
+        return symlink(target, path);
+}
+
+json_object *tu_json_get(json_object *root, const char *dotted) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", dotted);
+        json_object *cur = root;
+        for (char *save = NULL, *tok = strtok_r(buf, ".", &save); tok && cur;
+             tok = strtok_r(NULL, ".", &save)) {
+                if (json_object_is_type(cur, json_type_array)) {
+                        char *end;
+                        long i = strtol(tok, &end, 10);
+                        cur = *end ? NULL : json_object_array_get_idx(cur, (size_t) i);
+                } else if (!json_object_object_get_ex(cur, tok, &cur))
+                        cur = NULL;
+        }
+        return cur;
+}
