@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "format.h"
 #include "inventory.h"
 #include "log.h"
 #include "probe.h"
@@ -37,21 +38,6 @@ static const char *tri_str(int8_t t, const char *yes, const char *no) {
         return t == TRI_TRUE ? yes : t == TRI_FALSE ? no : "unknown";
 }
 
-static void human_bytes(int64_t b, char *buf, size_t n) {
-        const char *u[] = { "B", "KB", "MB", "GB", "TB", "PB" };
-        double v = (double) b;
-        int i = 0;
-        if (b < 0) {
-                snprintf(buf, n, "unknown");
-                return;
-        }
-        while (v >= 1000 && i < 5) {
-                v /= 1000;
-                i++;
-        }
-        snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
 static void print_summary(FILE *f, const struct inventory *inv) {
         char a[32], b[32];
         const struct inv_system_vendor *sv = &inv->system_vendor;
@@ -69,14 +55,14 @@ static void print_summary(FILE *f, const struct inventory *inv) {
                 (long long) inv->cpu.sockets, (long long) inv->cpu.cores_per_socket,
                 (long long) inv->cpu.threads_per_core,
                 inv->cpu.architecture ? inv->cpu.architecture : "?");
-        human_bytes(inv->memory.usable_bytes, a, sizeof a);
-        human_bytes(inv->memory.physical_bytes, b, sizeof b);
+        format_bytes(inv->memory.usable_bytes, a, sizeof a);
+        format_bytes(inv->memory.physical_bytes, b, sizeof b);
         fprintf(f, "Memory    %s usable, %s physical (%s)\n", a, b,
                 inv->memory.physical_bytes_method ? inv->memory.physical_bytes_method : "-");
         fprintf(f, "Disks     %zu\n", inv->n_disks);
         for (size_t i = 0; i < inv->n_disks; i++) {
                 const struct inv_disk *d = &inv->disks[i];
-                human_bytes(d->size_bytes, a, sizeof a);
+                format_bytes(d->size_bytes, a, sizeof a);
                 fprintf(f, "  %-10s %-9s %10s  %-24.24s %s\n", d->name, d->drive_type ? d->drive_type : "?",
                         a, d->model ? d->model : "", d->eligible ? "eligible" : "not eligible:");
                 for (size_t k = 0; k < d->not_eligible_reasons.n; k++)

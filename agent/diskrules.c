@@ -1,5 +1,6 @@
 /* Drive type and installation-disk eligibility (diskrules.h). Pure. */
 #include "diskrules.h"
+#include "format.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -91,9 +92,12 @@ int disk_eligibility(struct inv_disk *d, int64_t min_bytes, bool swap_in_use) {
                             d->drive_type ? d->drive_type : "Unknown");
         if (d->size_bytes == INV_UNSET)
                 r |= reason(d, "Disk size is unknown");
-        else if (d->size_bytes < min_bytes)
-                r |= reason(d, "Disk is too small (disk only has %.1f GB, but %.1f GB are required)",
-                            (double) d->size_bytes / 1e9, (double) min_bytes / 1e9);
+        else if (d->size_bytes < min_bytes) {
+                char have[32], need[32];
+                format_bytes(d->size_bytes, have, sizeof have);
+                format_bytes(min_bytes, need, sizeof need);
+                r |= reason(d, "Disk is too small (disk only has %s, but %s are required)", have, need);
+        }
         if (d->removable == TRI_TRUE)
                 r |= reason(d, "Disk is removable");
         if (d->read_only == TRI_TRUE)

@@ -60,7 +60,7 @@ int inventory_probe(const struct probe_options *opts, struct inventory *inv) {
                 return r;
         probe_smbios(&sr, &smbios);
         probe_hostname(&sr, &inv->hostname);
-        probe_cpu(&sr, &inv->cpu);
+        probe_cpu(&sr, &smbios, &inv->cpu);
         probe_memory(&sr, &smbios, &inv->memory);
         probe_system(&sr, &smbios, &inv->cpu, &inv->system_vendor, &board_serial);
         probe_boot(&sr, &inv->boot);

@@ -394,7 +394,8 @@ static int v4key_cmp(const void *a, const void *b) {
 }
 
 /* First key equal to (net, plen) in a sorted array, or NULL. */
-static const struct v4key *v4key_find(const struct v4key *k, size_t n, uint32_t net, unsigned plen) {
+static const struct v4key *v4key_find(const struct v4key *k, size_t n, uint32_t net,
+                                      unsigned plen) {
         size_t lo = 0, hi = n;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -440,7 +441,8 @@ int np_ipv4_addrs(const struct np_fib_entry *fib, size_t nfib, const struct np_r
                         struct v4key *k = grow((void **) &prefixes, &nprefixes, sizeof *prefixes);
                         if (!k)
                                 goto out;
-                        *k = (struct v4key) { .net = a & mask_of(e->plen), .plen = e->plen, .order = i };
+                        *k = (struct v4key) { .net = a & mask_of(e->plen), .plen = e->plen,
+                                              .order = i };
                 }
         }
         for (size_t i = 0; i < nroutes; i++) {

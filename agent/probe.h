@@ -10,7 +10,8 @@ struct smbios_info;
 /* The SMBIOS tables under /sys/firmware/dmi/tables, parsed (smbios.h).
  * -errno when unreadable; *info is always initialised. */
 int probe_smbios(const struct sysroot *sr, struct smbios_info *info);
-int probe_cpu(const struct sysroot *sr, struct inv_cpu *cpu);
+/* Max frequency: cpufreq, else SMBIOS type 4 Max Speed, else cpuinfo MHz. */
+int probe_cpu(const struct sysroot *sr, const struct smbios_info *smbios, struct inv_cpu *cpu);
 /* `smbios` is what probe_smbios() read (its type 17 sizes). */
 int probe_memory(const struct sysroot *sr, const struct smbios_info *smbios, struct inv_memory *mem);
 /* SMBIOS tables and /sys/class/dmi/id: vendor, product, serial, uuid,

@@ -66,7 +66,7 @@ static int sysfs_topology(const struct sysroot *sr, int64_t *sockets, int64_t *c
         return 0;
 }
 
-int probe_cpu(const struct sysroot *sr, struct inv_cpu *cpu) {
+int probe_cpu(const struct sysroot *sr, const struct smbios_info *smbios, struct inv_cpu *cpu) {
         _cleanup_free_ char *text = sr_read_all(sr, "/proc/cpuinfo", 16 << 20, NULL);
         struct cpuinfo ci = { .sockets = -1, .cores = -1, .max_mhz = -1 };
         char buf[256];
@@ -102,6 +102,8 @@ int probe_cpu(const struct sysroot *sr, struct inv_cpu *cpu) {
         }
         if (max_khz > 0)
                 cpu->frequency_mhz = (double) max_khz / 1000.0;
+        else if (smbios->cpu_max_mhz > 0)
+                cpu->frequency_mhz = smbios->cpu_max_mhz;
         else if (ci.max_mhz > 0)
                 cpu->frequency_mhz = ci.max_mhz;
         cpuinfo_free(&ci);

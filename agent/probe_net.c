@@ -74,7 +74,8 @@ static int iface_cmp(const void *key, const void *elem) {
 static struct inv_interface *find_iface(struct inventory *inv, const char *name) {
         if (!inv->n_interfaces)
                 return NULL;
-        return bsearch(name, inv->interfaces, inv->n_interfaces, sizeof *inv->interfaces, iface_cmp);
+        return bsearch(name, inv->interfaces, inv->n_interfaces, sizeof *inv->interfaces,
+                       iface_cmp);
 }
 
 /* Count a candidate name; keep it while there is room. "lo" is never part
@@ -152,7 +153,8 @@ static void live_links(struct net_probe *p, struct nl_cache *links) {
         for (size_t i = 0; i < p->inv->n_interfaces; i++) {
                 struct inv_interface *it = &p->inv->interfaces[i];
                 struct link_raw *raw = &p->raw[i];
-                _cleanup_(rtnl_link_putp) struct rtnl_link *l = rtnl_link_get_by_name(links, it->name);
+                _cleanup_(rtnl_link_putp) struct rtnl_link *l =
+                        rtnl_link_get_by_name(links, it->name);
                 if (!l)
                         continue;
                 raw->ifindex = rtnl_link_get_ifindex(l);
@@ -212,7 +214,8 @@ static int live_addrs(struct net_probe *p, struct nl_sock *sk, struct nl_cache *
                     plen > (a.family == 4 ? 32 : 128))
                         continue;
                 a.plen = (unsigned) plen;
-                if (!rtnl_link_i2name(links, rtnl_addr_get_ifindex(ra), a.ifname, sizeof a.ifname) ||
+                if (!rtnl_link_i2name(links, rtnl_addr_get_ifindex(ra), a.ifname,
+                                      sizeof a.ifname) ||
                     !np_ifname_valid(a.ifname))
                         continue;
                 if ((r = push_addr(p, &a)) < 0)
@@ -326,7 +329,8 @@ static char *read_proc(const struct sysroot *sr, const char *path) {
         return text;
 }
 
-static void sysfs_link(struct net_probe *p, size_t idx, const struct np_vlan *vlans, size_t nvlans) {
+static void sysfs_link(struct net_probe *p, size_t idx, const struct np_vlan *vlans,
+                       size_t nvlans) {
         const struct sysroot *sr = p->sr;
         struct inv_interface *it = &p->inv->interfaces[idx];
         struct link_raw *raw = &p->raw[idx];
@@ -472,44 +476,43 @@ static bool printable(const char *s) {
         return true;
 }
 
-/* Read `/sys/class/net/NAME/device...` facts: PCI ids (of the device, or of
- * the PCI function under a virtio device) and the driver. */
+/* Facts of the device behind a link: whether there is one on a bus (its
+ * `subsystem` link resolves), its driver, and PCI ids (of the device, or of
+ * the PCI function under a virtio device). */
 static void sysfs_device(const struct sysroot *sr, struct inv_interface *it, bool *has_device) {
-        char link[PATH_MAX], dev[PATH_MAX], sub[64], buf[64], id[8];
+        char link[PATH_MAX], dev[PATH_MAX], path[PATH_MAX + 16], sub[64], buf[64], id[8];
 
-        snprintf(link, sizeof link, "/sys/class/net/%s/device", it->name);
-        *has_device = sr_readlink(sr, link, dev, sizeof dev) > 0;
-        if (!*has_device)
-                return;
-        if (sr_readlink_base(sr, strcat(link, "/driver"), buf, sizeof buf) > 0 && printable(buf))
-                it->driver = strdup(buf);
-
+        *has_device = false;
         snprintf(link, sizeof link, "/sys/class/net/%s/device", it->name);
         if (sr_resolve(sr, link, dev, sizeof dev) <= 0)
                 return;
-        for (int up = 0; up < 2; up++) {
-                char path[PATH_MAX + 16];
-                snprintf(path, sizeof path, "%s/subsystem", dev);
-                if (sr_readlink_base(sr, path, sub, sizeof sub) <= 0)
-                        return;
-                if (strcmp(sub, "pci") == 0) {
-                        snprintf(path, sizeof path, "%s/vendor", dev);
-                        if (sr_read_str(sr, path, buf, sizeof buf) > 0 && np_pci_id(buf, id, sizeof id))
-                                it->vendor = strdup(id);
-                        snprintf(path, sizeof path, "%s/device", dev);
-                        if (sr_read_str(sr, path, buf, sizeof buf) > 0 && np_pci_id(buf, id, sizeof id))
-                                it->product = strdup(id);
-                        return;
-                }
-                /* virtio-net sits on a virtio bus whose parent is the PCI
-                 * function; other buses (usb, platform) have no PCI ids. */
-                if (up > 0 || strcmp(sub, "virtio") != 0)
-                        return;
+        snprintf(path, sizeof path, "%s/subsystem", dev);
+        if (sr_readlink_base(sr, path, sub, sizeof sub) <= 0)
+                return;
+        *has_device = true;
+        snprintf(path, sizeof path, "%s/driver", dev);
+        if (sr_readlink_base(sr, path, buf, sizeof buf) > 0 && printable(buf))
+                it->driver = strdup(buf);
+
+        /* virtio-net sits on a virtio bus whose parent is the PCI function;
+         * other buses (usb, platform) have no PCI ids of their own. */
+        if (strcmp(sub, "virtio") == 0) {
                 char *slash = strrchr(dev, '/');
                 if (!slash || slash == dev)
                         return;
                 *slash = '\0';
+                snprintf(path, sizeof path, "%s/subsystem", dev);
+                if (sr_readlink_base(sr, path, sub, sizeof sub) <= 0)
+                        return;
         }
+        if (strcmp(sub, "pci") != 0)
+                return;
+        snprintf(path, sizeof path, "%s/vendor", dev);
+        if (sr_read_str(sr, path, buf, sizeof buf) > 0 && np_pci_id(buf, id, sizeof id))
+                it->vendor = strdup(id);
+        snprintf(path, sizeof path, "%s/device", dev);
+        if (sr_read_str(sr, path, buf, sizeof buf) > 0 && np_pci_id(buf, id, sizeof id))
+                it->product = strdup(id);
 }
 
 static void enrich(struct net_probe *p, bool live) {
@@ -528,14 +531,17 @@ static void enrich(struct net_probe *p, bool live) {
                 /* A live sysfs mounted for another network namespace (nsenter
                  * without remount) describes other links: ignore it. */
                 if (live && raw->ifindex > 0)
-                        sysfs_ok = sr_read_i64f(sr, &v, "/sys/class/net/%s/ifindex", it->name) == 0 &&
+                        sysfs_ok = sr_read_i64f(sr, &v, "/sys/class/net/%s/ifindex",
+                                                it->name) == 0 &&
                                    v == raw->ifindex;
                 if (sysfs_ok) {
-                        if (sr_read_strf(sr, buf, sizeof buf, "/sys/class/net/%s/speed", it->name) > 0 &&
+                        if (sr_read_strf(sr, buf, sizeof buf, "/sys/class/net/%s/speed",
+                                         it->name) > 0 &&
                             (v = np_parse_speed(buf)) > 0)
                                 it->speed_mbps = v;
                         sysfs_device(sr, it, &has_device);
-                        if (sr_read_i64f(sr, &v, "/sys/class/net/%s/addr_assign_type", it->name) == 0)
+                        if (sr_read_i64f(sr, &v, "/sys/class/net/%s/addr_assign_type",
+                                         it->name) == 0)
                                 assign = (int) v;
                 }
 
@@ -587,7 +593,8 @@ static int place_addrs(struct net_probe *p) {
                 if (!it)
                         continue;
                 struct strv *list = a->family == 4 ? &it->ipv4_addresses : &it->ipv6_addresses;
-                if (list->n >= INV_MAX_ADDRESSES || !np_format_cidr(a->family, a->addr, a->plen, cidr, sizeof cidr))
+                if (list->n >= INV_MAX_ADDRESSES ||
+                    !np_format_cidr(a->family, a->addr, a->plen, cidr, sizeof cidr))
                         continue;
                 int r = strv_push(list, cidr);
                 if (r < 0)
@@ -609,7 +616,8 @@ static int place_routes(struct net_probe *p) {
                 char dst[64], gw[64];
                 if (!np_format_cidr(r->family, r->dst, r->dst_len, dst, sizeof dst))
                         continue;
-                struct inv_route *ro = inv_array_append((void **) &inv->routes, &inv->n_routes, sizeof *ro);
+                struct inv_route *ro = inv_array_append((void **) &inv->routes, &inv->n_routes,
+                                                        sizeof *ro);
                 if (!ro)
                         return -ENOMEM;
                 ro->family = r->family;

@@ -65,7 +65,7 @@ int probe_system(const struct sysroot *sr, const struct smbios_info *info,
         return 0;
 }
 
-#define EFI_GLOBAL_GUID "8be4df61-93ca-11d2-aa0d-e39e9f2dc4e8"
+#define EFI_GLOBAL_GUID "8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
 int probe_boot(const struct sysroot *sr, struct inv_boot *boot) {
         _cleanup_free_ char *cmdline = sr_read_all(sr, "/proc/cmdline", 64 << 10, NULL);

@@ -131,6 +131,14 @@ int smbios_parse(const uint8_t *ep, size_t ep_len, const uint8_t *table, size_t 
                                 set_once(&o->board_serial, smbios_string(s, send, p[0x07]));
                         }
                         break;
+                case 4:
+                        if (slen >= 0x16) {
+                                uint16_t mhz = rd16(p + 0x14);
+                                /* 0 = unknown, 0xffff = not reported. */
+                                if (mhz != 0 && mhz != 0xffff && mhz > o->cpu_max_mhz)
+                                        o->cpu_max_mhz = mhz;
+                        }
+                        break;
                 case 17:
                         if (slen >= 0x0e) {
                                 uint16_t sz = rd16(p + 0x0c);

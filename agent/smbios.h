@@ -12,6 +12,7 @@ struct smbios_info {
         char *sys_uuid;              /* lower-case text form; NULL if absent */
         char *board_manufacturer, *board_product, *board_serial;
         int64_t memory_bytes;        /* sum of type 17 sizes; -1 if no type 17 */
+        int cpu_max_mhz;             /* largest type 4 "Max Speed"; 0 unknown */
         int memory_devices;          /* populated type 17 structures */
         int structures;              /* structures parsed */
 };

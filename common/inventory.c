@@ -287,6 +287,11 @@ json_object *inventory_to_json(const struct inventory *inv) {
                 /* Three decimals, as /proc/cpuinfo gives them; no binary noise. */
                 char num[32];
                 snprintf(num, sizeof num, "%.3f", inv->cpu.frequency_mhz);
+                char *e = num + strlen(num) - 1;
+                while (*e == '0')
+                        *e-- = '\0';
+                if (*e == '.')
+                        *e = '\0';
                 json_object_object_add(c, "frequency_mhz",
                                        json_object_new_double_s(strtod(num, NULL), num));
         }

@@ -46,6 +46,13 @@ static void build(struct tbl *t, uint16_t mem_a, uint32_t ext_b) {
         const char *ss[] = { "Dell Inc.", "PowerEdge R640", "CZJ1234" };
         add(t, 1, sys, sizeof sys, ss, 3);
 
+        uint8_t cpu[0x2a] = { 0 };
+        cpu[0x14] = 0x80, cpu[0x15] = 0x0c; /* Max Speed 3200 MHz */
+        add(t, 4, cpu, sizeof cpu, NULL, 0);
+        uint8_t cpu2[0x2a] = { 0 };
+        cpu2[0x14] = 0xff, cpu2[0x15] = 0xff; /* unknown */
+        add(t, 4, cpu2, sizeof cpu2, NULL, 0);
+
         uint8_t board[0x08] = { 0 };
         board[0x04] = 1, board[0x07] = 2;
         const char *brd[] = { "Dell Inc.", "BSN-42" };
@@ -83,6 +90,7 @@ Test(smbios, full_table) {
         /* First three fields are little-endian since 2.6. */
         cr_assert_str_eq(s.sys_uuid, "4c4c4544-0042-3510-8056-b4c04f4a5a32");
         cr_assert_str_eq(s.board_serial, "BSN-42");
+        cr_assert_eq(s.cpu_max_mhz, 3200);
         cr_assert_eq(s.memory_devices, 2);
         cr_assert_eq(s.memory_bytes, (16384LL + 65536LL) << 20);
         smbios_info_free(&s);
