@@ -12,27 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inventory.h"
+
 #define LINE_MAX_LEN 1024
 #define MAX_TOKENS 16
 
 /* Make room for one more element in an array sized by powers of two; the
  * new slot is zeroed. */
-static void *grow(void **arr, size_t *n, size_t elsize) {
-        if (*n == 0 || (*n & (*n - 1)) == 0) {
-                size_t cap = *n < 8 ? 8 : *n * 2;
-                if (cap > SIZE_MAX / elsize)
-                        return NULL;
-                void *p = realloc(*arr, cap * elsize);
-                if (!p)
-                        return NULL;
-                *arr = p;
-        }
-        void *slot = (char *) *arr + *n * elsize;
-        memset(slot, 0, elsize);
-        (*n)++;
-        return slot;
-}
-
 /* Next line of text into buf (NUL-terminated, without the newline). Lines
  * longer than the buffer are skipped whole. Returns false at the end. */
 static bool next_line(const char **text, char *buf, size_t size) {
@@ -185,7 +171,7 @@ int np_parse_proc_route(const char *text, struct np_route **out, size_t *n) {
                         r.has_gateway = true;
                         le_hex_to_bytes(gw, r.gw);
                 }
-                struct np_route *slot = grow((void **) out, n, sizeof **out);
+                struct np_route *slot = inv_array_append((void **) out, n, sizeof **out);
                 if (!slot)
                         return -ENOMEM;
                 *slot = r;
@@ -221,7 +207,7 @@ int np_parse_ipv6_route(const char *text, struct np_route **out, size_t *n) {
                 r.metric = metric;
                 r.flags = flags;
                 r.has_gateway = memcmp(r.gw, zero16, 16) != 0;
-                struct np_route *slot = grow((void **) out, n, sizeof **out);
+                struct np_route *slot = inv_array_append((void **) out, n, sizeof **out);
                 if (!slot)
                         return -ENOMEM;
                 *slot = r;
@@ -249,7 +235,7 @@ int np_parse_if_inet6(const char *text, struct np_addr **out, size_t *n) {
                 if (!np_ifname_copy(a.ifname, tok[5], strlen(tok[5])))
                         continue;
                 a.plen = plen;
-                struct np_addr *slot = grow((void **) out, n, sizeof **out);
+                struct np_addr *slot = inv_array_append((void **) out, n, sizeof **out);
                 if (!slot)
                         return -ENOMEM;
                 *slot = a;
@@ -320,7 +306,7 @@ int np_parse_fib_trie(const char *text, struct np_fib_entry **out, size_t *n) {
                         if (!copy_word(e.scope, sizeof e.scope, tok[1]) ||
                             !copy_word(e.type, sizeof e.type, tok[2]))
                                 continue;
-                        struct np_fib_entry *slot = grow((void **) out, n, sizeof **out);
+                        struct np_fib_entry *slot = inv_array_append((void **) out, n, sizeof **out);
                         if (!slot)
                                 return -ENOMEM;
                         *slot = e;
@@ -366,7 +352,7 @@ int np_parse_vlan_config(const char *text, struct np_vlan **out, size_t *n) {
                     !np_ifname_copy(v.parent, parent, strlen(parent)))
                         continue;
                 v.id = (int64_t) vid;
-                struct np_vlan *slot = grow((void **) out, n, sizeof **out);
+                struct np_vlan *slot = inv_array_append((void **) out, n, sizeof **out);
                 if (!slot)
                         return -ENOMEM;
                 *slot = v;
@@ -432,13 +418,13 @@ int np_ipv4_addrs(const struct np_fib_entry *fib, size_t nfib, const struct np_r
                     strcmp(e->type, "LOCAL") == 0) {
                         if ((a >> 24) == 127)
                                 continue;
-                        uint32_t *slot = grow((void **) &locals, &nlocals, sizeof *locals);
+                        uint32_t *slot = inv_array_append((void **) &locals, &nlocals, sizeof *locals);
                         if (!slot)
                                 goto out;
                         *slot = a;
                 } else if (strcmp(e->scope, "link") == 0 && strcmp(e->type, "UNICAST") == 0 &&
                            (!have_main || e->table == NP_FIB_MAIN)) {
-                        struct v4key *k = grow((void **) &prefixes, &nprefixes, sizeof *prefixes);
+                        struct v4key *k = inv_array_append((void **) &prefixes, &nprefixes, sizeof *prefixes);
                         if (!k)
                                 goto out;
                         *k = (struct v4key) { .net = a & mask_of(e->plen), .plen = e->plen,
@@ -450,7 +436,7 @@ int np_ipv4_addrs(const struct np_fib_entry *fib, size_t nfib, const struct np_r
                 if (rt->family != 4 || rt->has_gateway || !rt->ifname[0] || rt->dst_len > 32 ||
                     (rt->flags & NP_RTF_REJECT))
                         continue;
-                struct v4key *k = grow((void **) &rkeys, &nrkeys, sizeof *rkeys);
+                struct v4key *k = inv_array_append((void **) &rkeys, &nrkeys, sizeof *rkeys);
                 if (!k)
                         goto out;
                 *k = (struct v4key) { .net = bytes_to_u32(rt->dst) & mask_of(rt->dst_len),
@@ -473,7 +459,7 @@ int np_ipv4_addrs(const struct np_fib_entry *fib, size_t nfib, const struct np_r
                         const struct v4key *rk = v4key_find(rkeys, nrkeys, net, (unsigned) plen);
                         if (!rk)
                                 continue;
-                        struct np_addr *a = grow((void **) out, n, sizeof **out);
+                        struct np_addr *a = inv_array_append((void **) out, n, sizeof **out);
                         if (!a)
                                 goto out;
                         a->family = 4;

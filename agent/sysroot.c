@@ -117,15 +117,20 @@ ssize_t sr_read_str(const struct sysroot *sr, const char *path, char *buf, size_
         return (ssize_t) strlen(buf);
 }
 
+/* Format a path for the *f variants; -ENAMETOOLONG when it does not fit. */
+static int vpath(char path[PATH_MAX], const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static int vpath(char path[PATH_MAX], const char *fmt, va_list ap) {
+        int n = vsnprintf(path, PATH_MAX, fmt, ap);
+        return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
 ssize_t sr_read_strf(const struct sysroot *sr, char *buf, size_t size, const char *fmt, ...) {
         char path[PATH_MAX];
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(path, sizeof path, fmt, ap);
+        int r = vpath(path, fmt, ap);
         va_end(ap);
-        if (n < 0 || (size_t) n >= sizeof path)
-                return -ENAMETOOLONG;
-        return sr_read_str(sr, path, buf, size);
+        return r < 0 ? r : sr_read_str(sr, path, buf, size);
 }
 
 char *sr_read_all(const struct sysroot *sr, const char *path, size_t max, size_t *len) {
@@ -197,11 +202,9 @@ int sr_read_i64f(const struct sysroot *sr, int64_t *out, const char *fmt, ...) {
         char path[PATH_MAX];
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(path, sizeof path, fmt, ap);
+        int r = vpath(path, fmt, ap);
         va_end(ap);
-        if (n < 0 || (size_t) n >= sizeof path)
-                return -ENAMETOOLONG;
-        return sr_read_i64(sr, path, out);
+        return r < 0 ? r : sr_read_i64(sr, path, out);
 }
 
 bool sr_exists(const struct sysroot *sr, const char *path) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,8 @@ void *inv_array_append(void **array, size_t *n, size_t elsize) {
         /* Capacity is the smallest power of two >= n: grow when n is one. */
         if ((*n & (*n - 1)) == 0) {
                 size_t cap = *n ? *n * 2 : 1;
+                if (cap > SIZE_MAX / elsize)
+                        return NULL;
                 void *a = realloc(*array, cap * elsize);
                 if (!a)
                         return NULL;
