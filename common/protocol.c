@@ -1,0 +1,138 @@
+/* Names of the protocol's enums (protocol.h). Switches have no default so
+ * the compiler flags a value without a name. */
+#include "protocol.h"
+
+#include <string.h>
+
+const char *step_type_to_string(enum step_type t) {
+        switch (t) {
+        case STEP_INVENTORY: return "inventory";
+        case STEP_CONNECTIVITY_CHECK: return "connectivity-check";
+        case STEP_NTP_SYNCHRONIZER: return "ntp-synchronizer";
+        case STEP_DOMAIN_RESOLUTION: return "domain-resolution";
+        case STEP_INSTALLATION_DISK_SPEED_CHECK: return "installation-disk-speed-check";
+        case STEP_INSTALL: return "install";
+        case STEP_LOGS_GATHER: return "logs-gather";
+        case STEP_STOP_INSTALLATION: return "stop-installation";
+        case _STEP_TYPE_MAX:
+        case _STEP_TYPE_INVALID:
+                break;
+        }
+        return NULL;
+}
+
+const char *host_status_to_string(enum host_status s) {
+        switch (s) {
+        case HOST_DISCOVERING_UNBOUND: return "discovering-unbound";
+        case HOST_KNOWN_UNBOUND: return "known-unbound";
+        case HOST_INSUFFICIENT_UNBOUND: return "insufficient-unbound";
+        case HOST_DISCONNECTED_UNBOUND: return "disconnected-unbound";
+        case HOST_BINDING: return "binding";
+        case HOST_DISCOVERING: return "discovering";
+        case HOST_KNOWN: return "known";
+        case HOST_INSUFFICIENT: return "insufficient";
+        case HOST_PENDING_FOR_INPUT: return "pending-for-input";
+        case HOST_DISCONNECTED: return "disconnected";
+        case HOST_PREPARING_FOR_INSTALLATION: return "preparing-for-installation";
+        case HOST_INSTALLING: return "installing";
+        case HOST_INSTALLING_IN_PROGRESS: return "installing-in-progress";
+        case HOST_INSTALLED: return "installed";
+        case HOST_ERROR: return "error";
+        case HOST_UNBINDING_PENDING_USER_ACTION: return "unbinding-pending-user-action";
+        case _HOST_STATUS_MAX:
+        case _HOST_STATUS_INVALID:
+                break;
+        }
+        return NULL;
+}
+
+const char *validation_id_to_string(enum validation_id v) {
+        switch (v) {
+        case VAL_CONNECTED: return "connected";
+        case VAL_HAS_INVENTORY: return "has-inventory";
+        case VAL_HAS_MIN_CPU_CORES: return "has-min-cpu-cores";
+        case VAL_HAS_MIN_MEMORY: return "has-min-memory";
+        case VAL_HAS_MIN_VALID_DISKS: return "has-min-valid-disks";
+        case VAL_HOSTNAME_VALID: return "hostname-valid";
+        case VAL_HAS_CPU_CORES_FOR_ROLE: return "has-cpu-cores-for-role";
+        case VAL_HAS_MEMORY_FOR_ROLE: return "has-memory-for-role";
+        case VAL_HOSTNAME_UNIQUE: return "hostname-unique";
+        case VAL_BELONGS_TO_MACHINE_CIDR: return "belongs-to-machine-cidr";
+        case VAL_BELONGS_TO_MAJORITY_GROUP: return "belongs-to-majority-group";
+        case VAL_NTP_SYNCED: return "ntp-synced";
+        case VAL_SUFFICIENT_INSTALLATION_DISK_SPEED: return "sufficient-installation-disk-speed";
+        case VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY: return "api-domain-name-resolved-correctly";
+        case VAL_MACHINE_CIDR_DEFINED: return "machine-cidr-defined";
+        case VAL_API_VIPS_DEFINED: return "api-vips-defined";
+        case VAL_API_VIPS_VALID: return "api-vips-valid";
+        case VAL_INGRESS_VIPS_VALID: return "ingress-vips-valid";
+        case VAL_DNS_DOMAIN_DEFINED: return "dns-domain-defined";
+        case VAL_PULL_SECRET_SET: return "pull-secret-set";
+        case VAL_SUFFICIENT_MASTERS_COUNT: return "sufficient-masters-count";
+        case VAL_ALL_HOSTS_ARE_READY_TO_INSTALL: return "all-hosts-are-ready-to-install";
+        case VAL_CAPABILITIES_VALID: return "capabilities-valid";
+        case VAL_OPERATORS_RESOLVABLE: return "operators-resolvable";
+        case _VAL_MAX:
+        case _VAL_INVALID:
+                break;
+        }
+        return NULL;
+}
+
+const char *validation_status_to_string(enum validation_status s) {
+        switch (s) {
+        case VSTATUS_SUCCESS: return "success";
+        case VSTATUS_FAILURE: return "failure";
+        case VSTATUS_PENDING: return "pending";
+        case VSTATUS_ERROR: return "error";
+        case VSTATUS_DISABLED: return "disabled";
+        case _VSTATUS_MAX:
+        case _VSTATUS_INVALID:
+                break;
+        }
+        return NULL;
+}
+
+const char *host_role_to_string(enum host_role r) {
+        switch (r) {
+        case ROLE_AUTO: return "auto";
+        case ROLE_MASTER: return "master";
+        case ROLE_WORKER: return "worker";
+        case _ROLE_MAX:
+        case _ROLE_INVALID:
+                break;
+        }
+        return NULL;
+}
+
+/* One reverse lookup for every enum: names are dense from 0 to max-1. */
+static int lookup(const char *s, int max, const char *(*name)(int)) {
+        for (int i = 0; s && i < max; i++) {
+                const char *n = name(i);
+                if (n && strcmp(n, s) == 0)
+                        return i;
+        }
+        return -1;
+}
+
+static const char *step_name(int i) { return step_type_to_string((enum step_type) i); }
+static const char *status_name(int i) { return host_status_to_string((enum host_status) i); }
+static const char *val_name(int i) { return validation_id_to_string((enum validation_id) i); }
+static const char *vstatus_name(int i) { return validation_status_to_string((enum validation_status) i); }
+static const char *role_name(int i) { return host_role_to_string((enum host_role) i); }
+
+enum step_type step_type_from_string(const char *s) {
+        return (enum step_type) lookup(s, _STEP_TYPE_MAX, step_name);
+}
+enum host_status host_status_from_string(const char *s) {
+        return (enum host_status) lookup(s, _HOST_STATUS_MAX, status_name);
+}
+enum validation_id validation_id_from_string(const char *s) {
+        return (enum validation_id) lookup(s, _VAL_MAX, val_name);
+}
+enum validation_status validation_status_from_string(const char *s) {
+        return (enum validation_status) lookup(s, _VSTATUS_MAX, vstatus_name);
+}
+enum host_role host_role_from_string(const char *s) {
+        return (enum host_role) lookup(s, _ROLE_MAX, role_name);
+}

@@ -1,0 +1,113 @@
+/* The agent <-> coordinator <-> CLI protocol in one place (DESIGN §4-5):
+ * API version and routes, step types, host and cluster states, validation
+ * ids, error codes. Agent, coordinator and musterctl all include this.
+ *
+ * History: v2 (this) - first version of muster's API, shaped after the
+ * Assisted Installer's v2 so that its users find familiar names. */
+#pragma once
+
+#define MUSTER_API_PREFIX "/api/v2"
+
+/* Step types the coordinator hands an agent. */
+enum step_type {
+        STEP_INVENTORY,
+        STEP_CONNECTIVITY_CHECK,
+        STEP_NTP_SYNCHRONIZER,
+        STEP_DOMAIN_RESOLUTION,
+        STEP_INSTALLATION_DISK_SPEED_CHECK,
+        STEP_INSTALL,
+        STEP_LOGS_GATHER,
+        STEP_STOP_INSTALLATION,
+        _STEP_TYPE_MAX,
+        _STEP_TYPE_INVALID = -1,
+};
+const char *step_type_to_string(enum step_type t);
+enum step_type step_type_from_string(const char *s);
+
+/* Host states (DESIGN §5). */
+enum host_status {
+        HOST_DISCOVERING_UNBOUND,
+        HOST_KNOWN_UNBOUND,
+        HOST_INSUFFICIENT_UNBOUND,
+        HOST_DISCONNECTED_UNBOUND,
+        HOST_BINDING,
+        HOST_DISCOVERING,
+        HOST_KNOWN,
+        HOST_INSUFFICIENT,
+        HOST_PENDING_FOR_INPUT,
+        HOST_DISCONNECTED,
+        HOST_PREPARING_FOR_INSTALLATION,
+        HOST_INSTALLING,
+        HOST_INSTALLING_IN_PROGRESS,
+        HOST_INSTALLED,
+        HOST_ERROR,
+        HOST_UNBINDING_PENDING_USER_ACTION,
+        _HOST_STATUS_MAX,
+        _HOST_STATUS_INVALID = -1,
+};
+const char *host_status_to_string(enum host_status s);
+enum host_status host_status_from_string(const char *s);
+
+/* Validation ids (DESIGN §5). Host validations first, then cluster ones. */
+enum validation_id {
+        VAL_CONNECTED,
+        VAL_HAS_INVENTORY,
+        VAL_HAS_MIN_CPU_CORES,
+        VAL_HAS_MIN_MEMORY,
+        VAL_HAS_MIN_VALID_DISKS,
+        VAL_HOSTNAME_VALID,
+        VAL_HAS_CPU_CORES_FOR_ROLE,
+        VAL_HAS_MEMORY_FOR_ROLE,
+        VAL_HOSTNAME_UNIQUE,
+        VAL_BELONGS_TO_MACHINE_CIDR,
+        VAL_BELONGS_TO_MAJORITY_GROUP,
+        VAL_NTP_SYNCED,
+        VAL_SUFFICIENT_INSTALLATION_DISK_SPEED,
+        VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY,
+        _VAL_HOST_MAX,
+        VAL_MACHINE_CIDR_DEFINED = _VAL_HOST_MAX,
+        VAL_API_VIPS_DEFINED,
+        VAL_API_VIPS_VALID,
+        VAL_INGRESS_VIPS_VALID,
+        VAL_DNS_DOMAIN_DEFINED,
+        VAL_PULL_SECRET_SET,
+        VAL_SUFFICIENT_MASTERS_COUNT,
+        VAL_ALL_HOSTS_ARE_READY_TO_INSTALL,
+        VAL_CAPABILITIES_VALID,
+        VAL_OPERATORS_RESOLVABLE,
+        _VAL_MAX,
+        _VAL_INVALID = -1,
+};
+const char *validation_id_to_string(enum validation_id v);
+enum validation_id validation_id_from_string(const char *s);
+
+enum validation_status {
+        VSTATUS_SUCCESS,
+        VSTATUS_FAILURE,
+        VSTATUS_PENDING,
+        VSTATUS_ERROR,
+        VSTATUS_DISABLED,
+        _VSTATUS_MAX,
+        _VSTATUS_INVALID = -1,
+};
+const char *validation_status_to_string(enum validation_status s);
+enum validation_status validation_status_from_string(const char *s);
+
+enum host_role { ROLE_AUTO, ROLE_MASTER, ROLE_WORKER, _ROLE_MAX, _ROLE_INVALID = -1 };
+const char *host_role_to_string(enum host_role r);
+enum host_role host_role_from_string(const char *s);
+
+/* HTTP statuses the API answers with, and the meaning STYLE.md gives them. */
+enum api_error {
+        API_BAD_REQUEST = 400,      /* bad input */
+        API_UNAUTHORIZED = 401,     /* no or bad token */
+        API_FORBIDDEN = 403,        /* wrong scope */
+        API_NOT_FOUND = 404,
+        API_METHOD_NOT_ALLOWED = 405,
+        API_CONFLICT = 409,         /* state conflict */
+        API_TOO_LARGE = 413,
+        API_UNSUPPORTED_MEDIA = 415,
+        API_UNPROCESSABLE = 422,    /* failed validation */
+        API_INTERNAL = 500,
+        API_UNAVAILABLE = 503,
+};

@@ -1,0 +1,87 @@
+/* musterd's HTTP layer over libmicrohttpd: a table of routes, requests
+ * decoded before any handler runs (method, route, auth, content type, size,
+ * JSON shape), one way to answer errors, and per-route metrics. Handlers
+ * never see HTTP: they take a decoded request and fill a response. */
+#pragma once
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTTP_MAX_PARAMS 4
+#define HTTP_PARAM_MAX 128
+
+struct http_request {
+        const char *method;
+        const char *path;
+        char params[HTTP_MAX_PARAMS][HTTP_PARAM_MAX]; /* the {..} parts of the pattern */
+        int n_params;
+        json_object *body;        /* parsed JSON body, or NULL */
+        const char *body_raw;
+        size_t body_len;
+        const char *bearer;       /* token of "Authorization: Bearer", or NULL */
+        void *conn;               /* for http_query() */
+        void *auth;               /* set by the server's auth hook */
+};
+
+struct http_response {
+        int status;
+        json_object *json;        /* owned; serialised by the server */
+        char *text;               /* owned; alternative to json */
+        const char *content_type; /* for text; default text/plain */
+};
+
+typedef void (*http_handler)(void *app, struct http_request *req, struct http_response *resp);
+
+enum {
+        ROUTE_PUBLIC = 1 << 0,    /* no token needed */
+        ROUTE_BODY = 1 << 1,      /* takes a JSON object body */
+};
+
+struct http_route {
+        const char *method;
+        const char *pattern;      /* "/api/v2/infra-envs/{id}/hosts/{id}" */
+        http_handler fn;
+        unsigned flags;
+        const char *name;         /* metrics label */
+};
+
+/* Answers 401/403 itself and returns false when the request may not go on. */
+typedef bool (*http_auth_hook)(void *app, const struct http_route *route, struct http_request *req,
+                               struct http_response *resp);
+
+struct http_server_config {
+        const char *listen;       /* "127.0.0.1:8090", "[::1]:0", ":8090" */
+        unsigned threads;
+        size_t max_body_bytes;
+        const struct http_route *routes;
+        size_t n_routes;
+        http_auth_hook auth;
+        void (*auth_free)(void *auth);
+        void *app;
+};
+
+struct http_server;
+
+int http_server_start(const struct http_server_config *cfg, struct http_server **out);
+/* The port actually bound (useful with port 0). */
+uint16_t http_server_port(const struct http_server *s);
+void http_server_stop(struct http_server *s);
+/* Prometheus text of request counts by route and status and latency. */
+char *http_server_metrics(struct http_server *s);
+
+/* Match `path` against `pattern`; fills params. Pure. */
+bool http_route_match(const char *pattern, const char *path, struct http_request *req);
+
+/* A query parameter of the request, or NULL. */
+const char *http_query(const struct http_request *req, const char *key);
+
+/* Fill an error response {"code": status, "reason": "..."}. */
+void http_error(struct http_response *resp, int status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Fill a JSON response, taking ownership of obj. */
+void http_json(struct http_response *resp, int status, json_object *obj);
+
+/* Parse "host:port" ("[v6]:port", ":port" = all) into a sockaddr. */
+struct sockaddr_storage;
+int http_parse_listen(const char *listen, struct sockaddr_storage *ss, unsigned *len);
