@@ -1,0 +1,40 @@
+/* Who is calling: the tokens musterd issues and what each may reach
+ * (DESIGN §1, §3). Agent tokens belong to one infra-env and one token
+ * generation; admin tokens carry a role and an owner. Pure apart from the
+ * signature check: the caller compares the generation with the store. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crypto.h"
+
+enum principal_kind { PRINCIPAL_AGENT, PRINCIPAL_ADMIN };
+enum admin_role { ROLE_INFRA_ADMIN, ROLE_CLUSTER_CREATOR };
+
+struct principal {
+        enum principal_kind kind;
+        enum admin_role role;      /* admins only */
+        char owner[128];           /* admins only */
+        char infra_env_id[40];     /* agents only */
+        int64_t generation;        /* agents only */
+};
+
+/* Token claims: {"sub":"agent","infra_env_id":..,"gen":N} or
+ * {"sub":"admin","role":"infra-admin"|"cluster-creator","owner":".."}. */
+int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64_t gen, char **token);
+int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, char **token);
+
+/* 0 and the principal, or -EACCES for any token that is not ours, is
+ * malformed, expired or names an unknown role. */
+int auth_check(const struct crypto_key *k, const char *token, int64_t now, struct principal *out);
+
+const char *admin_role_to_string(enum admin_role r);
+/* -EINVAL for an unknown name. */
+int admin_role_from_string(const char *s, enum admin_role *out);
+
+/* Scope rules. An agent reaches only hosts of its infra-env; an infra
+ * admin reaches everything; a cluster creator reaches its own clusters,
+ * unbound hosts, and hosts bound to its clusters. */
+bool auth_may_use_infra_env(const struct principal *p, const char *infra_env_id, const char *ie_owner);
+bool auth_may_see_cluster(const struct principal *p, const char *cluster_owner);
+bool auth_is_admin(const struct principal *p);
