@@ -1,0 +1,175 @@
+/* The coordinator's persistent state (DESIGN §3, §12): infra-envs, hosts,
+ * clusters and events. Every SQL statement lives behind this header; it
+ * names no back-end type, so a PostgreSQL back-end can implement it as is.
+ *
+ * Conventions: 0 (or a count/flag >= 0) on success, else -errno:
+ *   -ENOENT  no such row          -EEXIST  duplicate id
+ *   -EBUSY   rows still refer to it (e.g. a cluster with bound hosts)
+ *   -ESTALE  the row is not in a status the caller required (a state race)
+ *   -EINVAL  bad argument (bad id, limit over STORE_MAX_LIMIT, ...)
+ *   -EAGAIN  the database stayed locked past the busy timeout
+ *   -EPROTO  the database was written by a newer muster
+ *   -EIO     any other database error
+ * Outputs are initialised by the callee and always freeable; the caller
+ * frees them with the model's *_free. All calls are thread-safe. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct store;
+
+#define STORE_DEFAULT_LIMIT 100
+#define STORE_MAX_LIMIT 1000
+
+/* A status set for filters: STORE_STATUS(HOST_KNOWN) | ...; 0 = any. */
+#define STORE_STATUS(s) (UINT32_C(1) << (s))
+
+/* "sqlite:PATH", "sqlite://PATH" or a plain PATH (created, mode 0600).
+ * Applies pending schema migrations. */
+int store_open(const char *url, struct store **out);
+void store_close(struct store *s);
+/* The schema version of the open database. */
+int store_schema_version(struct store *s);
+
+/* Pages: list calls return up to `limit` rows (0 = STORE_DEFAULT_LIMIT,
+ * more than STORE_MAX_LIMIT is -EINVAL) in creation order, skipping `offset`
+ * rows, and starting after the keyset cursor `after` (0 = from the start;
+ * the previous list's next_after). Prefer the cursor: it is stable while
+ * rows come and go. */
+struct store_page {
+        unsigned limit;
+        unsigned offset;
+        int64_t after;
+};
+
+/* ---- infra-envs -------------------------------------------------------- */
+
+/* Needs name, owner, cpu_architecture. id NULL: one is made. Fills in id,
+ * token_generation (1 unless set), created_at, updated_at. -EEXIST,
+ * -ENOENT when cluster_id names no cluster. */
+int store_infra_env_create(struct store *s, struct infra_env *ie);
+int store_infra_env_get(struct store *s, const char *id, struct infra_env *out);
+/* owner NULL: all owners. */
+int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+                         struct infra_env_list *out);
+/* Writes the members named in `fields`: IE_F_NAME, IE_F_CLUSTER_ID,
+ * IE_F_PULL_SECRET, IE_F_SSH_AUTHORIZED_KEY, IE_F_PROXY (all three),
+ * IE_F_NTP_SOURCES (others: -EINVAL). NULL clears. Refreshes updated_at. */
+int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields);
+/* Deletes the infra-env and, in the same transaction, its hosts (cascade). */
+int store_infra_env_delete(struct store *s, const char *id);
+/* Revokes every token of the infra-env; the new generation goes to *gen. */
+int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen);
+
+/* ---- hosts ------------------------------------------------------------- */
+
+/* Idempotent registration. A new host gets the infra-env's owner and
+ * cluster_id, role auto and status discovering-unbound (discovering if the
+ * infra-env is bound). A known host keeps everything (binding, role,
+ * status, inventory) but gets the agent version, registered_at and
+ * checked_in_at refreshed and reregister_pending cleared. Returns 1 if the
+ * host is new, 0 if it was known; fills *out if non-NULL. -ENOENT: no such
+ * infra-env. */
+int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
+                        const char *agent_version, struct host *out);
+int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
+
+/* Filters are ANDed; zero/NULL members do not filter. */
+struct store_host_filter {
+        const char *infra_env_id;
+        const char *cluster_id;
+        bool unbound_only;
+        uint32_t status_mask;          /* STORE_STATUS() bits */
+        int64_t min_cpu_cores;
+        int64_t min_memory_bytes;
+        int64_t min_disk_bytes;        /* the largest eligible disk */
+        const char *hostname_contains; /* case-insensitive, on requested or inventory hostname */
+        const char *owner;             /* hosts of this owner's infra-envs */
+        const char *cluster_owner;     /* unbound hosts, and hosts of this owner's clusters */
+        const char *checked_in_before; /* RFC 3339 */
+        bool no_inventory;             /* leave inventory_json NULL (lighter lists) */
+};
+int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+                    struct host_list *out);
+
+/* Writes role, requested_hostname and/or installation_disk_id as named in
+ * `fields` (HOST_F_ROLE, HOST_F_REQUESTED_HOSTNAME, HOST_F_INSTALLATION_DISK_ID;
+ * others: -EINVAL). */
+int store_host_update(struct store *s, const struct host *h, uint32_t fields);
+/* Stores the raw text and what is filtered on (cpu count, memory, largest
+ * eligible disk, hostname). `parsed` may be NULL: then the text is parsed
+ * here (-EINVAL if it is no inventory). -E2BIG over MODEL_MAX_INVENTORY. */
+int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
+                             const char *inventory_json, const struct inventory *parsed);
+/* Sets status and status_info, and the validations unless `v` is NULL.
+ * expect_mask != 0: only if the current status is in it, else -ESTALE. */
+int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
+                          enum host_status status, const char *status_info,
+                          const struct validation *v, size_t n_v, uint32_t expect_mask);
+int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
+                            const struct host_progress *p);
+/* checked_in_at = at (RFC 3339), or now when at is NULL. */
+int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at);
+/* Binds to cluster_id (NULL: unbinds) and sets status/status_info, in one
+ * transaction; marks the host reregister_pending so its agent is told to exit
+ * and register again, and clears its install progress. Unbinding also puts
+ * the role back to auto. expect_mask as in set_status. -ENOENT: no such host
+ * or cluster. Whether the cluster may take hosts is the caller's check. */
+int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
+                    const char *cluster_id, enum host_status status, const char *status_info,
+                    uint32_t expect_mask);
+/* Test-and-clear reregister_pending: 1 if it was set (answer "exit"), 0 if not. */
+int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id);
+int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id);
+
+/* For the monitor: hosts in status_mask (0 = any) whose last check-in is
+ * before `before` (RFC 3339), oldest first, at most `limit` of them, without
+ * inventories. */
+int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, unsigned limit,
+                          struct host_list *out);
+/* In one transaction, each of the hosts that still has not checked in since
+ * `before`, is still in status_mask (0 = any) and is not disconnected
+ * becomes disconnected (bound) or disconnected-unbound, with status_info.
+ * Hosts that checked in or changed meanwhile are skipped. Returns how many
+ * changed. */
+int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
+                                 const char *before, uint32_t status_mask, const char *status_info);
+
+/* ---- clusters ---------------------------------------------------------- */
+
+/* Needs name and owner. id NULL: one is made. Status defaults to
+ * "pending-for-input", high_availability_mode to Full. */
+int store_cluster_create(struct store *s, struct cluster *c);
+int store_cluster_get(struct store *s, const char *id, struct cluster *out);
+int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+                       struct cluster_list *out);
+/* Writes the members named in `fields`: CL_F_NAME, CL_F_RELEASE_VERSION,
+ * CL_F_BASE_DNS_DOMAIN, CL_F_MACHINE_NETWORK_CIDR, CL_F_API_VIP,
+ * CL_F_INGRESS_VIP, CL_F_HA_MODE, CL_F_PULL_SECRET, CL_F_LABELS (others: -EINVAL). */
+int store_cluster_update(struct store *s, const struct cluster *c, uint32_t fields);
+/* Validations are left alone when v is NULL. */
+int store_cluster_set_status(struct store *s, const char *id, const char *status,
+                             const char *status_info, const struct validation *v, size_t n_v);
+/* -EBUSY while hosts are bound to it; infra-envs bound to it become unbound. */
+int store_cluster_delete(struct store *s, const char *id);
+/* Hosts bound to the cluster whose status is in status_mask (0 = any). */
+int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count);
+
+/* ---- events ------------------------------------------------------------ */
+
+/* Needs severity, category and message; fills in id and, if NULL, time. */
+int store_event_append(struct store *s, struct event *e);
+
+struct store_event_filter {
+        const char *infra_env_id;
+        const char *cluster_id;
+        const char *host_id;
+        enum event_severity min_severity; /* 0 (info) = all */
+        int64_t since_id;                 /* events with a larger id */
+        unsigned limit;                   /* 0 = STORE_DEFAULT_LIMIT, <= STORE_MAX_LIMIT */
+};
+/* Oldest first; next_after is the last id returned (0 if none). */
+int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out);

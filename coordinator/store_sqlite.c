@@ -1,0 +1,1786 @@
+/* The SQLite back-end of store.h: one database file in WAL mode, a small
+ * pool of connections with their prepared statements, versioned schema
+ * migrations. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+/* Threading: a pool of POOL_SIZE connections. A call takes one for its
+ * duration, so reads run side by side (WAL readers do not block each other
+ * or the writer). Writers also take an in-process mutex before BEGIN
+ * IMMEDIATE, so they queue in order on a condition rather than poll in
+ * SQLite's busy handler; busy_timeout is then only for other processes on
+ * the same file. */
+#define POOL_SIZE 4
+#define BUSY_TIMEOUT_MS 10000
+#define STMT_BUCKETS 64
+#define STMT_CACHE_MAX 256 /* statements per connection before the cache is flushed */
+
+/* ---- schema ------------------------------------------------------------ */
+
+/* Migration i takes the schema from version i to i + 1, in one transaction.
+ * Append only; never edit a released entry. Times are canonical RFC 3339
+ * UTC text, so text order is time order. `seq` is the list order and the
+ * keyset cursor; ids are the resources' UUIDs. */
+static const char *const migrations[] = {
+        /* 1: the first schema */
+        "CREATE TABLE clusters ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  name TEXT NOT NULL,"
+        "  owner TEXT NOT NULL,"
+        "  release_version TEXT,"
+        "  base_dns_domain TEXT,"
+        "  machine_network_cidr TEXT,"
+        "  api_vip TEXT,"
+        "  ingress_vip TEXT,"
+        "  high_availability_mode TEXT NOT NULL DEFAULT 'Full',"
+        "  pull_secret TEXT,"
+        "  labels TEXT NOT NULL DEFAULT '{}',"
+        "  status TEXT NOT NULL,"
+        "  status_info TEXT,"
+        "  validations TEXT NOT NULL DEFAULT '[]',"
+        "  created_at TEXT NOT NULL,"
+        "  updated_at TEXT NOT NULL);"
+        "CREATE INDEX clusters_owner ON clusters(owner, seq);"
+        "CREATE TABLE infra_envs ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  name TEXT NOT NULL,"
+        "  owner TEXT NOT NULL,"
+        "  cluster_id TEXT REFERENCES clusters(id) ON DELETE SET NULL,"
+        "  cpu_architecture TEXT NOT NULL,"
+        "  pull_secret TEXT,"
+        "  ssh_authorized_key TEXT,"
+        "  http_proxy TEXT,"
+        "  https_proxy TEXT,"
+        "  no_proxy TEXT,"
+        "  ntp_sources TEXT,"
+        "  token_generation INTEGER NOT NULL DEFAULT 1,"
+        "  created_at TEXT NOT NULL,"
+        "  updated_at TEXT NOT NULL);"
+        "CREATE INDEX infra_envs_owner ON infra_envs(owner, seq);"
+        "CREATE INDEX infra_envs_cluster ON infra_envs(cluster_id);"
+        "CREATE TABLE hosts ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  infra_env_id TEXT NOT NULL REFERENCES infra_envs(id) ON DELETE CASCADE,"
+        "  id TEXT NOT NULL,"
+        "  owner TEXT,"
+        "  cluster_id TEXT REFERENCES clusters(id) ON DELETE RESTRICT,"
+        "  role TEXT NOT NULL DEFAULT 'auto',"
+        "  requested_hostname TEXT,"
+        "  installation_disk_id TEXT,"
+        "  inventory TEXT,"
+        "  inv_hostname TEXT,"
+        "  inv_cpu_count INTEGER,"
+        "  inv_memory_bytes INTEGER,"
+        "  inv_max_disk_bytes INTEGER,"
+        "  status TEXT NOT NULL,"
+        "  status_info TEXT,"
+        "  validations TEXT NOT NULL DEFAULT '[]',"
+        "  progress_stage TEXT,"
+        "  progress_percent INTEGER,"
+        "  progress_info TEXT,"
+        "  checked_in_at TEXT,"
+        "  registered_at TEXT,"
+        "  discovery_agent_version TEXT,"
+        "  reregister_pending INTEGER NOT NULL DEFAULT 0,"
+        "  created_at TEXT NOT NULL,"
+        "  updated_at TEXT NOT NULL,"
+        "  UNIQUE (infra_env_id, id));"
+        "CREATE INDEX hosts_cluster ON hosts(cluster_id, seq);"
+        "CREATE INDEX hosts_checked_in ON hosts(checked_in_at);"
+        "CREATE TABLE events ("
+        "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  time TEXT NOT NULL,"
+        "  severity TEXT NOT NULL,"
+        "  category TEXT NOT NULL,"
+        "  infra_env_id TEXT,"
+        "  cluster_id TEXT,"
+        "  host_id TEXT,"
+        "  message TEXT NOT NULL);"
+        "CREATE INDEX events_infra_env ON events(infra_env_id, id);"
+        "CREATE INDEX events_cluster ON events(cluster_id, id);"
+        "CREATE INDEX events_host ON events(host_id, id);",
+};
+#define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
+
+/* ---- connections and statements ---------------------------------------- */
+
+struct stmt_entry {
+        struct stmt_entry *next;
+        char *sql;
+        sqlite3_stmt *st;
+};
+
+struct conn {
+        sqlite3 *db;
+        struct stmt_entry *cache[STMT_BUCKETS];
+        unsigned n_cached;
+        bool in_use;
+};
+
+struct store {
+        pthread_mutex_t lock;       /* guards conns[].in_use */
+        pthread_cond_t freed;
+        pthread_mutex_t write_lock; /* one writer at a time in this process */
+        struct conn conns[POOL_SIZE];
+        int version;
+};
+
+static int sql_err(int rc) {
+        switch (rc) {
+        case SQLITE_OK:
+        case SQLITE_ROW:
+        case SQLITE_DONE:
+                return 0;
+        case SQLITE_CONSTRAINT_UNIQUE:
+        case SQLITE_CONSTRAINT_PRIMARYKEY:
+                return -EEXIST;
+        case SQLITE_CONSTRAINT_FOREIGNKEY:
+                return -EBUSY;
+        }
+        switch (rc & 0xff) {
+        case SQLITE_CONSTRAINT: return -EINVAL; /* NOT NULL, CHECK */
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED: return -EAGAIN;
+        case SQLITE_NOMEM: return -ENOMEM;
+        case SQLITE_FULL: return -ENOSPC;
+        case SQLITE_TOOBIG: return -E2BIG;
+        case SQLITE_READONLY:
+        case SQLITE_PERM:
+        case SQLITE_AUTH: return -EACCES;
+        default: return -EIO;
+        }
+}
+
+static void cache_flush(struct conn *c) {
+        for (size_t b = 0; b < STMT_BUCKETS; b++) {
+                struct stmt_entry *e = c->cache[b];
+                while (e) {
+                        struct stmt_entry *next = e->next;
+                        sqlite3_finalize(e->st);
+                        free(e->sql);
+                        free(e);
+                        e = next;
+                }
+                c->cache[b] = NULL;
+        }
+        c->n_cached = 0;
+}
+
+static size_t sql_hash(const char *s) {
+        uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * UINT64_C(1099511628211);
+        return (size_t) (h % STMT_BUCKETS);
+}
+
+/* The connection's prepared statement for `sql` (prepared on first use). */
+static int stmt(struct conn *c, const char *sql, sqlite3_stmt **out) {
+        size_t b = sql_hash(sql);
+        for (struct stmt_entry *e = c->cache[b]; e; e = e->next)
+                if (strcmp(e->sql, sql) == 0) {
+                        *out = e->st;
+                        return 0;
+                }
+        struct stmt_entry *e = calloc(1, sizeof *e);
+        if (!e || !(e->sql = strdup(sql))) {
+                free(e);
+                return -ENOMEM;
+        }
+        int rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &e->st, NULL);
+        if (rc != SQLITE_OK) {
+                free(e->sql);
+                free(e);
+                return sql_err(sqlite3_extended_errcode(c->db));
+        }
+        e->next = c->cache[b];
+        c->cache[b] = e;
+        c->n_cached++;
+        *out = e->st;
+        return 0;
+}
+
+/* Statements are cached, so a scope ends by resetting, not finalizing. */
+static inline void stmt_resetp(sqlite3_stmt **st) {
+        if (*st) {
+                sqlite3_reset(*st);
+                sqlite3_clear_bindings(*st);
+        }
+}
+#define _cleanup_reset_ _cleanup_(stmt_resetp)
+
+static int exec(struct conn *c, const char *sql) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, sql, &st);
+        if (r < 0)
+                return r;
+        int rc = sqlite3_step(st);
+        return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_err(sqlite3_extended_errcode(c->db));
+}
+
+static int step_done(struct conn *c, sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_err(sqlite3_extended_errcode(c->db));
+}
+
+/* One row expected: 1 for a row, 0 for none, or an error. */
+static int step_row(struct conn *c, sqlite3_stmt *st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        return sql_err(sqlite3_extended_errcode(c->db));
+}
+
+static struct conn *conn_get(struct store *s) {
+        pthread_mutex_lock(&s->lock);
+        for (;;) {
+                for (int i = 0; i < POOL_SIZE; i++)
+                        if (!s->conns[i].in_use) {
+                                s->conns[i].in_use = true;
+                                pthread_mutex_unlock(&s->lock);
+                                if (s->conns[i].n_cached > STMT_CACHE_MAX)
+                                        cache_flush(&s->conns[i]);
+                                return &s->conns[i];
+                        }
+                pthread_cond_wait(&s->freed, &s->lock);
+        }
+}
+
+static void conn_put(struct store *s, struct conn *c) {
+        pthread_mutex_lock(&s->lock);
+        c->in_use = false;
+        pthread_cond_signal(&s->freed);
+        pthread_mutex_unlock(&s->lock);
+}
+
+static int write_begin(struct store *s, struct conn **out) {
+        pthread_mutex_lock(&s->write_lock);
+        struct conn *c = conn_get(s);
+        int r = exec(c, "BEGIN IMMEDIATE");
+        if (r < 0) {
+                conn_put(s, c);
+                pthread_mutex_unlock(&s->write_lock);
+                return r;
+        }
+        *out = c;
+        return 0;
+}
+
+/* Commit if r >= 0, else roll back; returns r or the commit's error. */
+static int write_end(struct store *s, struct conn *c, int r) {
+        if (r >= 0) {
+                int k = exec(c, "COMMIT");
+                if (k < 0)
+                        r = k;
+        }
+        if (!sqlite3_get_autocommit(c->db))
+                (void) exec(c, "ROLLBACK");
+        conn_put(s, c);
+        pthread_mutex_unlock(&s->write_lock);
+        return r;
+}
+
+/* ---- binding and reading columns ---------------------------------------- */
+
+static int bind_text(sqlite3_stmt *st, int i, const char *v) {
+        int rc = v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+        return rc == SQLITE_OK ? 0 : sql_err(rc);
+}
+
+/* MODEL_UNSET binds NULL. */
+static int bind_i64(sqlite3_stmt *st, int i, int64_t v) {
+        int rc = v == MODEL_UNSET ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
+        return rc == SQLITE_OK ? 0 : sql_err(rc);
+}
+
+/* Bind a run of texts to ?1..?n. */
+static int bind_texts(sqlite3_stmt *st, int n, const char *const *v) {
+        for (int i = 0; i < n; i++) {
+                int r = bind_text(st, i + 1, v[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+#define BIND(st, ...) bind_texts(st, (int) (sizeof (const char *[]) { __VA_ARGS__ } / sizeof (const char *)), \
+                                 (const char *[]) { __VA_ARGS__ })
+
+static int col_str(sqlite3_stmt *st, int i, char **out) {
+        free(*out);
+        *out = NULL;
+        if (sqlite3_column_type(st, i) == SQLITE_NULL)
+                return 0;
+        const unsigned char *t = sqlite3_column_text(st, i);
+        if (!t || !(*out = strdup((const char *) t)))
+                return -ENOMEM;
+        return 0;
+}
+
+static int64_t col_i64(sqlite3_stmt *st, int i) {
+        return sqlite3_column_type(st, i) == SQLITE_NULL ? MODEL_UNSET : sqlite3_column_int64(st, i);
+}
+
+/* Read a run of text columns starting at `first`. */
+static int col_strs(sqlite3_stmt *st, int first, char **const *out, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = col_str(st, first + (int) i, out[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int col_validations(sqlite3_stmt *st, int i, struct validation **v, size_t *n) {
+        const unsigned char *t = sqlite3_column_text(st, i);
+        _cleanup_(json_object_putp) json_object *a = t ? json_tokener_parse((const char *) t) : NULL;
+        if (!t)
+                return 0;
+        if (!a)
+                return -EIO; /* not what we wrote */
+        return validation_list_from_json(a, v, n, NULL, 0) < 0 ? -EIO : 0;
+}
+
+/* Validations or labels or a string list as JSON text; *out NULL for none. */
+static int json_text(json_object *o, char **out) {
+        *out = NULL;
+        if (!o)
+                return -ENOMEM;
+        const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        if (!t || !(*out = strdup(t))) {
+                json_object_put(o);
+                return -ENOMEM;
+        }
+        json_object_put(o);
+        return 0;
+}
+
+static int validations_text(const struct validation *v, size_t n, char **out) {
+        return json_text(validation_list_to_json(v, n), out);
+}
+
+static int strv_text(const struct strv *sv, char **out) {
+        if (!sv->n) {
+                *out = NULL;
+                return 0;
+        }
+        json_object *a = json_object_new_array_ext((int) sv->n);
+        for (size_t i = 0; a && i < sv->n; i++)
+                json_object_array_add(a, json_object_new_string(sv->v[i]));
+        return json_text(a, out);
+}
+
+/* ",name,name," for instr() tests: one statement for every status set. */
+static int status_set(uint32_t mask, char *buf, size_t n) {
+        size_t len = 0;
+        buf[0] = '\0';
+        if (mask >> _HOST_STATUS_MAX)
+                return -EINVAL;
+        for (int i = 0; i < _HOST_STATUS_MAX; i++)
+                if (mask & STORE_STATUS(i)) {
+                        int k = snprintf(buf + len, n - len, ",%s", host_status_to_string((enum host_status) i));
+                        if (k < 0 || (size_t) k >= n - len)
+                                return -ENOBUFS;
+                        len += (size_t) k;
+                }
+        if (len + 2 > n)
+                return -ENOBUFS;
+        buf[len] = ',';
+        buf[len + 1] = '\0';
+        return 0;
+}
+
+static int norm_id(const char *in, char out[UUID_STR_LEN]) {
+        return uuid_normalize(in, out) < 0 ? -EINVAL : 0;
+}
+
+/* An optional id: NULL stays NULL (out[0] = 0, *p = NULL). */
+static int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p) {
+        *p = NULL;
+        if (!in)
+                return 0;
+        if (norm_id(in, out) < 0)
+                return -EINVAL;
+        *p = out;
+        return 0;
+}
+
+static bool too_long(const char *s, size_t max) {
+        return s && strnlen(s, max + 1) > max;
+}
+
+static int page_limit(const struct store_page *pg, unsigned *limit) {
+        unsigned l = pg ? pg->limit : 0;
+        if (l > STORE_MAX_LIMIT)
+                return -EINVAL;
+        *limit = l ? l : STORE_DEFAULT_LIMIT;
+        return 0;
+}
+
+/* A statement with a variable WHERE: fragments and their bindings in order. */
+struct query {
+        char sql[3072];
+        size_t len;
+        struct { bool is_int; const char *s; int64_t i; } b[32];
+        int nb;
+        bool overflow;
+};
+
+static void q_add(struct query *q, const char *frag) {
+        size_t l = strlen(frag);
+        if (q->len + l >= sizeof q->sql) {
+                q->overflow = true;
+                return;
+        }
+        memcpy(q->sql + q->len, frag, l + 1);
+        q->len += l;
+}
+
+static void q_text(struct query *q, const char *frag, const char *v) {
+        q_add(q, frag);
+        if (q->nb >= (int) (sizeof q->b / sizeof *q->b)) {
+                q->overflow = true;
+                return;
+        }
+        q->b[q->nb].is_int = false;
+        q->b[q->nb++].s = v;
+}
+
+static void q_int(struct query *q, const char *frag, int64_t v) {
+        q_add(q, frag);
+        if (q->nb >= (int) (sizeof q->b / sizeof *q->b)) {
+                q->overflow = true;
+                return;
+        }
+        q->b[q->nb].is_int = true;
+        q->b[q->nb++].i = v;
+}
+
+static int q_prepare(struct conn *c, struct query *q, sqlite3_stmt **out) {
+        sqlite3_stmt *st;
+        if (q->overflow)
+                return -ENOBUFS;
+        int r = stmt(c, q->sql, &st);
+        if (r < 0)
+                return r;
+        for (int i = 0; i < q->nb; i++) {
+                int rc = q->b[i].is_int ? sqlite3_bind_int64(st, i + 1, q->b[i].i)
+                                        : sqlite3_bind_text(st, i + 1, q->b[i].s, -1, SQLITE_TRANSIENT);
+                if (rc != SQLITE_OK) {
+                        sqlite3_reset(st);
+                        sqlite3_clear_bindings(st);
+                        return sql_err(rc);
+                }
+        }
+        *out = st;
+        return 0;
+}
+
+/* ---- open and close ---------------------------------------------------- */
+
+/* Durability: WAL with synchronous=FULL fsyncs the WAL on every commit, so
+ * an acknowledged write survives kill -9 and power loss. NORMAL would save
+ * that fsync per commit (WAL is fsynced only at checkpoints) and still
+ * survive a crash of musterd, but could lose the last commits on power loss;
+ * for a fleet's source of truth (bindings, tokens) we pay the fsync. */
+static int conn_open(const char *path, struct conn *c) {
+        int rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                 SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
+        if (rc != SQLITE_OK)
+                return rc == SQLITE_NOMEM ? -ENOMEM : sql_err(rc);
+        sqlite3_extended_result_codes(c->db, 1);
+        sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+        rc = sqlite3_exec(c->db,
+                          "PRAGMA foreign_keys = ON;"
+                          "PRAGMA synchronous = FULL;"
+                          "PRAGMA trusted_schema = OFF;",
+                          NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+                return sql_err(sqlite3_extended_errcode(c->db));
+        return 0;
+}
+
+static int journal_wal(struct conn *c) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "PRAGMA journal_mode = WAL", &st);
+        if (r < 0)
+                return r;
+        r = step_row(c, st);
+        if (r < 0)
+                return r;
+        const unsigned char *mode = r ? sqlite3_column_text(st, 0) : NULL;
+        return mode && strcmp((const char *) mode, "wal") == 0 ? 0 : -EOPNOTSUPP;
+}
+
+static int read_version(struct conn *c, int *v) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT version FROM schema_version", &st);
+        if (r < 0)
+                return r;
+        r = step_row(c, st);
+        if (r < 0)
+                return r;
+        *v = r ? sqlite3_column_int(st, 0) : 0;
+        return 0;
+}
+
+/* Each migration in its own transaction; BEGIN IMMEDIATE and reading the
+ * version inside it let two processes open a fresh file at once. */
+static int migrate(struct conn *c, int *version) {
+        int r = exec(c, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                int v = 0;
+                if ((r = exec(c, "BEGIN IMMEDIATE")) < 0)
+                        return r;
+                r = read_version(c, &v);
+                if (r >= 0 && v > SCHEMA_VERSION)
+                        r = -EPROTO;
+                if (r >= 0 && v == SCHEMA_VERSION) {
+                        *version = v;
+                        return exec(c, "COMMIT");
+                }
+                if (r >= 0 && sqlite3_exec(c->db, migrations[v], NULL, NULL, NULL) != SQLITE_OK)
+                        r = sql_err(sqlite3_extended_errcode(c->db));
+                if (r >= 0)
+                        r = exec(c, v == 0 ? "INSERT INTO schema_version (version) VALUES (1)"
+                                           : "UPDATE schema_version SET version = version + 1");
+                if (r >= 0)
+                        r = exec(c, "COMMIT");
+                if (r < 0) {
+                        if (!sqlite3_get_autocommit(c->db))
+                                (void) exec(c, "ROLLBACK");
+                        return r;
+                }
+        }
+}
+
+static const char *url_path(const char *url) {
+        if (strncmp(url, "sqlite://", 9) == 0)
+                return url + 9;
+        if (strncmp(url, "sqlite:", 7) == 0)
+                return url + 7;
+        if (strstr(url, "://"))
+                return NULL; /* another back-end's URL */
+        return url;
+}
+
+int store_open(const char *url, struct store **out) {
+        *out = NULL;
+        if (!url)
+                return -EINVAL;
+        const char *path = url_path(url);
+        if (!path)
+                return -EPROTONOSUPPORT;
+        if (!*path || strcmp(path, ":memory:") == 0)
+                return -EINVAL; /* a pool needs one shared file */
+        if (!sqlite3_threadsafe())
+                return -EOPNOTSUPP;
+
+        /* Pull secrets live here: create the file private. SQLite gives the
+         * -wal and -shm files the same mode. */
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+        if (fd < 0)
+                return -errno;
+        close(fd);
+
+        struct store *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_mutex_init(&s->write_lock, NULL);
+        pthread_cond_init(&s->freed, NULL);
+
+        int r = 0;
+        for (int i = 0; i < POOL_SIZE && r >= 0; i++)
+                r = conn_open(path, &s->conns[i]);
+        if (r >= 0)
+                r = journal_wal(&s->conns[0]);
+        if (r >= 0)
+                r = migrate(&s->conns[0], &s->version);
+        if (r < 0) {
+                store_close(s);
+                return r;
+        }
+        *out = s;
+        return 0;
+}
+
+void store_close(struct store *s) {
+        if (!s)
+                return;
+        for (int i = 0; i < POOL_SIZE; i++) {
+                cache_flush(&s->conns[i]);
+                if (s->conns[i].db)
+                        sqlite3_close(s->conns[i].db);
+        }
+        pthread_cond_destroy(&s->freed);
+        pthread_mutex_destroy(&s->write_lock);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+}
+
+int store_schema_version(struct store *s) {
+        return s->version;
+}
+
+/* ---- infra-envs -------------------------------------------------------- */
+
+#define IE_COLS "seq, id, name, owner, cluster_id, cpu_architecture, pull_secret, " \
+        "ssh_authorized_key, http_proxy, https_proxy, no_proxy, ntp_sources, "     \
+        "token_generation, created_at, updated_at"
+
+static int read_infra_env(sqlite3_stmt *st, struct infra_env *ie) {
+        char **strs[] = { &ie->id, &ie->name, &ie->owner, &ie->cluster_id, &ie->cpu_architecture,
+                          &ie->pull_secret, &ie->ssh_authorized_key, &ie->proxy.http_proxy,
+                          &ie->proxy.https_proxy, &ie->proxy.no_proxy };
+        int r = col_strs(st, 1, strs, sizeof strs / sizeof *strs);
+        if (r < 0)
+                return r;
+        strv_free(&ie->ntp_sources);
+        const unsigned char *ntp = sqlite3_column_text(st, 11);
+        if (ntp) {
+                _cleanup_(json_object_putp) json_object *a = json_tokener_parse((const char *) ntp);
+                if (!json_object_is_type(a, json_type_array))
+                        return -EIO;
+                for (size_t i = 0; i < json_object_array_length(a); i++)
+                        if (strv_push(&ie->ntp_sources,
+                                      json_object_get_string(json_object_array_get_idx(a, i))) < 0)
+                                return -ENOMEM;
+        }
+        ie->token_generation = col_i64(st, 12);
+        char **times[] = { &ie->created_at, &ie->updated_at };
+        return col_strs(st, 13, times, 2);
+}
+
+static int cluster_exists(struct conn *c, const char *id) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT 1 FROM clusters WHERE id = ?1", &st);
+        if (r < 0 || (r = BIND(st, id)) < 0)
+                return r;
+        return step_row(c, st);
+}
+
+static int infra_env_get_conn(struct conn *c, const char *id, struct infra_env *out) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT " IE_COLS " FROM infra_envs WHERE id = ?1", &st);
+        if (r < 0 || (r = BIND(st, id)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        return r ? read_infra_env(st, out) : -ENOENT;
+}
+
+static int infra_env_insert(struct conn *c, const struct infra_env *ie, const char *ntp) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r;
+
+        if (ie->cluster_id && (r = cluster_exists(c, ie->cluster_id)) <= 0)
+                return r < 0 ? r : -ENOENT;
+        r = stmt(c, "INSERT INTO infra_envs (id, name, owner, cluster_id, cpu_architecture, "
+                    "pull_secret, ssh_authorized_key, http_proxy, https_proxy, no_proxy, ntp_sources, "
+                    "created_at, updated_at, token_generation) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", &st);
+        if (r < 0)
+                return r;
+        r = BIND(st, ie->id, ie->name, ie->owner, ie->cluster_id, ie->cpu_architecture,
+                 ie->pull_secret, ie->ssh_authorized_key, ie->proxy.http_proxy,
+                 ie->proxy.https_proxy, ie->proxy.no_proxy, ntp, ie->created_at, ie->updated_at);
+        if (r < 0 || (r = bind_i64(st, 14, ie->token_generation)) < 0)
+                return r;
+        return step_done(c, st);
+}
+
+static int set_owned(char **dst, const char *v) {
+        char *n = strdup(v);
+        if (!n)
+                return -ENOMEM;
+        free(*dst);
+        *dst = n;
+        return 0;
+}
+
+static bool proxy_too_long(const struct model_proxy *p) {
+        return too_long(p->http_proxy, MODEL_MAX_STRING) || too_long(p->https_proxy, MODEL_MAX_STRING) ||
+               too_long(p->no_proxy, MODEL_MAX_STRING);
+}
+
+int store_infra_env_create(struct store *s, struct infra_env *ie) {
+        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        const char *cp;
+        _cleanup_free_ char *ntp = NULL;
+        struct conn *c;
+        int r;
+
+        if (!ie->name || !ie->owner || !ie->cpu_architecture || too_long(ie->name, MODEL_MAX_STRING) ||
+            too_long(ie->owner, MODEL_MAX_STRING) || too_long(ie->cpu_architecture, MODEL_MAX_STRING) ||
+            too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
+            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
+            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
+                return -EINVAL;
+        if ((r = ie->id ? norm_id(ie->id, id) : model_new_id(id)) < 0 ||
+            (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
+            (r = strv_text(&ie->ntp_sources, &ntp)) < 0)
+                return r;
+        if ((r = set_owned(&ie->id, id)) < 0 || (cp && (r = set_owned(&ie->cluster_id, cp)) < 0) ||
+            (r = set_owned(&ie->created_at, now)) < 0 || (r = set_owned(&ie->updated_at, now)) < 0)
+                return r;
+        if (ie->token_generation == MODEL_UNSET || ie->token_generation < 1)
+                ie->token_generation = 1;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        r = infra_env_insert(c, ie, ntp);
+        return write_end(s, c, r);
+}
+
+int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
+        char nid[UUID_STR_LEN];
+        infra_env_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r = infra_env_get_conn(c, nid, out);
+        conn_put(s, c);
+        if (r < 0)
+                infra_env_free(out);
+        return r;
+}
+
+int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+                         struct infra_env_list *out) {
+        struct query q = { .len = 0 };
+        unsigned limit;
+        int r;
+
+        *out = (struct infra_env_list) { 0 };
+        if ((r = page_limit(pg, &limit)) < 0)
+                return r;
+        q_int(&q, "SELECT " IE_COLS " FROM infra_envs WHERE seq > ?", pg ? pg->after : 0);
+        if (owner)
+                q_text(&q, " AND owner = ?", owner);
+        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
+        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int64_t last = 0;
+        bool more = false;
+        r = q_prepare(c, &q, &st);
+        while (r >= 0 && (r = step_row(c, st)) > 0) {
+                if (out->n == limit) {
+                        more = true;
+                        break;
+                }
+                struct infra_env *ie = inv_array_append((void **) &out->v, &out->n, sizeof *ie);
+                if (!ie) {
+                        r = -ENOMEM;
+                        break;
+                }
+                infra_env_init(ie);
+                if ((r = read_infra_env(st, ie)) < 0)
+                        break;
+                last = sqlite3_column_int64(st, 0);
+        }
+        stmt_resetp(&st);
+        conn_put(s, c);
+        if (r < 0) {
+                infra_env_list_free(out);
+                return r;
+        }
+        out->next_after = more ? last : 0;
+        return 0;
+}
+
+int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
+        const uint32_t allowed = IE_F_NAME | IE_F_CLUSTER_ID | IE_F_PULL_SECRET |
+                                 IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES;
+        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        const char *cp = NULL;
+        _cleanup_free_ char *ntp = NULL;
+        struct query q = { .len = 0 };
+        struct conn *c;
+        int r;
+
+        if (fields & ~allowed)
+                return -EINVAL;
+        if (norm_id(ie->id, id) < 0 || ((fields & IE_F_NAME) && !ie->name) ||
+            too_long(ie->name, MODEL_MAX_STRING) || too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
+            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
+            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
+                return -EINVAL;
+        if ((fields & IE_F_CLUSTER_ID) && (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
+                return r;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = strv_text(&ie->ntp_sources, &ntp)) < 0)
+                return r;
+
+        q_text(&q, "UPDATE infra_envs SET updated_at = ?", now);
+        if (fields & IE_F_NAME)
+                q_text(&q, ", name = ?", ie->name);
+        if (fields & IE_F_CLUSTER_ID)
+                q_text(&q, ", cluster_id = ?", cp);
+        if (fields & IE_F_PULL_SECRET)
+                q_text(&q, ", pull_secret = ?", ie->pull_secret);
+        if (fields & IE_F_SSH_AUTHORIZED_KEY)
+                q_text(&q, ", ssh_authorized_key = ?", ie->ssh_authorized_key);
+        if (fields & IE_F_PROXY) {
+                q_text(&q, ", http_proxy = ?", ie->proxy.http_proxy);
+                q_text(&q, ", https_proxy = ?", ie->proxy.https_proxy);
+                q_text(&q, ", no_proxy = ?", ie->proxy.no_proxy);
+        }
+        if (fields & IE_F_NTP_SOURCES)
+                q_text(&q, ", ntp_sources = ?", ntp);
+        q_text(&q, " WHERE id = ?", id);
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        if (cp && (r = cluster_exists(c, cp)) <= 0)
+                r = r < 0 ? r : -ENOENT;
+        else {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = q_prepare(c, &q, &st)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_infra_env_delete(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        struct conn *c;
+        int r;
+
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM infra_envs WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, nid)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE infra_envs SET token_generation = token_generation + 1, "
+                                 "updated_at = ?2 WHERE id = ?1 RETURNING token_generation", &st)) >= 0 &&
+                    (r = BIND(st, nid, now)) >= 0 && (r = step_row(c, st)) >= 0) {
+                        if (r == 0)
+                                r = -ENOENT;
+                        else {
+                                if (gen)
+                                        *gen = sqlite3_column_int64(st, 0);
+                                r = step_done(c, st); /* finish the statement before COMMIT */
+                        }
+                }
+        }
+        return write_end(s, c, r);
+}
+
+/* ---- hosts ------------------------------------------------------------- */
+
+#define HOST_COLS_A "h.seq, h.infra_env_id, h.id, h.owner, h.cluster_id, h.role, " \
+        "h.requested_hostname, h.installation_disk_id, "
+#define HOST_COLS_B ", h.inv_hostname, h.inv_cpu_count, h.inv_memory_bytes, "      \
+        "h.inv_max_disk_bytes, h.status, h.status_info, h.validations, "             \
+        "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
+        "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
+        "h.created_at, h.updated_at"
+#define HOST_COLS HOST_COLS_A "h.inventory" HOST_COLS_B
+#define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
+
+static int read_host(sqlite3_stmt *st, struct host *h) {
+        char **a[] = { &h->infra_env_id, &h->id, &h->owner, &h->cluster_id };
+        char **b[] = { &h->requested_hostname, &h->installation_disk_id, &h->inventory_json,
+                       &h->facts.hostname };
+        char **d[] = { &h->progress.stage };
+        char **e[] = { &h->progress.info, &h->checked_in_at, &h->registered_at,
+                       &h->discovery_agent_version };
+        char **f[] = { &h->created_at, &h->updated_at };
+        int r;
+
+        if ((r = col_strs(st, 1, a, 4)) < 0 || (r = col_strs(st, 6, b, 4)) < 0)
+                return r;
+        h->role = host_role_from_string((const char *) sqlite3_column_text(st, 5));
+        h->facts.cpu_count = col_i64(st, 10);
+        h->facts.memory_bytes = col_i64(st, 11);
+        h->facts.max_disk_bytes = col_i64(st, 12);
+        h->status = host_status_from_string((const char *) sqlite3_column_text(st, 13));
+        if ((r = col_str(st, 14, &h->status_info)) < 0 ||
+            (r = col_validations(st, 15, &h->validations, &h->n_validations)) < 0 ||
+            (r = col_strs(st, 16, d, 1)) < 0)
+                return r;
+        h->progress.percent = col_i64(st, 17);
+        if ((r = col_strs(st, 18, e, 4)) < 0)
+                return r;
+        h->reregister_pending = sqlite3_column_int(st, 22) != 0;
+        if ((r = col_strs(st, 23, f, 2)) < 0)
+                return r;
+        if (h->role < 0 || h->status < 0)
+                return -EIO; /* a name this build does not know */
+        return 0;
+}
+
+static int host_get_conn(struct conn *c, const char *ie, const char *id, struct host *out) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT " HOST_COLS " FROM hosts h WHERE h.infra_env_id = ?1 AND h.id = ?2", &st);
+        if (r < 0 || (r = BIND(st, ie, id)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        return r ? read_host(st, out) : -ENOENT;
+}
+
+/* Normalise an (infra_env_id, host_id) key. */
+static int host_key(const char *ie, const char *id, char nie[UUID_STR_LEN], char nid[UUID_STR_LEN]) {
+        return norm_id(ie, nie) < 0 || norm_id(id, nid) < 0 ? -EINVAL : 0;
+}
+
+static int host_register_conn(struct conn *c, const char *ie, const char *id, const char *version,
+                              const char *now) {
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET discovery_agent_version = ?3, registered_at = ?4, "
+                                 "checked_in_at = ?4, reregister_pending = 0, updated_at = ?4 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) < 0 ||
+                    (r = BIND(st, ie, id, version, now)) < 0 || (r = step_done(c, st)) < 0)
+                        return r;
+                if (sqlite3_changes(c->db))
+                        return 0;
+        }
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        if ((r = stmt(c, "INSERT INTO hosts (infra_env_id, id, owner, cluster_id, role, status, "
+                         "checked_in_at, registered_at, discovery_agent_version, created_at, updated_at) "
+                         "SELECT ie.id, ?2, ie.owner, ie.cluster_id, 'auto', "
+                         "CASE WHEN ie.cluster_id IS NULL THEN 'discovering-unbound' ELSE 'discovering' END, "
+                         "?4, ?4, ?3, ?4, ?4 FROM infra_envs ie WHERE ie.id = ?1", &st)) < 0 ||
+            (r = BIND(st, ie, id, version, now)) < 0 || (r = step_done(c, st)) < 0)
+                return r;
+        return sqlite3_changes(c->db) ? 1 : -ENOENT;
+}
+
+int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
+                        const char *agent_version, struct host *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (out)
+                host_init(out);
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || too_long(agent_version, MODEL_MAX_STRING))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        int isnew = r = host_register_conn(c, ie, id, agent_version, now);
+        if (r >= 0 && out)
+                r = host_get_conn(c, ie, id, out);
+        r = write_end(s, c, r);
+        if (r < 0) {
+                if (out)
+                        host_free(out);
+                return r;
+        }
+        return isnew;
+}
+
+int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        host_init(out);
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r = host_get_conn(c, ie, id, out);
+        conn_put(s, c);
+        if (r < 0)
+                host_free(out);
+        return r;
+}
+
+int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+                    struct host_list *out) {
+        static const struct store_host_filter none = { 0 };
+        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], before[MODEL_TIME_LEN], statuses[1024];
+        const char *iep, *cidp;
+        struct query q = { .len = 0 };
+        unsigned limit;
+        int r;
+
+        *out = (struct host_list) { 0 };
+        if (!f)
+                f = &none;
+        if ((r = page_limit(pg, &limit)) < 0 || (r = norm_opt_id(f->infra_env_id, ie, &iep)) < 0 ||
+            (r = norm_opt_id(f->cluster_id, cid, &cidp)) < 0 ||
+            (r = status_set(f->status_mask, statuses, sizeof statuses)) < 0)
+                return r;
+        if (f->checked_in_before && model_time_normalize(f->checked_in_before, before) < 0)
+                return -EINVAL;
+        if (too_long(f->hostname_contains, MODEL_MAX_STRING))
+                return -EINVAL;
+
+        q_int(&q, f->no_inventory ? "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.seq > ?"
+                                  : "SELECT " HOST_COLS " FROM hosts h WHERE h.seq > ?",
+              pg ? pg->after : 0);
+        if (iep)
+                q_text(&q, " AND h.infra_env_id = ?", iep);
+        if (cidp)
+                q_text(&q, " AND h.cluster_id = ?", cidp);
+        if (f->unbound_only)
+                q_add(&q, " AND h.cluster_id IS NULL");
+        if (f->status_mask)
+                q_text(&q, " AND instr(?, ',' || h.status || ',') > 0", statuses);
+        if (f->min_cpu_cores > 0)
+                q_int(&q, " AND h.inv_cpu_count >= ?", f->min_cpu_cores);
+        if (f->min_memory_bytes > 0)
+                q_int(&q, " AND h.inv_memory_bytes >= ?", f->min_memory_bytes);
+        if (f->min_disk_bytes > 0)
+                q_int(&q, " AND h.inv_max_disk_bytes >= ?", f->min_disk_bytes);
+        if (f->hostname_contains)
+                q_text(&q, " AND instr(lower(coalesce(h.requested_hostname, h.inv_hostname, '')), lower(?)) > 0",
+                       f->hostname_contains);
+        if (f->owner)
+                q_text(&q, " AND h.owner = ?", f->owner);
+        if (f->cluster_owner)
+                q_text(&q, " AND (h.cluster_id IS NULL OR h.cluster_id IN "
+                           "(SELECT id FROM clusters WHERE owner = ?))", f->cluster_owner);
+        if (f->checked_in_before)
+                q_text(&q, " AND h.checked_in_at < ?", before);
+        q_int(&q, " ORDER BY h.seq LIMIT ?", (int64_t) limit + 1);
+        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int64_t last = 0;
+        bool more = false;
+        r = q_prepare(c, &q, &st);
+        while (r >= 0 && (r = step_row(c, st)) > 0) {
+                if (out->n == limit) {
+                        more = true;
+                        break;
+                }
+                struct host *h = inv_array_append((void **) &out->v, &out->n, sizeof *h);
+                if (!h) {
+                        r = -ENOMEM;
+                        break;
+                }
+                host_init(h);
+                if ((r = read_host(st, h)) < 0)
+                        break;
+                last = sqlite3_column_int64(st, 0);
+        }
+        stmt_resetp(&st);
+        conn_put(s, c);
+        if (r < 0) {
+                host_list_free(out);
+                return r;
+        }
+        out->next_after = more ? last : 0;
+        return 0;
+}
+
+int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
+        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct query q = { .len = 0 };
+        struct conn *c;
+        int r;
+
+        if ((fields & ~allowed) || host_key(h->infra_env_id, h->id, ie, id) < 0 ||
+            ((fields & HOST_F_ROLE) && !host_role_to_string(h->role)) ||
+            too_long(h->requested_hostname, MODEL_MAX_STRING) ||
+            too_long(h->installation_disk_id, MODEL_MAX_STRING))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0)
+                return r;
+        q_text(&q, "UPDATE hosts SET updated_at = ?", now);
+        if (fields & HOST_F_ROLE)
+                q_text(&q, ", role = ?", host_role_to_string(h->role));
+        if (fields & HOST_F_REQUESTED_HOSTNAME)
+                q_text(&q, ", requested_hostname = ?", h->requested_hostname);
+        if (fields & HOST_F_INSTALLATION_DISK_ID)
+                q_text(&q, ", installation_disk_id = ?", h->installation_disk_id);
+        q_text(&q, " WHERE infra_env_id = ?", ie);
+        q_text(&q, " AND id = ?", id);
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = q_prepare(c, &q, &st)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
+                             const char *inventory_json, const struct inventory *parsed) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct inventory own;
+        struct inventory_facts facts;
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json)
+                return -EINVAL;
+        if (too_long(inventory_json, MODEL_MAX_INVENTORY))
+                return -E2BIG;
+        if (!parsed) {
+                if ((r = inventory_from_string(inventory_json, &own, NULL, 0)) < 0) {
+                        inventory_free(&own);
+                        return r;
+                }
+                parsed = &own;
+        }
+        inventory_facts_init(&facts);
+        r = inventory_facts_from(parsed, &facts);
+        if (parsed == &own)
+                inventory_free(&own);
+        if (r >= 0)
+                r = model_now_rfc3339(now);
+        if (r >= 0)
+                r = write_begin(s, &c);
+        if (r < 0) {
+                inventory_facts_free(&facts);
+                return r;
+        }
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET inventory = ?3, inv_hostname = ?4, updated_at = ?5, "
+                                 "inv_cpu_count = ?6, inv_memory_bytes = ?7, inv_max_disk_bytes = ?8 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, inventory_json, facts.hostname, now)) >= 0 &&
+                    (r = bind_i64(st, 6, facts.cpu_count)) >= 0 &&
+                    (r = bind_i64(st, 7, facts.memory_bytes)) >= 0 &&
+                    (r = bind_i64(st, 8, facts.max_disk_bytes)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        inventory_facts_free(&facts);
+        return write_end(s, c, r);
+}
+
+/* The host's current status, checked against expect_mask (0 = any). */
+static int host_expect(struct conn *c, const char *ie, const char *id, uint32_t expect_mask) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT status FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
+        if (r < 0 || (r = BIND(st, ie, id)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        enum host_status cur = host_status_from_string((const char *) sqlite3_column_text(st, 0));
+        if (expect_mask && (cur < 0 || !(expect_mask & STORE_STATUS(cur))))
+                return -ESTALE;
+        return 0;
+}
+
+int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
+                          enum host_status status, const char *status_info,
+                          const struct validation *v, size_t n_v, uint32_t expect_mask) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        _cleanup_free_ char *vt = NULL;
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
+            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (v && (r = validations_text(v, n_v, &vt)) < 0))
+                return r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        if ((r = host_expect(c, ie, id, expect_mask)) >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET status = ?3, status_info = ?4, updated_at = ?5, "
+                                 "validations = coalesce(?6, validations) "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, host_status_to_string(status), status_info, now, vt)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
+                            const struct host_progress *p) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !p || too_long(p->stage, MODEL_MAX_STRING) ||
+            too_long(p->info, MODEL_MAX_MESSAGE) ||
+            (p->percent != MODEL_UNSET && (p->percent < 0 || p->percent > 100)))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET progress_stage = ?3, progress_info = ?4, "
+                                 "updated_at = ?5, progress_percent = ?6 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, p->stage, p->info, now)) >= 0 &&
+                    (r = bind_i64(st, 6, p->percent)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], t[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        if ((r = at ? model_time_normalize(at, t) : model_now_rfc3339(t)) < 0)
+                return at ? -EINVAL : r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                /* Not updated_at: a check-in is not a change of the resource. */
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET checked_in_at = ?3 WHERE infra_env_id = ?1 AND id = ?2",
+                              &st)) >= 0 &&
+                    (r = BIND(st, ie, id, t)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
+                    const char *cluster_id, enum host_status status, const char *status_info,
+                    uint32_t expect_mask) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        const char *cp;
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || norm_opt_id(cluster_id, cid, &cp) < 0 ||
+            !host_status_to_string(status) || too_long(status_info, MODEL_MAX_MESSAGE))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        r = host_expect(c, ie, id, expect_mask);
+        if (r >= 0 && cp && (r = cluster_exists(c, cp)) >= 0)
+                r = r ? 0 : -ENOENT;
+        if (r >= 0) {
+                /* A new binding starts a new install story: progress goes;
+                 * unbinding also hands the role back to auto. */
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET cluster_id = ?3, status = ?4, status_info = ?5, "
+                                 "updated_at = ?6, reregister_pending = 1, "
+                                 "role = CASE WHEN ?3 IS NULL THEN 'auto' ELSE role END, "
+                                 "progress_stage = NULL, progress_percent = NULL, progress_info = NULL "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, cp, host_status_to_string(status), status_info, now)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET reregister_pending = 0 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND reregister_pending != 0", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 1 : 0;
+        }
+        if (r == 0)
+                r = host_expect(c, ie, id, 0);
+        return write_end(s, c, r);
+}
+
+int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, unsigned limit,
+                          struct host_list *out) {
+        char t[MODEL_TIME_LEN], statuses[1024];
+        int r;
+
+        *out = (struct host_list) { 0 };
+        if (!before || model_time_normalize(before, t) < 0 || limit > STORE_MAX_LIMIT)
+                return -EINVAL;
+        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
+                return r;
+        if (!limit)
+                limit = STORE_DEFAULT_LIMIT;
+
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        r = stmt(c, "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.checked_in_at < ?1 "
+                    "AND (?2 = ',' OR instr(?2, ',' || h.status || ',') > 0) "
+                    "ORDER BY h.checked_in_at, h.seq LIMIT ?3", &st);
+        if (r >= 0 && (r = BIND(st, t, statuses)) >= 0)
+                r = bind_i64(st, 3, (int64_t) limit);
+        while (r >= 0 && (r = step_row(c, st)) > 0) {
+                struct host *h = inv_array_append((void **) &out->v, &out->n, sizeof *h);
+                if (!h) {
+                        r = -ENOMEM;
+                        break;
+                }
+                host_init(h);
+                if ((r = read_host(st, h)) < 0)
+                        break;
+        }
+        stmt_resetp(&st);
+        conn_put(s, c);
+        if (r < 0) {
+                host_list_free(out);
+                return r;
+        }
+        return 0;
+}
+
+int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
+                                 const char *before, uint32_t status_mask, const char *status_info) {
+        char t[MODEL_TIME_LEN], now[MODEL_TIME_LEN], statuses[1024];
+        struct conn *c;
+        int r, count = 0;
+
+        if (!before || model_time_normalize(before, t) < 0 || too_long(status_info, MODEL_MAX_MESSAGE) ||
+            (n && !hosts))
+                return -EINVAL;
+        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0 ||
+            (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if (!n)
+                return 0;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if (host_key(hosts[i].infra_env_id, hosts[i].id, ie, id) < 0) {
+                        r = -EINVAL;
+                        break;
+                }
+                if ((r = stmt(c, "UPDATE hosts SET status = CASE WHEN cluster_id IS NULL "
+                                 "THEN 'disconnected-unbound' ELSE 'disconnected' END, "
+                                 "status_info = ?4, updated_at = ?5 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 "
+                                 "AND status NOT IN ('disconnected', 'disconnected-unbound') "
+                                 "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, t, status_info, now, statuses)) >= 0 &&
+                    (r = step_done(c, st)) >= 0)
+                        count += sqlite3_changes(c->db);
+        }
+        r = write_end(s, c, r);
+        return r < 0 ? r : count;
+}
+
+/* ---- clusters ---------------------------------------------------------- */
+
+#define CL_COLS "seq, id, name, owner, release_version, base_dns_domain, machine_network_cidr, " \
+        "api_vip, ingress_vip, high_availability_mode, pull_secret, labels, status, status_info, " \
+        "validations, created_at, updated_at"
+
+static int read_cluster(sqlite3_stmt *st, struct cluster *cl) {
+        char **a[] = { &cl->id, &cl->name, &cl->owner, &cl->release_version, &cl->base_dns_domain,
+                       &cl->machine_network_cidr, &cl->api_vip, &cl->ingress_vip };
+        char **b[] = { &cl->pull_secret };
+        char **d[] = { &cl->status, &cl->status_info };
+        char **e[] = { &cl->created_at, &cl->updated_at };
+        int r;
+
+        if ((r = col_strs(st, 1, a, 8)) < 0 || (r = col_strs(st, 10, b, 1)) < 0 ||
+            (r = col_strs(st, 12, d, 2)) < 0 ||
+            (r = col_validations(st, 14, &cl->validations, &cl->n_validations)) < 0 ||
+            (r = col_strs(st, 15, e, 2)) < 0)
+                return r;
+        cl->high_availability_mode = ha_mode_from_string((const char *) sqlite3_column_text(st, 9));
+        const unsigned char *lt = sqlite3_column_text(st, 11);
+        if (lt) {
+                _cleanup_(json_object_putp) json_object *o = json_tokener_parse((const char *) lt);
+                if (!o || labels_from_json(o, &cl->labels, &cl->n_labels, NULL, 0) < 0)
+                        return -EIO;
+        }
+        return cl->high_availability_mode < 0 ? -EIO : 0;
+}
+
+static int cluster_get_conn(struct conn *c, const char *id, struct cluster *out) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT " CL_COLS " FROM clusters WHERE id = ?1", &st);
+        if (r < 0 || (r = BIND(st, id)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        return r ? read_cluster(st, out) : -ENOENT;
+}
+
+static bool cluster_too_long(const struct cluster *cl) {
+        const char *s[] = { cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
+                            cl->machine_network_cidr, cl->api_vip, cl->ingress_vip, cl->status };
+        for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+                if (too_long(s[i], MODEL_MAX_STRING))
+                        return true;
+        return too_long(cl->pull_secret, MODEL_MAX_SECRET) || too_long(cl->status_info, MODEL_MAX_MESSAGE) ||
+               cl->n_labels > MODEL_MAX_LABELS || cl->n_validations > MODEL_MAX_VALIDATIONS;
+}
+
+int store_cluster_create(struct store *s, struct cluster *cl) {
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        _cleanup_free_ char *labels = NULL, *vals = NULL;
+        struct conn *c;
+        int r;
+
+        if (!cl->name || !cl->owner || cluster_too_long(cl))
+                return -EINVAL;
+        if (cl->high_availability_mode == _HA_MODE_INVALID)
+                cl->high_availability_mode = HA_MODE_FULL;
+        if (!ha_mode_to_string(cl->high_availability_mode))
+                return -EINVAL;
+        if ((r = cl->id ? norm_id(cl->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
+            (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0 ||
+            (r = validations_text(cl->validations, cl->n_validations, &vals)) < 0)
+                return r;
+        if ((r = set_owned(&cl->id, id)) < 0 || (r = set_owned(&cl->created_at, now)) < 0 ||
+            (r = set_owned(&cl->updated_at, now)) < 0 ||
+            (!cl->status && (r = set_owned(&cl->status, "pending-for-input")) < 0))
+                return r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO clusters (id, name, owner, release_version, base_dns_domain, "
+                                 "machine_network_cidr, api_vip, ingress_vip, high_availability_mode, "
+                                 "pull_secret, labels, status, status_info, validations, created_at, updated_at) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                              &st)) >= 0 &&
+                    (r = BIND(st, cl->id, cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
+                              cl->machine_network_cidr, cl->api_vip, cl->ingress_vip,
+                              ha_mode_to_string(cl->high_availability_mode), cl->pull_secret, labels,
+                              cl->status, cl->status_info, vals, cl->created_at, cl->updated_at)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
+        char nid[UUID_STR_LEN];
+        cluster_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r = cluster_get_conn(c, nid, out);
+        conn_put(s, c);
+        if (r < 0)
+                cluster_free(out);
+        return r;
+}
+
+int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+                       struct cluster_list *out) {
+        struct query q = { .len = 0 };
+        unsigned limit;
+        int64_t last = 0;
+        bool more = false;
+        int r;
+
+        *out = (struct cluster_list) { 0 };
+        if ((r = page_limit(pg, &limit)) < 0)
+                return r;
+        q_int(&q, "SELECT " CL_COLS " FROM clusters WHERE seq > ?", pg ? pg->after : 0);
+        if (owner)
+                q_text(&q, " AND owner = ?", owner);
+        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
+        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        r = q_prepare(c, &q, &st);
+        while (r >= 0 && (r = step_row(c, st)) > 0) {
+                if (out->n == limit) {
+                        more = true;
+                        break;
+                }
+                struct cluster *cl = inv_array_append((void **) &out->v, &out->n, sizeof *cl);
+                if (!cl) {
+                        r = -ENOMEM;
+                        break;
+                }
+                cluster_init(cl);
+                if ((r = read_cluster(st, cl)) < 0)
+                        break;
+                last = sqlite3_column_int64(st, 0);
+        }
+        stmt_resetp(&st);
+        conn_put(s, c);
+        if (r < 0) {
+                cluster_list_free(out);
+                return r;
+        }
+        out->next_after = more ? last : 0;
+        return 0;
+}
+
+int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
+        const uint32_t allowed = CL_F_NAME | CL_F_RELEASE_VERSION | CL_F_BASE_DNS_DOMAIN |
+                                 CL_F_MACHINE_NETWORK_CIDR | CL_F_API_VIP | CL_F_INGRESS_VIP |
+                                 CL_F_HA_MODE | CL_F_PULL_SECRET | CL_F_LABELS;
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        _cleanup_free_ char *labels = NULL;
+        struct query q = { .len = 0 };
+        struct conn *c;
+        int r;
+
+        if ((fields & ~allowed) || norm_id(cl->id, id) < 0 || cluster_too_long(cl) ||
+            ((fields & CL_F_NAME) && !cl->name) ||
+            ((fields & CL_F_HA_MODE) && !ha_mode_to_string(cl->high_availability_mode)))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 ||
+            ((fields & CL_F_LABELS) && (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0))
+                return r;
+        q_text(&q, "UPDATE clusters SET updated_at = ?", now);
+        if (fields & CL_F_NAME)
+                q_text(&q, ", name = ?", cl->name);
+        if (fields & CL_F_RELEASE_VERSION)
+                q_text(&q, ", release_version = ?", cl->release_version);
+        if (fields & CL_F_BASE_DNS_DOMAIN)
+                q_text(&q, ", base_dns_domain = ?", cl->base_dns_domain);
+        if (fields & CL_F_MACHINE_NETWORK_CIDR)
+                q_text(&q, ", machine_network_cidr = ?", cl->machine_network_cidr);
+        if (fields & CL_F_API_VIP)
+                q_text(&q, ", api_vip = ?", cl->api_vip);
+        if (fields & CL_F_INGRESS_VIP)
+                q_text(&q, ", ingress_vip = ?", cl->ingress_vip);
+        if (fields & CL_F_HA_MODE)
+                q_text(&q, ", high_availability_mode = ?", ha_mode_to_string(cl->high_availability_mode));
+        if (fields & CL_F_PULL_SECRET)
+                q_text(&q, ", pull_secret = ?", cl->pull_secret);
+        if (fields & CL_F_LABELS)
+                q_text(&q, ", labels = ?", labels);
+        q_text(&q, " WHERE id = ?", id);
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = q_prepare(c, &q, &st)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_cluster_set_status(struct store *s, const char *id, const char *status,
+                             const char *status_info, const struct validation *v, size_t n_v) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        _cleanup_free_ char *vt = NULL;
+        struct conn *c;
+        int r;
+
+        if (norm_id(id, nid) < 0 || !status || too_long(status, MODEL_MAX_STRING) ||
+            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (v && (r = validations_text(v, n_v, &vt)) < 0) ||
+            (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE clusters SET status = ?2, status_info = ?3, updated_at = ?4, "
+                                 "validations = coalesce(?5, validations) WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, nid, status, status_info, now, vt)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+static int count_bound(struct conn *c, const char *id, const char *statuses, int64_t *count) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT count(*) FROM hosts WHERE cluster_id = ?1 "
+                        "AND (?2 = ',' OR instr(?2, ',' || status || ',') > 0)", &st);
+        if (r < 0 || (r = BIND(st, id, statuses)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        *count = r ? sqlite3_column_int64(st, 0) : 0;
+        return 0;
+}
+
+int store_cluster_delete(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        int64_t bound = 0;
+        struct conn *c;
+        int r;
+
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        if ((r = count_bound(c, nid, ",", &bound)) >= 0 && bound > 0)
+                r = -EBUSY;
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM clusters WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, nid)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count) {
+        char nid[UUID_STR_LEN], statuses[1024];
+        int r;
+
+        *count = 0;
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
+                return r;
+        struct conn *c = conn_get(s);
+        if ((r = exec(c, "BEGIN")) >= 0) {
+                if ((r = cluster_exists(c, nid)) >= 0)
+                        r = r ? count_bound(c, nid, statuses, count) : -ENOENT;
+                int k = exec(c, "COMMIT");
+                if (r >= 0)
+                        r = k;
+                if (!sqlite3_get_autocommit(c->db))
+                        (void) exec(c, "ROLLBACK");
+        }
+        conn_put(s, c);
+        return r;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+#define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
+
+int store_event_append(struct store *s, struct event *e) {
+        char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
+        const char *iep, *cidp, *hidp;
+        struct conn *c;
+        int r;
+
+        if (!event_severity_to_string(e->severity) || !event_category_to_string(e->category) ||
+            !e->message || too_long(e->message, MODEL_MAX_MESSAGE) ||
+            norm_opt_id(e->infra_env_id, ie, &iep) < 0 || norm_opt_id(e->cluster_id, cid, &cidp) < 0 ||
+            norm_opt_id(e->host_id, hid, &hidp) < 0)
+                return -EINVAL;
+        if ((r = e->time ? model_time_normalize(e->time, now) : model_now_rfc3339(now)) < 0)
+                return e->time ? -EINVAL : r;
+        if ((r = set_owned(&e->time, now)) < 0 || (iep && (r = set_owned(&e->infra_env_id, iep)) < 0) ||
+            (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
+            (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
+                return r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO events (time, severity, category, infra_env_id, cluster_id, "
+                                 "host_id, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st)) >= 0 &&
+                    (r = BIND(st, e->time, event_severity_to_string(e->severity),
+                              event_category_to_string(e->category), e->infra_env_id, e->cluster_id,
+                              e->host_id, e->message)) >= 0 && (r = step_done(c, st)) >= 0)
+                        e->id = sqlite3_last_insert_rowid(c->db);
+        }
+        return write_end(s, c, r);
+}
+
+static int read_event(sqlite3_stmt *st, struct event *e) {
+        char **a[] = { &e->time };
+        char **b[] = { &e->infra_env_id, &e->cluster_id, &e->host_id, &e->message };
+        int r;
+
+        e->id = sqlite3_column_int64(st, 0);
+        if ((r = col_strs(st, 1, a, 1)) < 0 || (r = col_strs(st, 4, b, 4)) < 0)
+                return r;
+        e->severity = event_severity_from_string((const char *) sqlite3_column_text(st, 2));
+        e->category = event_category_from_string((const char *) sqlite3_column_text(st, 3));
+        return e->severity < 0 || e->category < 0 ? -EIO : 0;
+}
+
+int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
+        static const struct store_event_filter none = { 0 };
+        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], sev[64] = ",";
+        const char *iep, *cidp, *hidp;
+        struct query q = { .len = 0 };
+        unsigned limit;
+        int r;
+
+        *out = (struct event_list) { 0 };
+        if (!f)
+                f = &none;
+        if (f->limit > STORE_MAX_LIMIT || f->min_severity < 0 || f->min_severity >= _EVENT_SEVERITY_MAX ||
+            f->since_id < 0 || norm_opt_id(f->infra_env_id, ie, &iep) < 0 ||
+            norm_opt_id(f->cluster_id, cid, &cidp) < 0 || norm_opt_id(f->host_id, hid, &hidp) < 0)
+                return -EINVAL;
+        limit = f->limit ? f->limit : STORE_DEFAULT_LIMIT;
+        for (int i = f->min_severity; i < _EVENT_SEVERITY_MAX; i++) {
+                size_t l = strlen(sev);
+                snprintf(sev + l, sizeof sev - l, "%s,", event_severity_to_string((enum event_severity) i));
+        }
+
+        q_int(&q, "SELECT " EV_COLS " FROM events WHERE id > ?", f->since_id);
+        if (iep)
+                q_text(&q, " AND infra_env_id = ?", iep);
+        if (cidp)
+                q_text(&q, " AND cluster_id = ?", cidp);
+        if (hidp)
+                q_text(&q, " AND host_id = ?", hidp);
+        if (f->min_severity > EVENT_INFO)
+                q_text(&q, " AND instr(?, ',' || severity || ',') > 0", sev);
+        q_int(&q, " ORDER BY id LIMIT ?", limit);
+
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        r = q_prepare(c, &q, &st);
+        while (r >= 0 && (r = step_row(c, st)) > 0) {
+                struct event *e = inv_array_append((void **) &out->v, &out->n, sizeof *e);
+                if (!e) {
+                        r = -ENOMEM;
+                        break;
+                }
+                event_init(e);
+                if ((r = read_event(st, e)) < 0)
+                        break;
+                out->next_after = e->id;
+        }
+        stmt_resetp(&st);
+        conn_put(s, c);
+        if (r < 0) {
+                event_list_free(out);
+                return r;
+        }
+        return 0;
+}

@@ -1,0 +1,1016 @@
+/* The store on a real SQLite file: CRUD of every resource, idempotent
+ * registration, filters and pages, the monitor's calls, migrations,
+ * durability across kill -9 and concurrent writers. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "testutil.h"
+
+static char *dir;
+static char path[4096];
+static struct store *st;
+
+static void setup(void) {
+        dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        snprintf(path, sizeof path, "%s/muster.db", dir);
+        cr_assert_eq(store_open(path, &st), 0);
+}
+
+static void teardown(void) {
+        store_close(st);
+        st = NULL;
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static void host_uuid(int i, char out[UUID_STR_LEN]) {
+        snprintf(out, UUID_STR_LEN, "00000000-0000-4000-8000-%012d", i);
+}
+
+/* A new infra-env's id (malloc'd). */
+static char *mk_infra_env(const char *owner, const char *name) {
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup(name);
+        ie.owner = strdup(owner);
+        ie.cpu_architecture = strdup("x86_64");
+        ie.pull_secret = strdup("{\"auths\":{}}");
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        char *id = strdup(ie.id);
+        infra_env_free(&ie);
+        return id;
+}
+
+static char *mk_cluster(const char *owner, const char *name) {
+        struct cluster c;
+        cluster_init(&c);
+        c.name = strdup(name);
+        c.owner = strdup(owner);
+        cr_assert_eq(store_cluster_create(st, &c), 0);
+        char *id = strdup(c.id);
+        cluster_free(&c);
+        return id;
+}
+
+#define GB INT64_C(1000000000)
+#define GiB (INT64_C(1) << 30)
+
+/* A small inventory: hostname, cpus, memory, one eligible disk of disk_gb
+ * (none if 0) and a large ineligible one. */
+static char *mk_inventory(const char *hostname, int cpus, int64_t mem, int64_t disk) {
+        char *t;
+        char eligible[256] = "";
+        if (disk)
+                snprintf(eligible, sizeof eligible,
+                         "{\"name\":\"sda\",\"size_bytes\":%lld,\"installation_eligibility\":{\"eligible\":true}},",
+                         (long long) disk);
+        cr_assert_geq(asprintf(&t,
+                               "{\"inventory_version\":1,\"hostname\":\"%s\",\"cpu\":{\"count\":%d},"
+                               "\"memory\":{\"physical_bytes\":%lld},\"disks\":[%s"
+                               "{\"name\":\"sdz\",\"size_bytes\":%lld,\"installation_eligibility\":"
+                               "{\"eligible\":false,\"not_eligible_reasons\":[\"Disk is removable\"]}}]}",
+                               hostname, cpus, (long long) mem, eligible, (long long) (10000 * GB)), 0);
+        return t;
+}
+
+static size_t count_hosts(const struct store_host_filter *f) {
+        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct host_list l;
+        cr_assert_eq(store_host_list(st, f, &pg, &l), 0);
+        size_t n = l.n;
+        host_list_free(&l);
+        return n;
+}
+
+/* ---- open, migrations --------------------------------------------------- */
+
+Test(store, fresh_database_gets_current_schema) {
+        cr_assert_eq(store_schema_version(st), 1);
+        struct stat sb;
+        cr_assert_eq(stat(path, &sb), 0);
+        cr_assert_eq(sb.st_mode & 0777, 0600, "pull secrets live there");
+
+        sqlite3 *db;
+        sqlite3_stmt *q;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+        cr_assert_str_eq((const char *) sqlite3_column_text(q, 0), "wal");
+        sqlite3_finalize(q);
+        cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), max(version) FROM schema_version", -1, &q, NULL),
+                     SQLITE_OK);
+        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+        cr_assert_eq(sqlite3_column_int(q, 0), 1);
+        cr_assert_eq(sqlite3_column_int(q, 1), 1);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+
+        /* Reopening migrates nothing and keeps data. */
+        char *ie = mk_infra_env("admin", "keep");
+        store_close(st);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), 1);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
+        infra_env_free(&got);
+        free(ie);
+}
+
+Test(store, newer_schema_refuses_to_open) {
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(db, "UPDATE schema_version SET version = 99", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+        struct store *s2 = (struct store *) 1;
+        cr_assert_eq(store_open(path, &s2), -EPROTO);
+        cr_assert_null(s2);
+}
+
+Test(store, urls) {
+        struct store *s2;
+        char url[4200];
+        snprintf(url, sizeof url, "sqlite:%s", path);
+        cr_assert_eq(store_open(url, &s2), 0, "a second store on the same file");
+        store_close(s2);
+        snprintf(url, sizeof url, "sqlite://%s", path);
+        cr_assert_eq(store_open(url, &s2), 0);
+        store_close(s2);
+        cr_assert_eq(store_open("postgres://db/muster", &s2), -EPROTONOSUPPORT);
+        cr_assert_eq(store_open("sqlite:", &s2), -EINVAL);
+        cr_assert_eq(store_open(":memory:", &s2), -EINVAL);
+        cr_assert_eq(store_open("/nonexistent-dir/x/muster.db", &s2), -ENOENT);
+}
+
+/* ---- infra-envs -------------------------------------------------------- */
+
+Test(store, infra_env_crud) {
+        struct infra_env ie, got;
+        infra_env_init(&ie);
+        ie.name = strdup("rack-1");
+        ie.owner = strdup("admin");
+        ie.cpu_architecture = strdup("x86_64");
+        ie.pull_secret = strdup("{\"auths\":{\"r\":{}}}");
+        ie.ssh_authorized_key = strdup("ssh-ed25519 AAAA k");
+        ie.proxy.https_proxy = strdup("http://proxy:3128");
+        strv_push(&ie.ntp_sources, "ntp.lab");
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        cr_assert(uuid_is_valid(ie.id));
+        cr_assert_eq(ie.token_generation, 1);
+        cr_assert_not_null(ie.created_at);
+
+        cr_assert_eq(store_infra_env_get(st, ie.id, &got), 0);
+        cr_assert_str_eq(got.name, "rack-1");
+        cr_assert_str_eq(got.owner, "admin");
+        cr_assert_str_eq(got.pull_secret, ie.pull_secret);
+        cr_assert_str_eq(got.ssh_authorized_key, ie.ssh_authorized_key);
+        cr_assert_null(got.proxy.http_proxy);
+        cr_assert_str_eq(got.proxy.https_proxy, "http://proxy:3128");
+        cr_assert_eq(got.ntp_sources.n, 1);
+        cr_assert_str_eq(got.ntp_sources.v[0], "ntp.lab");
+        cr_assert_eq(got.token_generation, 1);
+        cr_assert_str_eq(got.created_at, ie.created_at);
+        infra_env_free(&got);
+
+        /* Upper-case ids find the same row. */
+        char upper[UUID_STR_LEN];
+        for (int i = 0; i < UUID_STR_LEN; i++)
+                upper[i] = (char) (ie.id[i] >= 'a' && ie.id[i] <= 'f' ? ie.id[i] - 32 : ie.id[i]);
+        cr_assert_eq(store_infra_env_get(st, upper, &got), 0);
+        infra_env_free(&got);
+
+        /* Update: name, clear the key, new proxy and NTP list. */
+        struct infra_env up;
+        infra_env_init(&up);
+        up.id = strdup(ie.id);
+        up.name = strdup("rack-1b");
+        up.proxy.http_proxy = strdup("http://p2:8080");
+        strv_push(&up.ntp_sources, "a");
+        strv_push(&up.ntp_sources, "b");
+        cr_assert_eq(store_infra_env_update(st, &up, IE_F_NAME | IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY |
+                                                     IE_F_NTP_SOURCES), 0);
+        cr_assert_eq(store_infra_env_get(st, ie.id, &got), 0);
+        cr_assert_str_eq(got.name, "rack-1b");
+        cr_assert_null(got.ssh_authorized_key);
+        cr_assert_str_eq(got.proxy.http_proxy, "http://p2:8080");
+        cr_assert_null(got.proxy.https_proxy);
+        cr_assert_eq(got.ntp_sources.n, 2);
+        cr_assert_str_eq(got.pull_secret, ie.pull_secret, "not in the mask: kept");
+        cr_assert_geq(strcmp(got.updated_at, got.created_at), 0);
+        infra_env_free(&got);
+        cr_assert_eq(store_infra_env_update(st, &up, IE_F_OWNER), -EINVAL, "owner is not updatable");
+        cr_assert_eq(store_infra_env_update(st, &up, IE_F_PULL_SECRET), 0, "NULL clears");
+        cr_assert_eq(store_infra_env_get(st, ie.id, &got), 0);
+        cr_assert_null(got.pull_secret);
+        infra_env_free(&got);
+
+        /* Tokens. */
+        int64_t gen = 0;
+        cr_assert_eq(store_infra_env_bump_token(st, ie.id, &gen), 0);
+        cr_assert_eq(gen, 2);
+        cr_assert_eq(store_infra_env_bump_token(st, ie.id, &gen), 0);
+        cr_assert_eq(gen, 3);
+
+        /* Duplicates and missing rows. */
+        struct infra_env dup;
+        infra_env_init(&dup);
+        dup.id = strdup(ie.id);
+        dup.name = strdup("x");
+        dup.owner = strdup("admin");
+        dup.cpu_architecture = strdup("x86_64");
+        cr_assert_eq(store_infra_env_create(st, &dup), -EEXIST);
+        free(dup.id);
+        dup.id = NULL;
+        dup.cluster_id = strdup("11111111-2222-4333-8444-555555555555");
+        cr_assert_eq(store_infra_env_create(st, &dup), -ENOENT, "no such cluster");
+        infra_env_free(&dup);
+
+        const char *missing = "11111111-2222-4333-8444-555555555555";
+        cr_assert_eq(store_infra_env_get(st, missing, &got), -ENOENT);
+        infra_env_free(&got);
+        cr_assert_eq(store_infra_env_get(st, "nope", &got), -EINVAL);
+        cr_assert_eq(store_infra_env_bump_token(st, missing, &gen), -ENOENT);
+        free(up.id);
+        up.id = strdup(missing);
+        cr_assert_eq(store_infra_env_update(st, &up, IE_F_NAME), -ENOENT);
+        cr_assert_eq(store_infra_env_delete(st, missing), -ENOENT);
+
+        /* Delete cascades to the hosts. */
+        char h[UUID_STR_LEN];
+        host_uuid(1, h);
+        cr_assert_eq(store_host_register(st, ie.id, h, "0.1.0", NULL), 1);
+        cr_assert_eq(store_infra_env_delete(st, ie.id), 0);
+        struct host hh;
+        cr_assert_eq(store_host_get(st, ie.id, h, &hh), -ENOENT);
+        cr_assert_eq(store_infra_env_get(st, ie.id, &got), -ENOENT);
+        infra_env_free(&up);
+        infra_env_free(&ie);
+}
+
+Test(store, infra_env_list_owner_and_pages) {
+        char name[32];
+        for (int i = 0; i < 25; i++) {
+                snprintf(name, sizeof name, "ie-%02d", i);
+                free(mk_infra_env(i % 5 == 0 ? "bob" : "alice", name));
+        }
+        struct infra_env_list l;
+        struct store_page pg = { .limit = 10 };
+        size_t seen = 0;
+        int pages = 0;
+        do {
+                cr_assert_eq(store_infra_env_list(st, "alice", &pg, &l), 0);
+                for (size_t i = 0; i < l.n; i++)
+                        cr_assert_str_eq(l.v[i].owner, "alice");
+                seen += l.n;
+                pages++;
+                pg.after = l.next_after;
+                infra_env_list_free(&l);
+        } while (pg.after);
+        cr_assert_eq(seen, 20);
+        cr_assert_eq(pages, 2);
+
+        cr_assert_eq(store_infra_env_list(st, NULL, NULL, &l), 0);
+        cr_assert_eq(l.n, 25);
+        cr_assert_str_eq(l.v[0].name, "ie-00", "creation order");
+        cr_assert_eq(l.next_after, 0);
+        infra_env_list_free(&l);
+
+        pg = (struct store_page) { .limit = 3, .offset = 4 };
+        cr_assert_eq(store_infra_env_list(st, "bob", &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].name, "ie-20");
+        infra_env_list_free(&l);
+
+        pg = (struct store_page) { .limit = STORE_MAX_LIMIT + 1 };
+        cr_assert_eq(store_infra_env_list(st, NULL, &pg, &l), -EINVAL);
+}
+
+/* ---- hosts ------------------------------------------------------------- */
+
+Test(store, registration_is_idempotent) {
+        char *ie = mk_infra_env("admin", "pool");
+        char *cl = mk_cluster("creator", "c1");
+        char id[UUID_STR_LEN];
+        struct host h;
+        host_uuid(7, id);
+
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", &h), 1);
+        cr_assert_eq(h.status, HOST_DISCOVERING_UNBOUND);
+        cr_assert_eq(h.role, ROLE_AUTO);
+        cr_assert_str_eq(h.owner, "admin", "the infra-env's owner");
+        cr_assert_null(h.cluster_id);
+        cr_assert_not_null(h.checked_in_at);
+        char *created = strdup(h.created_at);
+        host_free(&h);
+
+        /* Bind, set a role, then the agent registers again (as told). */
+        cr_assert_eq(store_host_bind(st, ie, id, cl, HOST_BINDING, "Binding", 0), 0);
+        struct host up;
+        host_init(&up);
+        up.infra_env_id = strdup(ie);
+        up.id = strdup(id);
+        up.role = ROLE_MASTER;
+        cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE), 0);
+        host_free(&up);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert(h.reregister_pending);
+        host_free(&h);
+
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.1", &h), 0, "known host: not new");
+        cr_assert_str_eq(h.cluster_id, cl, "keeps its binding");
+        cr_assert_eq(h.role, ROLE_MASTER, "keeps its role");
+        cr_assert_eq(h.status, HOST_BINDING, "status is the state machine's");
+        cr_assert_str_eq(h.discovery_agent_version, "0.1.1");
+        cr_assert_str_eq(h.created_at, created);
+        cr_assert_not(h.reregister_pending, "registering again is what exit asked for");
+        host_free(&h);
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.1", NULL), 0);
+
+        struct store_host_filter f = { .infra_env_id = ie };
+        cr_assert_eq(count_hosts(&f), 1, "one row");
+
+        /* The same machine booted from another infra-env is another host. */
+        char *ie2 = mk_infra_env("admin", "pool2");
+        cr_assert_eq(store_host_register(st, ie2, id, "0.1.0", NULL), 1);
+        cr_assert_eq(count_hosts(NULL), 2);
+
+        cr_assert_eq(store_host_register(st, "11111111-2222-4333-8444-555555555555", id, "0.1.0", NULL), -ENOENT);
+        cr_assert_eq(store_host_register(st, ie, "junk", "0.1.0", NULL), -EINVAL);
+        free(created);
+        free(ie);
+        free(ie2);
+        free(cl);
+}
+
+Test(store, host_registers_bound_when_infra_env_is) {
+        char *cl = mk_cluster("creator", "early");
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup("bound");
+        ie.owner = strdup("admin");
+        ie.cpu_architecture = strdup("x86_64");
+        ie.cluster_id = strdup(cl);
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        char id[UUID_STR_LEN];
+        host_uuid(1, id);
+        struct host h;
+        cr_assert_eq(store_host_register(st, ie.id, id, "0.1.0", &h), 1);
+        cr_assert_str_eq(h.cluster_id, cl);
+        cr_assert_eq(h.status, HOST_DISCOVERING);
+        host_free(&h);
+
+        /* Deleting the cluster is refused while the host is bound; the
+         * infra-env loses its binding once it goes. */
+        cr_assert_eq(store_cluster_delete(st, cl), -EBUSY);
+        cr_assert_eq(store_host_bind(st, ie.id, id, NULL, HOST_DISCOVERING_UNBOUND, NULL, 0), 0);
+        cr_assert_eq(store_cluster_delete(st, cl), 0);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie.id, &got), 0);
+        cr_assert_null(got.cluster_id);
+        infra_env_free(&got);
+        infra_env_free(&ie);
+        free(cl);
+}
+
+Test(store, host_updates) {
+        char *ie = mk_infra_env("admin", "pool");
+        char id[UUID_STR_LEN];
+        struct host h;
+        host_uuid(3, id);
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+
+        struct host up;
+        host_init(&up);
+        up.infra_env_id = strdup(ie);
+        up.id = strdup(id);
+        up.role = ROLE_WORKER;
+        up.requested_hostname = strdup("worker-3");
+        up.installation_disk_id = strdup("/dev/sda");
+        cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME |
+                                                HOST_F_INSTALLATION_DISK_ID), 0);
+        cr_assert_eq(store_host_update(st, &up, HOST_F_STATUS), -EINVAL);
+        up.role = _ROLE_INVALID;
+        cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE), -EINVAL);
+
+        char *inv = mk_inventory("node-3", 6, 32 * GiB, 500 * GB);
+        cr_assert_eq(store_host_set_inventory(st, ie, id, inv, NULL), 0);
+        cr_assert_eq(store_host_set_inventory(st, ie, id, "{\"inventory_version\":2}", NULL), -EINVAL);
+        cr_assert_eq(store_host_set_inventory(st, ie, id, "][", NULL), -EINVAL);
+
+        struct validation *v = NULL;
+        size_t nv = 0;
+        validation_list_set(&v, &nv, VAL_CONNECTED, VSTATUS_SUCCESS, "Host is connected");
+        validation_list_set(&v, &nv, VAL_HAS_INVENTORY, VSTATUS_SUCCESS, NULL);
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN_UNBOUND, "ready", v, nv,
+                                           STORE_STATUS(HOST_DISCOVERING_UNBOUND)), 0);
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN_UNBOUND, "again", NULL, 0,
+                                           STORE_STATUS(HOST_DISCOVERING_UNBOUND)), -ESTALE,
+                     "no longer discovering");
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_INSUFFICIENT_UNBOUND, "low", NULL, 0, 0), 0,
+                     "NULL validations are kept");
+        validation_list_free(&v, &nv);
+
+        struct host_progress p = { .stage = "Writing image to disk", .percent = 40, .info = "1 of 3 GB" };
+        cr_assert_eq(store_host_set_progress(st, ie, id, &p), 0);
+        p.percent = 101;
+        cr_assert_eq(store_host_set_progress(st, ie, id, &p), -EINVAL);
+        cr_assert_eq(store_host_checkin(st, ie, id, "2026-11-21T23:00:00+01:00"), 0);
+        cr_assert_eq(store_host_checkin(st, ie, id, "soon"), -EINVAL);
+
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_eq(h.role, ROLE_WORKER);
+        cr_assert_str_eq(h.requested_hostname, "worker-3");
+        cr_assert_str_eq(h.installation_disk_id, "/dev/sda");
+        cr_assert_str_eq(h.inventory_json, inv);
+        cr_assert_str_eq(h.facts.hostname, "node-3");
+        cr_assert_eq(h.facts.cpu_count, 6);
+        cr_assert_eq(h.facts.memory_bytes, 32 * GiB);
+        cr_assert_eq(h.facts.max_disk_bytes, 500 * GB);
+        cr_assert_eq(h.status, HOST_INSUFFICIENT_UNBOUND);
+        cr_assert_str_eq(h.status_info, "low");
+        cr_assert_eq(h.n_validations, 2);
+        cr_assert_eq(h.validations[0].id, VAL_CONNECTED);
+        cr_assert_str_eq(h.validations[0].message, "Host is connected");
+        cr_assert_str_eq(h.progress.stage, "Writing image to disk");
+        cr_assert_eq(h.progress.percent, 40);
+        cr_assert_str_eq(h.checked_in_at, "2026-11-21T22:00:00Z");
+        cr_assert_eq(host_parse_inventory(&h, NULL, 0), 0);
+        cr_assert_str_eq(host_hostname(&h), "worker-3");
+        /* The JSON a client sees. */
+        json_object *o = host_to_json(&h, 0), *x;
+        cr_assert(json_object_object_get_ex(o, "inventory", &x));
+        cr_assert(json_object_is_type(x, json_type_object));
+        json_object_put(o);
+        host_free(&h);
+
+        /* Missing hosts. */
+        char other[UUID_STR_LEN];
+        host_uuid(99, other);
+        cr_assert_eq(store_host_checkin(st, ie, other, NULL), -ENOENT);
+        cr_assert_eq(store_host_set_inventory(st, ie, other, inv, NULL), -ENOENT);
+        cr_assert_eq(store_host_set_status(st, ie, other, HOST_KNOWN, NULL, NULL, 0, 0), -ENOENT);
+        cr_assert_eq(store_host_take_reregister(st, ie, other), -ENOENT);
+        free(up.id);
+        up.id = strdup(other);
+        cr_assert_eq(store_host_update(st, &up, HOST_F_REQUESTED_HOSTNAME), -ENOENT);
+        cr_assert_eq(store_host_delete(st, ie, other), -ENOENT);
+
+        cr_assert_eq(store_host_delete(st, ie, id), 0);
+        cr_assert_eq(store_host_get(st, ie, id, &h), -ENOENT);
+        host_free(&up);
+        free(inv);
+        free(ie);
+}
+
+Test(store, bind_unbind_and_reregister) {
+        char *ie = mk_infra_env("admin", "pool");
+        char *cl = mk_cluster("creator", "c");
+        char id[UUID_STR_LEN];
+        struct host h;
+        host_uuid(5, id);
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(store_host_take_reregister(st, ie, id), 0, "nothing pending yet");
+
+        const uint32_t from_known = STORE_STATUS(HOST_KNOWN_UNBOUND);
+        cr_assert_eq(store_host_bind(st, ie, id, cl, HOST_BINDING, "Binding", from_known), -ESTALE,
+                     "only known-unbound hosts bind");
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN_UNBOUND, NULL, NULL, 0, 0), 0);
+        cr_assert_eq(store_host_bind(st, ie, id, "11111111-2222-4333-8444-555555555555", HOST_BINDING,
+                                     NULL, from_known), -ENOENT, "no such cluster");
+        cr_assert_eq(store_host_bind(st, ie, id, cl, HOST_BINDING, "Binding", from_known), 0);
+
+        int64_t n = -1;
+        cr_assert_eq(store_cluster_count_hosts(st, cl, 0, &n), 0);
+        cr_assert_eq(n, 1);
+        cr_assert_eq(store_cluster_count_hosts(st, cl, STORE_STATUS(HOST_KNOWN), &n), 0);
+        cr_assert_eq(n, 0);
+        cr_assert_eq(store_cluster_count_hosts(st, "11111111-2222-4333-8444-555555555555", 0, &n), -ENOENT);
+
+        cr_assert_eq(store_host_take_reregister(st, ie, id), 1, "exit, once");
+        cr_assert_eq(store_host_take_reregister(st, ie, id), 0);
+
+        struct host up;
+        host_init(&up);
+        up.infra_env_id = strdup(ie);
+        up.id = strdup(id);
+        up.role = ROLE_MASTER;
+        cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE), 0);
+        host_free(&up);
+        struct host_progress p = { .stage = "Installing", .percent = 10 };
+        cr_assert_eq(store_host_set_progress(st, ie, id, &p), 0);
+
+        cr_assert_eq(store_host_bind(st, ie, id, NULL, HOST_DISCOVERING_UNBOUND, "Unbound", 0), 0);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_null(h.cluster_id);
+        cr_assert_eq(h.status, HOST_DISCOVERING_UNBOUND);
+        cr_assert_eq(h.role, ROLE_AUTO, "unbinding hands the role back");
+        cr_assert_null(h.progress.stage);
+        cr_assert_eq(h.progress.percent, MODEL_UNSET);
+        cr_assert(h.reregister_pending);
+        host_free(&h);
+        cr_assert_eq(store_cluster_count_hosts(st, cl, 0, &n), 0);
+        cr_assert_eq(n, 0);
+        free(ie);
+        free(cl);
+}
+
+/* 50 hosts whose facts follow i, so each filter's answer is computable. */
+#define N_HOSTS 50
+static int h_cpus(int i) { return 1 + i % 8; }
+static int64_t h_mem(int i) { return (i % 4 + 1) * 8 * GiB; }
+static int64_t h_disk(int i) { return (i % 5) * 100 * GB; } /* 0: no eligible disk */
+
+Test(store, host_filters_and_pages) {
+        char *ie1 = mk_infra_env("alice", "a"), *ie2 = mk_infra_env("bob", "b");
+        char *cl = mk_cluster("carol", "c"), *cl2 = mk_cluster("dave", "d");
+        char id[UUID_STR_LEN], name[32];
+
+        for (int i = 0; i < N_HOSTS; i++) {
+                const char *ie = i < 30 ? ie1 : ie2;
+                host_uuid(i, id);
+                cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+                if (i % 10 == 9)
+                        continue; /* no inventory yet */
+                snprintf(name, sizeof name, i % 3 ? "Node-%02d.lab" : "worker-%02d.lab", i);
+                char *inv = mk_inventory(name, h_cpus(i), h_mem(i), h_disk(i));
+                cr_assert_eq(store_host_set_inventory(st, ie, id, inv, NULL), 0);
+                free(inv);
+                if (i % 7 == 0)
+                        cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN_UNBOUND, NULL, NULL, 0, 0), 0);
+                if (i % 11 == 1)
+                        cr_assert_eq(store_host_bind(st, ie, id, i % 2 ? cl : cl2, HOST_BINDING, NULL, 0), 0);
+        }
+
+        /* Expected counts by brute force. */
+        size_t e_ie1 = 0, e_unbound = 0, e_cl = 0, e_known = 0, e_cpu = 0, e_mem = 0, e_disk = 0,
+               e_worker = 0, e_combo = 0, e_carol = 0;
+        for (int i = 0; i < N_HOSTS; i++) {
+                bool inv = i % 10 != 9, bound = i % 11 == 1, known = inv && i % 7 == 0 && !bound;
+                e_ie1 += i < 30;
+                e_unbound += !bound;
+                e_cl += bound && i % 2;
+                e_known += known;
+                e_cpu += inv && h_cpus(i) >= 4;
+                e_mem += inv && h_mem(i) >= 24 * GiB;
+                e_disk += inv && h_disk(i) >= 250 * GB;
+                e_worker += inv && i % 3 == 0;
+                e_combo += inv && !bound && h_cpus(i) >= 4 && h_mem(i) >= 16 * GiB && h_disk(i) >= 100 * GB;
+                e_carol += !bound || i % 2;
+        }
+
+        struct store_host_filter f = { 0 };
+        cr_assert_eq(count_hosts(&f), N_HOSTS);
+        f = (struct store_host_filter) { .infra_env_id = ie1 };
+        cr_assert_eq(count_hosts(&f), e_ie1);
+        f = (struct store_host_filter) { .owner = "bob" };
+        cr_assert_eq(count_hosts(&f), N_HOSTS - e_ie1);
+        f = (struct store_host_filter) { .unbound_only = true };
+        cr_assert_eq(count_hosts(&f), e_unbound);
+        f = (struct store_host_filter) { .cluster_id = cl };
+        cr_assert_eq(count_hosts(&f), e_cl);
+        f = (struct store_host_filter) { .status_mask = STORE_STATUS(HOST_KNOWN_UNBOUND) };
+        cr_assert_eq(count_hosts(&f), e_known);
+        f = (struct store_host_filter) { .status_mask = STORE_STATUS(HOST_KNOWN_UNBOUND) |
+                                                        STORE_STATUS(HOST_DISCOVERING_UNBOUND) };
+        cr_assert_eq(count_hosts(&f), e_unbound);
+        f = (struct store_host_filter) { .min_cpu_cores = 4 };
+        cr_assert_eq(count_hosts(&f), e_cpu);
+        f = (struct store_host_filter) { .min_memory_bytes = 24 * GiB };
+        cr_assert_eq(count_hosts(&f), e_mem);
+        f = (struct store_host_filter) { .min_disk_bytes = 250 * GB };
+        cr_assert_eq(count_hosts(&f), e_disk);
+        f = (struct store_host_filter) { .hostname_contains = "WORKER" };
+        cr_assert_eq(count_hosts(&f), e_worker, "case-insensitive");
+        f = (struct store_host_filter) { .hostname_contains = ".lab" };
+        cr_assert_eq(count_hosts(&f), N_HOSTS - 5);
+        f = (struct store_host_filter) { .hostname_contains = "%" };
+        cr_assert_eq(count_hosts(&f), 0, "no LIKE wildcards");
+        f = (struct store_host_filter) { .unbound_only = true, .min_cpu_cores = 4,
+                                         .min_memory_bytes = 16 * GiB, .min_disk_bytes = 100 * GB };
+        cr_assert_eq(count_hosts(&f), e_combo);
+        f = (struct store_host_filter) { .cluster_owner = "carol" };
+        cr_assert_eq(count_hosts(&f), e_carol, "the pool and carol's cluster, not dave's");
+        f = (struct store_host_filter) { .status_mask = 1u << 31 };
+        cr_assert_eq(store_host_list(st, &f, NULL, &(struct host_list) { 0 }), -EINVAL);
+
+        /* A requested hostname overrides the inventory's for the search. */
+        struct host up;
+        host_init(&up);
+        up.infra_env_id = strdup(ie1);
+        host_uuid(0, id);
+        up.id = strdup(id);
+        up.requested_hostname = strdup("special-name");
+        cr_assert_eq(store_host_update(st, &up, HOST_F_REQUESTED_HOSTNAME), 0);
+        host_free(&up);
+        f = (struct store_host_filter) { .hostname_contains = "special" };
+        cr_assert_eq(count_hosts(&f), 1);
+
+        /* Keyset pages: every host once, in registration order. */
+        struct store_page pg = { .limit = 7 };
+        struct host_list l;
+        int next = 0, pages = 0;
+        f = (struct store_host_filter) { .no_inventory = true };
+        do {
+                cr_assert_eq(store_host_list(st, &f, &pg, &l), 0);
+                cr_assert_leq(l.n, 7);
+                for (size_t i = 0; i < l.n; i++) {
+                        host_uuid(next++, id);
+                        cr_assert_str_eq(l.v[i].id, id);
+                        cr_assert_null(l.v[i].inventory_json);
+                }
+                pages++;
+                pg.after = l.next_after;
+                host_list_free(&l);
+        } while (pg.after);
+        cr_assert_eq(next, N_HOSTS);
+        cr_assert_eq(pages, (N_HOSTS + 6) / 7);
+
+        /* Offset pages. */
+        pg = (struct store_page) { .limit = 10, .offset = 45 };
+        cr_assert_eq(store_host_list(st, NULL, &pg, &l), 0);
+        cr_assert_eq(l.n, 5);
+        cr_assert_eq(l.next_after, 0);
+        host_uuid(45, id);
+        cr_assert_str_eq(l.v[0].id, id);
+        cr_assert_not_null(l.v[0].inventory_json);
+        host_list_free(&l);
+        pg = (struct store_page) { .limit = 1001 };
+        cr_assert_eq(store_host_list(st, NULL, &pg, &l), -EINVAL);
+        pg = (struct store_page) { .limit = 0 };
+        cr_assert_eq(store_host_list(st, NULL, &pg, &l), 0);
+        cr_assert_eq(l.n, N_HOSTS, "default limit is %d", STORE_DEFAULT_LIMIT);
+        host_list_free(&l);
+
+        free(ie1);
+        free(ie2);
+        free(cl);
+        free(cl2);
+}
+
+Test(store, monitor_stale_and_disconnect) {
+        char *ie = mk_infra_env("admin", "pool");
+        char *cl = mk_cluster("creator", "c");
+        char id[UUID_STR_LEN];
+        for (int i = 0; i < 6; i++) {
+                host_uuid(i, id);
+                cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        }
+        /* 0, 1: stale unbound; 2: stale bound; 3: fresh; 4: stale but
+         * installed (not watched); 5: stale, already disconnected. */
+        const char *old = "2026-01-01T00:00:00Z", *fresh = "2026-01-01T00:10:00Z";
+        for (int i = 0; i < 6; i++) {
+                host_uuid(i, id);
+                cr_assert_eq(store_host_checkin(st, ie, id, i == 3 ? fresh : old), 0);
+        }
+        host_uuid(2, id);
+        cr_assert_eq(store_host_bind(st, ie, id, cl, HOST_KNOWN, NULL, 0), 0);
+        host_uuid(4, id);
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_INSTALLED, NULL, NULL, 0, 0), 0);
+        host_uuid(5, id);
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_DISCONNECTED_UNBOUND, NULL, NULL, 0, 0), 0);
+
+        uint32_t watched = 0;
+        for (int s = 0; s < _HOST_STATUS_MAX; s++)
+                if (s != HOST_INSTALLED && s != HOST_DISCONNECTED && s != HOST_DISCONNECTED_UNBOUND)
+                        watched |= STORE_STATUS(s);
+        const char *cutoff = "2026-01-01T00:05:00Z";
+        struct host_list l;
+        cr_assert_eq(store_host_list_stale(st, cutoff, watched, 100, &l), 0);
+        cr_assert_eq(l.n, 3);
+        cr_assert_null(l.v[0].inventory_json);
+
+        /* Host 1 checks in between the list and the mark: it is spared. */
+        host_uuid(1, id);
+        cr_assert_eq(store_host_checkin(st, ie, id, fresh), 0);
+        int n = store_host_mark_disconnected(st, l.v, l.n, cutoff, watched, "Host stopped checking in");
+        cr_assert_eq(n, 2);
+        cr_assert_eq(store_host_mark_disconnected(st, l.v, l.n, cutoff, watched, "again"), 0, "idempotent");
+        host_list_free(&l);
+
+        struct host h;
+        host_uuid(0, id);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_eq(h.status, HOST_DISCONNECTED_UNBOUND);
+        cr_assert_str_eq(h.status_info, "Host stopped checking in");
+        host_free(&h);
+        host_uuid(1, id);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_eq(h.status, HOST_DISCOVERING_UNBOUND);
+        host_free(&h);
+        host_uuid(2, id);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_eq(h.status, HOST_DISCONNECTED, "bound hosts get the bound state");
+        host_free(&h);
+
+        cr_assert_eq(store_host_list_stale(st, cutoff, 0, 2, &l), 0);
+        cr_assert_eq(l.n, 2, "limit");
+        host_list_free(&l);
+        cr_assert_eq(store_host_list_stale(st, "later", 0, 2, &l), -EINVAL);
+        free(ie);
+        free(cl);
+}
+
+/* ---- clusters ---------------------------------------------------------- */
+
+Test(store, cluster_crud) {
+        struct cluster c, got;
+        cluster_init(&c);
+        c.name = strdup("edge");
+        c.owner = strdup("carol");
+        c.release_version = strdup("4.16.3");
+        c.pull_secret = strdup("{\"auths\":{}}");
+        cluster_label_set(&c, "env", "prod");
+        cr_assert_eq(store_cluster_create(st, &c), 0);
+        cr_assert(uuid_is_valid(c.id));
+        cr_assert_str_eq(c.status, "pending-for-input");
+        cr_assert_eq(c.high_availability_mode, HA_MODE_FULL);
+
+        cr_assert_eq(store_cluster_get(st, c.id, &got), 0);
+        cr_assert_str_eq(got.name, "edge");
+        cr_assert_str_eq(got.owner, "carol");
+        cr_assert_str_eq(got.release_version, "4.16.3");
+        cr_assert_null(got.api_vip);
+        cr_assert_eq(got.high_availability_mode, HA_MODE_FULL);
+        cr_assert_str_eq(cluster_label_get(&got, "env"), "prod");
+        cr_assert_str_eq(got.pull_secret, c.pull_secret);
+        cr_assert_eq(got.n_validations, 0);
+        cluster_free(&got);
+
+        struct cluster up;
+        cluster_init(&up);
+        up.id = strdup(c.id);
+        up.api_vip = strdup("192.0.2.10");
+        up.high_availability_mode = HA_MODE_NONE;
+        cluster_label_set(&up, "site", "ber");
+        cr_assert_eq(store_cluster_update(st, &up, CL_F_API_VIP | CL_F_HA_MODE | CL_F_LABELS), 0);
+        cr_assert_eq(store_cluster_update(st, &up, CL_F_OWNER), -EINVAL);
+        up.high_availability_mode = _HA_MODE_INVALID;
+        cr_assert_eq(store_cluster_update(st, &up, CL_F_HA_MODE), -EINVAL);
+
+        struct validation *v = NULL;
+        size_t nv = 0;
+        validation_list_set(&v, &nv, VAL_API_VIPS_DEFINED, VSTATUS_SUCCESS, "defined");
+        cr_assert_eq(store_cluster_set_status(st, c.id, "insufficient", "needs masters", v, nv), 0);
+        validation_list_free(&v, &nv);
+        cr_assert_eq(store_cluster_set_status(st, c.id, "ready", NULL, NULL, 0), 0);
+
+        cr_assert_eq(store_cluster_get(st, c.id, &got), 0);
+        cr_assert_str_eq(got.api_vip, "192.0.2.10");
+        cr_assert_eq(got.high_availability_mode, HA_MODE_NONE);
+        cr_assert_eq(got.n_labels, 1, "labels are replaced as a whole");
+        cr_assert_str_eq(cluster_label_get(&got, "site"), "ber");
+        cr_assert_str_eq(got.status, "ready");
+        cr_assert_null(got.status_info);
+        cr_assert_eq(got.n_validations, 1, "kept");
+        cr_assert_str_eq(got.release_version, "4.16.3");
+        cluster_free(&got);
+
+        char *other = mk_cluster("dave", "d1");
+        struct cluster_list l;
+        cr_assert_eq(store_cluster_list(st, "carol", NULL, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].id, c.id);
+        cluster_list_free(&l);
+        cr_assert_eq(store_cluster_list(st, NULL, NULL, &l), 0);
+        cr_assert_eq(l.n, 2);
+        cluster_list_free(&l);
+        struct store_page pg = { .limit = 1 };
+        cr_assert_eq(store_cluster_list(st, NULL, &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_neq(l.next_after, 0);
+        pg.after = l.next_after;
+        cluster_list_free(&l);
+        cr_assert_eq(store_cluster_list(st, NULL, &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].id, other);
+        cr_assert_eq(l.next_after, 0);
+        cluster_list_free(&l);
+
+        struct cluster dup;
+        cluster_init(&dup);
+        dup.id = strdup(c.id);
+        dup.name = strdup("x");
+        dup.owner = strdup("x");
+        cr_assert_eq(store_cluster_create(st, &dup), -EEXIST);
+        cluster_free(&dup);
+
+        /* Bound hosts block deletion. */
+        char *ie = mk_infra_env("admin", "pool");
+        char id[UUID_STR_LEN];
+        host_uuid(1, id);
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(store_host_bind(st, ie, id, c.id, HOST_BINDING, NULL, 0), 0);
+        cr_assert_eq(store_cluster_delete(st, c.id), -EBUSY);
+        cr_assert_eq(store_host_delete(st, ie, id), 0);
+        cr_assert_eq(store_cluster_delete(st, c.id), 0);
+        cr_assert_eq(store_cluster_get(st, c.id, &got), -ENOENT);
+        cr_assert_eq(store_cluster_delete(st, c.id), -ENOENT);
+        cr_assert_eq(store_cluster_set_status(st, c.id, "ready", NULL, NULL, 0), -ENOENT);
+        cr_assert_eq(store_cluster_update(st, &up, CL_F_API_VIP), -ENOENT);
+        cluster_free(&up);
+        cluster_free(&c);
+        free(other);
+        free(ie);
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+Test(store, events) {
+        const char *ie = "6f1c2b9e-0d2a-4c43-9a57-3a7e2d8f9b10";
+        const char *cl = "0b6f3f0e-4a3c-4b9e-8d2f-5c1a2b3c4d5e";
+        char hid[UUID_STR_LEN];
+        int64_t last = 0;
+        for (int i = 0; i < 30; i++) {
+                struct event e;
+                event_init(&e);
+                e.severity = (enum event_severity) (i % 4);
+                e.category = i % 2 ? EVENT_CAT_AGENT : EVENT_CAT_SYSTEM;
+                e.infra_env_id = strdup(ie);
+                if (i >= 20)
+                        e.cluster_id = strdup(cl);
+                host_uuid(i % 3, hid);
+                e.host_id = strdup(hid);
+                if (asprintf(&e.message, "event %d", i) < 0)
+                        cr_assert_fail();
+                cr_assert_eq(store_event_append(st, &e), 0);
+                cr_assert_gt(e.id, last);
+                cr_assert_not_null(e.time);
+                last = e.id;
+                event_free(&e);
+        }
+        struct event_list l;
+        struct store_event_filter f = { .infra_env_id = ie };
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 30);
+        cr_assert_str_eq(l.v[0].message, "event 0");
+        cr_assert_eq(l.next_after, last);
+        event_list_free(&l);
+
+        f = (struct store_event_filter) { .cluster_id = cl };
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 10);
+        event_list_free(&l);
+
+        host_uuid(1, hid);
+        f = (struct store_event_filter) { .host_id = hid, .min_severity = EVENT_ERROR };
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        for (size_t i = 0; i < l.n; i++)
+                cr_assert_geq(l.v[i].severity, EVENT_ERROR);
+        size_t want = 0;
+        for (int i = 0; i < 30; i++)
+                want += i % 3 == 1 && i % 4 >= EVENT_ERROR;
+        cr_assert_eq(l.n, want);
+        event_list_free(&l);
+
+        f = (struct store_event_filter) { .limit = 4 };
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 4);
+        f.since_id = l.next_after;
+        event_list_free(&l);
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_str_eq(l.v[0].message, "event 4");
+        event_list_free(&l);
+
+        f = (struct store_event_filter) { .limit = 1001 };
+        cr_assert_eq(store_event_list(st, &f, &l), -EINVAL);
+        struct event bad;
+        event_init(&bad);
+        bad.severity = EVENT_INFO;
+        bad.category = EVENT_CAT_USER;
+        cr_assert_eq(store_event_append(st, &bad), -EINVAL, "no message");
+        bad.message = strdup("m");
+        bad.host_id = strdup("not-a-uuid");
+        cr_assert_eq(store_event_append(st, &bad), -EINVAL);
+        event_free(&bad);
+}
+
+/* ---- durability and concurrency ---------------------------------------- */
+
+/* A child registers hosts as fast as it can and reports each acknowledged
+ * one; it is killed mid-way. Everything acknowledged must be there. */
+Test(store, acknowledged_writes_survive_kill9) {
+        char *ie = mk_infra_env("admin", "durable");
+        store_close(st);
+        st = NULL;
+
+        int fds[2];
+        cr_assert_eq(pipe(fds), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                struct store *cs;
+                close(fds[0]);
+                if (store_open(path, &cs) < 0)
+                        _exit(2);
+                for (int i = 0; i < 1000000; i++) {
+                        char id[UUID_STR_LEN];
+                        host_uuid(i, id);
+                        if (store_host_register(cs, ie, id, "0.1.0", NULL) != 1)
+                                _exit(3);
+                        if (write(fds[1], &i, sizeof i) != sizeof i)
+                                _exit(4);
+                }
+                _exit(0);
+        }
+        close(fds[1]);
+        int acked = -1, i, got = 0;
+        while (read(fds[0], &i, sizeof i) == sizeof i) {
+                cr_assert_eq(i, acked + 1);
+                acked = i;
+                if (++got == 150)
+                        kill(pid, SIGKILL);
+        }
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child status %d", status);
+        close(fds[0]);
+        cr_assert_geq(acked, 149);
+
+        cr_assert_eq(store_open(path, &st), 0);
+        for (int k = 0; k <= acked; k++) {
+                char id[UUID_STR_LEN];
+                struct host h;
+                host_uuid(k, id);
+                cr_assert_eq(store_host_get(st, ie, id, &h), 0, "acknowledged host %d lost", k);
+                host_free(&h);
+        }
+        /* At most the one in flight beyond the last acknowledged. */
+        struct store_host_filter f = { .infra_env_id = ie, .no_inventory = true };
+        size_t n = count_hosts(&f);
+        cr_assert(n == (size_t) acked + 1 || n == (size_t) acked + 2, "%zu rows, %d acked", n, acked + 1);
+        free(ie);
+}
+
+struct writer {
+        const char *ie;
+        int base;
+        int n;
+        int failures;
+};
+
+static void *writer_main(void *arg) {
+        struct writer *w = arg;
+        for (int i = 0; i < w->n; i++) {
+                char id[UUID_STR_LEN];
+                host_uuid(w->base + i, id);
+                if (store_host_register(st, w->ie, id, "0.1.0", NULL) != 1)
+                        w->failures++;
+                if (store_host_checkin(st, w->ie, id, NULL) != 0)
+                        w->failures++;
+                struct event e;
+                event_init(&e);
+                e.severity = EVENT_INFO;
+                e.category = EVENT_CAT_AGENT;
+                e.message = strdup("registered");
+                if (store_event_append(st, &e) != 0)
+                        w->failures++;
+                event_free(&e);
+                if (i % 10 == 0) {
+                        struct host_list l;
+                        struct store_host_filter f = { .infra_env_id = w->ie, .no_inventory = true };
+                        struct store_page pg = { .limit = 5 };
+                        if (store_host_list(st, &f, &pg, &l) != 0)
+                                w->failures++;
+                        host_list_free(&l);
+                }
+        }
+        return NULL;
+}
+
+Test(store, concurrent_writers_lose_nothing) {
+        char *ie = mk_infra_env("admin", "busy");
+        struct writer w[4];
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) {
+                w[i] = (struct writer) { .ie = ie, .base = i * 1000, .n = 100 };
+                cr_assert_eq(pthread_create(&t[i], NULL, writer_main, &w[i]), 0);
+        }
+        for (int i = 0; i < 4; i++) {
+                pthread_join(t[i], NULL);
+                cr_assert_eq(w[i].failures, 0, "writer %d", i);
+        }
+        struct store_host_filter f = { .infra_env_id = ie, .no_inventory = true };
+        cr_assert_eq(count_hosts(&f), 400);
+        struct event_list l;
+        struct store_event_filter ef = { .limit = STORE_MAX_LIMIT };
+        cr_assert_eq(store_event_list(st, &ef, &l), 0);
+        cr_assert_eq(l.n, 400);
+        event_list_free(&l);
+        free(ie);
+}
