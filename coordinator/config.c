@@ -1,0 +1,516 @@
+/* musterd's configuration file (config.h): a table of known keys, each with
+ * its section, type, limits and place in struct muster_config, and a strict
+ * line parser over it. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+
+#define KIB (INT64_C(1) << 10)
+#define MIB (INT64_C(1) << 20)
+#define GIB (INT64_C(1) << 30)
+#define GB INT64_C(1000000000)
+#define MAX_FILE_BYTES (1 << 20)
+#define MAX_LINE 4096
+
+enum section {
+        SEC_NONE,
+        SEC_SERVER,
+        SEC_MONITOR,
+        SEC_AGENT,
+        SEC_REQUIREMENTS,
+        SEC_REQ_MASTER,
+        SEC_REQ_WORKER,
+        SEC_REQ_SNO,
+        SEC_REQ_ANY,
+        SEC_NTP,
+        _SEC_MAX,
+};
+
+static const char *const section_names[_SEC_MAX] = {
+        [SEC_NONE] = "",
+        [SEC_SERVER] = "server",
+        [SEC_MONITOR] = "monitor",
+        [SEC_AGENT] = "agent",
+        [SEC_REQUIREMENTS] = "requirements",
+        [SEC_REQ_MASTER] = "requirements.master",
+        [SEC_REQ_WORKER] = "requirements.worker",
+        [SEC_REQ_SNO] = "requirements.sno",
+        [SEC_REQ_ANY] = "requirements.any",
+        [SEC_NTP] = "ntp",
+};
+
+enum key_type {
+        KT_LISTEN,     /* HOST:PORT */
+        KT_ABS_PATH,   /* absolute path */
+        KT_STORE,      /* store locator */
+        KT_INT,        /* plain integer */
+        KT_SIZE,       /* bytes with suffix */
+        KT_SECONDS,    /* duration, whole seconds; bare = seconds */
+        KT_MILLIS,     /* duration in ms; bare = ms */
+};
+
+struct key_def {
+        enum section section;
+        const char *key;
+        enum key_type type;
+        size_t offset;
+        size_t size;   /* of char[] targets */
+        int64_t min, max;
+};
+
+#define F(field) offsetof(struct muster_config, field), sizeof(((struct muster_config *) 0)->field)
+#define REQ(sec, prof)                                                                         \
+        { sec, "cpu_cores", KT_INT, F(req[prof].cpu_cores), 1, 8192 },                          \
+        { sec, "memory", KT_SIZE, F(req[prof].memory_bytes), MIB, INT64_C(1) << 50 },          \
+        { sec, "disk", KT_SIZE, F(req[prof].disk_bytes), MIB, INT64_C(1) << 55 }
+
+static const struct key_def keys[] = {
+        { SEC_SERVER, "listen", KT_LISTEN, F(listen), 0, 0 },
+        { SEC_SERVER, "state_dir", KT_ABS_PATH, F(state_dir), 0, 0 },
+        { SEC_SERVER, "store", KT_STORE, F(store), 0, 0 },
+        { SEC_SERVER, "max_body_bytes", KT_SIZE, F(max_body_bytes), KIB, GIB },
+        { SEC_SERVER, "max_inventory_bytes", KT_SIZE, F(max_inventory_bytes), KIB, GIB },
+        { SEC_SERVER, "max_page_size", KT_INT, F(max_page_size), 1, 100000 },
+        { SEC_MONITOR, "host_disconnect_timeout", KT_SECONDS, F(host_disconnect_timeout_s), 1, 86400 },
+        { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
+        { SEC_AGENT, "instruction_interval", KT_SECONDS, F(instruction_interval_s), 1, 3600 },
+        { SEC_AGENT, "inventory_every", KT_INT, F(inventory_every), 1, 10000 },
+        REQ(SEC_REQ_MASTER, REQ_MASTER),
+        REQ(SEC_REQ_WORKER, REQ_WORKER),
+        REQ(SEC_REQ_SNO, REQ_SNO),
+        REQ(SEC_REQ_ANY, REQ_ANY),
+        { SEC_REQUIREMENTS, "install_disk_fsync_ms", KT_MILLIS, F(install_disk_fsync_ms), 1, 60000 },
+        { SEC_NTP, "max_offset_ms", KT_MILLIS, F(ntp_max_offset_ms), 1, 3600000 },
+};
+#define N_KEYS (sizeof keys / sizeof *keys)
+_Static_assert(N_KEYS <= 64, "seen-key bitmask is 64 bits");
+
+const char *req_profile_to_string(enum req_profile p) {
+        switch (p) {
+        case REQ_MASTER: return "master";
+        case REQ_WORKER: return "worker";
+        case REQ_SNO: return "single-node";
+        case REQ_ANY: return "any host";
+        case _REQ_MAX:
+                break;
+        }
+        return NULL;
+}
+
+void config_defaults(struct muster_config *cfg) {
+        memset(cfg, 0, sizeof *cfg);
+        snprintf(cfg->listen, sizeof cfg->listen, "0.0.0.0:8090");
+        snprintf(cfg->state_dir, sizeof cfg->state_dir, "/var/lib/muster");
+        cfg->store[0] = '\0';
+        cfg->max_body_bytes = 4 * MIB;
+        cfg->max_inventory_bytes = 2 * MIB;
+        cfg->max_page_size = 1000;
+        cfg->host_disconnect_timeout_s = 180;
+        cfg->monitor_interval_s = 10;
+        cfg->instruction_interval_s = 60;
+        cfg->inventory_every = 10;
+        cfg->req[REQ_MASTER] = (struct role_requirements) { 4, 16 * GIB, 100 * GB };
+        cfg->req[REQ_WORKER] = (struct role_requirements) { 2, 8 * GIB, 100 * GB };
+        cfg->req[REQ_SNO] = (struct role_requirements) { 8, 16 * GIB, 100 * GB };
+        cfg->req[REQ_ANY] = cfg->req[REQ_WORKER];
+        cfg->install_disk_fsync_ms = 10;
+        cfg->ntp_max_offset_ms = 500;
+}
+
+enum req_profile config_profile_for(bool bound, bool single_node, enum host_role role) {
+        if (!bound)
+                return REQ_ANY;
+        if (single_node)
+                return REQ_SNO;
+        return role == ROLE_MASTER ? REQ_MASTER : REQ_WORKER;
+}
+
+/* Digits only, no sign, no overflow. Returns the end of the digits or NULL. */
+static const char *parse_u64(const char *s, int64_t *v) {
+        int64_t n = 0;
+
+        if (!isdigit((unsigned char) *s))
+                return NULL;
+        for (; isdigit((unsigned char) *s); s++) {
+                int d = *s - '0';
+                if (n > (INT64_MAX - d) / 10)
+                        return NULL;
+                n = n * 10 + d;
+        }
+        *v = n;
+        return s;
+}
+
+static int scaled(int64_t n, int64_t mult, int64_t *out) {
+        if (n > INT64_MAX / mult)
+                return -ERANGE;
+        *out = n * mult;
+        return 0;
+}
+
+int config_parse_size(const char *s, int64_t *bytes) {
+        static const struct { const char *suffix; int64_t mult; } units[] = {
+                { "b", 1 },
+                { "kb", INT64_C(1000) }, { "mb", INT64_C(1000000) },
+                { "gb", GB }, { "tb", GB * 1000 },
+                { "kib", KIB }, { "mib", MIB }, { "gib", GIB }, { "tib", GIB * 1024 },
+        };
+        int64_t n;
+        const char *end = parse_u64(s, &n);
+
+        if (!end) /* tell a too-big number from a non-number */
+                return isdigit((unsigned char) *s) ? -ERANGE : -EINVAL;
+        if (*end == '\0')
+                return scaled(n, 1, bytes);
+        if (*end == ' ')
+                end++;
+        for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+                if (strcasecmp(end, units[i].suffix) == 0)
+                        return scaled(n, units[i].mult, bytes);
+        return -EINVAL;
+}
+
+int config_parse_duration_ms(const char *s, int64_t bare_unit_ms, int64_t *ms) {
+        static const struct { const char *suffix; int64_t mult; } units[] = {
+                { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+        };
+        int64_t n;
+        const char *end = parse_u64(s, &n);
+
+        if (!end)
+                return isdigit((unsigned char) *s) ? -ERANGE : -EINVAL;
+        if (*end == '\0')
+                return scaled(n, bare_unit_ms, ms);
+        if (*end == ' ')
+                end++;
+        for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+                if (strcmp(end, units[i].suffix) == 0)
+                        return scaled(n, units[i].mult, ms);
+        return -EINVAL;
+}
+
+static int fail(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+
+static int fail(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...) {
+        va_list ap;
+        int n;
+
+        if (!err || errlen == 0)
+                return -EINVAL;
+        n = line ? snprintf(err, errlen, "%s:%u: ", name, line) : snprintf(err, errlen, "%s: ", name);
+        if (n < 0 || (size_t) n >= errlen)
+                return -EINVAL;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t) n, fmt, ap);
+        va_end(ap);
+        return -EINVAL;
+}
+
+static bool valid_listen(const char *v) {
+        const char *colon = strrchr(v, ':');
+        int64_t port;
+        const char *end;
+
+        if (!colon || colon == v)
+                return false;
+        if (v[0] == '[' && colon[-1] != ']')
+                return false;
+        if (v[0] != '[' && memchr(v, ':', (size_t) (colon - v)))
+                return false; /* a bare IPv6 address needs brackets */
+        end = parse_u64(colon + 1, &port);
+        return end && *end == '\0' && port >= 1 && port <= 65535;
+}
+
+static bool valid_store(const char *v) {
+        return v[0] == '\0' || v[0] == '/' || strncmp(v, "sqlite:", 7) == 0 ||
+               strncmp(v, "postgres://", 11) == 0 || strncmp(v, "postgresql://", 13) == 0;
+}
+
+static const char *type_hint(enum key_type t) {
+        switch (t) {
+        case KT_LISTEN: return "HOST:PORT or [IPV6]:PORT with a port from 1 to 65535";
+        case KT_ABS_PATH: return "an absolute path";
+        case KT_STORE: return "an absolute path, sqlite:PATH or postgres://...";
+        case KT_INT: return "a whole number";
+        case KT_SIZE: return "a size such as 512MiB, 16GiB or 100GB";
+        case KT_SECONDS: return "a duration in whole seconds such as 180, 3m or 2s";
+        case KT_MILLIS: return "a duration such as 10, 10ms or 1s (bare numbers are milliseconds)";
+        }
+        return "";
+}
+
+static void format_limit(enum key_type t, int64_t v, char *buf, size_t n) {
+        if (t == KT_SIZE && v % (GIB * 1024) == 0)
+                snprintf(buf, n, "%" PRId64 "TiB", v / (GIB * 1024));
+        else if (t == KT_SIZE && v % GIB == 0)
+                snprintf(buf, n, "%" PRId64 "GiB", v / GIB);
+        else if (t == KT_SIZE && v % MIB == 0)
+                snprintf(buf, n, "%" PRId64 "MiB", v / MIB);
+        else if (t == KT_SIZE && v % KIB == 0)
+                snprintf(buf, n, "%" PRId64 "KiB", v / KIB);
+        else if (t == KT_SECONDS)
+                snprintf(buf, n, "%" PRId64 "s", v);
+        else if (t == KT_MILLIS)
+                snprintf(buf, n, "%" PRId64 "ms", v);
+        else
+                snprintf(buf, n, "%" PRId64, v);
+}
+
+static int set_value(const struct key_def *k, const char *value, struct muster_config *cfg,
+                     char *err, size_t errlen, const char *name, unsigned line) {
+        char *base = (char *) cfg + k->offset;
+        int64_t v = 0, ms;
+        int r = 0;
+
+        switch (k->type) {
+        case KT_LISTEN:
+        case KT_ABS_PATH:
+        case KT_STORE:
+                if ((k->type == KT_LISTEN && !valid_listen(value)) ||
+                    (k->type == KT_ABS_PATH && value[0] != '/') ||
+                    (k->type == KT_STORE && !valid_store(value)))
+                        return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
+                                    k->key, value, type_hint(k->type));
+                if (strlen(value) >= k->size)
+                        return fail(err, errlen, name, line, "%s is too long (at most %zu characters)",
+                                    k->key, k->size - 1);
+                memcpy(base, value, strlen(value) + 1);
+                return 0;
+        case KT_INT: {
+                const char *end = parse_u64(value, &v);
+                r = end && *end == '\0' ? 0 : (end || !isdigit((unsigned char) *value)) ? -EINVAL : -ERANGE;
+                break;
+        }
+        case KT_SIZE:
+                r = config_parse_size(value, &v);
+                break;
+        case KT_SECONDS:
+                r = config_parse_duration_ms(value, 1000, &ms);
+                if (r == 0 && ms % 1000 != 0)
+                        return fail(err, errlen, name, line, "%s '%s' is not a whole number of seconds",
+                                    k->key, value);
+                v = ms / 1000;
+                break;
+        case KT_MILLIS:
+                r = config_parse_duration_ms(value, 1, &v);
+                break;
+        }
+        if (r < 0 && r != -ERANGE)
+                return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
+                            k->key, value, type_hint(k->type));
+        if (r == -ERANGE || v < k->min || v > k->max) {
+                char lo[32], hi[32];
+                format_limit(k->type, k->min, lo, sizeof lo);
+                format_limit(k->type, k->max, hi, sizeof hi);
+                return fail(err, errlen, name, line, "%s '%s' is out of range (%s to %s)",
+                            k->key, value, lo, hi);
+        }
+        memcpy(base, &v, sizeof v);
+        return 0;
+}
+
+static char *trim(char *s) {
+        char *e;
+
+        while (*s == ' ' || *s == '\t')
+                s++;
+        e = s + strlen(s);
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+                *--e = '\0';
+        return s;
+}
+
+/* Cut a comment: '#' at the start or after a blank, outside double quotes. */
+static void strip_comment(char *s) {
+        bool quoted = false;
+
+        for (char *p = s; *p; p++) {
+                if (*p == '"')
+                        quoted = !quoted;
+                else if (*p == '#' && !quoted && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+                        *p = '\0';
+                        return;
+                }
+        }
+}
+
+static int parse_line(char *line, const char *name, unsigned lineno, enum section *sec,
+                      uint64_t *seen, struct muster_config *cfg, char *err, size_t errlen) {
+        char *s, *eq, *key, *value;
+        size_t n;
+
+        strip_comment(line);
+        s = trim(line);
+        if (*s == '\0')
+                return 0;
+
+        if (*s == '[') {
+                n = strlen(s);
+                if (s[n - 1] != ']')
+                        return fail(err, errlen, name, lineno, "section header lacks a closing ']'");
+                s[n - 1] = '\0';
+                s = trim(s + 1);
+                for (int i = SEC_NONE + 1; i < _SEC_MAX; i++)
+                        if (strcmp(s, section_names[i]) == 0) {
+                                *sec = (enum section) i;
+                                return 0;
+                        }
+                return fail(err, errlen, name, lineno, "unknown section [%s]", s);
+        }
+
+        eq = strchr(s, '=');
+        if (!eq)
+                return fail(err, errlen, name, lineno, "expected 'key = value' or '[section]'");
+        *eq = '\0';
+        key = trim(s);
+        value = trim(eq + 1);
+        if (*key == '\0')
+                return fail(err, errlen, name, lineno, "missing key before '='");
+        if (*sec == SEC_NONE)
+                return fail(err, errlen, name, lineno, "key '%s' outside of a [section]", key);
+
+        n = strlen(value);
+        if (n >= 1 && value[0] == '"') {
+                if (n < 2 || value[n - 1] != '"' || memchr(value + 1, '"', n - 2))
+                        return fail(err, errlen, name, lineno, "unbalanced quotes in value of '%s'", key);
+                value[n - 1] = '\0';
+                value++;
+        } else if (n == 0)
+                return fail(err, errlen, name, lineno, "missing value for '%s'", key);
+
+        for (size_t i = 0; i < N_KEYS; i++) {
+                if (keys[i].section != *sec || strcmp(keys[i].key, key) != 0)
+                        continue;
+                if (*seen & (UINT64_C(1) << i))
+                        return fail(err, errlen, name, lineno, "duplicate key '%s' in [%s]",
+                                    key, section_names[*sec]);
+                *seen |= UINT64_C(1) << i;
+                return set_value(&keys[i], value, cfg, err, errlen, name, lineno);
+        }
+        return fail(err, errlen, name, lineno, "unknown key '%s' in [%s]", key, section_names[*sec]);
+}
+
+static bool was_seen(uint64_t seen, enum section sec, const char *key) {
+        for (size_t i = 0; i < N_KEYS; i++)
+                if (keys[i].section == sec && strcmp(keys[i].key, key) == 0)
+                        return seen & (UINT64_C(1) << i);
+        return false;
+}
+
+/* Settings that are fine alone but contradict each other. */
+static int cross_check(const struct muster_config *cfg, const char *name, char *err, size_t errlen) {
+        if (cfg->monitor_interval_s >= cfg->host_disconnect_timeout_s)
+                return fail(err, errlen, name, 0,
+                            "[monitor] monitor_interval (%" PRId64 "s) must be shorter than "
+                            "host_disconnect_timeout (%" PRId64 "s)",
+                            cfg->monitor_interval_s, cfg->host_disconnect_timeout_s);
+        if (cfg->max_inventory_bytes > cfg->max_body_bytes)
+                return fail(err, errlen, name, 0,
+                            "[server] max_inventory_bytes (%" PRId64 ") exceeds max_body_bytes (%" PRId64
+                            "): an inventory arrives inside a request body",
+                            cfg->max_inventory_bytes, cfg->max_body_bytes);
+        for (int p = 0; p < REQ_ANY; p++) {
+                const struct role_requirements *any = &cfg->req[REQ_ANY], *role = &cfg->req[p];
+                const char *what = any->cpu_cores > role->cpu_cores ? "cpu_cores"
+                                 : any->memory_bytes > role->memory_bytes ? "memory"
+                                 : any->disk_bytes > role->disk_bytes ? "disk" : NULL;
+                if (what)
+                        return fail(err, errlen, name, 0,
+                                    "[requirements.any] %s exceeds the %s requirement; "
+                                    "the minimum for any host must not be above a role's",
+                                    what, req_profile_to_string((enum req_profile) p));
+        }
+        return 0;
+}
+
+int config_parse(const char *text, const char *name, struct muster_config *cfg, char *err, size_t errlen) {
+        enum section sec = SEC_NONE;
+        uint64_t seen = 0;
+        unsigned lineno = 0;
+        const char *p = text;
+        int r;
+
+        if (err && errlen)
+                err[0] = '\0';
+        while (*p) {
+                char line[MAX_LINE];
+                const char *nl = strchr(p, '\n');
+                size_t len = nl ? (size_t) (nl - p) : strlen(p);
+
+                lineno++;
+                if (len >= sizeof line)
+                        return fail(err, errlen, name, lineno, "line is longer than %d characters", MAX_LINE - 1);
+                memcpy(line, p, len);
+                line[len] = '\0';
+                r = parse_line(line, name, lineno, &sec, &seen, cfg, err, errlen);
+                if (r < 0)
+                        return r;
+                p += len + (nl ? 1 : 0);
+        }
+
+        /* [requirements.any] follows worker's minimums for what it leaves unset. */
+        if (!was_seen(seen, SEC_REQ_ANY, "cpu_cores"))
+                cfg->req[REQ_ANY].cpu_cores = cfg->req[REQ_WORKER].cpu_cores;
+        if (!was_seen(seen, SEC_REQ_ANY, "memory"))
+                cfg->req[REQ_ANY].memory_bytes = cfg->req[REQ_WORKER].memory_bytes;
+        if (!was_seen(seen, SEC_REQ_ANY, "disk"))
+                cfg->req[REQ_ANY].disk_bytes = cfg->req[REQ_WORKER].disk_bytes;
+
+        return cross_check(cfg, name, err, errlen);
+}
+
+int config_load(const char *path, struct muster_config *cfg, char *err, size_t errlen) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t n;
+
+        config_defaults(cfg);
+        if (err && errlen)
+                err[0] = '\0';
+        f = fopen(path, "re");
+        if (!f) {
+                int r = -errno;
+                fail(err, errlen, path, 0, "cannot open: %s", strerror(-r));
+                return r;
+        }
+        if (fstat(fileno(f), &st) < 0) {
+                int r = -errno;
+                fail(err, errlen, path, 0, "cannot stat: %s", strerror(-r));
+                return r;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                fail(err, errlen, path, 0, "not a regular file");
+                return -EINVAL;
+        }
+        if (st.st_size > MAX_FILE_BYTES) {
+                fail(err, errlen, path, 0, "larger than %d bytes", MAX_FILE_BYTES);
+                return -EFBIG;
+        }
+        buf = malloc((size_t) st.st_size + 1);
+        if (!buf)
+                return -ENOMEM;
+        n = fread(buf, 1, (size_t) st.st_size, f);
+        if (ferror(f)) {
+                fail(err, errlen, path, 0, "read error");
+                return -EIO;
+        }
+        buf[n] = '\0';
+        if (strlen(buf) != n) {
+                /* Find the line of the NUL for the message. */
+                unsigned line = 1;
+                for (size_t i = 0; buf[i]; i++)
+                        line += buf[i] == '\n';
+                return fail(err, errlen, path, line, "NUL byte in line");
+        }
+        return config_parse(buf, path, cfg, err, errlen);
+}

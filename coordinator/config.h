@@ -1,0 +1,73 @@
+/* musterd's configuration file: "key = value" lines under [section] headers,
+ * '#' comments. Parsed strictly: an unknown section or key, a repeated key or
+ * a bad value is an error naming file:line, so a typo never passes silently. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/muster/musterd.conf"
+
+#define CONFIG_LISTEN_MAX 256
+#define CONFIG_PATH_MAX 4096
+
+/* Hardware minimums of one requirement profile (DESIGN §5). */
+struct role_requirements {
+        int64_t cpu_cores;    /* logical CPUs */
+        int64_t memory_bytes; /* physical memory */
+        int64_t disk_bytes;   /* installation disk size */
+};
+
+/* Which [requirements.*] section applies. ANY is the minimum every host must
+ * meet, bound or not; unless set, each of its keys is worker's value. */
+enum req_profile { REQ_MASTER, REQ_WORKER, REQ_SNO, REQ_ANY, _REQ_MAX };
+const char *req_profile_to_string(enum req_profile p);
+
+struct muster_config {
+        /* [server] */
+        char listen[CONFIG_LISTEN_MAX];   /* "HOST:PORT" or "[V6]:PORT" */
+        char state_dir[CONFIG_PATH_MAX];
+        char store[CONFIG_PATH_MAX];      /* "" = SQLite at <state_dir>/muster.db;
+                                           * "sqlite:PATH", "/PATH", "postgres://…" */
+        int64_t max_body_bytes;
+        int64_t max_inventory_bytes;      /* <= max_body_bytes */
+        int64_t max_page_size;
+        /* [monitor] */
+        int64_t host_disconnect_timeout_s;
+        int64_t monitor_interval_s;       /* < host_disconnect_timeout_s */
+        /* [agent] */
+        int64_t instruction_interval_s;   /* next_instruction_seconds handed out */
+        int64_t inventory_every;          /* re-request the inventory every N-th poll */
+        /* [requirements.master|worker|sno|any] */
+        struct role_requirements req[_REQ_MAX];
+        /* [requirements] */
+        int64_t install_disk_fsync_ms;    /* fsync latency ceiling of the install disk */
+        /* [ntp] */
+        int64_t ntp_max_offset_ms;
+};
+
+/* Fill in the built-in defaults (the values documented in DESIGN §5). */
+void config_defaults(struct muster_config *cfg);
+
+/* Parse a configuration text over the defaults. `name` is used in messages.
+ * 0 on success; -EINVAL with "name:line: reason" in err on a bad line. */
+int config_parse(const char *text, const char *name, struct muster_config *cfg,
+                 char *err, size_t errlen);
+
+/* config_defaults() then the file at `path`. -errno if it cannot be read,
+ * -EINVAL on a bad line, with a message in err either way. */
+int config_load(const char *path, struct muster_config *cfg, char *err, size_t errlen);
+
+/* Value parsers shared with the command line (exposed for tests).
+ * Sizes: integer with optional B/KB/MB/GB/TB (10^3) or KiB/MiB/GiB/TiB (2^10)
+ * suffix. Durations: integer with optional ms/s/m/h suffix; a bare number is
+ * in `bare_unit_ms` units. 0 or -EINVAL / -ERANGE. */
+int config_parse_size(const char *s, int64_t *bytes);
+int config_parse_duration_ms(const char *s, int64_t bare_unit_ms, int64_t *ms);
+
+/* The requirement profile for a host: unbound hosts use ANY, hosts of a
+ * single-node cluster SNO, masters MASTER, workers and auto-role hosts
+ * WORKER (the least a host of a Full cluster can end up as). */
+enum req_profile config_profile_for(bool bound, bool single_node, enum host_role role);

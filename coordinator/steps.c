@@ -1,0 +1,302 @@
+/* Steps per host state (steps.h): plan[] says which step types each state
+ * gets and whether the agent must exit to register again; the per-poll
+ * filters (inventory cadence, peers present, names known) come after. */
+#include "steps.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cleanup.h"
+#include "validations.h"
+
+#define S(t) (1u << (t))
+#define DISCOVERY_STEPS S(STEP_INVENTORY)
+#define BOUND_STEPS (S(STEP_INVENTORY) | S(STEP_CONNECTIVITY_CHECK) | S(STEP_NTP_SYNCHRONIZER) | S(STEP_DOMAIN_RESOLUTION))
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+static const struct {
+        unsigned steps;
+        bool exit; /* the agent must register again */
+} plan[_HOST_STATUS_MAX] = {
+        [HOST_DISCOVERING_UNBOUND] = { DISCOVERY_STEPS, false },
+        [HOST_KNOWN_UNBOUND] = { DISCOVERY_STEPS, false },
+        [HOST_INSUFFICIENT_UNBOUND] = { DISCOVERY_STEPS, false },
+        [HOST_DISCONNECTED_UNBOUND] = { DISCOVERY_STEPS, false },
+        [HOST_BINDING] = { 0, true },
+        [HOST_DISCOVERING] = { BOUND_STEPS, false },
+        [HOST_KNOWN] = { BOUND_STEPS, false },
+        [HOST_INSUFFICIENT] = { BOUND_STEPS, false },
+        [HOST_PENDING_FOR_INPUT] = { BOUND_STEPS, false },
+        [HOST_DISCONNECTED] = { BOUND_STEPS, false },
+        /* Installation steps come with the installer (issue 4). */
+        [HOST_PREPARING_FOR_INSTALLATION] = { 0, false },
+        [HOST_INSTALLING] = { 0, false },
+        [HOST_INSTALLING_IN_PROGRESS] = { 0, false },
+        [HOST_INSTALLED] = { 0, false },
+        [HOST_ERROR] = { 0, false },
+        /* An agent still running on an unbound host registers again. */
+        [HOST_UNBINDING_PENDING_USER_ACTION] = { 0, true },
+};
+
+unsigned steps_allowed(enum host_status s) {
+        return (int) s >= 0 && s < _HOST_STATUS_MAX ? plan[s].steps : 0;
+}
+
+static uint64_t splitmix64(uint64_t x) {
+        x += UINT64_C(0x9e3779b97f4a7c15);
+        x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+        return x ^ (x >> 31);
+}
+
+void steps_make_id(enum step_type t, uint64_t seed, unsigned index, char out[STEPS_ID_MAX]) {
+        /* Adding the index keeps the ids of one reply distinct. */
+        uint32_t h = (uint32_t) splitmix64(seed) + index;
+        const char *name = step_type_to_string(t);
+
+        snprintf(out, STEPS_ID_MAX, "%s-%08x", name ? name : "step", (unsigned) h);
+}
+
+/* An array of the non-NULL strings of v no longer than max_len, at most cap. */
+static json_object *str_array(const char *const *v, size_t n, size_t cap, size_t max_len) {
+        _cleanup_(json_object_putp) json_object *a = json_object_new_array();
+
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < n && json_object_array_length(a) < cap; i++) {
+                json_object *s;
+                if (!v[i] || strlen(v[i]) > max_len)
+                        continue;
+                s = json_object_new_string(v[i]);
+                if (!s || json_object_array_add(a, s) < 0) {
+                        json_object_put(s);
+                        return NULL;
+                }
+        }
+        return TAKE_PTR(a);
+}
+
+static int add(json_object *o, const char *key, json_object *v) {
+        if (!v)
+                return -ENOMEM;
+        if (json_object_object_add(o, key, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+json_object *steps_connectivity_args(const struct step_peer *peers, size_t n) {
+        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        json_object *list = json_object_new_array();
+
+        if (!args) {
+                json_object_put(list);
+                return NULL;
+        }
+        if (add(args, "peers", list) < 0)
+                return NULL;
+        for (size_t i = 0; i < n && json_object_array_length(list) < STEPS_MAX_PEERS; i++) {
+                json_object *p;
+                if (!peers[i].host_id || peers[i].n_addresses == 0)
+                        continue;
+                p = json_object_new_object();
+                if (!p || json_object_array_add(list, p) < 0) {
+                        json_object_put(p);
+                        return NULL;
+                }
+                if (add(p, "host_id", json_object_new_string(peers[i].host_id)) < 0 ||
+                    add(p, "addresses", str_array(peers[i].addresses, peers[i].n_addresses, STEPS_MAX_PEER_ADDRESSES,
+                                                  INET6_ADDRSTRLEN)) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(args);
+}
+
+json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
+                            int64_t max_offset_ms) {
+        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+
+        if (!args || add(args, "ntp_sources", str_array(sources, n, STEPS_MAX_NTP_SOURCES, STEPS_MAX_NTP_SOURCE_LEN)) < 0)
+                return NULL;
+        if (coordinator_date && *coordinator_date &&
+            add(args, "coordinator_date", json_object_new_string(coordinator_date)) < 0)
+                return NULL;
+        if (max_offset_ms > 0 && add(args, "max_offset_ms", json_object_new_int64(max_offset_ms)) < 0)
+                return NULL;
+        return TAKE_PTR(args);
+}
+
+/* The names a cluster needs: the API, the internal API and the wildcard
+ * ingress name (the agent resolves a random label in place of '*'). */
+json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain) {
+        static const char *const prefixes[] = { "api", "api-int", "*.apps" };
+        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        json_object *list = json_object_new_array();
+
+        if (!args) {
+                json_object_put(list);
+                return NULL;
+        }
+        if (add(args, "names", list) < 0)
+                return NULL;
+        for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+                _cleanup_free_ char *name = NULL;
+                json_object *s;
+                if (asprintf(&name, "%s.%s.%s", prefixes[i], cluster_name, base_dns_domain) < 0) {
+                        name = NULL;
+                        return NULL;
+                }
+                s = json_object_new_string(name);
+                if (!s || json_object_array_add(list, s) < 0) {
+                        json_object_put(s);
+                        return NULL;
+                }
+        }
+        return TAKE_PTR(args);
+}
+
+static int add_step(json_object *arr, enum step_type t, json_object *args, uint64_t seed) {
+        _cleanup_(json_object_putp) json_object *a = args;
+        _cleanup_(json_object_putp) json_object *step = NULL;
+        char id[STEPS_ID_MAX];
+
+        if (!a)
+                return -ENOMEM;
+        steps_make_id(t, seed, (unsigned) json_object_array_length(arr), id);
+        step = json_object_new_object();
+        if (!step || add(step, "step_id", json_object_new_string(id)) < 0 ||
+            add(step, "step_type", json_object_new_string(step_type_to_string(t))) < 0 ||
+            add(step, "args", TAKE_PTR(a)) < 0)
+                return -ENOMEM;
+        if (json_object_array_add(arr, step) < 0)
+                return -ENOMEM;
+        step = NULL;
+        return 0;
+}
+
+static bool set_str(const char *s) {
+        return s && *s;
+}
+
+int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
+        _cleanup_(json_object_putp) json_object *arr = NULL;
+        unsigned every, allowed;
+        size_t with_addresses = 0;
+        int r;
+
+        if (!in || !out || (int) in->status < 0 || in->status >= _HOST_STATUS_MAX)
+                return -EINVAL;
+        memset(out, 0, sizeof *out);
+        arr = json_object_new_array();
+        if (!arr)
+                return -ENOMEM;
+
+        if (in->must_reregister || plan[in->status].exit) {
+                out->instructions = TAKE_PTR(arr);
+                out->next_instruction_seconds = 0;
+                out->post_step_action = "exit";
+                return 0;
+        }
+
+        allowed = plan[in->status].steps;
+        every = in->inventory_every ? in->inventory_every : STEPS_DEFAULT_INVENTORY_EVERY;
+        for (size_t i = 0; i < in->n_peers; i++)
+                with_addresses += in->peers[i].host_id && in->peers[i].n_addresses > 0;
+
+        if ((allowed & S(STEP_INVENTORY)) && (!in->inventory_received || in->poll_count % every == 0)) {
+                r = add_step(arr, STEP_INVENTORY, json_object_new_object(), in->seed);
+                if (r < 0)
+                        return r;
+        }
+        if ((allowed & S(STEP_CONNECTIVITY_CHECK)) && with_addresses > 0) {
+                r = add_step(arr, STEP_CONNECTIVITY_CHECK, steps_connectivity_args(in->peers, in->n_peers), in->seed);
+                if (r < 0)
+                        return r;
+        }
+        /* Without a source or a date the agent has nothing to compare with. */
+        bool ntp_input = set_str(in->coordinator_date);
+        for (size_t i = 0; i < in->n_ntp_sources && !ntp_input; i++)
+                ntp_input = in->ntp_sources[i] && strlen(in->ntp_sources[i]) <= STEPS_MAX_NTP_SOURCE_LEN;
+        if ((allowed & S(STEP_NTP_SYNCHRONIZER)) && ntp_input) {
+                r = add_step(arr, STEP_NTP_SYNCHRONIZER,
+                             steps_ntp_args(in->ntp_sources, in->n_ntp_sources, in->coordinator_date,
+                                            in->ntp_max_offset_ms),
+                             in->seed);
+                if (r < 0)
+                        return r;
+        }
+        if ((allowed & S(STEP_DOMAIN_RESOLUTION)) && set_str(in->cluster_name) && set_str(in->base_dns_domain)) {
+                r = add_step(arr, STEP_DOMAIN_RESOLUTION, steps_domain_args(in->cluster_name, in->base_dns_domain),
+                             in->seed);
+                if (r < 0)
+                        return r;
+        }
+
+        out->instructions = TAKE_PTR(arr);
+        out->next_instruction_seconds = in->interval_s ? in->interval_s : STEPS_DEFAULT_INTERVAL_S;
+        out->post_step_action = "continue";
+        return 0;
+}
+
+json_object *steps_reply_to_json(const struct steps_reply *r) {
+        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+        if (!o || !r || !r->instructions ||
+            add(o, "next_instruction_seconds", json_object_new_int64(r->next_instruction_seconds)) < 0 ||
+            add(o, "post_step_action", json_object_new_string(r->post_step_action ? r->post_step_action : "continue")) < 0 ||
+            add(o, "instructions", json_object_get(r->instructions)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+void steps_reply_free(struct steps_reply *r) {
+        if (!r)
+                return;
+        json_object_put(r->instructions);
+        r->instructions = NULL;
+}
+
+static int push_addresses(const struct strv *list, const struct cidr *net, struct strv *out) {
+        for (size_t k = 0; k < list->n; k++) {
+                struct cidr c;
+                char buf[INET6_ADDRSTRLEN];
+                int r;
+
+                if (cidr_parse(list->v[k], &c) < 0 && ip_parse(list->v[k], &c.addr) < 0)
+                        continue;
+                if (net && !cidr_contains(net, &c.addr))
+                        continue;
+                if (!inet_ntop(c.addr.family, c.addr.b, buf, sizeof buf))
+                        continue;
+                if (strv_contains(out, buf))
+                        continue;
+                r = strv_push(out, buf);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int steps_host_addresses(const struct inventory *inv, const char *machine_cidr, struct strv *out) {
+        struct cidr net;
+        const struct cidr *filter = NULL;
+        int r;
+
+        if (!inv || !out)
+                return -EINVAL;
+        if (machine_cidr && *machine_cidr && cidr_parse(machine_cidr, &net) == 0)
+                filter = &net;
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < inv->n_interfaces; i++) {
+                        const struct inv_interface *ifc = &inv->interfaces[i];
+                        r = push_addresses(pass == 0 ? &ifc->ipv4_addresses : &ifc->ipv6_addresses, filter, out);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}

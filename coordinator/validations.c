@@ -1,0 +1,1050 @@
+/* Host and cluster validations (validations.h). Each check is one function
+ * from facts to a result; the runners call them in validation_id order.
+ * Messages name the numbers involved so an admin sees what to fix. */
+#include "validations.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "format.h"
+
+/* ---- addresses and networks -------------------------------------------- */
+
+int ip_parse(const char *s, struct ip_addr *out) {
+        if (!s || !out)
+                return -EINVAL;
+        memset(out, 0, sizeof *out);
+        if (inet_pton(AF_INET, s, out->b) == 1) {
+                out->family = AF_INET;
+                return 0;
+        }
+        if (inet_pton(AF_INET6, s, out->b) == 1) {
+                out->family = AF_INET6;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int cidr_parse(const char *s, struct cidr *out) {
+        char addr[INET6_ADDRSTRLEN];
+        const char *slash, *p;
+        unsigned prefix = 0, max;
+        size_t len;
+
+        if (!s || !out)
+                return -EINVAL;
+        slash = strchr(s, '/');
+        if (!slash)
+                return -EINVAL;
+        len = (size_t) (slash - s);
+        if (len == 0 || len >= sizeof addr)
+                return -EINVAL;
+        memcpy(addr, s, len);
+        addr[len] = '\0';
+        if (ip_parse(addr, &out->addr) < 0)
+                return -EINVAL;
+        max = out->addr.family == AF_INET ? 32 : 128;
+
+        p = slash + 1;
+        if (!isdigit((unsigned char) *p) || (p[0] == '0' && p[1] != '\0'))
+                return -EINVAL;
+        for (; *p; p++) {
+                if (!isdigit((unsigned char) *p))
+                        return -EINVAL;
+                prefix = prefix * 10 + (unsigned) (*p - '0');
+                if (prefix > max)
+                        return -EINVAL;
+        }
+        out->prefix = prefix;
+        return 0;
+}
+
+static size_t addr_len(const struct ip_addr *a) {
+        return a->family == AF_INET ? 4 : 16;
+}
+
+bool ip_equal(const struct ip_addr *a, const struct ip_addr *b) {
+        return a->family == b->family && memcmp(a->b, b->b, addr_len(a)) == 0;
+}
+
+/* The first `prefix` bits of a and b are equal. */
+static bool prefix_equal(const uint8_t *a, const uint8_t *b, unsigned prefix) {
+        unsigned whole = prefix / 8, rest = prefix % 8;
+
+        if (memcmp(a, b, whole) != 0)
+                return false;
+        if (rest == 0)
+                return true;
+        uint8_t mask = (uint8_t) (0xffu << (8 - rest));
+        return (a[whole] & mask) == (b[whole] & mask);
+}
+
+bool cidr_contains(const struct cidr *net, const struct ip_addr *a) {
+        return net->addr.family == a->family && prefix_equal(net->addr.b, a->b, net->prefix);
+}
+
+static struct ip_addr network_of(const struct cidr *c) {
+        struct ip_addr n = c->addr;
+        size_t len = addr_len(&n);
+
+        for (size_t i = 0; i < len; i++) {
+                unsigned bit = (unsigned) i * 8;
+                if (bit >= c->prefix)
+                        n.b[i] = 0;
+                else if (bit + 8 > c->prefix)
+                        n.b[i] &= (uint8_t) (0xffu << (8 - (c->prefix - bit)));
+        }
+        return n;
+}
+
+static struct ip_addr broadcast_of(const struct cidr *c) {
+        struct ip_addr n = c->addr;
+        size_t len = addr_len(&n);
+
+        for (size_t i = 0; i < len; i++) {
+                unsigned bit = (unsigned) i * 8;
+                if (bit >= c->prefix)
+                        n.b[i] = 0xff;
+                else if (bit + 8 > c->prefix)
+                        n.b[i] |= (uint8_t) (0xffu >> (c->prefix - bit));
+        }
+        return n;
+}
+
+bool cidr_has_host_bits(const struct cidr *c) {
+        struct ip_addr n = network_of(c);
+        return !ip_equal(&n, &c->addr);
+}
+
+char *cidr_network_string(const struct cidr *c, char *buf, size_t n) {
+        char a[INET6_ADDRSTRLEN];
+        struct ip_addr net = network_of(c);
+        int r;
+
+        if (!inet_ntop(net.family, net.b, a, sizeof a))
+                return NULL;
+        r = snprintf(buf, n, "%s/%u", a, c->prefix);
+        return r < 0 || (size_t) r >= n ? NULL : buf;
+}
+
+static const char *ip_string(const struct ip_addr *a, char buf[INET6_ADDRSTRLEN]) {
+        return inet_ntop(a->family, a->b, buf, INET6_ADDRSTRLEN) ? buf : "?";
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static void why(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void why(char *buf, size_t n, const char *fmt, ...) {
+        va_list ap;
+
+        if (!buf || n == 0)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(buf, n, fmt, ap);
+        va_end(ap);
+}
+
+/* RFC 1123 labels; `what` names the thing in messages. */
+static bool dns_name_is_valid(const char *name, const char *what, char *whybuf, size_t whylen) {
+        size_t len;
+        const char *label;
+
+        if (!name || !*name) {
+                why(whybuf, whylen, "%s is empty", what);
+                return false;
+        }
+        len = strlen(name);
+        if (len > 253) {
+                why(whybuf, whylen, "%s is %zu characters long, at most 253 are allowed", what, len);
+                return false;
+        }
+        label = name;
+        for (const char *p = name;; p++) {
+                if (*p == '.' || *p == '\0') {
+                        size_t l = (size_t) (p - label);
+                        if (l == 0) {
+                                why(whybuf, whylen, "%s has an empty label (leading, trailing or double dot)", what);
+                                return false;
+                        }
+                        if (l > 63) {
+                                why(whybuf, whylen, "a label of the %s is %zu characters long, at most 63 are allowed",
+                                    what, l);
+                                return false;
+                        }
+                        if (label[0] == '-' || p[-1] == '-') {
+                                why(whybuf, whylen, "label '%.*s' of the %s starts or ends with '-'", (int) l, label,
+                                    what);
+                                return false;
+                        }
+                        if (*p == '\0')
+                                return true;
+                        label = p + 1;
+                        continue;
+                }
+                unsigned char c = (unsigned char) *p;
+                if (isupper(c)) {
+                        why(whybuf, whylen, "%s contains upper-case letters; node names must be lower case", what);
+                        return false;
+                }
+                if (!(islower(c) || isdigit(c) || c == '-')) {
+                        if (isgraph(c))
+                                why(whybuf, whylen, "%s contains '%c'; only a-z, 0-9, '-' and '.' are allowed", what, c);
+                        else
+                                why(whybuf, whylen, "%s contains byte 0x%02x; only a-z, 0-9, '-' and '.' are allowed",
+                                    what, c);
+                        return false;
+                }
+        }
+}
+
+bool hostname_is_valid(const char *name, char *whybuf, size_t whylen) {
+        static const char *const loopback[] = {
+                "localhost", "localhost.localdomain", "localhost4", "localhost4.localdomain4",
+                "localhost6", "localhost6.localdomain6",
+        };
+
+        if (name)
+                for (size_t i = 0; i < sizeof loopback / sizeof *loopback; i++)
+                        if (strcasecmp(name, loopback[i]) == 0) {
+                                why(whybuf, whylen, "'%s' is a loopback name", name);
+                                return false;
+                        }
+        return dns_name_is_valid(name, "hostname", whybuf, whylen);
+}
+
+/* ---- result helpers ------------------------------------------------------ */
+
+static void vset(struct validation_result *r, enum validation_id id, enum validation_status st,
+                 const char *fmt, va_list ap) {
+        r->id = id;
+        r->status = st;
+        r->awaits_user = false;
+        vsnprintf(r->message, sizeof r->message, fmt, ap);
+}
+
+static void set(struct validation_result *r, enum validation_id id, enum validation_status st,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void set(struct validation_result *r, enum validation_id id, enum validation_status st,
+                const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vset(r, id, st, fmt, ap);
+        va_end(ap);
+}
+
+/* Pending on a setting a user must give. */
+static void set_user(struct validation_result *r, enum validation_id id, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void set_user(struct validation_result *r, enum validation_id id, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vset(r, id, VSTATUS_PENDING, fmt, ap);
+        va_end(ap);
+        r->awaits_user = true;
+}
+
+/* Append to the message; a message that does not fit ends in "...". */
+static void append(struct validation_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(struct validation_result *r, const char *fmt, ...) {
+        size_t len = strlen(r->message), room = sizeof r->message - len;
+        va_list ap;
+        int n;
+
+        if (room <= 1)
+                return;
+        va_start(ap, fmt);
+        n = vsnprintf(r->message + len, room, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t) n >= room)
+                memcpy(r->message + sizeof r->message - 4, "...", 4);
+}
+
+static bool truncated(const struct validation_result *r) {
+        size_t len = strlen(r->message);
+        return len == sizeof r->message - 1 && strcmp(r->message + len - 3, "...") == 0;
+}
+
+static char *fmt_gib(int64_t bytes, char *buf, size_t n) {
+        if (bytes >= (INT64_C(1) << 30))
+                snprintf(buf, n, "%.1f GiB", (double) bytes / (double) (INT64_C(1) << 30));
+        else
+                snprintf(buf, n, "%.0f MiB", (double) bytes / (double) (INT64_C(1) << 20));
+        return buf;
+}
+
+static char *fmt_duration(int64_t s, char *buf, size_t n) {
+        if (s >= 3600)
+                snprintf(buf, n, "%" PRId64 "h%" PRId64 "m", s / 3600, s % 3600 / 60);
+        else if (s >= 60 && s % 60)
+                snprintf(buf, n, "%" PRId64 "m%" PRId64 "s", s / 60, s % 60);
+        else if (s >= 60)
+                snprintf(buf, n, "%" PRId64 "m", s / 60);
+        else
+                snprintf(buf, n, "%" PRId64 "s", s);
+        return buf;
+}
+
+/* ---- host validations -------------------------------------------------- */
+
+struct host_ctx {
+        const struct host_facts *f;
+        const struct muster_config *cfg;
+        const struct inventory *inv; /* NULL if none usable */
+        enum req_profile profile;    /* the host's role profile (ANY when unbound) */
+        char role_label[48];         /* "worker", "master", "worker (auto role)", ... */
+};
+
+const char *host_facts_hostname(const struct host_facts *f) {
+        if (f->requested_hostname && *f->requested_hostname)
+                return f->requested_hostname;
+        if (f->inventory && f->inventory->hostname)
+                return f->inventory->hostname;
+        return NULL;
+}
+
+static const char *profile_label(enum req_profile p, enum host_role role, char *buf, size_t n) {
+        if (p == REQ_WORKER && role == ROLE_AUTO)
+                snprintf(buf, n, "worker (auto role)");
+        else
+                snprintf(buf, n, "%s", req_profile_to_string(p));
+        return buf;
+}
+
+/* Pending because there is no usable inventory; true if so. */
+static bool need_inventory(const struct host_ctx *c, struct validation_result *r, enum validation_id id) {
+        if (c->inv)
+                return false;
+        if (!c->f->has_inventory)
+                set(r, id, VSTATUS_PENDING, "Waiting for the host's hardware inventory");
+        else
+                set(r, id, VSTATUS_PENDING, "Waiting for a usable inventory (the last one could not be parsed)");
+        return true;
+}
+
+static void v_connected(const struct host_ctx *c, struct validation_result *r) {
+        int64_t timeout = c->f->disconnect_timeout_s > 0 ? c->f->disconnect_timeout_s
+                                                         : c->cfg->host_disconnect_timeout_s;
+        char a[32], b[32];
+
+        if (c->f->seconds_since_checkin < 0)
+                set(r, VAL_CONNECTED, VSTATUS_FAILURE, "Host has never checked in");
+        else if (c->f->seconds_since_checkin > timeout)
+                set(r, VAL_CONNECTED, VSTATUS_FAILURE, "Host has not checked in for %s (disconnect timeout %s)",
+                    fmt_duration(c->f->seconds_since_checkin, a, sizeof a), fmt_duration(timeout, b, sizeof b));
+        else
+                set(r, VAL_CONNECTED, VSTATUS_SUCCESS, "Host is connected");
+}
+
+static void v_has_inventory(const struct host_ctx *c, struct validation_result *r) {
+        if (!c->f->has_inventory)
+                set(r, VAL_HAS_INVENTORY, VSTATUS_PENDING, "Waiting for the host's hardware inventory");
+        else if (!c->inv)
+                set(r, VAL_HAS_INVENTORY, VSTATUS_ERROR, "The host's inventory could not be parsed");
+        else
+                set(r, VAL_HAS_INVENTORY, VSTATUS_SUCCESS, "Inventory received");
+}
+
+static void v_cpu(const struct host_ctx *c, struct validation_result *r, enum validation_id id,
+                  enum req_profile p, const char *label) {
+        int64_t have, need = c->cfg->req[p].cpu_cores;
+
+        if (need_inventory(c, r, id))
+                return;
+        have = c->inv->cpu.count;
+        if (have < 1)
+                set(r, id, VSTATUS_ERROR, "The inventory does not report the number of CPU cores");
+        else if (have < need)
+                set(r, id, VSTATUS_FAILURE, "Insufficient CPU cores: %" PRId64 ", %" PRId64 " required for %s",
+                    have, need, label);
+        else
+                set(r, id, VSTATUS_SUCCESS, "Sufficient CPU cores: %" PRId64 ", %" PRId64 " required for %s",
+                    have, need, label);
+}
+
+/* Physical memory when known (what the requirements are written in), else
+ * what the kernel can use. */
+static int64_t host_memory(const struct inventory *inv) {
+        return inv->memory.physical_bytes > 0 ? inv->memory.physical_bytes : inv->memory.usable_bytes;
+}
+
+static void v_memory(const struct host_ctx *c, struct validation_result *r, enum validation_id id,
+                     enum req_profile p, const char *label) {
+        int64_t have, need = c->cfg->req[p].memory_bytes;
+        char a[32], b[32];
+
+        if (need_inventory(c, r, id))
+                return;
+        have = host_memory(c->inv);
+        if (have <= 0)
+                set(r, id, VSTATUS_ERROR, "The inventory does not report the amount of memory");
+        else if (have < need)
+                set(r, id, VSTATUS_FAILURE, "Insufficient memory: %s, %s required for %s",
+                    fmt_gib(have, a, sizeof a), fmt_gib(need, b, sizeof b), label);
+        else
+                set(r, id, VSTATUS_SUCCESS, "Sufficient memory: %s, %s required for %s",
+                    fmt_gib(have, a, sizeof a), fmt_gib(need, b, sizeof b), label);
+}
+
+static bool disk_matches(const struct inv_disk *d, const char *id) {
+        const char *const names[] = { d->id, d->by_id, d->by_path, d->path, d->name };
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+                if (names[i] && strcmp(names[i], id) == 0)
+                        return true;
+        return false;
+}
+
+static int find_disk(const struct inventory *inv, const char *id) {
+        for (size_t i = 0; i < inv->n_disks; i++)
+                if (disk_matches(&inv->disks[i], id))
+                        return (int) i;
+        return -ENOENT;
+}
+
+int validations_pick_install_disk(const struct inventory *inv, const char *disk_id, int64_t min_bytes) {
+        if (!inv)
+                return -EINVAL;
+        if (disk_id && *disk_id) {
+                int i = find_disk(inv, disk_id);
+                if (i < 0 || !inv->disks[i].eligible || inv->disks[i].size_bytes < min_bytes)
+                        return -ENOENT;
+                return i;
+        }
+        for (size_t i = 0; i < inv->n_disks && i <= INT32_MAX; i++)
+                if (inv->disks[i].eligible && inv->disks[i].size_bytes >= min_bytes)
+                        return (int) i;
+        return -ENOENT;
+}
+
+static const char *disk_label(const struct inv_disk *d) {
+        return d->name ? d->name : d->path ? d->path : d->id ? d->id : "?";
+}
+
+static void append_reasons(struct validation_result *r, const struct inv_disk *d) {
+        for (size_t k = 0; k < d->not_eligible_reasons.n; k++)
+                append(r, "%s%s", k ? ", " : "", d->not_eligible_reasons.v[k]);
+        if (d->not_eligible_reasons.n == 0)
+                append(r, "not eligible");
+}
+
+static void v_disks(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_HAS_MIN_VALID_DISKS;
+        int64_t need = c->cfg->req[c->profile].disk_bytes;
+        const char *want = c->f->installation_disk_id;
+        char a[32], b[32];
+        int i;
+
+        if (need_inventory(c, r, id))
+                return;
+        format_bytes(need, b, sizeof b);
+
+        if (want && *want) {
+                const struct inv_disk *d;
+                i = find_disk(c->inv, want);
+                if (i < 0) {
+                        set(r, id, VSTATUS_FAILURE, "Installation disk %s is not among the host's disks", want);
+                        return;
+                }
+                d = &c->inv->disks[i];
+                if (!d->eligible) {
+                        set(r, id, VSTATUS_FAILURE, "Installation disk %s is not eligible: ", disk_label(d));
+                        append_reasons(r, d);
+                } else if (d->size_bytes < need)
+                        set(r, id, VSTATUS_FAILURE, "Installation disk %s is too small: %s, %s required for %s",
+                            disk_label(d), format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
+                else
+                        set(r, id, VSTATUS_SUCCESS, "Installation disk %s (%s) is eligible, %s required for %s",
+                            disk_label(d), format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
+                return;
+        }
+
+        if (c->inv->n_disks == 0) {
+                set(r, id, VSTATUS_FAILURE, "The host has no disks");
+                return;
+        }
+        i = validations_pick_install_disk(c->inv, NULL, need);
+        if (i >= 0) {
+                const struct inv_disk *d = &c->inv->disks[i];
+                set(r, id, VSTATUS_SUCCESS, "Disk %s (%s) is eligible for installation, %s required for %s",
+                    disk_label(d), format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
+                return;
+        }
+        set(r, id, VSTATUS_FAILURE, "No eligible disk of at least %s for %s:", b, c->role_label);
+        for (size_t k = 0; k < c->inv->n_disks && !truncated(r); k++) {
+                const struct inv_disk *d = &c->inv->disks[k];
+                append(r, "%s %s ", k ? ";" : "", disk_label(d));
+                if (d->eligible)
+                        append(r, "is %s", format_bytes(d->size_bytes, a, sizeof a));
+                else
+                        append_reasons(r, d);
+        }
+}
+
+static void v_hostname_valid(const struct host_ctx *c, struct validation_result *r) {
+        const char *name = host_facts_hostname(c->f);
+        char whybuf[160];
+
+        if (!name) {
+                if (!need_inventory(c, r, VAL_HOSTNAME_VALID))
+                        set(r, VAL_HOSTNAME_VALID, VSTATUS_FAILURE,
+                            "The host reports no hostname; set one through DHCP/DNS or a requested hostname");
+                return;
+        }
+        if (hostname_is_valid(name, whybuf, sizeof whybuf))
+                set(r, VAL_HOSTNAME_VALID, VSTATUS_SUCCESS, "Hostname %s is valid", name);
+        else
+                set(r, VAL_HOSTNAME_VALID, VSTATUS_FAILURE, "Hostname '%.64s' is not valid: %s", name, whybuf);
+}
+
+static void v_hostname_unique(const struct host_ctx *c, struct validation_result *r) {
+        const char *name = host_facts_hostname(c->f);
+        size_t dups = 0;
+
+        if (!name) {
+                if (!need_inventory(c, r, VAL_HOSTNAME_UNIQUE))
+                        set(r, VAL_HOSTNAME_UNIQUE, VSTATUS_PENDING, "Waiting for the host to report a hostname");
+                return;
+        }
+        for (size_t i = 0; i < c->f->cluster.n_peers; i++) {
+                const char *other = c->f->cluster.peers[i].hostname;
+                if (other && strcasecmp(other, name) == 0)
+                        dups++;
+        }
+        if (dups == 0)
+                set(r, VAL_HOSTNAME_UNIQUE, VSTATUS_SUCCESS, "Hostname %.64s is unique in the cluster", name);
+        else
+                set(r, VAL_HOSTNAME_UNIQUE, VSTATUS_FAILURE,
+                    "Hostname %.64s is also used by %zu other host%s of the cluster; set a requested hostname",
+                    name, dups, dups == 1 ? "" : "s");
+}
+
+/* Calls fn for every address of the host (CIDR strings of the inventory);
+ * stops when fn returns true and returns that interface's index, else -1. */
+typedef bool (*addr_fn)(const struct ip_addr *a, const void *data);
+static int for_each_address(const struct inventory *inv, addr_fn fn, const void *data, const char **found) {
+        for (size_t i = 0; i < inv->n_interfaces; i++) {
+                const struct inv_interface *ifc = &inv->interfaces[i];
+                const struct strv *lists[] = { &ifc->ipv4_addresses, &ifc->ipv6_addresses };
+                for (size_t l = 0; l < 2; l++)
+                        for (size_t k = 0; k < lists[l]->n; k++) {
+                                struct cidr cc;
+                                if (cidr_parse(lists[l]->v[k], &cc) < 0 && ip_parse(lists[l]->v[k], &cc.addr) < 0)
+                                        continue;
+                                if (fn(&cc.addr, data)) {
+                                        if (found)
+                                                *found = lists[l]->v[k];
+                                        return (int) i;
+                                }
+                        }
+        }
+        return -1;
+}
+
+static bool in_cidr(const struct ip_addr *a, const void *data) {
+        return cidr_contains(data, a);
+}
+
+static bool is_addr(const struct ip_addr *a, const void *data) {
+        return ip_equal(a, data);
+}
+
+static void v_machine_cidr(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_BELONGS_TO_MACHINE_CIDR;
+        const char *s = c->f->cluster.machine_network_cidr, *addr = NULL;
+        struct cidr net;
+        int i;
+
+        if (!s || !*s) {
+                set_user(r, id, "The cluster's machine network CIDR is not set");
+                return;
+        }
+        if (cidr_parse(s, &net) < 0) {
+                set(r, id, VSTATUS_ERROR, "The cluster's machine network CIDR '%.64s' is not valid", s);
+                return;
+        }
+        if (need_inventory(c, r, id))
+                return;
+        i = for_each_address(c->inv, in_cidr, &net, &addr);
+        if (i >= 0) {
+                set(r, id, VSTATUS_SUCCESS, "Address %s of %s is in the machine network %s", addr,
+                    c->inv->interfaces[i].name ? c->inv->interfaces[i].name : "?", s);
+                return;
+        }
+        set(r, id, VSTATUS_FAILURE, "No address of the host is in the machine network %s", s);
+        bool first = true;
+        for (size_t k = 0; k < c->inv->n_interfaces && !truncated(r); k++) {
+                const struct inv_interface *ifc = &c->inv->interfaces[k];
+                const struct strv *lists[] = { &ifc->ipv4_addresses, &ifc->ipv6_addresses };
+                for (size_t l = 0; l < 2; l++)
+                        for (size_t j = 0; j < lists[l]->n; j++) {
+                                append(r, "%s%s", first ? " (host has " : ", ", lists[l]->v[j]);
+                                first = false;
+                        }
+        }
+        if (!first && !truncated(r))
+                append(r, ")");
+}
+
+static const struct peer_connectivity *find_conn(const struct host_facts *f, const char *peer) {
+        for (size_t i = 0; i < f->connectivity.n_peers; i++)
+                if (f->connectivity.peers[i].peer_host_id && peer &&
+                    strcmp(f->connectivity.peers[i].peer_host_id, peer) == 0)
+                        return &f->connectivity.peers[i];
+        return NULL;
+}
+
+/* A host belongs to the majority group when it reaches more than half of
+ * the other bound hosts. Disabled below 3 hosts, where a majority says
+ * nothing a 2-host cluster's other checks do not. */
+static void v_majority(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_BELONGS_TO_MAJORITY_GROUP;
+        size_t n = c->f->cluster.n_peers, reached = 0, unknown = 0;
+
+        if (c->f->cluster.single_node) {
+                set(r, id, VSTATUS_DISABLED, "Not applicable to single-node clusters");
+                return;
+        }
+        if (n + 1 < 3) {
+                set(r, id, VSTATUS_DISABLED, "Needs at least 3 hosts in the cluster, it has %zu", n + 1);
+                return;
+        }
+        if (!c->f->connectivity.present) {
+                set(r, id, VSTATUS_PENDING, "Waiting for the connectivity check");
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const struct peer_connectivity *p = find_conn(c->f, c->f->cluster.peers[i].host_id);
+                if (!p)
+                        unknown++;
+                else if (p->reachable)
+                        reached++;
+        }
+        if (reached * 2 > n) {
+                set(r, id, VSTATUS_SUCCESS, "Reaches %zu of %zu other hosts", reached, n);
+                return;
+        }
+        if ((reached + unknown) * 2 > n) {
+                set(r, id, VSTATUS_PENDING, "Reaches %zu of %zu other hosts; %zu not checked yet", reached, n,
+                    unknown);
+                return;
+        }
+        set(r, id, VSTATUS_FAILURE, "Reaches only %zu of %zu other hosts, more than half are needed; cannot reach",
+            reached, n);
+        for (size_t i = 0, k = 0; i < n && !truncated(r); i++) {
+                const struct host_peer *peer = &c->f->cluster.peers[i];
+                const struct peer_connectivity *p = find_conn(c->f, peer->host_id);
+                if (p && !p->reachable)
+                        append(r, "%s %s", k++ ? "," : "", peer->hostname ? peer->hostname : peer->host_id);
+        }
+}
+
+static void v_ntp(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_NTP_SYNCED;
+        int64_t limit = c->cfg->ntp_max_offset_ms;
+        double off;
+
+        if (!c->f->ntp.present) {
+                set(r, id, VSTATUS_PENDING, "Waiting for the clock check");
+                return;
+        }
+        off = fabs(c->f->ntp.offset_ms);
+        if (isnan(off) || off > (double) limit)
+                set(r, id, VSTATUS_FAILURE,
+                    "Clock is off by %.0f ms, at most %" PRId64 " ms allowed; %s", c->f->ntp.offset_ms, limit,
+                    c->f->ntp.synced ? "check the NTP sources" : "no NTP source could be reached, set ntp_sources on the infra-env");
+        else if (c->f->ntp.synced)
+                set(r, id, VSTATUS_SUCCESS, "Clock is synchronized (offset %.0f ms, at most %" PRId64 " ms)",
+                    c->f->ntp.offset_ms, limit);
+        else
+                set(r, id, VSTATUS_SUCCESS,
+                    "Clock is within %.0f ms of the coordinator's (at most %" PRId64 " ms); no NTP source was reachable",
+                    c->f->ntp.offset_ms, limit);
+}
+
+/* Measuring writes to the disk, so it runs only once the installation
+ * starts (preparing-for-installation); before that it is disabled. */
+static void v_disk_speed(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_SUFFICIENT_INSTALLATION_DISK_SPEED;
+        const char *disk = c->f->disk_speed.disk ? c->f->disk_speed.disk : "installation disk";
+        int64_t limit = c->cfg->install_disk_fsync_ms;
+
+        if (!c->f->disk_speed.present) {
+                if (c->f->status == HOST_PREPARING_FOR_INSTALLATION)
+                        set(r, id, VSTATUS_PENDING, "Waiting for the installation disk speed check");
+                else
+                        set(r, id, VSTATUS_DISABLED,
+                            "Measured when the installation starts (the check writes to the disk)");
+        } else if (c->f->disk_speed.failed)
+                set(r, id, VSTATUS_ERROR, "The disk speed check on %s failed: %s", disk,
+                    c->f->disk_speed.error ? c->f->disk_speed.error : "no reason given");
+        else if (isnan(c->f->disk_speed.fsync_ms) || c->f->disk_speed.fsync_ms > (double) limit)
+                set(r, id, VSTATUS_FAILURE, "Disk %s is too slow: fsync takes %.1f ms, at most %" PRId64 " ms allowed",
+                    disk, c->f->disk_speed.fsync_ms, limit);
+        else
+                set(r, id, VSTATUS_SUCCESS, "Disk %s is fast enough: fsync takes %.1f ms, at most %" PRId64 " ms allowed",
+                    disk, c->f->disk_speed.fsync_ms, limit);
+}
+
+/* api.<cluster>.<domain> must resolve to the API VIP, or on a single-node
+ * cluster without one, to an address of the host itself. */
+static void v_api_dns(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY;
+        const char *name = c->f->cluster.name, *domain = c->f->cluster.base_dns_domain;
+        const char *vip = c->f->cluster.api_vip;
+        struct ip_addr vip_addr;
+        char fqdn[300];
+        bool use_vip = vip && *vip;
+
+        if (!name || !*name || !domain || !*domain) {
+                set_user(r, id, "The cluster's %s is not set", !domain || !*domain ? "base DNS domain" : "name");
+                return;
+        }
+        snprintf(fqdn, sizeof fqdn, "api.%s.%s", name, domain);
+        if (use_vip && ip_parse(vip, &vip_addr) < 0) {
+                set(r, id, VSTATUS_ERROR, "The cluster's API VIP '%.64s' is not a valid address", vip);
+                return;
+        }
+        if (!use_vip && !c->f->cluster.single_node) {
+                set_user(r, id, "The cluster's API VIP is not set");
+                return;
+        }
+        if (!c->f->api_dns.present) {
+                set(r, id, VSTATUS_PENDING, "Waiting for the resolution of %.200s", fqdn);
+                return;
+        }
+        if (!use_vip && need_inventory(c, r, id))
+                return;
+        if (c->f->api_dns.n_addresses == 0) {
+                set(r, id, VSTATUS_FAILURE, "%.200s does not resolve; it must point to %s%s", fqdn,
+                    use_vip ? "the API VIP " : "an address of this host", use_vip ? vip : "");
+                return;
+        }
+        for (size_t i = 0; i < c->f->api_dns.n_addresses; i++) {
+                struct ip_addr a;
+                if (!c->f->api_dns.addresses[i] || ip_parse(c->f->api_dns.addresses[i], &a) < 0)
+                        continue;
+                if (use_vip ? ip_equal(&a, &vip_addr) : for_each_address(c->inv, is_addr, &a, NULL) >= 0) {
+                        set(r, id, VSTATUS_SUCCESS, "%.200s resolves to %s, %s", fqdn, c->f->api_dns.addresses[i],
+                            use_vip ? "the API VIP" : "an address of this host");
+                        return;
+                }
+        }
+        set(r, id, VSTATUS_FAILURE, "%.200s resolves to", fqdn);
+        for (size_t i = 0; i < c->f->api_dns.n_addresses && !truncated(r); i++)
+                append(r, "%s %s", i ? "," : "", c->f->api_dns.addresses[i] ? c->f->api_dns.addresses[i] : "?");
+        append(r, " instead of %s%s", use_vip ? "the API VIP " : "an address of this host", use_vip ? vip : "");
+}
+
+int validations_host(const struct host_facts *f, const struct muster_config *cfg, struct validation_result *out) {
+        struct host_ctx c = { .f = f, .cfg = cfg };
+        char any_label[32];
+        size_t n = 0;
+
+        if (!f || !cfg || !out)
+                return -EINVAL;
+        c.inv = f->has_inventory ? f->inventory : NULL;
+        c.profile = config_profile_for(f->bound, f->cluster.single_node, f->role);
+        profile_label(c.profile, f->role, c.role_label, sizeof c.role_label);
+        profile_label(REQ_ANY, f->role, any_label, sizeof any_label);
+
+        memset(out, 0, VAL_HOST_COUNT * sizeof *out);
+        v_connected(&c, &out[n++]);
+        v_has_inventory(&c, &out[n++]);
+        v_cpu(&c, &out[n++], VAL_HAS_MIN_CPU_CORES, REQ_ANY, any_label);
+        v_memory(&c, &out[n++], VAL_HAS_MIN_MEMORY, REQ_ANY, any_label);
+        v_disks(&c, &out[n++]);
+        v_hostname_valid(&c, &out[n++]);
+        if (!f->bound)
+                return (int) n;
+        v_cpu(&c, &out[n++], VAL_HAS_CPU_CORES_FOR_ROLE, c.profile, c.role_label);
+        v_memory(&c, &out[n++], VAL_HAS_MEMORY_FOR_ROLE, c.profile, c.role_label);
+        v_hostname_unique(&c, &out[n++]);
+        v_machine_cidr(&c, &out[n++]);
+        v_majority(&c, &out[n++]);
+        v_ntp(&c, &out[n++]);
+        v_disk_speed(&c, &out[n++]);
+        v_api_dns(&c, &out[n++]);
+        return (int) n;
+}
+
+/* ---- cluster validations ----------------------------------------------- */
+
+static void c_machine_cidr(const struct cluster_facts *f, struct validation_result *r) {
+        const enum validation_id id = VAL_MACHINE_CIDR_DEFINED;
+        const char *s = f->machine_network_cidr;
+        struct cidr net;
+        char canon[INET6_ADDRSTRLEN + 8];
+
+        if (!s || !*s)
+                set(r, id, VSTATUS_FAILURE, "The machine network CIDR is not set");
+        else if (cidr_parse(s, &net) < 0)
+                set(r, id, VSTATUS_FAILURE, "The machine network CIDR '%.64s' is not valid (expected e.g. 192.0.2.0/24)", s);
+        else if (cidr_has_host_bits(&net))
+                set(r, id, VSTATUS_FAILURE, "The machine network CIDR %s has host bits set; did you mean %s?", s,
+                    cidr_network_string(&net, canon, sizeof canon) ? canon : "?");
+        else
+                set(r, id, VSTATUS_SUCCESS, "The machine network CIDR is %s", s);
+}
+
+static void c_api_vips_defined(const struct cluster_facts *f, struct validation_result *r) {
+        const enum validation_id id = VAL_API_VIPS_DEFINED;
+
+        if (f->api_vip && *f->api_vip)
+                set(r, id, VSTATUS_SUCCESS, "The API VIP is %.64s", f->api_vip);
+        else if (f->single_node)
+                set(r, id, VSTATUS_DISABLED, "Not needed: a single-node cluster serves its API on the host's address");
+        else
+                set(r, id, VSTATUS_FAILURE, "The API VIP is not set");
+}
+
+/* Which host, if any, has address a. */
+static const struct cluster_host *host_with_address(const struct cluster_facts *f, const struct ip_addr *a) {
+        for (size_t i = 0; i < f->n_hosts; i++)
+                if (f->hosts[i].inventory && for_each_address(f->hosts[i].inventory, is_addr, a, NULL) >= 0)
+                        return &f->hosts[i];
+        return NULL;
+}
+
+static void c_vip_valid(const struct cluster_facts *f, struct validation_result *r, enum validation_id id,
+                        const char *what, const char *vip, const char *other_what, const char *other) {
+        const char *s = f->machine_network_cidr;
+        struct ip_addr a, o;
+        struct cidr net;
+        char buf[INET6_ADDRSTRLEN];
+        const struct cluster_host *h;
+
+        if (!vip || !*vip) {
+                if (f->single_node)
+                        set(r, id, VSTATUS_DISABLED, "Not needed: a single-node cluster uses the host's address");
+                else
+                        set_user(r, id, "The %s is not set", what);
+                return;
+        }
+        if (ip_parse(vip, &a) < 0) {
+                set(r, id, VSTATUS_FAILURE, "The %s '%.64s' is not a valid IP address", what, vip);
+                return;
+        }
+        if (!s || !*s || cidr_parse(s, &net) < 0) {
+                set_user(r, id, "A valid machine network CIDR is needed to check the %s", what);
+                return;
+        }
+        if (!cidr_contains(&net, &a)) {
+                set(r, id, VSTATUS_FAILURE, "The %s %s is outside the machine network %s", what, vip, s);
+                return;
+        }
+        struct ip_addr netaddr = network_of(&net), bcast = broadcast_of(&net);
+        if (net.prefix < (a.family == AF_INET ? 31u : 127u)) {
+                if (ip_equal(&a, &netaddr)) {
+                        set(r, id, VSTATUS_FAILURE, "The %s %s is the network address of %s", what, vip, s);
+                        return;
+                }
+                if (a.family == AF_INET && ip_equal(&a, &bcast)) {
+                        set(r, id, VSTATUS_FAILURE, "The %s %s is the broadcast address of %s", what, vip, s);
+                        return;
+                }
+        }
+        if (other && *other && ip_parse(other, &o) == 0 && ip_equal(&a, &o)) {
+                set(r, id, VSTATUS_FAILURE, "The %s and the %s must differ, both are %s", what, other_what, vip);
+                return;
+        }
+        h = host_with_address(f, &a);
+        if (h) {
+                set(r, id, VSTATUS_FAILURE, "The %s %s is already an address of host %s", what,
+                    ip_string(&a, buf), h->hostname ? h->hostname : h->host_id ? h->host_id : "?");
+                return;
+        }
+        set(r, id, VSTATUS_SUCCESS, "The %s %s is in the machine network %s and no host uses it", what, vip, s);
+}
+
+static void c_dns_domain(const struct cluster_facts *f, struct validation_result *r) {
+        const enum validation_id id = VAL_DNS_DOMAIN_DEFINED;
+        const char *d = f->base_dns_domain;
+        char whybuf[160];
+
+        if (!d || !*d) {
+                set(r, id, VSTATUS_FAILURE, "The base DNS domain is not set");
+                return;
+        }
+        if (!dns_name_is_valid(d, "base DNS domain", whybuf, sizeof whybuf)) {
+                set(r, id, VSTATUS_FAILURE, "The base DNS domain '%.64s' is not valid: %s", d, whybuf);
+                return;
+        }
+        /* The longest name the cluster needs must still be a DNS name. */
+        size_t longest = strlen("*.apps..") + (f->name ? strlen(f->name) : 0) + strlen(d);
+        if (longest > 253) {
+                set(r, id, VSTATUS_FAILURE, "*.apps.<cluster name>.%.64s would be %zu characters, at most 253 are allowed",
+                    d, longest);
+                return;
+        }
+        set(r, id, VSTATUS_SUCCESS, "The base DNS domain is %.200s", d);
+}
+
+/* OpenShift-style pull secret: a JSON object with an "auths" object. */
+static void c_pull_secret(const struct cluster_facts *f, struct validation_result *r) {
+        const enum validation_id id = VAL_PULL_SECRET_SET;
+        json_object *o, *auths;
+        json_tokener *tok;
+        bool ok;
+
+        if (!f->pull_secret || !*f->pull_secret) {
+                set(r, id, VSTATUS_FAILURE, "The pull secret is not set");
+                return;
+        }
+        tok = json_tokener_new();
+        if (!tok) {
+                set(r, id, VSTATUS_ERROR, "Out of memory while checking the pull secret");
+                return;
+        }
+        o = json_tokener_parse_ex(tok, f->pull_secret, (int) strnlen(f->pull_secret, INT32_MAX));
+        ok = o && json_tokener_get_error(tok) == json_tokener_success &&
+             (size_t) json_tokener_get_parse_end(tok) == strlen(f->pull_secret) &&
+             json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, "auths", &auths) &&
+             json_object_is_type(auths, json_type_object);
+        json_object_put(o);
+        json_tokener_free(tok);
+        if (ok)
+                set(r, id, VSTATUS_SUCCESS, "The pull secret is set");
+        else
+                set(r, id, VSTATUS_FAILURE, "The pull secret is not valid: expected a JSON object with an \"auths\" object");
+}
+
+static bool meets(const struct inventory *inv, const struct role_requirements *req) {
+        return inv && inv->cpu.count >= req->cpu_cores && host_memory(inv) >= req->memory_bytes;
+}
+
+#define FULL_MASTERS 3
+
+static void c_masters(const struct cluster_facts *f, const struct muster_config *cfg, struct validation_result *r) {
+        const enum validation_id id = VAL_SUFFICIENT_MASTERS_COUNT;
+        size_t masters = 0, autos = 0, capable = 0;
+
+        for (size_t i = 0; i < f->n_hosts; i++) {
+                if (f->hosts[i].role == ROLE_MASTER)
+                        masters++;
+                else if (f->hosts[i].role == ROLE_AUTO) {
+                        autos++;
+                        capable += meets(f->hosts[i].inventory, &cfg->req[REQ_MASTER]);
+                }
+        }
+        if (f->single_node) {
+                if (f->n_hosts != 1)
+                        set(r, id, VSTATUS_FAILURE, "A single-node cluster needs exactly 1 host, %zu %s bound",
+                            f->n_hosts, f->n_hosts == 1 ? "is" : "are");
+                else if (f->hosts[0].role == ROLE_WORKER)
+                        set(r, id, VSTATUS_FAILURE, "The host of a single-node cluster must have role master or auto, not worker");
+                else
+                        set(r, id, VSTATUS_SUCCESS, "The single-node cluster has its 1 host");
+                return;
+        }
+        if (masters > FULL_MASTERS)
+                set(r, id, VSTATUS_FAILURE, "Exactly %d masters are needed, %zu hosts have role master", FULL_MASTERS,
+                    masters);
+        else if (masters + capable >= FULL_MASTERS)
+                set(r, id, VSTATUS_SUCCESS,
+                    "%d masters: %zu with role master, %zu from auto-role hosts that meet master requirements",
+                    FULL_MASTERS, masters, (size_t) FULL_MASTERS - masters);
+        else
+                set(r, id, VSTATUS_FAILURE,
+                    "%d masters are needed: %zu host%s role master and %zu of %zu auto-role hosts meet master requirements",
+                    FULL_MASTERS, masters, masters == 1 ? " has" : "s have", capable, autos);
+}
+
+static bool host_ready(enum host_status s) {
+        switch (s) {
+        case HOST_KNOWN:
+        case HOST_PREPARING_FOR_INSTALLATION:
+        case HOST_INSTALLING:
+        case HOST_INSTALLING_IN_PROGRESS:
+        case HOST_INSTALLED:
+                return true;
+        default:
+                return false;
+        }
+}
+
+static void c_all_ready(const struct cluster_facts *f, struct validation_result *r) {
+        const enum validation_id id = VAL_ALL_HOSTS_ARE_READY_TO_INSTALL;
+        size_t not_ready = 0;
+
+        if (f->n_hosts == 0) {
+                set(r, id, VSTATUS_FAILURE, "No host is bound to the cluster");
+                return;
+        }
+        for (size_t i = 0; i < f->n_hosts; i++)
+                not_ready += !host_ready(f->hosts[i].status);
+        if (not_ready == 0) {
+                set(r, id, VSTATUS_SUCCESS, "All %zu hosts are ready to install", f->n_hosts);
+                return;
+        }
+        set(r, id, VSTATUS_FAILURE, "%zu of %zu hosts %s not ready:", not_ready, f->n_hosts,
+            not_ready == 1 ? "is" : "are");
+        for (size_t i = 0, k = 0; i < f->n_hosts && !truncated(r); i++) {
+                const struct cluster_host *h = &f->hosts[i];
+                const char *st = host_status_to_string(h->status);
+                if (host_ready(h->status))
+                        continue;
+                append(r, "%s %s (%s)", k++ ? "," : "", h->hostname ? h->hostname : h->host_id ? h->host_id : "?",
+                       st ? st : "unknown state");
+        }
+}
+
+int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
+                        struct validation_result *out) {
+        size_t n = 0;
+
+        if (!f || !cfg || !out)
+                return -EINVAL;
+        memset(out, 0, VAL_CLUSTER_COUNT * sizeof *out);
+        c_machine_cidr(f, &out[n++]);
+        c_api_vips_defined(f, &out[n++]);
+        c_vip_valid(f, &out[n++], VAL_API_VIPS_VALID, "API VIP", f->api_vip, "ingress VIP", f->ingress_vip);
+        c_vip_valid(f, &out[n++], VAL_INGRESS_VIPS_VALID, "ingress VIP", f->ingress_vip, "API VIP", f->api_vip);
+        c_dns_domain(f, &out[n++]);
+        c_pull_secret(f, &out[n++]);
+        c_masters(f, cfg, &out[n++]);
+        c_all_ready(f, &out[n++]);
+        set(&out[n++], VAL_CAPABILITIES_VALID, VSTATUS_DISABLED,
+            "Not checked yet: capability validation comes with capability management (DESIGN §7)");
+        set(&out[n++], VAL_OPERATORS_RESOLVABLE, VSTATUS_DISABLED,
+            "Not checked yet: operator resolution comes with operator management (DESIGN §8)");
+        return (int) n;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+json_object *validations_to_json(const struct validation_result *v, size_t n) {
+        json_object *arr = json_object_new_array();
+
+        if (!arr)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                json_object *o = json_object_new_object();
+                const char *id = validation_id_to_string(v[i].id);
+                const char *st = validation_status_to_string(v[i].status);
+                if (!o || !id || !st ||
+                    json_object_object_add(o, "id", json_object_new_string(id)) < 0 ||
+                    json_object_object_add(o, "status", json_object_new_string(st)) < 0 ||
+                    json_object_object_add(o, "message", json_object_new_string(v[i].message)) < 0 ||
+                    json_object_array_add(arr, o) < 0) {
+                        json_object_put(o);
+                        json_object_put(arr);
+                        return NULL;
+                }
+        }
+        return arr;
+}
+
+const struct validation_result *validations_find(const struct validation_result *v, size_t n,
+                                                 enum validation_id id) {
+        for (size_t i = 0; i < n; i++)
+                if (v[i].id == id)
+                        return &v[i];
+        return NULL;
+}

@@ -1,0 +1,181 @@
+/* Host and cluster validations (DESIGN §5), as pure functions: facts in,
+ * {id, status, message} out. The caller gathers the facts (store, step
+ * results); nothing here touches the network, the store or a clock. */
+#pragma once
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "inventory.h"
+#include "protocol.h"
+
+#define VAL_MSG_MAX 256
+#define VAL_HOST_COUNT ((size_t) _VAL_HOST_MAX)
+#define VAL_CLUSTER_COUNT ((size_t) (_VAL_MAX - _VAL_HOST_MAX))
+
+struct validation_result {
+        enum validation_id id;
+        enum validation_status status;
+        /* With VSTATUS_PENDING: what is missing is a setting only a user can
+         * give (machine network, base domain, VIP), not data the agent will
+         * send. Drives pending-for-input (hostfsm.h). Not part of the JSON. */
+        bool awaits_user;
+        char message[VAL_MSG_MAX];
+};
+
+/* ---- addresses and networks -------------------------------------------- */
+
+struct ip_addr {
+        int family;     /* AF_INET or AF_INET6 */
+        uint8_t b[16];  /* network order; 4 bytes used for AF_INET */
+};
+
+struct cidr {
+        struct ip_addr addr;
+        unsigned prefix;
+};
+
+/* A bare address, "192.0.2.1" or "2001:db8::1". 0 or -EINVAL. */
+int ip_parse(const char *s, struct ip_addr *out);
+/* "ADDR/PREFIX", prefix 0-32 (v4) or 0-128 (v6), decimal without leading
+ * zeros. Host bits may be set (interface addresses are written that way).
+ * 0 or -EINVAL. */
+int cidr_parse(const char *s, struct cidr *out);
+bool ip_equal(const struct ip_addr *a, const struct ip_addr *b);
+/* a is inside net (same family, first `prefix` bits equal). */
+bool cidr_contains(const struct cidr *net, const struct ip_addr *a);
+bool cidr_has_host_bits(const struct cidr *c);
+/* The network written canonically ("192.0.2.0/24"): buf, or NULL if n is too small. */
+char *cidr_network_string(const struct cidr *c, char *buf, size_t n);
+
+/* RFC 1123 host name usable as a node name: dot-separated labels of 1-63
+ * characters [a-z0-9-], no '-' at either end of a label, at most 253 in all,
+ * lower case, and not a loopback name ("localhost", "localhost.localdomain",
+ * ...). On false, why (if non-NULL) says what is wrong. */
+bool hostname_is_valid(const char *name, char *why, size_t whylen);
+
+/* ---- host validations -------------------------------------------------- */
+
+struct peer_connectivity {
+        const char *peer_host_id;
+        bool reachable;
+        double latency_ms;
+        double loss_pct;
+};
+
+/* Another host bound to the same cluster. */
+struct host_peer {
+        const char *host_id;
+        const char *hostname; /* effective hostname; NULL if not known yet */
+};
+
+struct host_facts {
+        enum host_status status;          /* current state */
+        bool has_inventory;               /* an inventory was received ... */
+        const struct inventory *inventory; /* ... and parsed (NULL: it did not parse) */
+        int64_t seconds_since_checkin;    /* < 0: never checked in */
+        int64_t disconnect_timeout_s;     /* <= 0: the config's */
+        const char *requested_hostname;   /* overrides the inventory's */
+        const char *installation_disk_id; /* chosen disk (inv_disk id, path or name); NULL = any */
+
+        bool bound;
+        enum host_role role;
+        struct {
+                bool single_node;         /* high_availability_mode None */
+                const char *name;
+                const char *base_dns_domain;
+                const char *machine_network_cidr;
+                const char *api_vip;
+                const struct host_peer *peers; /* the other bound hosts */
+                size_t n_peers;
+        } cluster;
+
+        /* Step results; each is "not received yet" until `present`. From the
+         * agent's outputs (agent/steps_net.h): connectivity-check peers[]
+         * {host_id, reachable, rtt_avg_ms, loss_pct}; ntp-synchronizer
+         * synced = (method == "sntp"), offset_ms (a step whose method is null
+         * measured nothing: leave ntp absent); domain-resolution: the
+         * ipv4/ipv6 addresses of the resolution named api.<cluster>.<domain>. */
+        struct {
+                bool present;
+                const struct peer_connectivity *peers;
+                size_t n_peers;
+        } connectivity;
+        struct {
+                bool present;
+                bool synced;              /* synchronized to an NTP source */
+                double offset_ms;         /* vs the source, or the coordinator's Date */
+        } ntp;
+        struct {
+                bool present;             /* api.<cluster>.<domain> was looked up */
+                const char *const *addresses;
+                size_t n_addresses;
+        } api_dns;
+        struct {
+                bool present;
+                bool failed;              /* the step failed: see error */
+                const char *error;
+                const char *disk;         /* which disk was measured */
+                double fsync_ms;
+        } disk_speed;
+};
+
+/* Run the host validations: the six "always" ones, plus the bound-only ones
+ * when f->bound, in validation_id order. Writes up to VAL_HOST_COUNT results;
+ * returns how many, or -EINVAL on missing arguments.
+ * Minimums: the "always" checks use [requirements.any]; the role checks and
+ * has-min-valid-disks of a bound host its role's (config_profile_for).
+ * Memory is physical when known, else usable; CPU cores are logical CPUs.
+ * belongs-to-majority-group: disabled for single-node and below 3 hosts;
+ * passes when more than half of the other bound hosts are reachable.
+ * sufficient-installation-disk-speed: disabled until preparing-for-installation
+ * (the check writes to the disk), then pending until measured.
+ * api-domain-name-resolved-correctly: api.<name>.<domain> must resolve to the
+ * API VIP, or on single-node without one to an address of the host. */
+int validations_host(const struct host_facts *f, const struct muster_config *cfg,
+                     struct validation_result *out);
+
+/* Index into inv->disks of the installation disk: `disk_id` (matched against
+ * id, by_id, by_path, path and name) if given, else the first eligible disk
+ * of at least min_bytes. -ENOENT if none fits. */
+int validations_pick_install_disk(const struct inventory *inv, const char *disk_id, int64_t min_bytes);
+
+/* The effective hostname: requested, else the inventory's; NULL if neither. */
+const char *host_facts_hostname(const struct host_facts *f);
+
+/* ---- cluster validations ----------------------------------------------- */
+
+struct cluster_host {
+        const char *host_id;
+        const char *hostname;
+        enum host_role role;
+        enum host_status status;
+        const struct inventory *inventory; /* NULL if none yet */
+};
+
+struct cluster_facts {
+        bool single_node;
+        const char *name;
+        const char *base_dns_domain;
+        const char *machine_network_cidr;
+        const char *api_vip;
+        const char *ingress_vip;
+        const char *pull_secret;
+        const struct cluster_host *hosts; /* the bound hosts */
+        size_t n_hosts;
+};
+
+/* Run the cluster validations in validation_id order. Writes
+ * VAL_CLUSTER_COUNT results; returns that count, or -EINVAL. */
+int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
+                        struct validation_result *out);
+
+/* ---- output ------------------------------------------------------------ */
+
+/* [{"id", "status", "message"}, ...]; NULL on ENOMEM. */
+json_object *validations_to_json(const struct validation_result *v, size_t n);
+/* The result with this id, or NULL. */
+const struct validation_result *validations_find(const struct validation_result *v, size_t n,
+                                                 enum validation_id id);
