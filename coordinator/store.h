@@ -138,6 +138,9 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
 int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
                                  const char *before, uint32_t status_mask, const char *status_info);
 
+/* How many hosts are in each status (for /metrics). */
+int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]);
+
 /* ---- clusters ---------------------------------------------------------- */
 
 /* Needs name and owner. id NULL: one is made. Status defaults to

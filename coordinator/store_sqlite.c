@@ -1682,6 +1682,24 @@ int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_m
         return r;
 }
 
+int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
+        struct conn *c = conn_get(s);
+        int r;
+        for (int i = 0; i < _HOST_STATUS_MAX; i++)
+                counts[i] = 0;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT status, count(*) FROM hosts GROUP BY status", &st);
+                while (r >= 0 && (r = step_row(c, st)) > 0) {
+                        enum host_status hs = host_status_from_string((const char *) sqlite3_column_text(st, 0));
+                        if (hs != _HOST_STATUS_INVALID)
+                                counts[hs] = sqlite3_column_int64(st, 1);
+                }
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"

@@ -13,6 +13,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <curl/curl.h>
 
 extern char **environ;
 
@@ -185,4 +191,148 @@ json_object *tu_json_get(json_object *root, const char *dotted) {
                         cur = NULL;
         }
         return cur;
+}
+
+/* ---- musterd under test ------------------------------------------------ */
+
+static unsigned free_port(void) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        if (fd < 0 || bind(fd, (struct sockaddr *) &a, sizeof a) < 0 || getsockname(fd, (struct sockaddr *) &a, &len) < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return 0;
+        }
+        close(fd);
+        return ntohs(a.sin_port);
+}
+
+int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *config) {
+        const char *bin = getenv("MUSTERD");
+        char listen[64];
+        if (!m->state_dir)
+                m->state_dir = strdup(state_dir);
+        for (int attempt = 0; attempt < 5; attempt++) {
+                m->port = free_port();
+                snprintf(listen, sizeof listen, "127.0.0.1:%u", m->port);
+                snprintf(m->base, sizeof m->base, "http://127.0.0.1:%u", m->port);
+                const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
+                                       config ? "--config" : NULL, config, NULL };
+                pid_t pid;
+                if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *) argv, environ) != 0)
+                        return -1;
+                m->pid = pid;
+                /* Up to 10 s for /healthz. */
+                for (int i = 0; i < 200; i++) {
+                        char url[128];
+                        snprintf(url, sizeof url, "%s/healthz", m->base);
+                        if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200)
+                                goto up;
+                        int st;
+                        if (waitpid(pid, &st, WNOHANG) == pid) {
+                                m->pid = 0;
+                                break; /* exited: port taken? try another */
+                        }
+                        struct timespec ts = { 0, 50 * 1000 * 1000 };
+                        nanosleep(&ts, NULL);
+                }
+                if (m->pid)
+                        tu_musterd_stop(m, SIGKILL);
+        }
+        return -1;
+up:
+        free(m->admin_token);
+        m->admin_token = NULL;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/admin.token", m->state_dir);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return -1;
+        char tok[4096];
+        if (fgets(tok, sizeof tok, f)) {
+                tok[strcspn(tok, "\n")] = '\0';
+                m->admin_token = strdup(tok);
+        }
+        fclose(f);
+        return m->admin_token ? 0 : -1;
+}
+
+void tu_musterd_stop(struct tu_musterd *m, int sig) {
+        if (m->pid <= 0)
+                return;
+        kill(m->pid, sig);
+        int st;
+        while (waitpid(m->pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        m->pid = 0;
+}
+
+void tu_musterd_free(struct tu_musterd *m) {
+        tu_musterd_stop(m, SIGTERM);
+        free(m->state_dir);
+        free(m->admin_token);
+        memset(m, 0, sizeof *m);
+}
+
+struct tu_buf {
+        char *d;
+        size_t n;
+};
+
+static size_t tu_sink(char *p, size_t sz, size_t nm, void *u) {
+        struct tu_buf *b = u;
+        char *d = realloc(b->d, b->n + sz * nm + 1);
+        if (!d)
+                return 0;
+        b->d = d;
+        memcpy(b->d + b->n, p, sz * nm);
+        b->n += sz * nm;
+        b->d[b->n] = '\0';
+        return sz * nm;
+}
+
+long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out) {
+        CURL *c = curl_easy_init();
+        struct curl_slist *h = NULL;
+        struct tu_buf b = { 0 };
+        char hdr[8300];
+        long code = 0;
+        if (!c)
+                return 0;
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, tu_sink);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        if (token) {
+                snprintf(hdr, sizeof hdr, "Authorization: Bearer %s", token);
+                h = curl_slist_append(h, hdr);
+        }
+        if (body) {
+                h = curl_slist_append(h, "Content-Type: application/json");
+                curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+                curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) body_len);
+        }
+        h = curl_slist_append(h, "Expect:");
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        if (curl_easy_perform(c) == CURLE_OK)
+                curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        curl_slist_free_all(h);
+        curl_easy_cleanup(c);
+        if (out)
+                *out = b.d;
+        else
+                free(b.d);
+        return code;
+}
+
+long tu_http_json(const char *method, const char *url, const char *token, const char *body, json_object **out) {
+        char *text = NULL;
+        long code = tu_http(method, url, token, body, body ? strlen(body) : 0, &text);
+        if (out)
+                *out = text ? json_tokener_parse(text) : NULL;
+        free(text);
+        return code;
 }

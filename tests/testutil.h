@@ -19,3 +19,26 @@ int tu_write_bin(const char *root, const char *relpath, const void *data, size_t
 int tu_symlink(const char *root, const char *relpath, const char *target);
 /* Path of an object's member by dotted path ("cpu.count", "disks.0.name"). */
 json_object *tu_json_get(json_object *root, const char *dotted);
+
+/* ---- musterd under test ------------------------------------------------ */
+
+struct tu_musterd {
+        int pid;
+        unsigned port;
+        char *state_dir;   /* owned */
+        char base[64];     /* "http://127.0.0.1:PORT" */
+        char *admin_token; /* read from STATE/admin.token */
+};
+/* Start the real musterd on a free loopback port with `state_dir` (created
+ * if needed) and optional config file; waits (bounded) until /healthz
+ * answers. 0 or -1. */
+int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *config);
+/* Stop it by its PID with `sig` (SIGTERM: clean; SIGKILL: crash) and reap it. */
+void tu_musterd_stop(struct tu_musterd *m, int sig);
+void tu_musterd_free(struct tu_musterd *m);
+
+/* One HTTP request on loopback; returns the status (0 if none) and the body
+ * in *out (malloc'd, may be NULL). body may be NULL. */
+long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out);
+/* The same with the body as JSON text and the response parsed (NULL if not JSON). */
+long tu_http_json(const char *method, const char *url, const char *token, const char *body, json_object **out);

@@ -1,0 +1,675 @@
+/* The REST API of DESIGN §4 as handlers over the store. Each handler gets a
+ * decoded request (http.h) and a principal (auth.h) and answers JSON; the
+ * checks of STYLE.md's order that are not HTTP's happen here: scope, shape,
+ * semantics. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cleanup.h"
+#include "hostfsm.h"
+#include "log.h"
+#include "musterd.h"
+#include "protocol.h"
+#include "steps.h"
+#include "uuid.h"
+#include "validations.h"
+
+#define P(req) ((const struct principal *) (req)->auth)
+
+/* ---- errors from the store ------------------------------------------- */
+
+static void store_error(struct http_response *resp, int r, const char *what) {
+        switch (r) {
+        case -ENOENT: http_error(resp, 404, "%s not found", what); break;
+        case -EEXIST: http_error(resp, 409, "%s already exists", what); break;
+        case -EBUSY: http_error(resp, 409, "%s is still in use", what); break;
+        case -ESTALE: http_error(resp, 409, "%s changed state meanwhile; try again", what); break;
+        case -EINVAL: http_error(resp, 400, "invalid %s", what); break;
+        case -E2BIG: http_error(resp, 413, "%s is too large", what); break;
+        case -EAGAIN: http_error(resp, 503, "store is busy; try again"); break;
+        default:
+                log_error_errno(r, "api", "store failed on %s: %m", what);
+                http_error(resp, 500, "internal error on %s", what);
+        }
+}
+
+void musterd_event(struct musterd *d, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                   const char *cluster_id, const char *host_id, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        struct event e;
+        event_init(&e);
+        e.severity = sev;
+        e.category = cat;
+        e.infra_env_id = infra_env_id ? strdup(infra_env_id) : NULL;
+        e.cluster_id = cluster_id ? strdup(cluster_id) : NULL;
+        e.host_id = host_id ? strdup(host_id) : NULL;
+        e.message = strdup(msg);
+        int r = store_event_append(d->store, &e);
+        if (r < 0)
+                log_warning_errno(r, "api", "Failed to record event \"%s\": %m", msg);
+        event_free(&e);
+}
+
+/* ---- auth -------------------------------------------------------------- */
+
+bool musterd_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct principal *p;
+
+        if (!req->bearer) {
+                http_error(resp, 401, "an Authorization: Bearer token is required");
+                return false;
+        }
+        p = calloc(1, sizeof *p);
+        if (!p || auth_check(d->key, req->bearer, (int64_t) time(NULL), p) < 0) {
+                free(p);
+                http_error(resp, 401, "the token is not valid");
+                return false;
+        }
+        req->auth = p;
+        if (p->kind == PRINCIPAL_AGENT) {
+                /* Revocation: the token's generation must be the infra-env's. */
+                struct infra_env ie;
+                infra_env_init(&ie);
+                int r = store_infra_env_get(d->store, p->infra_env_id, &ie);
+                bool ok = r == 0 && ie.token_generation == p->generation;
+                infra_env_free(&ie);
+                if (!ok) {
+                        http_error(resp, 401, "the token was revoked");
+                        return false;
+                }
+        }
+        return true;
+}
+
+void musterd_auth_free(void *auth) {
+        free(auth);
+}
+
+static bool need_admin(struct http_request *req, struct http_response *resp) {
+        if (auth_is_admin(P(req)))
+                return true;
+        http_error(resp, 403, "this call is for administrators, not agents");
+        return false;
+}
+
+static bool need_infra_admin(struct http_request *req, struct http_response *resp) {
+        if (auth_is_admin(P(req)) && P(req)->role == ROLE_INFRA_ADMIN)
+                return true;
+        http_error(resp, 403, "this call needs the infra-admin role");
+        return false;
+}
+
+/* Load the infra-env of a path and check the caller may use it. */
+static int load_infra_env(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+                          struct infra_env *ie) {
+        infra_env_init(ie);
+        if (!uuid_is_valid(id)) {
+                http_error(resp, 400, "infra-env id \"%s\" is not a UUID", id);
+                return -EINVAL;
+        }
+        /* An agent of another infra-env is refused before anything is read. */
+        if (P(req)->kind == PRINCIPAL_AGENT && strcasecmp(P(req)->infra_env_id, id) != 0) {
+                http_error(resp, 403, "this token belongs to another infra-env");
+                return -EPERM;
+        }
+        int r = store_infra_env_get(d->store, id, ie);
+        if (r < 0) {
+                store_error(resp, r, "infra-env");
+                return r;
+        }
+        if (!auth_may_use_infra_env(P(req), ie->id, ie->owner)) {
+                http_error(resp, 403, "infra-env %s belongs to another owner", ie->id);
+                return -EPERM;
+        }
+        return 0;
+}
+
+/* ---- health ------------------------------------------------------------ */
+
+static void h_healthz(void *app, struct http_request *req, struct http_response *resp) {
+        http_json(resp, 200, json_object_new_string("ok"));
+}
+
+static void h_readyz(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env_list l = { 0 };
+        struct store_page pg = { .limit = 1 };
+        int r = store_infra_env_list(d->store, NULL, &pg, &l);
+        infra_env_list_free(&l);
+        if (r < 0)
+                http_error(resp, 503, "store is not ready");
+        else
+                http_json(resp, 200, json_object_new_string("ready"));
+}
+
+static void h_metrics(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        char *m = http_server_metrics(d->http);
+        /* Hosts by status. */
+        size_t len = m ? strlen(m) : 0, cap = len + 4096;
+        char *out = realloc(m, cap);
+        if (!out) {
+                free(m);
+                http_error(resp, 500, "out of memory");
+                return;
+        }
+        len += (size_t) snprintf(out + len, cap - len, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
+        int64_t counts[_HOST_STATUS_MAX];
+        if (store_host_count_by_status(d->store, counts) == 0)
+                for (int s = 0; s < _HOST_STATUS_MAX; s++)
+                        len += (size_t) snprintf(out + len, cap - len, "muster_hosts{status=\"%s\"} %lld\n",
+                                                 host_status_to_string((enum host_status) s), (long long) counts[s]);
+        resp->status = 200;
+        resp->text = out;
+        resp->content_type = "text/plain; version=0.0.4";
+}
+
+/* ---- infra-envs -------------------------------------------------------- */
+
+static json_object *infra_env_reply(const struct infra_env *ie, const char *token) {
+        json_object *o = infra_env_to_json(ie, 0);
+        if (o && token)
+                json_object_object_add(o, "agent_token", json_object_new_string(token));
+        return o;
+}
+
+static void h_ie_create(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        char err[256];
+        _cleanup_free_ char *token = NULL;
+
+        if (!need_admin(req, resp))
+                return;
+        if (infra_env_from_json(req->body, &ie, err, sizeof err) < 0) {
+                http_error(resp, 400, "%s", err);
+                goto out;
+        }
+        if (!ie.name || !*ie.name) {
+                http_error(resp, 400, "field \"name\" is required");
+                goto out;
+        }
+        if (ie.present & (IE_F_ID | IE_F_OWNER | IE_F_TOKEN_GENERATION | IE_F_CLUSTER_ID)) {
+                http_error(resp, 400, "fields id, owner, cluster_id and token_generation are set by the server");
+                goto out;
+        }
+        free(ie.owner);
+        ie.owner = strdup(P(req)->owner);
+        if (!ie.cpu_architecture)
+                ie.cpu_architecture = strdup("x86_64");
+        int r = store_infra_env_create(d->store, &ie);
+        if (r < 0) {
+                store_error(resp, r, "infra-env");
+                goto out;
+        }
+        if (auth_issue_agent(d->key, ie.id, ie.token_generation, &token) < 0) {
+                http_error(resp, 500, "could not sign the agent token");
+                goto out;
+        }
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, NULL, NULL, "infra-env %s (%s) created by %s", ie.name,
+                      ie.id, ie.owner);
+        http_json(resp, 201, infra_env_reply(&ie, token));
+out:
+        infra_env_free(&ie);
+}
+
+static void h_ie_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env_list l = { 0 };
+        if (!need_admin(req, resp))
+                return;
+        struct store_page pg = { .limit = 1000 };
+        int r = store_infra_env_list(d->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
+        if (r < 0)
+                store_error(resp, r, "infra-envs");
+        else
+                http_json(resp, 200, infra_env_list_to_json(&l, 0));
+        infra_env_list_free(&l);
+}
+
+static void h_ie_get(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        if (load_infra_env(d, req, resp, req->params[0], &ie) == 0)
+                http_json(resp, 200, infra_env_reply(&ie, NULL));
+        infra_env_free(&ie);
+}
+
+static void h_ie_delete(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        if (!need_admin(req, resp))
+                return;
+        if (load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
+                int r = store_infra_env_delete(d->store, ie.id);
+                if (r < 0)
+                        store_error(resp, r, "infra-env");
+                else {
+                        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "infra-env %s deleted", ie.id);
+                        http_json(resp, 204, NULL);
+                        resp->text = strdup("");
+                }
+        }
+        infra_env_free(&ie);
+}
+
+static void h_ie_rotate(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        _cleanup_free_ char *token = NULL;
+        if (!need_admin(req, resp))
+                return;
+        if (load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
+                int64_t gen;
+                int r = store_infra_env_bump_token(d->store, ie.id, &gen);
+                if (r < 0)
+                        store_error(resp, r, "infra-env");
+                else if (auth_issue_agent(d->key, ie.id, gen, &token) < 0)
+                        http_error(resp, 500, "could not sign the agent token");
+                else {
+                        ie.token_generation = gen;
+                        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, ie.id, NULL, NULL,
+                                      "agent tokens of infra-env %s rotated to generation %lld; older ones are revoked",
+                                      ie.id, (long long) gen);
+                        http_json(resp, 200, infra_env_reply(&ie, token));
+                }
+        }
+        infra_env_free(&ie);
+}
+
+/* ---- hosts: agent side -------------------------------------------------- */
+
+static void h_host_register(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        json_object *v;
+        host_init(&h);
+        if (load_infra_env(d, req, resp, req->params[0], &ie) < 0)
+                goto out;
+        if (P(req)->kind != PRINCIPAL_AGENT) {
+                http_error(resp, 403, "hosts register with their infra-env's agent token");
+                goto out;
+        }
+        if (!json_object_object_get_ex(req->body, "host_id", &v) || !json_object_is_type(v, json_type_string) ||
+            !uuid_is_valid(json_object_get_string(v))) {
+                http_error(resp, 400, "field \"host_id\" must be a UUID");
+                goto out;
+        }
+        const char *host_id = json_object_get_string(v);
+        const char *version = NULL;
+        if (json_object_object_get_ex(req->body, "discovery_agent_version", &v)) {
+                if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) > 128) {
+                        http_error(resp, 400, "field \"discovery_agent_version\" must be a short string");
+                        goto out;
+                }
+                version = json_object_get_string(v);
+        }
+        int r = store_host_register(d->store, ie.id, host_id, version, &h);
+        if (r < 0) {
+                store_error(resp, r, "host");
+                goto out;
+        }
+        if (r == 1)
+                musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id,
+                              "host %s registered in infra-env %s (agent %s)", h.id, ie.id, version ? version : "?");
+        http_json(resp, r == 1 ? 201 : 200, host_to_json(&h, MODEL_JSON_NO_INVENTORY));
+out:
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+/* Load the host of a path inside its infra-env, with the scope checks. */
+static int load_host(struct musterd *d, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                     struct host *h) {
+        host_init(h);
+        int r = load_infra_env(d, req, resp, req->params[0], ie);
+        if (r < 0)
+                return r;
+        if (!uuid_is_valid(req->params[1])) {
+                http_error(resp, 400, "host id \"%s\" is not a UUID", req->params[1]);
+                return -EINVAL;
+        }
+        r = store_host_get(d->store, ie->id, req->params[1], h);
+        if (r < 0) {
+                store_error(resp, r, "host");
+                return r;
+        }
+        return 0;
+}
+
+/* Re-run the validations of a host and move it through the state machine. */
+static int refresh_host(struct musterd *d, struct host *h) {
+        char err[256];
+        struct validation_result res[VAL_HOST_COUNT];
+        if (h->inventory_json && !h->inventory)
+                host_parse_inventory(h, err, sizeof err);
+        struct host_facts f = {
+                .status = h->status,
+                .has_inventory = h->inventory_json != NULL,
+                .inventory = h->inventory,
+                .seconds_since_checkin = 0,
+                .requested_hostname = h->requested_hostname,
+                .installation_disk_id = h->installation_disk_id,
+                .bound = h->cluster_id != NULL,
+                .role = h->role,
+        };
+        int n = validations_host(&f, &d->cfg, res);
+        if (n < 0)
+                return n;
+        struct hostfsm_ctx ctx = { .validations = res, .n_validations = (size_t) n };
+        enum host_status to;
+        const char *reason;
+        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, &reason) < 0)
+                return 0; /* this state does not follow validations */
+        struct validation *v = NULL;
+        size_t nv = 0;
+        for (int i = 0; i < n; i++)
+                validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message);
+        char info[1024];
+        hostfsm_format_status_info(to, res, (size_t) n, info, sizeof info);
+        int r = store_host_set_status(d->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
+        validation_list_free(&v, &nv);
+        if (r == 0 && to != h->status)
+                musterd_event(d, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
+                              EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
+                              host_status_to_string(h->status), host_status_to_string(to), info);
+        return r == -ESTALE ? 0 : r;
+}
+
+static void h_instructions(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        if (load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        int r = store_host_checkin(d->store, ie.id, h.id, NULL);
+        if (r < 0) {
+                store_error(resp, r, "host");
+                goto out;
+        }
+        if (h.status == HOST_DISCONNECTED_UNBOUND || h.status == HOST_DISCONNECTED) {
+                enum host_status to;
+                if (hostfsm_apply(h.status, HOSTFSM_EV_RECONNECTED, NULL, &to, NULL) == 0 &&
+                    store_host_set_status(d->store, ie.id, h.id, to, hostfsm_status_info(to), NULL, 0,
+                                          STORE_STATUS(h.status)) == 0) {
+                        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id,
+                                      "host %s is connected again", h.id);
+                        h.status = to;
+                        refresh_host(d, &h);
+                }
+        }
+        int reregister = store_host_take_reregister(d->store, ie.id, h.id);
+        struct steps_input in = {
+                .status = h.status,
+                .inventory_received = h.inventory_json != NULL,
+                .poll_count = (uint64_t) rand(),
+                .inventory_every = (unsigned) d->cfg.inventory_every,
+                .interval_s = (unsigned) d->cfg.instruction_interval_s,
+                .must_reregister = reregister == 1,
+                .ntp_sources = (const char *const *) ie.ntp_sources.v,
+                .n_ntp_sources = ie.ntp_sources.n,
+                .seed = ((uint64_t) rand() << 32) ^ (uint64_t) rand(),
+        };
+        struct steps_reply rep = { 0 };
+        if (steps_for_host(&in, &rep) < 0) {
+                http_error(resp, 500, "could not decide the host's steps");
+                goto out;
+        }
+        http_json(resp, 200, steps_reply_to_json(&rep));
+        steps_reply_free(&rep);
+out:
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+static void h_step_result(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        json_object *v;
+        if (load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        if (!json_object_object_get_ex(req->body, "step_type", &v) || !json_object_is_type(v, json_type_string) ||
+            step_type_from_string(json_object_get_string(v)) == _STEP_TYPE_INVALID) {
+                http_error(resp, 400, "field \"step_type\" must name a step type");
+                goto out;
+        }
+        enum step_type t = step_type_from_string(json_object_get_string(v));
+        int64_t exit_code = 0;
+        if (json_object_object_get_ex(req->body, "exit_code", &v)) {
+                if (!json_object_is_type(v, json_type_int)) {
+                        http_error(resp, 400, "field \"exit_code\" must be an integer");
+                        goto out;
+                }
+                exit_code = json_object_get_int64(v);
+        }
+        json_object *output = NULL;
+        json_object_object_get_ex(req->body, "output", &output);
+        if (exit_code != 0) {
+                json_object *e = NULL;
+                json_object_object_get_ex(req->body, "error", &e);
+                musterd_event(d, EVENT_WARNING, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id, "step %s failed on host %s: %s",
+                              step_type_to_string(t), h.id, e && json_object_is_type(e, json_type_string)
+                                                                     ? json_object_get_string(e) : "no reason given");
+                http_json(resp, 200, json_object_new_object());
+                goto out;
+        }
+        if (t == STEP_INVENTORY) {
+                if (!output || !(json_object_is_type(output, json_type_object) || json_object_is_type(output, json_type_string))) {
+                        http_error(resp, 400, "an inventory result needs \"output\": the inventory document");
+                        goto out;
+                }
+                const char *text = json_object_is_type(output, json_type_string)
+                                           ? json_object_get_string(output)
+                                           : json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN);
+                if ((int64_t) strlen(text) > d->cfg.max_inventory_bytes) {
+                        http_error(resp, 413, "inventory is larger than %lld bytes", (long long) d->cfg.max_inventory_bytes);
+                        goto out;
+                }
+                struct inventory inv;
+                char err[256];
+                if (inventory_from_string(text, &inv, err, sizeof err) < 0) {
+                        inventory_free(&inv);
+                        http_error(resp, 400, "inventory: %s", err);
+                        goto out;
+                }
+                int r = store_host_set_inventory(d->store, ie.id, h.id, text, &inv);
+                inventory_free(&inv);
+                if (r < 0) {
+                        store_error(resp, r, "inventory");
+                        goto out;
+                }
+                host_free(&h);
+                host_init(&h);
+                /* The validations decide the state the new inventory puts it in. */
+                if (store_host_get(d->store, ie.id, req->params[1], &h) == 0)
+                        refresh_host(d, &h);
+        }
+        http_json(resp, 200, json_object_new_object());
+out:
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+/* ---- hosts: admin side ------------------------------------------------- */
+
+static void h_host_get(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        if (load_host(d, req, resp, &ie, &h) == 0)
+                http_json(resp, 200, host_to_json(&h, 0));
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+static int query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t *out) {
+        const char *s = http_query(req, key);
+        if (!s)
+                return 0;
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || *end || v < 0) {
+                http_error(resp, 400, "query parameter %s must be a non-negative integer", key);
+                return -EINVAL;
+        }
+        *out = v;
+        return 0;
+}
+
+static void h_hosts_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct store_host_filter f = { .no_inventory = true };
+        struct store_page pg = { 0 };
+        int64_t limit = 0, after = 0, offset = 0;
+        if (!need_admin(req, resp))
+                return;
+        const char *status = http_query(req, "status");
+        if (status) {
+                enum host_status s = host_status_from_string(status);
+                if (s == _HOST_STATUS_INVALID) {
+                        http_error(resp, 400, "unknown host status \"%s\"", status);
+                        return;
+                }
+                f.status_mask = STORE_STATUS(s);
+        }
+        f.cluster_id = http_query(req, "cluster_id");
+        f.infra_env_id = http_query(req, "infra_env_id");
+        if ((f.cluster_id && !uuid_is_valid(f.cluster_id)) || (f.infra_env_id && !uuid_is_valid(f.infra_env_id))) {
+                http_error(resp, 400, "cluster_id and infra_env_id must be UUIDs");
+                return;
+        }
+        const char *unbound = http_query(req, "unbound");
+        f.unbound_only = unbound && strcmp(unbound, "true") == 0;
+        f.hostname_contains = http_query(req, "hostname");
+        if (query_i64(req, resp, "min_cpu_cores", &f.min_cpu_cores) < 0 ||
+            query_i64(req, resp, "min_memory_bytes", &f.min_memory_bytes) < 0 ||
+            query_i64(req, resp, "min_disk_bytes", &f.min_disk_bytes) < 0 || query_i64(req, resp, "limit", &limit) < 0 ||
+            query_i64(req, resp, "after", &after) < 0 || query_i64(req, resp, "offset", &offset) < 0)
+                return;
+        if (limit > d->cfg.max_page_size) {
+                http_error(resp, 400, "limit is at most %lld", (long long) d->cfg.max_page_size);
+                return;
+        }
+        pg.limit = (unsigned) limit;
+        pg.after = after;
+        pg.offset = (unsigned) offset;
+        if (P(req)->role == ROLE_CLUSTER_CREATOR)
+                f.cluster_owner = P(req)->owner;
+        struct host_list l = { 0 };
+        int r = store_host_list(d->store, &f, &pg, &l);
+        if (r < 0)
+                store_error(resp, r, "hosts");
+        else
+                http_json(resp, 200, host_list_to_json(&l, MODEL_JSON_NO_INVENTORY));
+        host_list_free(&l);
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static void h_events(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct store_event_filter f = { 0 };
+        int64_t since = 0, limit = 0;
+        if (!need_admin(req, resp))
+                return;
+        f.infra_env_id = http_query(req, "infra_env_id");
+        f.cluster_id = http_query(req, "cluster_id");
+        f.host_id = http_query(req, "host_id");
+        const char *sev = http_query(req, "severity");
+        if (sev) {
+                int s = event_severity_from_string(sev);
+                if (s < 0) {
+                        http_error(resp, 400, "unknown severity \"%s\"", sev);
+                        return;
+                }
+                f.min_severity = (enum event_severity) s;
+        }
+        if (query_i64(req, resp, "since_id", &since) < 0 || query_i64(req, resp, "limit", &limit) < 0)
+                return;
+        if (limit > d->cfg.max_page_size) {
+                http_error(resp, 400, "limit is at most %lld", (long long) d->cfg.max_page_size);
+                return;
+        }
+        f.since_id = since;
+        f.limit = (unsigned) limit;
+        /* A cluster creator sees only its own clusters' events. */
+        if (P(req)->role == ROLE_CLUSTER_CREATOR && !f.cluster_id) {
+                http_error(resp, 403, "cluster creators list events of one of their clusters (cluster_id=...)");
+                return;
+        }
+        if (P(req)->role == ROLE_CLUSTER_CREATOR) {
+                struct cluster c;
+                cluster_init(&c);
+                int r = store_cluster_get(d->store, f.cluster_id, &c);
+                bool ok = r == 0 && auth_may_see_cluster(P(req), c.owner);
+                cluster_free(&c);
+                if (!ok) {
+                        http_error(resp, r == -ENOENT ? 404 : 403, "no such cluster of yours");
+                        return;
+                }
+        }
+        struct event_list l = { 0 };
+        int r = store_event_list(d->store, &f, &l);
+        if (r < 0)
+                store_error(resp, r, "events");
+        else
+                http_json(resp, 200, event_list_to_json(&l, 0));
+        event_list_free(&l);
+}
+
+/* ---- tokens ------------------------------------------------------------ */
+
+static void h_token_create(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        json_object *v;
+        enum admin_role role;
+        _cleanup_free_ char *token = NULL;
+        if (!need_infra_admin(req, resp))
+                return;
+        if (!json_object_object_get_ex(req->body, "role", &v) || admin_role_from_string(json_object_get_string(v), &role) < 0) {
+                http_error(resp, 400, "field \"role\" must be infra-admin or cluster-creator");
+                return;
+        }
+        if (!json_object_object_get_ex(req->body, "owner", &v) || !json_object_is_type(v, json_type_string) ||
+            auth_issue_admin(d->key, role, json_object_get_string(v), &token) < 0) {
+                http_error(resp, 400, "field \"owner\" must be a non-empty string of at most 127 characters");
+                return;
+        }
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "token", json_object_new_string(token));
+        json_object_object_add(o, "role", json_object_new_string(admin_role_to_string(role)));
+        json_object_object_add(o, "owner", json_object_get(v));
+        http_json(resp, 201, o);
+}
+
+#define API MUSTER_API_PREFIX
+const struct http_route musterd_routes[] = {
+        { "GET", "/healthz", h_healthz, ROUTE_PUBLIC, "healthz" },
+        { "GET", "/readyz", h_readyz, ROUTE_PUBLIC, "readyz" },
+        { "GET", "/metrics", h_metrics, ROUTE_PUBLIC, "metrics" },
+        { "POST", API "/infra-envs", h_ie_create, ROUTE_BODY, "infra_env_create" },
+        { "GET", API "/infra-envs", h_ie_list, 0, "infra_env_list" },
+        { "GET", API "/infra-envs/{id}", h_ie_get, 0, "infra_env_get" },
+        { "DELETE", API "/infra-envs/{id}", h_ie_delete, 0, "infra_env_delete" },
+        { "POST", API "/infra-envs/{id}/actions/rotate-token", h_ie_rotate, 0, "infra_env_rotate_token" },
+        { "POST", API "/infra-envs/{id}/hosts", h_host_register, ROUTE_BODY, "host_register" },
+        { "GET", API "/infra-envs/{id}/hosts/{id}", h_host_get, 0, "host_get" },
+        { "GET", API "/infra-envs/{id}/hosts/{id}/instructions", h_instructions, 0, "host_instructions" },
+        { "POST", API "/infra-envs/{id}/hosts/{id}/instructions", h_step_result, ROUTE_BODY, "host_step_result" },
+        { "GET", API "/hosts", h_hosts_list, 0, "hosts_list" },
+        { "GET", API "/events", h_events, 0, "events_list" },
+        { "POST", API "/tokens", h_token_create, ROUTE_BODY, "token_create" },
+};
+const size_t musterd_n_routes = sizeof musterd_routes / sizeof *musterd_routes;

@@ -1,0 +1,43 @@
+/* musterd's process-wide state, shared by the API handlers, the monitor
+ * and main. */
+#pragma once
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "auth.h"
+#include "config.h"
+#include "crypto.h"
+#include "http.h"
+#include "store.h"
+
+struct musterd {
+        struct muster_config cfg;
+        struct store *store;
+        struct crypto_key *key;
+        struct http_server *http;
+        pthread_t monitor;
+        bool monitor_running;
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        bool stopping;
+};
+
+/* Start everything: state dir, key, admin token, store, HTTP, monitor.
+ * Logs what fails and returns -errno. */
+int musterd_start(struct musterd *d, const struct muster_config *cfg);
+void musterd_stop(struct musterd *d);
+
+/* The route table of the API. */
+extern const struct http_route musterd_routes[];
+extern const size_t musterd_n_routes;
+bool musterd_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp);
+void musterd_auth_free(void *auth);
+
+/* One pass of the disconnect monitor (exposed for tests). Returns how many
+ * hosts were marked disconnected, or -errno. */
+int musterd_monitor_pass(struct musterd *d);
+
+/* Record an event; failures are logged, never fatal. */
+void musterd_event(struct musterd *d, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                   const char *cluster_id, const char *host_id, const char *fmt, ...)
+        __attribute__((format(printf, 7, 8)));

@@ -1,0 +1,223 @@
+/* The real musterd on loopback: infra-envs, agent registration and the
+ * inventory step, validations from a captured machine's inventory, token
+ * scope and revocation, bad input, kill -9 durability, metrics. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static struct tu_musterd md;
+static char *dir;
+
+static void up(void) {
+        dir = tu_mkdtemp();
+        char state[4096];
+        snprintf(state, sizeof state, "%s/state", dir);
+        cr_assert_eq(tu_musterd_start(&md, state, NULL), 0, "musterd started");
+}
+
+static void down(void) {
+        tu_musterd_free(&md);
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(musterd, .init = up, .fini = down, .timeout = 120);
+
+static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *url(const char *fmt, ...) {
+        static char buf[4][1024];
+        static int i;
+        char path[900];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof path, fmt, ap);
+        va_end(ap);
+        i = (i + 1) % 4;
+        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
+        return buf[i];
+}
+
+static const char *str(json_object *o, const char *k) {
+        return json_object_get_string(tu_json_get(o, k));
+}
+
+/* Create an infra-env; returns its id and agent token (caller frees). */
+static void make_ie(const char *name, char **id, char **token) {
+        json_object *o;
+        char body[256];
+        snprintf(body, sizeof body, "{\"name\":\"%s\"}", name);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, body, &o), 201);
+        *id = strdup(str(o, "id"));
+        *token = strdup(str(o, "agent_token"));
+        json_object_put(o);
+}
+
+/* Register host_id and answer its inventory step with a fixture's inventory. */
+static void register_with_inventory(const char *ie, const char *tok, const char *host_id, const char *fixture) {
+        char body[512], path[4096];
+        json_object *o;
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\",\"discovery_agent_version\":\"test\"}", host_id);
+        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, &o);
+        cr_assert(code == 201 || code == 200, "register: %ld", code);
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host_id), tok, NULL, &o), 200);
+        cr_assert_str_eq(str(o, "instructions.0.step_type"), "inventory", "a new host is asked for its inventory");
+        json_object_put(o);
+        snprintf(path, sizeof path, "%s/%s/expected.json", MUSTER_FIXTURES_DIR, fixture);
+        json_object *inv = json_object_from_file(path);
+        cr_assert_not_null(inv);
+        json_object *res = json_object_new_object();
+        json_object_object_add(res, "step_id", json_object_new_string("inventory-1"));
+        json_object_object_add(res, "step_type", json_object_new_string("inventory"));
+        json_object_object_add(res, "exit_code", json_object_new_int(0));
+        json_object_object_add(res, "output", inv);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host_id), tok,
+                                  json_object_to_json_string(res), NULL), 200);
+        json_object_put(res);
+}
+
+static const char *H1 = "6d757374-6572-4071-8335-000000000001";
+static const char *H2 = "9e11c25c-e9b0-571b-b799-f7d3ccdd4c01";
+
+Test(musterd, register_inventory_and_validations) {
+        char *ie, *tok;
+        make_ie("lab", &ie, &tok);
+        /* The QEMU server has 2 GiB of memory: insufficient, with the reason. */
+        register_with_inventory(ie, tok, H1, "qemu-q35");
+        json_object *h;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, H1), md.admin_token, NULL, &h), 200);
+        cr_assert_str_eq(str(h, "status"), "insufficient-unbound");
+        cr_assert(strstr(str(h, "status_info"), "memory"), "%s", str(h, "status_info"));
+        cr_assert_str_eq(str(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
+        json_object_put(h);
+        /* Registering again is idempotent: same record, one host. */
+        char body[256];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", H1);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL), 200);
+        json_object *l;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?infra_env_id=%s", ie), md.admin_token, NULL, &l), 200);
+        cr_assert_eq(json_object_array_length(l), 1);
+        json_object_put(l);
+        /* Filters. */
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?min_memory_bytes=4000000000"), md.admin_token, NULL, &l), 200);
+        cr_assert_eq(json_object_array_length(l), 0);
+        json_object_put(l);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?status=insufficient-unbound&min_cpu_cores=4"), md.admin_token, NULL, &l), 200);
+        cr_assert_eq(json_object_array_length(l), 1);
+        json_object_put(l);
+        /* Events scoped to the infra-env. */
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/events?host_id=%s", H1), md.admin_token, NULL, &l), 200);
+        cr_assert_geq(json_object_array_length(l), 2, "registration and validation change");
+        json_object_put(l);
+        free(ie);
+        free(tok);
+}
+
+Test(musterd, token_scope_and_revocation) {
+        char *ie1, *tok1, *ie2, *tok2;
+        make_ie("a", &ie1, &tok1);
+        make_ie("b", &ie2, &tok2);
+        register_with_inventory(ie1, tok1, H1, "qemu-q35");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie1, H1), tok2, NULL, NULL), 403,
+                     "another infra-env's agent token");
+        char body[256];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", H2);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie1), tok2, body, NULL), 403);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts"), tok1, NULL, NULL), 403, "agents cannot list the pool");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts"), "garbage", NULL, NULL), 401);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts"), NULL, NULL, NULL), 401);
+        /* Rotate: the old token is refused, the new one works. */
+        json_object *o;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/actions/rotate-token", ie1), md.admin_token, NULL, &o), 200);
+        char *fresh = strdup(str(o, "agent_token"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie1, H1), tok1, NULL, NULL), 401);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie1, H1), fresh, NULL, NULL), 200);
+        /* A cluster creator cannot make tokens; an infra admin can. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), md.admin_token, "{\"role\":\"cluster-creator\",\"owner\":\"bob\"}", &o), 201);
+        char *bob = strdup(str(o, "token"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), bob, "{\"role\":\"infra-admin\",\"owner\":\"bob\"}", NULL), 403);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s", ie1), bob, NULL, NULL), 403, "not bob's infra-env");
+        free(bob);
+        free(fresh);
+        free(ie1);
+        free(tok1);
+        free(ie2);
+        free(tok2);
+}
+
+Test(musterd, bad_input_gets_4xx_and_the_server_keeps_serving) {
+        char *ie, *tok;
+        make_ie("bad", &ie, &tok);
+        json_object *o;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":", &o), 400);
+        cr_assert_not_null(tu_json_get(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":5}", NULL), 400);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{}", NULL), 400);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/nope"), md.admin_token, NULL, NULL), 404);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/not-a-uuid"), md.admin_token, NULL, NULL), 400);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/00000000-0000-4000-8000-000000000000"), md.admin_token, NULL, NULL), 404);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, "{\"host_id\":\"x\"}", NULL), 400);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?status=sleeping"), md.admin_token, NULL, NULL), 400);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?limit=100000"), md.admin_token, NULL, NULL), 400);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, H1), tok,
+                                  "{\"step_type\":\"inventory\",\"output\":{}}", NULL), 404, "unregistered host");
+        size_t n = 10 * 1024 * 1024;
+        char *big = malloc(n);
+        memset(big, ' ', n);
+        big[0] = '{';
+        big[n - 1] = '}';
+        cr_assert_eq(tu_http("POST", url("/api/v2/infra-envs"), md.admin_token, big, n, NULL), 413);
+        free(big);
+        /* A broken inventory is refused with the field named. */
+        char body[256];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", H2);
+        tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, H2), tok,
+                                  "{\"step_type\":\"inventory\",\"exit_code\":0,\"output\":{\"inventory_version\":1,\"cpu\":{\"count\":\"many\"}}}", &o), 400);
+        cr_assert(strstr(str(o, "reason"), "count"), "%s", str(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/healthz"), NULL, NULL, NULL), 200);
+        free(ie);
+        free(tok);
+}
+
+Test(musterd, kill_9_keeps_acknowledged_registrations) {
+        char *ie, *tok;
+        make_ie("durable", &ie, &tok);
+        char ids[50][40];
+        for (int i = 0; i < 50; i++) {
+                char body[256];
+                snprintf(ids[i], sizeof ids[i], "0b0e6f4e-4c1f-4b47-9d3c-%012d", i);
+                cr_assert_lt(snprintf(body, sizeof body, "{\"host_id\":\"%.36s\"}", ids[i]), (int) sizeof body);
+                cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL), 201);
+        }
+        tu_musterd_stop(&md, SIGKILL);
+        cr_assert_eq(tu_musterd_start(&md, md.state_dir, NULL), 0, "restarted on the same state");
+        json_object *l;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?infra_env_id=%s&limit=1000", ie), md.admin_token, NULL, &l), 200);
+        cr_assert_eq(json_object_array_length(l), 50, "every acknowledged registration survived");
+        json_object_put(l);
+        /* The same agent token still works: the key survived too. */
+        char body[256];
+        snprintf(body, sizeof body, "{\"host_id\":\"%.36s\"}", ids[7]);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL), 200, "same host, no second record");
+        free(ie);
+        free(tok);
+}
+
+Test(musterd, metrics_and_readyz) {
+        char *text = NULL;
+        cr_assert_eq(tu_http("GET", url("/readyz"), NULL, NULL, 0, NULL), 200);
+        tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL);
+        cr_assert_eq(tu_http("GET", url("/metrics"), NULL, NULL, 0, &text), 200);
+        cr_assert(strstr(text, "muster_http_requests_total{route=\"healthz\",status=\"200\"}"), "%s", text);
+        cr_assert(strstr(text, "muster_hosts{status=\"known-unbound\"} 0"));
+        free(text);
+}
