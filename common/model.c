@@ -174,15 +174,6 @@ const char *ha_mode_to_string(enum ha_mode m) {
         return NULL;
 }
 
-static int lookup(const char *s, int max, const char *(*name)(int)) {
-        for (int i = 0; s && i < max; i++) {
-                const char *n = name(i);
-                if (n && strcmp(n, s) == 0)
-                        return i;
-        }
-        return -1;
-}
-
 static const char *sev_name(int i) { return event_severity_to_string((enum event_severity) i); }
 static const char *cat_name(int i) { return event_category_to_string((enum event_category) i); }
 static const char *ha_name(int i) { return ha_mode_to_string((enum ha_mode) i); }
@@ -192,13 +183,13 @@ static const char *val_name(int i) { return validation_id_to_string((enum valida
 static const char *vstatus_name(int i) { return validation_status_to_string((enum validation_status) i); }
 
 enum event_severity event_severity_from_string(const char *s) {
-        return (enum event_severity) lookup(s, _EVENT_SEVERITY_MAX, sev_name);
+        return (enum event_severity) enum_lookup(s, _EVENT_SEVERITY_MAX, sev_name);
 }
 enum event_category event_category_from_string(const char *s) {
-        return (enum event_category) lookup(s, _EVENT_CATEGORY_MAX, cat_name);
+        return (enum event_category) enum_lookup(s, _EVENT_CATEGORY_MAX, cat_name);
 }
 enum ha_mode ha_mode_from_string(const char *s) {
-        return (enum ha_mode) lookup(s, _HA_MODE_MAX, ha_name);
+        return (enum ha_mode) enum_lookup(s, _HA_MODE_MAX, ha_name);
 }
 
 /* ---- JSON out ---------------------------------------------------------- */
@@ -322,7 +313,7 @@ static void get_enum(json_object *o, const char *k, int *out, int max, const cha
         json_object *v = jget(o, k, json_type_string, c);
         if (!v)
                 return;
-        int x = lookup(json_object_get_string(v), max, name);
+        int x = enum_lookup(json_object_get_string(v), max, name);
         if (x < 0) {
                 char list[256] = "";
                 for (int i = 0; i < max; i++) {

@@ -105,8 +105,7 @@ const char *host_role_to_string(enum host_role r) {
         return NULL;
 }
 
-/* One reverse lookup for every enum: names are dense from 0 to max-1. */
-static int lookup(const char *s, int max, const char *(*name)(int)) {
+int enum_lookup(const char *s, int max, const char *(*name)(int)) {
         for (int i = 0; s && i < max; i++) {
                 const char *n = name(i);
                 if (n && strcmp(n, s) == 0)
@@ -122,17 +121,17 @@ static const char *vstatus_name(int i) { return validation_status_to_string((enu
 static const char *role_name(int i) { return host_role_to_string((enum host_role) i); }
 
 enum step_type step_type_from_string(const char *s) {
-        return (enum step_type) lookup(s, _STEP_TYPE_MAX, step_name);
+        return (enum step_type) enum_lookup(s, _STEP_TYPE_MAX, step_name);
 }
 enum host_status host_status_from_string(const char *s) {
-        return (enum host_status) lookup(s, _HOST_STATUS_MAX, status_name);
+        return (enum host_status) enum_lookup(s, _HOST_STATUS_MAX, status_name);
 }
 enum validation_id validation_id_from_string(const char *s) {
-        return (enum validation_id) lookup(s, _VAL_MAX, val_name);
+        return (enum validation_id) enum_lookup(s, _VAL_MAX, val_name);
 }
 enum validation_status validation_status_from_string(const char *s) {
-        return (enum validation_status) lookup(s, _VSTATUS_MAX, vstatus_name);
+        return (enum validation_status) enum_lookup(s, _VSTATUS_MAX, vstatus_name);
 }
 enum host_role host_role_from_string(const char *s) {
-        return (enum host_role) lookup(s, _ROLE_MAX, role_name);
+        return (enum host_role) enum_lookup(s, _ROLE_MAX, role_name);
 }

@@ -97,6 +97,10 @@ enum host_role { ROLE_AUTO, ROLE_MASTER, ROLE_WORKER, _ROLE_MAX, _ROLE_INVALID =
 const char *host_role_to_string(enum host_role r);
 enum host_role host_role_from_string(const char *s);
 
+/* Reverse lookup for enums whose names are dense from 0 to max-1: the
+ * value whose name(i) is s, or -1. Shared by every *_from_string. */
+int enum_lookup(const char *s, int max, const char *(*name)(int));
+
 /* HTTP statuses the API answers with, and the meaning STYLE.md gives them. */
 enum api_error {
         API_BAD_REQUEST = 400,      /* bad input */
