@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "jsonread.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
@@ -371,80 +372,26 @@ json_object *inventory_to_json(const struct inventory *inv) {
 
 /* ---- JSON -> model ----------------------------------------------------- */
 
-struct jctx {
-        char *err;
-        size_t errlen;
-        int r;
-};
-
-static void jfail(struct jctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jfail(struct jctx *c, const char *fmt, ...) {
-        if (c->r < 0)
-                return; /* keep the first reason */
-        c->r = -EINVAL;
-        if (c->err && c->errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(c->err, c->errlen, fmt, ap);
-                va_end(ap);
-        }
-}
-
-/* Each getter: absent or null leaves the target unset; a wrong type fails. */
-static json_object *jget(json_object *o, const char *k, json_type t, struct jctx *c) {
-        json_object *v;
-        if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
-                return NULL;
-        if (t == json_type_double && json_object_is_type(v, json_type_int))
-                return v;
-        if (!json_object_is_type(v, t)) {
-                jfail(c, "field \"%s\" must be %s", k, json_type_to_name(t));
-                return NULL;
-        }
-        return v;
-}
+/* The inventory's strings have no limit of their own beyond the document's;
+ * 64 KiB covers the longest (a kernel command line). */
+#define INV_MAX_TEXT (64 * 1024)
 
 static void get_str(json_object *o, const char *k, char **out, struct jctx *c) {
-        json_object *v = jget(o, k, json_type_string, c);
-        if (v && !(*out = strdup(json_object_get_string(v))))
-                jfail(c, "out of memory");
+        jget_str(o, k, out, INV_MAX_TEXT, c);
 }
 
 static void get_i64(json_object *o, const char *k, int64_t *out, struct jctx *c) {
-        json_object *v = jget(o, k, json_type_int, c);
-        if (!v)
-                return;
-        int64_t x = json_object_get_int64(v);
-        if (x < 0)
-                jfail(c, "field \"%s\" must not be negative", k);
-        else
-                *out = x;
+        jget_i64(o, k, out, INT64_MAX, c);
+}
+
+static void get_strv(json_object *o, const char *k, struct strv *out, size_t max, struct jctx *c) {
+        jget_strv(o, k, out, max, INV_MAX_TEXT, c);
 }
 
 static void get_tri(json_object *o, const char *k, int8_t *out, struct jctx *c) {
         json_object *v = jget(o, k, json_type_boolean, c);
         if (v)
                 *out = json_object_get_boolean(v) ? TRI_TRUE : TRI_FALSE;
-}
-
-static void get_strv(json_object *o, const char *k, struct strv *out, size_t max, struct jctx *c) {
-        json_object *a = jget(o, k, json_type_array, c);
-        if (!a)
-                return;
-        size_t n = json_object_array_length(a);
-        if (n > max) {
-                jfail(c, "field \"%s\" has %zu entries, at most %zu allowed", k, n, max);
-                return;
-        }
-        for (size_t i = 0; i < n; i++) {
-                json_object *s = json_object_array_get_idx(a, i);
-                if (!json_object_is_type(s, json_type_string)) {
-                        jfail(c, "field \"%s\" must hold strings", k);
-                        return;
-                }
-                if (strv_push(out, json_object_get_string(s)) < 0)
-                        jfail(c, "out of memory");
-        }
 }
 
 static void get_trunc(json_object *o, struct inv_trunc_set *t, struct jctx *c) {
@@ -461,26 +408,6 @@ static void get_trunc(json_object *o, struct inv_trunc_set *t, struct jctx *c) {
                 get_i64(val, "listed", &listed, c);
                 inv_trunc_note(t, key, total, listed);
         }
-}
-
-/* Iterate an array member, calling fn on each object element. */
-static json_object *jarray(json_object *o, const char *k, size_t max, struct jctx *c) {
-        json_object *a = jget(o, k, json_type_array, c);
-        if (a && json_object_array_length(a) > max) {
-                jfail(c, "field \"%s\" has %zu entries, at most %zu allowed", k,
-                      json_object_array_length(a), max);
-                return NULL;
-        }
-        return a;
-}
-
-static json_object *jelem(json_object *a, size_t i, const char *k, struct jctx *c) {
-        json_object *e = json_object_array_get_idx(a, i);
-        if (!json_object_is_type(e, json_type_object)) {
-                jfail(c, "entries of \"%s\" must be objects", k);
-                return NULL;
-        }
-        return e;
 }
 
 static void disk_from_json(json_object *o, struct inv_disk *d, struct jctx *c) {
@@ -505,9 +432,9 @@ static void disk_from_json(json_object *o, struct inv_disk *d, struct jctx *c) {
         get_str(o, "fstype", &d->fstype, c);
         get_str(o, "mountpoint", &d->mountpoint, c);
         get_strv(o, "holders", &d->holders, INV_MAX_HOLDERS, c);
-        json_object *parts = jarray(o, "partitions", INV_MAX_PARTITIONS, c);
+        json_object *parts = jget_array(o, "partitions", INV_MAX_PARTITIONS, c);
         for (size_t i = 0; parts && i < json_object_array_length(parts) && c->r == 0; i++) {
-                json_object *po = jelem(parts, i, "partitions", c);
+                json_object *po = jget_elem(parts, i, "partitions", c);
                 struct inv_partition *p = po ? inv_array_append((void **) &d->partitions,
                                                                 &d->n_partitions, sizeof *p) : NULL;
                 if (!p)
@@ -602,9 +529,9 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
         get_str(b, "pxe_interface", &inv->boot.pxe_interface, &c);
         get_str(b, "command_line", &inv->boot.command_line, &c);
 
-        a = jarray(obj, "disks", INV_MAX_DISKS, &c);
+        a = jget_array(obj, "disks", INV_MAX_DISKS, &c);
         for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jelem(a, i, "disks", &c);
+                json_object *e = jget_elem(a, i, "disks", &c);
                 struct inv_disk *d = e ? inv_array_append((void **) &inv->disks, &inv->n_disks,
                                                           sizeof *d) : NULL;
                 if (!d)
@@ -612,9 +539,9 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
                 inv_disk_init(d);
                 disk_from_json(e, d, &c);
         }
-        a = jarray(obj, "interfaces", INV_MAX_INTERFACES, &c);
+        a = jget_array(obj, "interfaces", INV_MAX_INTERFACES, &c);
         for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jelem(a, i, "interfaces", &c);
+                json_object *e = jget_elem(a, i, "interfaces", &c);
                 struct inv_interface *it = e ? inv_array_append((void **) &inv->interfaces,
                                                                 &inv->n_interfaces, sizeof *it) : NULL;
                 if (!it)
@@ -622,9 +549,9 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
                 inv_interface_init(it);
                 iface_from_json(e, it, &c);
         }
-        a = jarray(obj, "routes", INV_MAX_ROUTES, &c);
+        a = jget_array(obj, "routes", INV_MAX_ROUTES, &c);
         for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jelem(a, i, "routes", &c);
+                json_object *e = jget_elem(a, i, "routes", &c);
                 struct inv_route *r = e ? inv_array_append((void **) &inv->routes, &inv->n_routes,
                                                            sizeof *r) : NULL;
                 if (!r)
@@ -639,9 +566,9 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
                         jfail(&c, "route family must be 4 or 6");
                 get_i64(e, "metric", &r->metric, &c);
         }
-        a = jarray(obj, "gpus", INV_MAX_GPUS, &c);
+        a = jget_array(obj, "gpus", INV_MAX_GPUS, &c);
         for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jelem(a, i, "gpus", &c);
+                json_object *e = jget_elem(a, i, "gpus", &c);
                 struct inv_gpu *g = e ? inv_array_append((void **) &inv->gpus, &inv->n_gpus,
                                                          sizeof *g) : NULL;
                 if (!g)

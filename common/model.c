@@ -3,6 +3,8 @@
  * writes with the same code; the API decides what a client may set. */
 #include "model.h"
 
+#include "jsonread.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -217,62 +219,8 @@ static void put_secret(json_object *o, const char *v, unsigned flags) {
 
 /* ---- JSON in ----------------------------------------------------------- */
 
-struct jctx {
-        char *err;
-        size_t errlen;
-        int r;
-};
-
-static void jfail(struct jctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jfail(struct jctx *c, const char *fmt, ...) {
-        if (c->r < 0)
-                return; /* keep the first reason */
-        c->r = -EINVAL;
-        if (c->err && c->errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(c->err, c->errlen, fmt, ap);
-                va_end(ap);
-        }
-}
-
-static void joom(struct jctx *c) {
-        jfail(c, "out of memory");
-        c->r = -ENOMEM;
-}
-
 static bool jseen(json_object *o, const char *k) {
         return o && json_object_object_get_ex(o, k, NULL);
-}
-
-/* Absent or null leaves the target unset; a wrong type fails. */
-static json_object *jget(json_object *o, const char *k, json_type t, struct jctx *c) {
-        json_object *v;
-        if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
-                return NULL;
-        if (!json_object_is_type(v, t)) {
-                jfail(c, "field \"%s\" must be %s", k, json_type_to_name(t));
-                return NULL;
-        }
-        return v;
-}
-
-static void set_str(char **out, const char *v, struct jctx *c) {
-        free(*out);
-        if (!(*out = strdup(v)))
-                joom(c);
-}
-
-static void get_str(json_object *o, const char *k, char **out, size_t max, struct jctx *c) {
-        json_object *v = jget(o, k, json_type_string, c);
-        if (!v)
-                return;
-        if ((size_t) json_object_get_string_len(v) > max)
-                jfail(c, "field \"%s\" is longer than %zu bytes", k, max);
-        else if (strlen(json_object_get_string(v)) != (size_t) json_object_get_string_len(v))
-                jfail(c, "field \"%s\" contains a NUL byte", k);
-        else
-                set_str(out, json_object_get_string(v), c);
 }
 
 static void get_uuid(json_object *o, const char *k, char **out, struct jctx *c) {
@@ -283,7 +231,7 @@ static void get_uuid(json_object *o, const char *k, char **out, struct jctx *c) 
         if (uuid_normalize(json_object_get_string(v), buf) < 0)
                 jfail(c, "field \"%s\" must be a UUID", k);
         else
-                set_str(out, buf, c);
+                jset_str(out, buf, c);
 }
 
 static void get_time(json_object *o, const char *k, char **out, struct jctx *c) {
@@ -294,18 +242,7 @@ static void get_time(json_object *o, const char *k, char **out, struct jctx *c) 
         if (model_time_normalize(json_object_get_string(v), buf) < 0)
                 jfail(c, "field \"%s\" must be an RFC 3339 time", k);
         else
-                set_str(out, buf, c);
-}
-
-static void get_i64(json_object *o, const char *k, int64_t *out, int64_t max, struct jctx *c) {
-        json_object *v = jget(o, k, json_type_int, c);
-        if (!v)
-                return;
-        int64_t x = json_object_get_int64(v);
-        if (x < 0 || x > max)
-                jfail(c, "field \"%s\" must be between 0 and %lld", k, (long long) max);
-        else
-                *out = x;
+                jset_str(out, buf, c);
 }
 
 static void get_enum(json_object *o, const char *k, int *out, int max, const char *(*name)(int),
@@ -324,30 +261,6 @@ static void get_enum(json_object *o, const char *k, int *out, int max, const cha
                 jfail(c, "field \"%s\" must be one of %s", k, list);
         } else
                 *out = x;
-}
-
-static void get_strv(json_object *o, const char *k, struct strv *out, size_t max, size_t maxlen,
-                     struct jctx *c) {
-        json_object *a = jget(o, k, json_type_array, c);
-        if (!a)
-                return;
-        size_t n = json_object_array_length(a);
-        if (n > max) {
-                jfail(c, "field \"%s\" has %zu entries, at most %zu allowed", k, n, max);
-                return;
-        }
-        strv_free(out);
-        for (size_t i = 0; i < n && c->r == 0; i++) {
-                json_object *s = json_object_array_get_idx(a, i);
-                if (!json_object_is_type(s, json_type_string)) {
-                        jfail(c, "field \"%s\" must hold strings", k);
-                        return;
-                }
-                if ((size_t) json_object_get_string_len(s) > maxlen)
-                        jfail(c, "entries of \"%s\" must be at most %zu bytes", k, maxlen);
-                else if (strv_push(out, json_object_get_string(s)) < 0)
-                        joom(c);
-        }
 }
 
 static int jstart(json_object *o, const char *what, struct jctx *c) {
@@ -431,7 +344,7 @@ static void validation_list_parse(json_object *a, struct validation **v, size_t 
                 int id = -1, st = -1;
                 get_enum(e, "id", &id, _VAL_MAX, val_name, c);
                 get_enum(e, "status", &st, _VSTATUS_MAX, vstatus_name, c);
-                get_str(e, "message", &x->message, MODEL_MAX_MESSAGE, c);
+                jget_str(e, "message", &x->message, MODEL_MAX_MESSAGE, c);
                 if (c->r == 0 && (id < 0 || st < 0))
                         jfail(c, "validations[%zu] needs an id and a status", i);
                 if (c->r == 0 && validation_list_find(*v, *n - 1, (enum validation_id) id))
@@ -616,18 +529,18 @@ int infra_env_from_json(json_object *o, struct infra_env *ie, char *err, size_t 
                 if (jseen(o, bits[i].k))
                         ie->present |= bits[i].bit;
         get_uuid(o, "id", &ie->id, &c);
-        get_str(o, "name", &ie->name, MODEL_MAX_STRING, &c);
-        get_str(o, "owner", &ie->owner, MODEL_MAX_STRING, &c);
+        jget_str(o, "name", &ie->name, MODEL_MAX_STRING, &c);
+        jget_str(o, "owner", &ie->owner, MODEL_MAX_STRING, &c);
         get_uuid(o, "cluster_id", &ie->cluster_id, &c);
-        get_str(o, "cpu_architecture", &ie->cpu_architecture, MODEL_MAX_STRING, &c);
-        get_str(o, "pull_secret", &ie->pull_secret, MODEL_MAX_SECRET, &c);
-        get_str(o, "ssh_authorized_key", &ie->ssh_authorized_key, MODEL_MAX_SSH_KEY, &c);
+        jget_str(o, "cpu_architecture", &ie->cpu_architecture, MODEL_MAX_STRING, &c);
+        jget_str(o, "pull_secret", &ie->pull_secret, MODEL_MAX_SECRET, &c);
+        jget_str(o, "ssh_authorized_key", &ie->ssh_authorized_key, MODEL_MAX_SSH_KEY, &c);
         json_object *p = jget(o, "proxy", json_type_object, &c);
-        get_str(p, "http_proxy", &ie->proxy.http_proxy, MODEL_MAX_STRING, &c);
-        get_str(p, "https_proxy", &ie->proxy.https_proxy, MODEL_MAX_STRING, &c);
-        get_str(p, "no_proxy", &ie->proxy.no_proxy, MODEL_MAX_STRING, &c);
-        get_strv(o, "ntp_sources", &ie->ntp_sources, MODEL_MAX_NTP_SOURCES, MODEL_MAX_STRING, &c);
-        get_i64(o, "token_generation", &ie->token_generation, INT64_MAX, &c);
+        jget_str(p, "http_proxy", &ie->proxy.http_proxy, MODEL_MAX_STRING, &c);
+        jget_str(p, "https_proxy", &ie->proxy.https_proxy, MODEL_MAX_STRING, &c);
+        jget_str(p, "no_proxy", &ie->proxy.no_proxy, MODEL_MAX_STRING, &c);
+        jget_strv(o, "ntp_sources", &ie->ntp_sources, MODEL_MAX_NTP_SOURCES, MODEL_MAX_STRING, &c);
+        jget_i64(o, "token_generation", &ie->token_generation, INT64_MAX, &c);
         get_time(o, "created_at", &ie->created_at, &c);
         get_time(o, "updated_at", &ie->updated_at, &c);
         return c.r;
@@ -763,7 +676,7 @@ static void get_inventory_text(json_object *o, char **out, struct jctx *c) {
                          !json_object_is_type(parsed, json_type_object))
                         jfail(c, "field \"inventory\" must hold a JSON object");
                 else
-                        set_str(out, json_object_get_string(v), c);
+                        jset_str(out, json_object_get_string(v), c);
                 return;
         }
         if (!json_object_is_type(v, json_type_object)) {
@@ -777,7 +690,7 @@ static void get_inventory_text(json_object *o, char **out, struct jctx *c) {
         else if (len > MODEL_MAX_INVENTORY)
                 jfail(c, "field \"inventory\" is larger than %d bytes", MODEL_MAX_INVENTORY);
         else
-                set_str(out, t, c);
+                jset_str(out, t, c);
 }
 
 int host_from_json(json_object *o, struct host *h, char *err, size_t errlen) {
@@ -804,24 +717,24 @@ int host_from_json(json_object *o, struct host *h, char *err, size_t errlen) {
                         h->present |= bits[i].bit;
         get_uuid(o, "id", &h->id, &c);
         get_uuid(o, "infra_env_id", &h->infra_env_id, &c);
-        get_str(o, "owner", &h->owner, MODEL_MAX_STRING, &c);
+        jget_str(o, "owner", &h->owner, MODEL_MAX_STRING, &c);
         get_uuid(o, "cluster_id", &h->cluster_id, &c);
         get_enum(o, "role", &role, _ROLE_MAX, role_name, &c);
         h->role = (enum host_role) role;
-        get_str(o, "requested_hostname", &h->requested_hostname, MODEL_MAX_STRING, &c);
-        get_str(o, "installation_disk_id", &h->installation_disk_id, MODEL_MAX_STRING, &c);
+        jget_str(o, "requested_hostname", &h->requested_hostname, MODEL_MAX_STRING, &c);
+        jget_str(o, "installation_disk_id", &h->installation_disk_id, MODEL_MAX_STRING, &c);
         get_inventory_text(o, &h->inventory_json, &c);
         get_enum(o, "status", &status, _HOST_STATUS_MAX, hstatus_name, &c);
         h->status = (enum host_status) status;
-        get_str(o, "status_info", &h->status_info, MODEL_MAX_MESSAGE, &c);
+        jget_str(o, "status_info", &h->status_info, MODEL_MAX_MESSAGE, &c);
         get_validations(o, &h->validations, &h->n_validations, &c);
         json_object *p = jget(o, "progress", json_type_object, &c);
-        get_str(p, "stage", &h->progress.stage, MODEL_MAX_STRING, &c);
-        get_i64(p, "percent", &h->progress.percent, 100, &c);
-        get_str(p, "info", &h->progress.info, MODEL_MAX_MESSAGE, &c);
+        jget_str(p, "stage", &h->progress.stage, MODEL_MAX_STRING, &c);
+        jget_i64(p, "percent", &h->progress.percent, 100, &c);
+        jget_str(p, "info", &h->progress.info, MODEL_MAX_MESSAGE, &c);
         get_time(o, "checked_in_at", &h->checked_in_at, &c);
         get_time(o, "registered_at", &h->registered_at, &c);
-        get_str(o, "discovery_agent_version", &h->discovery_agent_version, MODEL_MAX_STRING, &c);
+        jget_str(o, "discovery_agent_version", &h->discovery_agent_version, MODEL_MAX_STRING, &c);
         get_time(o, "created_at", &h->created_at, &c);
         get_time(o, "updated_at", &h->updated_at, &c);
         return c.r;
@@ -901,21 +814,21 @@ int cluster_from_json(json_object *o, struct cluster *cl, char *err, size_t errl
                 if (jseen(o, bits[i].k))
                         cl->present |= bits[i].bit;
         get_uuid(o, "id", &cl->id, &c);
-        get_str(o, "name", &cl->name, MODEL_MAX_STRING, &c);
-        get_str(o, "owner", &cl->owner, MODEL_MAX_STRING, &c);
-        get_str(o, "release_version", &cl->release_version, MODEL_MAX_STRING, &c);
-        get_str(o, "base_dns_domain", &cl->base_dns_domain, MODEL_MAX_STRING, &c);
-        get_str(o, "machine_network_cidr", &cl->machine_network_cidr, MODEL_MAX_STRING, &c);
-        get_str(o, "api_vip", &cl->api_vip, MODEL_MAX_STRING, &c);
-        get_str(o, "ingress_vip", &cl->ingress_vip, MODEL_MAX_STRING, &c);
+        jget_str(o, "name", &cl->name, MODEL_MAX_STRING, &c);
+        jget_str(o, "owner", &cl->owner, MODEL_MAX_STRING, &c);
+        jget_str(o, "release_version", &cl->release_version, MODEL_MAX_STRING, &c);
+        jget_str(o, "base_dns_domain", &cl->base_dns_domain, MODEL_MAX_STRING, &c);
+        jget_str(o, "machine_network_cidr", &cl->machine_network_cidr, MODEL_MAX_STRING, &c);
+        jget_str(o, "api_vip", &cl->api_vip, MODEL_MAX_STRING, &c);
+        jget_str(o, "ingress_vip", &cl->ingress_vip, MODEL_MAX_STRING, &c);
         get_enum(o, "high_availability_mode", &ha, _HA_MODE_MAX, ha_name, &c);
         cl->high_availability_mode = (enum ha_mode) ha;
-        get_str(o, "pull_secret", &cl->pull_secret, MODEL_MAX_SECRET, &c);
+        jget_str(o, "pull_secret", &cl->pull_secret, MODEL_MAX_SECRET, &c);
         json_object *l = jget(o, "labels", json_type_object, &c);
         if (l && c.r == 0)
                 labels_parse(l, &cl->labels, &cl->n_labels, &c);
-        get_str(o, "status", &cl->status, MODEL_MAX_STRING, &c);
-        get_str(o, "status_info", &cl->status_info, MODEL_MAX_MESSAGE, &c);
+        jget_str(o, "status", &cl->status, MODEL_MAX_STRING, &c);
+        jget_str(o, "status_info", &cl->status_info, MODEL_MAX_MESSAGE, &c);
         get_validations(o, &cl->validations, &cl->n_validations, &c);
         get_time(o, "created_at", &cl->created_at, &c);
         get_time(o, "updated_at", &cl->updated_at, &c);
@@ -960,7 +873,7 @@ int event_from_json(json_object *o, struct event *e, char *err, size_t errlen) {
         event_init(e);
         if (jstart(o, "event", &c) < 0)
                 return c.r;
-        get_i64(o, "id", &e->id, INT64_MAX, &c);
+        jget_i64(o, "id", &e->id, INT64_MAX, &c);
         get_time(o, "time", &e->time, &c);
         get_enum(o, "severity", &sev, _EVENT_SEVERITY_MAX, sev_name, &c);
         e->severity = (enum event_severity) sev;
@@ -969,7 +882,7 @@ int event_from_json(json_object *o, struct event *e, char *err, size_t errlen) {
         get_uuid(o, "infra_env_id", &e->infra_env_id, &c);
         get_uuid(o, "cluster_id", &e->cluster_id, &c);
         get_uuid(o, "host_id", &e->host_id, &c);
-        get_str(o, "message", &e->message, MODEL_MAX_MESSAGE, &c);
+        jget_str(o, "message", &e->message, MODEL_MAX_MESSAGE, &c);
         return c.r;
 }
 
