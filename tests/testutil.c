@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,35 @@ char *tu_run(const char *const argv[], int *status, char **err_out) {
         else
                 free(ebuf);
         return obuf;
+}
+
+int tu_runf(char **out, char **err, const char *fmt, ...) {
+        char *line = NULL, *argv[64], *save = NULL, *e = NULL;
+        size_t n = 0;
+        int status = -1;
+        va_list ap;
+
+        va_start(ap, fmt);
+        int k = vasprintf(&line, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+                return -1;
+        for (char *t = strtok_r(line, " ", &save); t && n < 63; t = strtok_r(NULL, " ", &save))
+                argv[n++] = t;
+        argv[n] = NULL;
+        char *o = n ? tu_run((const char *const *) argv, &status, &e) : NULL;
+        if (!o)
+                status = -1;
+        if (out)
+                *out = o;
+        else
+                free(o);
+        if (err)
+                *err = e;
+        else
+                free(e);
+        free(line);
+        return status;
 }
 
 json_object *tu_agent_inventory(const char *sysroot, int *status) {

@@ -8,6 +8,9 @@ const char *tu_agent_path(void);
 /* Run argv, wait, return its stdout (malloc'd, NUL-terminated) and put the
  * exit status (or 128+signal) in *status. stderr goes to *err_out if non-NULL. */
 char *tu_run(const char *const argv[], int *status, char **err_out);
+/* Run a command line split on spaces (no quoting); the exit status, or -1
+ * if it did not start. stdout and stderr on request (caller frees). */
+int tu_runf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* `muster-agent inventory [--sysroot DIR]` parsed; NULL if not JSON. */
 json_object *tu_agent_inventory(const char *sysroot, int *status);
 /* A new empty directory under $TMPDIR (malloc'd path). */

@@ -17,36 +17,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Run a command line split on spaces (no quoting needed here). Returns the
- * exit status, -1 if it could not start; stdout and stderr on request. */
-static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run(char **out, char **err, const char *fmt, ...) {
-        char *line = NULL, *argv[64], *save = NULL;
-        size_t n = 0;
-        int status = -1;
-        va_list ap;
-
-        va_start(ap, fmt);
-        cr_assert(vasprintf(&line, fmt, ap) >= 0);
-        va_end(ap);
-        for (char *t = strtok_r(line, " ", &save); t && n < 63; t = strtok_r(NULL, " ", &save))
-                argv[n++] = t;
-        argv[n] = NULL;
-        char *e = NULL;
-        char *o = tu_run((const char *const *) argv, &status, &e);
-        if (!o)
-                status = -1;
-        if (out)
-                *out = o;
-        else
-                free(o);
-        if (err)
-                *err = e;
-        else
-                free(e);
-        free(line);
-        return status;
-}
 
 static json_object *find_iface(json_object *inv, const char *name) {
         json_object *a = tu_json_get(inv, "interfaces");
@@ -167,8 +137,8 @@ Test(net, live_matches_iproute2, .timeout = 120) {
 
         cr_assert(inv, "agent printed no JSON");
         cr_assert_eq(status, 0);
-        cr_assert_eq(run(&links_text, NULL, "ip -j link show"), 0);
-        cr_assert_eq(run(&addrs_text, NULL, "ip -j addr show"), 0);
+        cr_assert_eq(tu_runf(&links_text, NULL, "ip -j link show"), 0);
+        cr_assert_eq(tu_runf(&addrs_text, NULL, "ip -j addr show"), 0);
         json_object *links = json_tokener_parse(links_text);
         json_object *addrs = json_tokener_parse(addrs_text);
         cr_assert(links && addrs, "ip -j gave no JSON");
@@ -233,7 +203,7 @@ static char ns_name[64];
 
 static void ns_fini(void) {
         if (ns_name[0]) {
-                run(NULL, NULL, "ip netns del %s", ns_name);
+                tu_runf(NULL, NULL, "ip netns del %s", ns_name);
                 ns_name[0] = '\0';
         }
 }
@@ -246,7 +216,7 @@ static void nsip(const char *fmt, ...) {
         va_start(ap, fmt);
         cr_assert(vasprintf(&args, fmt, ap) >= 0);
         va_end(ap);
-        int st = run(NULL, &err, "ip -n %s %s", ns_name, args);
+        int st = tu_runf(NULL, &err, "ip -n %s %s", ns_name, args);
         cr_assert_eq(st, 0, "ip -n %s %s: %s", ns_name, args, err ? err : "");
         free(args);
         free(err);
@@ -256,7 +226,7 @@ static void nsip(const char *fmt, ...) {
  * not there): true if it could be created. */
 static bool nsip_try_add(const char *what) {
         char *err = NULL;
-        int st = run(NULL, &err, "ip -n %s link add %s", ns_name, what);
+        int st = tu_runf(NULL, &err, "ip -n %s link add %s", ns_name, what);
         if (st != 0) {
                 /* Not cr_log_warn: Criterion 2.4 turns any warning into exit 1. */
                 size_t n = err ? strlen(err) : 0;
@@ -272,7 +242,7 @@ static bool nsip_try_add(const char *what) {
 Test(net, namespace_topology, .fini = ns_fini, .timeout = 120) {
         char *err = NULL;
         snprintf(ns_name, sizeof ns_name, "muster-test-%d", (int) getpid());
-        if (run(NULL, &err, "ip netns add %s", ns_name) != 0) {
+        if (tu_runf(NULL, &err, "ip netns add %s", ns_name) != 0) {
                 bool perm = err && (strstr(err, "ermission") || strstr(err, "not permitted"));
                 char msg[256];
                 snprintf(msg, sizeof msg, "%s", err ? err : "");
@@ -327,7 +297,7 @@ Test(net, namespace_topology, .fini = ns_fini, .timeout = 120) {
         }
 
         char *out = NULL, *aerr = NULL;
-        int st = run(&out, &aerr, "ip netns exec %s %s inventory", ns_name, tu_agent_path());
+        int st = tu_runf(&out, &aerr, "ip netns exec %s %s inventory", ns_name, tu_agent_path());
         cr_assert_eq(st, 0, "agent failed in the namespace: %s", aerr ? aerr : "");
         json_object *inv = json_tokener_parse(out);
         cr_assert(inv, "agent printed no JSON: %s", aerr ? aerr : "");

@@ -45,36 +45,8 @@ static int64_t mono_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Run a command line split on spaces; exit status, -1 if it did not start.
- * stdout and stderr on request. */
-static int run_out(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run_out(char **out, char **err, const char *fmt, ...) {
-        char *line = NULL, *argv[32], *save = NULL, *e = NULL;
-        size_t n = 0;
-        int status = -1;
-        va_list ap;
-        va_start(ap, fmt);
-        cr_assert(vasprintf(&line, fmt, ap) >= 0);
-        va_end(ap);
-        for (char *t = strtok_r(line, " ", &save); t && n < 31; t = strtok_r(NULL, " ", &save))
-                argv[n++] = t;
-        argv[n] = NULL;
-        char *o = tu_run((const char *const *) argv, &status, &e);
-        if (!o)
-                status = -1;
-        if (out)
-                *out = o;
-        else
-                free(o);
-        if (err)
-                *err = e;
-        else
-                free(e);
-        free(line);
-        return status;
-}
 
-#define run(err, ...) run_out(NULL, err, __VA_ARGS__)
+#define run(err, ...) tu_runf(NULL, err, __VA_ARGS__)
 
 static void must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void must(const char *fmt, ...) {
@@ -266,8 +238,8 @@ static void topology_up(void) {
         /* IPv6 drops what it sends before both ends report carrier */
         for (int i = 0;; i++) {
                 char *a = NULL, *b = NULL;
-                run_out(&a, NULL, "ip -n %s -o link show vA", ns_a);
-                run_out(&b, NULL, "ip -n %s -o link show vB", ns_b);
+                tu_runf(&a, NULL, "ip -n %s -o link show vA", ns_a);
+                tu_runf(&b, NULL, "ip -n %s -o link show vB", ns_b);
                 bool up = a && b && strstr(a, "state UP") && strstr(b, "state UP");
                 free(a);
                 free(b);
