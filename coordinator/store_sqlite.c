@@ -761,6 +761,62 @@ int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) 
         return r;
 }
 
+static int read_host(sqlite3_stmt *st, struct host *h);
+static int read_cluster(sqlite3_stmt *st, struct cluster *cl);
+
+/* ---- paged lists ------------------------------------------------------- */
+
+/* How one row type is read: the list calls differ only in this. */
+struct row_type {
+        size_t size;
+        void (*init)(void *row);
+        int (*read)(sqlite3_stmt *st, void *row);
+};
+
+static void ie_row_init(void *row) { infra_env_init(row); }
+static int ie_row_read(sqlite3_stmt *st, void *row) { return read_infra_env(st, row); }
+static void host_row_init(void *row) { host_init(row); }
+static int host_row_read(sqlite3_stmt *st, void *row) { return read_host(st, row); }
+static void cluster_row_init(void *row) { cluster_init(row); }
+static int cluster_row_read(sqlite3_stmt *st, void *row) { return read_cluster(st, row); }
+
+static const struct row_type infra_env_rows = { sizeof(struct infra_env), ie_row_init, ie_row_read };
+static const struct row_type host_rows = { sizeof(struct host), host_row_init, host_row_read };
+static const struct row_type cluster_rows = { sizeof(struct cluster), cluster_row_init, cluster_row_read };
+
+/* Run a list query that asked for limit+1 rows (seq in column 0): read up
+ * to `limit` into the growing array *v, and set *next_after to the last
+ * row's seq when there were more. The caller frees the array on error. */
+static int read_page(struct store *s, struct query *q, unsigned limit, const struct row_type *t, void **v,
+                     size_t *n, int64_t *next_after) {
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int64_t last = 0;
+        bool more = false;
+        int r = q_prepare(c, q, &st);
+        while (r >= 0 && (r = step_row(c, st)) > 0) {
+                if (*n == limit) {
+                        more = true;
+                        break;
+                }
+                void *row = inv_array_append(v, n, t->size);
+                if (!row) {
+                        r = -ENOMEM;
+                        break;
+                }
+                t->init(row);
+                if ((r = t->read(st, row)) < 0)
+                        break;
+                last = sqlite3_column_int64(st, 0);
+        }
+        stmt_resetp(&st);
+        conn_put(s, c);
+        if (r < 0)
+                return r;
+        *next_after = more ? last : 0;
+        return 0;
+}
+
 int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
                          struct infra_env_list *out) {
         struct query q = { .len = 0 };
@@ -776,34 +832,10 @@ int store_infra_env_list(struct store *s, const char *owner, const struct store_
         q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
         q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
 
-        struct conn *c = conn_get(s);
-        _cleanup_reset_ sqlite3_stmt *st = NULL;
-        int64_t last = 0;
-        bool more = false;
-        r = q_prepare(c, &q, &st);
-        while (r >= 0 && (r = step_row(c, st)) > 0) {
-                if (out->n == limit) {
-                        more = true;
-                        break;
-                }
-                struct infra_env *ie = inv_array_append((void **) &out->v, &out->n, sizeof *ie);
-                if (!ie) {
-                        r = -ENOMEM;
-                        break;
-                }
-                infra_env_init(ie);
-                if ((r = read_infra_env(st, ie)) < 0)
-                        break;
-                last = sqlite3_column_int64(st, 0);
-        }
-        stmt_resetp(&st);
-        conn_put(s, c);
-        if (r < 0) {
+        r = read_page(s, &q, limit, &infra_env_rows, (void **) &out->v, &out->n, &out->next_after);
+        if (r < 0)
                 infra_env_list_free(out);
-                return r;
-        }
-        out->next_after = more ? last : 0;
-        return 0;
+        return r;
 }
 
 int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
@@ -1071,34 +1103,10 @@ int store_host_list(struct store *s, const struct store_host_filter *f, const st
         q_int(&q, " ORDER BY h.seq LIMIT ?", (int64_t) limit + 1);
         q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
 
-        struct conn *c = conn_get(s);
-        _cleanup_reset_ sqlite3_stmt *st = NULL;
-        int64_t last = 0;
-        bool more = false;
-        r = q_prepare(c, &q, &st);
-        while (r >= 0 && (r = step_row(c, st)) > 0) {
-                if (out->n == limit) {
-                        more = true;
-                        break;
-                }
-                struct host *h = inv_array_append((void **) &out->v, &out->n, sizeof *h);
-                if (!h) {
-                        r = -ENOMEM;
-                        break;
-                }
-                host_init(h);
-                if ((r = read_host(st, h)) < 0)
-                        break;
-                last = sqlite3_column_int64(st, 0);
-        }
-        stmt_resetp(&st);
-        conn_put(s, c);
-        if (r < 0) {
+        r = read_page(s, &q, limit, &host_rows, (void **) &out->v, &out->n, &out->next_after);
+        if (r < 0)
                 host_list_free(out);
-                return r;
-        }
-        out->next_after = more ? last : 0;
-        return 0;
+        return r;
 }
 
 int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
@@ -1516,8 +1524,6 @@ int store_cluster_list(struct store *s, const char *owner, const struct store_pa
                        struct cluster_list *out) {
         struct query q = { .len = 0 };
         unsigned limit;
-        int64_t last = 0;
-        bool more = false;
         int r;
 
         *out = (struct cluster_list) { 0 };
@@ -1529,32 +1535,10 @@ int store_cluster_list(struct store *s, const char *owner, const struct store_pa
         q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
         q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
 
-        struct conn *c = conn_get(s);
-        _cleanup_reset_ sqlite3_stmt *st = NULL;
-        r = q_prepare(c, &q, &st);
-        while (r >= 0 && (r = step_row(c, st)) > 0) {
-                if (out->n == limit) {
-                        more = true;
-                        break;
-                }
-                struct cluster *cl = inv_array_append((void **) &out->v, &out->n, sizeof *cl);
-                if (!cl) {
-                        r = -ENOMEM;
-                        break;
-                }
-                cluster_init(cl);
-                if ((r = read_cluster(st, cl)) < 0)
-                        break;
-                last = sqlite3_column_int64(st, 0);
-        }
-        stmt_resetp(&st);
-        conn_put(s, c);
-        if (r < 0) {
+        r = read_page(s, &q, limit, &cluster_rows, (void **) &out->v, &out->n, &out->next_after);
+        if (r < 0)
                 cluster_list_free(out);
-                return r;
-        }
-        out->next_after = more ? last : 0;
-        return 0;
+        return r;
 }
 
 int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
