@@ -583,7 +583,7 @@ void host_free(struct host *h) {
                        &h->requested_hostname, &h->installation_disk_id, &h->inventory_json,
                        &h->status_info, &h->progress.stage, &h->progress.info, &h->checked_in_at,
                        &h->registered_at, &h->discovery_agent_version, &h->created_at,
-                       &h->updated_at };
+                       &h->updated_at, &h->step_results_json };
         for (size_t i = 0; i < sizeof s / sizeof *s; i++)
                 free(*s[i]);
         if (h->inventory) {

@@ -197,6 +197,10 @@ struct host {
          * instructions must say post_step_action=exit (once). Internal, not
          * in the JSON. */
         bool reregister_pending;
+        /* The latest network step results since the host was bound, as the
+         * store keeps them: {"connectivity-check": output, "ntp-synchronizer":
+         * output, "domain-resolution": output}. Internal, not in the JSON. */
+        char *step_results_json;
         uint32_t present;            /* HOST_F_* seen by host_from_json */
 };
 

@@ -115,6 +115,23 @@ int enum_lookup(const char *s, int max, const char *(*name)(int)) {
 }
 
 static const char *step_name(int i) { return step_type_to_string((enum step_type) i); }
+const char *cluster_status_to_string(enum cluster_status s) {
+        switch (s) {
+        case CLUSTER_PENDING_FOR_INPUT: return "pending-for-input";
+        case CLUSTER_INSUFFICIENT: return "insufficient";
+        case CLUSTER_READY: return "ready";
+        case CLUSTER_PREPARING_FOR_INSTALLATION: return "preparing-for-installation";
+        case CLUSTER_INSTALLING: return "installing";
+        case CLUSTER_FINALIZING: return "finalizing";
+        case CLUSTER_INSTALLED: return "installed";
+        case CLUSTER_ERROR: return "error";
+        case _CLUSTER_STATUS_MAX:
+        case _CLUSTER_STATUS_INVALID:
+                break;
+        }
+        return NULL;
+}
+
 static const char *status_name(int i) { return host_status_to_string((enum host_status) i); }
 static const char *val_name(int i) { return validation_id_to_string((enum validation_id) i); }
 static const char *vstatus_name(int i) { return validation_status_to_string((enum validation_status) i); }
@@ -125,6 +142,10 @@ enum step_type step_type_from_string(const char *s) {
 }
 enum host_status host_status_from_string(const char *s) {
         return (enum host_status) enum_lookup(s, _HOST_STATUS_MAX, status_name);
+}
+static const char *cluster_status_name(int i) { return cluster_status_to_string((enum cluster_status) i); }
+enum cluster_status cluster_status_from_string(const char *s) {
+        return (enum cluster_status) enum_lookup(s, _CLUSTER_STATUS_MAX, cluster_status_name);
 }
 enum validation_id validation_id_from_string(const char *s) {
         return (enum validation_id) enum_lookup(s, _VAL_MAX, val_name);

@@ -48,6 +48,29 @@ enum host_status {
 const char *host_status_to_string(enum host_status s);
 enum host_status host_status_from_string(const char *s);
 
+/* Cluster states. A cluster waits for settings (pending-for-input), for
+ * its hosts (insufficient) or is ready; `install` moves it on. While it is
+ * preparing-for-installation, installing or finalizing its hosts cannot be
+ * moved (DESIGN §5). */
+enum cluster_status {
+        CLUSTER_PENDING_FOR_INPUT,
+        CLUSTER_INSUFFICIENT,
+        CLUSTER_READY,
+        CLUSTER_PREPARING_FOR_INSTALLATION,
+        CLUSTER_INSTALLING,
+        CLUSTER_FINALIZING,
+        CLUSTER_INSTALLED,
+        CLUSTER_ERROR,
+        _CLUSTER_STATUS_MAX,
+        _CLUSTER_STATUS_INVALID = -1,
+};
+const char *cluster_status_to_string(enum cluster_status s);
+enum cluster_status cluster_status_from_string(const char *s);
+/* preparing-for-installation, installing, finalizing. */
+static inline int cluster_status_is_installing(enum cluster_status s) {
+        return s == CLUSTER_PREPARING_FOR_INSTALLATION || s == CLUSTER_INSTALLING || s == CLUSTER_FINALIZING;
+}
+
 /* Validation ids (DESIGN §5). Host validations first, then cluster ones. */
 enum validation_id {
         VAL_CONNECTED,

@@ -9,20 +9,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "api.h"
 #include "cleanup.h"
 #include "hostfsm.h"
 #include "log.h"
 #include "musterd.h"
 #include "protocol.h"
+#include "refresh.h"
 #include "steps.h"
 #include "uuid.h"
 #include "validations.h"
 
-#define P(req) ((const struct principal *) (req)->auth)
-
 /* ---- errors from the store ------------------------------------------- */
 
-static void store_error(struct http_response *resp, int r, const char *what) {
+void api_store_error(struct http_response *resp, int r, const char *what) {
         switch (r) {
         case -ENOENT: http_error(resp, 404, "%s not found", what); break;
         case -EEXIST: http_error(resp, 409, "%s already exists", what); break;
@@ -94,7 +94,7 @@ void musterd_auth_free(void *auth) {
         free(auth);
 }
 
-static bool need_admin(struct http_request *req, struct http_response *resp) {
+bool api_need_admin(struct http_request *req, struct http_response *resp) {
         if (auth_is_admin(P(req)))
                 return true;
         http_error(resp, 403, "this call is for administrators, not agents");
@@ -108,9 +108,9 @@ static bool need_infra_admin(struct http_request *req, struct http_response *res
         return false;
 }
 
-/* Load the infra-env of a path and check the caller may use it. */
-static int load_infra_env(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
-                          struct infra_env *ie) {
+/* The infra-env without the owner check (callers add the right one). */
+static int get_infra_env(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+                         struct infra_env *ie) {
         infra_env_init(ie);
         if (!uuid_is_valid(id)) {
                 http_error(resp, 400, "infra-env id \"%s\" is not a UUID", id);
@@ -122,15 +122,50 @@ static int load_infra_env(struct musterd *d, struct http_request *req, struct ht
                 return -EPERM;
         }
         int r = store_infra_env_get(d->store, id, ie);
-        if (r < 0) {
-                store_error(resp, r, "infra-env");
+        if (r < 0)
+                api_store_error(resp, r, "infra-env");
+        return r;
+}
+
+int api_load_infra_env(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+                       struct infra_env *ie) {
+        int r = get_infra_env(d, req, resp, id, ie);
+        if (r < 0)
                 return r;
-        }
         if (!auth_may_use_infra_env(P(req), ie->id, ie->owner)) {
                 http_error(resp, 403, "infra-env %s belongs to another owner", ie->id);
                 return -EPERM;
         }
         return 0;
+}
+
+int api_load_cluster(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+                     struct cluster *c) {
+        cluster_init(c);
+        if (P(req)->kind != PRINCIPAL_ADMIN) {
+                http_error(resp, 403, "agents have no access to clusters");
+                return -EPERM;
+        }
+        if (!uuid_is_valid(id)) {
+                http_error(resp, 400, "cluster id \"%s\" is not a UUID", id);
+                return -EINVAL;
+        }
+        int r = store_cluster_get(d->store, id, c);
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                return r;
+        }
+        if (!auth_may_see_cluster(P(req), c->owner)) {
+                /* Not even its existence is told to another owner. */
+                http_error(resp, 404, "cluster not found");
+                return -EPERM;
+        }
+        return 0;
+}
+
+void api_no_content(struct http_response *resp) {
+        resp->status = 204;
+        resp->text = strdup("");
 }
 
 /* ---- health ------------------------------------------------------------ */
@@ -188,7 +223,7 @@ static void h_ie_create(void *app, struct http_request *req, struct http_respons
         char err[256];
         _cleanup_free_ char *token = NULL;
 
-        if (!need_admin(req, resp))
+        if (!api_need_admin(req, resp))
                 return;
         if (infra_env_from_json(req->body, &ie, err, sizeof err) < 0) {
                 http_error(resp, 400, "%s", err);
@@ -208,7 +243,7 @@ static void h_ie_create(void *app, struct http_request *req, struct http_respons
                 ie.cpu_architecture = strdup("x86_64");
         int r = store_infra_env_create(d->store, &ie);
         if (r < 0) {
-                store_error(resp, r, "infra-env");
+                api_store_error(resp, r, "infra-env");
                 goto out;
         }
         if (auth_issue_agent(d->key, ie.id, ie.token_generation, &token) < 0) {
@@ -225,12 +260,12 @@ out:
 static void h_ie_list(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env_list l = { 0 };
-        if (!need_admin(req, resp))
+        if (!api_need_admin(req, resp))
                 return;
         struct store_page pg = { .limit = 1000 };
         int r = store_infra_env_list(d->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
         if (r < 0)
-                store_error(resp, r, "infra-envs");
+                api_store_error(resp, r, "infra-envs");
         else
                 http_json(resp, 200, infra_env_list_to_json(&l, 0));
         infra_env_list_free(&l);
@@ -239,7 +274,7 @@ static void h_ie_list(void *app, struct http_request *req, struct http_response 
 static void h_ie_get(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
-        if (load_infra_env(d, req, resp, req->params[0], &ie) == 0)
+        if (api_load_infra_env(d, req, resp, req->params[0], &ie) == 0)
                 http_json(resp, 200, infra_env_reply(&ie, NULL));
         infra_env_free(&ie);
 }
@@ -247,18 +282,63 @@ static void h_ie_get(void *app, struct http_request *req, struct http_response *
 static void h_ie_delete(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
-        if (!need_admin(req, resp))
+        if (!api_need_admin(req, resp))
                 return;
-        if (load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
+        if (api_load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
                 int r = store_infra_env_delete(d->store, ie.id);
                 if (r < 0)
-                        store_error(resp, r, "infra-env");
+                        api_store_error(resp, r, "infra-env");
                 else {
                         musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "infra-env %s deleted", ie.id);
-                        http_json(resp, 204, NULL);
-                        resp->text = strdup("");
+                        api_no_content(resp);
                 }
         }
+        infra_env_free(&ie);
+}
+
+static void h_ie_patch(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie, in;
+        char err[256];
+        infra_env_init(&in);
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_infra_env(d, req, resp, req->params[0], &ie) < 0)
+                goto out;
+        if (infra_env_from_json(req->body, &in, err, sizeof err) < 0) {
+                http_error(resp, 400, "%s", err);
+                goto out;
+        }
+        const uint32_t allowed = IE_F_NAME | IE_F_PULL_SECRET | IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES;
+        if (in.present & ~allowed) {
+                http_error(resp, 400, "only name, pull_secret, ssh_authorized_key, proxy and ntp_sources can be changed");
+                goto out;
+        }
+        if (!in.present) {
+                http_error(resp, 400, "nothing to change");
+                goto out;
+        }
+        if ((in.present & IE_F_NAME) && (!in.name || !*in.name)) {
+                http_error(resp, 400, "field \"name\" cannot be empty");
+                goto out;
+        }
+        free(in.id);
+        in.id = strdup(ie.id);
+        int r = store_infra_env_update(d->store, &in, in.present);
+        if (r < 0) {
+                api_store_error(resp, r, "infra-env");
+                goto out;
+        }
+        infra_env_free(&ie);
+        if ((r = store_infra_env_get(d->store, in.id, &ie)) < 0) {
+                api_store_error(resp, r, "infra-env");
+                goto out;
+        }
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, NULL, NULL, "infra-env %s updated by %s", ie.id,
+                      P(req)->owner);
+        http_json(resp, 200, infra_env_reply(&ie, NULL));
+out:
+        infra_env_free(&in);
         infra_env_free(&ie);
 }
 
@@ -266,13 +346,13 @@ static void h_ie_rotate(void *app, struct http_request *req, struct http_respons
         struct musterd *d = app;
         struct infra_env ie;
         _cleanup_free_ char *token = NULL;
-        if (!need_admin(req, resp))
+        if (!api_need_admin(req, resp))
                 return;
-        if (load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
+        if (api_load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
                 int64_t gen;
                 int r = store_infra_env_bump_token(d->store, ie.id, &gen);
                 if (r < 0)
-                        store_error(resp, r, "infra-env");
+                        api_store_error(resp, r, "infra-env");
                 else if (auth_issue_agent(d->key, ie.id, gen, &token) < 0)
                         http_error(resp, 500, "could not sign the agent token");
                 else {
@@ -288,13 +368,36 @@ static void h_ie_rotate(void *app, struct http_request *req, struct http_respons
 
 /* ---- hosts: agent side -------------------------------------------------- */
 
+/* A known host registered again: after a bind or unbind (its agent was told
+ * to), a restart of the agent, or a reboot. The state machine says where it
+ * goes; then its stored inventory and results decide again at once. */
+static void reregistered(struct musterd *d, struct host *h) {
+        enum host_status to;
+        const char *why;
+        int r = hostfsm_apply(h->status, HOSTFSM_EV_REGISTERED, NULL, &to, &why);
+        if (r < 0 || to == h->status) {
+                if (r == 0)
+                        (void) refresh_host(d, h);
+                return;
+        }
+        r = store_host_set_status(d->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
+                                  STORE_STATUS(h->status));
+        if (r < 0)
+                return;
+        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                      "host %s registered again: %s -> %s", h->id, host_status_to_string(h->status),
+                      host_status_to_string(to));
+        h->status = to;
+        (void) refresh_host(d, h);
+}
+
 static void h_host_register(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
         struct host h;
         json_object *v;
         host_init(&h);
-        if (load_infra_env(d, req, resp, req->params[0], &ie) < 0)
+        if (api_load_infra_env(d, req, resp, req->params[0], &ie) < 0)
                 goto out;
         if (P(req)->kind != PRINCIPAL_AGENT) {
                 http_error(resp, 403, "hosts register with their infra-env's agent token");
@@ -316,23 +419,28 @@ static void h_host_register(void *app, struct http_request *req, struct http_res
         }
         int r = store_host_register(d->store, ie.id, host_id, version, &h);
         if (r < 0) {
-                store_error(resp, r, "host");
+                api_store_error(resp, r, "host");
                 goto out;
         }
         if (r == 1)
                 musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id,
                               "host %s registered in infra-env %s (agent %s)", h.id, ie.id, version ? version : "?");
+        else
+                reregistered(d, &h);
         http_json(resp, r == 1 ? 201 : 200, host_to_json(&h, MODEL_JSON_NO_INVENTORY));
 out:
         host_free(&h);
         infra_env_free(&ie);
 }
 
-/* Load the host of a path inside its infra-env, with the scope checks. */
-static int load_host(struct musterd *d, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                     struct host *h) {
+int api_load_host(struct musterd *d, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                  struct host *h) {
         host_init(h);
-        int r = load_infra_env(d, req, resp, req->params[0], ie);
+        const struct principal *p = P(req);
+        /* A cluster creator picks hosts from any infra-env's pool. */
+        bool creator = p->kind == PRINCIPAL_ADMIN && p->role == ROLE_CLUSTER_CREATOR;
+        int r = creator ? get_infra_env(d, req, resp, req->params[0], ie)
+                        : api_load_infra_env(d, req, resp, req->params[0], ie);
         if (r < 0)
                 return r;
         if (!uuid_is_valid(req->params[1])) {
@@ -341,60 +449,73 @@ static int load_host(struct musterd *d, struct http_request *req, struct http_re
         }
         r = store_host_get(d->store, ie->id, req->params[1], h);
         if (r < 0) {
-                store_error(resp, r, "host");
+                api_store_error(resp, r, "host");
                 return r;
+        }
+        if (creator && !(ie->owner && strcmp(ie->owner, p->owner) == 0) && h->cluster_id) {
+                struct cluster c;
+                cluster_init(&c);
+                bool mine = store_cluster_get(d->store, h->cluster_id, &c) == 0 && auth_may_see_cluster(p, c.owner);
+                cluster_free(&c);
+                if (!mine) {
+                        http_error(resp, 404, "host not found");
+                        return -EPERM;
+                }
         }
         return 0;
 }
 
-/* Re-run the validations of a host and move it through the state machine. */
-static int refresh_host(struct musterd *d, struct host *h) {
-        char err[256];
-        struct validation_result res[VAL_HOST_COUNT];
-        if (h->inventory_json && !h->inventory)
-                host_parse_inventory(h, err, sizeof err);
-        struct host_facts f = {
-                .status = h->status,
-                .has_inventory = h->inventory_json != NULL,
-                .inventory = h->inventory,
-                .seconds_since_checkin = 0,
-                .requested_hostname = h->requested_hostname,
-                .installation_disk_id = h->installation_disk_id,
-                .bound = h->cluster_id != NULL,
-                .role = h->role,
-        };
-        int n = validations_host(&f, &d->cfg, res);
-        if (n < 0)
-                return n;
-        struct hostfsm_ctx ctx = { .validations = res, .n_validations = (size_t) n };
-        enum host_status to;
-        const char *reason;
-        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, &reason) < 0)
-                return 0; /* this state does not follow validations */
-        struct validation *v = NULL;
-        size_t nv = 0;
-        for (int i = 0; i < n; i++)
-                validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message);
-        char info[1024];
-        hostfsm_format_status_info(to, res, (size_t) n, info, sizeof info);
-        int r = store_host_set_status(d->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
-        validation_list_free(&v, &nv);
-        if (r == 0 && to != h->status)
-                musterd_event(d, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
-                              EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
-                              host_status_to_string(h->status), host_status_to_string(to), info);
-        return r == -ESTALE ? 0 : r;
+/* The other hosts of a bound host's cluster with the addresses to check them
+ * on (inside the machine network when it is set). */
+struct bound_peers {
+        struct cluster_view view;
+        bool loaded;
+        struct step_peer *peers;
+        struct strv *addrs;
+        size_t n;
+};
+
+static void bound_peers_free(struct bound_peers *bp) {
+        for (size_t i = 0; bp->addrs && i < bp->view.hosts.n; i++)
+                strv_free(&bp->addrs[i]);
+        free(bp->addrs);
+        free(bp->peers);
+        if (bp->loaded)
+                cluster_view_free(&bp->view);
+        *bp = (struct bound_peers) { 0 };
+}
+
+static int bound_peers_load(struct musterd *d, const struct host *h, struct bound_peers *bp) {
+        int r = cluster_view_load(d, h->cluster_id, true, &bp->view);
+        if (r < 0)
+                return r;
+        bp->loaded = true;
+        size_t n = bp->view.hosts.n;
+        bp->peers = calloc(n ? n : 1, sizeof *bp->peers);
+        bp->addrs = calloc(n ? n : 1, sizeof *bp->addrs);
+        if (!bp->peers || !bp->addrs)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct host *p = &bp->view.hosts.v[i];
+                if ((strcmp(p->id, h->id) == 0 && strcmp(p->infra_env_id, h->infra_env_id) == 0) || !p->inventory)
+                        continue;
+                if ((r = steps_host_addresses(p->inventory, bp->view.c.machine_network_cidr, &bp->addrs[i])) < 0)
+                        return r;
+                bp->peers[bp->n++] = (struct step_peer) { p->id, (const char *const *) bp->addrs[i].v,
+                                                          bp->addrs[i].n };
+        }
+        return 0;
 }
 
 static void h_instructions(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
         struct host h;
-        if (load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
                 goto out;
         int r = store_host_checkin(d->store, ie.id, h.id, NULL);
         if (r < 0) {
-                store_error(resp, r, "host");
+                api_store_error(resp, r, "host");
                 goto out;
         }
         if (h.status == HOST_DISCONNECTED_UNBOUND || h.status == HOST_DISCONNECTED) {
@@ -409,6 +530,8 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 }
         }
         int reregister = store_host_take_reregister(d->store, ie.id, h.id);
+        char now[MODEL_TIME_LEN];
+        (void) model_now_rfc3339(now);
         struct steps_input in = {
                 .status = h.status,
                 .inventory_received = h.inventory_json != NULL,
@@ -419,9 +542,25 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 .ntp_sources = (const char *const *) ie.ntp_sources.v,
                 .n_ntp_sources = ie.ntp_sources.n,
                 .seed = ((uint64_t) rand() << 32) ^ (uint64_t) rand(),
+                .coordinator_date = now,
+                .ntp_max_offset_ms = d->cfg.ntp_max_offset_ms,
         };
         struct steps_reply rep = { 0 };
-        if (steps_for_host(&in, &rep) < 0) {
+        struct bound_peers bp = { 0 };
+        if (h.cluster_id && !in.must_reregister && (steps_allowed(h.status) & (1u << STEP_CONNECTIVITY_CHECK))) {
+                r = bound_peers_load(d, &h, &bp);
+                if (r < 0) {
+                        api_store_error(resp, r, "cluster");
+                        goto out;
+                }
+                in.cluster_name = bp.view.c.name;
+                in.base_dns_domain = bp.view.c.base_dns_domain;
+                in.peers = bp.peers;
+                in.n_peers = bp.n;
+        }
+        r = steps_for_host(&in, &rep);
+        bound_peers_free(&bp);
+        if (r < 0) {
                 http_error(resp, 500, "could not decide the host's steps");
                 goto out;
         }
@@ -437,7 +576,7 @@ static void h_step_result(void *app, struct http_request *req, struct http_respo
         struct infra_env ie;
         struct host h;
         json_object *v;
-        if (load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
                 goto out;
         if (!json_object_object_get_ex(req->body, "step_type", &v) || !json_object_is_type(v, json_type_string) ||
             step_type_from_string(json_object_get_string(v)) == _STEP_TYPE_INVALID) {
@@ -486,12 +625,31 @@ static void h_step_result(void *app, struct http_request *req, struct http_respo
                 int r = store_host_set_inventory(d->store, ie.id, h.id, text, &inv);
                 inventory_free(&inv);
                 if (r < 0) {
-                        store_error(resp, r, "inventory");
+                        api_store_error(resp, r, "inventory");
                         goto out;
                 }
                 host_free(&h);
                 host_init(&h);
                 /* The validations decide the state the new inventory puts it in. */
+                if (store_host_get(d->store, ie.id, req->params[1], &h) == 0)
+                        refresh_host(d, &h);
+        } else if (t == STEP_CONNECTIVITY_CHECK || t == STEP_NTP_SYNCHRONIZER || t == STEP_DOMAIN_RESOLUTION) {
+                if (!output || !json_object_is_type(output, json_type_object)) {
+                        http_error(resp, 400, "a %s result needs \"output\": an object", step_type_to_string(t));
+                        goto out;
+                }
+                if (!h.cluster_id) {
+                        /* Handed out while bound, answered after an unbind: stale. */
+                        http_json(resp, 200, json_object_new_object());
+                        goto out;
+                }
+                int r = store_host_set_step_result(d->store, ie.id, h.id, t,
+                                                   json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN));
+                if (r < 0) {
+                        api_store_error(resp, r, "step result");
+                        goto out;
+                }
+                host_free(&h);
                 if (store_host_get(d->store, ie.id, req->params[1], &h) == 0)
                         refresh_host(d, &h);
         }
@@ -507,7 +665,7 @@ static void h_host_get(void *app, struct http_request *req, struct http_response
         struct musterd *d = app;
         struct infra_env ie;
         struct host h;
-        if (load_host(d, req, resp, &ie, &h) == 0)
+        if (api_load_host(d, req, resp, &ie, &h) == 0)
                 http_json(resp, 200, host_to_json(&h, 0));
         host_free(&h);
         infra_env_free(&ie);
@@ -528,13 +686,12 @@ static int query_i64(struct http_request *req, struct http_response *resp, const
         return 0;
 }
 
-static void h_hosts_list(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+/* GET /hosts, and GET /infra-envs/{id}/hosts with infra_env_id given. */
+static void list_hosts(struct musterd *d, struct http_request *req, struct http_response *resp,
+                       const char *infra_env_id) {
         struct store_host_filter f = { .no_inventory = true };
         struct store_page pg = { 0 };
         int64_t limit = 0, after = 0, offset = 0;
-        if (!need_admin(req, resp))
-                return;
         const char *status = http_query(req, "status");
         if (status) {
                 enum host_status s = host_status_from_string(status);
@@ -545,9 +702,11 @@ static void h_hosts_list(void *app, struct http_request *req, struct http_respon
                 f.status_mask = STORE_STATUS(s);
         }
         f.cluster_id = http_query(req, "cluster_id");
-        f.infra_env_id = http_query(req, "infra_env_id");
-        if ((f.cluster_id && !uuid_is_valid(f.cluster_id)) || (f.infra_env_id && !uuid_is_valid(f.infra_env_id))) {
-                http_error(resp, 400, "cluster_id and infra_env_id must be UUIDs");
+        f.infra_env_id = infra_env_id ? infra_env_id : http_query(req, "infra_env_id");
+        f.host_id = http_query(req, "id");
+        if ((f.cluster_id && !uuid_is_valid(f.cluster_id)) || (f.infra_env_id && !uuid_is_valid(f.infra_env_id)) ||
+            (f.host_id && !uuid_is_valid(f.host_id))) {
+                http_error(resp, 400, "id, cluster_id and infra_env_id must be UUIDs");
                 return;
         }
         const char *unbound = http_query(req, "unbound");
@@ -570,10 +729,129 @@ static void h_hosts_list(void *app, struct http_request *req, struct http_respon
         struct host_list l = { 0 };
         int r = store_host_list(d->store, &f, &pg, &l);
         if (r < 0)
-                store_error(resp, r, "hosts");
-        else
+                api_store_error(resp, r, "hosts");
+        else {
                 http_json(resp, 200, host_list_to_json(&l, MODEL_JSON_NO_INVENTORY));
+                resp->next_after = l.next_after;
+        }
         host_list_free(&l);
+}
+
+static void h_hosts_list(void *app, struct http_request *req, struct http_response *resp) {
+        if (api_need_admin(req, resp))
+                list_hosts(app, req, resp, NULL);
+}
+
+static void h_ie_hosts_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        infra_env_init(&ie);
+        if (api_need_admin(req, resp) && api_load_infra_env(d, req, resp, req->params[0], &ie) == 0)
+                list_hosts(d, req, resp, ie.id);
+        infra_env_free(&ie);
+}
+
+/* PATCH a host: role, requested_hostname, installation_disk_id. */
+static void h_host_patch(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h, in;
+        char err[256];
+        host_init(&in);
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        if (host_from_json(req->body, &in, err, sizeof err) < 0) {
+                http_error(resp, 400, "%s", err);
+                goto out;
+        }
+        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
+        if (in.present & ~allowed) {
+                http_error(resp, 400, "only role, requested_hostname and installation_disk_id can be changed");
+                goto out;
+        }
+        if (!in.present) {
+                http_error(resp, 400, "nothing to change: give role, requested_hostname or installation_disk_id");
+                goto out;
+        }
+        if ((in.present & HOST_F_ROLE) && in.role == _ROLE_INVALID) {
+                http_error(resp, 400, "field \"role\" must be auto, master or worker");
+                goto out;
+        }
+        if ((in.present & HOST_F_REQUESTED_HOSTNAME) && in.requested_hostname &&
+            !hostname_is_valid(in.requested_hostname, err, sizeof err)) {
+                http_error(resp, 400, "requested_hostname \"%.64s\" is not valid: %s", in.requested_hostname, err);
+                goto out;
+        }
+        if (h.status == HOST_PREPARING_FOR_INSTALLATION || h.status == HOST_INSTALLING ||
+            h.status == HOST_INSTALLING_IN_PROGRESS || h.status == HOST_INSTALLED) {
+                http_error(resp, 409, "host %s is %s; its settings cannot change now", h.id,
+                           host_status_to_string(h.status));
+                goto out;
+        }
+        free(in.infra_env_id);
+        free(in.id);
+        in.infra_env_id = strdup(ie.id);
+        in.id = strdup(h.id);
+        int r = store_host_update(d->store, &in, in.present);
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s updated by %s%s%s%s%s%s%s",
+                      h.id, P(req)->owner, in.present & HOST_F_ROLE ? ": role " : "",
+                      in.present & HOST_F_ROLE ? host_role_to_string(in.role) : "",
+                      in.present & HOST_F_REQUESTED_HOSTNAME ? "; hostname " : "",
+                      in.present & HOST_F_REQUESTED_HOSTNAME ? (in.requested_hostname ? in.requested_hostname : "(none)") : "",
+                      in.present & HOST_F_INSTALLATION_DISK_ID ? "; installation disk " : "",
+                      in.present & HOST_F_INSTALLATION_DISK_ID
+                              ? (in.installation_disk_id ? in.installation_disk_id : "(any)") : "");
+        host_free(&h);
+        if ((r = store_host_get(d->store, ie.id, in.id, &h)) < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        (void) refresh_host(d, &h);
+        if (h.cluster_id)
+                (void) refresh_cluster(d, h.cluster_id, NULL);
+        host_free(&h);
+        if ((r = store_host_get(d->store, ie.id, in.id, &h)) < 0)
+                api_store_error(resp, r, "host");
+        else
+                http_json(resp, 200, host_to_json(&h, 0));
+out:
+        host_free(&in);
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+static void h_host_delete(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        if (h.status == HOST_PREPARING_FOR_INSTALLATION || h.status == HOST_INSTALLING ||
+            h.status == HOST_INSTALLING_IN_PROGRESS) {
+                http_error(resp, 409, "host %s is being installed; it cannot be deleted now", h.id);
+                goto out;
+        }
+        int r = store_host_delete(d->store, ie.id, h.id);
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s deleted by %s", h.id,
+                      P(req)->owner);
+        if (h.cluster_id)
+                (void) refresh_cluster(d, h.cluster_id, NULL);
+        api_no_content(resp);
+out:
+        host_free(&h);
+        infra_env_free(&ie);
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -582,7 +860,7 @@ static void h_events(void *app, struct http_request *req, struct http_response *
         struct musterd *d = app;
         struct store_event_filter f = { 0 };
         int64_t since = 0, limit = 0;
-        if (!need_admin(req, resp))
+        if (!api_need_admin(req, resp))
                 return;
         f.infra_env_id = http_query(req, "infra_env_id");
         f.cluster_id = http_query(req, "cluster_id");
@@ -616,14 +894,14 @@ static void h_events(void *app, struct http_request *req, struct http_response *
                 bool ok = r == 0 && auth_may_see_cluster(P(req), c.owner);
                 cluster_free(&c);
                 if (!ok) {
-                        http_error(resp, r == -ENOENT ? 404 : 403, "no such cluster of yours");
+                        http_error(resp, 404, "cluster not found");
                         return;
                 }
         }
         struct event_list l = { 0 };
         int r = store_event_list(d->store, &f, &l);
         if (r < 0)
-                store_error(resp, r, "events");
+                api_store_error(resp, r, "events");
         else
                 http_json(resp, 200, event_list_to_json(&l, 0));
         event_list_free(&l);
@@ -663,12 +941,24 @@ const struct http_route musterd_routes[] = {
         { "GET", API "/infra-envs", h_ie_list, 0, "infra_env_list" },
         { "GET", API "/infra-envs/{id}", h_ie_get, 0, "infra_env_get" },
         { "DELETE", API "/infra-envs/{id}", h_ie_delete, 0, "infra_env_delete" },
+        { "PATCH", API "/infra-envs/{id}", h_ie_patch, ROUTE_BODY, "infra_env_patch" },
         { "POST", API "/infra-envs/{id}/actions/rotate-token", h_ie_rotate, 0, "infra_env_rotate_token" },
         { "POST", API "/infra-envs/{id}/hosts", h_host_register, ROUTE_BODY, "host_register" },
+        { "GET", API "/infra-envs/{id}/hosts", h_ie_hosts_list, 0, "infra_env_hosts_list" },
         { "GET", API "/infra-envs/{id}/hosts/{id}", h_host_get, 0, "host_get" },
+        { "PATCH", API "/infra-envs/{id}/hosts/{id}", h_host_patch, ROUTE_BODY, "host_patch" },
+        { "DELETE", API "/infra-envs/{id}/hosts/{id}", h_host_delete, 0, "host_delete" },
+        { "POST", API "/infra-envs/{id}/hosts/{id}/actions/bind", api_host_bind, ROUTE_BODY, "host_bind" },
+        { "POST", API "/infra-envs/{id}/hosts/{id}/actions/unbind", api_host_unbind, 0, "host_unbind" },
         { "GET", API "/infra-envs/{id}/hosts/{id}/instructions", h_instructions, 0, "host_instructions" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/instructions", h_step_result, ROUTE_BODY, "host_step_result" },
         { "GET", API "/hosts", h_hosts_list, 0, "hosts_list" },
+        { "POST", API "/clusters", api_cluster_create, ROUTE_BODY, "cluster_create" },
+        { "GET", API "/clusters", api_cluster_list, 0, "cluster_list" },
+        { "GET", API "/clusters/{id}", api_cluster_get, 0, "cluster_get" },
+        { "PATCH", API "/clusters/{id}", api_cluster_patch, ROUTE_BODY, "cluster_patch" },
+        { "DELETE", API "/clusters/{id}", api_cluster_delete, 0, "cluster_delete" },
+        { "POST", API "/clusters/{id}/actions/install", api_cluster_install, 0, "cluster_install" },
         { "GET", API "/events", h_events, 0, "events_list" },
         { "POST", API "/tokens", h_token_create, ROUTE_BODY, "token_create" },
 };

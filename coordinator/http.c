@@ -196,6 +196,11 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
         if (!r)
                 return MHD_NO;
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+        if (resp->next_after > 0) {
+                char cursor[24];
+                snprintf(cursor, sizeof cursor, "%lld", (long long) resp->next_after);
+                MHD_add_response_header(r, "X-Next-After", cursor);
+        }
         enum MHD_Result ret = MHD_queue_response(conn, (unsigned) resp->status, r);
         MHD_destroy_response(r);
         return ret;

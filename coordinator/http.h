@@ -29,6 +29,7 @@ struct http_response {
         json_object *json;        /* owned; serialised by the server */
         char *text;               /* owned; alternative to json */
         const char *content_type; /* for text; default text/plain */
+        int64_t next_after;       /* > 0: a list has more; sent as X-Next-After */
 };
 
 typedef void (*http_handler)(void *app, struct http_request *req, struct http_response *resp);

@@ -81,6 +81,7 @@ int store_host_get(struct store *s, const char *infra_env_id, const char *host_i
 struct store_host_filter {
         const char *infra_env_id;
         const char *cluster_id;
+        const char *host_id;           /* that host id, in any infra-env */
         bool unbound_only;
         uint32_t status_mask;          /* STORE_STATUS() bits */
         int64_t min_cpu_cores;
@@ -117,10 +118,18 @@ int store_host_checkin(struct store *s, const char *infra_env_id, const char *ho
  * transaction; marks the host reregister_pending so its agent is told to exit
  * and register again, and clears its install progress. Unbinding also puts
  * the role back to auto. expect_mask as in set_status. -ENOENT: no such host
- * or cluster. Whether the cluster may take hosts is the caller's check. */
+ * or cluster; -EBUSY: the host's cluster or the target cluster is installing
+ * (checked in the same transaction). */
 int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
                     const char *cluster_id, enum host_status status, const char *status_info,
                     uint32_t expect_mask);
+/* Keep the output of a network step (connectivity-check, ntp-synchronizer,
+ * domain-resolution: a JSON text) as the host's latest of that type, in
+ * step_results_json. Binding and unbinding clear them all. -E2BIG past
+ * STORE_MAX_STEP_RESULT, -EINVAL for text that is not JSON. */
+#define STORE_MAX_STEP_RESULT (256 * 1024)
+int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
+                               enum step_type type, const char *output_json);
 /* Test-and-clear reregister_pending: 1 if it was set (answer "exit"), 0 if not. */
 int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id);
 int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id);
@@ -156,6 +165,15 @@ int store_cluster_update(struct store *s, const struct cluster *c, uint32_t fiel
 /* Validations are left alone when v is NULL. */
 int store_cluster_set_status(struct store *s, const char *id, const char *status,
                              const char *status_info, const struct validation *v, size_t n_v);
+/* The same, only if the status is still `expect` (NULL: any), else -ESTALE. */
+int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
+                                  const char *status_info, const struct validation *v, size_t n_v);
+/* In one transaction: a cluster in status "ready" becomes
+ * preparing-for-installation with status_info, and each of its hosts that is
+ * "known" becomes host_to with host_info. Returns how many hosts moved;
+ * -ESTALE if the cluster is not ready, -ENOENT if there is none. */
+int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
+                                enum host_status host_to, const char *host_info);
 /* -EBUSY while hosts are bound to it; infra-envs bound to it become unbound. */
 int store_cluster_delete(struct store *s, const char *id);
 /* Hosts bound to the cluster whose status is in status_mask (0 = any). */

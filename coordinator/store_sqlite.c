@@ -114,6 +114,8 @@ static const char *const migrations[] = {
         "CREATE INDEX events_infra_env ON events(infra_env_id, id);"
         "CREATE INDEX events_cluster ON events(cluster_id, id);"
         "CREATE INDEX events_host ON events(host_id, id);",
+        /* 2: the latest network step results of a bound host */
+        "ALTER TABLE hosts ADD COLUMN step_results TEXT NOT NULL DEFAULT '{}';",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -942,7 +944,7 @@ int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
         "h.inv_max_disk_bytes, h.status, h.status_info, h.validations, "             \
         "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
         "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
-        "h.created_at, h.updated_at"
+        "h.created_at, h.updated_at, h.step_results"
 #define HOST_COLS HOST_COLS_A "h.inventory" HOST_COLS_B
 #define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
 
@@ -953,7 +955,7 @@ static int read_host(sqlite3_stmt *st, struct host *h) {
         char **d[] = { &h->progress.stage };
         char **e[] = { &h->progress.info, &h->checked_in_at, &h->registered_at,
                        &h->discovery_agent_version };
-        char **f[] = { &h->created_at, &h->updated_at };
+        char **f[] = { &h->created_at, &h->updated_at, &h->step_results_json };
         int r;
 
         if ((r = col_strs(st, 1, a, 4)) < 0 || (r = col_strs(st, 6, b, 4)) < 0)
@@ -971,7 +973,7 @@ static int read_host(sqlite3_stmt *st, struct host *h) {
         if ((r = col_strs(st, 18, e, 4)) < 0)
                 return r;
         h->reregister_pending = sqlite3_column_int(st, 22) != 0;
-        if ((r = col_strs(st, 23, f, 2)) < 0)
+        if ((r = col_strs(st, 23, f, 3)) < 0)
                 return r;
         if (h->role < 0 || h->status < 0)
                 return -EIO; /* a name this build does not know */
@@ -1055,8 +1057,8 @@ int store_host_get(struct store *s, const char *infra_env_id, const char *host_i
 int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
                     struct host_list *out) {
         static const struct store_host_filter none = { 0 };
-        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], before[MODEL_TIME_LEN], statuses[1024];
-        const char *iep, *cidp;
+        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], before[MODEL_TIME_LEN], statuses[1024];
+        const char *iep, *cidp, *hidp;
         struct query q = { .len = 0 };
         unsigned limit;
         int r;
@@ -1065,7 +1067,7 @@ int store_host_list(struct store *s, const struct store_host_filter *f, const st
         if (!f)
                 f = &none;
         if ((r = page_limit(pg, &limit)) < 0 || (r = norm_opt_id(f->infra_env_id, ie, &iep)) < 0 ||
-            (r = norm_opt_id(f->cluster_id, cid, &cidp)) < 0 ||
+            (r = norm_opt_id(f->cluster_id, cid, &cidp)) < 0 || (r = norm_opt_id(f->host_id, hid, &hidp)) < 0 ||
             (r = status_set(f->status_mask, statuses, sizeof statuses)) < 0)
                 return r;
         if (f->checked_in_before && model_time_normalize(f->checked_in_before, before) < 0)
@@ -1080,6 +1082,8 @@ int store_host_list(struct store *s, const struct store_host_filter *f, const st
                 q_text(&q, " AND h.infra_env_id = ?", iep);
         if (cidp)
                 q_text(&q, " AND h.cluster_id = ?", cidp);
+        if (hidp)
+                q_text(&q, " AND h.id = ?", hidp);
         if (f->unbound_only)
                 q_add(&q, " AND h.cluster_id IS NULL");
         if (f->status_mask)
@@ -1275,6 +1279,20 @@ int store_host_checkin(struct store *s, const char *infra_env_id, const char *ho
         return write_end(s, c, r);
 }
 
+/* 1 if the host's current cluster or the cluster `target` (may be NULL) is
+ * installing (protocol.h cluster_status_is_installing), else 0. */
+static int cluster_installing(struct conn *c, const char *ie, const char *id, const char *target) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT status FROM clusters WHERE id = ?3 OR id = "
+                        "(SELECT cluster_id FROM hosts WHERE infra_env_id = ?1 AND id = ?2)", &st);
+        if (r < 0 || (r = BIND(st, ie, id, target)) < 0)
+                return r;
+        while ((r = step_row(c, st)) > 0)
+                if (cluster_status_is_installing(cluster_status_from_string((const char *) sqlite3_column_text(st, 0))))
+                        return 1;
+        return r;
+}
+
 int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
                     const char *cluster_id, enum host_status status, const char *status_info,
                     uint32_t expect_mask) {
@@ -1291,6 +1309,8 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
         r = host_expect(c, ie, id, expect_mask);
         if (r >= 0 && cp && (r = cluster_exists(c, cp)) >= 0)
                 r = r ? 0 : -ENOENT;
+        if (r >= 0 && (r = cluster_installing(c, ie, id, cp)) > 0)
+                r = -EBUSY;
         if (r >= 0) {
                 /* A new binding starts a new install story: progress goes;
                  * unbinding also hands the role back to auto. */
@@ -1298,7 +1318,8 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
                 if ((r = stmt(c, "UPDATE hosts SET cluster_id = ?3, status = ?4, status_info = ?5, "
                                  "updated_at = ?6, reregister_pending = 1, "
                                  "role = CASE WHEN ?3 IS NULL THEN 'auto' ELSE role END, "
-                                 "progress_stage = NULL, progress_percent = NULL, progress_info = NULL "
+                                 "progress_stage = NULL, progress_percent = NULL, progress_info = NULL, "
+                                 "step_results = '{}' "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
                     (r = BIND(st, ie, id, cp, host_status_to_string(status), status_info, now)) >= 0)
                         r = step_done(c, st);
@@ -1325,6 +1346,29 @@ int store_host_take_reregister(struct store *s, const char *infra_env_id, const 
         if (r == 0)
                 r = host_expect(c, ie, id, 0);
         return write_end(s, c, r);
+}
+
+int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
+                               enum step_type type, const char *output_json) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], path[64];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type) || !output_json)
+                return -EINVAL;
+        if (strlen(output_json) > STORE_MAX_STEP_RESULT)
+                return -E2BIG;
+        snprintf(path, sizeof path, "$.\"%s\"", step_type_to_string(type));
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET step_results = json_set(step_results, ?3, json(?4)) "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, path, output_json)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r == -EIO ? -EINVAL : r);
 }
 
 int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
@@ -1591,6 +1635,11 @@ int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fie
 
 int store_cluster_set_status(struct store *s, const char *id, const char *status,
                              const char *status_info, const struct validation *v, size_t n_v) {
+        return store_cluster_set_status_from(s, id, NULL, status, status_info, v, n_v);
+}
+
+int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
+                                  const char *status_info, const struct validation *v, size_t n_v) {
         char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         _cleanup_free_ char *vt = NULL;
         struct conn *c;
@@ -1605,9 +1654,48 @@ int store_cluster_set_status(struct store *s, const char *id, const char *status
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "UPDATE clusters SET status = ?2, status_info = ?3, updated_at = ?4, "
-                                 "validations = coalesce(?5, validations) WHERE id = ?1", &st)) >= 0 &&
-                    (r = BIND(st, nid, status, status_info, now, vt)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                                 "validations = coalesce(?5, validations) "
+                                 "WHERE id = ?1 AND (?6 IS NULL OR status = ?6)", &st)) >= 0 &&
+                    (r = BIND(st, nid, status, status_info, now, vt, expect)) >= 0 && (r = step_done(c, st)) >= 0 &&
+                    sqlite3_changes(c->db) == 0) {
+                        r = cluster_exists(c, nid);
+                        if (r >= 0)
+                                r = r ? -ESTALE : -ENOENT;
+                }
+        }
+        return write_end(s, c, r);
+}
+
+int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
+                                enum host_status host_to, const char *host_info) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (norm_id(id, nid) < 0 || !host_status_to_string(host_to) || too_long(status_info, MODEL_MAX_MESSAGE) ||
+            too_long(host_info, MODEL_MAX_MESSAGE))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE clusters SET status = ?2, status_info = ?3, updated_at = ?4 "
+                                 "WHERE id = ?1 AND status = ?5", &st)) >= 0 &&
+                    (r = BIND(st, nid, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION), status_info,
+                              now, cluster_status_to_string(CLUSTER_READY))) >= 0 &&
+                    (r = step_done(c, st)) >= 0 && sqlite3_changes(c->db) == 0) {
+                        r = cluster_exists(c, nid);
+                        if (r >= 0)
+                                r = r ? -ESTALE : -ENOENT;
+                }
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET status = ?2, status_info = ?3, updated_at = ?4 "
+                                 "WHERE cluster_id = ?1 AND status = ?5", &st)) >= 0 &&
+                    (r = BIND(st, nid, host_status_to_string(host_to), host_info, now,
+                              host_status_to_string(HOST_KNOWN))) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db);
         }
         return write_end(s, c, r);
 }

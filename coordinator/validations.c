@@ -601,8 +601,8 @@ static const struct peer_connectivity *find_conn(const struct host_facts *f, con
 }
 
 /* A host belongs to the majority group when it reaches more than half of
- * the other bound hosts. Disabled below 3 hosts, where a majority says
- * nothing a 2-host cluster's other checks do not. */
+ * the other bound hosts (with one other host: that host). Disabled for
+ * single-node clusters and while the host is alone in its cluster. */
 static void v_majority(const struct host_ctx *c, struct validation_result *r) {
         const enum validation_id id = VAL_BELONGS_TO_MAJORITY_GROUP;
         size_t n = c->f->cluster.n_peers, reached = 0, unknown = 0;
@@ -611,8 +611,8 @@ static void v_majority(const struct host_ctx *c, struct validation_result *r) {
                 set(r, id, VSTATUS_DISABLED, "Not applicable to single-node clusters");
                 return;
         }
-        if (n + 1 < 3) {
-                set(r, id, VSTATUS_DISABLED, "Needs at least 3 hosts in the cluster, it has %zu", n + 1);
+        if (n == 0) {
+                set(r, id, VSTATUS_DISABLED, "No other host is bound to the cluster yet");
                 return;
         }
         if (!c->f->connectivity.present) {

@@ -128,7 +128,7 @@ struct host_facts {
  * Minimums: the "always" checks use [requirements.any]; the role checks and
  * has-min-valid-disks of a bound host its role's (config_profile_for).
  * Memory is physical when known, else usable; CPU cores are logical CPUs.
- * belongs-to-majority-group: disabled for single-node and below 3 hosts;
+ * belongs-to-majority-group: disabled for single-node and with no other host;
  * passes when more than half of the other bound hosts are reachable.
  * sufficient-installation-disk-speed: disabled until preparing-for-installation
  * (the check writes to the disk), then pending until measured.

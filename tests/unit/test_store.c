@@ -99,8 +99,10 @@ static size_t count_hosts(const struct store_host_filter *f) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
+#define SCHEMA 2
+
 Test(store, fresh_database_gets_current_schema) {
-        cr_assert_eq(store_schema_version(st), 1);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
         struct stat sb;
         cr_assert_eq(stat(path, &sb), 0);
         cr_assert_eq(sb.st_mode & 0777, 0600, "pull secrets live there");
@@ -116,7 +118,7 @@ Test(store, fresh_database_gets_current_schema) {
                      SQLITE_OK);
         cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
         cr_assert_eq(sqlite3_column_int(q, 0), 1);
-        cr_assert_eq(sqlite3_column_int(q, 1), 1);
+        cr_assert_eq(sqlite3_column_int(q, 1), SCHEMA);
         sqlite3_finalize(q);
         sqlite3_close(db);
 
@@ -124,10 +126,31 @@ Test(store, fresh_database_gets_current_schema) {
         char *ie = mk_infra_env("admin", "keep");
         store_close(st);
         cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), 1);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
         struct infra_env got;
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
+        free(ie);
+}
+
+/* A version-1 database (before step results) is migrated in place and keeps
+ * its hosts. */
+Test(store, version_1_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        cr_assert_eq(store_host_register(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", "0.1", NULL), 1);
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN step_results;"
+                                      "UPDATE schema_version SET version = 1", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", &h), 0);
+        cr_assert_str_eq(h.step_results_json, "{}");
+        host_free(&h);
         free(ie);
 }
 
@@ -528,6 +551,73 @@ Test(store, bind_unbind_and_reregister) {
         cr_assert_eq(n, 0);
         free(ie);
         free(cl);
+}
+
+/* Step results are kept per type, replaced by newer ones, refused when not
+ * JSON, and cleared by a bind; an installing cluster refuses binds and
+ * unbinds inside the store's transaction. */
+Test(store, step_results_and_install_guard) {
+        char *ie = mk_infra_env("admin", "pool");
+        char *cl = mk_cluster("creator", "c");
+        char *other = mk_cluster("creator", "d");
+        char id[UUID_STR_LEN], id2[UUID_STR_LEN];
+        struct host h;
+        host_uuid(7, id);
+        host_uuid(8, id2);
+        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(store_host_register(st, ie, id2, "0.1.0", NULL), 1);
+
+        cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_NTP_SYNCHRONIZER, "{\"offset_ms\":1}"), 0);
+        cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_NTP_SYNCHRONIZER, "{\"offset_ms\":2}"), 0);
+        cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_DOMAIN_RESOLUTION, "{\"resolutions\":[]}"), 0);
+        cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_DOMAIN_RESOLUTION, "{not json"), -EINVAL);
+        cr_assert_eq(store_host_set_step_result(st, ie, "11111111-2222-4333-8444-555555555555", STEP_INVENTORY,
+                                                "{}"), -ENOENT);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        json_object *o = json_tokener_parse(h.step_results_json);
+        cr_assert_not_null(o);
+        json_object *ntp, *off;
+        cr_assert(json_object_object_get_ex(o, "ntp-synchronizer", &ntp));
+        cr_assert(json_object_object_get_ex(ntp, "offset_ms", &off));
+        cr_assert_eq(json_object_get_int(off), 2, "the newer result replaces the older");
+        cr_assert(json_object_object_get_ex(o, "domain-resolution", NULL));
+        json_object_put(o);
+        host_free(&h);
+
+        cr_assert_eq(store_host_bind(st, ie, id, cl, HOST_BINDING, NULL, 0), 0);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_str_eq(h.step_results_json, "{}", "a new binding starts with no results");
+        host_free(&h);
+
+        /* The host filter by id finds it whatever its infra-env. */
+        struct store_host_filter f = { .host_id = id };
+        cr_assert_eq(count_hosts(&f), 1);
+        f.host_id = "not-a-uuid";
+        struct host_list l;
+        struct store_page pg = { 0 };
+        cr_assert_eq(store_host_list(st, &f, &pg, &l), -EINVAL);
+
+        /* Only a ready cluster starts installing; its known hosts move. */
+        cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN, NULL, NULL, 0, 0), 0);
+        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep"), -ESTALE);
+        cr_assert_eq(store_cluster_set_status_from(st, cl, "ready", "installed", NULL, NULL, 0), -ESTALE,
+                     "the status is pending-for-input, not ready");
+        cr_assert_eq(store_cluster_set_status_from(st, cl, "pending-for-input", "ready", NULL, NULL, 0), 0);
+        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep"), 1);
+        cr_assert_eq(store_cluster_start_install(st, "11111111-2222-4333-8444-555555555555", "go",
+                                                 HOST_PREPARING_FOR_INSTALLATION, "prep"), -ENOENT);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        cr_assert_eq(h.status, HOST_PREPARING_FOR_INSTALLATION);
+        host_free(&h);
+
+        /* Neither out of nor into an installing cluster. */
+        cr_assert_eq(store_host_bind(st, ie, id, NULL, HOST_DISCOVERING_UNBOUND, NULL, 0), -EBUSY);
+        cr_assert_eq(store_host_bind(st, ie, id, other, HOST_BINDING, NULL, 0), -EBUSY);
+        cr_assert_eq(store_host_bind(st, ie, id2, cl, HOST_BINDING, NULL, 0), -EBUSY);
+        cr_assert_eq(store_host_bind(st, ie, id2, other, HOST_BINDING, NULL, 0), 0, "another cluster is fine");
+        free(ie);
+        free(cl);
+        free(other);
 }
 
 /* 50 hosts whose facts follow i, so each filter's answer is computable. */

@@ -568,15 +568,20 @@ Test(host, belongs_to_majority_group) {
         f.cluster.single_node = true;
         expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_DISABLED, "Not applicable to single-node clusters");
         f.cluster.single_node = false;
-        expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_DISABLED, "Needs at least 3 hosts in the cluster, it has 1");
+        expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_DISABLED, "No other host is bound to the cluster yet");
         f.cluster.peers = peers;
         f.cluster.n_peers = 1;
-        expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_DISABLED, "Needs at least 3 hosts in the cluster, it has 2");
-        f.cluster.n_peers = 2;
         expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_PENDING, "Waiting for the connectivity check");
         f.connectivity.present = true;
         f.connectivity.peers = conn;
         f.connectivity.n_peers = N(conn);
+        /* Two hosts: the one other host must be reachable. */
+        expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_SUCCESS, "Reaches 1 of 1 other hosts");
+        conn[0].reachable = false;
+        expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_FAILURE,
+                    "Reaches only 0 of 1 other hosts, more than half are needed; cannot reach worker-1");
+        conn[0].reachable = true;
+        f.cluster.n_peers = 2;
         /* 1 of 2 is not more than half. */
         expect_host(&f, VAL_BELONGS_TO_MAJORITY_GROUP, VSTATUS_FAILURE,
                     "Reaches only 1 of 2 other hosts, more than half are needed; cannot reach worker-2");

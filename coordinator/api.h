@@ -1,0 +1,41 @@
+/* What the API's handler files share (api.c, api_clusters.c): the caller's
+ * principal, store errors as HTTP answers, and loading a path's resources
+ * with the scope checks done. Internal to musterd. */
+#pragma once
+#include "auth.h"
+#include "http.h"
+#include "model.h"
+#include "musterd.h"
+
+#define P(req) ((const struct principal *) (req)->auth)
+
+/* Answer a store error: 404, 409, 400, 413, 503 or 500 (logged). */
+void api_store_error(struct http_response *resp, int r, const char *what);
+
+/* 403 unless the caller is an administrator (any role). */
+bool api_need_admin(struct http_request *req, struct http_response *resp);
+
+/* The infra-env `id` if the caller may use it; else answers and returns
+ * -errno. ie is always freeable. */
+int api_load_infra_env(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+                       struct infra_env *ie);
+/* The host of /infra-envs/{params[0]}/hosts/{params[1]}. A cluster creator
+ * reaches unbound hosts and those of its own clusters. */
+int api_load_host(struct musterd *d, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                  struct host *h);
+/* The cluster `id` if the caller may see it (agents: never). */
+int api_load_cluster(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+                     struct cluster *c);
+
+/* An answer of 204 with no body. */
+void api_no_content(struct http_response *resp);
+
+/* Cluster and binding handlers (api_clusters.c). */
+void api_cluster_create(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_list(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_get(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_patch(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_delete(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_install(void *app, struct http_request *req, struct http_response *resp);
+void api_host_bind(void *app, struct http_request *req, struct http_response *resp);
+void api_host_unbind(void *app, struct http_request *req, struct http_response *resp);

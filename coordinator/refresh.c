@@ -1,0 +1,239 @@
+/* Validations and state for hosts and clusters (refresh.h): gather the
+ * facts from the store, call the pure validations and state machine, write
+ * back what changed, and say so in events. */
+#include "refresh.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostfsm.h"
+#include "log.h"
+#include "stepfacts.h"
+#include "validations.h"
+
+int cluster_view_load(struct musterd *d, const char *cluster_id, bool with_inventory, struct cluster_view *v) {
+        char err[256];
+        cluster_init(&v->c);
+        v->hosts = (struct host_list) { 0 };
+        int r = store_cluster_get(d->store, cluster_id, &v->c);
+        if (r < 0)
+                return r;
+        struct store_host_filter f = { .cluster_id = cluster_id, .no_inventory = !with_inventory };
+        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        r = store_host_list(d->store, &f, &pg, &v->hosts);
+        if (r < 0) {
+                cluster_view_free(v);
+                return r;
+        }
+        for (size_t i = 0; with_inventory && i < v->hosts.n; i++)
+                if (v->hosts.v[i].inventory_json)
+                        (void) host_parse_inventory(&v->hosts.v[i], err, sizeof err);
+        return 0;
+}
+
+void cluster_view_free(struct cluster_view *v) {
+        cluster_free(&v->c);
+        host_list_free(&v->hosts);
+}
+
+/* Events for validations that start or stop failing. */
+static void validation_events(struct musterd *d, const struct host *h, const struct validation_result *res, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const struct validation *old = validation_list_find(h->validations, h->n_validations, res[i].id);
+                bool bad_now = res[i].status == VSTATUS_FAILURE || res[i].status == VSTATUS_ERROR;
+                bool bad_before = old && (old->status == VSTATUS_FAILURE || old->status == VSTATUS_ERROR);
+                if (bad_now == bad_before || (!old && !bad_now))
+                        continue;
+                musterd_event(d, bad_now ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id,
+                              h->id, "host %s: validation %s %s: %s", h->id, validation_id_to_string(res[i].id),
+                              bad_now ? "fails" : "passes now", res[i].message);
+        }
+}
+
+int refresh_host(struct musterd *d, struct host *h) {
+        char err[256], api_name[300];
+        struct validation_result res[VAL_HOST_COUNT];
+        struct cluster_view view;
+        struct host_peer *peers = NULL;
+        struct step_facts sf = { 0 };
+        bool have_view = false;
+        int r;
+
+        if (h->inventory_json && !h->inventory)
+                (void) host_parse_inventory(h, err, sizeof err);
+        struct host_facts f = {
+                .status = h->status,
+                .has_inventory = h->inventory_json != NULL,
+                .inventory = h->inventory,
+                .seconds_since_checkin = 0,
+                .requested_hostname = h->requested_hostname,
+                .installation_disk_id = h->installation_disk_id,
+                .bound = h->cluster_id != NULL,
+                .role = h->role,
+        };
+        if (h->cluster_id) {
+                r = cluster_view_load(d, h->cluster_id, false, &view);
+                if (r < 0)
+                        return r == -ENOENT ? 0 : r;
+                have_view = true;
+                f.cluster.single_node = view.c.high_availability_mode == HA_MODE_NONE;
+                f.cluster.name = view.c.name;
+                f.cluster.base_dns_domain = view.c.base_dns_domain;
+                f.cluster.machine_network_cidr = view.c.machine_network_cidr;
+                f.cluster.api_vip = view.c.api_vip;
+                peers = calloc(view.hosts.n ? view.hosts.n : 1, sizeof *peers);
+                if (!peers) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (size_t i = 0; i < view.hosts.n; i++) {
+                        const struct host *p = &view.hosts.v[i];
+                        if (strcmp(p->id, h->id) == 0 && strcmp(p->infra_env_id, h->infra_env_id) == 0)
+                                continue;
+                        peers[f.cluster.n_peers++] = (struct host_peer) { p->id, host_hostname(p) };
+                }
+                f.cluster.peers = peers;
+                api_name[0] = 0;
+                if (view.c.name && view.c.base_dns_domain)
+                        snprintf(api_name, sizeof api_name, "api.%s.%s", view.c.name, view.c.base_dns_domain);
+                if ((r = step_facts_parse(h->step_results_json, api_name[0] ? api_name : NULL, &sf)) < 0)
+                        goto out;
+                step_facts_apply(&sf, &f);
+        }
+        int n = validations_host(&f, &d->cfg, res);
+        if (n < 0) {
+                r = n;
+                goto out;
+        }
+        struct hostfsm_ctx ctx = { .validations = res, .n_validations = (size_t) n };
+        enum host_status to;
+        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, NULL) < 0) {
+                r = 0; /* this state does not follow validations */
+                goto out;
+        }
+        struct validation *v = NULL;
+        size_t nv = 0;
+        for (int i = 0; i < n; i++)
+                if (validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message) < 0) {
+                        validation_list_free(&v, &nv);
+                        r = -ENOMEM;
+                        goto out;
+                }
+        char info[1024];
+        hostfsm_format_status_info(to, res, (size_t) n, info, sizeof info);
+        r = store_host_set_status(d->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
+        validation_list_free(&v, &nv);
+        if (r == -ESTALE) {
+                r = 0;
+                goto out;
+        }
+        if (r < 0)
+                goto out;
+        validation_events(d, h, res, (size_t) n);
+        if (to != h->status) {
+                musterd_event(d, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
+                              EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
+                              host_status_to_string(h->status), host_status_to_string(to), info);
+                h->status = to;
+                if (h->cluster_id)
+                        (void) refresh_cluster(d, h->cluster_id, NULL);
+        }
+out:
+        step_facts_free(&sf);
+        free(peers);
+        if (have_view)
+                cluster_view_free(&view);
+        return r;
+}
+
+/* Validations whose failure means a setting is missing, not a host. */
+static bool is_setting(enum validation_id id) {
+        return id == VAL_MACHINE_CIDR_DEFINED || id == VAL_API_VIPS_DEFINED || id == VAL_DNS_DOMAIN_DEFINED ||
+               id == VAL_PULL_SECRET_SET;
+}
+
+int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_status *status_out) {
+        struct validation_result res[VAL_CLUSTER_COUNT];
+        struct cluster_view view;
+        struct cluster_host *hosts = NULL;
+        struct validation *v = NULL;
+        size_t nv = 0;
+        enum cluster_status cur, to = _CLUSTER_STATUS_INVALID;
+        int r = cluster_view_load(d, cluster_id, true, &view);
+        if (r < 0)
+                return r;
+        hosts = calloc(view.hosts.n ? view.hosts.n : 1, sizeof *hosts);
+        if (!hosts) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i < view.hosts.n; i++) {
+                const struct host *h = &view.hosts.v[i];
+                hosts[i] = (struct cluster_host) { h->id, host_hostname(h), h->role, h->status, h->inventory };
+        }
+        struct cluster_facts f = {
+                .single_node = view.c.high_availability_mode == HA_MODE_NONE,
+                .name = view.c.name,
+                .base_dns_domain = view.c.base_dns_domain,
+                .machine_network_cidr = view.c.machine_network_cidr,
+                .api_vip = view.c.api_vip,
+                .ingress_vip = view.c.ingress_vip,
+                .pull_secret = view.c.pull_secret,
+                .hosts = hosts,
+                .n_hosts = view.hosts.n,
+        };
+        int n = validations_cluster(&f, &d->cfg, res);
+        if (n < 0) {
+                r = n;
+                goto out;
+        }
+        cur = to = cluster_status_from_string(view.c.status);
+        char info[1024] = "";
+        size_t len = 0;
+        if (cur == CLUSTER_PENDING_FOR_INPUT || cur == CLUSTER_INSUFFICIENT || cur == CLUSTER_READY ||
+            cur == _CLUSTER_STATUS_INVALID) {
+                bool missing = false, failing = false;
+                for (int i = 0; i < n; i++) {
+                        if (res[i].status == VSTATUS_SUCCESS || res[i].status == VSTATUS_DISABLED)
+                                continue;
+                        if (is_setting(res[i].id))
+                                missing = true;
+                        else
+                                failing = true;
+                        if (len < sizeof info - 1)
+                                len += (size_t) snprintf(info + len, sizeof info - len, "%s%s", len ? "; " : "",
+                                                         res[i].message);
+                }
+                to = missing ? CLUSTER_PENDING_FOR_INPUT : failing ? CLUSTER_INSUFFICIENT : CLUSTER_READY;
+                if (to == CLUSTER_READY)
+                        snprintf(info, sizeof info, "Cluster is ready to install");
+        } else
+                snprintf(info, sizeof info, "%s", view.c.status_info ? view.c.status_info : "");
+        for (int i = 0; i < n; i++)
+                if (validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message) < 0) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+        r = store_cluster_set_status_from(d->store, view.c.id, view.c.status, cluster_status_to_string(to), info, v,
+                                          nv);
+        if (r == -ESTALE) { /* changed meanwhile; whoever changed it refreshes */
+                r = 0;
+                to = cur;
+                goto out;
+        }
+        if (r < 0)
+                goto out;
+        if (to != cur)
+                musterd_event(d, to == CLUSTER_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, NULL,
+                              view.c.id, NULL, "cluster %s (%s): %s -> %s: %s", view.c.name, view.c.id,
+                              view.c.status ? view.c.status : "?", cluster_status_to_string(to), info);
+out:
+        if (r >= 0 && status_out)
+                *status_out = to;
+        validation_list_free(&v, &nv);
+        free(hosts);
+        cluster_view_free(&view);
+        return r;
+}

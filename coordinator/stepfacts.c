@@ -1,0 +1,141 @@
+/* Step results -> validation facts (stepfacts.h). The agent is not trusted:
+ * every member is type-checked, and anything odd reads as "not received". */
+#include "stepfacts.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cleanup.h"
+#include "protocol.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+static json_object *member(json_object *o, const char *key, json_type t) {
+        json_object *v;
+        if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+            !json_object_is_type(v, t))
+                return NULL;
+        return v;
+}
+
+static bool number(json_object *o, const char *key, double *out) {
+        json_object *v;
+        if (!o || !json_object_object_get_ex(o, key, &v))
+                return false;
+        if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+                return false;
+        *out = json_object_get_double(v);
+        return isfinite(*out);
+}
+
+static int parse_connectivity(json_object *res, struct step_facts *sf) {
+        json_object *peers = member(res, "peers", json_type_array);
+        if (!peers)
+                return 0;
+        size_t n = json_object_array_length(peers);
+        if (n > 1000)
+                n = 1000;
+        sf->peers = calloc(n ? n : 1, sizeof *sf->peers);
+        if (!sf->peers)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *p = json_object_array_get_idx(peers, i);
+                json_object *id = member(p, "host_id", json_type_string);
+                json_object *reach = member(p, "reachable", json_type_boolean);
+                if (!id || !reach)
+                        continue;
+                if (strv_push(&sf->peer_ids, json_object_get_string(id)) < 0)
+                        return -ENOMEM;
+                struct peer_connectivity *pc = &sf->peers[sf->n_peers++];
+                pc->reachable = json_object_get_boolean(reach);
+                pc->latency_ms = NAN;
+                pc->loss_pct = NAN;
+                number(p, "rtt_avg_ms", &pc->latency_ms);
+                number(p, "loss_pct", &pc->loss_pct);
+        }
+        /* strv may have moved while growing: point at the final strings. */
+        for (size_t i = 0; i < sf->n_peers; i++)
+                sf->peers[i].peer_host_id = sf->peer_ids.v[i];
+        sf->have_connectivity = true;
+        return 0;
+}
+
+static void parse_ntp(json_object *res, struct step_facts *sf) {
+        json_object *method;
+        /* A step whose method is null measured nothing. */
+        if (!res || !json_object_object_get_ex(res, "method", &method) || !json_object_is_type(method, json_type_string))
+                return;
+        if (!number(res, "offset_ms", &sf->ntp_offset_ms))
+                return;
+        sf->ntp_synced = strcmp(json_object_get_string(method), "sntp") == 0;
+        sf->have_ntp = true;
+}
+
+static int push_addresses(json_object *r, const char *key, struct strv *out) {
+        json_object *a = member(r, key, json_type_array);
+        for (size_t i = 0; a && i < json_object_array_length(a) && out->n < 64; i++) {
+                json_object *s = json_object_array_get_idx(a, i);
+                if (json_object_is_type(s, json_type_string) && strv_push(out, json_object_get_string(s)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int parse_dns(json_object *res, const char *api_name, struct step_facts *sf) {
+        json_object *list = member(res, "resolutions", json_type_array);
+        if (!list || !api_name)
+                return 0;
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                json_object *r = json_object_array_get_idx(list, i);
+                json_object *name = member(r, "name", json_type_string);
+                if (!name || strcasecmp(json_object_get_string(name), api_name) != 0)
+                        continue;
+                int k;
+                if ((k = push_addresses(r, "ipv4_addresses", &sf->api_addresses)) < 0 ||
+                    (k = push_addresses(r, "ipv6_addresses", &sf->api_addresses)) < 0)
+                        return k;
+                sf->have_api_dns = true;
+                return 0;
+        }
+        return 0;
+}
+
+int step_facts_parse(const char *text, const char *api_name, struct step_facts *out) {
+        *out = (struct step_facts) { 0 };
+        if (!text)
+                return 0;
+        _cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
+        if (!o || !json_object_is_type(o, json_type_object))
+                return 0;
+        int r;
+        if ((r = parse_connectivity(member(o, step_type_to_string(STEP_CONNECTIVITY_CHECK), json_type_object), out)) < 0 ||
+            (r = parse_dns(member(o, step_type_to_string(STEP_DOMAIN_RESOLUTION), json_type_object), api_name, out)) < 0) {
+                step_facts_free(out);
+                return r;
+        }
+        parse_ntp(member(o, step_type_to_string(STEP_NTP_SYNCHRONIZER), json_type_object), out);
+        return 0;
+}
+
+void step_facts_free(struct step_facts *sf) {
+        free(sf->peers);
+        strv_free(&sf->peer_ids);
+        strv_free(&sf->api_addresses);
+        *sf = (struct step_facts) { 0 };
+}
+
+void step_facts_apply(const struct step_facts *sf, struct host_facts *f) {
+        f->connectivity.present = sf->have_connectivity;
+        f->connectivity.peers = sf->peers;
+        f->connectivity.n_peers = sf->n_peers;
+        f->ntp.present = sf->have_ntp;
+        f->ntp.synced = sf->ntp_synced;
+        f->ntp.offset_ms = sf->ntp_offset_ms;
+        f->api_dns.present = sf->have_api_dns;
+        f->api_dns.addresses = (const char *const *) sf->api_addresses.v;
+        f->api_dns.n_addresses = sf->api_addresses.n;
+}

@@ -1,0 +1,35 @@
+/* The network step results a host's agent sent (kept by the store as one
+ * JSON object per host, keyed by step type) turned into the facts the host
+ * validations read (validations.h struct host_facts). Pure: JSON in, facts
+ * out; the shapes are those of agent/steps_net.h. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strv.h"
+#include "validations.h"
+
+struct step_facts {
+        struct peer_connectivity *peers; /* peer_host_id points into peer_ids */
+        size_t n_peers;
+        struct strv peer_ids;
+        bool have_connectivity;
+
+        bool have_ntp;
+        bool ntp_synced;                 /* an NTP source answered (method "sntp") */
+        double ntp_offset_ms;
+
+        bool have_api_dns;
+        struct strv api_addresses;
+};
+
+void step_facts_free(struct step_facts *sf);
+
+/* Parse the stored results; `api_name` is the name whose resolution
+ * api-domain-name-resolved-correctly checks (api.<cluster>.<domain>; NULL:
+ * none). Entries of the wrong shape are skipped, never trusted: a result
+ * that does not parse counts as not received. 0 or -ENOMEM. */
+int step_facts_parse(const char *step_results_json, const char *api_name, struct step_facts *out);
+
+/* Point f's connectivity, ntp and api_dns members at sf (which must outlive f). */
+void step_facts_apply(const struct step_facts *sf, struct host_facts *f);

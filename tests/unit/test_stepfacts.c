@@ -1,0 +1,73 @@
+/* Step results -> validation facts: the agent's outputs (agent/steps_net.h
+ * shapes) parsed defensively. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "stepfacts.h"
+
+static const char *const full =
+        "{\"connectivity-check\":{\"peers\":["
+        "  {\"host_id\":\"a\",\"reachable\":true,\"loss_pct\":0,\"rtt_avg_ms\":0.25},"
+        "  {\"host_id\":\"b\",\"reachable\":false,\"loss_pct\":100},"
+        "  {\"host_id\":7,\"reachable\":true},"
+        "  {\"reachable\":true}]},"
+        " \"ntp-synchronizer\":{\"synced\":true,\"offset_ms\":-12.5,\"method\":\"coordinator-date\"},"
+        " \"domain-resolution\":{\"resolutions\":["
+        "  {\"name\":\"api-int.c.example.com\",\"ipv4_addresses\":[\"10.0.0.9\"]},"
+        "  {\"name\":\"API.c.example.com\",\"ipv4_addresses\":[\"10.0.0.5\",3],\"ipv6_addresses\":[\"fd00::5\"]}]}}";
+
+Test(stepfacts, all_three_results) {
+        struct step_facts sf;
+        struct host_facts f = { 0 };
+        cr_assert_eq(step_facts_parse(full, "api.c.example.com", &sf), 0);
+        step_facts_apply(&sf, &f);
+        cr_assert(f.connectivity.present);
+        cr_assert_eq(f.connectivity.n_peers, 2, "entries without a string host_id are skipped");
+        cr_assert_str_eq(f.connectivity.peers[0].peer_host_id, "a");
+        cr_assert(f.connectivity.peers[0].reachable);
+        cr_assert_float_eq(f.connectivity.peers[0].latency_ms, 0.25, 1e-9);
+        cr_assert_str_eq(f.connectivity.peers[1].peer_host_id, "b");
+        cr_assert_not(f.connectivity.peers[1].reachable);
+        cr_assert(isnan(f.connectivity.peers[1].latency_ms));
+        cr_assert(f.ntp.present);
+        cr_assert_not(f.ntp.synced, "synced by the coordinator's Date is not an NTP source answering");
+        cr_assert_float_eq(f.ntp.offset_ms, -12.5, 1e-9);
+        cr_assert(f.api_dns.present);
+        cr_assert_eq(f.api_dns.n_addresses, 2, "the non-string address is skipped");
+        cr_assert_str_eq(f.api_dns.addresses[0], "10.0.0.5");
+        cr_assert_str_eq(f.api_dns.addresses[1], "fd00::5");
+        step_facts_free(&sf);
+}
+
+Test(stepfacts, sntp_counts_as_synced) {
+        struct step_facts sf;
+        cr_assert_eq(step_facts_parse("{\"ntp-synchronizer\":{\"offset_ms\":3,\"method\":\"sntp\"}}", NULL, &sf), 0);
+        cr_assert(sf.have_ntp);
+        cr_assert(sf.ntp_synced);
+        step_facts_free(&sf);
+}
+
+Test(stepfacts, nothing_or_garbage_reads_as_not_received) {
+        static const char *const cases[] = {
+                NULL, "", "[]", "{", "{\"connectivity-check\":[]}", "{\"connectivity-check\":{\"peers\":{}}}",
+                "{\"ntp-synchronizer\":{\"offset_ms\":3,\"method\":null}}",
+                "{\"ntp-synchronizer\":{\"offset_ms\":\"3\",\"method\":\"sntp\"}}",
+                "{\"domain-resolution\":{\"resolutions\":[{\"name\":\"other.example.com\"}]}}",
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                struct step_facts sf;
+                cr_assert_eq(step_facts_parse(cases[i], "api.c.example.com", &sf), 0);
+                cr_assert_not(sf.have_connectivity, "case %zu", i);
+                cr_assert_not(sf.have_ntp, "case %zu", i);
+                cr_assert_not(sf.have_api_dns, "case %zu", i);
+                step_facts_free(&sf);
+        }
+}
+
+Test(stepfacts, no_api_name_means_no_dns_fact) {
+        struct step_facts sf;
+        cr_assert_eq(step_facts_parse(full, NULL, &sf), 0);
+        cr_assert_not(sf.have_api_dns);
+        cr_assert(sf.have_connectivity);
+        step_facts_free(&sf);
+}
