@@ -644,6 +644,17 @@ json_object *host_to_json(const struct host *h, unsigned flags) {
                 if (inv)
                         json_object_object_add(o, "inventory", inv);
         }
+        /* What lists without inventories still show: the effective
+         * hostname and the hardware facts the pool is filtered on. */
+        put_str(o, "hostname", host_hostname(h));
+        const struct inventory_facts *f = &h->facts;
+        if (f->cpu_count != MODEL_UNSET || f->memory_bytes != MODEL_UNSET || f->max_disk_bytes != MODEL_UNSET) {
+                json_object *hw = json_object_new_object();
+                put_i64(hw, "cpu_count", f->cpu_count);
+                put_i64(hw, "memory_bytes", f->memory_bytes);
+                put_i64(hw, "max_disk_bytes", f->max_disk_bytes);
+                json_object_object_add(o, "hardware", hw);
+        }
         put_enum(o, "status", h->status, hstatus_name);
         put_str(o, "status_info", h->status_info);
         json_object_object_add(o, "validations", validation_list_to_json(h->validations, h->n_validations));
@@ -732,6 +743,13 @@ int host_from_json(json_object *o, struct host *h, char *err, size_t errlen) {
         jget_str(p, "stage", &h->progress.stage, MODEL_MAX_STRING, &c);
         jget_i64(p, "percent", &h->progress.percent, 100, &c);
         jget_str(p, "info", &h->progress.info, MODEL_MAX_MESSAGE, &c);
+        /* Derived members, read back so that JSON round trips. */
+        if (!h->requested_hostname && !h->inventory_json)
+                jget_str(o, "hostname", &h->facts.hostname, MODEL_MAX_STRING, &c);
+        json_object *hw = jget(o, "hardware", json_type_object, &c);
+        jget_i64(hw, "cpu_count", &h->facts.cpu_count, INT64_MAX, &c);
+        jget_i64(hw, "memory_bytes", &h->facts.memory_bytes, INT64_MAX, &c);
+        jget_i64(hw, "max_disk_bytes", &h->facts.max_disk_bytes, INT64_MAX, &c);
         get_time(o, "checked_in_at", &h->checked_in_at, &c);
         get_time(o, "registered_at", &h->registered_at, &c);
         jget_str(o, "discovery_agent_version", &h->discovery_agent_version, MODEL_MAX_STRING, &c);

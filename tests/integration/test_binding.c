@@ -367,6 +367,10 @@ Test(binding, cluster_creator_scope) {
         cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts"), alice, NULL, &o), 200);
         cr_assert_eq(json_object_array_length(o), 1);
         cr_assert_str_eq(str(o, "0.id"), A);
+        cr_assert_null(tu_json_get(o, "0.inventory"), "lists leave inventories out...");
+        cr_assert_str_eq(str(o, "0.hostname"), "node-0a", "...but keep the hostname");
+        cr_assert_str_eq(str(o, "0.hardware.cpu_count"), "4");
+        cr_assert_str_eq(str(o, "0.hardware.memory_bytes"), "2147483648");
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, B), alice, NULL, NULL), 404);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, B), alice, NULL, NULL),
