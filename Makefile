@@ -1,4 +1,4 @@
-# muster: `make run` shows this machine's inventory, `make test` runs every
+# muster: `make run` starts musterd and an agent for this machine, `make test` runs every
 # suite (normal build, then AddressSanitizer + UndefinedBehaviorSanitizer).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -10,7 +10,7 @@ CTEST_ARGS ?= --output-on-failure
 all: build
 
 help:
-	@echo "make run    - install build dependencies, build, print this machine's inventory"
+	@echo "make run    - install build dependencies, build, start musterd and a local agent, show the pool"
 	@echo "make test   - build and run every suite, plain and under ASan+UBSan"
 	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
 	@echo "make clean  - remove build trees"
@@ -28,6 +28,7 @@ build-asan: deps
 
 run: build
 	@$(BUILD)/agent/muster-agent inventory --summary -o $(BUILD)/inventory.json
+	@BUILD=$(BUILD) scripts/run-local.sh
 
 test: build build-asan
 	cd $(BUILD) && ctest $(CTEST_ARGS)

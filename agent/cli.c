@@ -1,5 +1,6 @@
 /* muster-agent subcommands. `inventory` probes the machine and prints one
- * JSON document (or a short summary plus the document written to a file). */
+ * JSON document (or a short summary plus the document written to a file);
+ * `run` works for the coordinator until stopped (run.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "probe.h"
+#include "run.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
@@ -21,6 +23,7 @@ static void usage(FILE *f) {
               "\n"
               "Commands:\n"
               "  inventory      Probe this machine and print its inventory as JSON\n"
+              "  run            Register with the coordinator and run its steps until stopped\n"
               "\n"
               "Options of inventory:\n"
               "  --sysroot DIR          Read /sys, /proc, /run and /etc under DIR (default /)\n"
@@ -30,7 +33,23 @@ static void usage(FILE *f) {
               "  --compact              One-line JSON\n"
               "  -v, --verbose          Debug logging on standard error\n"
               "  -h, --help             Show this help\n"
-              "  --version              Show the version\n",
+              "  --version              Show the version\n"
+              "\n"
+              "Options of run:\n"
+              "  --coordinator URL      The coordinator, http(s)://HOST[:PORT] (required)\n"
+              "  --infra-env ID         The infra-env this host boots from (required)\n"
+              "  --token-file FILE      The infra-env's agent token (required; read once)\n"
+              "  --ca FILE              CA certificates to verify the coordinator with\n"
+              "  --sysroot DIR          Probe the inventory under DIR (default /)\n"
+              "  --host-id UUID         Use this host id instead of the machine's\n"
+              "  --state-dir DIR        Keep the host id in DIR/host-id across restarts\n"
+              "  --min-disk-bytes N     Smallest disk offered for installation (default 20000000000)\n"
+              "  -v, --verbose          Debug logging on standard error\n"
+              "  -h, --help             Show this help\n"
+              "\n"
+              "Exit status of run: 0 stopped by SIGTERM or SIGINT, 1 could not start (token\n"
+              "file, host id, state dir), 2 bad usage, 3 the coordinator refused the token\n"
+              "(HTTP 401/403). Unreachable or failing coordinators are retried with backoff.\n",
               f);
 }
 
@@ -83,6 +102,18 @@ static void print_summary(FILE *f, const struct inventory *inv) {
                         (long long) inv->truncated.e[i].listed, (long long) inv->truncated.e[i].total);
 }
 
+static int parse_min_disk(const char *s, int64_t *out) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || end == s || *end || v <= 0) {
+                log_error("agent", "--min-disk-bytes needs a positive number of bytes, not \"%s\"", s);
+                return -EINVAL;
+        }
+        *out = v;
+        return 0;
+}
+
 static int cmd_inventory(int argc, char **argv) {
         enum { OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT };
         static const struct option opts[] = {
@@ -106,17 +137,10 @@ static int cmd_inventory(int argc, char **argv) {
                 case OPT_SYSROOT:
                         po.sysroot = optarg;
                         break;
-                case OPT_MIN_DISK: {
-                        char *end;
-                        errno = 0;
-                        long long v = strtoll(optarg, &end, 10);
-                        if (errno || *end || v <= 0) {
-                                log_error("agent", "--min-disk-bytes needs a positive number of bytes, not \"%s\"", optarg);
+                case OPT_MIN_DISK:
+                        if (parse_min_disk(optarg, &po.min_install_bytes) < 0)
                                 return 2;
-                        }
-                        po.min_install_bytes = v;
                         break;
-                }
                 case 'o':
                         output = optarg;
                         break;
@@ -183,6 +207,75 @@ static int cmd_inventory(int argc, char **argv) {
         return r < 0 ? 1 : 0;
 }
 
+static int cmd_run(int argc, char **argv) {
+        enum { OPT_COORDINATOR = 256, OPT_INFRA_ENV, OPT_TOKEN_FILE, OPT_CA, OPT_SYSROOT, OPT_HOST_ID, OPT_STATE_DIR,
+               OPT_MIN_DISK };
+        static const struct option opts[] = {
+                { "coordinator", required_argument, NULL, OPT_COORDINATOR },
+                { "infra-env", required_argument, NULL, OPT_INFRA_ENV },
+                { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+                { "ca", required_argument, NULL, OPT_CA },
+                { "sysroot", required_argument, NULL, OPT_SYSROOT },
+                { "host-id", required_argument, NULL, OPT_HOST_ID },
+                { "state-dir", required_argument, NULL, OPT_STATE_DIR },
+                { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct run_options ro = { 0 };
+        int c;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0) {
+                switch (c) {
+                case OPT_COORDINATOR:
+                        ro.coordinator = optarg;
+                        break;
+                case OPT_INFRA_ENV:
+                        ro.infra_env_id = optarg;
+                        break;
+                case OPT_TOKEN_FILE:
+                        ro.token_file = optarg;
+                        break;
+                case OPT_CA:
+                        ro.ca = optarg;
+                        break;
+                case OPT_SYSROOT:
+                        ro.sysroot = optarg;
+                        break;
+                case OPT_HOST_ID:
+                        ro.host_id = optarg;
+                        break;
+                case OPT_STATE_DIR:
+                        ro.state_dir = optarg;
+                        break;
+                case OPT_MIN_DISK:
+                        if (parse_min_disk(optarg, &ro.min_disk_bytes) < 0)
+                                return RUN_EXIT_USAGE;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_LVL_DEBUG);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        usage(stderr);
+                        return RUN_EXIT_USAGE;
+                }
+        }
+        if (optind < argc) {
+                log_error("agent", "run takes no arguments (got \"%s\")", argv[optind]);
+                return RUN_EXIT_USAGE;
+        }
+        if (!ro.coordinator || !ro.infra_env_id || !ro.token_file) {
+                log_error("agent", "run needs --coordinator, --infra-env and --token-file; see muster-agent --help");
+                return RUN_EXIT_USAGE;
+        }
+        return run_agent(&ro);
+}
+
 int agent_main(int argc, char **argv) {
         if (argc < 2) {
                 usage(stderr);
@@ -198,6 +291,8 @@ int agent_main(int argc, char **argv) {
         }
         if (strcmp(argv[1], "inventory") == 0)
                 return cmd_inventory(argc - 1, argv + 1);
+        if (strcmp(argv[1], "run") == 0)
+                return cmd_run(argc - 1, argv + 1);
         log_error("agent", "Unknown command \"%s\"; see muster-agent --help", argv[1]);
         return 2;
 }

@@ -14,6 +14,7 @@
 #include "hostfsm.h"
 #include "log.h"
 #include "musterd.h"
+#include "refresh.h"
 
 /* Write the infra-admin token once, mode 0600, atomically. */
 static int write_admin_token(struct musterd *d, const char *dir) {
@@ -68,10 +69,18 @@ int musterd_monitor_pass(struct musterd *d) {
                                                  "The host has not checked in within the disconnect timeout");
                 if (r > 0) {
                         total += r;
-                        for (size_t i = 0; i < l.n; i++)
+                        for (size_t i = 0; i < l.n; i++) {
                                 musterd_event(d, EVENT_WARNING, EVENT_CAT_SYSTEM, l.v[i].infra_env_id, l.v[i].cluster_id,
                                               l.v[i].id, "host %s is disconnected: no check-in for %lld s", l.v[i].id,
                                               (long long) d->cfg.host_disconnect_timeout_s);
+                                /* A bound host going dark changes its cluster's
+                                 * verdict; once per cluster and batch. */
+                                bool seen = !l.v[i].cluster_id;
+                                for (size_t k = 0; k < i && !seen; k++)
+                                        seen = l.v[k].cluster_id && strcmp(l.v[k].cluster_id, l.v[i].cluster_id) == 0;
+                                if (!seen)
+                                        (void) refresh_cluster(d, l.v[i].cluster_id, NULL);
+                        }
                 }
                 size_t n = l.n;
                 host_list_free(&l);

@@ -366,3 +366,101 @@ long tu_http_json(const char *method, const char *url, const char *token, const 
         free(text);
         return code;
 }
+
+/* ---- processes under test (agent run) ------------------------------------ */
+
+static void tu_sleep_ms(long ms) {
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+int tu_musterd_restart(struct tu_musterd *m, const char *config) {
+        const char *bin = getenv("MUSTERD");
+        char listen[64], url[128];
+
+        if (m->pid > 0 || !m->port || !m->state_dir)
+                return -1;
+        snprintf(listen, sizeof listen, "127.0.0.1:%u", m->port);
+        snprintf(url, sizeof url, "%s/healthz", m->base);
+        /* Up to 10 attempts: the old listener's port may linger briefly. */
+        for (int attempt = 0; attempt < 10; attempt++) {
+                const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
+                                       config ? "--config" : NULL, config, NULL };
+                pid_t pid;
+                if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *) argv, environ) != 0)
+                        return -1;
+                m->pid = pid;
+                for (int i = 0; i < 200; i++) {
+                        int st;
+                        if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200) {
+                                char path[4096], tok[4096];
+                                snprintf(path, sizeof path, "%s/admin.token", m->state_dir);
+                                FILE *f = fopen(path, "re");
+                                if (!f)
+                                        return -1;
+                                if (fgets(tok, sizeof tok, f)) {
+                                        tok[strcspn(tok, "\n")] = '\0';
+                                        free(m->admin_token);
+                                        m->admin_token = strdup(tok);
+                                }
+                                fclose(f);
+                                return m->admin_token ? 0 : -1;
+                        }
+                        if (waitpid(pid, &st, WNOHANG) == pid) {
+                                m->pid = 0;
+                                break;
+                        }
+                        tu_sleep_ms(50);
+                }
+                if (m->pid)
+                        tu_musterd_stop(m, SIGKILL);
+                tu_sleep_ms(200);
+        }
+        return -1;
+}
+
+int tu_spawn(const char *const argv[], const char *log_path) {
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        int r;
+
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        if (log_path) {
+                posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+                posix_spawn_file_actions_adddup2(&fa, 1, 2);
+        }
+        r = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *) argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        return r == 0 ? (int) pid : -1;
+}
+
+static int tu_status(int st) {
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int tu_wait_pid(int pid, int timeout_ms) {
+        for (int waited = 0;; waited += 20) {
+                int st;
+                pid_t r = waitpid(pid, &st, WNOHANG);
+                if (r == pid)
+                        return tu_status(st);
+                if (r < 0 && errno != EINTR)
+                        return -1;
+                if (waited >= timeout_ms)
+                        return -1;
+                tu_sleep_ms(20);
+        }
+}
+
+int tu_kill_wait(int pid, int sig) {
+        int st;
+        if (pid <= 0)
+                return -1;
+        kill(pid, sig);
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return -1;
+        return tu_status(st);
+}

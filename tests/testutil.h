@@ -45,3 +45,18 @@ void tu_musterd_free(struct tu_musterd *m);
 long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out);
 /* The same with the body as JSON text and the response parsed (NULL if not JSON). */
 long tu_http_json(const char *method, const char *url, const char *token, const char *body, json_object **out);
+
+/* ---- processes under test (agent run) ------------------------------------ */
+
+/* Start musterd again on m->port with m->state_dir (after a stop), e.g. to
+ * see agents reconnect to the same address. Retries while the port is still
+ * busy; waits (bounded) for /healthz and rereads the admin token. 0 or -1. */
+int tu_musterd_restart(struct tu_musterd *m, const char *config);
+/* Spawn argv with stdin from /dev/null and stdout+stderr appended to
+ * log_path (or inherited when NULL). The pid, or -1. */
+int tu_spawn(const char *const argv[], const char *log_path);
+/* Wait up to timeout_ms for pid to end: its exit status (128+signal when
+ * killed), or -1 if it is still running then. */
+int tu_wait_pid(int pid, int timeout_ms);
+/* Send sig to pid and reap it; its exit status as tu_wait_pid's. */
+int tu_kill_wait(int pid, int sig);

@@ -1,0 +1,895 @@
+/* `muster-agent run` (run.h): the coordinator loop. Pure pieces first (the
+ * instructions reply, the interval, what a status means, one step and its
+ * result), then the host id kept in the state dir, then the loop itself:
+ * register, poll, run the steps on a bounded pool of threads, post the
+ * results, sleep — every wait ends at once on SIGTERM/SIGINT. */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "backoff.h"
+#include "cleanup.h"
+#include "client.h"
+#include "inventory.h"
+#include "log.h"
+#include "model.h"
+#include "probe.h"
+#include "steps_net.h"
+#include "uuid.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+#define HOST_ID_FILE "host-id"
+#define NTP_MAX_DATE_AGE_MS 3600000
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- instructions ------------------------------------------------------- */
+
+unsigned run_clamp_interval(bool present, int64_t seconds) {
+        if (!present)
+                return RUN_DEFAULT_INTERVAL_S;
+        if (seconds < RUN_MIN_INTERVAL_S)
+                return RUN_MIN_INTERVAL_S;
+        if (seconds > RUN_MAX_INTERVAL_S)
+                return RUN_MAX_INTERVAL_S;
+        return (unsigned) seconds;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+        va_list ap;
+        if (err && errlen) {
+                va_start(ap, fmt);
+                vsnprintf(err, errlen, fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
+
+/* A printable string of 1..max bytes into out. */
+static int read_token(json_object *o, const char *key, size_t i, char *out, size_t max, char *err, size_t errlen) {
+        json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+                return fail(err, errlen, "instructions[%zu].%s must be a string", i, key);
+        const char *s = json_object_get_string(v);
+        size_t n = (size_t) json_object_get_string_len(v);
+        if (n == 0 || n > max)
+                return fail(err, errlen, "instructions[%zu].%s must have 1 to %zu characters", i, key, max);
+        for (size_t k = 0; k < n; k++)
+                if ((unsigned char) s[k] < 0x20 || s[k] == 0x7f)
+                        return fail(err, errlen, "instructions[%zu].%s has control characters", i, key);
+        memcpy(out, s, n);
+        out[n] = '\0';
+        return 0;
+}
+
+int run_parse_instructions(json_object *reply, struct run_instructions *out, char *err, size_t errlen) {
+        json_object *v, *list = NULL;
+        bool have_next = false;
+        int64_t next = 0;
+        int r;
+
+        memset(out, 0, sizeof *out);
+        out->next_instruction_seconds = RUN_DEFAULT_INTERVAL_S;
+        if (err && errlen)
+                err[0] = '\0';
+        if (!reply || !json_object_is_type(reply, json_type_object))
+                return fail(err, errlen, "the reply is not a JSON object");
+
+        if (json_object_object_get_ex(reply, "next_instruction_seconds", &v) && v) {
+                if (!json_object_is_type(v, json_type_int))
+                        return fail(err, errlen, "next_instruction_seconds must be an integer");
+                next = json_object_get_int64(v);
+                have_next = true;
+        }
+        if (json_object_object_get_ex(reply, "post_step_action", &v) && v) {
+                const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+                if (s && strcmp(s, "exit") == 0)
+                        out->exit = true;
+                else if (!s || strcmp(s, "continue") != 0)
+                        return fail(err, errlen, "post_step_action must be \"continue\" or \"exit\"");
+        }
+        if (json_object_object_get_ex(reply, "instructions", &v) && v) {
+                if (!json_object_is_type(v, json_type_array))
+                        return fail(err, errlen, "instructions must be an array");
+                list = v;
+        }
+        out->next_instruction_seconds = run_clamp_interval(have_next, next);
+
+        size_t n = list ? json_object_array_length(list) : 0;
+        if (n > RUN_MAX_INSTRUCTIONS) {
+                fail(err, errlen, "%zu instructions, more than the %d this agent accepts", n, RUN_MAX_INSTRUCTIONS);
+                return -E2BIG;
+        }
+        if (n == 0)
+                return 0;
+        out->v = calloc(n, sizeof *out->v);
+        if (!out->v)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(list, i);
+                struct run_instruction *in = &out->v[i];
+
+                if (!e || !json_object_is_type(e, json_type_object)) {
+                        r = fail(err, errlen, "instructions[%zu] must be an object", i);
+                        goto error;
+                }
+                if ((r = read_token(e, "step_id", i, in->step_id, RUN_STEP_ID_MAX, err, errlen)) < 0 ||
+                    (r = read_token(e, "step_type", i, in->step_type, RUN_STEP_TYPE_MAX, err, errlen)) < 0)
+                        goto error;
+                in->type = step_type_from_string(in->step_type);
+                if (json_object_object_get_ex(e, "args", &v) && v) {
+                        if (!json_object_is_type(v, json_type_object)) {
+                                r = fail(err, errlen, "instructions[%zu].args must be an object", i);
+                                goto error;
+                        }
+                        /* A private copy: each step runs on its own thread. */
+                        if (json_object_deep_copy(v, &in->args, NULL) < 0) {
+                                r = -ENOMEM;
+                                goto error;
+                        }
+                } else if (!(in->args = json_object_new_object())) {
+                        r = -ENOMEM;
+                        goto error;
+                }
+                out->n = i + 1;
+        }
+        return 0;
+error:
+        run_instructions_free(out);
+        return r;
+}
+
+void run_instructions_free(struct run_instructions *in) {
+        for (size_t i = 0; i < in->n; i++)
+                json_object_put(in->v[i].args);
+        free(in->v);
+        in->v = NULL;
+        in->n = 0;
+}
+
+/* ---- what an answer means ------------------------------------------------ */
+
+const char *run_action_to_string(enum run_action a) {
+        switch (a) {
+        case RUN_ACT_OK: return "ok";
+        case RUN_ACT_AUTH_EXIT: return "auth-exit";
+        case RUN_ACT_REREGISTER: return "reregister";
+        case RUN_ACT_BACKOFF: return "backoff";
+        case RUN_ACT_SKIP: return "skip";
+        case _RUN_ACT_MAX:
+                break;
+        }
+        return NULL;
+}
+
+enum run_action run_decide(enum run_call call, int err, long status) {
+        if (err < 0)
+                return RUN_ACT_BACKOFF;   /* no answer: connection, timeout, TLS, too large */
+        if (status >= 200 && status <= 299)
+                return RUN_ACT_OK;
+        if (status == 401 || status == 403)
+                return RUN_ACT_AUTH_EXIT;
+        /* A 404 on a host path means the host record is gone (deleted): a
+         * fresh registration brings it back. On registration it is the
+         * infra-env that is missing; that may come back too, slowly. */
+        if (status == 404 && (call == RUN_CALL_INSTRUCTIONS || call == RUN_CALL_RESULT))
+                return RUN_ACT_REREGISTER;
+        if (status == 408 || status == 429 || status >= 500)
+                return RUN_ACT_BACKOFF;
+        /* Any other 4xx: the coordinator did not like one result; the next
+         * poll asks again. For registration and polls there is nothing else
+         * to do than try again later. */
+        if (call == RUN_CALL_RESULT && status >= 400 && status <= 499)
+                return RUN_ACT_SKIP;
+        return RUN_ACT_BACKOFF;
+}
+
+/* ---- steps -------------------------------------------------------------- */
+
+static char *strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strdup_printf(const char *fmt, ...) {
+        char *s;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return k < 0 ? NULL : s;
+}
+
+json_object *run_ntp_args(json_object *args, const char *date, int64_t age_ms) {
+        json_object *copy = NULL, *v;
+
+        if (args) {
+                if (json_object_deep_copy(args, &copy, NULL) < 0)
+                        return NULL;
+        } else if (!(copy = json_object_new_object()))
+                return NULL;
+        if (!date || !*date || !json_object_is_type(copy, json_type_object))
+                return copy;
+        if (json_object_object_get_ex(copy, "coordinator_date", &v) && v)
+                return copy; /* the coordinator said what to compare with */
+        if (age_ms < 0)
+                age_ms = 0;
+        if (age_ms > NTP_MAX_DATE_AGE_MS)
+                age_ms = NTP_MAX_DATE_AGE_MS;
+        json_object *d = json_object_new_string(date), *a = json_object_new_int64(age_ms);
+        if (!d || !a || json_object_object_add(copy, "coordinator_date", d) < 0) {
+                json_object_put(d);
+                json_object_put(a);
+                json_object_put(copy);
+                return NULL;
+        }
+        if (json_object_object_add(copy, "coordinator_date_age_ms", a) < 0) {
+                json_object_put(a);
+                json_object_put(copy);
+                return NULL;
+        }
+        return copy;
+}
+
+static void step_inventory(const struct run_step_context *ctx, struct run_step_result *res) {
+        struct probe_options po = { .sysroot = ctx->sysroot, .min_install_bytes = ctx->min_disk_bytes };
+        struct inventory inv;
+        int r = inventory_probe(&po, &inv);
+
+        if (r < 0) {
+                errno = -r;
+                res->error = strdup_printf("failed to probe %s: %m", ctx->sysroot ? ctx->sysroot : "/");
+        } else if (!(res->output = inventory_to_json(&inv)))
+                res->error = strdup_printf("out of memory while writing the inventory");
+        inventory_free(&inv);
+        res->exit_code = res->output ? 0 : 1;
+}
+
+void run_step_execute(const struct run_instruction *in, const struct run_step_context *ctx,
+                      struct run_step_result *res) {
+        int (*runner)(json_object *, json_object **) = NULL;
+        _cleanup_json_ json_object *ntp_args = NULL;
+        json_object *args = in->args;
+
+        memset(res, 0, sizeof *res);
+        switch (in->type) {
+        case STEP_INVENTORY:
+                step_inventory(ctx, res);
+                return;
+        case STEP_CONNECTIVITY_CHECK:
+                runner = step_connectivity_check;
+                break;
+        case STEP_NTP_SYNCHRONIZER:
+                runner = step_ntp_synchronizer;
+                ntp_args = run_ntp_args(in->args, ctx->coordinator_date,
+                                        ctx->coordinator_date ? mono_ms() - ctx->date_received_ms : 0);
+                if (!ntp_args) {
+                        res->exit_code = 1;
+                        res->error = strdup_printf("out of memory");
+                        return;
+                }
+                args = ntp_args;
+                break;
+        case STEP_DOMAIN_RESOLUTION:
+                runner = step_domain_resolution;
+                break;
+        case STEP_INSTALLATION_DISK_SPEED_CHECK:
+        case STEP_INSTALL:
+        case STEP_LOGS_GATHER:
+        case STEP_STOP_INSTALLATION:
+        case _STEP_TYPE_MAX:
+        case _STEP_TYPE_INVALID:
+                break;
+        }
+        if (!runner) {
+                res->exit_code = 1;
+                res->error = strdup_printf("step type %s is not supported by this agent", in->step_type);
+                return;
+        }
+        json_object *out = NULL;
+        int r = runner(args, &out);
+        if (r < 0) {
+                json_object_put(out);
+                res->exit_code = 1;
+                res->error = r == -EINVAL ? strdup_printf("the arguments of step %s are not valid for %s", in->step_id,
+                                                          in->step_type)
+                                          : (errno = -r, strdup_printf("step %s failed: %m", in->step_type));
+                return;
+        }
+        res->exit_code = 0;
+        res->output = out;
+}
+
+void run_step_result_free(struct run_step_result *res) {
+        json_object_put(res->output);
+        free(res->error);
+        memset(res, 0, sizeof *res);
+}
+
+/* Add v (owned) as member k; a NULL v is JSON null when null_ok, else a
+ * failed allocation. */
+static int add_member(json_object *o, const char *k, json_object *v, bool null_ok) {
+        if (!v && !null_ok)
+                return -ENOMEM;
+        if (json_object_object_add(o, k, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+json_object *run_result_json(const struct run_instruction *in, const struct run_step_result *res) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+
+        if (!o || add_member(o, "step_id", json_object_new_string(in->step_id), false) < 0 ||
+            add_member(o, "step_type", json_object_new_string(in->step_type), false) < 0 ||
+            add_member(o, "exit_code", json_object_new_int(res->exit_code), false) < 0 ||
+            add_member(o, "output", json_object_get(res->output), true) < 0 ||
+            add_member(o, "error", res->error ? json_object_new_string(res->error) : NULL, !res->error) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
+/* ---- host id in the state dir ------------------------------------------- */
+
+int run_state_read_host_id(const char *state_dir, char out[UUID_STR_LEN]) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+        char buf[128];
+        ssize_t k;
+
+        if (asprintf(&path, "%s/%s", state_dir, HOST_ID_FILE) < 0) {
+                path = NULL;
+                return -ENOMEM;
+        }
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        do
+                k = read(fd, buf, sizeof buf - 1);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return -errno;
+        buf[k] = '\0';
+        buf[strcspn(buf, " \t\r\n")] = '\0';
+        return uuid_normalize(buf, out) < 0 ? -EINVAL : 0;
+}
+
+int run_state_write_host_id(const char *state_dir, const char *id) {
+        _cleanup_free_ char *tmp = NULL, *path = NULL;
+        _cleanup_close_ int dfd = -1;
+        char line[UUID_STR_LEN + 1];
+        int fd, r = 0;
+
+        if (!uuid_is_valid(id))
+                return -EINVAL;
+        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        if (asprintf(&path, "%s/%s", state_dir, HOST_ID_FILE) < 0) {
+                path = NULL;
+                return -ENOMEM;
+        }
+        if (asprintf(&tmp, "%s/.%s.XXXXXX", state_dir, HOST_ID_FILE) < 0) {
+                tmp = NULL;
+                return -ENOMEM;
+        }
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int n = snprintf(line, sizeof line, "%s\n", id);
+        if (write(fd, line, (size_t) n) != n)
+                r = errno ? -errno : -EIO;
+        else if (fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0) {
+                unlink(tmp);
+                return r;
+        }
+        /* The rename itself must survive a power cut. */
+        dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0)
+                fsync(dfd);
+        return 0;
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+struct runner {
+        const struct run_options *o;
+        struct client cl;
+        char host_id[UUID_STR_LEN];
+        char *register_path;
+        char *instructions_path;
+        int sfd;               /* signalfd of SIGTERM and SIGINT */
+        int signo;             /* the signal that stopped us, 0 while running */
+        struct backoff bo;
+        bool failing;          /* the last call had no good answer */
+};
+
+/* Whether a stop signal arrived; waits up to timeout_ms (0: just look). */
+static bool wait_signal(struct runner *R, int64_t timeout_ms) {
+        if (R->signo)
+                return true;
+        int64_t deadline = mono_ms() + timeout_ms;
+        for (;;) {
+                int64_t left = deadline - mono_ms();
+                struct pollfd p = { .fd = R->sfd, .events = POLLIN };
+                int k = poll(&p, 1, left > 0 ? (int) (left > 86400000 ? 86400000 : left) : 0);
+                if (k < 0 && errno != EINTR)
+                        return false;
+                if (k > 0) {
+                        struct signalfd_siginfo si;
+                        if (read(R->sfd, &si, sizeof si) == (ssize_t) sizeof si) {
+                                R->signo = (int) si.ssi_signo;
+                                return true;
+                        }
+                }
+                if (mono_ms() >= deadline)
+                        return false;
+        }
+}
+
+static bool cancel_hook(void *userdata) {
+        return wait_signal(userdata, 0);
+}
+
+static uint32_t random_u32(void) {
+        uint32_t v;
+        if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t) sizeof v)
+                v = (uint32_t) mono_ms() * 2654435761u ^ (uint32_t) getpid();
+        return v;
+}
+
+/* A transient failure: say so and wait. True when a signal ended the wait. */
+static bool back_off(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool back_off(struct runner *R, const char *fmt, ...) {
+        uint32_t ms = backoff_next(&R->bo, random_u32());
+        char what[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof what, fmt, ap);
+        va_end(ap);
+        log_warning("run", "%s; retrying in %.1f s", what, ms / 1000.0);
+        R->failing = true;
+        return wait_signal(R, ms);
+}
+
+static void succeeded(struct runner *R) {
+        if (R->failing)
+                log_info("run", "Coordinator %s answers again", R->cl.base);
+        R->failing = false;
+        backoff_reset(&R->bo);
+}
+
+/* "HTTP 503 (reason)" or "connection refused (libcurl words)". */
+static void describe(struct runner *R, int err, long status, json_object *reply, char *buf, size_t n) {
+        json_object *v;
+        if (err < 0) {
+                errno = -err;
+                snprintf(buf, n, "%m (%s)", R->cl.errbuf[0] ? R->cl.errbuf : "no answer");
+                return;
+        }
+        const char *reason = reply && json_object_object_get_ex(reply, "reason", &v) &&
+                                             json_object_is_type(v, json_type_string)
+                                     ? json_object_get_string(v)
+                                     : "no reason given";
+        snprintf(buf, n, "HTTP %ld (%.300s)", status, reason);
+}
+
+static void auth_exit(struct runner *R, long status, json_object *reply) {
+        char what[512];
+        describe(R, 0, status, reply, what, sizeof what);
+        log_error("run", "Coordinator %s refused this agent's token: %s %s; exiting with code %d",
+                  R->cl.base, status == 401 ? "Unauthorized," : "Forbidden,", what, RUN_EXIT_AUTH);
+}
+
+/* A call the loop could not complete because of a signal. */
+#define STOPPED (-1)
+
+/* POST register. Returns RUN_ACT_* or STOPPED. */
+static int do_register(struct runner *R) {
+        _cleanup_json_ json_object *body = json_object_new_object(), *reply = NULL;
+        long status = 0;
+        if (!body || json_object_object_add(body, "host_id", json_object_new_string(R->host_id)) < 0 ||
+            json_object_object_add(body, "discovery_agent_version", json_object_new_string(MUSTER_VERSION)) < 0)
+                return RUN_ACT_BACKOFF;
+        int r = client_request(&R->cl, "POST", R->register_path, body, &status, &reply, NULL);
+        if (r == -ECANCELED)
+                return STOPPED;
+        enum run_action a = run_decide(RUN_CALL_REGISTER, r, status);
+        if (a == RUN_ACT_OK) {
+                succeeded(R);
+                log_info("run", "Registered host %s with %s (HTTP %ld)", R->host_id, R->cl.base, status);
+        } else if (a == RUN_ACT_AUTH_EXIT) {
+                auth_exit(R, status, reply);
+        } else {
+                char what[600];
+                describe(R, r, status, reply, what, sizeof what);
+                if (back_off(R, "Registration with %s failed: %s", R->cl.base, what))
+                        return STOPPED;
+        }
+        return a;
+}
+
+struct batch {
+        const struct run_instructions *ins;
+        const struct run_step_context *ctx;
+        struct run_step_result *res;
+        atomic_size_t next;
+};
+
+static void *worker(void *p) {
+        struct batch *b = p;
+        for (;;) {
+                size_t i = atomic_fetch_add(&b->next, 1);
+                if (i >= b->ins->n)
+                        return NULL;
+                const struct run_instruction *in = &b->ins->v[i];
+                log_debug("run", "Running step %s (%s)", in->step_id, in->step_type);
+                run_step_execute(in, b->ctx, &b->res[i]);
+                log_debug("run", "Step %s finished with exit code %d", in->step_id, b->res[i].exit_code);
+        }
+}
+
+/* Run every instruction, at most RUN_MAX_THREADS at once; this thread is
+ * one of the workers, so a failed pthread_create only slows things down. */
+static void run_all(const struct run_instructions *ins, const struct run_step_context *ctx,
+                    struct run_step_result *res) {
+        struct batch b = { .ins = ins, .ctx = ctx, .res = res };
+        pthread_t tids[RUN_MAX_THREADS];
+        size_t n_threads = 0, want = ins->n < RUN_MAX_THREADS ? ins->n : RUN_MAX_THREADS;
+
+        atomic_init(&b.next, 0);
+        for (size_t i = 1; i < want; i++) {
+                int r = pthread_create(&tids[n_threads], NULL, worker, &b);
+                if (r != 0) {
+                        log_warning_errno(r, "run", "Failed to start a step thread: %m");
+                        break;
+                }
+                n_threads++;
+        }
+        worker(&b);
+        for (size_t i = 0; i < n_threads; i++)
+                pthread_join(tids[i], NULL);
+}
+
+/* Post the results in order. RUN_ACT_OK when all went (or were skipped),
+ * else the first action that stops the posting, or STOPPED. */
+static int post_results(struct runner *R, const struct run_instructions *ins, const struct run_step_result *res) {
+        for (size_t i = 0; i < ins->n; i++) {
+                _cleanup_json_ json_object *doc = run_result_json(&ins->v[i], &res[i]), *reply = NULL;
+                long status = 0;
+                if (!doc) {
+                        log_error("run", "Out of memory while writing the result of step %s", ins->v[i].step_id);
+                        continue;
+                }
+                int r = client_request(&R->cl, "POST", R->instructions_path, doc, &status, &reply, NULL);
+                if (r == -ECANCELED)
+                        return STOPPED;
+                enum run_action a = run_decide(RUN_CALL_RESULT, r, status);
+                char what[600];
+                switch (a) {
+                case RUN_ACT_OK:
+                        log_debug("run", "Posted the result of step %s (%s, exit code %d)", ins->v[i].step_id,
+                                  ins->v[i].step_type, res[i].exit_code);
+                        break;
+                case RUN_ACT_SKIP:
+                        describe(R, r, status, reply, what, sizeof what);
+                        log_warning("run", "Coordinator refused the result of step %s (%s): %s", ins->v[i].step_id,
+                                    ins->v[i].step_type, what);
+                        break;
+                case RUN_ACT_AUTH_EXIT:
+                        auth_exit(R, status, reply);
+                        return a;
+                case RUN_ACT_REREGISTER:
+                        log_info("run", "Coordinator no longer knows host %s; registering again", R->host_id);
+                        return a;
+                case RUN_ACT_BACKOFF:
+                        describe(R, r, status, reply, what, sizeof what);
+                        if (back_off(R, "Posting the result of step %s to %s failed: %s", ins->v[i].step_id,
+                                     R->cl.base, what))
+                                return STOPPED;
+                        return a;
+                case _RUN_ACT_MAX:
+                        break;
+                }
+        }
+        return RUN_ACT_OK;
+}
+
+/* One poll: GET instructions, run them, post the results. Returns the
+ * action for the loop (RUN_ACT_OK: sleep *sleep_s, then poll again) or
+ * STOPPED. A backoff has already been waited out when it returns
+ * RUN_ACT_BACKOFF. */
+static int poll_once(struct runner *R, unsigned *sleep_s, bool *reregister) {
+        _cleanup_json_ json_object *reply = NULL;
+        _cleanup_free_ char *date = NULL;
+        struct run_instructions ins;
+        long status = 0;
+        char err[256];
+
+        *reregister = false;
+        int r = client_request(&R->cl, "GET", R->instructions_path, NULL, &status, &reply, &date);
+        int64_t received = mono_ms();
+        if (r == -ECANCELED)
+                return STOPPED;
+        enum run_action a = run_decide(RUN_CALL_INSTRUCTIONS, r, status);
+        switch (a) {
+        case RUN_ACT_OK:
+                break;
+        case RUN_ACT_AUTH_EXIT:
+                auth_exit(R, status, reply);
+                return a;
+        case RUN_ACT_REREGISTER:
+                log_info("run", "Coordinator no longer knows host %s (HTTP %ld); registering again", R->host_id, status);
+                return a;
+        case RUN_ACT_BACKOFF:
+        case RUN_ACT_SKIP:
+        case _RUN_ACT_MAX: {
+                char what[600];
+                describe(R, r, status, reply, what, sizeof what);
+                if (back_off(R, "Polling %s for instructions failed: %s", R->cl.base, what))
+                        return STOPPED;
+                return RUN_ACT_BACKOFF;
+        }
+        }
+
+        r = run_parse_instructions(reply, &ins, err, sizeof err);
+        if (r < 0) {
+                if (back_off(R, "Coordinator %s sent instructions this agent cannot read: %s", R->cl.base,
+                             r == -ENOMEM ? "out of memory" : err))
+                        return STOPPED;
+                return RUN_ACT_BACKOFF;
+        }
+        succeeded(R);
+        log_debug("run", "%zu instruction(s), next poll in %u s%s", ins.n, ins.next_instruction_seconds,
+                  ins.exit ? ", register again" : "");
+
+        int ret = RUN_ACT_OK;
+        if (ins.n > 0) {
+                struct run_step_context ctx = {
+                        .sysroot = R->o->sysroot,
+                        .min_disk_bytes = R->o->min_disk_bytes,
+                        .coordinator_date = date,
+                        .date_received_ms = received,
+                };
+                struct run_step_result *res = calloc(ins.n, sizeof *res);
+                if (!res) {
+                        run_instructions_free(&ins);
+                        if (back_off(R, "Out of memory for the step results"))
+                                return STOPPED;
+                        return RUN_ACT_BACKOFF;
+                }
+                run_all(&ins, &ctx, res);
+                /* A signal during the steps: they are done, stop before posting. */
+                ret = wait_signal(R, 0) ? STOPPED : post_results(R, &ins, res);
+                for (size_t i = 0; i < ins.n; i++)
+                        run_step_result_free(&res[i]);
+                free(res);
+        }
+        if (ret == RUN_ACT_OK && ins.exit) {
+                log_info("run", "Coordinator asked host %s to register again", R->host_id);
+                *reregister = true;
+        }
+        *sleep_s = ins.next_instruction_seconds;
+        run_instructions_free(&ins);
+        return ret;
+}
+
+static int loop(struct runner *R) {
+        bool need_register = true;
+        unsigned reregister_streak = 0;
+
+        for (;;) {
+                if (wait_signal(R, 0))
+                        return RUN_EXIT_OK;
+                if (need_register) {
+                        int a = do_register(R);
+                        if (a == STOPPED)
+                                return RUN_EXIT_OK;
+                        if (a == RUN_ACT_AUTH_EXIT)
+                                return RUN_EXIT_AUTH;
+                        if (a != RUN_ACT_OK)
+                                continue;
+                        need_register = false;
+                }
+
+                unsigned sleep_s = RUN_DEFAULT_INTERVAL_S;
+                bool reregister = false;
+                int a = poll_once(R, &sleep_s, &reregister);
+                switch (a) {
+                case STOPPED:
+                        return RUN_EXIT_OK;
+                case RUN_ACT_AUTH_EXIT:
+                        return RUN_EXIT_AUTH;
+                case RUN_ACT_REREGISTER:
+                        need_register = true;
+                        /* Registered and at once unknown again: do not spin. */
+                        if (reregister_streak++ > 0 && back_off(R, "Coordinator keeps forgetting this host"))
+                                return RUN_EXIT_OK;
+                        continue;
+                case RUN_ACT_BACKOFF:
+                        continue; /* already waited */
+                default:
+                        break;
+                }
+                reregister_streak = 0;
+                need_register = reregister;
+                if (wait_signal(R, (int64_t) sleep_s * 1000))
+                        return RUN_EXIT_OK;
+        }
+}
+
+/* The host id: --host-id, else the state dir's, else the inventory's (a
+ * random one when the machine has no usable identity and there is a state
+ * dir to keep it in). Recorded in the state dir when one is given. */
+static int choose_host_id(const struct run_options *o, char out[UUID_STR_LEN]) {
+        char stored[UUID_STR_LEN] = "";
+        int r;
+
+        if (o->state_dir) {
+                r = run_state_read_host_id(o->state_dir, stored);
+                if (r == -EINVAL)
+                        log_warning("run", "%s/%s does not hold a host id; replacing it", o->state_dir, HOST_ID_FILE);
+                else if (r < 0 && r != -ENOENT)
+                        return log_error_errno(r, "run", "Failed to read %s/%s: %m", o->state_dir, HOST_ID_FILE);
+                if (r < 0)
+                        stored[0] = '\0';
+        }
+        if (o->host_id) {
+                if (uuid_normalize(o->host_id, out) < 0)
+                        return log_error_errno(EINVAL, "run", "--host-id needs a UUID, not \"%s\"", o->host_id);
+                if (stored[0] && strcmp(stored, out) != 0)
+                        log_warning("run", "--host-id %s replaces host id %s recorded in %s", out, stored, o->state_dir);
+                log_info("run", "Host id %s (from --host-id)", out);
+        } else if (stored[0]) {
+                memcpy(out, stored, UUID_STR_LEN);
+                log_info("run", "Host id %s (from %s/%s)", out, o->state_dir, HOST_ID_FILE);
+        } else {
+                struct probe_options po = { .sysroot = o->sysroot, .min_install_bytes = o->min_disk_bytes };
+                struct inventory inv;
+                r = inventory_probe(&po, &inv);
+                if (r >= 0 && inv.host_id && uuid_normalize(inv.host_id, out) == 0)
+                        log_info("run", "Host id %s (from %s)", out, inv.host_id_source ? inv.host_id_source : "the inventory");
+                else if (o->state_dir && model_new_id(out) == 0)
+                        log_warning("run", "No SMBIOS UUID, board serial or MAC to derive a host id from; "
+                                    "using random host id %s, kept in %s", out, o->state_dir);
+                else {
+                        inventory_free(&inv);
+                        return log_error_errno(r < 0 ? r : ENOENT, "run",
+                                               "Failed to find a host id for this machine (%m); pass --host-id or --state-dir");
+                }
+                inventory_free(&inv);
+        }
+        if (o->state_dir && strcmp(stored, out) != 0) {
+                r = run_state_write_host_id(o->state_dir, out);
+                if (r < 0)
+                        return log_error_errno(r, "run", "Failed to record the host id in %s: %m", o->state_dir);
+        }
+        return 0;
+}
+
+int run_agent(const struct run_options *o) {
+        struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
+        _cleanup_free_ char *token = NULL;
+        sigset_t mask, old;
+        bool ran = false;
+        int r, ret = RUN_EXIT_FAILURE;
+
+        if (!client_url_is_valid(o->coordinator)) {
+                log_error("run", "--coordinator needs an http:// or https:// URL, not \"%s\"", o->coordinator);
+                return RUN_EXIT_USAGE;
+        }
+        if (!uuid_is_valid(o->infra_env_id)) {
+                log_error("run", "--infra-env needs a UUID, not \"%s\"", o->infra_env_id);
+                return RUN_EXIT_USAGE;
+        }
+        if (o->host_id && !uuid_is_valid(o->host_id)) {
+                log_error("run", "--host-id needs a UUID, not \"%s\"", o->host_id);
+                return RUN_EXIT_USAGE;
+        }
+        r = client_read_token(o->token_file, &token);
+        if (r < 0) {
+                if (r == -EINVAL)
+                        log_error("run", "Token file %s is empty or not a token (spaces or control characters inside)",
+                                  o->token_file);
+                else if (r == -E2BIG)
+                        log_error("run", "Token file %s is longer than %d bytes", o->token_file, CLIENT_TOKEN_MAX);
+                else
+                        log_error_errno(r, "run", "Failed to read token file %s: %m", o->token_file);
+                return RUN_EXIT_FAILURE;
+        }
+        if (o->ca && access(o->ca, R_OK) < 0) {
+                log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
+                goto out_token;
+        }
+
+        /* SIGTERM and SIGINT arrive on a descriptor, so every wait — the
+         * sleep, a request, the backoff — ends at once; the step threads
+         * inherit the blocked mask. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        if ((r = pthread_sigmask(SIG_BLOCK, &mask, &old)) != 0) {
+                log_error_errno(r, "run", "Failed to block signals: %m");
+                goto out_token;
+        }
+        R.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (R.sfd < 0) {
+                log_error_errno(errno, "run", "Failed to create a signalfd: %m");
+                goto out_mask;
+        }
+        signal(SIGPIPE, SIG_IGN);
+
+        if (choose_host_id(o, R.host_id) < 0)
+                goto out_sfd;
+        char ie[UUID_STR_LEN];
+        uuid_normalize(o->infra_env_id, ie);
+        if (asprintf(&R.register_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts", ie) < 0)
+                R.register_path = NULL;
+        if (asprintf(&R.instructions_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts/%s/instructions", ie, R.host_id) < 0)
+                R.instructions_path = NULL;
+        if (!R.register_path || !R.instructions_path) {
+                log_error("run", "Out of memory");
+                goto out_paths;
+        }
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+                log_error("run", "Failed to initialise libcurl");
+                goto out_paths;
+        }
+        r = client_init(&R.cl, o->coordinator, token, o->ca);
+        explicit_bzero(token, strlen(token));
+        if (r < 0) {
+                log_error_errno(r, "run", "Failed to set up the coordinator client: %m");
+                goto out_curl;
+        }
+        R.cl.cancel = cancel_hook;
+        R.cl.cancel_userdata = &R;
+        log_info("run", "muster-agent %s: host %s, infra-env %s, coordinator %s", MUSTER_VERSION, R.host_id, ie,
+                 R.cl.base);
+
+        ret = loop(&R);
+        if (ret == RUN_EXIT_OK)
+                log_info("run", "Received %s; exiting", R.signo == SIGINT ? "SIGINT" : "SIGTERM");
+        ran = true;
+        client_done(&R.cl);
+out_curl:
+        curl_global_cleanup();
+out_paths:
+        free(R.register_path);
+        free(R.instructions_path);
+out_sfd:
+        close(R.sfd);
+out_mask:
+        /* After a run the signals stay blocked: the process is about to
+         * exit, and a second SIGTERM must not kill it halfway through. */
+        if (!ran)
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+out_token:
+        if (token)
+                explicit_bzero(token, strlen(token));
+        return ret;
+}

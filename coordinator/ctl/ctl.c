@@ -1,0 +1,417 @@
+/* musterctl's front: global options, the command table and its help, the
+ * option and file helpers every command uses. Nothing here talks HTTP; a
+ * command runs only once its arguments are known to be good, so usage
+ * errors never reach the server. */
+#include "ctl.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+volatile sig_atomic_t ctl_stop;
+
+#define HOST_OPTS                                                                                        \
+        "HOST is a host id, a unique prefix of one, its hostname, or INFRA_ENV/HOST.\n"
+
+static const struct ctl_cmd commands[] = {
+        { "infraenv", "create", "NAME [OPTIONS]", "Create an infra-env and print its agent token",
+          "  --pull-secret-file F   Pull secret for the hosts (JSON, read from F)\n"
+          "  --ssh-key-file F       SSH public key the discovery system accepts\n"
+          "  --ntp-source S         NTP server for the hosts (repeat for several)\n"
+          "  --http-proxy URL       Proxy for http:// from the hosts\n"
+          "  --https-proxy URL      Proxy for https:// from the hosts\n"
+          "  --no-proxy LIST        Comma-separated hosts and domains not proxied\n"
+          "  --cpu-architecture A   x86_64 (default), aarch64, ...\n"
+          "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
+          "                         of printing it\n",
+          ctl_infraenv_create },
+        { "infraenv", "list", "", "List infra-envs", "", ctl_infraenv_list },
+        { "infraenv", "show", "INFRA_ENV", "Show an infra-env (by id, id prefix or name)", "", ctl_infraenv_show },
+        { "infraenv", "delete", "INFRA_ENV", "Delete an infra-env", "", ctl_infraenv_delete },
+        { "infraenv", "rotate-token", "INFRA_ENV [--token-out FILE]",
+          "Issue a new agent token; older ones stop working",
+          "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
+          "                         of printing it\n",
+          ctl_infraenv_rotate_token },
+        { "host", "list", "[OPTIONS]", "List hosts, with filters",
+          "  --status S             Only hosts in status S (known-unbound, installing, ...)\n"
+          "  --cluster C            Only hosts bound to cluster C (id, prefix or name)\n"
+          "  --infra-env IE         Only hosts of infra-env IE (id, prefix or name)\n"
+          "  --unbound              Only hosts bound to no cluster\n"
+          "  --min-cpu N            At least N logical CPUs\n"
+          "  --min-memory SIZE      At least SIZE of memory (16GiB, 100GB, bytes)\n"
+          "  --min-disk SIZE        An eligible disk of at least SIZE\n"
+          "  --hostname SUBSTR      Hostname contains SUBSTR\n"
+          "  --limit N              At most N hosts (a page of N with --all)\n"
+          "  --all                  Every page, not only the first\n",
+          ctl_host_list },
+        { "host", "show", "HOST", "Show a host: status, validations, hardware", HOST_OPTS, ctl_host_show },
+        { "host", "bind", "HOST --cluster C", "Bind a known unbound host to a cluster",
+          "  --cluster C            The cluster (id, prefix or name)\n" HOST_OPTS, ctl_host_bind },
+        { "host", "unbind", "HOST", "Return a host to the unbound pool", HOST_OPTS, ctl_host_unbind },
+        { "host", "set", "HOST [OPTIONS]", "Set a host's role, hostname or installation disk",
+          "  --role R               auto, master or worker\n"
+          "  --hostname NAME        Hostname to give the host\n"
+          "  --installation-disk ID Disk to install to (its id, by-id path or name)\n" HOST_OPTS,
+          ctl_host_set },
+        { "host", "delete", "HOST", "Forget a host (it registers again if its agent runs)", HOST_OPTS,
+          ctl_host_delete },
+        { "cluster", "create", "NAME [OPTIONS]", "Create a cluster",
+          "  --release V            Release version\n"
+          "  --base-domain D        Base DNS domain\n"
+          "  --machine-cidr CIDR    Machine network\n"
+          "  --api-vip IP           API virtual IP\n"
+          "  --ingress-vip IP       Ingress virtual IP\n"
+          "  --single-node          One host, no high availability\n"
+          "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
+          "  --label KEY=VALUE      A label (repeat for several)\n",
+          ctl_cluster_create },
+        { "cluster", "list", "", "List clusters", "", ctl_cluster_list },
+        { "cluster", "show", "CLUSTER", "Show a cluster and its validations", "",
+          ctl_cluster_show },
+        { "cluster", "delete", "CLUSTER", "Delete a cluster (no hosts may be bound)", "", ctl_cluster_delete },
+        { "event", "list", "[OPTIONS]", "List events, oldest first; --follow for new ones",
+          "  --infra-env IE         Events of infra-env IE (id, prefix or name)\n"
+          "  --cluster C            Events of cluster C (id, prefix or name)\n"
+          "  --host H               Events of host H (id)\n"
+          "  --severity S           At least S: info, warning, error or critical\n"
+          "  --limit N              The last N events (default 100)\n"
+          "  --follow               Keep printing new events until interrupted\n"
+          "  --interval T           Poll every T seconds with --follow (default 1;\n"
+          "                         250ms, 0.5 and 2s are fine)\n",
+          ctl_event_list },
+        { "token", "create", "--role ROLE --owner OWNER", "Issue an admin token",
+          "  --role ROLE            infra-admin or cluster-creator\n"
+          "  --owner OWNER          Who the token acts for (cluster creators see only\n"
+          "                         their own clusters)\n"
+          "  --token-out FILE       Write the token to FILE (mode 0600) instead of\n"
+          "                         printing it\n",
+          ctl_token_create },
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+static const char global_help[] =
+        "Global options (before or after the command):\n"
+        "  --server URL           musterd's address ($MUSTER_SERVER, default\n"
+        "                         " CTL_DEFAULT_SERVER ")\n"
+        "  --token-file F         Admin token file ($MUSTER_TOKEN_FILE, default\n"
+        "                         " CTL_DEFAULT_TOKEN_FILE "); $MUSTER_TOKEN may\n"
+        "                         hold the token itself\n"
+        "  --ca FILE              CA certificates to trust for an https server\n"
+        "  -o, --output FORMAT    table (default, fits 80 columns), wide or json\n"
+        "  -h, --help             Help; COMMAND --help for a command's options\n";
+
+static void usage(FILE *f) {
+        fputs("Usage: musterctl [OPTIONS] COMMAND ...\n\nThe admin CLI of musterd.\n\nCommands:\n", f);
+        for (size_t i = 0; i < N_COMMANDS; i++) {
+                char name[64];
+                snprintf(name, sizeof name, "%s %s", commands[i].resource, commands[i].verb);
+                fprintf(f, "  %-22s %s\n", name, commands[i].summary);
+        }
+        fprintf(f, "\n%s  --version              The version\n", global_help);
+}
+
+static void resource_usage(FILE *f, const char *resource) {
+        fprintf(f, "Usage: musterctl %s COMMAND ...\n\nCommands:\n", resource);
+        for (size_t i = 0; i < N_COMMANDS; i++)
+                if (strcmp(commands[i].resource, resource) == 0)
+                        fprintf(f, "  %-14s %s\n", commands[i].verb, commands[i].summary);
+        fprintf(f, "\nmusterctl %s COMMAND --help shows a command's options.\n", resource);
+}
+
+static void command_help(FILE *f, const struct ctl_cmd *cmd) {
+        fprintf(f, "Usage: musterctl %s %s%s%s\n\n%s.\n", cmd->resource, cmd->verb, *cmd->args ? " " : "", cmd->args,
+                cmd->summary);
+        if (*cmd->help)
+                fprintf(f, "\n%s%s", strncmp(cmd->help, "  ", 2) == 0 ? "Options:\n" : "", cmd->help);
+        fprintf(f, "\n%s", global_help);
+}
+
+int ctl_fail(const char *fmt, ...) {
+        va_list ap;
+        fputs("musterctl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return CTL_EXIT_FAIL;
+}
+
+int ctl_usage_error(const struct ctl_cmd *cmd, const char *fmt, ...) {
+        va_list ap;
+        fputs("musterctl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        if (cmd)
+                fprintf(stderr, "\nTry 'musterctl %s %s --help'.\n", cmd->resource, cmd->verb);
+        else
+                fputs("\nTry 'musterctl --help'.\n", stderr);
+        return CTL_EXIT_USAGE;
+}
+
+int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const char *what) {
+        int have = argc - optind;
+        if (have < n)
+                return ctl_usage_error(cmd, "%s is missing", what);
+        if (have > n)
+                return ctl_usage_error(cmd, "unexpected argument \"%s\"", argv[optind + n]);
+        return 0;
+}
+
+static int set_output(struct ctl *c, const char *s) {
+        if (strcmp(s, "table") == 0)
+                c->output = CTL_OUT_TABLE;
+        else if (strcmp(s, "wide") == 0)
+                c->output = CTL_OUT_WIDE;
+        else if (strcmp(s, "json") == 0)
+                c->output = CTL_OUT_JSON;
+        else
+                return -EINVAL;
+        c->fmt.wide = c->output == CTL_OUT_WIDE;
+        c->fmt.width = c->output == CTL_OUT_TABLE ? CTL_TABLE_WIDTH : 0;
+        return 0;
+}
+
+/* http:// or https:// and a host; kept without trailing slashes. */
+static int set_server(struct ctl *c, const char *url) {
+        if ((strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) ||
+            !url[strncmp(url, "http://", 7) == 0 ? 7 : 8] || strpbrk(url, " \t\r\n?#"))
+                return -EINVAL;
+        char *s = strdup(url);
+        if (!s)
+                return -ENOMEM;
+        size_t n = strlen(s);
+        while (n > 0 && s[n - 1] == '/')
+                s[--n] = '\0';
+        free(c->server);
+        c->server = s;
+        return 0;
+}
+
+int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts) {
+        for (;;) {
+                opterr = 0;
+                int o = getopt_long(argc, argv, cmd ? ":ho:" : "+:ho:", opts, NULL);
+                switch (o) {
+                case -1:
+                        return CTL_OPT_END;
+                case 'h':
+                        if (cmd)
+                                command_help(stdout, cmd);
+                        else
+                                usage(stdout);
+                        return CTL_OPT_HELP;
+                case 'o':
+                        if (set_output(c, optarg) < 0) {
+                                ctl_usage_error(cmd, "-o takes table, wide or json, not \"%s\"", optarg);
+                                return CTL_OPT_BAD;
+                        }
+                        continue;
+                case CTL_OPT_SERVER:
+                        if (set_server(c, optarg) < 0) {
+                                ctl_usage_error(cmd, "--server needs an http:// or https:// URL, not \"%s\"", optarg);
+                                return CTL_OPT_BAD;
+                        }
+                        continue;
+                case CTL_OPT_TOKEN_FILE:
+                        c->token_file = optarg;
+                        continue;
+                case CTL_OPT_CA:
+                        c->ca = optarg;
+                        continue;
+                case ':':
+                        ctl_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+                        return CTL_OPT_BAD;
+                case '?':
+                        if (optopt && optopt < 256)
+                                ctl_usage_error(cmd, "unknown option -%c", optopt);
+                        else
+                                ctl_usage_error(cmd, "unknown option %s", argv[optind - 1]);
+                        return CTL_OPT_BAD;
+                default:
+                        return o;
+                }
+        }
+}
+
+char *ctl_read_file(const char *path, size_t max, const char *what) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                ctl_fail("cannot read %s %s: %s", what, path, strerror(errno));
+                return NULL;
+        }
+        if (S_ISDIR(st.st_mode)) {
+                ctl_fail("cannot read %s %s: %s", what, path, strerror(EISDIR));
+                return NULL;
+        }
+        char *buf = malloc(max + 2);
+        size_t len = 0;
+        if (!buf) {
+                ctl_fail("out of memory");
+                return NULL;
+        }
+        for (;;) {
+                ssize_t k = read(fd, buf + len, max + 1 - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        ctl_fail("cannot read %s %s: %s", what, path, strerror(errno));
+                        free(buf);
+                        return NULL;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+                if (len > max) {
+                        ctl_fail("%s %s is larger than %zu bytes", what, path, max);
+                        free(buf);
+                        return NULL;
+                }
+        }
+        buf[len] = '\0';
+        if (memchr(buf, '\0', len)) {
+                ctl_fail("%s %s is not text", what, path);
+                free(buf);
+                return NULL;
+        }
+        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
+                buf[--len] = '\0';
+        return buf;
+}
+
+int ctl_write_secret(const char *path, const char *text) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        int r = 0;
+        if (fd < 0) {
+                r = -errno;
+                ctl_fail("cannot write %s: %s", path, strerror(errno));
+                return r;
+        }
+        /* An existing file keeps its mode through O_CREAT: make it private. */
+        if (fchmod(fd, 0600) < 0)
+                r = -errno;
+        size_t len = strlen(text);
+        const char *p = text;
+        while (r == 0 && len > 0) {
+                ssize_t k = write(fd, p, len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        r = -errno;
+                else {
+                        p += k;
+                        len -= (size_t) k;
+                }
+        }
+        if (r == 0 && write(fd, "\n", 1) != 1)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r < 0)
+                ctl_fail("cannot write %s: %s", path, strerror(-r));
+        return r;
+}
+
+static const struct ctl_cmd *find_command(const char *resource, const char *verb) {
+        for (size_t i = 0; i < N_COMMANDS; i++)
+                if (strcmp(commands[i].resource, resource) == 0 && (!verb || strcmp(commands[i].verb, verb) == 0))
+                        return &commands[i];
+        return NULL;
+}
+
+static bool is_help(const char *s) {
+        return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 || strcmp(s, "help") == 0;
+}
+
+int ctl_main(int argc, char **argv) {
+        static const struct option opts[] = {
+                CTL_GLOBAL_OPTIONS,
+                { "version", no_argument, NULL, CTL_OPT_VERSION },
+                {},
+        };
+        struct ctl c = { 0 };
+        int r = CTL_EXIT_USAGE;
+
+        /* Only the character set: "…" where it can be shown, "~" elsewhere. */
+        setlocale(LC_CTYPE, "");
+        c.fmt.ellipsis = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\xe2\x80\xa6" : "~";
+        set_output(&c, "table");
+        const char *env = getenv("MUSTER_SERVER");
+        if (set_server(&c, env && *env ? env : CTL_DEFAULT_SERVER) < 0) {
+                ctl_usage_error(NULL, "$MUSTER_SERVER needs an http:// or https:// URL, not \"%s\"", env);
+                goto out;
+        }
+
+        optind = 0;
+        for (;;) {
+                int o = ctl_next_opt(&c, NULL, argc, argv, opts);
+                if (o == CTL_OPT_END)
+                        break;
+                if (o == CTL_OPT_HELP) {
+                        r = CTL_EXIT_OK;
+                        goto out;
+                }
+                if (o == CTL_OPT_VERSION) {
+                        printf("musterctl %s\n", MUSTER_VERSION);
+                        r = CTL_EXIT_OK;
+                        goto out;
+                }
+                goto out; /* CTL_OPT_BAD */
+        }
+        if (optind >= argc) {
+                usage(stderr);
+                goto out;
+        }
+        const char *resource = argv[optind];
+        if (is_help(resource)) {
+                usage(stdout);
+                r = CTL_EXIT_OK;
+                goto out;
+        }
+        if (!find_command(resource, NULL)) {
+                ctl_usage_error(NULL, "unknown command \"%s\"", resource);
+                goto out;
+        }
+        if (optind + 1 >= argc || is_help(argv[optind + 1])) {
+                bool asked = optind + 1 < argc;
+                resource_usage(asked ? stdout : stderr, resource);
+                r = asked ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+                goto out;
+        }
+        const struct ctl_cmd *cmd = find_command(resource, argv[optind + 1]);
+        if (!cmd) {
+                ctl_usage_error(NULL, "unknown command \"%s %s\"", resource, argv[optind + 1]);
+                goto out;
+        }
+        int first = optind + 1;
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+                r = ctl_fail("cannot initialise libcurl");
+                goto out;
+        }
+        optind = 0;
+        r = cmd->run(&c, cmd, argc - first, argv + first);
+        if (c.curl)
+                curl_easy_cleanup(c.curl);
+        curl_global_cleanup();
+        if (fflush(stdout) != 0 && r == CTL_EXIT_OK)
+                r = ctl_fail("cannot write the output: %s", strerror(errno));
+out:
+        free(c.server);
+        if (c.token) {
+                explicit_bzero(c.token, strlen(c.token));
+                free(c.token);
+        }
+        return r;
+}

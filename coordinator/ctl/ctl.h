@@ -1,0 +1,171 @@
+/* musterctl: the admin CLI over musterd's HTTP API (DESIGN §2). One struct
+ * carries the global options and the HTTP session; each `RESOURCE VERB` is
+ * a function over it that returns the exit status. */
+#pragma once
+#include <getopt.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "table.h"
+
+#define CTL_DEFAULT_SERVER "http://127.0.0.1:8090"
+#define CTL_DEFAULT_TOKEN_FILE "/var/lib/muster/admin.token"
+#define CTL_MAX_TOKEN (16 * 1024)          /* a token file larger than this is not a token */
+#define CTL_MAX_REPLY (256 * 1024 * 1024)  /* a reply larger than this is refused */
+#define CTL_MAX_PAGES 100000               /* --all stops here whatever the server says */
+
+enum ctl_exit { CTL_EXIT_OK = 0, CTL_EXIT_FAIL = 1, CTL_EXIT_USAGE = 2 };
+
+enum ctl_output { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON };
+
+struct ctl {
+        char *server;            /* base URL without a trailing slash (owned) */
+        const char *token_file;  /* NULL: $MUSTER_TOKEN, $MUSTER_TOKEN_FILE, then the default */
+        const char *ca;          /* CA bundle for https, or NULL */
+        enum ctl_output output;
+        struct ctl_fmt fmt;      /* how tables print, from output */
+        char *token;             /* read on the first request */
+        void *curl;              /* CURL *, made on the first request */
+        char errbuf[256];        /* libcurl's words for a failed transfer */
+        bool quiet_unreachable;  /* the caller says "cannot reach" itself */
+};
+
+/* Set by SIGINT/SIGTERM while a command waits (event list --follow);
+ * requests in flight are abandoned when it is set. */
+extern volatile sig_atomic_t ctl_stop;
+
+/* A command: `musterctl RESOURCE VERB ARGS`. */
+struct ctl_cmd {
+        const char *resource;
+        const char *verb;
+        const char *args;    /* synopsis after the verb */
+        const char *summary; /* one line for the command list */
+        const char *help;    /* the options, for --help */
+        int (*run)(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+};
+
+/* The whole CLI: parse, run, return the exit status. */
+int ctl_main(int argc, char **argv);
+
+/* ---- option parsing shared by the commands ------------------------------- */
+
+/* Option codes of the global options (also accepted after the verb). */
+enum {
+        CTL_OPT_SERVER = 1000,
+        CTL_OPT_TOKEN_FILE,
+        CTL_OPT_CA,
+        CTL_OPT_VERSION,
+        CTL_OPT_FIRST_LOCAL = 1100, /* commands number their options from here */
+};
+#define CTL_GLOBAL_OPTIONS                                                      \
+        { "server", required_argument, NULL, CTL_OPT_SERVER },                  \
+        { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },          \
+        { "ca", required_argument, NULL, CTL_OPT_CA },                          \
+        { "output", required_argument, NULL, 'o' },                             \
+        { "help", no_argument, NULL, 'h' }
+
+/* What ctl_next_opt returns besides a command's own option codes. */
+enum { CTL_OPT_END = -1, CTL_OPT_HELP = -2, CTL_OPT_BAD = -3 };
+
+/* The next option of a command (getopt_long over argv, argv[0] the verb;
+ * reset optind to 0 before the first call). Global options are applied here;
+ * --help prints the command's help (CTL_OPT_HELP); a usage error is printed
+ * (CTL_OPT_BAD). Positional arguments are left in argv[optind..]. */
+int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts);
+/* Print "musterctl: MESSAGE" and the hint to the command's --help; returns
+ * CTL_EXIT_USAGE. */
+int ctl_usage_error(const struct ctl_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Positional arguments: exactly `n` of them (named for the error). */
+int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const char *what);
+/* "musterctl: MESSAGE" on stderr; returns CTL_EXIT_FAIL. */
+int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A whole file as text (trailing newlines dropped), at most `max` bytes;
+ * NULL with a message printed. */
+char *ctl_read_file(const char *path, size_t max, const char *what);
+/* Write `text` and a newline to a new 0600 file; 0 or -errno (message printed). */
+int ctl_write_secret(const char *path, const char *text);
+
+/* ---- HTTP (client.c) ----------------------------------------------------- */
+
+struct ctl_reply {
+        long status;        /* HTTP status, 0 if no answer */
+        json_object *json;  /* the parsed body, or NULL */
+        char *body;         /* the raw body (NUL-terminated), or NULL */
+        char *next_after;   /* X-Next-After, or NULL */
+};
+void ctl_reply_free(struct ctl_reply *r);
+
+/* One request to SERVER/api/v2 + path (path may carry a query). body may be
+ * NULL (POST/PATCH then send {}). 0 with r->status set whatever it is, or
+ * -errno when no answer came (then c->errbuf says why; -EINTR: ctl_stop). */
+int ctl_request(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r);
+/* What ctl_request's result k and reply r mean, printed the CLI's way when
+ * it is a failure; 0 only on 2xx. */
+int ctl_report(struct ctl *c, const char *method, const char *path, int k, const struct ctl_reply *r);
+/* ctl_request + ctl_report. */
+int ctl_call(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r);
+/* ctl_call for a reply that must be a JSON object. */
+int ctl_call_object(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r);
+/* GET a list; with `all`, follow X-Next-After pages to the end. *out is the
+ * concatenated array; *more (if not NULL) tells whether the server had more
+ * rows than were fetched. 0, or <0 with the failure printed. */
+int ctl_get_list(struct ctl *c, const char *path, bool all, json_object **out, bool *more);
+
+/* Query strings: "?a=1&b=x%20y". */
+struct ctl_query {
+        char buf[4096];
+        size_t len;
+        bool overflow;
+};
+void ctl_query_add(struct ctl_query *q, const char *key, const char *value);
+
+/* ---- resources: ids by prefix or name ------------------------------------ */
+
+/* An infra-env or cluster given as a full id, a unique id prefix or a name
+ * -> its id (malloc'd). NULL with a message printed. */
+char *ctl_resolve_infra_env(struct ctl *c, const char *arg);
+char *ctl_resolve_cluster(struct ctl *c, const char *arg);
+/* HOST, IE/HOST, a unique host id prefix or hostname -> its infra-env and
+ * id. 0, or <0 with a message printed. */
+int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_id);
+
+/* ---- output (output.c) ---------------------------------------------------- */
+
+/* Print an object or array as pretty JSON on stdout. */
+int ctl_print_json(json_object *o);
+int ctl_print_table(struct ctl *c, const struct ctl_table *t);
+int ctl_print_kv(struct ctl *c, const struct ctl_kv *kv);
+/* Member by dotted path ("inventory.cpu.count"); NULL if absent. */
+json_object *ctl_jget(json_object *o, const char *path);
+/* The string at path, or NULL (numbers and booleans as text too). */
+const char *ctl_jstr(json_object *o, const char *path);
+int64_t ctl_jint(json_object *o, const char *path, int64_t def);
+/* "2026-11-21 21:50:11" for an RFC 3339 time, into buf. */
+char *ctl_time(const char *rfc3339, char *buf, size_t n);
+/* "2026-11-21 21:50:11 (5m ago)" or, for tables, "5m". */
+char *ctl_when(const char *rfc3339, char *buf, size_t n);
+char *ctl_age(const char *rfc3339, char *buf, size_t n);
+/* Validations as a table (one per line: id, status, message). */
+int ctl_print_validations(struct ctl *c, json_object *validations);
+
+/* ---- commands --------------------------------------------------------------- */
+
+int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_unbind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_token_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -1,0 +1,402 @@
+/* `musterctl host ...`: the host pool. A host is keyed by (infra-env, id)
+ * in the API; the user names it by id, prefix or hostname and resolve.c
+ * finds its infra-env. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "ctl.h"
+#include "protocol.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+static const char *hostname_of(json_object *h) {
+        return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
+}
+
+int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_STATUS = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_IE, O_UNBOUND, O_CPU, O_MEM, O_DISK, O_HOSTNAME, O_LIMIT,
+               O_ALL };
+        static const struct option opts[] = {
+                { "status", required_argument, NULL, O_STATUS },
+                { "cluster", required_argument, NULL, O_CLUSTER },
+                { "infra-env", required_argument, NULL, O_IE },
+                { "unbound", no_argument, NULL, O_UNBOUND },
+                { "min-cpu", required_argument, NULL, O_CPU },
+                { "min-memory", required_argument, NULL, O_MEM },
+                { "min-disk", required_argument, NULL, O_DISK },
+                { "hostname", required_argument, NULL, O_HOSTNAME },
+                { "limit", required_argument, NULL, O_LIMIT },
+                { "all", no_argument, NULL, O_ALL },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        static const struct ctl_col cols[] = {
+                { "ID", CTL_COL_ID, 0, 0 },
+                { "HOSTNAME", CTL_COL_FLEX, 0, 10 },
+                { "STATUS", CTL_COL_FLEX, 0, 20 },
+                { "ROLE", 0, 3, 0 },
+                { "CPU", CTL_COL_RIGHT, 6, 0 },
+                { "MEMORY", CTL_COL_RIGHT, 7, 0 },
+                { "DISK", CTL_COL_RIGHT, 8, 0 },
+                { "CLUSTER", CTL_COL_ID, 2, 0 },
+                { "INFRA-ENV", CTL_COL_ID, 1, 0 },
+                { "AGENT", CTL_COL_WIDE, 0, 0 },
+                { "REGISTERED", CTL_COL_WIDE, 0, 0 },
+                { "SEEN", 0, 4, 0 },
+                { "STATUS-INFO", CTL_COL_WIDE, 0, 0 },
+        };
+        const char *status = NULL, *cluster = NULL, *ie = NULL, *hostname = NULL;
+        char cpu[24] = "", mem[24] = "", disk[24] = "", limit[24] = "";
+        bool unbound = false, all = false;
+        int o;
+
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                int64_t size;
+                long n;
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_STATUS:
+                        if (host_status_from_string(optarg) == _HOST_STATUS_INVALID)
+                                return ctl_usage_error(cmd, "unknown host status \"%s\" (known-unbound, "
+                                                       "insufficient-unbound, known, installing, ...)", optarg);
+                        status = optarg;
+                        break;
+                case O_CLUSTER: cluster = optarg; break;
+                case O_IE: ie = optarg; break;
+                case O_UNBOUND: unbound = true; break;
+                case O_CPU:
+                        if (ctl_parse_long(optarg, 0, 1000000, &n) < 0)
+                                return ctl_usage_error(cmd, "--min-cpu needs a number of CPUs, not \"%s\"", optarg);
+                        snprintf(cpu, sizeof cpu, "%ld", n);
+                        break;
+                case O_MEM:
+                case O_DISK:
+                        if (ctl_parse_size(optarg, &size) < 0)
+                                return ctl_usage_error(cmd, "%s needs a size such as 16GiB, 100GB or 512, not \"%s\"",
+                                                       o == O_MEM ? "--min-memory" : "--min-disk", optarg);
+                        snprintf(o == O_MEM ? mem : disk, sizeof mem, "%lld", (long long) size);
+                        break;
+                case O_HOSTNAME: hostname = optarg; break;
+                case O_LIMIT:
+                        if (ctl_parse_long(optarg, 1, 100000, &n) < 0)
+                                return ctl_usage_error(cmd, "--limit needs a number from 1 to 100000, not \"%s\"",
+                                                       optarg);
+                        snprintf(limit, sizeof limit, "%ld", n);
+                        break;
+                case O_ALL: all = true; break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if (ctl_want_args(cmd, argc, argv, 0, ""))
+                return CTL_EXIT_USAGE;
+        if (unbound && cluster)
+                return ctl_usage_error(cmd, "--unbound and --cluster exclude each other");
+
+        struct ctl_query q = { 0 };
+        _cleanup_free_ char *cluster_id = NULL, *ie_id = NULL, *path = NULL;
+        if (cluster && !(cluster_id = ctl_resolve_cluster(c, cluster)))
+                return CTL_EXIT_FAIL;
+        if (ie && !(ie_id = ctl_resolve_infra_env(c, ie)))
+                return CTL_EXIT_FAIL;
+        ctl_query_add(&q, "status", status);
+        ctl_query_add(&q, "cluster_id", cluster_id);
+        ctl_query_add(&q, "infra_env_id", ie_id);
+        ctl_query_add(&q, "unbound", unbound ? "true" : NULL);
+        ctl_query_add(&q, "min_cpu_cores", *cpu ? cpu : NULL);
+        ctl_query_add(&q, "min_memory_bytes", *mem ? mem : NULL);
+        ctl_query_add(&q, "min_disk_bytes", *disk ? disk : NULL);
+        ctl_query_add(&q, "hostname", hostname);
+        ctl_query_add(&q, "limit", *limit ? limit : NULL);
+        if (q.overflow)
+                return ctl_usage_error(cmd, "the filters are too long");
+        if (asprintf(&path, "/hosts%s", q.buf) < 0) {
+                path = NULL;
+                return ctl_fail("out of memory");
+        }
+        _cleanup_(json_object_putp) json_object *rows = NULL;
+        bool more = false;
+        if (ctl_get_list(c, path, all, &rows, &more) < 0)
+                return CTL_EXIT_FAIL;
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(rows);
+
+        struct ctl_table t;
+        int r = 0;
+        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
+        for (size_t i = 0; i < json_object_array_length(rows) && r == 0; i++) {
+                json_object *h = json_object_array_get_idx(rows, i);
+                char reg[32], seen[16], hmem[32] = "", hdisk[32] = "";
+                int64_t m = ctl_jint(h, "hardware.memory_bytes", -1), dk = ctl_jint(h, "hardware.max_disk_bytes", -1);
+                if (m >= 0)
+                        ctl_format_size(m, hmem, sizeof hmem);
+                if (dk > 0)
+                        ctl_format_size(dk, hdisk, sizeof hdisk);
+                const char *row[] = {
+                        ctl_jstr(h, "id"), hostname_of(h), ctl_jstr(h, "status"), ctl_jstr(h, "role"),
+                        ctl_jstr(h, "hardware.cpu_count"), hmem, hdisk, ctl_jstr(h, "cluster_id"), ctl_jstr(h, "infra_env_id"), ctl_jstr(h, "discovery_agent_version"),
+                        ctl_time(ctl_jstr(h, "registered_at"), reg, sizeof reg),
+                        ctl_age(ctl_jstr(h, "checked_in_at"), seen, sizeof seen), ctl_jstr(h, "status_info"),
+                };
+                r = ctl_table_add(&t, row);
+        }
+        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
+        ctl_table_free(&t);
+        if (more)
+                fputs("musterctl: there are more hosts; --all lists every page\n", stderr);
+        return r;
+}
+
+/* ---- one host --------------------------------------------------------------- */
+
+/* "200 GiB NVMe QEMU NVMe Ctrl, eligible" */
+static void disk_line(json_object *d, char *buf, size_t n) {
+        char size[32];
+        ctl_format_size(ctl_jint(d, "size_bytes", -1), size, sizeof size);
+        int k = snprintf(buf, n, "%s %s%s%s", size, ctl_jstr(d, "drive_type") ?: "", ctl_jstr(d, "model") ? " " : "",
+                         ctl_jstr(d, "model") ?: "");
+        json_object *el = ctl_jget(d, "installation_eligibility.eligible");
+        if (k < 0 || (size_t) k >= n || !el)
+                return;
+        if (json_object_get_boolean(el)) {
+                snprintf(buf + k, n - (size_t) k, ", eligible");
+                return;
+        }
+        k += snprintf(buf + k, n - (size_t) k, ", not eligible");
+        json_object *why = ctl_jget(d, "installation_eligibility.not_eligible_reasons");
+        for (size_t i = 0; why && json_object_is_type(why, json_type_array) && i < json_object_array_length(why); i++) {
+                if ((size_t) k >= n)
+                        return;
+                k += snprintf(buf + k, n - (size_t) k, "%s%s", i ? ", " : ": ",
+                              json_object_get_string(json_object_array_get_idx(why, i)));
+        }
+}
+
+static void add_hardware(struct ctl_kv *kv, json_object *inv) {
+        char buf[1024], a[32], b[32];
+        if (!inv) {
+                ctl_kv_add(kv, "Hardware", "no inventory yet", 0);
+                return;
+        }
+        json_object *virt = ctl_jget(inv, "system_vendor.virtual");
+        snprintf(buf, sizeof buf, "%s %s%s", ctl_jstr(inv, "system_vendor.manufacturer") ?: "unknown vendor",
+                 ctl_jstr(inv, "system_vendor.product_name") ?: "",
+                 virt && json_object_get_boolean(virt) ? " (virtual)" : "");
+        ctl_kv_add(kv, "System", buf, 0);
+        snprintf(buf, sizeof buf, "%lld x %s (%s)", (long long) ctl_jint(inv, "cpu.count", 0),
+                 ctl_jstr(inv, "cpu.model_name") ?: "unknown CPU", ctl_jstr(inv, "cpu.architecture") ?: "?");
+        ctl_kv_add(kv, "CPU", buf, 0);
+        ctl_format_size(ctl_jint(inv, "memory.physical_bytes", -1), a, sizeof a);
+        ctl_format_size(ctl_jint(inv, "memory.usable_bytes", -1), b, sizeof b);
+        snprintf(buf, sizeof buf, "%s physical, %s usable", a, b);
+        ctl_kv_add(kv, "Memory", buf, 0);
+        if (ctl_jstr(inv, "boot.current_boot_mode")) {
+                snprintf(buf, sizeof buf, "%s, secure boot %s", ctl_jstr(inv, "boot.current_boot_mode"),
+                         ctl_jstr(inv, "boot.secure_boot_state") ?: "unknown");
+                ctl_kv_add(kv, "Boot", buf, 0);
+        }
+        json_object *disks = ctl_jget(inv, "disks");
+        for (size_t i = 0; disks && json_object_is_type(disks, json_type_array) && i < json_object_array_length(disks); i++) {
+                json_object *d = json_object_array_get_idx(disks, i);
+                char key[96];
+                snprintf(key, sizeof key, "Disk %s", ctl_jstr(d, "name") ?: "?");
+                disk_line(d, buf, sizeof buf);
+                ctl_kv_add(kv, key, buf, CTL_KV_WRAP);
+        }
+        json_object *nics = ctl_jget(inv, "interfaces");
+        for (size_t i = 0; nics && json_object_is_type(nics, json_type_array) && i < json_object_array_length(nics); i++) {
+                json_object *n = json_object_array_get_idx(nics, i);
+                char key[96];
+                json_object *carrier = ctl_jget(n, "has_carrier");
+                snprintf(key, sizeof key, "NIC %s", ctl_jstr(n, "name") ?: "?");
+                snprintf(buf, sizeof buf, "%s %s%s%s%s", ctl_jstr(n, "type") ?: "?", ctl_jstr(n, "mac_address") ?: "-",
+                         ctl_jstr(n, "ipv4_addresses.0") ? " " : "", ctl_jstr(n, "ipv4_addresses.0") ?: "",
+                         carrier && json_object_get_boolean(carrier) ? ", link up" : "");
+                ctl_kv_add(kv, key, buf, 0);
+        }
+}
+
+static int print_host(struct ctl *c, json_object *h, bool details) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(h);
+        struct ctl_kv kv = { 0 };
+        char w1[64], w2[64], prog[256];
+        ctl_kv_add(&kv, "ID", ctl_jstr(h, "id"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Infra-env", ctl_jstr(h, "infra_env_id"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Cluster", ctl_jstr(h, "cluster_id") ?: "none (unbound)", CTL_KV_ID);
+        ctl_kv_add(&kv, "Owner", ctl_jstr(h, "owner"), 0);
+        ctl_kv_add(&kv, "Hostname", hostname_of(h), 0);
+        ctl_kv_add(&kv, "Role", ctl_jstr(h, "role"), 0);
+        ctl_kv_add(&kv, "Status", ctl_jstr(h, "status"), 0);
+        ctl_kv_add(&kv, "Status info", ctl_jstr(h, "status_info"), CTL_KV_WRAP);
+        if (ctl_jget(h, "progress")) {
+                snprintf(prog, sizeof prog, "%s %lld%%%s%s", ctl_jstr(h, "progress.stage") ?: "",
+                         (long long) ctl_jint(h, "progress.percent", 0), ctl_jstr(h, "progress.info") ? ": " : "",
+                         ctl_jstr(h, "progress.info") ?: "");
+                ctl_kv_add(&kv, "Progress", prog, CTL_KV_WRAP);
+        }
+        ctl_kv_add(&kv, "Installation disk", ctl_jstr(h, "installation_disk_id"), 0);
+        ctl_kv_add(&kv, "Agent", ctl_jstr(h, "discovery_agent_version"), 0);
+        ctl_kv_add(&kv, "Checked in", ctl_when(ctl_jstr(h, "checked_in_at"), w1, sizeof w1), 0);
+        ctl_kv_add(&kv, "Registered", ctl_when(ctl_jstr(h, "registered_at"), w2, sizeof w2), 0);
+        if (details)
+                add_hardware(&kv, ctl_jget(h, "inventory"));
+        int r = ctl_print_kv(c, &kv);
+        ctl_kv_free(&kv);
+        if (r == 0 && details)
+                r = ctl_print_validations(c, ctl_jget(h, "validations"));
+        return r;
+}
+
+/* The one HOST argument, resolved to "/infra-envs/IE/hosts/H" + suffix. */
+static char *host_path(struct ctl *c, const char *arg, const char *suffix, char **host_id) {
+        _cleanup_free_ char *ie = NULL, *h = NULL;
+        char *path;
+        if (ctl_resolve_host(c, arg, &ie, &h) < 0)
+                return NULL;
+        if (asprintf(&path, "/infra-envs/%s/hosts/%s%s", ie, h, suffix) < 0)
+                return NULL;
+        if (host_id)
+                *host_id = TAKE_PTR(h);
+        return path;
+}
+
+int ctl_host_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
+                return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (ctl_want_args(cmd, argc, argv, 1, "HOST"))
+                return CTL_EXIT_USAGE;
+        _cleanup_free_ char *path = host_path(c, argv[optind], "", NULL);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply r;
+        int rc = ctl_call_object(c, "GET", path, NULL, &r) < 0 ? CTL_EXIT_FAIL : print_host(c, r.json, true);
+        ctl_reply_free(&r);
+        return rc;
+}
+
+/* A change to one host: POST an action or PATCH/DELETE it; `done` says what
+ * happened, in words, after the host's id. */
+static int host_change(struct ctl *c, const char *arg, const char *method, const char *suffix, json_object *body,
+                       const char *done) {
+        _cleanup_free_ char *id = NULL;
+        _cleanup_free_ char *path = host_path(c, arg, suffix, &id);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply r;
+        int rc;
+        if (strcmp(method, "DELETE") == 0)
+                rc = ctl_call(c, method, path, body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+        else
+                rc = ctl_call_object(c, method, path, body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+        if (rc == CTL_EXIT_OK) {
+                if (c->output == CTL_OUT_JSON && r.json)
+                        rc = ctl_print_json(r.json);
+                else if (c->output != CTL_OUT_JSON) {
+                        const char *status = r.json ? ctl_jstr(r.json, "status") : NULL;
+                        printf("host %s %s%s%s%s\n", id, done, status ? " (" : "", status ?: "", status ? ")" : "");
+                }
+        }
+        ctl_reply_free(&r);
+        return rc;
+}
+
+static int parse_no_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
+                return o == CTL_OPT_HELP ? -CTL_EXIT_OK - 1 : CTL_EXIT_USAGE;
+        return ctl_want_args(cmd, argc, argv, 1, "HOST");
+}
+
+int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = {
+                { "cluster", required_argument, NULL, CTL_OPT_FIRST_LOCAL },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *cluster = NULL;
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                if (o == CTL_OPT_HELP || o == CTL_OPT_BAD)
+                        return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+                cluster = optarg;
+        }
+        if (ctl_want_args(cmd, argc, argv, 1, "HOST"))
+                return CTL_EXIT_USAGE;
+        if (!cluster)
+                return ctl_usage_error(cmd, "--cluster is required");
+        _cleanup_free_ char *cid = ctl_resolve_cluster(c, cluster);
+        if (!cid)
+                return CTL_EXIT_FAIL;
+        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        if (!body)
+                return ctl_fail("out of memory");
+        json_object_object_add(body, "cluster_id", json_object_new_string(cid));
+        char done[128];
+        snprintf(done, sizeof done, "is binding to cluster %s", cid);
+        return host_change(c, argv[optind], "POST", "/actions/bind", body, done);
+}
+
+int ctl_host_unbind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        int rc = parse_no_options(c, cmd, argc, argv);
+        if (rc)
+                return rc < 0 ? CTL_EXIT_OK : rc;
+        return host_change(c, argv[optind], "POST", "/actions/unbind", NULL, "unbound");
+}
+
+int ctl_host_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        int rc = parse_no_options(c, cmd, argc, argv);
+        if (rc)
+                return rc < 0 ? CTL_EXIT_OK : rc;
+        return host_change(c, argv[optind], "DELETE", "", NULL, "deleted");
+}
+
+int ctl_host_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_ROLE = CTL_OPT_FIRST_LOCAL, O_HOSTNAME, O_DISK };
+        static const struct option opts[] = {
+                { "role", required_argument, NULL, O_ROLE },
+                { "hostname", required_argument, NULL, O_HOSTNAME },
+                { "installation-disk", required_argument, NULL, O_DISK },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        int o;
+        if (!body)
+                return ctl_fail("out of memory");
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_ROLE:
+                        if (host_role_from_string(optarg) == _ROLE_INVALID)
+                                return ctl_usage_error(cmd, "--role takes auto, master or worker, not \"%s\"", optarg);
+                        json_object_object_add(body, "role", json_object_new_string(optarg));
+                        break;
+                case O_HOSTNAME:
+                        json_object_object_add(body, "requested_hostname", json_object_new_string(optarg));
+                        break;
+                case O_DISK:
+                        json_object_object_add(body, "installation_disk_id", json_object_new_string(optarg));
+                        break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if (ctl_want_args(cmd, argc, argv, 1, "HOST"))
+                return CTL_EXIT_USAGE;
+        if (json_object_object_length(body) == 0)
+                return ctl_usage_error(cmd, "nothing to set: give --role, --hostname or --installation-disk");
+        _cleanup_free_ char *path = host_path(c, argv[optind], "", NULL);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply r;
+        int rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL : print_host(c, r.json, false);
+        ctl_reply_free(&r);
+        return rc;
+}

@@ -1,0 +1,299 @@
+/* `musterctl infraenv ...`: infra-envs, the discovery environments hosts
+ * boot into, and their agent tokens (shown once, or written to a private
+ * file). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "ctl.h"
+#include "model.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+/* "a, b, c" of a string array, or NULL when empty. */
+static char *join(json_object *a) {
+        if (!a || !json_object_is_type(a, json_type_array) || json_object_array_length(a) == 0)
+                return NULL;
+        size_t n = json_object_array_length(a), len = 0;
+        for (size_t i = 0; i < n; i++)
+                len += strlen(json_object_get_string(json_object_array_get_idx(a, i)) ?: "") + 2;
+        char *s = calloc(len + 1, 1);
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        strcat(s, ", ");
+                strcat(s, json_object_get_string(json_object_array_get_idx(a, i)) ?: "");
+        }
+        return s;
+}
+
+/* The infra-env, then its agent token (printed, or where it was written). */
+static int print_infra_env(struct ctl *c, json_object *o, const char *token_out) {
+        if (c->output == CTL_OUT_JSON) {
+                if (token_out)
+                        json_object_object_del(o, "agent_token");
+                return ctl_print_json(o);
+        }
+        struct ctl_kv kv = { 0 };
+        char w1[64], w2[64];
+        _cleanup_free_ char *ntp = join(ctl_jget(o, "ntp_sources"));
+        json_object *ps = ctl_jget(o, "pull_secret_set");
+        ctl_kv_add(&kv, "ID", ctl_jstr(o, "id"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Name", ctl_jstr(o, "name"), 0);
+        ctl_kv_add(&kv, "Owner", ctl_jstr(o, "owner"), 0);
+        ctl_kv_add(&kv, "Architecture", ctl_jstr(o, "cpu_architecture"), 0);
+        ctl_kv_add(&kv, "Cluster", ctl_jstr(o, "cluster_id"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Pull secret", ps ? (json_object_get_boolean(ps) ? "set" : "not set") : NULL, 0);
+        ctl_kv_add(&kv, "SSH key", ctl_jstr(o, "ssh_authorized_key"), 0);
+        ctl_kv_add(&kv, "NTP sources", ntp, CTL_KV_WRAP);
+        ctl_kv_add(&kv, "HTTP proxy", ctl_jstr(o, "proxy.http_proxy"), 0);
+        ctl_kv_add(&kv, "HTTPS proxy", ctl_jstr(o, "proxy.https_proxy"), 0);
+        ctl_kv_add(&kv, "No proxy", ctl_jstr(o, "proxy.no_proxy"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Token generation", ctl_jstr(o, "token_generation"), 0);
+        ctl_kv_add(&kv, "Created", ctl_when(ctl_jstr(o, "created_at"), w1, sizeof w1), 0);
+        ctl_kv_add(&kv, "Updated", ctl_when(ctl_jstr(o, "updated_at"), w2, sizeof w2), 0);
+        int r = ctl_print_kv(c, &kv);
+        ctl_kv_free(&kv);
+        const char *token = ctl_jstr(o, "agent_token");
+        if (r == 0 && token) {
+                if (token_out)
+                        printf("\nAgent token written to %s\n", token_out);
+                else
+                        printf("\nAgent token (for the discovery ISO; it is not shown again):\n%s\n", token);
+        }
+        return r;
+}
+
+/* After a token was issued: write it where --token-out says. */
+static int save_token(json_object *o, const char *token_out) {
+        const char *token = ctl_jstr(o, "agent_token");
+        if (!token_out)
+                return 0;
+        if (!token)
+                return ctl_fail("the server sent no agent_token");
+        if (ctl_write_secret(token_out, token) < 0) {
+                fprintf(stderr, "musterctl: infra-env %s is done; run 'musterctl infraenv rotate-token %s "
+                        "--token-out FILE' for a token\n", ctl_jstr(o, "id") ?: "?", ctl_jstr(o, "id") ?: "?");
+                return CTL_EXIT_FAIL;
+        }
+        return 0;
+}
+
+int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_PULL = CTL_OPT_FIRST_LOCAL, O_SSH, O_NTP, O_HTTP, O_HTTPS, O_NOPROXY, O_ARCH, O_TOKEN_OUT };
+        static const struct option opts[] = {
+                { "pull-secret-file", required_argument, NULL, O_PULL },
+                { "ssh-key-file", required_argument, NULL, O_SSH },
+                { "ntp-source", required_argument, NULL, O_NTP },
+                { "http-proxy", required_argument, NULL, O_HTTP },
+                { "https-proxy", required_argument, NULL, O_HTTPS },
+                { "no-proxy", required_argument, NULL, O_NOPROXY },
+                { "cpu-architecture", required_argument, NULL, O_ARCH },
+                { "token-out", required_argument, NULL, O_TOKEN_OUT },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *pull = NULL, *ssh = NULL, *http = NULL, *https = NULL, *noproxy = NULL, *arch = NULL,
+                   *token_out = NULL;
+        _cleanup_(json_object_putp) json_object *ntp = json_object_new_array();
+        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        int o;
+
+        if (!ntp || !body)
+                return ctl_fail("out of memory");
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_PULL: pull = optarg; break;
+                case O_SSH: ssh = optarg; break;
+                case O_NTP:
+                        if (!*optarg)
+                                return ctl_usage_error(cmd, "--ntp-source needs a server name");
+                        json_object_array_add(ntp, json_object_new_string(optarg));
+                        break;
+                case O_HTTP: http = optarg; break;
+                case O_HTTPS: https = optarg; break;
+                case O_NOPROXY: noproxy = optarg; break;
+                case O_ARCH: arch = optarg; break;
+                case O_TOKEN_OUT: token_out = optarg; break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if (ctl_want_args(cmd, argc, argv, 1, "NAME"))
+                return CTL_EXIT_USAGE;
+        const char *name = argv[optind];
+        if (!*name)
+                return ctl_usage_error(cmd, "NAME must not be empty");
+        json_object_object_add(body, "name", json_object_new_string(name));
+        if (arch)
+                json_object_object_add(body, "cpu_architecture", json_object_new_string(arch));
+        if (pull) {
+                char *s = ctl_read_file(pull, MODEL_MAX_SECRET, "pull secret");
+                if (!s)
+                        return CTL_EXIT_FAIL;
+                json_object_object_add(body, "pull_secret", json_object_new_string(s));
+                explicit_bzero(s, strlen(s));
+                free(s);
+        }
+        if (ssh) {
+                char *s = ctl_read_file(ssh, MODEL_MAX_SSH_KEY, "SSH key");
+                if (!s)
+                        return CTL_EXIT_FAIL;
+                json_object_object_add(body, "ssh_authorized_key", json_object_new_string(s));
+                free(s);
+        }
+        if (json_object_array_length(ntp) > 0)
+                json_object_object_add(body, "ntp_sources", json_object_get(ntp));
+        if (http || https || noproxy) {
+                json_object *p = json_object_new_object();
+                if (http)
+                        json_object_object_add(p, "http_proxy", json_object_new_string(http));
+                if (https)
+                        json_object_object_add(p, "https_proxy", json_object_new_string(https));
+                if (noproxy)
+                        json_object_object_add(p, "no_proxy", json_object_new_string(noproxy));
+                json_object_object_add(body, "proxy", p);
+        }
+        struct ctl_reply r;
+        if (ctl_call_object(c, "POST", "/infra-envs", body, &r) < 0) {
+                ctl_reply_free(&r);
+                return CTL_EXIT_FAIL;
+        }
+        int e = save_token(r.json, token_out);
+        if (e == 0)
+                e = print_infra_env(c, r.json, token_out);
+        ctl_reply_free(&r);
+        return e;
+}
+
+int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
+        static const struct ctl_col cols[] = {
+                { "ID", CTL_COL_ID, 0, 0 },
+                { "NAME", CTL_COL_FLEX, 0, 12 },
+                { "ARCH", 0, 2, 0 },
+                { "OWNER", CTL_COL_FLEX, 3, 8 },
+                { "CLUSTER", CTL_COL_ID | CTL_COL_WIDE, 0, 0 },
+                { "NTP", CTL_COL_WIDE, 0, 0 },
+                { "PROXY", CTL_COL_WIDE, 0, 0 },
+                { "TOKEN-GEN", CTL_COL_WIDE | CTL_COL_RIGHT, 0, 0 },
+                { "CREATED", CTL_COL_WIDE, 0, 0 },
+                { "AGE", 0, 1, 0 },
+        };
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
+                return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (ctl_want_args(cmd, argc, argv, 0, ""))
+                return CTL_EXIT_USAGE;
+        _cleanup_(json_object_putp) json_object *rows = NULL;
+        if (ctl_get_list(c, "/infra-envs", true, &rows, NULL) < 0)
+                return CTL_EXIT_FAIL;
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(rows);
+        struct ctl_table t;
+        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
+        int r = 0;
+        for (size_t i = 0; i < json_object_array_length(rows) && r == 0; i++) {
+                json_object *e = json_object_array_get_idx(rows, i);
+                char created[32], age[16];
+                _cleanup_free_ char *ntp = join(ctl_jget(e, "ntp_sources"));
+                const char *row[] = {
+                        ctl_jstr(e, "id"), ctl_jstr(e, "name"), ctl_jstr(e, "cpu_architecture"), ctl_jstr(e, "owner"),
+                        ctl_jstr(e, "cluster_id"), ntp,
+                        ctl_jstr(e, "proxy.https_proxy") ?: ctl_jstr(e, "proxy.http_proxy"),
+                        ctl_jstr(e, "token_generation"), ctl_time(ctl_jstr(e, "created_at"), created, sizeof created),
+                        ctl_age(ctl_jstr(e, "created_at"), age, sizeof age),
+                };
+                r = ctl_table_add(&t, row);
+        }
+        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
+        ctl_table_free(&t);
+        return r;
+}
+
+/* The one INFRA_ENV argument of show/delete/rotate-token, resolved. */
+static char *one_infra_env(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv,
+                           const struct option *opts, const char **token_out, int *rc) {
+        int o;
+        *rc = CTL_EXIT_OK;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                if (o == CTL_OPT_HELP || o == CTL_OPT_BAD) {
+                        *rc = o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+                        return NULL;
+                }
+                if (token_out)
+                        *token_out = optarg; /* the only local option there is */
+        }
+        if ((*rc = ctl_want_args(cmd, argc, argv, 1, "INFRA_ENV")))
+                return NULL;
+        char *id = ctl_resolve_infra_env(c, argv[optind]);
+        if (!id)
+                *rc = CTL_EXIT_FAIL;
+        return id;
+}
+
+int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
+        int rc;
+        _cleanup_free_ char *id = one_infra_env(c, cmd, argc, argv, opts, NULL, &rc);
+        _cleanup_free_ char *path = NULL;
+        if (!id)
+                return rc;
+        if (asprintf(&path, "/infra-envs/%s", id) < 0)
+                return ctl_fail("out of memory");
+        struct ctl_reply r;
+        if (ctl_call_object(c, "GET", path, NULL, &r) < 0) {
+                ctl_reply_free(&r);
+                return CTL_EXIT_FAIL;
+        }
+        rc = print_infra_env(c, r.json, NULL);
+        ctl_reply_free(&r);
+        return rc;
+}
+
+int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
+        int rc;
+        _cleanup_free_ char *id = one_infra_env(c, cmd, argc, argv, opts, NULL, &rc);
+        _cleanup_free_ char *path = NULL;
+        if (!id)
+                return rc;
+        if (asprintf(&path, "/infra-envs/%s", id) < 0)
+                return ctl_fail("out of memory");
+        struct ctl_reply r;
+        rc = ctl_call(c, "DELETE", path, NULL, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+        ctl_reply_free(&r);
+        if (rc == CTL_EXIT_OK && c->output != CTL_OUT_JSON)
+                printf("infra-env %s deleted\n", id);
+        return rc;
+}
+
+int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = {
+                { "token-out", required_argument, NULL, CTL_OPT_FIRST_LOCAL },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *token_out = NULL;
+        int rc;
+        _cleanup_free_ char *id = one_infra_env(c, cmd, argc, argv, opts, &token_out, &rc);
+        _cleanup_free_ char *path = NULL;
+        if (!id)
+                return rc;
+        if (asprintf(&path, "/infra-envs/%s/actions/rotate-token", id) < 0)
+                return ctl_fail("out of memory");
+        struct ctl_reply r;
+        if (ctl_call_object(c, "POST", path, NULL, &r) < 0) {
+                ctl_reply_free(&r);
+                return CTL_EXIT_FAIL;
+        }
+        rc = save_token(r.json, token_out);
+        if (rc == 0)
+                rc = print_infra_env(c, r.json, token_out);
+        ctl_reply_free(&r);
+        return rc;
+}

@@ -1,0 +1,127 @@
+/* Printing for the commands: JSON as the server sent it, tables and
+ * key/value blocks through table.c, times for people, and the lookups into
+ * the server's JSON that every resource file makes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl.h"
+#include "model.h"
+
+int ctl_print_json(json_object *o) {
+        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (!s)
+                return ctl_fail("out of memory");
+        puts(s);
+        return CTL_EXIT_OK;
+}
+
+int ctl_print_table(struct ctl *c, const struct ctl_table *t) {
+        char *s = ctl_table_render(t, &c->fmt);
+        if (!s)
+                return ctl_fail("out of memory");
+        fputs(s, stdout);
+        free(s);
+        return CTL_EXIT_OK;
+}
+
+int ctl_print_kv(struct ctl *c, const struct ctl_kv *kv) {
+        char *s = ctl_kv_render(kv, &c->fmt);
+        if (!s)
+                return ctl_fail("out of memory");
+        fputs(s, stdout);
+        free(s);
+        return CTL_EXIT_OK;
+}
+
+json_object *ctl_jget(json_object *o, const char *path) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", path);
+        json_object *cur = o;
+        for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && cur; k = strtok_r(NULL, ".", &save)) {
+                if (json_object_is_type(cur, json_type_array)) {
+                        char *end;
+                        long i = strtol(k, &end, 10);
+                        cur = *end || i < 0 ? NULL : json_object_array_get_idx(cur, (size_t) i);
+                } else if (!json_object_is_type(cur, json_type_object) || !json_object_object_get_ex(cur, k, &cur))
+                        cur = NULL;
+        }
+        return cur && !json_object_is_type(cur, json_type_null) ? cur : NULL;
+}
+
+const char *ctl_jstr(json_object *o, const char *path) {
+        json_object *v = ctl_jget(o, path);
+        if (!v || json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
+                return NULL;
+        return json_object_get_string(v);
+}
+
+int64_t ctl_jint(json_object *o, const char *path, int64_t def) {
+        json_object *v = ctl_jget(o, path);
+        if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+                return def;
+        return json_object_get_int64(v);
+}
+
+char *ctl_time(const char *rfc3339, char *buf, size_t n) {
+        int64_t t;
+        struct tm tm;
+        time_t tt;
+        if (!rfc3339 || model_time_parse(rfc3339, &t) < 0) {
+                snprintf(buf, n, "%s", rfc3339 ? rfc3339 : "-");
+                return buf;
+        }
+        tt = (time_t) t;
+        if (!gmtime_r(&tt, &tm) || strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, n, "%s", rfc3339);
+        return buf;
+}
+
+char *ctl_age(const char *rfc3339, char *buf, size_t n) {
+        int64_t t;
+        if (!rfc3339 || model_time_parse(rfc3339, &t) < 0) {
+                snprintf(buf, n, "-");
+                return buf;
+        }
+        int64_t age = (int64_t) time(NULL) - t;
+        return ctl_format_age(age < 0 ? 0 : age, buf, n);
+}
+
+char *ctl_when(const char *rfc3339, char *buf, size_t n) {
+        char a[32], b[16];
+        if (!rfc3339)
+                return NULL;
+        ctl_time(rfc3339, a, sizeof a);
+        ctl_age(rfc3339, b, sizeof b);
+        snprintf(buf, n, "%s UTC (%s ago)", a, b);
+        return buf;
+}
+
+int ctl_print_validations(struct ctl *c, json_object *v) {
+        static const struct ctl_col cols[] = {
+                { "VALIDATION", 0, 0, 0 },
+                { "STATUS", 0, 0, 0 },
+                { "MESSAGE", CTL_COL_FLEX, 0, 20 },
+        };
+        struct ctl_table t;
+        if (!v || !json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0) {
+                puts("Validations: none yet");
+                return CTL_EXIT_OK;
+        }
+        ctl_table_init(&t, cols, 3);
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                json_object *e = json_object_array_get_idx(v, i);
+                const char *row[] = { ctl_jstr(e, "id"), ctl_jstr(e, "status"), ctl_jstr(e, "message") };
+                if (ctl_table_add(&t, row) < 0) {
+                        ctl_table_free(&t);
+                        return ctl_fail("out of memory");
+                }
+        }
+        puts("");
+        int r = ctl_print_table(c, &t);
+        ctl_table_free(&t);
+        return r;
+}

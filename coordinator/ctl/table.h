@@ -1,0 +1,96 @@
+/* musterctl's output for humans, pure: a table fitted into a width (columns
+ * dropped or cut to make a row fit), key/value blocks with wrapped text, and
+ * sizes and ages both ways. No I/O, no locale: the caller says how wide and
+ * which ellipsis. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_TABLE_WIDTH 80 /* what -o table fits into */
+#define CTL_SHORT_ID 8     /* ids are cut to this many characters unless wide */
+
+enum ctl_col_flag {
+        CTL_COL_WIDE = 1u << 0,  /* shown only with -o wide */
+        CTL_COL_ID = 1u << 1,    /* an id: cut to CTL_SHORT_ID characters unless wide */
+        CTL_COL_FLEX = 1u << 2,  /* free text: gives up width before anything is dropped */
+        CTL_COL_RIGHT = 1u << 3, /* right-aligned (numbers) */
+};
+
+struct ctl_col {
+        const char *header;
+        unsigned flags;
+        unsigned drop; /* 0: always kept; else dropped to make room, highest first */
+        unsigned min;  /* a FLEX column shrinks down to this (0: the header's width);
+                        * any other column is always at least this wide */
+};
+
+struct ctl_table {
+        const struct ctl_col *cols;
+        size_t ncols;
+        char **cells; /* nrows * ncols, owned, sanitized */
+        size_t nrows;
+        size_t cap;
+};
+
+struct ctl_fmt {
+        unsigned width;          /* 0: unlimited */
+        bool wide;               /* -o wide: every column, ids in full */
+        const char *ellipsis;    /* marks a cut cell: "…" or "~" */
+        bool no_header;
+};
+
+void ctl_table_init(struct ctl_table *t, const struct ctl_col *cols, size_t ncols);
+/* Append a row of t->ncols cells; NULL or "" cells show as "-". 0 or -ENOMEM. */
+int ctl_table_add(struct ctl_table *t, const char *const cells[]);
+void ctl_table_free(struct ctl_table *t);
+/* The width of each column as it will be printed, 0 for a hidden one. Within
+ * f->width (when it is not 0): free-text columns shrink first, then columns
+ * are dropped by their `drop` rank, then every column shrinks to its floor. */
+void ctl_table_layout(const struct ctl_table *t, const struct ctl_fmt *f, unsigned *widths);
+/* The table as text, a line per row after the header; no line is wider than
+ * f->width. malloc'd, NULL on ENOMEM. */
+char *ctl_table_render(const struct ctl_table *t, const struct ctl_fmt *f);
+
+/* Key/value blocks for `show`: "Key:   value" lines. */
+enum ctl_kv_flag {
+        CTL_KV_WRAP = 1u << 0, /* long values wrap at spaces instead of being cut */
+        CTL_KV_ID = 1u << 1,   /* never cut (an id the user may copy) */
+};
+struct ctl_kv {
+        char **keys, **vals;
+        unsigned *flags;
+        size_t n, cap;
+};
+/* NULL values are skipped. 0 or -ENOMEM. */
+int ctl_kv_add(struct ctl_kv *kv, const char *key, const char *val, unsigned flags);
+void ctl_kv_free(struct ctl_kv *kv);
+char *ctl_kv_render(const struct ctl_kv *kv, const struct ctl_fmt *f);
+
+/* Text helpers. Display width is counted in code points. */
+size_t ctl_text_width(const char *s);
+/* A copy that is valid UTF-8 without control characters (tabs and newlines
+ * become spaces, anything else '?'). NULL on ENOMEM. */
+char *ctl_text_sanitize(const char *s);
+/* s cut to at most `width` columns, the last one `ellipsis` when cut. */
+char *ctl_text_cut(const char *s, size_t width, const char *ellipsis);
+/* s in lines of at most `width` columns of text, broken at spaces (a longer
+ * word is broken hard); lines after the first are prefixed by `indent`
+ * spaces, not counted in width. width 0: s as it is. */
+char *ctl_text_wrap(const char *s, size_t width, size_t indent);
+
+/* "16GiB", "100GB", "1.5 TiB", "512", "512B"; K/M/G/T/P alone are binary
+ * (16G = 16GiB), KB/MB/... decimal, KiB/MiB/... binary; case-insensitive.
+ * 0, -EINVAL (malformed) or -ERANGE (over INT64_MAX). */
+int ctl_parse_size(const char *s, int64_t *out);
+/* Binary units for humans: "16 GiB", "931.5 GiB", "512 B"; "-" if negative. */
+char *ctl_format_size(int64_t bytes, char *buf, size_t n);
+/* An age in the largest fitting unit: "45s", "12m", "5h", "3d"; "-" if negative. */
+char *ctl_format_age(int64_t seconds, char *buf, size_t n);
+/* A whole number in min..max: 0 or -EINVAL / -ERANGE. */
+int ctl_parse_long(const char *s, long min, long max, long *out);
+/* Seconds, with an optional fraction and unit "s" or "ms": "1", "0.5", "250ms".
+ * 0 or -EINVAL; the value is in (0, 3600]. */
+int ctl_parse_interval(const char *s, double *out);
+/* Percent-encode a query value (RFC 3986 unreserved characters stay). */
+char *ctl_url_escape(const char *s);

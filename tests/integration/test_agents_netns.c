@@ -1,0 +1,418 @@
+/* Late binding end to end with real agents (issue 3): musterd and three
+ * muster-agent processes, each in a network namespace the test builds
+ * (a bridge in the coordinator's namespace, one veth per agent, addresses
+ * from 192.0.2.0/24), each agent reading a different captured machine
+ * through --sysroot:
+ *   small   - the QEMU server fixture (2 GiB: insufficient-unbound);
+ *   worker1 - the build machine as if booted from the ISO (its disk free);
+ *   worker2 - the same with another hostname and address.
+ * The namespace addresses are the fixtures' own, so the connectivity checks
+ * that the agents run really cross the bridge. Each agent gets a private
+ * /etc/hosts (bind-mounted inside its own mount namespace) that names the
+ * clusters' API addresses. Nothing leaves the namespaces. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+extern char **environ;
+
+#define COORD_ADDR "192.0.2.1"
+#define PORT "8090"
+#define N_AGENTS 3
+
+static const struct agent_def {
+        const char *name;
+        const char *host_id;
+        const char *fixture;  /* under MUSTER_FIXTURES_DIR */
+        const char *address;  /* the fixture's own address (variants: new) */
+        const char *hostname; /* variants only */
+        const char *mac;
+} agents[N_AGENTS] = {
+        { "small", "6d757374-6572-4071-8335-000000000001", "qemu-q35", "192.0.2.10", NULL, "52:54:00:12:34:01" },
+        { "worker1", "9e11c25c-e9b0-471b-b799-f7d3ccdd4c01", "build-machine", "192.0.2.3", "worker-1", "02:00:00:00:01:03" },
+        { "worker2", "9e11c25c-e9b0-471b-b799-f7d3ccdd4c02", "build-machine", "192.0.2.4", "worker-2", "02:00:00:00:01:04" },
+};
+
+static char ns_c[32], ns_a[N_AGENTS][32];
+static char *dir;
+static pid_t musterd_pid = -1, agent_pid[N_AGENTS] = { -1, -1, -1 };
+static char *admin;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void must(const char *fmt, ...) {
+        char *cmd = NULL, *err = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        cr_assert(vasprintf(&cmd, fmt, ap) >= 0);
+        va_end(ap);
+        int st = tu_runf(NULL, &err, "%s", cmd);
+        cr_assert_eq(st, 0, "%s: %s", cmd, err ? err : "");
+        free(err);
+        free(cmd);
+}
+
+static pid_t spawn(const char *const argv[], const char *log) {
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int r = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *) argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        cr_assert_eq(r, 0, "spawn %s: %s", argv[0], strerror(r));
+        return pid;
+}
+
+/* Stop by PID and reap; the exit status (128+signal if killed, -1 if none). */
+static int stop(pid_t *pid, int sig) {
+        int st = 0;
+        if (*pid <= 0)
+                return -1;
+        kill(*pid, sig);
+        for (int i = 0; i < 200; i++) {
+                if (waitpid(*pid, &st, WNOHANG) == *pid)
+                        goto reaped;
+                usleep(50 * 1000);
+        }
+        kill(*pid, SIGKILL);
+        waitpid(*pid, &st, 0);
+reaped:
+        *pid = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *url(const char *fmt, ...) {
+        static char buf[4][1024];
+        static int i;
+        char path[900];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof path, fmt, ap);
+        va_end(ap);
+        i = (i + 1) % 4;
+        snprintf(buf[i], sizeof buf[i], "http://" COORD_ADDR ":" PORT "%s", path);
+        return buf[i];
+}
+
+static const char *str(json_object *o, const char *k) {
+        json_object *v = tu_json_get(o, k);
+        return v ? json_object_get_string(v) : NULL;
+}
+
+static const char *validation(json_object *h, const char *id) {
+        json_object *a = tu_json_get(h, "validations");
+        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+                json_object *v = json_object_array_get_idx(a, i);
+                if (strcmp(str(v, "id"), id) == 0)
+                        return str(v, "status");
+        }
+        return NULL;
+}
+
+static json_object *host_of(const char *ie, int i) {
+        json_object *h = NULL;
+        if (tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, agents[i].host_id), admin, NULL, &h) != 200) {
+                json_object_put(h);
+                return NULL;
+        }
+        return h;
+}
+
+/* Wait (bounded) until host i satisfies pred; returns the host. */
+typedef bool (*host_pred)(json_object *h, const void *arg);
+static json_object *wait_host(const char *ie, int i, host_pred pred, const void *arg, const char *what) {
+        int64_t deadline = mono_ms() + 45000;
+        json_object *h = NULL;
+        for (;;) {
+                json_object_put(h);
+                h = host_of(ie, i);
+                if (h && pred(h, arg))
+                        return h;
+                if (mono_ms() > deadline)
+                        break;
+                usleep(200 * 1000);
+        }
+        cr_assert_fail("%s: host %s never became %s: %s", agents[i].name, agents[i].host_id, what,
+                       h ? json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN) : "(not registered)");
+        return NULL;
+}
+
+static bool status_is(json_object *h, const void *want) {
+        return strcmp(str(h, "status"), want) == 0;
+}
+
+static bool validation_passes(json_object *h, const void *id) {
+        const char *s = validation(h, id);
+        return s && strcmp(s, "success") == 0;
+}
+
+/* ---- the namespaces ----------------------------------------------------- */
+
+static int enter_netns(const char *name) {
+        char path[128];
+        snprintf(path, sizeof path, "/run/netns/%s", name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
+/* The build machine as it would look booted from the discovery ISO: its
+ * disk is not mounted; another hostname, address and MAC. */
+static void make_variant(const struct agent_def *a, char *out, size_t n) {
+        snprintf(out, n, "%s/%s", dir, a->name);
+        must("cp -a %s/%s/root %s", MUSTER_FIXTURES_DIR, a->fixture, out);
+        must("sed -i \\#/dev/vda#d %s/proc/self/mountinfo", out);
+        must("sed -i s/192\\.0\\.2\\.2$/%s/ %s/proc/net/fib_trie", a->address, out);
+        char rel[256];
+        snprintf(rel, sizeof rel, "%s\n", a->hostname);
+        cr_assert_eq(tu_write_file(out, "proc/sys/kernel/hostname", rel), 0);
+        snprintf(rel, sizeof rel, "%s\n", a->mac);
+        cr_assert_eq(tu_write_file(out, "sys/class/net/eth0/address", rel), 0);
+}
+
+static void setup(void) {
+        int id = getpid() % 100000;
+        dir = tu_mkdtemp();
+        snprintf(ns_c, sizeof ns_c, "mc%d", id);
+        must("ip netns add %s", ns_c);
+        must("ip -n %s link set lo up", ns_c);
+        must("ip -n %s link add br0 type bridge", ns_c);
+        must("ip -n %s addr add " COORD_ADDR "/24 dev br0", ns_c);
+        must("ip -n %s link set br0 up", ns_c);
+        for (int i = 0; i < N_AGENTS; i++) {
+                snprintf(ns_a[i], sizeof ns_a[i], "ma%d-%d", i, id);
+                must("ip netns add %s", ns_a[i]);
+                must("ip -n %s link set lo up", ns_a[i]);
+                must("ip -n %s link add p%d type veth peer name eth0 netns %s", ns_c, i, ns_a[i]);
+                must("ip -n %s link set p%d master br0 up", ns_c, i);
+                must("ip -n %s link set eth0 address %s", ns_a[i], agents[i].mac);
+                must("ip -n %s addr add %s/24 dev eth0", ns_a[i], agents[i].address);
+                must("ip -n %s link set eth0 up", ns_a[i]);
+        }
+        /* This process (a Criterion worker) talks to musterd from inside. */
+        cr_assert_eq(enter_netns(ns_c), 0);
+}
+
+static void teardown(void) {
+        for (int i = 0; i < N_AGENTS; i++)
+                stop(&agent_pid[i], SIGTERM);
+        stop(&musterd_pid, SIGTERM);
+        for (int i = 0; i < N_AGENTS; i++)
+                if (ns_a[i][0])
+                        tu_runf(NULL, NULL, "ip netns del %s", ns_a[i]);
+        if (ns_c[0])
+                tu_runf(NULL, NULL, "ip netns del %s", ns_c);
+        free(admin);
+        if (dir) {
+                tu_rm_rf(dir);
+                free(dir);
+        }
+}
+
+TestSuite(agents_netns, .init = setup, .fini = teardown);
+
+static void start_musterd(void) {
+        char state[4096], conf[4096], log[4096];
+        const char *bin = getenv("MUSTERD");
+        snprintf(state, sizeof state, "%s/state", dir);
+        snprintf(conf, sizeof conf, "%s/musterd.conf", dir);
+        snprintf(log, sizeof log, "%s/musterd.log", dir);
+        /* Defaults, except: fast polls, and single-node hosts of 2 CPUs. */
+        cr_assert_eq(tu_write_file(dir, "musterd.conf",
+                                   "[agent]\ninstruction_interval = 1\n"
+                                   "[requirements.sno]\ncpu_cores = 2\n"), 0);
+        const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", COORD_ADDR ":" PORT, "--state-dir", state,
+                               "--config", conf, NULL };
+        musterd_pid = spawn(argv, log);
+        int64_t deadline = mono_ms() + 20000;
+        while (tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL) != 200) {
+                cr_assert_lt(mono_ms(), deadline, "musterd did not answer; see %s", log);
+                usleep(50 * 1000);
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/admin.token", state);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f);
+        char tok[4096] = "";
+        cr_assert_not_null(fgets(tok, sizeof tok, f));
+        fclose(f);
+        tok[strcspn(tok, "\r\n")] = 0;
+        admin = strdup(tok);
+}
+
+static void start_agent(int i, const char *ie, const char *token_file) {
+        char root[4096], log[4096], hosts[4096];
+        const char *bin = getenv("MUSTER_AGENT");
+        if (agents[i].hostname)
+                make_variant(&agents[i], root, sizeof root);
+        else
+                snprintf(root, sizeof root, "%s/%s/root", MUSTER_FIXTURES_DIR, agents[i].fixture);
+        snprintf(log, sizeof log, "%s/%s.log", dir, agents[i].name);
+        snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+        /* ip netns exec gives the agent its own mount namespace (slave), so
+         * the bind mount of the test's hosts file stays private to it. */
+        const char *argv[] = { "ip", "netns", "exec", ns_a[i], "sh", "-c", "mount --bind \"$0\" /etc/hosts && exec \"$@\"",
+                               hosts, bin && *bin ? bin : "muster-agent", "run", "--coordinator",
+                               "http://" COORD_ADDR ":" PORT, "--infra-env", ie, "--token-file", token_file,
+                               "--sysroot", root, "--host-id", agents[i].host_id, NULL };
+        agent_pid[i] = spawn(argv, log);
+}
+
+static void bind_to(const char *ie, int i, const char *cluster) {
+        char body[128];
+        json_object *o;
+        snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", cluster);
+        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, agents[i].host_id),
+                                 admin, body, &o);
+        cr_assert_eq(code, 200, "bind %s: %ld %s", agents[i].name, code, o ? json_object_to_json_string(o) : "");
+        json_object_put(o);
+}
+
+static bool bound_to(json_object *h, const void *cluster) {
+        const char *c = str(h, "cluster_id"), *s = str(h, "status");
+        return c && strcmp(c, cluster) == 0 && strcmp(s, "binding") != 0;
+}
+
+/* ---- the story ---------------------------------------------------------- */
+
+Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
+        json_object *o;
+        cr_assert_eq(tu_write_file(dir, "hosts",
+                                   "127.0.0.1 localhost\n"
+                                   "192.0.2.100 api.c1.example.test\n"
+                                   "192.0.2.4 api.sno.example.test\n"), 0);
+        start_musterd();
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), admin, "{\"name\":\"rack-7\"}", &o), 201);
+        char *ie = strdup(str(o, "id"));
+        cr_assert_eq(tu_write_file(dir, "agent.token", str(o, "agent_token")), 0);
+        json_object_put(o);
+        char token_file[4200];
+        snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
+        for (int i = 0; i < N_AGENTS; i++)
+                start_agent(i, ie, token_file);
+
+        /* The pool: one host lacks memory, two are ready to be bound. */
+        json_object *h = wait_host(ie, 0, status_is, "insufficient-unbound", "insufficient-unbound");
+        cr_assert(strstr(str(h, "status_info"), "memory"), "%s", str(h, "status_info"));
+        cr_assert_str_eq(str(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
+        json_object_put(h);
+        for (int i = 1; i < N_AGENTS; i++) {
+                h = wait_host(ie, i, status_is, "known-unbound", "known-unbound");
+                cr_assert_str_eq(str(h, "inventory.hostname"), agents[i].hostname);
+                json_object_put(h);
+        }
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?unbound=true&status=known-unbound"), admin, NULL, &o), 200);
+        cr_assert_eq(json_object_array_length(o), 2);
+        json_object_put(o);
+        char body[256];
+        snprintf(body, sizeof body, "{\"cluster_id\":\"00000000-0000-4000-8000-000000000000\"}");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, agents[0].host_id),
+                                  admin, body, NULL), 404, "no such cluster");
+
+        /* Two workers into c1: their agents re-register and run the
+         * network checks against each other across the bridge. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters"), admin,
+                                  "{\"name\":\"c1\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                  "\"192.0.2.0/24\",\"api_vip\":\"192.0.2.100\",\"ingress_vip\":\"192.0.2.101\"}", &o),
+                     201);
+        char *c1 = strdup(str(o, "id"));
+        json_object_put(o);
+        bind_to(ie, 1, c1);
+        bind_to(ie, 2, c1);
+        for (int i = 1; i < N_AGENTS; i++) {
+                json_object_put(wait_host(ie, i, bound_to, c1, "re-registered in c1"));
+                h = wait_host(ie, i, validation_passes, "belongs-to-majority-group", "connected to its peer");
+                json_object *v = tu_json_get(h, "validations");
+                cr_assert(strstr(json_object_to_json_string(v), "Reaches 1 of 1 other hosts"), "%s",
+                          json_object_to_json_string(v));
+                json_object_put(h);
+                json_object_put(wait_host(ie, i, validation_passes, "ntp-synced", "clock checked"));
+                json_object_put(wait_host(ie, i, validation_passes, "api-domain-name-resolved-correctly", "API name resolved"));
+        }
+        /* Cut worker2 off: worker1's next connectivity check fails it. */
+        must("ip -n %s link set p2 down", ns_c);
+        h = wait_host(ie, 1, status_is, "insufficient", "insufficient (peer unreachable)");
+        cr_assert_str_eq(validation(h, "belongs-to-majority-group"), "failure");
+        cr_assert(strstr(str(h, "status_info"), "worker-2"), "%s", str(h, "status_info"));
+        json_object_put(h);
+        must("ip -n %s link set p2 up", ns_c);
+        json_object_put(wait_host(ie, 1, validation_passes, "belongs-to-majority-group", "connected again"));
+
+        /* Unbind worker2: back in the pool; then rebind it to a single-node
+         * cluster that becomes ready and installs. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, agents[2].host_id),
+                                  admin, NULL, &o), 200);
+        /* Back in the pool at once (known-unbound if its agent was quick to
+         * register again between the unbind and this answer). */
+        cr_assert(strcmp(str(o, "status"), "discovering-unbound") == 0 || strcmp(str(o, "status"), "known-unbound") == 0,
+                  "unbound at once: %s", str(o, "status"));
+        cr_assert_null(tu_json_get(o, "cluster_id"));
+        json_object_put(o);
+        json_object_put(wait_host(ie, 2, status_is, "known-unbound", "known-unbound again"));
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters"), admin,
+                                  "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                  "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":\"{\\\"auths\\\":{}}\"}", &o),
+                     201);
+        char *sno = strdup(str(o, "id"));
+        json_object_put(o);
+        bind_to(ie, 2, sno);
+        json_object_put(wait_host(ie, 2, bound_to, sno, "re-registered in sno"));
+        h = wait_host(ie, 2, status_is, "known", "known in sno");
+        json_object_put(h);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", sno), admin, NULL, &o), 202,
+                     "%s", o ? json_object_to_json_string(o) : "");
+        json_object_put(o);
+        /* While it installs, worker2 cannot move, nor can another join. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, agents[2].host_id),
+                                  admin, NULL, &o), 409);
+        cr_assert(strstr(str(o, "reason"), "install"), "%s", str(o, "reason"));
+        json_object_put(o);
+        snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", c1);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, agents[2].host_id),
+                                  admin, body, NULL), 409);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, agents[1].host_id),
+                                  admin, NULL, NULL), 200, "c1 is not installing: its hosts move");
+
+        /* The events tell the story, scoped to the infra-env and the cluster. */
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/events?cluster_id=%s", sno), admin, NULL, &o), 200);
+        const char *all = json_object_to_json_string(o);
+        cr_assert(strstr(all, "bound to cluster sno"), "%s", all);
+        cr_assert(strstr(all, "installation of cluster"), "%s", all);
+        json_object_put(o);
+        /* Every agent is still running (none crashed, none was refused). */
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(waitpid(agent_pid[i], NULL, WNOHANG), 0, "agent %s exited; see %s/%s.log", agents[i].name,
+                             dir, agents[i].name);
+        /* A clean stop exits 0 (under ASan, a leak would make it 23). */
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(stop(&agent_pid[i], SIGTERM), 0, "agent %s", agents[i].name);
+        cr_assert_eq(stop(&musterd_pid, SIGTERM), 0, "musterd");
+        free(c1);
+        free(sno);
+        free(ie);
+}

@@ -1,0 +1,863 @@
+/* musterctl against the real musterd on loopback: infra-envs and their
+ * tokens, hosts registered with inventories the real muster-agent reads
+ * from captured machines, filters, clusters, binding, owner scope, events
+ * and --follow, the three output formats, and how failures are told. Every
+ * table line must fit 80 columns. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+extern char **environ;
+
+static struct tu_musterd md;
+static char *dir;
+static char admin_token_file[4096];
+
+/* Low minimums so the captured QEMU server (4 CPUs, 2 GiB) is known-unbound
+ * and can be bound; the build machine (2 CPUs, 24 GiB, no eligible disk)
+ * stays insufficient. */
+static const char config[] = "[requirements.any]\ncpu_cores = 1\nmemory = 1GiB\n"
+                             "[requirements.master]\ncpu_cores = 2\nmemory = 1GiB\n"
+                             "[requirements.worker]\ncpu_cores = 1\nmemory = 1GiB\n";
+
+static const char *Q35 = "6d757374-6572-4071-8335-000000000001";
+static const char *VM = "9e11c25c-e9b0-571b-b799-f7d3ccdd4c01";
+
+static void up(void) {
+        char state[2048], cfg[4096];
+        /* Only what each test passes counts. */
+        unsetenv("MUSTER_TOKEN");
+        unsetenv("MUSTER_TOKEN_FILE");
+        unsetenv("MUSTER_SERVER");
+        dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        snprintf(state, sizeof state, "%s/state", dir);
+        snprintf(cfg, sizeof cfg, "%s/musterd.conf", dir);
+        cr_assert_eq(tu_write_file(dir, "musterd.conf", config), 0);
+        cr_assert_eq(tu_musterd_start(&md, state, cfg), 0, "musterd started");
+        snprintf(admin_token_file, sizeof admin_token_file, "%s/admin.token", state);
+}
+
+static void down(void) {
+        tu_musterd_free(&md);
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(musterctl, .init = up, .fini = down, .timeout = 180);
+
+static const char *ctl_path(void) {
+        const char *p = getenv("MUSTERCTL");
+        cr_assert(p && *p, "MUSTERCTL names the built musterctl");
+        return p;
+}
+
+/* Run musterctl --server BASE --token-file TOKFILE ARGS... (NULL-terminated);
+ * its exit status; stdout and stderr on request (caller frees). */
+static int ctlv(char **out, char **err, const char *token_file, const char *const *args) {
+        const char *argv[64];
+        int n = 0;
+        argv[n++] = ctl_path();
+        argv[n++] = "--server";
+        argv[n++] = md.base;
+        argv[n++] = "--token-file";
+        argv[n++] = token_file;
+        for (; *args && n < 63; args++)
+                argv[n++] = *args;
+        argv[n] = NULL;
+        int status = -1;
+        char *e = NULL;
+        char *o = tu_run(argv, &status, &e);
+        cr_assert_not_null(o, "musterctl ran");
+        /* Failures exit 1 too: the sanitizers are told by what they print. */
+        cr_assert_neq(status, 23, "LeakSanitizer found leaks in musterctl:\n%s", e ? e : "");
+        if (e && (strstr(e, "Sanitizer") || strstr(e, "runtime error:")))
+                cr_assert_fail("a sanitizer spoke in musterctl %s:\n%s", n > 5 ? argv[5] : "", e);
+        if (out)
+                *out = o;
+        else
+                free(o);
+        if (err)
+                *err = e;
+        else
+                free(e);
+        return status;
+}
+
+#define CTL_AS(out, err, tokfile, ...) ctlv(out, err, tokfile, (const char *const[]) { __VA_ARGS__, NULL })
+#define CTL(out, err, ...) CTL_AS(out, err, admin_token_file, __VA_ARGS__)
+
+/* Every line of a table-mode output fits 80 columns (code points). Lines
+ * that are exactly a token are exempt: a token is not cut. */
+static void assert_fits(const char *s, const char *token) {
+        const char *p = s;
+        while (*p) {
+                size_t n = strcspn(p, "\n"), w = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (((unsigned char) p[i] & 0xC0) != 0x80)
+                                w++;
+                bool is_token = token && n == strlen(token) && strncmp(p, token, n) == 0;
+                cr_assert(w <= 80 || is_token, "a line of %zu columns:\n%.*s\nin:\n%s", w, (int) n, p, s);
+                p += n;
+                if (*p)
+                        p++;
+        }
+}
+
+static json_object *parse(const char *s) {
+        json_object *o = json_tokener_parse(s);
+        cr_assert_not_null(o, "-o json prints JSON:\n%s", s);
+        return o;
+}
+
+static const char *str(json_object *o, const char *k) {
+        json_object *v = tu_json_get(o, k);
+        return v ? json_object_get_string(v) : NULL;
+}
+
+/* Create an infra-env with musterctl -o json; its id and agent token. */
+static void make_ie(const char *name, char **id, char **token) {
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, NULL, "-o", "json", "infraenv", "create", name), 0);
+        json_object *o = parse(out);
+        *id = strdup(str(o, "id"));
+        if (token)
+                *token = strdup(str(o, "agent_token"));
+        json_object_put(o);
+        free(out);
+}
+
+static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *url(const char *fmt, ...) {
+        static char buf[4][1024];
+        static int i;
+        char path[900];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof path, fmt, ap);
+        va_end(ap);
+        i = (i + 1) % 4;
+        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
+        return buf[i];
+}
+
+/* Play an agent: register `host` and answer its inventory step with what
+ * the real muster-agent reads from a captured machine, under `hostname`. */
+static void agent_boot(const char *ie, const char *tok, const char *host, const char *fixture, const char *hostname) {
+        char body[256], root[4096];
+        json_object *o;
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\",\"discovery_agent_version\":\"test-1.0\"}", host);
+        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, &o);
+        cr_assert(code == 201 || code == 200, "register: %ld", code);
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok, NULL, &o), 200);
+        json_object_put(o);
+        snprintf(root, sizeof root, "%s/%s/root", MUSTER_FIXTURES_DIR, fixture);
+        int st;
+        json_object *inv = tu_agent_inventory(root, &st);
+        cr_assert_eq(st, 0, "muster-agent inventory --sysroot %s", root);
+        cr_assert_not_null(inv);
+        json_object_object_add(inv, "host_id", json_object_new_string(host));
+        json_object_object_add(inv, "hostname", json_object_new_string(hostname));
+        json_object *res = json_object_new_object();
+        json_object_object_add(res, "step_id", json_object_new_string("inventory-1"));
+        json_object_object_add(res, "step_type", json_object_new_string("inventory"));
+        json_object_object_add(res, "exit_code", json_object_new_int(0));
+        json_object_object_add(res, "output", inv);
+        code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok,
+                            json_object_to_json_string(res), NULL);
+        cr_assert_eq(code, 200, "inventory result: %ld", code);
+        json_object_put(res);
+}
+
+/* Number of rows (lines after the header) of a table. */
+static int rows(const char *s) {
+        int n = 0;
+        for (const char *p = s; *p; p++)
+                n += *p == '\n';
+        return n - 1;
+}
+
+/* ---- help and usage -------------------------------------------------------- */
+
+Test(musterctl, help_on_every_command) {
+        static const char *const cmds[][2] = {
+                { "infraenv", "create" }, { "infraenv", "list" }, { "infraenv", "show" }, { "infraenv", "delete" },
+                { "infraenv", "rotate-token" }, { "host", "list" }, { "host", "show" }, { "host", "bind" },
+                { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
+                { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
+                { "token", "create" },
+        };
+        char *out, *err;
+        cr_assert_eq(CTL(&out, NULL, "--help"), 0);
+        assert_fits(out, NULL);
+        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+                char want[128];
+                snprintf(want, sizeof want, "%s %s", cmds[i][0], cmds[i][1]);
+                cr_assert(strstr(out, want), "musterctl --help lists %s", want);
+        }
+        free(out);
+        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+                char want[128];
+                cr_assert_eq(CTL(&out, NULL, cmds[i][0], cmds[i][1], "--help"), 0, "%s %s --help", cmds[i][0],
+                             cmds[i][1]);
+                snprintf(want, sizeof want, "Usage: musterctl %s %s", cmds[i][0], cmds[i][1]);
+                cr_assert(strstr(out, want), "%s", out);
+                assert_fits(out, NULL);
+                free(out);
+        }
+        cr_assert_eq(CTL(&out, &err, "host", "explode"), 2);
+        cr_assert(strstr(err, "Try 'musterctl --help'"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "list", "--min-memory", "lots"), 2);
+        cr_assert(strstr(err, "--min-memory") && strstr(err, "Try 'musterctl host list --help'"), "%s", err);
+        free(out);
+        free(err);
+}
+
+/* ---- infra-envs --------------------------------------------------------------- */
+
+Test(musterctl, infraenv_create_list_show_rotate_delete) {
+        char path[4096], *out, *err;
+        snprintf(path, sizeof path, "%s/pull-secret.json", dir);
+        cr_assert_eq(tu_write_file(dir, "pull-secret.json", "{\"auths\":{\"registry.example.com\":{\"auth\":\"eA==\"}}}\n"), 0);
+        cr_assert_eq(tu_write_file(dir, "id.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMusterTestKeyMusterTestKeyMusterTest admin@lab\n"), 0);
+        char key[4096];
+        snprintf(key, sizeof key, "%s/id.pub", dir);
+
+        /* Table mode: the infra-env and its token, which works for an agent. */
+        cr_assert_eq(CTL(&out, &err, "infraenv", "create", "rack-a", "--pull-secret-file", path, "--ssh-key-file", key,
+                         "--ntp-source", "ntp1.example.com", "--ntp-source", "ntp2.example.com", "--http-proxy",
+                         "http://proxy.example.com:3128", "--https-proxy", "http://proxy.example.com:3128",
+                         "--no-proxy", ".example.com,10.0.0.0/8"), 0, "%s", err);
+        free(err);
+        cr_assert(strstr(out, "Name:") && strstr(out, "rack-a"), "%s", out);
+        cr_assert(strstr(out, "ntp1.example.com, ntp2.example.com"), "%s", out);
+        cr_assert(strstr(out, "Pull secret:") && strstr(out, "set"), "%s", out);
+        char *tok = strstr(out, "\neyJ");
+        cr_assert_not_null(tok, "the agent token is printed: %s", out);
+        char *token = strndup(tok + 1, strcspn(tok + 1, "\n"));
+        assert_fits(out, token);
+        free(out);
+
+        /* --token-out: a private file instead of the terminal. */
+        char tokfile[4096];
+        snprintf(tokfile, sizeof tokfile, "%s/rack-b.token", dir);
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "create", "rack-b", "--token-out", tokfile), 0);
+        cr_assert_null(strstr(out, "eyJ"), "the token stays off the terminal: %s", out);
+        cr_assert(strstr(out, tokfile), "%s", out);
+        free(out);
+        struct stat st;
+        cr_assert_eq(stat(tokfile, &st), 0);
+        cr_assert_eq(st.st_mode & 0777, 0600, "token file mode %o", st.st_mode & 0777);
+
+        /* list: table, wide, json. */
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "list"), 0);
+        assert_fits(out, NULL);
+        cr_assert_eq(rows(out), 2, "%s", out);
+        cr_assert(strstr(out, "rack-a") && strstr(out, "rack-b"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "list", "-o", "json"), 0);
+        json_object *l = parse(out);
+        cr_assert(json_object_is_type(l, json_type_array));
+        cr_assert_eq(json_object_array_length(l), 2);
+        char *id_a = strdup(str(l, "0.id")), *id_b = strdup(str(l, "1.id"));
+        cr_assert_str_eq(str(l, "0.name"), "rack-a");
+        cr_assert_str_eq(str(l, "0.ntp_sources.1"), "ntp2.example.com");
+        json_object_put(l);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "-o", "wide", "infraenv", "list"), 0);
+        cr_assert(strstr(out, id_a) && strstr(out, "ntp1.example.com"), "wide shows full ids and more: %s", out);
+        free(out);
+
+        /* The token in the file registers a host. */
+        char *file_token = NULL;
+        FILE *f = fopen(tokfile, "re");
+        char line[4096];
+        cr_assert(f && fgets(line, sizeof line, f));
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        file_token = strdup(line);
+        char body[128];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", Q35);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", id_b), file_token, body, NULL), 201);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", id_a), token, body, NULL), 201);
+
+        /* show by name, by id prefix, by full id; -o json is the object. */
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "show", "rack-a"), 0);
+        cr_assert(strstr(out, id_a) && strstr(out, "http://proxy.example.com:3128") && strstr(out, "ssh-ed25519"), "%s", out);
+        assert_fits(out, NULL);
+        free(out);
+        char prefix[9];
+        snprintf(prefix, sizeof prefix, "%.8s", id_b);
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "show", prefix, "-o", "json"), 0);
+        json_object *o = parse(out);
+        cr_assert_str_eq(str(o, "id"), id_b);
+        cr_assert_null(tu_json_get(o, "agent_token"), "show does not hand out tokens");
+        json_object_put(o);
+        free(out);
+
+        /* rotate-token: the old token is refused, the new one works. */
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "rotate-token", id_b, "--token-out", tokfile), 0);
+        cr_assert(strstr(out, "Token generation:") && strstr(out, "2"), "%s", out);
+        free(out);
+        f = fopen(tokfile, "re");
+        cr_assert(f && fgets(line, sizeof line, f));
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        cr_assert_str_neq(line, file_token);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", id_b, Q35), file_token, NULL, NULL),
+                     401);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", id_b, Q35), line, NULL, NULL),
+                     200);
+        cr_assert_eq(CTL(&out, NULL, "-o", "json", "infraenv", "rotate-token", "rack-a"), 0);
+        o = parse(out);
+        cr_assert_not_null(str(o, "agent_token"));
+        cr_assert_eq(json_object_get_int(tu_json_get(o, "token_generation")), 2);
+        json_object_put(o);
+        free(out);
+
+        /* delete; then it is gone and saying so is an error. */
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "delete", id_b), 0);
+        cr_assert(strstr(out, "deleted"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "show", id_b), 1);
+        cr_assert(strstr(err, "musterctl: ") && strstr(err, "(HTTP 404)"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "show", "rack-b"), 1);
+        cr_assert(strstr(err, "rack-b"), "%s", err);
+        free(out);
+        free(err);
+        free(file_token);
+        free(token);
+        free(id_a);
+        free(id_b);
+}
+
+/* ---- hosts ------------------------------------------------------------------------ */
+
+Test(musterctl, host_list_filters_and_show) {
+        char *ie, *tok, *out, *err;
+        make_ie("pool", &ie, &tok);
+        agent_boot(ie, tok, Q35, "qemu-q35", "q35-node-01");
+        agent_boot(ie, tok, VM, "build-machine", "builder");
+
+        cr_assert_eq(CTL(&out, NULL, "host", "list"), 0);
+        assert_fits(out, NULL);
+        cr_assert_eq(rows(out), 2, "%s", out);
+        cr_assert(strstr(out, "6d757374 ") && strstr(out, "9e11c25c "), "short ids in a table: %s", out);
+        cr_assert(strstr(out, "known-unbound") && strstr(out, "insufficient-unbound"), "%s", out);
+        free(out);
+
+        /* The QEMU server has 4 CPUs and 2 GiB; the build machine 2 CPUs and 24 GiB. */
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--min-cpu", "4"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(out, "6d757374"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--min-memory", "16GiB"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(out, "9e11c25c"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--min-memory", "100GB"), 0);
+        cr_assert_eq(rows(out), 0, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--min-disk", "1TiB"), 0);
+        cr_assert_eq(rows(out), 1, "the QEMU server's 1 TiB virtio disk is eligible: %s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--status", "known-unbound"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(out, "6d757374"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--hostname", "build", "--unbound", "--infra-env", "pool"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(out, "9e11c25c"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--status", "installing"), 0);
+        cr_assert_eq(rows(out), 0);
+        free(out);
+
+        /* Pages: --limit 1 is one page (and says there is more); --all follows them. */
+        cr_assert_eq(CTL(&out, &err, "host", "list", "--limit", "1"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(err, "--all"), "more pages are pointed out: %s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--limit", "1", "--all", "-o", "json"), 0);
+        json_object *l = parse(out);
+        cr_assert_eq(json_object_array_length(l), 2);
+        json_object_put(l);
+        free(out);
+
+        cr_assert_eq(CTL(&out, NULL, "-o", "wide", "host", "list"), 0);
+        cr_assert(strstr(out, Q35) && strstr(out, ie) && strstr(out, "test-1.0"), "%s", out);
+        free(out);
+
+        /* show: status, validations one per line, a hardware summary. */
+        cr_assert_eq(CTL(&out, &err, "host", "show", "6d75"), 0, "%s", err);
+        free(err);
+        assert_fits(out, NULL);
+        cr_assert(strstr(out, "Status:") && strstr(out, "known-unbound"), "%s", out);
+        cr_assert(strstr(out, "Hostname:") && strstr(out, "q35-node-01"), "%s", out);
+        cr_assert(strstr(out, "CPU:") && strstr(out, "4 x "), "%s", out);
+        cr_assert(strstr(out, "Memory:") && strstr(out, "2 GiB physical"), "%s", out);
+        cr_assert(strstr(out, "Disk nvme0n1:") && strstr(out, "200 GiB"), "%s", out);
+        cr_assert(strstr(out, "NIC enp1s0:") && strstr(out, "52:54:00:4d:53:01"), "%s", out);
+        cr_assert(strstr(out, "VALIDATION"), "%s", out);
+        char *v = strstr(out, "\nhas-min-memory ");
+        cr_assert_not_null(v, "one validation per line: %s", out);
+        cr_assert(strncmp(strstr(v, "  ") + strspn(strstr(v, "  "), " "), "success", 7) == 0, "%s", v);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "show", "builder"), 0, "by hostname");
+        cr_assert(strstr(out, "insufficient-unbound") && strstr(out, "Status info:"), "%s", out);
+        cr_assert(strstr(out, "has-min-valid-disks") && strstr(out, "failure"), "%s", out);
+        assert_fits(out, NULL);
+        free(out);
+        char both[256];
+        snprintf(both, sizeof both, "%s/%s", ie, VM);
+        cr_assert_eq(CTL(&out, NULL, "host", "show", both, "-o", "json"), 0, "IE/HOST");
+        json_object *h = parse(out);
+        cr_assert_str_eq(str(h, "id"), VM);
+        cr_assert_eq(json_object_get_int(tu_json_get(h, "inventory.cpu.count")), 2);
+        json_object_put(h);
+        free(out);
+        cr_assert_eq(CTL(&out, &err, "host", "show", "00000000-0000-4000-8000-00000000dead"), 1);
+        cr_assert(strstr(err, "no host matches"), "%s", err);
+        free(out);
+        free(err);
+        free(ie);
+        free(tok);
+}
+
+/* A host booted from two infra-envs is two hosts: the bare id is ambiguous. */
+Test(musterctl, host_in_two_infra_envs_needs_its_infra_env) {
+        char *ie1, *tok1, *ie2, *tok2, *out, *err;
+        make_ie("first", &ie1, &tok1);
+        make_ie("second", &ie2, &tok2);
+        agent_boot(ie1, tok1, Q35, "qemu-q35", "twice");
+        agent_boot(ie2, tok2, Q35, "qemu-q35", "twice");
+        cr_assert_eq(CTL(&out, &err, "host", "show", Q35), 1);
+        cr_assert(strstr(err, "INFRA_ENV/HOST") && strstr(err, ie1) && strstr(err, ie2), "%s", err);
+        free(out);
+        free(err);
+        char both[256];
+        snprintf(both, sizeof both, "second/%s", Q35);
+        cr_assert_eq(CTL(&out, NULL, "host", "show", both, "-o", "json"), 0);
+        json_object *h = parse(out);
+        cr_assert_str_eq(str(h, "infra_env_id"), ie2);
+        json_object_put(h);
+        free(out);
+        free(ie1);
+        free(tok1);
+        free(ie2);
+        free(tok2);
+}
+
+/* ---- clusters and binding -------------------------------------------------------------- */
+
+Test(musterctl, clusters_bind_set_unbind_delete) {
+        char *ie, *tok, *out, *err, ps[4096];
+        make_ie("lab", &ie, &tok);
+        agent_boot(ie, tok, Q35, "qemu-q35", "q35-node-01");
+        snprintf(ps, sizeof ps, "%s/ps.json", dir);
+        cr_assert_eq(tu_write_file(dir, "ps.json", "{\"auths\":{}}"), 0);
+
+        cr_assert_eq(CTL(&out, &err, "cluster", "create", "prod", "--release", "4.14.0", "--base-domain", "example.com",
+                         "--machine-cidr", "203.0.113.0/24", "--api-vip", "203.0.113.100", "--ingress-vip",
+                         "203.0.113.101", "--label", "env=prod", "--label", "team=infra", "--pull-secret-file", ps),
+                     0, "%s", err);
+        free(err);
+        assert_fits(out, NULL);
+        cr_assert(strstr(out, "prod") && strstr(out, "env=prod, team=infra") && strstr(out, "Full"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "-o", "json", "cluster", "create", "edge", "--single-node"), 0);
+        json_object *c = parse(out);
+        cr_assert_str_eq(str(c, "high_availability_mode"), "None");
+        char *edge = strdup(str(c, "id"));
+        json_object_put(c);
+        free(out);
+
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list"), 0);
+        assert_fits(out, NULL);
+        cr_assert_eq(rows(out), 2, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list", "-o", "json"), 0);
+        json_object *l = parse(out);
+        cr_assert_eq(json_object_array_length(l), 2);
+        json_object_put(l);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "show", "prod"), 0);
+        assert_fits(out, NULL);
+        cr_assert(strstr(out, "\nmachine-cidr-defined ") && strstr(out, "\nsufficient-masters-count "),
+                  "validations one per line: %s", out);
+        free(out);
+
+        /* Bind by names; a second bind is a conflict with the server's reason. */
+        cr_assert_eq(CTL(&out, &err, "host", "bind", "q35-node-01", "--cluster", "prod"), 0, "%s", err);
+        cr_assert(strstr(out, "binding"), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "bind", Q35, "--cluster", "edge"), 1);
+        cr_assert(strstr(err, "musterctl: ") && strstr(err, "(HTTP 409)"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--cluster", "prod"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--cluster", edge), 0);
+        cr_assert_eq(rows(out), 0, "%s", out);
+        free(out);
+
+        /* set: role, hostname, installation disk. */
+        cr_assert_eq(CTL(&out, &err, "host", "set", "6d757374", "--role", "master", "--hostname", "master-0",
+                         "--installation-disk", "nvme0n1"), 0, "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, NULL, "-o", "json", "host", "show", "master-0"), 0);
+        json_object *h = parse(out);
+        cr_assert_str_eq(str(h, "role"), "master");
+        cr_assert_str_eq(str(h, "requested_hostname"), "master-0");
+        cr_assert_str_eq(str(h, "installation_disk_id"), "nvme0n1");
+        json_object_put(h);
+        free(out);
+
+        /* A cluster with a host bound is not deleted. */
+        cr_assert_eq(CTL(&out, &err, "cluster", "delete", "prod"), 1);
+        cr_assert(strstr(err, "(HTTP 409)"), "%s", err);
+        free(out);
+        free(err);
+
+        cr_assert_eq(CTL(&out, &err, "host", "unbind", "master-0"), 0, "%s", err);
+        cr_assert(strstr(out, "unbound") && strstr(out, "discovering-unbound"), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--unbound"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "delete", "prod"), 0);
+        cr_assert(strstr(out, "deleted"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "delete", Q35), 0);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list"), 0);
+        cr_assert_eq(rows(out), 0, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(out, "edge") && !strstr(out, "prod"), "%s", out);
+        free(out);
+        free(edge);
+        free(ie);
+        free(tok);
+}
+
+/* ---- tokens and scope ------------------------------------------------------------------ */
+
+Test(musterctl, cluster_creators_see_only_their_own) {
+        char *out, *err, alice_file[4096], bob_file[4096];
+        snprintf(alice_file, sizeof alice_file, "%s/alice.token", dir);
+        snprintf(bob_file, sizeof bob_file, "%s/bob.token", dir);
+
+        cr_assert_eq(CTL(&out, NULL, "-o", "json", "token", "create", "--role", "cluster-creator", "--owner", "alice"), 0);
+        json_object *t = parse(out);
+        cr_assert_str_eq(str(t, "role"), "cluster-creator");
+        cr_assert_str_eq(str(t, "owner"), "alice");
+        cr_assert_eq(tu_write_file(dir, "alice.token", str(t, "token")), 0);
+        json_object_put(t);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "token", "create", "--role", "cluster-creator", "--owner", "bob", "--token-out",
+                         bob_file), 0);
+        cr_assert_null(strstr(out, "eyJ"), "%s", out);
+        free(out);
+
+        cr_assert_eq(CTL_AS(&out, NULL, alice_file, "-o", "json", "cluster", "create", "alice-c"), 0);
+        json_object *c = parse(out);
+        char *alice_c = strdup(str(c, "id"));
+        cr_assert_str_eq(str(c, "owner"), "alice");
+        json_object_put(c);
+        free(out);
+        cr_assert_eq(CTL_AS(&out, NULL, bob_file, "cluster", "create", "bob-c"), 0);
+        free(out);
+
+        cr_assert_eq(CTL_AS(&out, NULL, bob_file, "cluster", "list"), 0);
+        cr_assert(strstr(out, "bob-c") && !strstr(out, "alice-c"), "bob sees only his own: %s", out);
+        free(out);
+        cr_assert_eq(CTL_AS(&out, &err, bob_file, "cluster", "show", alice_c), 1);
+        cr_assert(strstr(err, "musterctl: ") && (strstr(err, "(HTTP 403)") || strstr(err, "(HTTP 404)")), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL_AS(&out, &err, bob_file, "cluster", "show", "alice-c"), 1);
+        cr_assert(strstr(err, "no cluster matches"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL_AS(&out, NULL, alice_file, "cluster", "list"), 0);
+        cr_assert(strstr(out, "alice-c") && !strstr(out, "bob-c"), "%s", out);
+        free(out);
+        /* The admin sees both. */
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list"), 0);
+        cr_assert(strstr(out, "alice-c") && strstr(out, "bob-c"), "%s", out);
+        free(out);
+        /* A cluster creator issues no tokens and makes no infra-envs. */
+        cr_assert_eq(CTL_AS(&out, &err, bob_file, "token", "create", "--role", "infra-admin", "--owner", "bob"), 1);
+        cr_assert(strstr(err, "(HTTP 403)"), "%s", err);
+        free(out);
+        free(err);
+        free(alice_c);
+}
+
+/* ---- events ------------------------------------------------------------------------------ */
+
+Test(musterctl, event_list_filters) {
+        char *ie, *tok, *out;
+        make_ie("events-a", &ie, &tok);
+        agent_boot(ie, tok, VM, "build-machine", "builder");
+        char *ie2;
+        make_ie("events-b", &ie2, NULL);
+
+        cr_assert_eq(CTL(&out, NULL, "event", "list"), 0);
+        assert_fits(out, NULL);
+        cr_assert(strstr(out, "TIME") && strstr(out, "SEVERITY") && strstr(out, "events-a"), "%s", out);
+        cr_assert_geq(rows(out), 4, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "event", "list", "--infra-env", "events-b", "-o", "json"), 0);
+        json_object *l = parse(out);
+        cr_assert_eq(json_object_array_length(l), 1, "%s", out);
+        cr_assert(strstr(str(l, "0.message"), "events-b"));
+        json_object_put(l);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "event", "list", "--host", VM, "-o", "json"), 0);
+        l = parse(out);
+        cr_assert_geq(json_object_array_length(l), 2, "registration and status change: %s", out);
+        for (size_t i = 0; i < json_object_array_length(l); i++)
+                cr_assert_str_eq(str(json_object_array_get_idx(l, i), "host_id"), VM);
+        json_object_put(l);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "event", "list", "--severity", "warning", "-o", "json"), 0);
+        l = parse(out);
+        cr_assert_geq(json_object_array_length(l), 1, "the insufficient host warned: %s", out);
+        for (size_t i = 0; i < json_object_array_length(l); i++)
+                cr_assert_str_neq(str(json_object_array_get_idx(l, i), "severity"), "info");
+        json_object_put(l);
+        free(out);
+        /* --limit keeps the newest. */
+        cr_assert_eq(CTL(&out, NULL, "event", "list", "--limit", "1", "-o", "json"), 0);
+        l = parse(out);
+        cr_assert_eq(json_object_array_length(l), 1);
+        cr_assert(strstr(str(l, "0.message"), "events-b"), "the last event: %s", out);
+        json_object_put(l);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "-o", "wide", "event", "list"), 0);
+        cr_assert(strstr(out, "CATEGORY") && strstr(out, ie), "%s", out);
+        free(out);
+        free(ie);
+        free(ie2);
+        free(tok);
+}
+
+/* Start musterctl with its stdout on a pipe. */
+static pid_t spawn_ctl(const char *const *args, int *out_fd) {
+        const char *argv[64];
+        int n = 0, p[2];
+        argv[n++] = ctl_path();
+        argv[n++] = "--server";
+        argv[n++] = md.base;
+        argv[n++] = "--token-file";
+        argv[n++] = admin_token_file;
+        for (; *args && n < 63; args++)
+                argv[n++] = *args;
+        argv[n] = NULL;
+        cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+        /* Signals as a terminal would deliver them, whatever the runner ignores. */
+        posix_spawnattr_t at;
+        sigset_t def;
+        posix_spawnattr_init(&at);
+        sigemptyset(&def);
+        sigaddset(&def, SIGINT);
+        sigaddset(&def, SIGTERM);
+        posix_spawnattr_setsigdefault(&at, &def);
+        sigset_t none;
+        sigemptyset(&none);
+        posix_spawnattr_setsigmask(&at, &none);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+        pid_t pid;
+        cr_assert_eq(posix_spawn(&pid, argv[0], &fa, &at, (char *const *) argv, environ), 0);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&at);
+        close(p[1]);
+        *out_fd = p[0];
+        return pid;
+}
+
+/* Read fd into *buf until it holds `needle` or timeout_ms pass. */
+static bool read_until(int fd, char **buf, size_t *len, const char *needle, int timeout_ms) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+                if (*buf && strstr(*buf, needle))
+                        return true;
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+                if (left <= 0)
+                        return false;
+                struct pollfd p = { fd, POLLIN, 0 };
+                int r = poll(&p, 1, (int) left);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0)
+                        return false;
+                char chunk[4096];
+                ssize_t k = read(fd, chunk, sizeof chunk);
+                if (k <= 0)
+                        return *buf && strstr(*buf, needle);
+                *buf = realloc(*buf, *len + (size_t) k + 1);
+                memcpy(*buf + *len, chunk, (size_t) k);
+                *len += (size_t) k;
+                (*buf)[*len] = '\0';
+        }
+}
+
+static int reap(pid_t pid) {
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void follow_until_signal(const char *format, int sig) {
+        char *ie, *buf = NULL;
+        size_t len = 0;
+        int fd;
+        make_ie("before-follow", &ie, NULL);
+        const char *args[] = { "-o", format, "event", "list", "--follow", "--interval", "200ms", "--limit", "1", NULL };
+        pid_t pid = spawn_ctl(args, &fd);
+        bool seen = read_until(fd, &buf, &len, "before-follow", 10000);
+        if (!seen)
+                kill(pid, SIGKILL);
+        cr_assert(seen, "the newest event is shown first: %s", buf ? buf : "");
+        /* A new event appears while it follows. */
+        char *ie2;
+        make_ie("made-while-following", &ie2, NULL);
+        seen = read_until(fd, &buf, &len, "made-while-following", 10000);
+        if (!seen)
+                kill(pid, SIGKILL);
+        cr_assert(seen, "the new event is printed: %s", buf ? buf : "");
+        cr_assert_eq(kill(pid, sig), 0);
+        int status = reap(pid);
+        read_until(fd, &buf, &len, "\x01", 200); /* drain */
+        close(fd);
+        cr_assert_eq(status, 0, "exits 0 on signal %d (status %d)", sig, status);
+        if (strcmp(format, "json") == 0) {
+                /* One event per line. */
+                char *save = NULL;
+                int n = 0;
+                for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+                        json_object *e = parse(line);
+                        cr_assert_not_null(tu_json_get(e, "id"));
+                        json_object_put(e);
+                }
+                cr_assert_geq(n, 2);
+        } else {
+                assert_fits(buf, NULL);
+                cr_assert_eq(strncmp(buf, "TIME ", 5), 0, "one header first: %s", buf);
+                cr_assert_null(strstr(buf + 1, "TIME "), "and only one: %s", buf);
+        }
+        free(buf);
+        free(ie);
+        free(ie2);
+}
+
+Test(musterctl, event_follow_stops_on_sigint) {
+        follow_until_signal("table", SIGINT);
+}
+
+Test(musterctl, event_follow_json_stops_on_sigterm) {
+        follow_until_signal("json", SIGTERM);
+}
+
+/* ---- failures ------------------------------------------------------------------------------ */
+
+Test(musterctl, failures_are_told) {
+        char *out, *err, path[4096];
+        /* A server that is not there is named. */
+        const char *argv[] = { ctl_path(), "--server", "http://127.0.0.1:9", "--token-file", admin_token_file,
+                               "infraenv", "list", NULL };
+        int status;
+        out = tu_run(argv, &status, &err);
+        cr_assert_eq(status, 1);
+        cr_assert(strstr(err, "http://127.0.0.1:9"), "%s", err);
+        free(out);
+        free(err);
+        /* A token the server refuses: its reason and the status. */
+        snprintf(path, sizeof path, "%s/bad.token", dir);
+        cr_assert_eq(tu_write_file(dir, "bad.token", "eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl\n"), 0);
+        cr_assert_eq(CTL_AS(&out, &err, path, "host", "list"), 1);
+        cr_assert(strstr(err, "musterctl: ") && strstr(err, "(HTTP 401)"), "%s", err);
+        cr_assert_str_eq(out, "", "nothing on stdout");
+        free(out);
+        free(err);
+        /* No token file. */
+        snprintf(path, sizeof path, "%s/missing.token", dir);
+        cr_assert_eq(CTL_AS(&out, &err, path, "host", "list"), 1);
+        cr_assert(strstr(err, path), "%s", err);
+        free(out);
+        free(err);
+        /* $MUSTER_TOKEN is the token itself (when no --token-file is given). */
+        FILE *f = fopen(admin_token_file, "re");
+        char tok[4096];
+        cr_assert(f && fgets(tok, sizeof tok, f));
+        fclose(f);
+        tok[strcspn(tok, "\n")] = '\0';
+        setenv("MUSTER_TOKEN", tok, 1);
+        setenv("MUSTER_SERVER", md.base, 1);
+        const char *envargv[] = { ctl_path(), "-o", "json", "infraenv", "list", NULL };
+        out = tu_run(envargv, &status, &err);
+        unsetenv("MUSTER_TOKEN");
+        cr_assert_eq(status, 0, "%s", err);
+        json_object *l = parse(out);
+        json_object_put(l);
+        free(out);
+        free(err);
+        /* ... and $MUSTER_TOKEN_FILE names the file. */
+        setenv("MUSTER_TOKEN_FILE", admin_token_file, 1);
+        out = tu_run(envargv, &status, &err);
+        unsetenv("MUSTER_TOKEN_FILE");
+        unsetenv("MUSTER_SERVER");
+        cr_assert_eq(status, 0, "%s", err);
+        l = parse(out);
+        json_object_put(l);
+        free(out);
+        free(err);
+        /* Bad input the server refuses (400) is told with the server's reason. */
+        char long_name[2001];
+        memset(long_name, 'n', sizeof long_name - 1);
+        long_name[sizeof long_name - 1] = '\0';
+        cr_assert_eq(CTL(&out, &err, "infraenv", "create", long_name), 1);
+        cr_assert(strstr(err, "musterctl: ") && strstr(err, "name") && strstr(err, "(HTTP 400)"), "%s", err);
+        free(out);
+        free(err);
+        snprintf(path, sizeof path, "%s/nope.json", dir);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "create", "x", "--pull-secret-file", path), 1);
+        cr_assert(strstr(err, path), "the unreadable file is named: %s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "list"), 0);
+        cr_assert_eq(rows(out), 0, "nothing was created: %s", out);
+        free(out);
+}

@@ -1,0 +1,499 @@
+/* musterctl's pure side: sizes and ages, text cutting and wrapping, tables
+ * fitted into 80 columns, key/value blocks, and command lines refused
+ * before anything is sent. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "table.h"
+#include "testutil.h"
+
+#define ELL "\xe2\x80\xa6"
+
+/* Every line of s at most `width` code points wide; the number of lines. */
+static size_t assert_lines_fit(const char *s, size_t width) {
+        size_t lines = 0;
+        const char *p = s;
+        while (*p) {
+                size_t n = strcspn(p, "\n");
+                char *line = strndup(p, n);
+                cr_assert_leq(ctl_text_width(line), width, "line wider than %zu: \"%s\"", width, line);
+                free(line);
+                lines++;
+                p += n;
+                if (*p == '\n')
+                        p++;
+        }
+        return lines;
+}
+
+/* Line i (0-based) of s, malloc'd. */
+static char *line_of(const char *s, size_t i) {
+        const char *p = s;
+        while (i-- > 0) {
+                p = strchr(p, '\n');
+                cr_assert_not_null(p);
+                p++;
+        }
+        return strndup(p, strcspn(p, "\n"));
+}
+
+/* ---- sizes, ages, numbers ---------------------------------------------- */
+
+Test(ctl_units, sizes_parse) {
+        static const struct {
+                const char *in;
+                int64_t want;
+        } ok[] = {
+                { "16GiB", INT64_C(17179869184) }, { "100GB", INT64_C(100000000000) }, { "512", 512 },
+                { "512B", 512 },                   { "0", 0 },                         { "16g", INT64_C(17179869184) },
+                { "16G", INT64_C(17179869184) },  { "4 KiB", 4096 },                  { "4kb", 4000 },
+                { "1.5TiB", INT64_C(1649267441664) }, { "0.5 GB", 500000000 },       { "2M", 2097152 },
+                { "1PB", INT64_C(1000000000000000) }, { " 8MiB ", 8388608 },
+                { "9223372036854775807", INT64_MAX }, { "0.1KB", 100 },
+        };
+        for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+                int64_t v = -7;
+                cr_assert_eq(ctl_parse_size(ok[i].in, &v), 0, "\"%s\" parses", ok[i].in);
+                cr_assert_eq(v, ok[i].want, "\"%s\" = %lld, not %lld", ok[i].in, (long long) ok[i].want, (long long) v);
+        }
+}
+
+Test(ctl_units, sizes_refused) {
+        static const char *const bad[] = { "", "abc", "16XB", "-1", "1.2.3", "16 GiB x", "GiB", ".5G", "16.",
+                                           "1e9", "16 G B", "+5", "16GiBs" };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                int64_t v = 42;
+                cr_assert_eq(ctl_parse_size(bad[i], &v), -EINVAL, "\"%s\" is refused", bad[i]);
+                cr_assert_eq(v, 42, "and leaves the output alone");
+        }
+        int64_t v;
+        cr_assert_eq(ctl_parse_size("9223372036854775808", &v), -ERANGE);
+        cr_assert_eq(ctl_parse_size("8192PiB", &v), -ERANGE);
+        cr_assert_eq(ctl_parse_size("99999999999999999999999", &v), -ERANGE);
+        cr_assert_eq(ctl_parse_size(NULL, &v), -EINVAL);
+}
+
+Test(ctl_units, sizes_print_in_binary_units) {
+        char b[32];
+        cr_assert_str_eq(ctl_format_size(0, b, sizeof b), "0 B");
+        cr_assert_str_eq(ctl_format_size(1023, b, sizeof b), "1023 B");
+        cr_assert_str_eq(ctl_format_size(1024, b, sizeof b), "1 KiB");
+        cr_assert_str_eq(ctl_format_size(INT64_C(17179869184), b, sizeof b), "16 GiB");
+        cr_assert_str_eq(ctl_format_size(INT64_C(1610612736), b, sizeof b), "1.5 GiB");
+        cr_assert_str_eq(ctl_format_size(INT64_C(2054553600), b, sizeof b), "1.9 GiB");
+        cr_assert_str_eq(ctl_format_size(INT64_C(1099511627776), b, sizeof b), "1 TiB");
+        cr_assert_str_eq(ctl_format_size(INT64_MAX, b, sizeof b), "8 EiB");
+        cr_assert_str_eq(ctl_format_size(-1, b, sizeof b), "-");
+        /* What is printed parses back to the same size. */
+        int64_t v;
+        cr_assert_eq(ctl_parse_size(ctl_format_size(INT64_C(17179869184), b, sizeof b), &v), 0);
+        cr_assert_eq(v, INT64_C(17179869184));
+}
+
+Test(ctl_units, ages) {
+        char b[16];
+        cr_assert_str_eq(ctl_format_age(0, b, sizeof b), "0s");
+        cr_assert_str_eq(ctl_format_age(59, b, sizeof b), "59s");
+        cr_assert_str_eq(ctl_format_age(60, b, sizeof b), "1m");
+        cr_assert_str_eq(ctl_format_age(3599, b, sizeof b), "59m");
+        cr_assert_str_eq(ctl_format_age(3600, b, sizeof b), "1h");
+        cr_assert_str_eq(ctl_format_age(47 * 3600 + 59, b, sizeof b), "47h");
+        cr_assert_str_eq(ctl_format_age(48 * 3600, b, sizeof b), "2d");
+        cr_assert_str_eq(ctl_format_age(-5, b, sizeof b), "-");
+}
+
+Test(ctl_units, numbers_and_intervals) {
+        long n;
+        double d;
+        cr_assert_eq(ctl_parse_long("10", 1, 100, &n), 0);
+        cr_assert_eq(n, 10);
+        cr_assert_eq(ctl_parse_long("0", 1, 100, &n), -ERANGE);
+        cr_assert_eq(ctl_parse_long("101", 1, 100, &n), -ERANGE);
+        cr_assert_eq(ctl_parse_long("1x", 1, 100, &n), -EINVAL);
+        cr_assert_eq(ctl_parse_long("", 1, 100, &n), -EINVAL);
+        cr_assert_eq(ctl_parse_long(" 5", 1, 100, &n), -EINVAL);
+        cr_assert_eq(ctl_parse_long("99999999999999999999", 1, 100, &n), -ERANGE);
+        cr_assert_eq(ctl_parse_interval("1", &d), 0);
+        cr_assert_float_eq(d, 1.0, 1e-9);
+        cr_assert_eq(ctl_parse_interval("0.5", &d), 0);
+        cr_assert_float_eq(d, 0.5, 1e-9);
+        cr_assert_eq(ctl_parse_interval("250ms", &d), 0);
+        cr_assert_float_eq(d, 0.25, 1e-9);
+        cr_assert_eq(ctl_parse_interval("2s", &d), 0);
+        cr_assert_float_eq(d, 2.0, 1e-9);
+        cr_assert_eq(ctl_parse_interval("0", &d), -EINVAL);
+        cr_assert_eq(ctl_parse_interval("-1", &d), -EINVAL);
+        cr_assert_eq(ctl_parse_interval("nan", &d), -EINVAL);
+        cr_assert_eq(ctl_parse_interval("3601", &d), -EINVAL);
+        cr_assert_eq(ctl_parse_interval("1h", &d), -EINVAL);
+}
+
+Test(ctl_units, url_escape) {
+        char *s = ctl_url_escape("a b&c=d/é~_.-");
+        cr_assert_str_eq(s, "a%20b%26c%3Dd%2F%C3%A9~_.-");
+        free(s);
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+Test(ctl_text, width_counts_code_points) {
+        cr_assert_eq(ctl_text_width("abc"), 3);
+        cr_assert_eq(ctl_text_width("h\xc3\xa9llo"), 5);
+        cr_assert_eq(ctl_text_width(ELL), 1);
+        cr_assert_eq(ctl_text_width(""), 0);
+}
+
+Test(ctl_text, sanitize_removes_control_characters) {
+        char *s = ctl_text_sanitize("a\tb\nc\x1b[31md\x7f" "e\xff\xc3(f\xc2\x85g\xc3\xa9");
+        cr_assert_str_eq(s, "a b c?[31md?e?" "?(f?g\xc3\xa9");
+        free(s);
+        s = ctl_text_sanitize("\xed\xa0\x80x"); /* a UTF-16 surrogate is not UTF-8 */
+        cr_assert_str_eq(s, "?" "?" "?x");
+        free(s);
+}
+
+Test(ctl_text, cut_marks_what_it_dropped) {
+        char *s = ctl_text_cut("hello world", 8, ELL);
+        cr_assert_str_eq(s, "hello w" ELL);
+        cr_assert_eq(ctl_text_width(s), 8);
+        free(s);
+        s = ctl_text_cut("hello world", 8, "~");
+        cr_assert_str_eq(s, "hello w~");
+        free(s);
+        s = ctl_text_cut("short", 8, ELL);
+        cr_assert_str_eq(s, "short");
+        free(s);
+        s = ctl_text_cut("h\xc3\xa9h\xc3\xa9h\xc3\xa9", 4, "~"); /* never inside a character */
+        cr_assert_str_eq(s, "h\xc3\xa9h~");
+        free(s);
+        s = ctl_text_cut("abc", 0, ELL);
+        cr_assert_str_eq(s, "");
+        free(s);
+}
+
+Test(ctl_text, wrap_breaks_at_spaces) {
+        const char *text = "Host does not meet the minimum requirements: Insufficient memory: 2.0 GiB, "
+                           "8.0 GiB required for any host";
+        char *s = ctl_text_wrap(text, 30, 4);
+        cr_assert_str_eq(s, "Host does not meet the minimum\n"
+                            "    requirements: Insufficient\n"
+                            "    memory: 2.0 GiB, 8.0 GiB\n"
+                            "    required for any host");
+        free(s);
+        s = ctl_text_wrap("aaaaaaaaaaaaaaaaaaaaaaaaa bb", 10, 0); /* a longer word breaks hard */
+        cr_assert_str_eq(s, "aaaaaaaaaa\naaaaaaaaaa\naaaaa bb");
+        free(s);
+        s = ctl_text_wrap("unchanged  text", 0, 2);
+        cr_assert_str_eq(s, "unchanged  text");
+        free(s);
+}
+
+/* ---- tables ------------------------------------------------------------- */
+
+static const struct ctl_col host_cols[] = {
+        { "ID", CTL_COL_ID, 0, 0 },
+        { "HOSTNAME", CTL_COL_FLEX, 0, 10 },
+        { "STATUS", CTL_COL_FLEX, 0, 20 },
+        { "ROLE", 0, 3, 0 },
+        { "CLUSTER", CTL_COL_ID, 2, 0 },
+        { "INFRA-ENV", CTL_COL_ID, 1, 0 },
+        { "AGENT", CTL_COL_WIDE, 0, 0 },
+        { "SEEN", CTL_COL_RIGHT, 4, 0 },
+};
+
+static void fill_hosts(struct ctl_table *t, const char *hostname) {
+        ctl_table_init(t, host_cols, sizeof host_cols / sizeof *host_cols);
+        const char *r1[] = { "6d757374-6572-4071-8335-000000000001", hostname, "installing-in-progress",
+                             "master", "d7b72eed-a41a-438b-aa6f-be12c8afa0d2", "f362a240-6a39-43d3-9cf4-a51336cc3f12",
+                             "v1.2.3-long-agent-version", "12s" };
+        const char *r2[] = { "9e11c25c-e9b0-571b-b799-f7d3ccdd4c01", "vm", "known-unbound", "auto", NULL,
+                             "f362a240-6a39-43d3-9cf4-a51336cc3f12", "", "3h" };
+        cr_assert_eq(ctl_table_add(t, r1), 0);
+        cr_assert_eq(ctl_table_add(t, r2), 0);
+}
+
+Test(ctl_table, short_rows_print_in_full_with_short_ids) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
+        fill_hosts(&t, "node-1");
+        char *s = ctl_table_render(&t, &f);
+        cr_assert_eq(assert_lines_fit(s, 80), 3);
+        char *h = line_of(s, 0), *l1 = line_of(s, 1), *l2 = line_of(s, 2);
+        cr_assert_str_eq(h, "ID        HOSTNAME  STATUS                  ROLE    CLUSTER   INFRA-ENV  SEEN");
+        cr_assert_str_eq(l1, "6d757374  node-1    installing-in-progress  master  d7b72eed  f362a240    12s");
+        cr_assert_str_eq(l2, "9e11c25c  vm        known-unbound           auto    -         f362a240     3h");
+        cr_assert_null(strstr(s, "AGENT"), "wide-only columns stay out");
+        free(h);
+        free(l1);
+        free(l2);
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, long_text_is_cut_before_columns_go) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
+        fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        char *s = ctl_table_render(&t, &f);
+        assert_lines_fit(s, 80);
+        char *h = line_of(s, 0), *l1 = line_of(s, 1);
+        cr_assert(strstr(h, "INFRA-ENV") && strstr(h, "SEEN") && strstr(h, "ROLE"), "every column kept: %s", h);
+        cr_assert(strstr(l1, "  a-rather-l" ELL "  "), "the hostname is cut and marked: %s", l1);
+        cr_assert(strstr(l1, "installing-in-progress"), "the status keeps its width: its floor is higher");
+        cr_assert_eq(ctl_text_width(l1), 80, "the line uses the room it has: %s", l1);
+        free(h);
+        free(l1);
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, columns_drop_by_rank_when_cutting_is_not_enough) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 60, .ellipsis = "~" };
+        fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        unsigned w[8];
+        ctl_table_layout(&t, &f, w);
+        cr_assert_eq(w[7], 0, "SEEN (rank 4) goes first");
+        cr_assert_eq(w[3], 0, "ROLE (rank 3) next");
+        cr_assert_gt(w[5], 0, "INFRA-ENV (rank 1) stays");
+        cr_assert_eq(w[6], 0, "AGENT is wide-only");
+        cr_assert_eq(w[0], CTL_SHORT_ID);
+        char *s = ctl_table_render(&t, &f);
+        assert_lines_fit(s, 60);
+        cr_assert(strstr(s, "~"), "cut cells are marked with the given ellipsis");
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, narrow_widths_still_fit) {
+        struct ctl_table t;
+        fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        for (unsigned width = 20; width <= 100; width += 7) {
+                struct ctl_fmt f = { .width = width, .ellipsis = ELL };
+                char *s = ctl_table_render(&t, &f);
+                assert_lines_fit(s, width);
+                free(s);
+        }
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, wide_shows_everything_in_full) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 0, .wide = true, .ellipsis = ELL };
+        fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        char *s = ctl_table_render(&t, &f);
+        cr_assert(strstr(s, "6d757374-6572-4071-8335-000000000001"));
+        cr_assert(strstr(s, "a-rather-long-hostname-of-a-rack-server.lab.example.com"));
+        cr_assert(strstr(s, "AGENT") && strstr(s, "v1.2.3-long-agent-version"));
+        cr_assert_null(strstr(s, ELL));
+        char *l1 = line_of(s, 1);
+        cr_assert_gt(ctl_text_width(l1), 80);
+        free(l1);
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, header_can_be_left_out_and_cells_are_sanitized) {
+        static const struct ctl_col cols[] = { { "TIME", 0, 0, 19 }, { "SEVERITY", 0, 0, 8 },
+                                               { "MESSAGE", CTL_COL_FLEX, 0, 20 } };
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 80, .ellipsis = ELL, .no_header = true };
+        ctl_table_init(&t, cols, 3);
+        const char *r[] = { "2026-11-21 21:50:11", "info", "line one\nline two\x1b[2J" };
+        cr_assert_eq(ctl_table_add(&t, r), 0);
+        char *s = ctl_table_render(&t, &f);
+        cr_assert_str_eq(s, "2026-11-21 21:50:11  info      line one line two?[2J\n");
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, empty_table_is_its_header) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
+        ctl_table_init(&t, host_cols, sizeof host_cols / sizeof *host_cols);
+        char *s = ctl_table_render(&t, &f);
+        cr_assert_str_eq(s, "ID  HOSTNAME  STATUS  ROLE  CLUSTER  INFRA-ENV  SEEN\n");
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, key_value_blocks_fit_and_wrap) {
+        struct ctl_kv kv = { 0 };
+        struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
+        cr_assert_eq(ctl_kv_add(&kv, "ID", "6d757374-6572-4071-8335-000000000001", CTL_KV_ID), 0);
+        cr_assert_eq(ctl_kv_add(&kv, "Skipped", NULL, 0), 0);
+        cr_assert_eq(ctl_kv_add(&kv, "Status info",
+                                "Host does not meet the minimum requirements: Insufficient memory: 2.0 GiB, 8.0 GiB "
+                                "required for any host; Insufficient CPU cores: 1, 2 required for any host",
+                                CTL_KV_WRAP), 0);
+        cr_assert_eq(ctl_kv_add(&kv, "SSH key",
+                                "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyFakeKeyFakeKeyFakeKeyFakeKeyFakeKeyFake "
+                                "user@example.com", 0), 0);
+        char *s = ctl_kv_render(&kv, &f);
+        cr_assert_eq(assert_lines_fit(s, 80), 5, "%s", s);
+        char *l0 = line_of(s, 0), *l1 = line_of(s, 1), *l2 = line_of(s, 2), *l4 = line_of(s, 4);
+        cr_assert_str_eq(l0, "ID:          6d757374-6572-4071-8335-000000000001");
+        cr_assert_eq(strncmp(l1, "Status info: Host does not meet", 31), 0, "%s", l1);
+        cr_assert_eq(strncmp(l2, "             ", 13), 0, "continuation lines are indented: %s", l2);
+        cr_assert(strstr(l4, ELL), "an unwrapped value is cut: %s", l4);
+        free(l0);
+        free(l1);
+        free(l2);
+        free(l4);
+        free(s);
+        ctl_kv_free(&kv);
+}
+
+/* ---- command lines refused before any request ---------------------------- */
+
+/* Run ctl_main on argv (NULL-terminated) with stdout and stderr captured.
+ * The server is a closed port: a request would fail with 1, never 2. */
+static int run(char **err, const char *first, ...) {
+        char *argv[64];
+        int argc = 0;
+        va_list ap;
+        argv[argc++] = (char *) "musterctl";
+        argv[argc++] = (char *) "--server";
+        argv[argc++] = (char *) "http://127.0.0.1:1";
+        argv[argc++] = (char *) "--token-file";
+        argv[argc++] = (char *) "/nonexistent/token";
+        va_start(ap, first);
+        for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+                argv[argc++] = (char *) a;
+        va_end(ap);
+        argv[argc] = NULL;
+
+        fflush(stdout);
+        fflush(stderr);
+        FILE *eo = tmpfile(), *oo = tmpfile();
+        cr_assert(eo && oo);
+        int saved_err = dup(2), saved_out = dup(1);
+        dup2(fileno(eo), 2);
+        dup2(fileno(oo), 1);
+        int r = ctl_main(argc, argv);
+        fflush(stdout);
+        fflush(stderr);
+        dup2(saved_err, 2);
+        dup2(saved_out, 1);
+        close(saved_err);
+        close(saved_out);
+        long n = ftell(eo);
+        rewind(eo);
+        char *e = calloc(1, (size_t) (n > 0 ? n : 0) + 1);
+        if (n > 0 && fread(e, 1, (size_t) n, eo) != (size_t) n)
+                cr_assert_fail("reading the captured stderr");
+        fclose(eo);
+        fclose(oo);
+        if (err)
+                *err = e;
+        else
+                free(e);
+        return r;
+}
+
+#define REFUSED(...)                                                                                       \
+        do {                                                                                               \
+                char *e_ = NULL;                                                                           \
+                int r_ = run(&e_, __VA_ARGS__, NULL);                                                      \
+                cr_assert_eq(r_, 2, "exit %d for a usage error: %s", r_, e_);                              \
+                cr_assert(strstr(e_, "musterctl: ") && strstr(e_, "Try 'musterctl"), "with a hint: %s", e_); \
+                free(e_);                                                                                  \
+        } while (0)
+
+Test(ctl_args, usage_errors_exit_2_with_a_hint) {
+        REFUSED("bogus");
+        REFUSED("host", "frobnicate");
+        REFUSED("-o", "yaml", "host", "list");
+        REFUSED("host", "list", "-o", "xml");
+        REFUSED("--server", "ftp://example.com", "host", "list");
+        REFUSED("--server", "http://", "host", "list");
+        REFUSED("host", "list", "--min-memory", "16XB");
+        REFUSED("host", "list", "--min-disk", "-5");
+        REFUSED("host", "list", "--min-cpu", "four");
+        REFUSED("host", "list", "--limit", "0");
+        REFUSED("host", "list", "--status", "sleeping");
+        REFUSED("host", "list", "--unbound", "--cluster", "c1");
+        REFUSED("host", "list", "extra");
+        REFUSED("host", "list", "--nope");
+        REFUSED("host", "list", "--status");
+        REFUSED("host", "show");
+        REFUSED("host", "show", "a", "b");
+        REFUSED("host", "bind", "h1");
+        REFUSED("host", "set", "h1");
+        REFUSED("host", "set", "h1", "--role", "boss");
+        REFUSED("infraenv", "create");
+        REFUSED("infraenv", "create", "");
+        REFUSED("infraenv", "create", "a", "b");
+        REFUSED("infraenv", "create", "a", "--ntp-source", "");
+        REFUSED("infraenv", "delete");
+        REFUSED("cluster", "create", "c", "--label", "novalue");
+        REFUSED("cluster", "create", "c", "--label", "=v");
+        REFUSED("event", "list", "--severity", "loud");
+        REFUSED("event", "list", "--interval", "0");
+        REFUSED("event", "list", "--limit", "-3");
+        REFUSED("token", "create", "--role", "root", "--owner", "x");
+        REFUSED("token", "create", "--owner", "x");
+}
+
+Test(ctl_args, no_command_is_a_usage_error_and_help_is_not) {
+        char *e = NULL;
+        cr_assert_eq(run(&e, NULL, NULL), 2);
+        cr_assert(strstr(e, "Usage: musterctl"), "%s", e);
+        free(e);
+        cr_assert_eq(run(NULL, "host", NULL), 2, "a resource without a verb");
+        cr_assert_eq(run(NULL, "--help", NULL), 0);
+        cr_assert_eq(run(NULL, "help", NULL), 0);
+        cr_assert_eq(run(NULL, "host", "--help", NULL), 0);
+        cr_assert_eq(run(NULL, "--version", NULL), 0);
+        static const char *const cmds[][2] = {
+                { "infraenv", "create" }, { "infraenv", "list" }, { "infraenv", "show" }, { "infraenv", "delete" },
+                { "infraenv", "rotate-token" }, { "host", "list" }, { "host", "show" }, { "host", "bind" },
+                { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
+                { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
+                { "token", "create" },
+        };
+        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+                cr_assert_eq(run(NULL, cmds[i][0], cmds[i][1], "--help", NULL), 0, "%s %s --help", cmds[i][0],
+                             cmds[i][1]);
+}
+
+Test(ctl_args, good_command_lines_get_as_far_as_the_token) {
+        char *e = NULL;
+        /* Parsed fine; then the token file is missing: a failure (1), not usage (2). */
+        cr_assert_eq(run(&e, "host", "list", "--min-memory", "16GiB", "--min-disk", "100GB", "--status",
+                         "known-unbound", "-o", "wide", "--limit", "5", "--all", NULL), 1);
+        cr_assert(strstr(e, "/nonexistent/token"), "%s", e);
+        free(e);
+        cr_assert_eq(run(&e, "event", "list", "--interval", "250ms", "--severity", "warning", NULL), 1);
+        free(e);
+}
+
+Test(ctl_args, unreachable_server_is_named) {
+        char *tmp = tu_mkdtemp(), path[4096];
+        cr_assert_not_null(tmp);
+        snprintf(path, sizeof path, "%s/token", tmp);
+        cr_assert_eq(tu_write_file(tmp, "token", "not-a-real-token\n"), 0);
+        char *argv[] = { "musterctl", "--server", "http://127.0.0.1:1/", "--token-file", path, "infraenv", "list", NULL };
+        fflush(stderr);
+        FILE *eo = tmpfile();
+        int saved = dup(2);
+        dup2(fileno(eo), 2);
+        int r = ctl_main(7, argv);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        tu_rm_rf(tmp);
+        free(tmp);
+        char buf[1024] = "";
+        rewind(eo);
+        size_t n = fread(buf, 1, sizeof buf - 1, eo);
+        buf[n] = '\0';
+        fclose(eo);
+        cr_assert_eq(r, 1);
+        cr_assert(strstr(buf, "http://127.0.0.1:1"), "the server is named: %s", buf);
+}
