@@ -40,6 +40,7 @@ test-unit: build
 bench: build
 	@scripts/install-deps.sh bench
 	@MUSTER_AGENT=$(BUILD)/agent/muster-agent BENCH_RUNSTAT=$(BUILD)/bench/bench-runstat bench/probe
+	@BUILD_DIR=$(BUILD) bench/coordinator/run
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

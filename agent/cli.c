@@ -114,6 +114,34 @@ static int parse_min_disk(const char *s, int64_t *out) {
         return 0;
 }
 
+/* The options of every command; common_option handles them. */
+#define COMMON_OPTIONS { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }
+
+/* -v, -h or an option getopt_long did not know (its return value c): -1 to
+ * go on, else the exit status (0 after --help, 2 after a usage error). */
+static int common_option(int c) {
+        switch (c) {
+        case 'v':
+                log_set_max_level(LOG_LVL_DEBUG);
+                return -1;
+        case 'h':
+                usage(stdout);
+                return 0;
+        default:
+                usage(stderr);
+                return 2;
+        }
+}
+
+/* After the options: a command that takes no positional arguments. 0 or 2. */
+static int no_arguments(const char *cmd, int argc, char **argv) {
+        if (optind < argc) {
+                log_error("agent", "%s takes no arguments (got \"%s\")", cmd, argv[optind]);
+                return 2;
+        }
+        return 0;
+}
+
 static int cmd_inventory(int argc, char **argv) {
         enum { OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT };
         static const struct option opts[] = {
@@ -122,14 +150,13 @@ static int cmd_inventory(int argc, char **argv) {
                 { "output", required_argument, NULL, 'o' },
                 { "summary", no_argument, NULL, OPT_SUMMARY },
                 { "compact", no_argument, NULL, OPT_COMPACT },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
+                COMMON_OPTIONS,
                 {},
         };
         struct probe_options po = { 0 };
         const char *output = NULL;
         bool summary = false, compact = false;
-        int c;
+        int c, r;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) >= 0) {
@@ -150,24 +177,17 @@ static int cmd_inventory(int argc, char **argv) {
                 case OPT_COMPACT:
                         compact = true;
                         break;
-                case 'v':
-                        log_set_max_level(LOG_LVL_DEBUG);
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
                 default:
-                        usage(stderr);
-                        return 2;
+                        if ((r = common_option(c)) >= 0)
+                                return r;
+                        break;
                 }
         }
-        if (optind < argc) {
-                log_error("agent", "inventory takes no arguments (got \"%s\")", argv[optind]);
-                return 2;
-        }
+        if ((r = no_arguments("inventory", argc, argv)))
+                return r;
 
         struct inventory inv;
-        int r = inventory_probe(&po, &inv);
+        r = inventory_probe(&po, &inv);
         if (r < 0) {
                 log_error_errno(r, "agent", "Failed to probe %s: %m", po.sysroot ? po.sysroot : "/");
                 inventory_free(&inv);
@@ -219,12 +239,11 @@ static int cmd_run(int argc, char **argv) {
                 { "host-id", required_argument, NULL, OPT_HOST_ID },
                 { "state-dir", required_argument, NULL, OPT_STATE_DIR },
                 { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
+                COMMON_OPTIONS,
                 {},
         };
         struct run_options ro = { 0 };
-        int c;
+        int c, r;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0) {
@@ -254,21 +273,14 @@ static int cmd_run(int argc, char **argv) {
                         if (parse_min_disk(optarg, &ro.min_disk_bytes) < 0)
                                 return RUN_EXIT_USAGE;
                         break;
-                case 'v':
-                        log_set_max_level(LOG_LVL_DEBUG);
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
                 default:
-                        usage(stderr);
-                        return RUN_EXIT_USAGE;
+                        if ((r = common_option(c)) >= 0)
+                                return r;
+                        break;
                 }
         }
-        if (optind < argc) {
-                log_error("agent", "run takes no arguments (got \"%s\")", argv[optind]);
-                return RUN_EXIT_USAGE;
-        }
+        if ((r = no_arguments("run", argc, argv)))
+                return r;
         if (!ro.coordinator || !ro.infra_env_id || !ro.token_file) {
                 log_error("agent", "run needs --coordinator, --infra-env and --token-file; see muster-agent --help");
                 return RUN_EXIT_USAGE;

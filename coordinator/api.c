@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "checkins.h"
 #include "cleanup.h"
 #include "hostfsm.h"
 #include "log.h"
@@ -69,7 +70,7 @@ bool musterd_auth(void *app, const struct http_route *route, struct http_request
                 return false;
         }
         p = calloc(1, sizeof *p);
-        if (!p || auth_check(d->key, req->bearer, (int64_t) time(NULL), p) < 0) {
+        if (!p || auth_check_cached(d->auth_cache, d->key, req->bearer, (int64_t) time(NULL), p) < 0) {
                 free(p);
                 http_error(resp, 401, "the token is not valid");
                 return false;
@@ -513,7 +514,11 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
         struct host h;
         if (api_load_host(d, req, resp, &ie, &h) < 0)
                 goto out;
-        int r = store_host_checkin(d->store, ie.id, h.id, NULL);
+        /* The check-in is buffered (checkins.h): a poll writes nothing. */
+        char now[MODEL_TIME_LEN];
+        int r = model_now_rfc3339(now);
+        if (r >= 0 && checkins_note(d->checkins, ie.id, h.id, now) < 0)
+                r = store_host_checkin(d->store, ie.id, h.id, now);
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
@@ -529,9 +534,8 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                         refresh_host(d, &h);
                 }
         }
-        int reregister = store_host_take_reregister(d->store, ie.id, h.id);
-        char now[MODEL_TIME_LEN];
-        (void) model_now_rfc3339(now);
+        /* Only a host with the flag set costs a write. */
+        int reregister = h.reregister_pending ? store_host_take_reregister(d->store, ie.id, h.id) : 0;
         struct steps_input in = {
                 .status = h.status,
                 .inventory_received = h.inventory_json != NULL,

@@ -1,6 +1,9 @@
 /* Token issue and check, and the scope rules (auth.h). */
 #include "auth.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,13 +60,18 @@ static const char *claim_str(json_object *c, const char *k) {
         return json_object_get_string(v);
 }
 
-int auth_check(const struct crypto_key *k, const char *token, int64_t now, struct principal *out) {
+/* auth_check(), and until when the answer holds (the token's "exp", if any). */
+static int check_until(const struct crypto_key *k, const char *token, int64_t now, struct principal *out,
+                       int64_t *until) {
         json_object *c = NULL, *v;
         int r = -EACCES;
 
         memset(out, 0, sizeof *out);
+        *until = INT64_MAX;
         if (!token || jwt_verify(k, token, now, &c) < 0)
                 return -EACCES;
+        if (json_object_object_get_ex(c, "exp", &v) && json_object_is_type(v, json_type_int))
+                *until = json_object_get_int64(v);
         const char *sub = claim_str(c, "sub");
         if (sub && strcmp(sub, "agent") == 0) {
                 const char *ie = claim_str(c, "infra_env_id");
@@ -85,6 +93,66 @@ int auth_check(const struct crypto_key *k, const char *token, int64_t now, struc
         }
         json_object_put(c);
         return r;
+}
+
+int auth_check(const struct crypto_key *k, const char *token, int64_t now, struct principal *out) {
+        int64_t until;
+        return check_until(k, token, now, out, &until);
+}
+
+struct auth_cache_entry {
+        uint8_t key[CRYPTO_SHA256_LEN];
+        int64_t until; /* 0: empty */
+        struct principal p;
+};
+
+struct auth_cache {
+        pthread_mutex_t lock;
+        struct auth_cache_entry slot[AUTH_CACHE_SLOTS];
+};
+
+int auth_cache_new(struct auth_cache **out) {
+        struct auth_cache *c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        pthread_mutex_init(&c->lock, NULL);
+        *out = c;
+        return 0;
+}
+
+void auth_cache_free(struct auth_cache *c) {
+        if (!c)
+                return;
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+}
+
+int auth_check_cached(struct auth_cache *c, const struct crypto_key *k, const char *token, int64_t now,
+                      struct principal *out) {
+        uint8_t key[CRYPTO_SHA256_LEN];
+        int64_t until;
+        if (!c || !token || strlen(token) > JWT_MAX_LEN || crypto_sha256(token, strlen(token), key) < 0)
+                return auth_check(k, token, now, out);
+        /* Direct-mapped: a collision only costs a verification. */
+        struct auth_cache_entry *e = &c->slot[(((size_t) key[0] << 8) | key[1]) % AUTH_CACHE_SLOTS];
+        pthread_mutex_lock(&c->lock);
+        bool hit = e->until > now && memcmp(e->key, key, sizeof key) == 0;
+        if (hit)
+                *out = e->p;
+        pthread_mutex_unlock(&c->lock);
+        if (hit)
+                return 0;
+        int r = check_until(k, token, now, out, &until);
+        if (r < 0)
+                return r;
+        if (until > now + AUTH_CACHE_TTL_S)
+                until = now + AUTH_CACHE_TTL_S;
+        pthread_mutex_lock(&c->lock);
+        memcpy(e->key, key, sizeof key);
+        e->until = until;
+        e->p = *out;
+        pthread_mutex_unlock(&c->lock);
+        return 0;
 }
 
 bool auth_is_admin(const struct principal *p) {

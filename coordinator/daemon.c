@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "hostfsm.h"
 #include "log.h"
+#include "checkins.h"
 #include "musterd.h"
 #include "refresh.h"
 
@@ -46,6 +47,9 @@ static int write_admin_token(struct musterd *d, const char *dir) {
 
 int musterd_monitor_pass(struct musterd *d) {
         char before[MODEL_TIME_LEN];
+        int flushed = checkins_flush(d->checkins, d->store);
+        if (flushed < 0)
+                return flushed;
         int64_t cutoff = (int64_t) time(NULL) - d->cfg.host_disconnect_timeout_s;
         uint32_t live = 0;
         int total = 0;
@@ -89,22 +93,35 @@ int musterd_monitor_pass(struct musterd *d) {
         }
 }
 
+/* Every second: write the buffered check-ins; every monitor_interval: the
+ * disconnect pass (which flushes first, so fresh check-ins count). */
 static void *monitor_main(void *arg) {
         struct musterd *d = arg;
+        int64_t every = d->cfg.monitor_interval_s > 0 ? d->cfg.monitor_interval_s : 1;
+        struct timespec last;
+        clock_gettime(CLOCK_MONOTONIC, &last);
         pthread_mutex_lock(&d->lock);
         while (!d->stopping) {
-                struct timespec until;
+                struct timespec until, now;
                 clock_gettime(CLOCK_REALTIME, &until);
-                until.tv_sec += d->cfg.monitor_interval_s > 0 ? d->cfg.monitor_interval_s : 1;
+                until.tv_sec += 1;
                 pthread_cond_timedwait(&d->wake, &d->lock, &until);
                 if (d->stopping)
                         break;
                 pthread_mutex_unlock(&d->lock);
-                int r = musterd_monitor_pass(d);
-                if (r < 0)
-                        log_warning_errno(r, "monitor", "Disconnect check failed: %m");
-                else if (r > 0)
-                        log_info("monitor", "%d host(s) marked disconnected", r);
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if (now.tv_sec - last.tv_sec >= every) {
+                        last = now;
+                        int r = musterd_monitor_pass(d);
+                        if (r < 0)
+                                log_warning_errno(r, "monitor", "Disconnect check failed: %m");
+                        else if (r > 0)
+                                log_info("monitor", "%d host(s) marked disconnected", r);
+                } else {
+                        int r = checkins_flush(d->checkins, d->store);
+                        if (r < 0)
+                                log_warning_errno(r, "monitor", "Failed to write check-ins: %m");
+                }
                 pthread_mutex_lock(&d->lock);
         }
         pthread_mutex_unlock(&d->lock);
@@ -132,6 +149,8 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 return log_error_errno(ENAMETOOLONG, "musterd", "Store path is too long");
         if ((r = store_open(path, &d->store)) < 0)
                 return log_error_errno(r, "musterd", "Failed to open store %s: %m", path);
+        if ((r = auth_cache_new(&d->auth_cache)) < 0 || (r = checkins_new(&d->checkins)) < 0)
+                return log_error_errno(r, "musterd", "Out of memory: %m");
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .routes = musterd_routes, .n_routes = musterd_n_routes, .auth = musterd_auth,
@@ -154,6 +173,13 @@ void musterd_stop(struct musterd *d) {
                 pthread_join(d->monitor, NULL);
         }
         http_server_stop(d->http);
+        if (d->checkins && d->store) {
+                int r = checkins_flush(d->checkins, d->store);
+                if (r < 0)
+                        log_warning_errno(r, "musterd", "Failed to write the last check-ins: %m");
+        }
+        checkins_free(d->checkins);
+        auth_cache_free(d->auth_cache);
         store_close(d->store);
         crypto_key_free(d->key);
         pthread_cond_destroy(&d->wake);

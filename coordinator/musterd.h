@@ -14,6 +14,8 @@ struct musterd {
         struct muster_config cfg;
         struct store *store;
         struct crypto_key *key;
+        struct auth_cache *auth_cache;   /* verified tokens */
+        struct checkin_buffer *checkins; /* agents' check-ins, written in batches */
         struct http_server *http;
         pthread_t monitor;
         bool monitor_running;

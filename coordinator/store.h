@@ -112,6 +112,15 @@ int store_host_set_status(struct store *s, const char *infra_env_id, const char 
                           const struct validation *v, size_t n_v, uint32_t expect_mask);
 int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
                             const struct host_progress *p);
+/* One host's check-in time, for the batched form below. */
+struct store_checkin {
+        char infra_env_id[UUID_STR_LEN];
+        char host_id[UUID_STR_LEN];
+        char at[MODEL_TIME_LEN];  /* canonical RFC 3339 */
+};
+/* Many check-ins in one transaction; a time older than the stored one is
+ * ignored, hosts that no longer exist are skipped. 0 or -errno. */
+int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n);
 /* checked_in_at = at (RFC 3339), or now when at is NULL. */
 int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at);
 /* Binds to cluster_id (NULL: unbinds) and sets status/status_info, in one

@@ -1293,6 +1293,23 @@ static int cluster_installing(struct conn *c, const char *ie, const char *id, co
         return r;
 }
 
+int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
+        struct conn *c;
+        int r;
+        if (n == 0)
+                return 0;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET checked_in_at = ?3 WHERE infra_env_id = ?1 AND id = ?2 "
+                                 "AND (checked_in_at IS NULL OR checked_in_at < ?3)", &st)) >= 0 &&
+                    (r = BIND(st, v[i].infra_env_id, v[i].host_id, v[i].at)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
 int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
                     const char *cluster_id, enum host_status status, const char *status_info,
                     uint32_t expect_mask) {

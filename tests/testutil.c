@@ -1,9 +1,11 @@
-/* Test helpers: process spawning with captured output, temp trees. */
+/* Test helpers: process spawning with captured output, temp trees, the
+ * real musterd and agents by PID, HTTP on loopback, JSON paths. */
 #include "testutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <limits.h>
 #include <poll.h>
 #include <spawn.h>
@@ -223,7 +225,55 @@ json_object *tu_json_get(json_object *root, const char *dotted) {
         return cur;
 }
 
+const char *tu_jstr(json_object *o, const char *dotted) {
+        return json_object_get_string(tu_json_get(o, dotted));
+}
+
+const char *tu_validation(json_object *host, const char *id) {
+        json_object *a = tu_json_get(host, "validations");
+        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+                json_object *v = json_object_array_get_idx(a, i);
+                if (strcmp(tu_jstr(v, "id"), id) == 0)
+                        return tu_jstr(v, "status");
+        }
+        return NULL;
+}
+
+int64_t tu_mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tu_enter_netns(const char *name) {
+        char path[128];
+        snprintf(path, sizeof path, "/run/netns/%s", name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
 /* ---- musterd under test ------------------------------------------------ */
+
+/* STATE/admin.token's first line replaces m->admin_token when there is one.
+ * 0 if m has a token then, else -1. */
+static int read_admin_token(struct tu_musterd *m) {
+        char path[4096], tok[4096];
+        snprintf(path, sizeof path, "%s/admin.token", m->state_dir);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return -1;
+        if (fgets(tok, sizeof tok, f)) {
+                tok[strcspn(tok, "\n")] = '\0';
+                free(m->admin_token);
+                m->admin_token = strdup(tok);
+        }
+        fclose(f);
+        return m->admin_token ? 0 : -1;
+}
 
 static unsigned free_port(void) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -238,54 +288,57 @@ static unsigned free_port(void) {
         return ntohs(a.sin_port);
 }
 
-int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *config) {
+static void tu_sleep_ms(long ms) {
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* Spawn musterd on m->port with m->state_dir and wait up to 10 s for
+ * /healthz: 1 when it answers; 0 when it exited (the port taken?) or never
+ * answered (then it is killed); -1 when it could not be spawned. */
+static int spawn_musterd(struct tu_musterd *m, const char *config) {
         const char *bin = getenv("MUSTERD");
-        char listen[64];
+        char listen[64], url[128];
+        snprintf(listen, sizeof listen, "127.0.0.1:%u", m->port);
+        snprintf(url, sizeof url, "%s/healthz", m->base);
+        const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
+                               config ? "--config" : NULL, config, NULL };
+        pid_t pid;
+        if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *) argv, environ) != 0)
+                return -1;
+        m->pid = pid;
+        for (int i = 0; i < 200; i++) {
+                int st;
+                if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200)
+                        return 1;
+                if (waitpid(pid, &st, WNOHANG) == pid) {
+                        m->pid = 0;
+                        return 0;
+                }
+                tu_sleep_ms(50);
+        }
+        tu_musterd_stop(m, SIGKILL);
+        return 0;
+}
+
+int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *config) {
         if (!m->state_dir)
                 m->state_dir = strdup(state_dir);
+        /* A free port may be taken before musterd binds it: try another. */
         for (int attempt = 0; attempt < 5; attempt++) {
                 m->port = free_port();
-                snprintf(listen, sizeof listen, "127.0.0.1:%u", m->port);
                 snprintf(m->base, sizeof m->base, "http://127.0.0.1:%u", m->port);
-                const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
-                                       config ? "--config" : NULL, config, NULL };
-                pid_t pid;
-                if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *) argv, environ) != 0)
+                int r = spawn_musterd(m, config);
+                if (r < 0)
                         return -1;
-                m->pid = pid;
-                /* Up to 10 s for /healthz. */
-                for (int i = 0; i < 200; i++) {
-                        char url[128];
-                        snprintf(url, sizeof url, "%s/healthz", m->base);
-                        if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200)
-                                goto up;
-                        int st;
-                        if (waitpid(pid, &st, WNOHANG) == pid) {
-                                m->pid = 0;
-                                break; /* exited: port taken? try another */
-                        }
-                        struct timespec ts = { 0, 50 * 1000 * 1000 };
-                        nanosleep(&ts, NULL);
+                if (r > 0) {
+                        free(m->admin_token);
+                        m->admin_token = NULL;
+                        return read_admin_token(m);
                 }
-                if (m->pid)
-                        tu_musterd_stop(m, SIGKILL);
         }
         return -1;
-up:
-        free(m->admin_token);
-        m->admin_token = NULL;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/admin.token", m->state_dir);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return -1;
-        char tok[4096];
-        if (fgets(tok, sizeof tok, f)) {
-                tok[strcspn(tok, "\n")] = '\0';
-                m->admin_token = strdup(tok);
-        }
-        fclose(f);
-        return m->admin_token ? 0 : -1;
 }
 
 void tu_musterd_stop(struct tu_musterd *m, int sig) {
@@ -367,54 +420,45 @@ long tu_http_json(const char *method, const char *url, const char *token, const 
         return code;
 }
 
-/* ---- processes under test (agent run) ------------------------------------ */
-
-static void tu_sleep_ms(long ms) {
-        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
+long tu_create_infra_env(const char *base, const char *admin, const char *name, char **id, char **agent_token) {
+        json_object *body = json_object_new_object(), *o = NULL;
+        json_object_object_add(body, "name", json_object_new_string(name));
+        long code = tu_http_json("POST", tu_url(base, "/api/v2/infra-envs"), admin, json_object_to_json_string(body), &o);
+        const char *v;
+        if (code == 201 && id)
+                *id = (v = tu_jstr(o, "id")) ? strdup(v) : NULL;
+        if (code == 201 && agent_token)
+                *agent_token = (v = tu_jstr(o, "agent_token")) ? strdup(v) : NULL;
+        json_object_put(o);
+        json_object_put(body);
+        return code;
 }
 
-int tu_musterd_restart(struct tu_musterd *m, const char *config) {
-        const char *bin = getenv("MUSTERD");
-        char listen[64], url[128];
+const char *tu_url(const char *base, const char *fmt, ...) {
+        static _Thread_local char buf[4][1024];
+        static _Thread_local int i;
+        char path[900];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof path, fmt, ap);
+        va_end(ap);
+        i = (i + 1) % 4;
+        snprintf(buf[i], sizeof buf[i], "%s%s", base, path);
+        return buf[i];
+}
 
+/* ---- processes under test (agent run) ------------------------------------ */
+
+int tu_musterd_restart(struct tu_musterd *m, const char *config) {
         if (m->pid > 0 || !m->port || !m->state_dir)
                 return -1;
-        snprintf(listen, sizeof listen, "127.0.0.1:%u", m->port);
-        snprintf(url, sizeof url, "%s/healthz", m->base);
         /* Up to 10 attempts: the old listener's port may linger briefly. */
         for (int attempt = 0; attempt < 10; attempt++) {
-                const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
-                                       config ? "--config" : NULL, config, NULL };
-                pid_t pid;
-                if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *) argv, environ) != 0)
+                int r = spawn_musterd(m, config);
+                if (r < 0)
                         return -1;
-                m->pid = pid;
-                for (int i = 0; i < 200; i++) {
-                        int st;
-                        if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200) {
-                                char path[4096], tok[4096];
-                                snprintf(path, sizeof path, "%s/admin.token", m->state_dir);
-                                FILE *f = fopen(path, "re");
-                                if (!f)
-                                        return -1;
-                                if (fgets(tok, sizeof tok, f)) {
-                                        tok[strcspn(tok, "\n")] = '\0';
-                                        free(m->admin_token);
-                                        m->admin_token = strdup(tok);
-                                }
-                                fclose(f);
-                                return m->admin_token ? 0 : -1;
-                        }
-                        if (waitpid(pid, &st, WNOHANG) == pid) {
-                                m->pid = 0;
-                                break;
-                        }
-                        tu_sleep_ms(50);
-                }
-                if (m->pid)
-                        tu_musterd_stop(m, SIGKILL);
+                if (r > 0)
+                        return read_admin_token(m);
                 tu_sleep_ms(200);
         }
         return -1;
@@ -463,4 +507,12 @@ int tu_kill_wait(int pid, int sig) {
                 if (errno != EINTR)
                         return -1;
         return tu_status(st);
+}
+
+int tu_stop_pid(int pid, int sig, int timeout_ms) {
+        if (pid <= 0)
+                return -1;
+        kill(pid, sig);
+        int st = tu_wait_pid(pid, timeout_ms);
+        return st >= 0 ? st : tu_kill_wait(pid, SIGKILL);
 }

@@ -1,7 +1,9 @@
-/* Helpers shared by the Criterion suites: run real binaries, temp dirs. */
+/* Helpers shared by the Criterion suites: run real binaries, temp dirs,
+ * musterd and agents started and stopped by their PIDs, URLs and JSON. */
 #pragma once
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Path of the built muster-agent (from $MUSTER_AGENT set by ctest). */
 const char *tu_agent_path(void);
@@ -22,6 +24,14 @@ int tu_write_bin(const char *root, const char *relpath, const void *data, size_t
 int tu_symlink(const char *root, const char *relpath, const char *target);
 /* Path of an object's member by dotted path ("cpu.count", "disks.0.name"). */
 json_object *tu_json_get(json_object *root, const char *dotted);
+/* The string form of the member at a dotted path; NULL if there is none. */
+const char *tu_jstr(json_object *o, const char *dotted);
+/* The status of validation `id` in a host's "validations"; NULL if absent. */
+const char *tu_validation(json_object *host, const char *id);
+/* CLOCK_MONOTONIC in milliseconds, for bounded waits. */
+int64_t tu_mono_ms(void);
+/* Move this thread into the network namespace /run/netns/NAME. 0 or -errno. */
+int tu_enter_netns(const char *name);
 
 /* ---- musterd under test ------------------------------------------------ */
 
@@ -45,6 +55,13 @@ void tu_musterd_free(struct tu_musterd *m);
 long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out);
 /* The same with the body as JSON text and the response parsed (NULL if not JSON). */
 long tu_http_json(const char *method, const char *url, const char *token, const char *body, json_object **out);
+/* POST {"name": name} to base/api/v2/infra-envs with an admin token. The
+ * HTTP status; on 201 the new id and agent token (malloc'd; either pointer
+ * may be NULL when not wanted). */
+long tu_create_infra_env(const char *base, const char *admin, const char *name, char **id, char **agent_token);
+/* base followed by the printf-formatted path. The text lives in one of four
+ * per-thread buffers that are reused in turn: good for the next few calls. */
+const char *tu_url(const char *base, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- processes under test (agent run) ------------------------------------ */
 
@@ -60,3 +77,6 @@ int tu_spawn(const char *const argv[], const char *log_path);
 int tu_wait_pid(int pid, int timeout_ms);
 /* Send sig to pid and reap it; its exit status as tu_wait_pid's. */
 int tu_kill_wait(int pid, int sig);
+/* Send sig to pid, wait up to timeout_ms, then SIGKILL; reaped either way.
+ * Its exit status as tu_wait_pid's; -1 if pid <= 0. */
+int tu_stop_pid(int pid, int sig, int timeout_ms);

@@ -122,22 +122,25 @@ int ctl_cluster_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
                 json_object_object_add(body, "high_availability_mode", json_object_new_string("None"));
         if (json_object_object_length(labels) > 0)
                 json_object_object_add(body, "labels", json_object_get(labels));
-        if (pull) {
-                char *s = ctl_read_file(pull, MODEL_MAX_SECRET, "pull secret");
-                if (!s)
-                        return CTL_EXIT_FAIL;
-                json_object_object_add(body, "pull_secret", json_object_new_string(s));
-                explicit_bzero(s, strlen(s));
-                free(s);
-        }
-        struct ctl_reply r;
-        int rc = ctl_call_object(c, "POST", "/clusters", body, &r) < 0 ? CTL_EXIT_FAIL : print_cluster(c, r.json, false);
-        ctl_reply_free(&r);
-        return rc;
+        if (pull && ctl_add_file(body, "pull_secret", pull, MODEL_MAX_SECRET, "pull secret"))
+                return CTL_EXIT_FAIL;
+        return ctl_call_print(c, "POST", "/clusters", body, print_cluster, false);
+}
+
+static int cluster_row(struct ctl_table *t, json_object *e) {
+        char created[32], age[16];
+        _cleanup_free_ char *labels = labels_text(ctl_jget(e, "labels"));
+        const char *row[] = {
+                ctl_jstr(e, "id"), ctl_jstr(e, "name"), ctl_jstr(e, "status"), ctl_jstr(e, "release_version"),
+                ctl_jstr(e, "base_dns_domain"), ctl_jstr(e, "high_availability_mode"), ctl_jstr(e, "owner"),
+                ctl_jstr(e, "api_vip"), ctl_jstr(e, "ingress_vip"), ctl_jstr(e, "machine_network_cidr"), labels,
+                ctl_time(ctl_jstr(e, "created_at"), created, sizeof created),
+                ctl_age(ctl_jstr(e, "created_at"), age, sizeof age),
+        };
+        return ctl_table_add(t, row);
 }
 
 int ctl_cluster_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
         static const struct ctl_col cols[] = {
                 { "ID", CTL_COL_ID, 0, 0 },
                 { "NAME", CTL_COL_FLEX, 0, 12 },
@@ -153,78 +156,17 @@ int ctl_cluster_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 { "CREATED", CTL_COL_WIDE, 0, 0 },
                 { "AGE", 0, 1, 0 },
         };
-        int o;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
-                return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (ctl_want_args(cmd, argc, argv, 0, ""))
-                return CTL_EXIT_USAGE;
-        _cleanup_(json_object_putp) json_object *rows = NULL;
-        if (ctl_get_list(c, "/clusters", true, &rows, NULL) < 0)
-                return CTL_EXIT_FAIL;
-        if (c->output == CTL_OUT_JSON)
-                return ctl_print_json(rows);
-        struct ctl_table t;
-        int r = 0;
-        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
-        for (size_t i = 0; i < json_object_array_length(rows) && r == 0; i++) {
-                json_object *e = json_object_array_get_idx(rows, i);
-                char created[32], age[16];
-                _cleanup_free_ char *labels = labels_text(ctl_jget(e, "labels"));
-                const char *row[] = {
-                        ctl_jstr(e, "id"), ctl_jstr(e, "name"), ctl_jstr(e, "status"), ctl_jstr(e, "release_version"),
-                        ctl_jstr(e, "base_dns_domain"), ctl_jstr(e, "high_availability_mode"), ctl_jstr(e, "owner"),
-                        ctl_jstr(e, "api_vip"), ctl_jstr(e, "ingress_vip"), ctl_jstr(e, "machine_network_cidr"), labels,
-                        ctl_time(ctl_jstr(e, "created_at"), created, sizeof created),
-                        ctl_age(ctl_jstr(e, "created_at"), age, sizeof age),
-                };
-                r = ctl_table_add(&t, row);
-        }
-        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
-        ctl_table_free(&t);
-        return r;
+        return ctl_list_all(c, cmd, argc, argv, "/clusters", cols, sizeof cols / sizeof *cols, cluster_row);
 }
 
-static char *one_cluster_path(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, int *rc, char **id) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
-        int o;
-        char *path;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                *rc = o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-                return NULL;
-        }
-        if ((*rc = ctl_want_args(cmd, argc, argv, 1, "CLUSTER")))
-                return NULL;
-        *rc = CTL_EXIT_FAIL;
-        if (!(*id = ctl_resolve_cluster(c, argv[optind])))
-                return NULL;
-        if (asprintf(&path, "/clusters/%s", *id) < 0)
-                return NULL;
-        *rc = CTL_EXIT_OK;
-        return path;
-}
+static const struct ctl_kind cluster_kind = {
+        .name = "cluster", .arg = "CLUSTER", .path = "/clusters", .resolve = ctl_resolve_cluster, .print = print_cluster,
+};
 
 int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        int rc;
-        _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = one_cluster_path(c, cmd, argc, argv, &rc, &id);
-        if (!path)
-                return rc;
-        struct ctl_reply r;
-        rc = ctl_call_object(c, "GET", path, NULL, &r) < 0 ? CTL_EXIT_FAIL : print_cluster(c, r.json, true);
-        ctl_reply_free(&r);
-        return rc;
+        return ctl_show_one(c, cmd, argc, argv, &cluster_kind);
 }
 
 int ctl_cluster_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        int rc;
-        _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = one_cluster_path(c, cmd, argc, argv, &rc, &id);
-        if (!path)
-                return rc;
-        struct ctl_reply r;
-        rc = ctl_call(c, "DELETE", path, NULL, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
-        ctl_reply_free(&r);
-        if (rc == CTL_EXIT_OK && c->output != CTL_OUT_JSON)
-                printf("cluster %s deleted\n", id);
-        return rc;
+        return ctl_delete_one(c, cmd, argc, argv, &cluster_kind);
 }

@@ -169,6 +169,21 @@ int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const
         return 0;
 }
 
+bool ctl_plain_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts,
+                    const char **value, int n, const char *what, int *rc) {
+        static const struct option global[] = { CTL_GLOBAL_OPTIONS, {} };
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts ?: global)) != CTL_OPT_END) {
+                if (o == CTL_OPT_HELP || o == CTL_OPT_BAD || !value) {
+                        *rc = o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+                        return false;
+                }
+                *value = optarg;
+        }
+        *rc = ctl_want_args(cmd, argc, argv, n, what);
+        return *rc == 0;
+}
+
 static int set_output(struct ctl *c, const char *s) {
         if (strcmp(s, "table") == 0)
                 c->output = CTL_OUT_TABLE;
@@ -289,6 +304,16 @@ char *ctl_read_file(const char *path, size_t max, const char *what) {
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
                 buf[--len] = '\0';
         return buf;
+}
+
+int ctl_add_file(json_object *body, const char *key, const char *path, size_t max, const char *what) {
+        char *s = ctl_read_file(path, max, what);
+        if (!s)
+                return CTL_EXIT_FAIL;
+        json_object_object_add(body, key, json_object_new_string(s));
+        explicit_bzero(s, strlen(s));
+        free(s);
+        return 0;
 }
 
 int ctl_write_secret(const char *path, const char *text) {

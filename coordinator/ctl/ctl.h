@@ -79,11 +79,20 @@ int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
 int ctl_usage_error(const struct ctl_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Positional arguments: exactly `n` of them (named for the error). */
 int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const char *what);
+/* A command with at most one option of its own: `opts` are it and the global
+ * options (NULL: the global ones only) and its argument goes to *value; then
+ * exactly `n` positional arguments. true to go on; false with *rc the exit
+ * status to return (0 after --help). */
+bool ctl_plain_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts,
+                    const char **value, int n, const char *what, int *rc);
 /* "musterctl: MESSAGE" on stderr; returns CTL_EXIT_FAIL. */
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A whole file as text (trailing newlines dropped), at most `max` bytes;
  * NULL with a message printed. */
 char *ctl_read_file(const char *path, size_t max, const char *what);
+/* body[key] = the text of the file at `path` as ctl_read_file reads it; our
+ * copy is wiped afterwards (secrets). 0, or CTL_EXIT_FAIL, message printed. */
+int ctl_add_file(json_object *body, const char *key, const char *path, size_t max, const char *what);
 /* Write `text` and a newline to a new 0600 file; 0 or -errno (message printed). */
 int ctl_write_secret(const char *path, const char *text);
 
@@ -149,6 +158,34 @@ char *ctl_when(const char *rfc3339, char *buf, size_t n);
 char *ctl_age(const char *rfc3339, char *buf, size_t n);
 /* Validations as a table (one per line: id, status, message). */
 int ctl_print_validations(struct ctl *c, json_object *validations);
+
+/* ---- verbs every resource has (resource.c) --------------------------------- */
+
+/* Prints one resource object; `details` for `show` (validations, hardware). */
+typedef int (*ctl_print_fn)(struct ctl *c, json_object *o, bool details);
+/* Adds the table row of one list element; ctl_table_add's result. */
+typedef int (*ctl_row_fn)(struct ctl_table *t, json_object *e);
+
+/* A resource addressed as PATH/ID, named by the user as `arg`. */
+struct ctl_kind {
+        const char *name; /* "cluster", in messages */
+        const char *arg;  /* "CLUSTER", in usage errors */
+        const char *path; /* "/clusters" */
+        char *(*resolve)(struct ctl *c, const char *arg);
+        ctl_print_fn print;
+};
+
+/* ctl_call_object, then print(c, reply, details); the exit status. */
+int ctl_call_print(struct ctl *c, const char *method, const char *path, json_object *body, ctl_print_fn print,
+                   bool details);
+/* A list as JSON, or as a table of `cols` with a row per element. */
+int ctl_print_rows(struct ctl *c, json_object *rows, const struct ctl_col *cols, size_t ncols, ctl_row_fn add_row);
+/* `RESOURCE list` with no options of its own: every page of `path`, printed. */
+int ctl_list_all(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const char *path,
+                 const struct ctl_col *cols, size_t ncols, ctl_row_fn add_row);
+/* `RESOURCE show ID` and `RESOURCE delete ID` ("KIND ID deleted" unless -o json). */
+int ctl_show_one(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct ctl_kind *k);
+int ctl_delete_one(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct ctl_kind *k);
 
 /* ---- commands --------------------------------------------------------------- */
 

@@ -16,6 +16,22 @@ static const char *hostname_of(json_object *h) {
         return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
 }
 
+static int host_row(struct ctl_table *t, json_object *h) {
+        char reg[32], seen[16], hmem[32] = "", hdisk[32] = "";
+        int64_t m = ctl_jint(h, "hardware.memory_bytes", -1), dk = ctl_jint(h, "hardware.max_disk_bytes", -1);
+        if (m >= 0)
+                ctl_format_size(m, hmem, sizeof hmem);
+        if (dk > 0)
+                ctl_format_size(dk, hdisk, sizeof hdisk);
+        const char *row[] = {
+                ctl_jstr(h, "id"), hostname_of(h), ctl_jstr(h, "status"), ctl_jstr(h, "role"),
+                ctl_jstr(h, "hardware.cpu_count"), hmem, hdisk, ctl_jstr(h, "cluster_id"), ctl_jstr(h, "infra_env_id"),
+                ctl_jstr(h, "discovery_agent_version"), ctl_time(ctl_jstr(h, "registered_at"), reg, sizeof reg),
+                ctl_age(ctl_jstr(h, "checked_in_at"), seen, sizeof seen), ctl_jstr(h, "status_info"),
+        };
+        return ctl_table_add(t, row);
+}
+
 int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         enum { O_STATUS = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_IE, O_UNBOUND, O_CPU, O_MEM, O_DISK, O_HOSTNAME, O_LIMIT,
                O_ALL };
@@ -121,31 +137,8 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         bool more = false;
         if (ctl_get_list(c, path, all, &rows, &more) < 0)
                 return CTL_EXIT_FAIL;
-        if (c->output == CTL_OUT_JSON)
-                return ctl_print_json(rows);
-
-        struct ctl_table t;
-        int r = 0;
-        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
-        for (size_t i = 0; i < json_object_array_length(rows) && r == 0; i++) {
-                json_object *h = json_object_array_get_idx(rows, i);
-                char reg[32], seen[16], hmem[32] = "", hdisk[32] = "";
-                int64_t m = ctl_jint(h, "hardware.memory_bytes", -1), dk = ctl_jint(h, "hardware.max_disk_bytes", -1);
-                if (m >= 0)
-                        ctl_format_size(m, hmem, sizeof hmem);
-                if (dk > 0)
-                        ctl_format_size(dk, hdisk, sizeof hdisk);
-                const char *row[] = {
-                        ctl_jstr(h, "id"), hostname_of(h), ctl_jstr(h, "status"), ctl_jstr(h, "role"),
-                        ctl_jstr(h, "hardware.cpu_count"), hmem, hdisk, ctl_jstr(h, "cluster_id"), ctl_jstr(h, "infra_env_id"), ctl_jstr(h, "discovery_agent_version"),
-                        ctl_time(ctl_jstr(h, "registered_at"), reg, sizeof reg),
-                        ctl_age(ctl_jstr(h, "checked_in_at"), seen, sizeof seen), ctl_jstr(h, "status_info"),
-                };
-                r = ctl_table_add(&t, row);
-        }
-        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
-        ctl_table_free(&t);
-        if (more)
+        int r = ctl_print_rows(c, rows, cols, sizeof cols / sizeof *cols, host_row);
+        if (more && c->output != CTL_OUT_JSON)
                 fputs("musterctl: there are more hosts; --all lists every page\n", stderr);
         return r;
 }
@@ -265,19 +258,13 @@ static char *host_path(struct ctl *c, const char *arg, const char *suffix, char 
 }
 
 int ctl_host_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
-        int o;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
-                return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (ctl_want_args(cmd, argc, argv, 1, "HOST"))
-                return CTL_EXIT_USAGE;
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
+                return rc;
         _cleanup_free_ char *path = host_path(c, argv[optind], "", NULL);
         if (!path)
                 return CTL_EXIT_FAIL;
-        struct ctl_reply r;
-        int rc = ctl_call_object(c, "GET", path, NULL, &r) < 0 ? CTL_EXIT_FAIL : print_host(c, r.json, true);
-        ctl_reply_free(&r);
-        return rc;
+        return ctl_call_print(c, "GET", path, NULL, print_host, true);
 }
 
 /* A change to one host: POST an action or PATCH/DELETE it; `done` says what
@@ -306,14 +293,6 @@ static int host_change(struct ctl *c, const char *arg, const char *method, const
         return rc;
 }
 
-static int parse_no_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
-        int o;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
-                return o == CTL_OPT_HELP ? -CTL_EXIT_OK - 1 : CTL_EXIT_USAGE;
-        return ctl_want_args(cmd, argc, argv, 1, "HOST");
-}
-
 int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         static const struct option opts[] = {
                 { "cluster", required_argument, NULL, CTL_OPT_FIRST_LOCAL },
@@ -321,14 +300,9 @@ int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 {},
         };
         const char *cluster = NULL;
-        int o;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                if (o == CTL_OPT_HELP || o == CTL_OPT_BAD)
-                        return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-                cluster = optarg;
-        }
-        if (ctl_want_args(cmd, argc, argv, 1, "HOST"))
-                return CTL_EXIT_USAGE;
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, opts, &cluster, 1, "HOST", &rc))
+                return rc;
         if (!cluster)
                 return ctl_usage_error(cmd, "--cluster is required");
         _cleanup_free_ char *cid = ctl_resolve_cluster(c, cluster);
@@ -344,16 +318,16 @@ int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
 }
 
 int ctl_host_unbind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        int rc = parse_no_options(c, cmd, argc, argv);
-        if (rc)
-                return rc < 0 ? CTL_EXIT_OK : rc;
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
+                return rc;
         return host_change(c, argv[optind], "POST", "/actions/unbind", NULL, "unbound");
 }
 
 int ctl_host_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        int rc = parse_no_options(c, cmd, argc, argv);
-        if (rc)
-                return rc < 0 ? CTL_EXIT_OK : rc;
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
+                return rc;
         return host_change(c, argv[optind], "DELETE", "", NULL, "deleted");
 }
 
@@ -395,8 +369,5 @@ int ctl_host_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
         _cleanup_free_ char *path = host_path(c, argv[optind], "", NULL);
         if (!path)
                 return CTL_EXIT_FAIL;
-        struct ctl_reply r;
-        int rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL : print_host(c, r.json, false);
-        ctl_reply_free(&r);
-        return rc;
+        return ctl_call_print(c, "PATCH", path, body, print_host, false);
 }

@@ -82,6 +82,21 @@ static int save_token(json_object *o, const char *token_out) {
         return 0;
 }
 
+/* POST path (a new infra-env, a new token), keep the token as save_token
+ * does, then print the infra-env. */
+static int issue_token(struct ctl *c, const char *path, json_object *body, const char *token_out) {
+        struct ctl_reply r;
+        if (ctl_call_object(c, "POST", path, body, &r) < 0) {
+                ctl_reply_free(&r);
+                return CTL_EXIT_FAIL;
+        }
+        int rc = save_token(r.json, token_out);
+        if (rc == 0)
+                rc = print_infra_env(c, r.json, token_out);
+        ctl_reply_free(&r);
+        return rc;
+}
+
 int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         enum { O_PULL = CTL_OPT_FIRST_LOCAL, O_SSH, O_NTP, O_HTTP, O_HTTPS, O_NOPROXY, O_ARCH, O_TOKEN_OUT };
         static const struct option opts[] = {
@@ -131,21 +146,10 @@ int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         json_object_object_add(body, "name", json_object_new_string(name));
         if (arch)
                 json_object_object_add(body, "cpu_architecture", json_object_new_string(arch));
-        if (pull) {
-                char *s = ctl_read_file(pull, MODEL_MAX_SECRET, "pull secret");
-                if (!s)
-                        return CTL_EXIT_FAIL;
-                json_object_object_add(body, "pull_secret", json_object_new_string(s));
-                explicit_bzero(s, strlen(s));
-                free(s);
-        }
-        if (ssh) {
-                char *s = ctl_read_file(ssh, MODEL_MAX_SSH_KEY, "SSH key");
-                if (!s)
-                        return CTL_EXIT_FAIL;
-                json_object_object_add(body, "ssh_authorized_key", json_object_new_string(s));
-                free(s);
-        }
+        if (pull && ctl_add_file(body, "pull_secret", pull, MODEL_MAX_SECRET, "pull secret"))
+                return CTL_EXIT_FAIL;
+        if (ssh && ctl_add_file(body, "ssh_authorized_key", ssh, MODEL_MAX_SSH_KEY, "SSH key"))
+                return CTL_EXIT_FAIL;
         if (json_object_array_length(ntp) > 0)
                 json_object_object_add(body, "ntp_sources", json_object_get(ntp));
         if (http || https || noproxy) {
@@ -158,20 +162,23 @@ int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                         json_object_object_add(p, "no_proxy", json_object_new_string(noproxy));
                 json_object_object_add(body, "proxy", p);
         }
-        struct ctl_reply r;
-        if (ctl_call_object(c, "POST", "/infra-envs", body, &r) < 0) {
-                ctl_reply_free(&r);
-                return CTL_EXIT_FAIL;
-        }
-        int e = save_token(r.json, token_out);
-        if (e == 0)
-                e = print_infra_env(c, r.json, token_out);
-        ctl_reply_free(&r);
-        return e;
+        return issue_token(c, "/infra-envs", body, token_out);
+}
+
+static int infra_env_row(struct ctl_table *t, json_object *e) {
+        char created[32], age[16];
+        _cleanup_free_ char *ntp = join(ctl_jget(e, "ntp_sources"));
+        const char *row[] = {
+                ctl_jstr(e, "id"), ctl_jstr(e, "name"), ctl_jstr(e, "cpu_architecture"), ctl_jstr(e, "owner"),
+                ctl_jstr(e, "cluster_id"), ntp,
+                ctl_jstr(e, "proxy.https_proxy") ?: ctl_jstr(e, "proxy.http_proxy"),
+                ctl_jstr(e, "token_generation"), ctl_time(ctl_jstr(e, "created_at"), created, sizeof created),
+                ctl_age(ctl_jstr(e, "created_at"), age, sizeof age),
+        };
+        return ctl_table_add(t, row);
 }
 
 int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
         static const struct ctl_col cols[] = {
                 { "ID", CTL_COL_ID, 0, 0 },
                 { "NAME", CTL_COL_FLEX, 0, 12 },
@@ -184,92 +191,25 @@ int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 { "CREATED", CTL_COL_WIDE, 0, 0 },
                 { "AGE", 0, 1, 0 },
         };
-        int o;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END)
-                return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-        if (ctl_want_args(cmd, argc, argv, 0, ""))
-                return CTL_EXIT_USAGE;
-        _cleanup_(json_object_putp) json_object *rows = NULL;
-        if (ctl_get_list(c, "/infra-envs", true, &rows, NULL) < 0)
-                return CTL_EXIT_FAIL;
-        if (c->output == CTL_OUT_JSON)
-                return ctl_print_json(rows);
-        struct ctl_table t;
-        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
-        int r = 0;
-        for (size_t i = 0; i < json_object_array_length(rows) && r == 0; i++) {
-                json_object *e = json_object_array_get_idx(rows, i);
-                char created[32], age[16];
-                _cleanup_free_ char *ntp = join(ctl_jget(e, "ntp_sources"));
-                const char *row[] = {
-                        ctl_jstr(e, "id"), ctl_jstr(e, "name"), ctl_jstr(e, "cpu_architecture"), ctl_jstr(e, "owner"),
-                        ctl_jstr(e, "cluster_id"), ntp,
-                        ctl_jstr(e, "proxy.https_proxy") ?: ctl_jstr(e, "proxy.http_proxy"),
-                        ctl_jstr(e, "token_generation"), ctl_time(ctl_jstr(e, "created_at"), created, sizeof created),
-                        ctl_age(ctl_jstr(e, "created_at"), age, sizeof age),
-                };
-                r = ctl_table_add(&t, row);
-        }
-        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
-        ctl_table_free(&t);
-        return r;
+        return ctl_list_all(c, cmd, argc, argv, "/infra-envs", cols, sizeof cols / sizeof *cols, infra_env_row);
 }
 
-/* The one INFRA_ENV argument of show/delete/rotate-token, resolved. */
-static char *one_infra_env(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv,
-                           const struct option *opts, const char **token_out, int *rc) {
-        int o;
-        *rc = CTL_EXIT_OK;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                if (o == CTL_OPT_HELP || o == CTL_OPT_BAD) {
-                        *rc = o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-                        return NULL;
-                }
-                if (token_out)
-                        *token_out = optarg; /* the only local option there is */
-        }
-        if ((*rc = ctl_want_args(cmd, argc, argv, 1, "INFRA_ENV")))
-                return NULL;
-        char *id = ctl_resolve_infra_env(c, argv[optind]);
-        if (!id)
-                *rc = CTL_EXIT_FAIL;
-        return id;
+/* print_infra_env for show: an infra-env read back has no token. */
+static int show_infra_env(struct ctl *c, json_object *o, bool details) {
+        return print_infra_env(c, o, NULL);
 }
+
+static const struct ctl_kind infra_env_kind = {
+        .name = "infra-env", .arg = "INFRA_ENV", .path = "/infra-envs", .resolve = ctl_resolve_infra_env,
+        .print = show_infra_env,
+};
 
 int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
-        int rc;
-        _cleanup_free_ char *id = one_infra_env(c, cmd, argc, argv, opts, NULL, &rc);
-        _cleanup_free_ char *path = NULL;
-        if (!id)
-                return rc;
-        if (asprintf(&path, "/infra-envs/%s", id) < 0)
-                return ctl_fail("out of memory");
-        struct ctl_reply r;
-        if (ctl_call_object(c, "GET", path, NULL, &r) < 0) {
-                ctl_reply_free(&r);
-                return CTL_EXIT_FAIL;
-        }
-        rc = print_infra_env(c, r.json, NULL);
-        ctl_reply_free(&r);
-        return rc;
+        return ctl_show_one(c, cmd, argc, argv, &infra_env_kind);
 }
 
 int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
-        int rc;
-        _cleanup_free_ char *id = one_infra_env(c, cmd, argc, argv, opts, NULL, &rc);
-        _cleanup_free_ char *path = NULL;
-        if (!id)
-                return rc;
-        if (asprintf(&path, "/infra-envs/%s", id) < 0)
-                return ctl_fail("out of memory");
-        struct ctl_reply r;
-        rc = ctl_call(c, "DELETE", path, NULL, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
-        ctl_reply_free(&r);
-        if (rc == CTL_EXIT_OK && c->output != CTL_OUT_JSON)
-                printf("infra-env %s deleted\n", id);
-        return rc;
+        return ctl_delete_one(c, cmd, argc, argv, &infra_env_kind);
 }
 
 int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
@@ -280,20 +220,13 @@ int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc
         };
         const char *token_out = NULL;
         int rc;
-        _cleanup_free_ char *id = one_infra_env(c, cmd, argc, argv, opts, &token_out, &rc);
+        if (!ctl_plain_args(c, cmd, argc, argv, opts, &token_out, 1, "INFRA_ENV", &rc))
+                return rc;
+        _cleanup_free_ char *id = ctl_resolve_infra_env(c, argv[optind]);
         _cleanup_free_ char *path = NULL;
         if (!id)
-                return rc;
+                return CTL_EXIT_FAIL;
         if (asprintf(&path, "/infra-envs/%s/actions/rotate-token", id) < 0)
                 return ctl_fail("out of memory");
-        struct ctl_reply r;
-        if (ctl_call_object(c, "POST", path, NULL, &r) < 0) {
-                ctl_reply_free(&r);
-                return CTL_EXIT_FAIL;
-        }
-        rc = save_token(r.json, token_out);
-        if (rc == 0)
-                rc = print_infra_env(c, r.json, token_out);
-        ctl_reply_free(&r);
-        return rc;
+        return issue_token(c, path, NULL, token_out);
 }

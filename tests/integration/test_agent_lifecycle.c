@@ -7,7 +7,6 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,37 +48,14 @@ static void down(void) {
 
 TestSuite(lifecycle, .init = up, .fini = down);
 
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *url(const char *fmt, ...) {
-        static _Thread_local char buf[4][1024];
-        static _Thread_local int i;
-        char path[900];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(path, sizeof path, fmt, ap);
-        va_end(ap);
-        i = (i + 1) % 4;
-        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
-        return buf[i];
-}
-
-static const char *str(json_object *o, const char *k) {
-        json_object *v = tu_json_get(o, k);
-        return v ? json_object_get_string(v) : NULL;
-}
+/* The suite's musterd and a printf-formatted path (tu_url's buffers). */
+#define url(...) tu_url(md.base, __VA_ARGS__)
 
 static char *make_ie(char **token_file) {
-        json_object *o;
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"lab\"}", &o), 201);
-        char *id = strdup(str(o, "id"));
-        cr_assert_eq(tu_write_file(dir, "agent.token", str(o, "agent_token")), 0);
-        json_object_put(o);
+        char *id, *token;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "lab", &id, &token), 201);
+        cr_assert_eq(tu_write_file(dir, "agent.token", token), 0);
+        free(token);
         cr_assert(asprintf(token_file, "%s/agent.token", dir) > 0);
         return id;
 }
@@ -107,21 +83,21 @@ static char *host_field(const char *ie, int i, const char *field) {
                 json_object_put(h);
                 return NULL;
         }
-        const char *v = str(h, field);
+        const char *v = tu_jstr(h, field);
         char *r = v ? strdup(v) : NULL;
         json_object_put(h);
         return r;
 }
 
 static void wait_status(const char *ie, int i, const char *want) {
-        int64_t deadline = mono_ms() + 30000;
+        int64_t deadline = tu_mono_ms() + 30000;
         char *s = NULL;
         for (;;) {
                 free(s);
                 s = host_field(ie, i, "status");
                 if (s && strcmp(s, want) == 0)
                         break;
-                cr_assert_lt(mono_ms(), deadline, "host %d is %s, not %s", i, s ? s : "(none)", want);
+                cr_assert_lt(tu_mono_ms(), deadline, "host %d is %s, not %s", i, s ? s : "(none)", want);
                 usleep(100 * 1000);
         }
         free(s);
@@ -223,7 +199,7 @@ Test(lifecycle, kill_9_during_200_registrations) {
         for (int i = 0; i < acked; i++) {
                 int found = 0;
                 for (size_t k = 0; k < n; k++)
-                        found += strcmp(str(json_object_array_get_idx(l, k), "id"), s.acked[i]) == 0;
+                        found += strcmp(tu_jstr(json_object_array_get_idx(l, k), "id"), s.acked[i]) == 0;
                 cr_assert_eq(found, 1, "acknowledged host %s is there once", s.acked[i]);
         }
         cr_assert_leq(n, (size_t) N_AGENTS + (size_t) atomic_load(&s.n_tried), "no invented hosts");
@@ -233,14 +209,14 @@ Test(lifecycle, kill_9_during_200_registrations) {
         for (int i = 0; i < N_AGENTS; i++) {
                 char *before = host_field(ie, i, "checked_in_at");
                 cr_assert_not_null(before);
-                int64_t until = mono_ms() + 60000;
+                int64_t until = tu_mono_ms() + 60000;
                 char *now = NULL;
                 for (;;) {
                         free(now);
                         now = host_field(ie, i, "checked_in_at");
                         if (now && strcmp(now, before) > 0)
                                 break;
-                        cr_assert_lt(mono_ms(), until, "agent %d did not check in after the restart", i);
+                        cr_assert_lt(tu_mono_ms(), until, "agent %d did not check in after the restart", i);
                         usleep(200 * 1000);
                 }
                 free(now);

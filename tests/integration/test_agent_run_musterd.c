@@ -67,23 +67,8 @@ static void down(void) {
 
 TestSuite(agent_run, .init = up, .fini = down, .timeout = 240);
 
-static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *url(const char *fmt, ...) {
-        static char buf[4][1024];
-        static int i;
-        char path[900];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(path, sizeof path, fmt, ap);
-        va_end(ap);
-        i = (i + 1) % 4;
-        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
-        return buf[i];
-}
-
-static const char *str(json_object *o, const char *k) {
-        return json_object_get_string(tu_json_get(o, k));
-}
+/* The suite's musterd and a printf-formatted path (tu_url's buffers). */
+#define url(...) tu_url(md.base, __VA_ARGS__)
 
 static void sleep_ms(long ms) {
         struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -91,11 +76,7 @@ static void sleep_ms(long ms) {
 }
 
 static void make_ie(char **id, char **token) {
-        json_object *o;
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"agents\"}", &o), 201);
-        *id = strdup(str(o, "id"));
-        *token = strdup(str(o, "agent_token"));
-        json_object_put(o);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "agents", id, token), 201);
 }
 
 static void print_log(const char *path) {
@@ -168,10 +149,7 @@ static int agent_wait(struct agent *a) {
 
 /* SIGTERM, bounded wait, SIGKILL if that did not do it; the exit status. */
 static int agent_stop(struct agent *a) {
-        kill(a->pid, SIGTERM);
-        int st = tu_wait_pid(a->pid, WAIT_MS);
-        if (st < 0)
-                st = tu_kill_wait(a->pid, SIGKILL);
+        int st = tu_stop_pid(a->pid, SIGTERM, WAIT_MS);
         agents[a->slot] = 0;
         if (st != 0)
                 print_log(a->log);
@@ -222,7 +200,7 @@ static bool validated(const char *status) {
 static json_object *wait_host(const char *ie, const char *h, bool (*ok)(const char *), const struct agent *a) {
         for (int waited = 0; waited < WAIT_MS; waited += 100) {
                 json_object *o = host_get(ie, h);
-                if (o && ok(str(o, "status")))
+                if (o && ok(tu_jstr(o, "status")))
                         return o;
                 json_object_put(o);
                 sleep_ms(100);
@@ -232,12 +210,20 @@ static json_object *wait_host(const char *ie, const char *h, bool (*ok)(const ch
         return NULL;
 }
 
+/* wait_host for a test that only needs the host to get there. */
+static void await_host(const char *ie, const char *h, bool (*ok)(const char *), const struct agent *a,
+                       const char *what) {
+        json_object *o = wait_host(ie, h, ok, a);
+        cr_assert_not_null(o, "%s", what);
+        json_object_put(o);
+}
+
 /* Wait until the host checks in at another second than `before` (checked_in_at
  * has whole seconds; callers let a second pass first). */
 static bool wait_checkin_after(const char *ie, const char *h, const char *before, const struct agent *a) {
         for (int waited = 0; waited < WAIT_MS; waited += 100) {
                 json_object *o = host_get(ie, h);
-                const char *t = o ? str(o, "checked_in_at") : NULL;
+                const char *t = o ? tu_jstr(o, "checked_in_at") : NULL;
                 bool newer = t && (!before || strcmp(t, before) > 0);
                 json_object_put(o);
                 if (newer)
@@ -251,7 +237,7 @@ static bool wait_checkin_after(const char *ie, const char *h, const char *before
 static char *checked_in_at(const char *ie, const char *h) {
         json_object *o = host_get(ie, h);
         cr_assert_not_null(o);
-        char *t = strdup(str(o, "checked_in_at"));
+        char *t = strdup(tu_jstr(o, "checked_in_at"));
         json_object_put(o);
         return t;
 }
@@ -273,11 +259,11 @@ Test(agent_run, registers_posts_inventory_and_gets_validated) {
         json_object *h = wait_host(ie, FIXTURE_HOST_ID, validated, &a);
         cr_assert_not_null(h, "the host reached a validated state");
         /* The QEMU machine has 2 GiB: insufficient for the pool, and why. */
-        cr_assert_str_eq(str(h, "status"), "insufficient-unbound");
-        cr_assert(strstr(str(h, "status_info"), "memory"), "%s", str(h, "status_info"));
-        cr_assert_str_eq(str(h, "discovery_agent_version"), MUSTER_VERSION);
-        cr_assert_str_eq(str(h, "inventory.hostname"), "muster-q35-01");
-        cr_assert_str_eq(str(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
+        cr_assert_str_eq(tu_jstr(h, "status"), "insufficient-unbound");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "memory"), "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "discovery_agent_version"), MUSTER_VERSION);
+        cr_assert_str_eq(tu_jstr(h, "inventory.hostname"), "muster-q35-01");
+        cr_assert_str_eq(tu_jstr(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
         json_object_put(h);
         cr_assert_eq(host_count(ie), 1);
         cr_assert_eq(agent_stop(&a), 0, "SIGTERM: clean exit 0");
@@ -293,12 +279,10 @@ Test(agent_run, rotated_token_stops_the_agent_and_the_new_one_is_the_same_host) 
         md_up(false);
         make_ie(&ie, &tok);
         agent_start(&a, ie, tok, NULL);
-        json_object *h = wait_host(ie, FIXTURE_HOST_ID, validated, &a);
-        cr_assert_not_null(h);
-        json_object_put(h);
+        await_host(ie, FIXTURE_HOST_ID, validated, &a, "the host was validated");
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/actions/rotate-token", ie), md.admin_token, NULL, &o), 200);
-        char *fresh = strdup(str(o, "agent_token"));
+        char *fresh = strdup(tu_jstr(o, "agent_token"));
         json_object_put(o);
         cr_assert_eq(agent_wait(&a), EXIT_AUTH, "a revoked agent exits with the auth code");
         cr_assert(log_has(&a, "HTTP 401"), "the log names the HTTP reason");
@@ -322,9 +306,7 @@ Test(agent_run, survives_a_coordinator_crash) {
         md_up(false);
         make_ie(&ie, &tok);
         agent_start(&a, ie, tok, NULL);
-        json_object *h = wait_host(ie, FIXTURE_HOST_ID, validated, &a);
-        cr_assert_not_null(h);
-        json_object_put(h);
+        await_host(ie, FIXTURE_HOST_ID, validated, &a, "the host was validated");
 
         tu_musterd_stop(&md, SIGKILL);
         cr_assert(wait_log(&a, "retrying in"), "it backs off");
@@ -342,6 +324,18 @@ Test(agent_run, survives_a_coordinator_crash) {
         free(tok);
 }
 
+/* The file exists and its first line (with its newline) is `want`. */
+static void assert_first_line(const char *path, const char *want) {
+        char *line = NULL;
+        size_t n = 0;
+        FILE *f = fopen(path, "re");
+        cr_assert_not_null(f, "%s written", path);
+        cr_assert_gt(getline(&line, &n, f), 0);
+        fclose(f);
+        cr_assert_str_eq(line, want);
+        free(line);
+}
+
 Test(agent_run, state_dir_keeps_the_host_id) {
         static const char *X = "0b0e6f4e-4c1f-4b47-9d3c-00000000000a";
         static const char *Y = "0b0e6f4e-4c1f-4b47-9d3c-00000000000b";
@@ -354,18 +348,9 @@ Test(agent_run, state_dir_keeps_the_host_id) {
 
         /* First boot: --host-id, recorded. */
         agent_start(&a, ie, tok, "--state-dir", state, "--host-id", X, NULL);
-        json_object *h = wait_host(ie, X, validated, &a);
-        cr_assert_not_null(h);
-        json_object_put(h);
+        await_host(ie, X, validated, &a, "the host was validated");
         cr_assert_eq(agent_stop(&a), 0);
-        char *saved = NULL;
-        FILE *f = fopen(path, "re");
-        cr_assert_not_null(f, "%s written", path);
-        size_t n = 0;
-        cr_assert_gt(getline(&saved, &n, f), 0);
-        fclose(f);
-        cr_assert_str_eq(saved, "0b0e6f4e-4c1f-4b47-9d3c-00000000000a\n");
-        free(saved);
+        assert_first_line(path, "0b0e6f4e-4c1f-4b47-9d3c-00000000000a\n");
 
         /* Restart without --host-id: the recorded id, not the machine's. */
         char *before = checked_in_at(ie, X);
@@ -380,18 +365,9 @@ Test(agent_run, state_dir_keeps_the_host_id) {
 
         /* An explicit, different --host-id wins and is recorded. */
         agent_start(&c, ie, tok, "--state-dir", state, "--host-id", Y, NULL);
-        h = wait_host(ie, Y, validated, &c);
-        cr_assert_not_null(h);
-        json_object_put(h);
+        await_host(ie, Y, validated, &c, "the host was validated");
         cr_assert_eq(agent_stop(&c), 0);
-        f = fopen(path, "re");
-        cr_assert_not_null(f);
-        saved = NULL;
-        n = 0;
-        cr_assert_gt(getline(&saved, &n, f), 0);
-        fclose(f);
-        cr_assert_str_eq(saved, "0b0e6f4e-4c1f-4b47-9d3c-00000000000b\n");
-        free(saved);
+        assert_first_line(path, "0b0e6f4e-4c1f-4b47-9d3c-00000000000b\n");
         free(ie);
         free(tok);
 }
@@ -402,15 +378,11 @@ Test(agent_run, deleted_host_registers_again) {
         md_up(false);
         make_ie(&ie, &tok);
         agent_start(&a, ie, tok, NULL);
-        json_object *h = wait_host(ie, FIXTURE_HOST_ID, validated, &a);
-        cr_assert_not_null(h);
-        json_object_put(h);
+        await_host(ie, FIXTURE_HOST_ID, validated, &a, "the host was validated");
         cr_assert_eq(tu_http_json("DELETE", url("/api/v2/infra-envs/%s/hosts/%s", ie, FIXTURE_HOST_ID), md.admin_token,
                                   NULL, NULL), 204);
         /* The next poll gets 404; the agent registers again and is validated anew. */
-        h = wait_host(ie, FIXTURE_HOST_ID, validated, &a);
-        cr_assert_not_null(h, "the host came back");
-        json_object_put(h);
+        await_host(ie, FIXTURE_HOST_ID, validated, &a, "the host came back");
         cr_assert_eq(host_count(ie), 1);
         cr_assert(log_has(&a, "registering again"));
         cr_assert_eq(agent_stop(&a), 0);
@@ -434,30 +406,26 @@ Test(agent_run, binding_reaches_the_agent) {
         md_up(true);
         make_ie(&ie, &tok);
         agent_start(&a, ie, tok, NULL);
-        json_object *h = wait_host(ie, FIXTURE_HOST_ID, known, &a);
-        cr_assert_not_null(h, "with lenient minimums the fixture is known-unbound");
-        json_object_put(h);
+        await_host(ie, FIXTURE_HOST_ID, known, &a, "with lenient minimums the fixture is known-unbound");
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters"), md.admin_token, "{\"name\":\"c1\"}", &o), 201);
-        char *cluster = strdup(str(o, "id"));
+        char *cluster = strdup(tu_jstr(o, "id"));
         json_object_put(o);
         char body[128];
         snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", cluster);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, FIXTURE_HOST_ID),
                                   md.admin_token, body, NULL), 200);
         /* "exit" -> the agent registers again -> the host leaves "binding". */
-        h = wait_host(ie, FIXTURE_HOST_ID, past_binding, &a);
+        json_object *h = wait_host(ie, FIXTURE_HOST_ID, past_binding, &a);
         cr_assert_not_null(h, "the agent registered again after the bind");
-        cr_assert_str_eq(str(h, "cluster_id"), cluster);
+        cr_assert_str_eq(tu_jstr(h, "cluster_id"), cluster);
         json_object_put(h);
         cr_assert(log_has(&a, "register again"));
 
         /* Unbind: back in the pool and validated again. */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, FIXTURE_HOST_ID),
                                   md.admin_token, NULL, NULL), 200);
-        h = wait_host(ie, FIXTURE_HOST_ID, known, &a);
-        cr_assert_not_null(h);
-        json_object_put(h);
+        await_host(ie, FIXTURE_HOST_ID, known, &a, "the host is known-unbound again");
         cr_assert_eq(host_count(ie), 1);
         cr_assert_eq(tu_wait_pid(a.pid, 0), -1, "the agent never exited");
         cr_assert_eq(agent_stop(&a), 0);
@@ -605,7 +573,7 @@ Test(agent_client, sends_json_with_the_token_and_reads_status_body_and_date) {
         cr_assert_eq(client_request(&cl, "POST", "/api/v2/infra-envs/i/hosts", body, &status, &reply, &date), 0);
         canned_stop(&c);
         cr_assert_eq(status, 503);
-        cr_assert_str_eq(str(reply, "reason"), "store is busy");
+        cr_assert_str_eq(tu_jstr(reply, "reason"), "store is busy");
         cr_assert_str_eq(date, "Sun, 06 Nov 1994 08:49:37 GMT");
         cr_assert(strstr(c.request, "POST /api/v2/infra-envs/i/hosts HTTP/1.1\r\n"), "%s", c.request);
         cr_assert(strstr(c.request, "Authorization: Bearer tok.en\r\n"), "%s", c.request);

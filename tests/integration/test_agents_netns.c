@@ -11,26 +11,20 @@
  * /etc/hosts (bind-mounted inside its own mount namespace) that names the
  * clusters' API addresses. Nothing leaves the namespaces. */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
 
-extern char **environ;
-
 #define COORD_ADDR "192.0.2.1"
 #define PORT "8090"
+#define BASE "http://" COORD_ADDR ":" PORT
 #define N_AGENTS 3
 
 static const struct agent_def {
@@ -53,12 +47,6 @@ static char *admin;
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void must(const char *fmt, ...) {
         char *cmd = NULL, *err = NULL;
@@ -72,64 +60,16 @@ static void must(const char *fmt, ...) {
         free(cmd);
 }
 
-static pid_t spawn(const char *const argv[], const char *log) {
-        posix_spawn_file_actions_t fa;
-        pid_t pid;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        int r = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *) argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        cr_assert_eq(r, 0, "spawn %s: %s", argv[0], strerror(r));
-        return pid;
-}
-
-/* Stop by PID and reap; the exit status (128+signal if killed, -1 if none). */
+/* Stop by PID (sig, then SIGKILL after 10 s) and forget it; the exit status
+ * (128+signal if killed, -1 if none). */
 static int stop(pid_t *pid, int sig) {
-        int st = 0;
-        if (*pid <= 0)
-                return -1;
-        kill(*pid, sig);
-        for (int i = 0; i < 200; i++) {
-                if (waitpid(*pid, &st, WNOHANG) == *pid)
-                        goto reaped;
-                usleep(50 * 1000);
-        }
-        kill(*pid, SIGKILL);
-        waitpid(*pid, &st, 0);
-reaped:
+        int st = tu_stop_pid(*pid, sig, 10000);
         *pid = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        return st;
 }
 
-static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *url(const char *fmt, ...) {
-        static char buf[4][1024];
-        static int i;
-        char path[900];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(path, sizeof path, fmt, ap);
-        va_end(ap);
-        i = (i + 1) % 4;
-        snprintf(buf[i], sizeof buf[i], "http://" COORD_ADDR ":" PORT "%s", path);
-        return buf[i];
-}
-
-static const char *str(json_object *o, const char *k) {
-        json_object *v = tu_json_get(o, k);
-        return v ? json_object_get_string(v) : NULL;
-}
-
-static const char *validation(json_object *h, const char *id) {
-        json_object *a = tu_json_get(h, "validations");
-        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-                json_object *v = json_object_array_get_idx(a, i);
-                if (strcmp(str(v, "id"), id) == 0)
-                        return str(v, "status");
-        }
-        return NULL;
-}
+/* musterd in the coordinator's namespace and a printf-formatted path. */
+#define url(...) tu_url(BASE, __VA_ARGS__)
 
 static json_object *host_of(const char *ie, int i) {
         json_object *h = NULL;
@@ -143,14 +83,14 @@ static json_object *host_of(const char *ie, int i) {
 /* Wait (bounded) until host i satisfies pred; returns the host. */
 typedef bool (*host_pred)(json_object *h, const void *arg);
 static json_object *wait_host(const char *ie, int i, host_pred pred, const void *arg, const char *what) {
-        int64_t deadline = mono_ms() + 45000;
+        int64_t deadline = tu_mono_ms() + 45000;
         json_object *h = NULL;
         for (;;) {
                 json_object_put(h);
                 h = host_of(ie, i);
                 if (h && pred(h, arg))
                         return h;
-                if (mono_ms() > deadline)
+                if (tu_mono_ms() > deadline)
                         break;
                 usleep(200 * 1000);
         }
@@ -160,26 +100,15 @@ static json_object *wait_host(const char *ie, int i, host_pred pred, const void 
 }
 
 static bool status_is(json_object *h, const void *want) {
-        return strcmp(str(h, "status"), want) == 0;
+        return strcmp(tu_jstr(h, "status"), want) == 0;
 }
 
 static bool validation_passes(json_object *h, const void *id) {
-        const char *s = validation(h, id);
+        const char *s = tu_validation(h, id);
         return s && strcmp(s, "success") == 0;
 }
 
 /* ---- the namespaces ----------------------------------------------------- */
-
-static int enter_netns(const char *name) {
-        char path[128];
-        snprintf(path, sizeof path, "/run/netns/%s", name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
-        close(fd);
-        return r;
-}
 
 /* The build machine as it would look booted from the discovery ISO: its
  * disk is not mounted; another hostname, address and MAC. */
@@ -215,7 +144,7 @@ static void setup(void) {
                 must("ip -n %s link set eth0 up", ns_a[i]);
         }
         /* This process (a Criterion worker) talks to musterd from inside. */
-        cr_assert_eq(enter_netns(ns_c), 0);
+        cr_assert_eq(tu_enter_netns(ns_c), 0);
 }
 
 static void teardown(void) {
@@ -248,10 +177,11 @@ static void start_musterd(void) {
                                    "[requirements.sno]\ncpu_cores = 2\n"), 0);
         const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", COORD_ADDR ":" PORT, "--state-dir", state,
                                "--config", conf, NULL };
-        musterd_pid = spawn(argv, log);
-        int64_t deadline = mono_ms() + 20000;
+        musterd_pid = tu_spawn(argv, log);
+        cr_assert_gt(musterd_pid, 0, "spawn %s", argv[0]);
+        int64_t deadline = tu_mono_ms() + 20000;
         while (tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL) != 200) {
-                cr_assert_lt(mono_ms(), deadline, "musterd did not answer; see %s", log);
+                cr_assert_lt(tu_mono_ms(), deadline, "musterd did not answer; see %s", log);
                 usleep(50 * 1000);
         }
         char path[4200];
@@ -278,9 +208,10 @@ static void start_agent(int i, const char *ie, const char *token_file) {
          * the bind mount of the test's hosts file stays private to it. */
         const char *argv[] = { "ip", "netns", "exec", ns_a[i], "sh", "-c", "mount --bind \"$0\" /etc/hosts && exec \"$@\"",
                                hosts, bin && *bin ? bin : "muster-agent", "run", "--coordinator",
-                               "http://" COORD_ADDR ":" PORT, "--infra-env", ie, "--token-file", token_file,
+                               BASE, "--infra-env", ie, "--token-file", token_file,
                                "--sysroot", root, "--host-id", agents[i].host_id, NULL };
-        agent_pid[i] = spawn(argv, log);
+        agent_pid[i] = tu_spawn(argv, log);
+        cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
 }
 
 static void bind_to(const char *ie, int i, const char *cluster) {
@@ -294,7 +225,7 @@ static void bind_to(const char *ie, int i, const char *cluster) {
 }
 
 static bool bound_to(json_object *h, const void *cluster) {
-        const char *c = str(h, "cluster_id"), *s = str(h, "status");
+        const char *c = tu_jstr(h, "cluster_id"), *s = tu_jstr(h, "status");
         return c && strcmp(c, cluster) == 0 && strcmp(s, "binding") != 0;
 }
 
@@ -307,10 +238,10 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
                                    "192.0.2.100 api.c1.example.test\n"
                                    "192.0.2.4 api.sno.example.test\n"), 0);
         start_musterd();
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), admin, "{\"name\":\"rack-7\"}", &o), 201);
-        char *ie = strdup(str(o, "id"));
-        cr_assert_eq(tu_write_file(dir, "agent.token", str(o, "agent_token")), 0);
-        json_object_put(o);
+        char *ie, *agent_token;
+        cr_assert_eq(tu_create_infra_env(BASE, admin, "rack-7", &ie, &agent_token), 201);
+        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
+        free(agent_token);
         char token_file[4200];
         snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
         for (int i = 0; i < N_AGENTS; i++)
@@ -318,12 +249,12 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
 
         /* The pool: one host lacks memory, two are ready to be bound. */
         json_object *h = wait_host(ie, 0, status_is, "insufficient-unbound", "insufficient-unbound");
-        cr_assert(strstr(str(h, "status_info"), "memory"), "%s", str(h, "status_info"));
-        cr_assert_str_eq(str(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "memory"), "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
         json_object_put(h);
         for (int i = 1; i < N_AGENTS; i++) {
                 h = wait_host(ie, i, status_is, "known-unbound", "known-unbound");
-                cr_assert_str_eq(str(h, "inventory.hostname"), agents[i].hostname);
+                cr_assert_str_eq(tu_jstr(h, "inventory.hostname"), agents[i].hostname);
                 json_object_put(h);
         }
         cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?unbound=true&status=known-unbound"), admin, NULL, &o), 200);
@@ -340,7 +271,7 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
                                   "{\"name\":\"c1\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
                                   "\"192.0.2.0/24\",\"api_vip\":\"192.0.2.100\",\"ingress_vip\":\"192.0.2.101\"}", &o),
                      201);
-        char *c1 = strdup(str(o, "id"));
+        char *c1 = strdup(tu_jstr(o, "id"));
         json_object_put(o);
         bind_to(ie, 1, c1);
         bind_to(ie, 2, c1);
@@ -357,8 +288,8 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
         /* Cut worker2 off: worker1's next connectivity check fails it. */
         must("ip -n %s link set p2 down", ns_c);
         h = wait_host(ie, 1, status_is, "insufficient", "insufficient (peer unreachable)");
-        cr_assert_str_eq(validation(h, "belongs-to-majority-group"), "failure");
-        cr_assert(strstr(str(h, "status_info"), "worker-2"), "%s", str(h, "status_info"));
+        cr_assert_str_eq(tu_validation(h, "belongs-to-majority-group"), "failure");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "worker-2"), "%s", tu_jstr(h, "status_info"));
         json_object_put(h);
         must("ip -n %s link set p2 up", ns_c);
         json_object_put(wait_host(ie, 1, validation_passes, "belongs-to-majority-group", "connected again"));
@@ -369,8 +300,8 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
                                   admin, NULL, &o), 200);
         /* Back in the pool at once (known-unbound if its agent was quick to
          * register again between the unbind and this answer). */
-        cr_assert(strcmp(str(o, "status"), "discovering-unbound") == 0 || strcmp(str(o, "status"), "known-unbound") == 0,
-                  "unbound at once: %s", str(o, "status"));
+        cr_assert(strcmp(tu_jstr(o, "status"), "discovering-unbound") == 0 || strcmp(tu_jstr(o, "status"), "known-unbound") == 0,
+                  "unbound at once: %s", tu_jstr(o, "status"));
         cr_assert_null(tu_json_get(o, "cluster_id"));
         json_object_put(o);
         json_object_put(wait_host(ie, 2, status_is, "known-unbound", "known-unbound again"));
@@ -378,7 +309,7 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
                                   "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
                                   "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":\"{\\\"auths\\\":{}}\"}", &o),
                      201);
-        char *sno = strdup(str(o, "id"));
+        char *sno = strdup(tu_jstr(o, "id"));
         json_object_put(o);
         bind_to(ie, 2, sno);
         json_object_put(wait_host(ie, 2, bound_to, sno, "re-registered in sno"));
@@ -390,7 +321,7 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
         /* While it installs, worker2 cannot move, nor can another join. */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, agents[2].host_id),
                                   admin, NULL, &o), 409);
-        cr_assert(strstr(str(o, "reason"), "install"), "%s", str(o, "reason"));
+        cr_assert(strstr(tu_jstr(o, "reason"), "install"), "%s", tu_jstr(o, "reason"));
         json_object_put(o);
         snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", c1);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, agents[2].host_id),

@@ -5,7 +5,6 @@
  * (409). The agent side is played over HTTP exactly as muster-agent sends
  * it (the real agent runs in test_agents_netns). */
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,30 +37,14 @@ static void down(void) {
 
 TestSuite(binding, .init = up, .fini = down);
 
-static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *url(const char *fmt, ...) {
-        static char buf[4][1024];
-        static int i;
-        char path[900];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(path, sizeof path, fmt, ap);
-        va_end(ap);
-        i = (i + 1) % 4;
-        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
-        return buf[i];
-}
-
-static const char *str(json_object *o, const char *k) {
-        json_object *v = tu_json_get(o, k);
-        return v ? json_object_get_string(v) : NULL;
-}
+/* The suite's musterd and a printf-formatted path (tu_url's buffers). */
+#define url(...) tu_url(md.base, __VA_ARGS__)
 
 static char *create(const char *token, const char *path, const char *body, const char *key) {
         json_object *o;
         long code = tu_http_json("POST", url("%s", path), token, body, &o);
         cr_assert_eq(code, 201, "POST %s: %ld %s", path, code, o ? json_object_to_json_string(o) : "");
-        char *v = strdup(str(o, key));
+        char *v = strdup(tu_jstr(o, key));
         json_object_put(o);
         return v;
 }
@@ -103,18 +86,8 @@ static json_object *get_host(const char *ie, const char *host) {
 
 static void expect_status(const char *ie, const char *host, const char *want) {
         json_object *h = get_host(ie, host);
-        cr_assert_str_eq(str(h, "status"), want, "host %s: %s (%s)", host, str(h, "status"), str(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "status"), want, "host %s: %s (%s)", host, tu_jstr(h, "status"), tu_jstr(h, "status_info"));
         json_object_put(h);
-}
-
-static const char *validation(json_object *h, const char *id) {
-        json_object *a = tu_json_get(h, "validations");
-        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-                json_object *v = json_object_array_get_idx(a, i);
-                if (strcmp(str(v, "id"), id) == 0)
-                        return str(v, "status");
-        }
-        return NULL;
 }
 
 /* The instructions' post_step_action. */
@@ -122,7 +95,7 @@ static char *poll_action(const char *ie, const char *tok, const char *host, json
         json_object *o;
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok, NULL, &o),
                      200);
-        char *a = strdup(str(o, "post_step_action"));
+        char *a = strdup(tu_jstr(o, "post_step_action"));
         if (reply)
                 *reply = o;
         else
@@ -133,7 +106,7 @@ static char *poll_action(const char *ie, const char *tok, const char *host, json
 static bool has_step(json_object *reply, const char *type) {
         json_object *a = tu_json_get(reply, "instructions");
         for (size_t i = 0; a && i < json_object_array_length(a); i++)
-                if (strcmp(str(json_object_array_get_idx(a, i), "step_type"), type) == 0)
+                if (strcmp(tu_jstr(json_object_array_get_idx(a, i), "step_type"), type) == 0)
                         return true;
         return false;
 }
@@ -144,10 +117,7 @@ static const char *B = "6d757374-6572-4071-8335-00000000000b";
 Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
         char *ie = NULL, *tok = NULL;
         json_object *o;
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"pool\"}", &o), 201);
-        ie = strdup(str(o, "id"));
-        tok = strdup(str(o, "agent_token"));
-        json_object_put(o);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "pool", &ie, &tok), 201);
         agent_boot(ie, tok, A, "qemu-q35");
         agent_boot(ie, tok, B, "qemu-q35");
         expect_status(ie, A, "known-unbound");
@@ -163,8 +133,8 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
         snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", c1);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, A), md.admin_token,
                                   body, &o), 200);
-        cr_assert_str_eq(str(o, "status"), "binding");
-        cr_assert_str_eq(str(o, "cluster_id"), c1);
+        cr_assert_str_eq(tu_jstr(o, "status"), "binding");
+        cr_assert_str_eq(tu_jstr(o, "cluster_id"), c1);
         json_object_put(o);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, A), md.admin_token,
                                   body, NULL), 409, "already bound");
@@ -183,9 +153,9 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
         cr_assert_str_eq(act, "continue", "registered again: back to work");
         free(act);
         json_object *h = get_host(ie, A);
-        cr_assert_str_eq(str(h, "status"), "discovering", "%s", str(h, "status_info"));
-        cr_assert_str_eq(validation(h, "belongs-to-majority-group"), "pending");
-        cr_assert_str_eq(validation(h, "ntp-synced"), "pending");
+        cr_assert_str_eq(tu_jstr(h, "status"), "discovering", "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_validation(h, "belongs-to-majority-group"), "pending");
+        cr_assert_str_eq(tu_validation(h, "ntp-synced"), "pending");
         json_object_put(h);
 
         /* A bound host gets the network steps, with its peer's addresses. */
@@ -208,17 +178,17 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
                     json_tokener_parse("{\"resolutions\":[{\"name\":\"api.c1.example.test\","
                                        "\"ipv4_addresses\":[\"192.0.2.100\"]}]}"));
         h = get_host(ie, A);
-        cr_assert_str_eq(validation(h, "belongs-to-majority-group"), "failure");
-        cr_assert_str_eq(validation(h, "ntp-synced"), "success");
-        cr_assert_str_eq(validation(h, "api-domain-name-resolved-correctly"), "success");
-        cr_assert_str_eq(str(h, "status"), "insufficient", "%s", str(h, "status_info"));
-        cr_assert(strstr(str(h, "status_info"), "Reaches only 0 of 1"), "%s", str(h, "status_info"));
+        cr_assert_str_eq(tu_validation(h, "belongs-to-majority-group"), "failure");
+        cr_assert_str_eq(tu_validation(h, "ntp-synced"), "success");
+        cr_assert_str_eq(tu_validation(h, "api-domain-name-resolved-correctly"), "success");
+        cr_assert_str_eq(tu_jstr(h, "status"), "insufficient", "%s", tu_jstr(h, "status_info"));
+        cr_assert(strstr(tu_jstr(h, "status_info"), "Reaches only 0 of 1"), "%s", tu_jstr(h, "status_info"));
         json_object_put(h);
         snprintf(out, sizeof out, "{\"peers\":[{\"host_id\":\"%s\",\"reachable\":true,\"loss_pct\":0,"
                                   "\"rtt_avg_ms\":0.3}]}", B);
         post_result(ie, tok, A, "connectivity-check", json_tokener_parse(out));
         h = get_host(ie, A);
-        cr_assert_str_eq(validation(h, "belongs-to-majority-group"), "success");
+        cr_assert_str_eq(tu_validation(h, "belongs-to-majority-group"), "success");
         json_object_put(h);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/events?host_id=%s", A), md.admin_token, NULL, &o), 200);
         cr_assert(strstr(json_object_to_json_string(o), "belongs-to-majority-group fails"), "a validation change is an event");
@@ -228,7 +198,7 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
         /* Unbind A: back in the pool at once; its results are gone. */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,
                                   NULL, &o), 200);
-        cr_assert_str_eq(str(o, "status"), "discovering-unbound");
+        cr_assert_str_eq(tu_jstr(o, "status"), "discovering-unbound");
         cr_assert_null(tu_json_get(o, "cluster_id"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,
@@ -247,7 +217,7 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
         snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", c2);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, A), md.admin_token,
                                   body, &o), 200);
-        cr_assert_str_eq(str(o, "cluster_id"), c2);
+        cr_assert_str_eq(tu_jstr(o, "cluster_id"), c2);
         json_object_put(o);
         cr_assert_eq(tu_http_json("DELETE", url("/api/v2/clusters/%s", c2), md.admin_token, NULL, NULL), 409,
                      "a cluster with hosts cannot go");
@@ -262,10 +232,7 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
 Test(binding, installing_cluster_refuses_moves) {
         char *ie, *tok;
         json_object *o;
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"sno\"}", &o), 201);
-        ie = strdup(str(o, "id"));
-        tok = strdup(str(o, "agent_token"));
-        json_object_put(o);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "sno", &ie, &tok), 201);
         agent_boot(ie, tok, A, "qemu-q35");
         agent_boot(ie, tok, B, "qemu-q35");
         char *c = create(md.admin_token, "/api/v2/clusters",
@@ -274,7 +241,7 @@ Test(binding, installing_cluster_refuses_moves) {
                          "id");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 409,
                      "no host yet");
-        cr_assert(strstr(str(o, "reason"), "not ready"), "%s", str(o, "reason"));
+        cr_assert(strstr(tu_jstr(o, "reason"), "not ready"), "%s", tu_jstr(o, "reason"));
         json_object_put(o);
 
         char body[128];
@@ -286,8 +253,8 @@ Test(binding, installing_cluster_refuses_moves) {
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL), 200);
         cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s/hosts/%s", ie, A), md.admin_token,
                                   "{\"role\":\"master\",\"requested_hostname\":\"sno-0\"}", &o), 200);
-        cr_assert_str_eq(str(o, "role"), "master");
-        cr_assert_str_eq(str(o, "requested_hostname"), "sno-0");
+        cr_assert_str_eq(tu_jstr(o, "role"), "master");
+        cr_assert_str_eq(tu_jstr(o, "requested_hostname"), "sno-0");
         json_object_put(o);
         cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s/hosts/%s", ie, A), md.admin_token,
                                   "{\"requested_hostname\":\"Not_Valid\"}", NULL), 400);
@@ -301,17 +268,17 @@ Test(binding, installing_cluster_refuses_moves) {
                                        "\"ipv4_addresses\":[\"192.0.2.10\"]}]}"));
         expect_status(ie, A, "known");
         cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s", c), md.admin_token, NULL, &o), 200);
-        cr_assert_str_eq(str(o, "status"), "ready", "%s", str(o, "status_info"));
+        cr_assert_str_eq(tu_jstr(o, "status"), "ready", "%s", tu_jstr(o, "status_info"));
         json_object_put(o);
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202);
-        cr_assert_str_eq(str(o, "status"), "preparing-for-installation");
+        cr_assert_str_eq(tu_jstr(o, "status"), "preparing-for-installation");
         json_object_put(o);
         expect_status(ie, A, "preparing-for-installation");
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,
                                   NULL, &o), 409);
-        cr_assert(strstr(str(o, "reason"), "install"), "%s", str(o, "reason"));
+        cr_assert(strstr(tu_jstr(o, "reason"), "install"), "%s", tu_jstr(o, "reason"));
         json_object_put(o);
         snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", c);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, B), md.admin_token,
@@ -330,10 +297,7 @@ Test(binding, installing_cluster_refuses_moves) {
 Test(binding, cluster_creator_scope) {
         json_object *o;
         char *ie, *tok;
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"p\"}", &o), 201);
-        ie = strdup(str(o, "id"));
-        tok = strdup(str(o, "agent_token"));
-        json_object_put(o);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "p", &ie, &tok), 201);
         agent_boot(ie, tok, A, "qemu-q35");
         agent_boot(ie, tok, B, "qemu-q35");
         char *alice = create(md.admin_token, "/api/v2/tokens", "{\"role\":\"cluster-creator\",\"owner\":\"alice\"}", "token");
@@ -343,8 +307,8 @@ Test(binding, cluster_creator_scope) {
 
         cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters"), alice, NULL, &o), 200);
         cr_assert_eq(json_object_array_length(o), 1);
-        cr_assert_str_eq(str(o, "0.id"), ca);
-        cr_assert_str_eq(str(o, "0.owner"), "alice");
+        cr_assert_str_eq(tu_jstr(o, "0.id"), ca);
+        cr_assert_str_eq(tu_jstr(o, "0.owner"), "alice");
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s", cb), alice, NULL, NULL), 404);
         cr_assert_eq(tu_http_json("DELETE", url("/api/v2/clusters/%s", cb), alice, NULL, NULL), 404);
@@ -366,11 +330,11 @@ Test(binding, cluster_creator_scope) {
         /* Alice's pool view: her host, and no longer Bob's. */
         cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts"), alice, NULL, &o), 200);
         cr_assert_eq(json_object_array_length(o), 1);
-        cr_assert_str_eq(str(o, "0.id"), A);
+        cr_assert_str_eq(tu_jstr(o, "0.id"), A);
         cr_assert_null(tu_json_get(o, "0.inventory"), "lists leave inventories out...");
-        cr_assert_str_eq(str(o, "0.hostname"), "node-0a", "...but keep the hostname");
-        cr_assert_str_eq(str(o, "0.hardware.cpu_count"), "4");
-        cr_assert_str_eq(str(o, "0.hardware.memory_bytes"), "2147483648");
+        cr_assert_str_eq(tu_jstr(o, "0.hostname"), "node-0a", "...but keep the hostname");
+        cr_assert_str_eq(tu_jstr(o, "0.hardware.cpu_count"), "4");
+        cr_assert_str_eq(tu_jstr(o, "0.hardware.memory_bytes"), "2147483648");
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, B), alice, NULL, NULL), 404);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, B), alice, NULL, NULL),
@@ -397,7 +361,7 @@ Test(binding, cluster_input_and_pages) {
         };
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
                 cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters"), md.admin_token, bad[i], &o), 400, "%s", bad[i]);
-                cr_assert_not_null(str(o, "reason"));
+                cr_assert_not_null(tu_jstr(o, "reason"));
                 json_object_put(o);
         }
         char *ids[5];
@@ -407,13 +371,13 @@ Test(binding, cluster_input_and_pages) {
                 ids[i] = create(md.admin_token, "/api/v2/clusters", body, "id");
         }
         cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s", ids[0]), md.admin_token, NULL, &o), 200);
-        cr_assert_str_eq(str(o, "status"), "pending-for-input", "no settings yet");
-        cr_assert(strstr(str(o, "status_info"), "machine network"), "%s", str(o, "status_info"));
+        cr_assert_str_eq(tu_jstr(o, "status"), "pending-for-input", "no settings yet");
+        cr_assert(strstr(tu_jstr(o, "status_info"), "machine network"), "%s", tu_jstr(o, "status_info"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", ids[0]), md.admin_token,
                                   "{\"base_dns_domain\":\"example.test\",\"labels\":{\"env\":\"lab\"}}", &o), 200);
-        cr_assert_str_eq(str(o, "base_dns_domain"), "example.test");
-        cr_assert_str_eq(str(o, "labels.env"), "lab");
+        cr_assert_str_eq(tu_jstr(o, "base_dns_domain"), "example.test");
+        cr_assert_str_eq(tu_jstr(o, "labels.env"), "lab");
         json_object_put(o);
         /* Pages of 2 follow X-Next-After: the cursor is in the body-less header,
          * so walk with after= from the ids' order instead: 2 + 2 + 1. */
@@ -428,13 +392,12 @@ Test(binding, cluster_input_and_pages) {
                 free(ids[i]);
 
         /* PATCH of an infra-env. */
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"x\"}", &o), 201);
-        char *ie = strdup(str(o, "id"));
-        json_object_put(o);
+        char *ie;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "x", &ie, NULL), 201);
         cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token,
                                   "{\"name\":\"y\",\"ntp_sources\":[\"ntp.example.test\"]}", &o), 200);
-        cr_assert_str_eq(str(o, "name"), "y");
-        cr_assert_str_eq(str(o, "ntp_sources.0"), "ntp.example.test");
+        cr_assert_str_eq(tu_jstr(o, "name"), "y");
+        cr_assert_str_eq(tu_jstr(o, "ntp_sources.0"), "ntp.example.test");
         json_object_put(o);
         cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token, "{\"token_generation\":9}",
                                   NULL), 400);

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -59,16 +57,18 @@ static void down(void) {
 
 TestSuite(musterctl, .init = up, .fini = down, .timeout = 180);
 
+/* The suite's musterd and a printf-formatted path (tu_url's buffers). */
+#define url(...) tu_url(md.base, __VA_ARGS__)
+
 static const char *ctl_path(void) {
         const char *p = getenv("MUSTERCTL");
         cr_assert(p && *p, "MUSTERCTL names the built musterctl");
         return p;
 }
 
-/* Run musterctl --server BASE --token-file TOKFILE ARGS... (NULL-terminated);
- * its exit status; stdout and stderr on request (caller frees). */
-static int ctlv(char **out, char **err, const char *token_file, const char *const *args) {
-        const char *argv[64];
+/* argv = musterctl --server BASE --token-file TOKFILE ARGS... (args
+ * NULL-terminated, at most 58 of them kept); the argument count. */
+static int ctl_argv(const char *argv[64], const char *token_file, const char *const *args) {
         int n = 0;
         argv[n++] = ctl_path();
         argv[n++] = "--server";
@@ -78,6 +78,14 @@ static int ctlv(char **out, char **err, const char *token_file, const char *cons
         for (; *args && n < 63; args++)
                 argv[n++] = *args;
         argv[n] = NULL;
+        return n;
+}
+
+/* Run musterctl --server BASE --token-file TOKFILE ARGS... (NULL-terminated);
+ * its exit status; stdout and stderr on request (caller frees). */
+static int ctlv(char **out, char **err, const char *token_file, const char *const *args) {
+        const char *argv[64];
+        int n = ctl_argv(argv, token_file, args);
         int status = -1;
         char *e = NULL;
         char *o = tu_run(argv, &status, &e);
@@ -123,35 +131,16 @@ static json_object *parse(const char *s) {
         return o;
 }
 
-static const char *str(json_object *o, const char *k) {
-        json_object *v = tu_json_get(o, k);
-        return v ? json_object_get_string(v) : NULL;
-}
-
 /* Create an infra-env with musterctl -o json; its id and agent token. */
 static void make_ie(const char *name, char **id, char **token) {
         char *out = NULL;
         cr_assert_eq(CTL(&out, NULL, "-o", "json", "infraenv", "create", name), 0);
         json_object *o = parse(out);
-        *id = strdup(str(o, "id"));
+        *id = strdup(tu_jstr(o, "id"));
         if (token)
-                *token = strdup(str(o, "agent_token"));
+                *token = strdup(tu_jstr(o, "agent_token"));
         json_object_put(o);
         free(out);
-}
-
-static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *url(const char *fmt, ...) {
-        static char buf[4][1024];
-        static int i;
-        char path[900];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(path, sizeof path, fmt, ap);
-        va_end(ap);
-        i = (i + 1) % 4;
-        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
-        return buf[i];
 }
 
 /* Play an agent: register `host` and answer its inventory step with what
@@ -275,9 +264,9 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
         json_object *l = parse(out);
         cr_assert(json_object_is_type(l, json_type_array));
         cr_assert_eq(json_object_array_length(l), 2);
-        char *id_a = strdup(str(l, "0.id")), *id_b = strdup(str(l, "1.id"));
-        cr_assert_str_eq(str(l, "0.name"), "rack-a");
-        cr_assert_str_eq(str(l, "0.ntp_sources.1"), "ntp2.example.com");
+        char *id_a = strdup(tu_jstr(l, "0.id")), *id_b = strdup(tu_jstr(l, "1.id"));
+        cr_assert_str_eq(tu_jstr(l, "0.name"), "rack-a");
+        cr_assert_str_eq(tu_jstr(l, "0.ntp_sources.1"), "ntp2.example.com");
         json_object_put(l);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "-o", "wide", "infraenv", "list"), 0);
@@ -306,7 +295,7 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
         snprintf(prefix, sizeof prefix, "%.8s", id_b);
         cr_assert_eq(CTL(&out, NULL, "infraenv", "show", prefix, "-o", "json"), 0);
         json_object *o = parse(out);
-        cr_assert_str_eq(str(o, "id"), id_b);
+        cr_assert_str_eq(tu_jstr(o, "id"), id_b);
         cr_assert_null(tu_json_get(o, "agent_token"), "show does not hand out tokens");
         json_object_put(o);
         free(out);
@@ -326,7 +315,7 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
                      200);
         cr_assert_eq(CTL(&out, NULL, "-o", "json", "infraenv", "rotate-token", "rack-a"), 0);
         o = parse(out);
-        cr_assert_not_null(str(o, "agent_token"));
+        cr_assert_not_null(tu_jstr(o, "agent_token"));
         cr_assert_eq(json_object_get_int(tu_json_get(o, "token_generation")), 2);
         json_object_put(o);
         free(out);
@@ -431,7 +420,7 @@ Test(musterctl, host_list_filters_and_show) {
         snprintf(both, sizeof both, "%s/%s", ie, VM);
         cr_assert_eq(CTL(&out, NULL, "host", "show", both, "-o", "json"), 0, "IE/HOST");
         json_object *h = parse(out);
-        cr_assert_str_eq(str(h, "id"), VM);
+        cr_assert_str_eq(tu_jstr(h, "id"), VM);
         cr_assert_eq(json_object_get_int(tu_json_get(h, "inventory.cpu.count")), 2);
         json_object_put(h);
         free(out);
@@ -458,7 +447,7 @@ Test(musterctl, host_in_two_infra_envs_needs_its_infra_env) {
         snprintf(both, sizeof both, "second/%s", Q35);
         cr_assert_eq(CTL(&out, NULL, "host", "show", both, "-o", "json"), 0);
         json_object *h = parse(out);
-        cr_assert_str_eq(str(h, "infra_env_id"), ie2);
+        cr_assert_str_eq(tu_jstr(h, "infra_env_id"), ie2);
         json_object_put(h);
         free(out);
         free(ie1);
@@ -486,8 +475,8 @@ Test(musterctl, clusters_bind_set_unbind_delete) {
         free(out);
         cr_assert_eq(CTL(&out, NULL, "-o", "json", "cluster", "create", "edge", "--single-node"), 0);
         json_object *c = parse(out);
-        cr_assert_str_eq(str(c, "high_availability_mode"), "None");
-        char *edge = strdup(str(c, "id"));
+        cr_assert_str_eq(tu_jstr(c, "high_availability_mode"), "None");
+        char *edge = strdup(tu_jstr(c, "id"));
         json_object_put(c);
         free(out);
 
@@ -529,9 +518,9 @@ Test(musterctl, clusters_bind_set_unbind_delete) {
         free(err);
         cr_assert_eq(CTL(&out, NULL, "-o", "json", "host", "show", "master-0"), 0);
         json_object *h = parse(out);
-        cr_assert_str_eq(str(h, "role"), "master");
-        cr_assert_str_eq(str(h, "requested_hostname"), "master-0");
-        cr_assert_str_eq(str(h, "installation_disk_id"), "nvme0n1");
+        cr_assert_str_eq(tu_jstr(h, "role"), "master");
+        cr_assert_str_eq(tu_jstr(h, "requested_hostname"), "master-0");
+        cr_assert_str_eq(tu_jstr(h, "installation_disk_id"), "nvme0n1");
         json_object_put(h);
         free(out);
 
@@ -574,9 +563,9 @@ Test(musterctl, cluster_creators_see_only_their_own) {
 
         cr_assert_eq(CTL(&out, NULL, "-o", "json", "token", "create", "--role", "cluster-creator", "--owner", "alice"), 0);
         json_object *t = parse(out);
-        cr_assert_str_eq(str(t, "role"), "cluster-creator");
-        cr_assert_str_eq(str(t, "owner"), "alice");
-        cr_assert_eq(tu_write_file(dir, "alice.token", str(t, "token")), 0);
+        cr_assert_str_eq(tu_jstr(t, "role"), "cluster-creator");
+        cr_assert_str_eq(tu_jstr(t, "owner"), "alice");
+        cr_assert_eq(tu_write_file(dir, "alice.token", tu_jstr(t, "token")), 0);
         json_object_put(t);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "token", "create", "--role", "cluster-creator", "--owner", "bob", "--token-out",
@@ -586,8 +575,8 @@ Test(musterctl, cluster_creators_see_only_their_own) {
 
         cr_assert_eq(CTL_AS(&out, NULL, alice_file, "-o", "json", "cluster", "create", "alice-c"), 0);
         json_object *c = parse(out);
-        char *alice_c = strdup(str(c, "id"));
-        cr_assert_str_eq(str(c, "owner"), "alice");
+        char *alice_c = strdup(tu_jstr(c, "id"));
+        cr_assert_str_eq(tu_jstr(c, "owner"), "alice");
         json_object_put(c);
         free(out);
         cr_assert_eq(CTL_AS(&out, NULL, bob_file, "cluster", "create", "bob-c"), 0);
@@ -636,28 +625,28 @@ Test(musterctl, event_list_filters) {
         cr_assert_eq(CTL(&out, NULL, "event", "list", "--infra-env", "events-b", "-o", "json"), 0);
         json_object *l = parse(out);
         cr_assert_eq(json_object_array_length(l), 1, "%s", out);
-        cr_assert(strstr(str(l, "0.message"), "events-b"));
+        cr_assert(strstr(tu_jstr(l, "0.message"), "events-b"));
         json_object_put(l);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "event", "list", "--host", VM, "-o", "json"), 0);
         l = parse(out);
         cr_assert_geq(json_object_array_length(l), 2, "registration and status change: %s", out);
         for (size_t i = 0; i < json_object_array_length(l); i++)
-                cr_assert_str_eq(str(json_object_array_get_idx(l, i), "host_id"), VM);
+                cr_assert_str_eq(tu_jstr(json_object_array_get_idx(l, i), "host_id"), VM);
         json_object_put(l);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "event", "list", "--severity", "warning", "-o", "json"), 0);
         l = parse(out);
         cr_assert_geq(json_object_array_length(l), 1, "the insufficient host warned: %s", out);
         for (size_t i = 0; i < json_object_array_length(l); i++)
-                cr_assert_str_neq(str(json_object_array_get_idx(l, i), "severity"), "info");
+                cr_assert_str_neq(tu_jstr(json_object_array_get_idx(l, i), "severity"), "info");
         json_object_put(l);
         free(out);
         /* --limit keeps the newest. */
         cr_assert_eq(CTL(&out, NULL, "event", "list", "--limit", "1", "-o", "json"), 0);
         l = parse(out);
         cr_assert_eq(json_object_array_length(l), 1);
-        cr_assert(strstr(str(l, "0.message"), "events-b"), "the last event: %s", out);
+        cr_assert(strstr(tu_jstr(l, "0.message"), "events-b"), "the last event: %s", out);
         json_object_put(l);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "-o", "wide", "event", "list"), 0);
@@ -671,15 +660,8 @@ Test(musterctl, event_list_filters) {
 /* Start musterctl with its stdout on a pipe. */
 static pid_t spawn_ctl(const char *const *args, int *out_fd) {
         const char *argv[64];
-        int n = 0, p[2];
-        argv[n++] = ctl_path();
-        argv[n++] = "--server";
-        argv[n++] = md.base;
-        argv[n++] = "--token-file";
-        argv[n++] = admin_token_file;
-        for (; *args && n < 63; args++)
-                argv[n++] = *args;
-        argv[n] = NULL;
+        int p[2];
+        ctl_argv(argv, admin_token_file, args);
         cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
@@ -707,13 +689,11 @@ static pid_t spawn_ctl(const char *const *args, int *out_fd) {
 
 /* Read fd into *buf until it holds `needle` or timeout_ms pass. */
 static bool read_until(int fd, char **buf, size_t *len, const char *needle, int timeout_ms) {
-        struct timespec t0, t;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int64_t deadline = tu_mono_ms() + timeout_ms;
         for (;;) {
                 if (*buf && strstr(*buf, needle))
                         return true;
-                clock_gettime(CLOCK_MONOTONIC, &t);
-                long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+                int64_t left = deadline - tu_mono_ms();
                 if (left <= 0)
                         return false;
                 struct pollfd p = { fd, POLLIN, 0 };
@@ -731,13 +711,6 @@ static bool read_until(int fd, char **buf, size_t *len, const char *needle, int 
                 *len += (size_t) k;
                 (*buf)[*len] = '\0';
         }
-}
-
-static int reap(pid_t pid) {
-        int st;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-                ;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void follow_until_signal(const char *format, int sig) {
@@ -758,8 +731,7 @@ static void follow_until_signal(const char *format, int sig) {
         if (!seen)
                 kill(pid, SIGKILL);
         cr_assert(seen, "the new event is printed: %s", buf ? buf : "");
-        cr_assert_eq(kill(pid, sig), 0);
-        int status = reap(pid);
+        int status = tu_kill_wait(pid, sig);
         read_until(fd, &buf, &len, "\x01", 200); /* drain */
         close(fd);
         cr_assert_eq(status, 0, "exits 0 on signal %d (status %d)", sig, status);

@@ -27,33 +27,12 @@ static void down(void) {
 
 TestSuite(musterd, .init = up, .fini = down, .timeout = 120);
 
-static char *url(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *url(const char *fmt, ...) {
-        static char buf[4][1024];
-        static int i;
-        char path[900];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(path, sizeof path, fmt, ap);
-        va_end(ap);
-        i = (i + 1) % 4;
-        snprintf(buf[i], sizeof buf[i], "%s%s", md.base, path);
-        return buf[i];
-}
-
-static const char *str(json_object *o, const char *k) {
-        return json_object_get_string(tu_json_get(o, k));
-}
+/* The suite's musterd and a printf-formatted path (tu_url's buffers). */
+#define url(...) tu_url(md.base, __VA_ARGS__)
 
 /* Create an infra-env; returns its id and agent token (caller frees). */
 static void make_ie(const char *name, char **id, char **token) {
-        json_object *o;
-        char body[256];
-        snprintf(body, sizeof body, "{\"name\":\"%s\"}", name);
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, body, &o), 201);
-        *id = strdup(str(o, "id"));
-        *token = strdup(str(o, "agent_token"));
-        json_object_put(o);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, name, id, token), 201);
 }
 
 /* Register host_id and answer its inventory step with a fixture's inventory. */
@@ -65,7 +44,7 @@ static void register_with_inventory(const char *ie, const char *tok, const char 
         cr_assert(code == 201 || code == 200, "register: %ld", code);
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host_id), tok, NULL, &o), 200);
-        cr_assert_str_eq(str(o, "instructions.0.step_type"), "inventory", "a new host is asked for its inventory");
+        cr_assert_str_eq(tu_jstr(o, "instructions.0.step_type"), "inventory", "a new host is asked for its inventory");
         json_object_put(o);
         snprintf(path, sizeof path, "%s/%s/expected.json", MUSTER_FIXTURES_DIR, fixture);
         json_object *inv = json_object_from_file(path);
@@ -90,9 +69,9 @@ Test(musterd, register_inventory_and_validations) {
         register_with_inventory(ie, tok, H1, "qemu-q35");
         json_object *h;
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, H1), md.admin_token, NULL, &h), 200);
-        cr_assert_str_eq(str(h, "status"), "insufficient-unbound");
-        cr_assert(strstr(str(h, "status_info"), "memory"), "%s", str(h, "status_info"));
-        cr_assert_str_eq(str(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
+        cr_assert_str_eq(tu_jstr(h, "status"), "insufficient-unbound");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "memory"), "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
         json_object_put(h);
         /* Registering again is idempotent: same record, one host. */
         char body[256];
@@ -133,13 +112,13 @@ Test(musterd, token_scope_and_revocation) {
         /* Rotate: the old token is refused, the new one works. */
         json_object *o;
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/actions/rotate-token", ie1), md.admin_token, NULL, &o), 200);
-        char *fresh = strdup(str(o, "agent_token"));
+        char *fresh = strdup(tu_jstr(o, "agent_token"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie1, H1), tok1, NULL, NULL), 401);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie1, H1), fresh, NULL, NULL), 200);
         /* A cluster creator cannot make tokens; an infra admin can. */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), md.admin_token, "{\"role\":\"cluster-creator\",\"owner\":\"bob\"}", &o), 201);
-        char *bob = strdup(str(o, "token"));
+        char *bob = strdup(tu_jstr(o, "token"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), bob, "{\"role\":\"infra-admin\",\"owner\":\"bob\"}", NULL), 403);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s", ie1), bob, NULL, NULL), 403, "not bob's infra-env");
@@ -181,7 +160,7 @@ Test(musterd, bad_input_gets_4xx_and_the_server_keeps_serving) {
         tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, H2), tok,
                                   "{\"step_type\":\"inventory\",\"exit_code\":0,\"output\":{\"inventory_version\":1,\"cpu\":{\"count\":\"many\"}}}", &o), 400);
-        cr_assert(strstr(str(o, "reason"), "count"), "%s", str(o, "reason"));
+        cr_assert(strstr(tu_jstr(o, "reason"), "count"), "%s", tu_jstr(o, "reason"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/healthz"), NULL, NULL, NULL), 200);
         free(ie);

@@ -39,12 +39,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 
 #define run(err, ...) tu_runf(NULL, err, __VA_ARGS__)
 
@@ -80,26 +74,15 @@ static bool jbool(json_object *o, const char *path) {
         return json_object_get_boolean(v);
 }
 
-static int enter_netns(const char *name) {
-        char path[128];
-        snprintf(path, sizeof path, "/run/netns/%s", name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
-        close(fd);
-        return r;
-}
-
 /* Read everything from fd until EOF or the deadline; malloc'd text. */
 static char *read_all(int fd, int timeout_ms) {
         size_t len = 0, cap = 4096;
         char *buf = malloc(cap);
-        int64_t deadline = mono_ms() + timeout_ms;
+        int64_t deadline = tu_mono_ms() + timeout_ms;
         cr_assert(buf);
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                int64_t left = deadline - mono_ms();
+                int64_t left = deadline - tu_mono_ms();
                 if (left <= 0 || poll(&p, 1, (int) left) <= 0)
                         break;
                 if (len + 1024 > cap)
@@ -196,7 +179,7 @@ static void responder_main(int ready) {
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(SNTP_PORT) };
         int u, t, one = 1;
         inet_pton(AF_INET, ADDR_B, &sa.sin_addr);
-        if (enter_netns(ns_b) < 0)
+        if (tu_enter_netns(ns_b) < 0)
                 _exit(2);
         u = socket(AF_INET, SOCK_DGRAM, 0);
         t = socket(AF_INET, SOCK_STREAM, 0);
@@ -276,7 +259,7 @@ static json_object *step_in_ns(const char *ns, step_fn step, const char *args) {
         if (worker_pid == 0) {
                 close(p[0]);
                 json_object *in = json_tokener_parse(args), *out = NULL;
-                int r = enter_netns(ns);
+                int r = tu_enter_netns(ns);
                 if (r == 0)
                         r = step(in, &out);
                 dprintf(p[1], "%d\n%s", r, out ? json_object_to_json_string(out) : "null");
@@ -299,12 +282,12 @@ static json_object *step_in_ns(const char *ns, step_fn step, const char *args) {
 
 Test(steps_netns, connectivity_icmp, .fini = ns_fini) {
         topology_up();
-        int64_t t0 = mono_ms();
+        int64_t t0 = tu_mono_ms();
         json_object *out = step_in_ns(ns_a, step_connectivity_check,
                                       "{\"peers\":[{\"host_id\":\"" HOST_B "\",\"addresses\":[\"" ADDR_B "\",\"" ADDR6_B "\"]},"
                                       "{\"host_id\":\"" HOST_C "\",\"addresses\":[\"" ADDR_NOBODY "\"]}],"
                                       "\"count\":3,\"timeout_ms\":500}");
-        int64_t took = mono_ms() - t0;
+        int64_t took = tu_mono_ms() - t0;
         const char *m = jstr(out, "peers.0.addresses.0.method");
         cr_assert(m && strcmp(m, "icmp") == 0, "not probed by ICMP: %s", json_object_to_json_string(out));
         cr_expect(jbool(out, "peers.0.reachable"));
@@ -348,10 +331,10 @@ Test(steps_netns, connectivity_tcp, .fini = ns_fini) {
 
 Test(steps_netns, ntp_from_peer, .fini = ns_fini) {
         topology_up();
-        int64_t t0 = mono_ms();
+        int64_t t0 = tu_mono_ms();
         json_object *out = step_in_ns(ns_a, step_ntp_synchronizer,
                                       "{\"ntp_sources\":[\"" ADDR_NOBODY ":123\",\"" ADDR_B "\"],\"timeout_ms\":800}");
-        int64_t took = mono_ms() - t0;
+        int64_t took = tu_mono_ms() - t0;
         cr_expect_lt(took, 3000, "took %lld ms", (long long) took);
         cr_expect_str_eq(jstr(out, "method"), "sntp");
         cr_expect_str_eq(jstr(out, "source"), ADDR_B);
@@ -400,15 +383,15 @@ static void dns_child(int out_fd) {
         json_object *in = json_tokener_parse("{\"names\":[\"api.c1.example.test\",\"*.apps.c1.example.test\","
                                              "\"localhost\"],\"timeout_ms\":300}");
         json_object *dns = NULL, *ntp = NULL;
-        int64_t t0 = mono_ms();
+        int64_t t0 = tu_mono_ms();
         int r1 = step_domain_resolution(in, &dns);
-        int64_t took1 = mono_ms() - t0;
+        int64_t took1 = tu_mono_ms() - t0;
         json_object_put(in);
         in = json_tokener_parse("{\"ntp_sources\":[\"ntp.example.test\"],\"timeout_ms\":300,"
                                 "\"coordinator_date\":\"Sun, 06 Nov 1994 08:49:37 GMT\"}");
-        t0 = mono_ms();
+        t0 = tu_mono_ms();
         int r2 = step_ntp_synchronizer(in, &ntp);
-        int64_t took2 = mono_ms() - t0;
+        int64_t took2 = tu_mono_ms() - t0;
         json_object_put(in);
         usleep(1500000); /* the lookups time out in glibc now */
         dprintf(out_fd, "%d %d %lld %lld\n%s\n%s", r1, r2, (long long) took1, (long long) took2,

@@ -1,0 +1,132 @@
+/* The two things that keep an instruction poll cheap: the check-in buffer
+ * (written to a real SQLite store in batches) and the verified-token cache. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth.h"
+#include "checkins.h"
+#include "jwt.h"
+#include "store.h"
+#include "testutil.h"
+
+static char *dir;
+static struct store *st;
+
+static void setup(void) {
+        char path[4096];
+        dir = tu_mkdtemp();
+        snprintf(path, sizeof path, "%s/muster.db", dir);
+        cr_assert_eq(store_open(path, &st), 0);
+}
+
+static void teardown(void) {
+        store_close(st);
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(checkins, .init = setup, .fini = teardown);
+
+static char *checked_in(const char *ie, const char *id) {
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        char *t = h.checked_in_at ? strdup(h.checked_in_at) : NULL;
+        host_free(&h);
+        return t;
+}
+
+Test(checkins, batched_writes_keep_the_latest_time) {
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup("lab");
+        ie.owner = strdup("admin");
+        ie.cpu_architecture = strdup("x86_64");
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        char ids[3000][40];
+        for (int i = 0; i < 3000; i++) {
+                snprintf(ids[i], sizeof ids[i], "7c0ffee0-0000-4000-8000-%012d", i);
+                cr_assert_eq(store_host_register(st, ie.id, ids[i], "t", NULL), 1);
+        }
+        cr_assert_eq(store_host_checkin(st, ie.id, ids[0], "2030-01-01T00:00:00Z"), 0);
+
+        struct checkin_buffer *b;
+        cr_assert_eq(checkins_new(&b), 0);
+        cr_assert_eq(checkins_flush(b, st), 0, "nothing to write");
+        /* 3000 hosts (the table grows past its first size), host 1 twice. */
+        for (int i = 0; i < 3000; i++)
+                cr_assert_eq(checkins_note(b, ie.id, ids[i], "2031-05-05T10:00:00Z"), 0);
+        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:07Z"), 0);
+        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:03Z"), 0, "an older time is kept out");
+        cr_assert_eq(checkins_note(b, "not-a-uuid", ids[1], "2031-05-05T10:00:03Z"), -EINVAL);
+        /* Not in the store until flushed. */
+        char *t = checked_in(ie.id, ids[2]);
+        cr_assert(t == NULL || strcmp(t, "2031-05-05T10:00:00Z") != 0);
+        free(t);
+        cr_assert_eq(checkins_flush(b, st), 3000);
+        t = checked_in(ie.id, ids[1]);
+        cr_assert_str_eq(t, "2031-05-05T10:00:07Z");
+        free(t);
+        t = checked_in(ie.id, ids[2999]);
+        cr_assert_str_eq(t, "2031-05-05T10:00:00Z");
+        free(t);
+        /* A stored time newer than the buffered one stays. */
+        cr_assert_eq(checkins_note(b, ie.id, ids[0], "2029-01-01T00:00:00Z"), 0);
+        cr_assert_eq(checkins_flush(b, st), 1);
+        t = checked_in(ie.id, ids[0]);
+        cr_assert_str_eq(t, "2031-05-05T10:00:00Z", "the batch wrote 2031 earlier; 2029 is older");
+        free(t);
+        /* A host deleted meanwhile is skipped, not an error. */
+        cr_assert_eq(checkins_note(b, ie.id, "7c0ffee0-0000-4000-8000-999999999999", "2031-05-05T10:00:00Z"), 0);
+        cr_assert_eq(checkins_flush(b, st), 1);
+        checkins_free(b);
+        infra_env_free(&ie);
+}
+
+Test(checkins, token_cache_answers_like_the_check) {
+        struct crypto_key *k, *other;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/k.pem", dir);
+        cr_assert_eq(crypto_key_load_or_create(path, &k), 0);
+        snprintf(path, sizeof path, "%s/o.pem", dir);
+        cr_assert_eq(crypto_key_load_or_create(path, &other), 0);
+        struct auth_cache *c;
+        cr_assert_eq(auth_cache_new(&c), 0);
+        char *agent, *admin, *forged;
+        cr_assert_eq(auth_issue_agent(k, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", 3, &agent), 0);
+        cr_assert_eq(auth_issue_admin(k, ROLE_CLUSTER_CREATOR, "alice", &admin), 0);
+        cr_assert_eq(auth_issue_admin(other, ROLE_INFRA_ADMIN, "mallory", &forged), 0);
+        for (int round = 0; round < 3; round++) { /* miss, then hits */
+                struct principal a, b;
+                cr_assert_eq(auth_check_cached(c, k, agent, 1000, &a), 0);
+                cr_assert_eq(auth_check(k, agent, 1000, &b), 0);
+                cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+                cr_assert_eq(a.generation, 3);
+                cr_assert_eq(auth_check_cached(c, k, admin, 1000, &a), 0);
+                cr_assert_str_eq(a.owner, "alice");
+                cr_assert_eq(auth_check_cached(c, k, forged, 1000, &a), -EACCES, "another key's token, every time");
+                cr_assert_eq(auth_check_cached(c, k, "garbage", 1000, &a), -EACCES);
+        }
+        /* An entry lives AUTH_CACHE_TTL_S at most: then the token is checked
+         * again (here with the wrong key, to see that it really is). */
+        struct principal p;
+        cr_assert_eq(auth_check_cached(c, other, agent, 1000 + AUTH_CACHE_TTL_S - 1, &p), 0, "still cached");
+        cr_assert_eq(auth_check_cached(c, other, agent, 1000 + AUTH_CACHE_TTL_S, &p), -EACCES, "expired entry");
+        /* A token with an "exp" is never cached past it. */
+        json_object *claims = json_tokener_parse("{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":1010}");
+        char *short_lived;
+        cr_assert_eq(jwt_sign(k, claims, &short_lived), 0);
+        json_object_put(claims);
+        cr_assert_eq(auth_check_cached(c, k, short_lived, 1000, &p), 0);
+        cr_assert_eq(auth_check_cached(c, k, short_lived, 1009, &p), 0);
+        cr_assert_eq(auth_check_cached(c, k, short_lived, 1010, &p), -EACCES);
+        free(short_lived);
+        free(agent);
+        free(admin);
+        free(forged);
+        auth_cache_free(c);
+        crypto_key_free(k);
+        crypto_key_free(other);
+}
