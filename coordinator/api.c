@@ -191,7 +191,7 @@ static void h_metrics(void *app, struct http_request *req, struct http_response 
         struct musterd *d = app;
         char *m = http_server_metrics(d->http);
         /* Hosts by status. */
-        size_t len = m ? strlen(m) : 0, cap = len + 4096;
+        size_t len = m ? strlen(m) : 0, cap = len + 8192;
         char *out = realloc(m, cap);
         if (!out) {
                 free(m);
@@ -204,6 +204,21 @@ static void h_metrics(void *app, struct http_request *req, struct http_response 
                 for (int s = 0; s < _HOST_STATUS_MAX; s++)
                         len += (size_t) snprintf(out + len, cap - len, "muster_hosts{status=\"%s\"} %lld\n",
                                                  host_status_to_string((enum host_status) s), (long long) counts[s]);
+        struct store_latency w;
+        store_write_latency(d->store, &w);
+        len += (size_t) snprintf(out + len, cap - len,
+                                 "# HELP muster_store_write_seconds Store write transactions, lock wait to commit.\n"
+                                 "# TYPE muster_store_write_seconds histogram\n");
+        uint64_t cum = 0;
+        for (int b = 0; b < STORE_LATENCY_BUCKETS; b++) {
+                cum += w.bucket[b];
+                len += (size_t) snprintf(out + len, cap - len, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
+                                         store_latency_bounds[b], (unsigned long long) cum);
+        }
+        len += (size_t) snprintf(out + len, cap - len,
+                                 "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
+                                 "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
+                                 (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
         resp->status = 200;
         resp->text = out;
         resp->content_type = "text/plain; version=0.0.4";

@@ -156,6 +156,18 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
 int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
                                  const char *before, uint32_t status_mask, const char *status_info);
 
+/* Latency of write transactions, from asking for the writer lock to the
+ * commit (for /metrics): bucket[i] counts those <= store_latency_bounds[i]
+ * seconds and above the previous bound; bucket[STORE_LATENCY_BUCKETS] the rest. */
+#define STORE_LATENCY_BUCKETS 11
+extern const double store_latency_bounds[STORE_LATENCY_BUCKETS];
+struct store_latency {
+        uint64_t bucket[STORE_LATENCY_BUCKETS + 1];
+        uint64_t count;
+        double sum_s;
+};
+void store_write_latency(struct store *s, struct store_latency *out);
+
 /* How many hosts are in each status (for /metrics). */
 int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]);
 

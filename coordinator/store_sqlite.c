@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -140,7 +141,14 @@ struct store {
         pthread_mutex_t write_lock; /* one writer at a time in this process */
         struct conn conns[POOL_SIZE];
         int version;
+        /* Write transactions, from asking for the writer lock to the commit;
+         * guarded by write_lock. */
+        struct timespec write_started;
+        struct store_latency writes;
 };
+
+const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                             0.05, 0.1, 0.25, 0.5, 1 };
 
 static int sql_err(int rc) {
         switch (rc) {
@@ -272,7 +280,10 @@ static void conn_put(struct store *s, struct conn *c) {
 }
 
 static int write_begin(struct store *s, struct conn **out) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         pthread_mutex_lock(&s->write_lock);
+        s->write_started = t0;
         struct conn *c = conn_get(s);
         int r = exec(c, "BEGIN IMMEDIATE");
         if (r < 0) {
@@ -294,8 +305,24 @@ static int write_end(struct store *s, struct conn *c, int r) {
         if (!sqlite3_get_autocommit(c->db))
                 (void) exec(c, "ROLLBACK");
         conn_put(s, c);
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double secs = (double) (t1.tv_sec - s->write_started.tv_sec) +
+                      (double) (t1.tv_nsec - s->write_started.tv_nsec) / 1e9;
+        size_t b = 0;
+        while (b < STORE_LATENCY_BUCKETS && secs > store_latency_bounds[b])
+                b++;
+        s->writes.bucket[b]++;
+        s->writes.count++;
+        s->writes.sum_s += secs;
         pthread_mutex_unlock(&s->write_lock);
         return r;
+}
+
+void store_write_latency(struct store *s, struct store_latency *out) {
+        pthread_mutex_lock(&s->write_lock);
+        *out = s->writes;
+        pthread_mutex_unlock(&s->write_lock);
 }
 
 /* ---- binding and reading columns ---------------------------------------- */

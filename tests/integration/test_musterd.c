@@ -198,5 +198,7 @@ Test(musterd, metrics_and_readyz) {
         cr_assert_eq(tu_http("GET", url("/metrics"), NULL, NULL, 0, &text), 200);
         cr_assert(strstr(text, "muster_http_requests_total{route=\"healthz\",status=\"200\"}"), "%s", text);
         cr_assert(strstr(text, "muster_hosts{status=\"known-unbound\"} 0"));
+        cr_assert(strstr(text, "muster_store_write_seconds_bucket{le=\"+Inf\"}"), "store latency");
+        cr_assert(strstr(text, "muster_store_write_seconds_count "));
         free(text);
 }
