@@ -619,6 +619,11 @@ int host_parse_inventory(struct host *h, char *err, size_t errlen) {
         return 0;
 }
 
+bool host_same(const struct host *a, const struct host *b) {
+        return a->id && b->id && a->infra_env_id && b->infra_env_id && strcmp(a->id, b->id) == 0 &&
+               strcmp(a->infra_env_id, b->infra_env_id) == 0;
+}
+
 const char *host_hostname(const struct host *h) {
         if (h->requested_hostname)
                 return h->requested_hostname;

@@ -208,6 +208,8 @@ void host_init(struct host *h);
 void host_free(struct host *h);
 /* Parse inventory_json into h->inventory (replacing it). */
 int host_parse_inventory(struct host *h, char *err, size_t errlen);
+/* The same host: equal (infra_env_id, id) keys. */
+bool host_same(const struct host *a, const struct host *b);
 /* requested_hostname, else the inventory's hostname, else NULL. */
 const char *host_hostname(const struct host *h);
 json_object *host_to_json(const struct host *h, unsigned flags);

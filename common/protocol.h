@@ -46,6 +46,10 @@ enum host_status {
         _HOST_STATUS_INVALID = -1,
 };
 const char *host_status_to_string(enum host_status s);
+/* preparing-for-installation, installing, installing-in-progress. */
+static inline int host_status_is_installing(enum host_status s) {
+        return s == HOST_PREPARING_FOR_INSTALLATION || s == HOST_INSTALLING || s == HOST_INSTALLING_IN_PROGRESS;
+}
 enum host_status host_status_from_string(const char *s);
 
 /* Cluster states. A cluster waits for settings (pending-for-input), for

@@ -3,6 +3,7 @@
  * checks of STYLE.md's order that are not HTTP's happen here: scope, shape,
  * semantics. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,17 @@ int api_load_cluster(struct musterd *d, struct http_request *req, struct http_re
                 return -EPERM;
         }
         return 0;
+}
+
+void api_reply_host(struct musterd *d, struct http_response *resp, const char *infra_env_id, const char *host_id,
+                    unsigned flags) {
+        struct host h;
+        int r = store_host_get(d->store, infra_env_id, host_id, &h);
+        if (r < 0)
+                api_store_error(resp, r, "host");
+        else
+                http_json(resp, 200, host_to_json(&h, flags));
+        host_free(&h);
 }
 
 void api_no_content(struct http_response *resp) {
@@ -513,7 +525,7 @@ static int bound_peers_load(struct musterd *d, const struct host *h, struct boun
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 const struct host *p = &bp->view.hosts.v[i];
-                if ((strcmp(p->id, h->id) == 0 && strcmp(p->infra_env_id, h->infra_env_id) == 0) || !p->inventory)
+                if (host_same(p, h) || !p->inventory)
                         continue;
                 if ((r = steps_host_addresses(p->inventory, bp->view.c.machine_network_cidr, &bp->addrs[i])) < 0)
                         return r;
@@ -690,15 +702,15 @@ static void h_host_get(void *app, struct http_request *req, struct http_response
         infra_env_free(&ie);
 }
 
-static int query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t *out) {
+int api_query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out) {
         const char *s = http_query(req, key);
         if (!s)
                 return 0;
         char *end;
         errno = 0;
         long long v = strtoll(s, &end, 10);
-        if (errno || *end || v < 0) {
-                http_error(resp, 400, "query parameter %s must be a non-negative integer", key);
+        if (errno || *end || end == s || v < 0 || v > max) {
+                http_error(resp, 400, "query parameter %s must be an integer from 0 to %lld", key, (long long) max);
                 return -EINVAL;
         }
         *out = v;
@@ -731,15 +743,13 @@ static void list_hosts(struct musterd *d, struct http_request *req, struct http_
         const char *unbound = http_query(req, "unbound");
         f.unbound_only = unbound && strcmp(unbound, "true") == 0;
         f.hostname_contains = http_query(req, "hostname");
-        if (query_i64(req, resp, "min_cpu_cores", &f.min_cpu_cores) < 0 ||
-            query_i64(req, resp, "min_memory_bytes", &f.min_memory_bytes) < 0 ||
-            query_i64(req, resp, "min_disk_bytes", &f.min_disk_bytes) < 0 || query_i64(req, resp, "limit", &limit) < 0 ||
-            query_i64(req, resp, "after", &after) < 0 || query_i64(req, resp, "offset", &offset) < 0)
+        if (api_query_i64(req, resp, "min_cpu_cores", INT64_MAX, &f.min_cpu_cores) < 0 ||
+            api_query_i64(req, resp, "min_memory_bytes", INT64_MAX, &f.min_memory_bytes) < 0 ||
+            api_query_i64(req, resp, "min_disk_bytes", INT64_MAX, &f.min_disk_bytes) < 0 ||
+            api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit) < 0 ||
+            api_query_i64(req, resp, "after", INT64_MAX, &after) < 0 ||
+            api_query_i64(req, resp, "offset", UINT_MAX, &offset) < 0)
                 return;
-        if (limit > d->cfg.max_page_size) {
-                http_error(resp, 400, "limit is at most %lld", (long long) d->cfg.max_page_size);
-                return;
-        }
         pg.limit = (unsigned) limit;
         pg.after = after;
         pg.offset = (unsigned) offset;
@@ -803,8 +813,7 @@ static void h_host_patch(void *app, struct http_request *req, struct http_respon
                 http_error(resp, 400, "requested_hostname \"%.64s\" is not valid: %s", in.requested_hostname, err);
                 goto out;
         }
-        if (h.status == HOST_PREPARING_FOR_INSTALLATION || h.status == HOST_INSTALLING ||
-            h.status == HOST_INSTALLING_IN_PROGRESS || h.status == HOST_INSTALLED) {
+        if (host_status_is_installing(h.status) || h.status == HOST_INSTALLED) {
                 http_error(resp, 409, "host %s is %s; its settings cannot change now", h.id,
                            host_status_to_string(h.status));
                 goto out;
@@ -834,11 +843,7 @@ static void h_host_patch(void *app, struct http_request *req, struct http_respon
         (void) refresh_host(d, &h);
         if (h.cluster_id)
                 (void) refresh_cluster(d, h.cluster_id, NULL);
-        host_free(&h);
-        if ((r = store_host_get(d->store, ie.id, in.id, &h)) < 0)
-                api_store_error(resp, r, "host");
-        else
-                http_json(resp, 200, host_to_json(&h, 0));
+        api_reply_host(d, resp, ie.id, in.id, 0);
 out:
         host_free(&in);
         host_free(&h);
@@ -853,8 +858,7 @@ static void h_host_delete(void *app, struct http_request *req, struct http_respo
                 return;
         if (api_load_host(d, req, resp, &ie, &h) < 0)
                 goto out;
-        if (h.status == HOST_PREPARING_FOR_INSTALLATION || h.status == HOST_INSTALLING ||
-            h.status == HOST_INSTALLING_IN_PROGRESS) {
+        if (host_status_is_installing(h.status)) {
                 http_error(resp, 409, "host %s is being installed; it cannot be deleted now", h.id);
                 goto out;
         }
@@ -893,12 +897,9 @@ static void h_events(void *app, struct http_request *req, struct http_response *
                 }
                 f.min_severity = (enum event_severity) s;
         }
-        if (query_i64(req, resp, "since_id", &since) < 0 || query_i64(req, resp, "limit", &limit) < 0)
+        if (api_query_i64(req, resp, "since_id", INT64_MAX, &since) < 0 ||
+            api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit) < 0)
                 return;
-        if (limit > d->cfg.max_page_size) {
-                http_error(resp, 400, "limit is at most %lld", (long long) d->cfg.max_page_size);
-                return;
-        }
         f.since_id = since;
         f.limit = (unsigned) limit;
         /* A cluster creator sees only its own clusters' events. */

@@ -27,6 +27,15 @@ int api_load_host(struct musterd *d, struct http_request *req, struct http_respo
 int api_load_cluster(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
                      struct cluster *c);
 
+/* The query parameter `key` as an integer in 0..max into *out (left alone
+ * when absent). 0, or answers 400 and returns -EINVAL. */
+int api_query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out);
+
+/* 200 with the host as stored now (after a change), model flags as
+ * host_to_json's; or the store's error. */
+void api_reply_host(struct musterd *d, struct http_response *resp, const char *infra_env_id, const char *host_id,
+                    unsigned flags);
+
 /* An answer of 204 with no body. */
 void api_no_content(struct http_response *resp);
 

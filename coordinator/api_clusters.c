@@ -27,17 +27,6 @@ static void reply_cluster(struct musterd *d, struct http_response *resp, int sta
         cluster_free(&c);
 }
 
-static void reply_host(struct musterd *d, struct http_response *resp, const char *ie, const char *id) {
-        struct host h;
-        host_init(&h);
-        int r = store_host_get(d->store, ie, id, &h);
-        if (r < 0)
-                api_store_error(resp, r, "host");
-        else
-                http_json(resp, 200, host_to_json(&h, MODEL_JSON_NO_INVENTORY));
-        host_free(&h);
-}
-
 /* The cluster name is a DNS label: it becomes api.<name>.<base domain>. */
 static bool cluster_name_ok(const char *s) {
         size_t n = s ? strlen(s) : 0;
@@ -119,29 +108,14 @@ out:
         cluster_free(&c);
 }
 
-static int query_num(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out) {
-        const char *s = http_query(req, key);
-        char *end;
-        if (!s)
-                return 0;
-        errno = 0;
-        long long v = strtoll(s, &end, 10);
-        if (errno || *end || v < 0 || v > max) {
-                http_error(resp, 400, "query parameter %s must be an integer from 0 to %lld", key, (long long) max);
-                return -EINVAL;
-        }
-        *out = v;
-        return 0;
-}
-
 void api_cluster_list(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct cluster_list l = { 0 };
         int64_t limit = 0, after = 0;
         if (!api_need_admin(req, resp))
                 return;
-        if (query_num(req, resp, "limit", d->cfg.max_page_size, &limit) < 0 ||
-            query_num(req, resp, "after", INT64_MAX, &after) < 0)
+        if (api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit) < 0 ||
+            api_query_i64(req, resp, "after", INT64_MAX, &after) < 0)
                 return;
         struct store_page pg = { .limit = (unsigned) limit, .after = after };
         int r = store_cluster_list(d->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
@@ -317,7 +291,7 @@ void api_host_bind(void *app, struct http_request *req, struct http_response *re
         musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id, "host %s bound to cluster %s (%s) by %s", h.id,
                       c.name, c.id, P(req)->owner);
         (void) refresh_cluster(d, c.id, NULL);
-        reply_host(d, resp, ie.id, h.id);
+        api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
 out:
         cluster_free(&c);
         host_free(&h);
@@ -359,7 +333,7 @@ void api_host_unbind(void *app, struct http_request *req, struct http_response *
                       to == HOST_UNBINDING_PENDING_USER_ACTION ? "; boot it from the discovery ISO again" : "");
         if (h.cluster_id)
                 (void) refresh_cluster(d, h.cluster_id, NULL);
-        reply_host(d, resp, ie.id, h.id);
+        api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
 out:
         cluster_free(&c);
         host_free(&h);

@@ -90,7 +90,7 @@ int refresh_host(struct musterd *d, struct host *h) {
                 }
                 for (size_t i = 0; i < view.hosts.n; i++) {
                         const struct host *p = &view.hosts.v[i];
-                        if (strcmp(p->id, h->id) == 0 && strcmp(p->infra_env_id, h->infra_env_id) == 0)
+                        if (host_same(p, h))
                                 continue;
                         peers[f.cluster.n_peers++] = (struct host_peer) { p->id, host_hostname(p) };
                 }

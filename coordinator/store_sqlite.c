@@ -706,6 +706,13 @@ static int cluster_exists(struct conn *c, const char *id) {
         return step_row(c, st);
 }
 
+/* Why a conditional UPDATE of cluster `id` changed no row: -ESTALE if the
+ * cluster is there (its status did not match), -ENOENT if it is not. */
+static int cluster_not_updated(struct conn *c, const char *id) {
+        int r = cluster_exists(c, id);
+        return r < 0 ? r : r ? -ESTALE : -ENOENT;
+}
+
 static int infra_env_get_conn(struct conn *c, const char *id, struct infra_env *out) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         int r = stmt(c, "SELECT " IE_COLS " FROM infra_envs WHERE id = ?1", &st);
@@ -846,22 +853,31 @@ static int read_page(struct store *s, struct query *q, unsigned limit, const str
         return 0;
 }
 
-int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
-                         struct infra_env_list *out) {
+/* A page of `select` ("SELECT cols FROM table", whose first column is seq)
+ * in creation order, of one owner's rows (owner NULL: all). */
+static int owner_page(struct store *s, const char *select, const char *owner, const struct store_page *pg,
+                      const struct row_type *t, void **v, size_t *n, int64_t *next_after) {
         struct query q = { .len = 0 };
         unsigned limit;
-        int r;
-
-        *out = (struct infra_env_list) { 0 };
-        if ((r = page_limit(pg, &limit)) < 0)
+        int r = page_limit(pg, &limit);
+        if (r < 0)
                 return r;
-        q_int(&q, "SELECT " IE_COLS " FROM infra_envs WHERE seq > ?", pg ? pg->after : 0);
+        q_add(&q, select);
+        q_int(&q, " WHERE seq > ?", pg ? pg->after : 0);
         if (owner)
                 q_text(&q, " AND owner = ?", owner);
         q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
         q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+        return read_page(s, &q, limit, t, v, n, next_after);
+}
 
-        r = read_page(s, &q, limit, &infra_env_rows, (void **) &out->v, &out->n, &out->next_after);
+int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+                         struct infra_env_list *out) {
+        int r;
+
+        *out = (struct infra_env_list) { 0 };
+        r = owner_page(s, "SELECT " IE_COLS " FROM infra_envs", owner, pg, &infra_env_rows, (void **) &out->v,
+                       &out->n, &out->next_after);
         if (r < 0)
                 infra_env_list_free(out);
         return r;
@@ -1610,20 +1626,11 @@ int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
 
 int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
                        struct cluster_list *out) {
-        struct query q = { .len = 0 };
-        unsigned limit;
         int r;
 
         *out = (struct cluster_list) { 0 };
-        if ((r = page_limit(pg, &limit)) < 0)
-                return r;
-        q_int(&q, "SELECT " CL_COLS " FROM clusters WHERE seq > ?", pg ? pg->after : 0);
-        if (owner)
-                q_text(&q, " AND owner = ?", owner);
-        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
-        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
-
-        r = read_page(s, &q, limit, &cluster_rows, (void **) &out->v, &out->n, &out->next_after);
+        r = owner_page(s, "SELECT " CL_COLS " FROM clusters", owner, pg, &cluster_rows, (void **) &out->v, &out->n,
+                       &out->next_after);
         if (r < 0)
                 cluster_list_free(out);
         return r;
@@ -1701,11 +1708,8 @@ int store_cluster_set_status_from(struct store *s, const char *id, const char *e
                                  "validations = coalesce(?5, validations) "
                                  "WHERE id = ?1 AND (?6 IS NULL OR status = ?6)", &st)) >= 0 &&
                     (r = BIND(st, nid, status, status_info, now, vt, expect)) >= 0 && (r = step_done(c, st)) >= 0 &&
-                    sqlite3_changes(c->db) == 0) {
-                        r = cluster_exists(c, nid);
-                        if (r >= 0)
-                                r = r ? -ESTALE : -ENOENT;
-                }
+                    sqlite3_changes(c->db) == 0)
+                        r = cluster_not_updated(c, nid);
         }
         return write_end(s, c, r);
 }
@@ -1727,11 +1731,8 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
                                  "WHERE id = ?1 AND status = ?5", &st)) >= 0 &&
                     (r = BIND(st, nid, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION), status_info,
                               now, cluster_status_to_string(CLUSTER_READY))) >= 0 &&
-                    (r = step_done(c, st)) >= 0 && sqlite3_changes(c->db) == 0) {
-                        r = cluster_exists(c, nid);
-                        if (r >= 0)
-                                r = r ? -ESTALE : -ENOENT;
-                }
+                    (r = step_done(c, st)) >= 0 && sqlite3_changes(c->db) == 0)
+                        r = cluster_not_updated(c, nid);
         }
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
