@@ -41,6 +41,7 @@ bench: build
 	@scripts/install-deps.sh bench
 	@MUSTER_AGENT=$(BUILD)/agent/muster-agent BENCH_RUNSTAT=$(BUILD)/bench/bench-runstat bench/probe
 	@BUILD_DIR=$(BUILD) bench/coordinator/run
+	@$(BUILD)/bench/bench-payload
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

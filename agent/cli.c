@@ -1,6 +1,7 @@
 /* muster-agent subcommands. `inventory` probes the machine and prints one
  * JSON document (or a short summary plus the document written to a file);
- * `run` works for the coordinator until stopped (run.h). */
+ * `run` works for the coordinator until stopped, and `node` keeps an
+ * installed host's manifests at the cluster's payload revision (run.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -24,6 +25,9 @@ static void usage(FILE *f) {
               "Commands:\n"
               "  inventory      Probe this machine and print its inventory as JSON\n"
               "  run            Register with the coordinator and run its steps until stopped\n"
+              "                 (the discovery ISO's agent: inventory, checks, install)\n"
+              "  node           On an installed host: apply the cluster's new payload revisions\n"
+              "                 to its manifest directory (day 2); never registers\n"
               "\n"
               "Options of inventory:\n"
               "  --sysroot DIR          Read /sys, /proc, /run and /etc under DIR (default /)\n"
@@ -44,12 +48,35 @@ static void usage(FILE *f) {
               "  --host-id UUID         Use this host id instead of the machine's\n"
               "  --state-dir DIR        Keep the host id in DIR/host-id across restarts\n"
               "  --min-disk-bytes N     Smallest disk offered for installation (default 20000000000)\n"
+              "  --coordinator-key FILE The coordinator's PEM public key; install payloads must carry\n"
+              "                         its signature. Without it install steps are refused\n"
+              "  --install-target PATH  Install into PATH instead of the installation disk: an\n"
+              "                         existing directory gets PATH/os-image.img and the manifests in\n"
+              "                         PATH/etc/muster/manifests; a file (created if missing) or a\n"
+              "                         block device gets the image, and the manifests go into its\n"
+              "                         root partition (loop-mounted). Never reboots\n"
+              "  --no-reboot            Do not reboot after installing to the installation disk\n"
               "  -v, --verbose          Debug logging on standard error\n"
               "  -h, --help             Show this help\n"
               "\n"
-              "Exit status of run: 0 stopped by SIGTERM or SIGINT, 1 could not start (token\n"
-              "file, host id, state dir), 2 bad usage, 3 the coordinator refused the token\n"
-              "(HTTP 401/403). Unreachable or failing coordinators are retried with backoff.\n",
+              "Options of node:\n"
+              "  --coordinator URL      The coordinator, http(s)://HOST[:PORT] (required)\n"
+              "  --infra-env ID         The infra-env the host was discovered in (required)\n"
+              "  --token-file FILE      That infra-env's agent token (required; read once)\n"
+              "  --coordinator-key FILE The coordinator's PEM public key (required)\n"
+              "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
+              "                         /etc/muster/manifests (required)\n"
+              "  --state-dir DIR        Read the host id from DIR/host-id\n"
+              "  --host-id UUID         Use this host id instead of the machine's\n"
+              "  --ca FILE              CA certificates to verify the coordinator with\n"
+              "  -v, --verbose          Debug logging on standard error\n"
+              "  -h, --help             Show this help\n"
+              "\n"
+              "Exit status of run and node: 0 stopped by SIGTERM or SIGINT, 1 could not start\n"
+              "(token file, coordinator key, host id, state dir), 2 bad usage,\n"
+              "3 the coordinator refused the token (HTTP 401/403). Unreachable or failing\n"
+              "coordinators are retried with backoff; node also waits (never registers) while\n"
+              "the coordinator does not know the host.\n",
               f);
 }
 
@@ -227,10 +254,11 @@ static int cmd_inventory(int argc, char **argv) {
         return r < 0 ? 1 : 0;
 }
 
-static int cmd_run(int argc, char **argv) {
+/* `run` and `node`: one option parser, one loop (run.h). */
+static int cmd_agent(int argc, char **argv, bool node) {
         enum { OPT_COORDINATOR = 256, OPT_INFRA_ENV, OPT_TOKEN_FILE, OPT_CA, OPT_SYSROOT, OPT_HOST_ID, OPT_STATE_DIR,
-               OPT_MIN_DISK };
-        static const struct option opts[] = {
+               OPT_MIN_DISK, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR };
+        static const struct option run_opts[] = {
                 { "coordinator", required_argument, NULL, OPT_COORDINATOR },
                 { "infra-env", required_argument, NULL, OPT_INFRA_ENV },
                 { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
@@ -239,14 +267,30 @@ static int cmd_run(int argc, char **argv) {
                 { "host-id", required_argument, NULL, OPT_HOST_ID },
                 { "state-dir", required_argument, NULL, OPT_STATE_DIR },
                 { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
+                { "coordinator-key", required_argument, NULL, OPT_COORDINATOR_KEY },
+                { "install-target", required_argument, NULL, OPT_INSTALL_TARGET },
+                { "no-reboot", no_argument, NULL, OPT_NO_REBOOT },
                 COMMON_OPTIONS,
                 {},
         };
-        struct run_options ro = { 0 };
+        static const struct option node_opts[] = {
+                { "coordinator", required_argument, NULL, OPT_COORDINATOR },
+                { "infra-env", required_argument, NULL, OPT_INFRA_ENV },
+                { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+                { "ca", required_argument, NULL, OPT_CA },
+                { "host-id", required_argument, NULL, OPT_HOST_ID },
+                { "state-dir", required_argument, NULL, OPT_STATE_DIR },
+                { "coordinator-key", required_argument, NULL, OPT_COORDINATOR_KEY },
+                { "manifest-dir", required_argument, NULL, OPT_MANIFEST_DIR },
+                COMMON_OPTIONS,
+                {},
+        };
+        const char *cmd = node ? "node" : "run";
+        struct run_options ro = { .node = node };
         int c, r;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "vh", node ? node_opts : run_opts, NULL)) >= 0) {
                 switch (c) {
                 case OPT_COORDINATOR:
                         ro.coordinator = optarg;
@@ -273,16 +317,32 @@ static int cmd_run(int argc, char **argv) {
                         if (parse_min_disk(optarg, &ro.min_disk_bytes) < 0)
                                 return RUN_EXIT_USAGE;
                         break;
+                case OPT_COORDINATOR_KEY:
+                        ro.coordinator_key = optarg;
+                        break;
+                case OPT_INSTALL_TARGET:
+                        ro.install_target = optarg;
+                        break;
+                case OPT_NO_REBOOT:
+                        ro.no_reboot = true;
+                        break;
+                case OPT_MANIFEST_DIR:
+                        ro.manifest_dir = optarg;
+                        break;
                 default:
                         if ((r = common_option(c)) >= 0)
                                 return r;
                         break;
                 }
         }
-        if ((r = no_arguments("run", argc, argv)))
+        if ((r = no_arguments(cmd, argc, argv)))
                 return r;
         if (!ro.coordinator || !ro.infra_env_id || !ro.token_file) {
-                log_error("agent", "run needs --coordinator, --infra-env and --token-file; see muster-agent --help");
+                log_error("agent", "%s needs --coordinator, --infra-env and --token-file; see muster-agent --help", cmd);
+                return RUN_EXIT_USAGE;
+        }
+        if (node && (!ro.coordinator_key || !ro.manifest_dir)) {
+                log_error("agent", "node needs --coordinator-key and --manifest-dir; see muster-agent --help");
                 return RUN_EXIT_USAGE;
         }
         return run_agent(&ro);
@@ -304,7 +364,9 @@ int agent_main(int argc, char **argv) {
         if (strcmp(argv[1], "inventory") == 0)
                 return cmd_inventory(argc - 1, argv + 1);
         if (strcmp(argv[1], "run") == 0)
-                return cmd_run(argc - 1, argv + 1);
+                return cmd_agent(argc - 1, argv + 1, false);
+        if (strcmp(argv[1], "node") == 0)
+                return cmd_agent(argc - 1, argv + 1, true);
         log_error("agent", "Unknown command \"%s\"; see muster-agent --help", argv[1]);
         return 2;
 }

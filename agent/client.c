@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdio.h"
+#include "growbuf.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct curl_slist *, curl_slist_free_all)
@@ -33,22 +35,14 @@ int client_read_token(const char *path, char **token) {
         buf = malloc(cap + 1);
         if (!buf)
                 return -ENOMEM;
-        for (;;) {
-                ssize_t k = read(fd, buf + len, cap - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-                if (len == cap) {
-                        char extra;
-                        if (read(fd, &extra, 1) > 0)
-                                return -E2BIG;
-                        break;
-                }
+        ssize_t k = fd_read_full(fd, buf, cap);
+        if (k < 0)
+                return (int) k;
+        len = (size_t) k;
+        if (len == cap) {
+                char extra;
+                if (read(fd, &extra, 1) > 0)
+                        return -E2BIG;
         }
         while (len > 0 && isspace((unsigned char) buf[len - 1]))
                 len--;
@@ -112,6 +106,19 @@ oom:
         return -ENOMEM;
 }
 
+int client_clone(struct client *dst, const struct client *src) {
+        memset(dst, 0, sizeof *dst);
+        if (!(dst->base = strdup(src->base)) || !(dst->auth_header = strdup(src->auth_header)) ||
+            (src->ca && !(dst->ca = strdup(src->ca))) || !(dst->curl = curl_easy_init())) {
+                client_done(dst);
+                return -ENOMEM;
+        }
+        dst->connect_timeout_ms = src->connect_timeout_ms;
+        dst->timeout_ms = src->timeout_ms;
+        dst->max_reply_bytes = src->max_reply_bytes;
+        return 0;
+}
+
 void client_done(struct client *c) {
         if (c->curl)
                 curl_easy_cleanup(c->curl);
@@ -127,8 +134,8 @@ void client_done(struct client *c) {
 /* ---- one request -------------------------------------------------------- */
 
 struct reply_buf {
-        char *data;
-        size_t len, cap, max;
+        struct growbuf body;
+        size_t max;
         bool too_large;
         char date[CLIENT_DATE_MAX + 1];
         bool have_date;
@@ -138,24 +145,10 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *userdata) {
         struct reply_buf *b = userdata;
         size_t n = size * nmemb;
 
-        if (n > b->max - b->len) {
+        int r = growbuf_append(&b->body, p, n, b->max, 16384);
+        if (r == -E2BIG)
                 b->too_large = true;
-                return 0; /* libcurl stops with CURLE_WRITE_ERROR */
-        }
-        if (b->len + n + 1 > b->cap) {
-                size_t cap = b->cap ? b->cap : 16384;
-                while (cap < b->len + n + 1)
-                        cap *= 2;
-                char *d = realloc(b->data, cap);
-                if (!d)
-                        return 0;
-                b->data = d;
-                b->cap = cap;
-        }
-        memcpy(b->data + b->len, p, n);
-        b->len += n;
-        b->data[b->len] = '\0';
-        return n;
+        return r < 0 ? 0 : n; /* 0: libcurl stops with CURLE_WRITE_ERROR */
 }
 
 static size_t on_header(char *p, size_t size, size_t nmemb, void *userdata) {
@@ -204,6 +197,75 @@ static int curl_to_errno(CURLcode cc) {
         }
 }
 
+/* The options every request shares. Reset drops the last request's
+ * options but keeps the open connection and the DNS cache. */
+static void setup_handle(struct client *c, const char *url, struct curl_slist *headers) {
+        CURL *h = c->curl;
+
+        curl_easy_reset(h);
+        c->errbuf[0] = '\0';
+        curl_easy_setopt(h, CURLOPT_URL, url);
+        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
+        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(h, CURLOPT_USERAGENT, "muster-agent/" MUSTER_VERSION);
+        curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+        if (c->cancel) {
+                curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+                curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
+                curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        }
+        if (c->ca)
+                curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
+}
+
+/* Append header h to *headers; -ENOMEM leaves the list as it was. */
+static int add_header(struct curl_slist **headers, const char *h) {
+        struct curl_slist *l = curl_slist_append(*headers, h);
+        if (!l)
+                return -ENOMEM;
+        *headers = l;
+        return 0;
+}
+
+/* Run the transfer set up by setup_handle(): its header list and error
+ * buffer are unhooked after (they go away with the caller), and c->errbuf
+ * tells what went wrong when it failed. */
+static CURLcode perform(struct client *c) {
+        CURLcode cc = curl_easy_perform(c->curl);
+        curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
+        curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+        if (cc != CURLE_OK && !c->errbuf[0])
+                snprintf(c->errbuf, sizeof c->errbuf, "%s", curl_easy_strerror(cc));
+        return cc;
+}
+
+/* Parse b as one JSON document (trailing whitespace allowed), or NULL. */
+static json_object *parse_reply(const char *data, size_t len) {
+        json_object *o = NULL;
+        json_tokener *tok = json_tokener_new();
+
+        if (!tok || len == 0 || len > INT32_MAX) {
+                if (tok)
+                        json_tokener_free(tok);
+                return NULL;
+        }
+        o = json_tokener_parse_ex(tok, data, (int) len);
+        /* Trailing bytes other than whitespace make it not JSON. */
+        size_t used = json_tokener_get_parse_end(tok);
+        while (used < len && isspace((unsigned char) data[used]))
+                used++;
+        if (json_tokener_get_error(tok) != json_tokener_success || used != len) {
+                json_object_put(o);
+                o = NULL;
+        }
+        json_tokener_free(tok);
+        return o;
+}
+
 int client_request(struct client *c, const char *method, const char *path, json_object *body, long *status,
                    json_object **reply, char **date) {
         _cleanup_(curl_slist_free_allp) struct curl_slist *headers = NULL;
@@ -232,48 +294,18 @@ int client_request(struct client *c, const char *method, const char *path, json_
                         return -ENOMEM;
         }
 
-        struct curl_slist *l;
-        if (!(l = curl_slist_append(headers, c->auth_header)))
+        if (add_header(&headers, c->auth_header) < 0 || add_header(&headers, "Accept: application/json") < 0 ||
+            (body && add_header(&headers, "Content-Type: application/json") < 0) ||
+            /* No "100 continue" round trip for our small bodies. */
+            add_header(&headers, "Expect:") < 0)
                 return -ENOMEM;
-        headers = l;
-        if (!(l = curl_slist_append(headers, "Accept: application/json")))
-                return -ENOMEM;
-        headers = l;
-        if (body) {
-                if (!(l = curl_slist_append(headers, "Content-Type: application/json")))
-                        return -ENOMEM;
-                headers = l;
-        }
-        /* No "100 continue" round trip for our small bodies. */
-        if (!(l = curl_slist_append(headers, "Expect:")))
-                return -ENOMEM;
-        headers = l;
 
-        /* Reset drops the last request's options but keeps the open
-         * connection and the DNS cache. */
-        curl_easy_reset(h);
-        c->errbuf[0] = '\0';
-        curl_easy_setopt(h, CURLOPT_URL, url);
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+        setup_handle(c, url, headers);
         curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-        curl_easy_setopt(h, CURLOPT_USERAGENT, "muster-agent/" MUSTER_VERSION);
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
         curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
         curl_easy_setopt(h, CURLOPT_HEADERDATA, &b);
-        curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-        if (c->cancel) {
-                curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-                curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
-                curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-        }
-        if (c->ca)
-                curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
         if (strcmp(method, "GET") == 0)
                 curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
         else {
@@ -282,38 +314,126 @@ int client_request(struct client *c, const char *method, const char *path, json_
                 curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) (text ? strlen(text) : 0));
         }
 
-        cc = curl_easy_perform(h);
-        /* The header list and the buffers go away with this call. */
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+        cc = perform(c);
         if (cc != CURLE_OK) {
-                if (!c->errbuf[0])
-                        snprintf(c->errbuf, sizeof c->errbuf, "%s", curl_easy_strerror(cc));
                 r = b.too_large ? -EFBIG : curl_to_errno(cc);
-                free(b.data);
+                free(b.body.data);
                 return r;
         }
         long code = 0;
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
         if (status)
                 *status = code;
-        if (reply && b.len > 0) {
-                json_tokener *tok = json_tokener_new();
-                if (tok) {
-                        json_object *o = json_tokener_parse_ex(tok, b.data, (int) b.len);
-                        /* Trailing bytes other than whitespace make it not JSON. */
-                        size_t used = json_tokener_get_parse_end(tok);
-                        while (used < b.len && isspace((unsigned char) b.data[used]))
-                                used++;
-                        if (json_tokener_get_error(tok) == json_tokener_success && used == b.len)
-                                *reply = o;
-                        else
-                                json_object_put(o);
-                        json_tokener_free(tok);
-                }
-        }
+        if (reply && b.body.len > 0)
+                *reply = parse_reply(b.body.data, b.body.len);
         if (date && b.have_date)
                 *date = strdup(b.date);
-        free(b.data);
+        free(b.body.data);
+        return 0;
+}
+
+/* ---- downloads ---------------------------------------------------------- */
+
+bool client_url_is_coordinator(const struct client *c, const char *url) {
+        size_t n = strlen(c->base);
+        return strncasecmp(url, c->base, n) == 0 && (url[n] == '\0' || url[n] == '/');
+}
+
+struct stream_state {
+        struct client *c;
+        struct client_stream *s;
+        struct reply_buf err;    /* a non-2xx answer's body */
+        uint64_t received;
+        long status;             /* of the answer whose body arrives, 0 before */
+        bool too_large;
+};
+
+static size_t on_stream(char *p, size_t size, size_t nmemb, void *userdata) {
+        struct stream_state *st = userdata;
+        size_t n = size * nmemb;
+
+        if (st->status == 0) {
+                curl_off_t cl = -1;
+                curl_easy_getinfo(st->c->curl, CURLINFO_RESPONSE_CODE, &st->status);
+                if (curl_easy_getinfo(st->c->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK)
+                        st->s->content_length = cl;
+        }
+        if (st->status < 200 || st->status > 299)
+                return on_body(p, size, nmemb, &st->err);
+        if (st->s->max_bytes && n > st->s->max_bytes - st->received) {
+                st->too_large = true;
+                return 0;
+        }
+        st->received += n;
+        int r = n ? st->s->sink(st->s->userdata, p, n) : 0;
+        if (r < 0) {
+                st->s->sink_error = r;
+                return 0;
+        }
+        return n;
+}
+
+int client_get_stream(struct client *c, const char *target, struct client_stream *s, long *status,
+                      json_object **reply) {
+        _cleanup_(curl_slist_free_allp) struct curl_slist *headers = NULL;
+        _cleanup_free_ char *url = NULL;
+        struct stream_state st = { .c = c, .s = s, .err = { .max = c->max_reply_bytes } };
+        CURL *h = c->curl;
+        bool own;
+        int r;
+
+        *status = 0;
+        if (reply)
+                *reply = NULL;
+        s->sink_error = 0;
+        s->content_length = -1;
+        if (!h || !target || !s->sink)
+                return -EINVAL;
+        for (const char *p = target; *p; p++)
+                if ((unsigned char) *p <= 0x20 || *p == 0x7f)
+                        return -EINVAL;
+        if (target[0] == '/' && target[1] != '/') {
+                if (asprintf(&url, "%s%s", c->base, target) < 0) {
+                        url = NULL;
+                        return -ENOMEM;
+                }
+        } else if (client_url_is_valid(target)) {
+                if (!(url = strdup(target)))
+                        return -ENOMEM;
+        } else
+                return -EINVAL;
+        own = client_url_is_coordinator(c, url);
+
+        if ((own && add_header(&headers, c->auth_header) < 0) || add_header(&headers, "Expect:") < 0)
+                return -ENOMEM;
+
+        setup_handle(c, url, headers);
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L);
+        curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long) CLIENT_STREAM_LOW_SPEED_S);
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
+        if (!own) {
+                curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+                curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long) CLIENT_MAX_REDIRECTS);
+                curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        }
+
+        CURLcode cc = perform(c);
+        if (cc != CURLE_OK) {
+                if (st.too_large || st.err.too_large)
+                        r = -EFBIG;
+                else if (s->sink_error)
+                        r = s->sink_error;
+                else
+                        r = curl_to_errno(cc);
+                free(st.err.body.data);
+                return r;
+        }
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+        if (reply && st.err.body.len > 0)
+                *reply = parse_reply(st.err.body.data, st.err.body.len);
+        free(st.err.body.data);
         return 0;
 }

@@ -7,12 +7,15 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CLIENT_TOKEN_MAX 8192                    /* bytes of an agent token */
 #define CLIENT_MAX_REPLY_BYTES (8u << 20)        /* 8 MiB */
 #define CLIENT_CONNECT_TIMEOUT_MS 10000
 #define CLIENT_REQUEST_TIMEOUT_MS 30000
 #define CLIENT_DATE_MAX 128                      /* a Date header longer than this is ignored */
+#define CLIENT_STREAM_LOW_SPEED_S 60             /* a download with no byte for this long fails */
+#define CLIENT_MAX_REDIRECTS 5                   /* for downloads from outside the coordinator */
 
 struct client {
         char *base;              /* "http(s)://host[:port]", no trailing slash */
@@ -42,6 +45,10 @@ bool client_url_is_valid(const char *url);
 /* Set up the client; the strings are copied. curl_global_init() must have
  * run. -EINVAL for a bad URL or token, -ENOMEM. */
 int client_init(struct client *c, const char *base_url, const char *token, const char *ca);
+/* A second client with src's base, token, CA and limits but its own
+ * connection (a libcurl handle serves one thread, one transfer at a time).
+ * The cancel hook is not copied. -ENOMEM. */
+int client_clone(struct client *dst, const struct client *src);
 void client_done(struct client *c);
 
 /* One request: `method` ("GET", "POST", "PUT"), `path` appended to the base
@@ -54,3 +61,29 @@ void client_done(struct client *c);
  * -ENOMEM, -EIO (anything else, TLS included; c->errbuf has the words). */
 int client_request(struct client *c, const char *method, const char *path, json_object *body, long *status,
                    json_object **reply, char **date);
+
+/* Where a download goes: the body is handed to sink() as it arrives, but
+ * only for a 2xx answer (any other answer's body is parsed as JSON, capped
+ * at CLIENT_MAX_REPLY_BYTES, into *reply for its reason). */
+struct client_stream {
+        int (*sink)(void *userdata, const void *data, size_t len); /* <0 (-errno) aborts */
+        void *userdata;
+        uint64_t max_bytes;      /* body cap; 0: none */
+        int sink_error;          /* out: what sink() returned when it aborted */
+        int64_t content_length;  /* out: Content-Length of the answer, -1 when unknown */
+};
+
+/* True when `url` is the coordinator's own (starts with c->base followed by
+ * '/' or nothing): only such URLs get the token. */
+bool client_url_is_coordinator(const struct client *c, const char *url);
+
+/* GET `target` as a stream: a path on the coordinator ("/api/..."), or an
+ * absolute http(s) URL; the token is sent only to the coordinator, and only
+ * downloads from elsewhere follow redirects (at most CLIENT_MAX_REDIRECTS,
+ * http(s) only). No overall time limit (images are large); a transfer that
+ * stalls for CLIENT_STREAM_LOW_SPEED_S seconds fails with -ETIMEDOUT.
+ * Returns 0 with *status when the server answered; -errno as
+ * client_request() does, -EFBIG past s->max_bytes, and s->sink_error (or
+ * -EIO) when the sink aborted. -EINVAL for a target that is neither. */
+int client_get_stream(struct client *c, const char *target, struct client_stream *s, long *status,
+                      json_object **reply);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/reboot.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -26,6 +27,10 @@
 #include "backoff.h"
 #include "cleanup.h"
 #include "client.h"
+#include "crypto.h"
+#include "fdio.h"
+#include "growbuf.h"
+#include "install.h"
 #include "inventory.h"
 #include "log.h"
 #include "model.h"
@@ -264,6 +269,170 @@ static void step_inventory(const struct run_step_context *ctx, struct run_step_r
         res->exit_code = res->output ? 0 : 1;
 }
 
+/* ---- the install step's connection to the coordinator --------------------- */
+
+static int add_member(json_object *o, const char *k, json_object *v, bool null_ok);
+
+/* Two connections of its own: one streams the payload and the image, the
+ * other reports progress while that stream runs. */
+struct install_link {
+        const struct run_step_context *ctx;
+        struct client dl, api;
+        char *progress_path;
+};
+
+/* "HTTP 404 (reason)" or "connection refused (libcurl words)". */
+static void describe_answer(const struct client *cl, int err, long status, json_object *reply, char *buf, size_t n) {
+        json_object *v;
+        if (err < 0) {
+                errno = -err;
+                snprintf(buf, n, "%m (%s)", cl->errbuf[0] ? cl->errbuf : "no answer");
+                return;
+        }
+        const char *reason = reply && json_object_object_get_ex(reply, "reason", &v) &&
+                                             json_object_is_type(v, json_type_string)
+                                     ? json_object_get_string(v)
+                                     : "no reason given";
+        snprintf(buf, n, "HTTP %ld (%.300s)", status, reason);
+}
+
+struct membuf {
+        struct growbuf b;
+        size_t max;             /* the client's cap on the body */
+};
+
+static int membuf_sink(void *userdata, const void *p, size_t n) {
+        struct membuf *m = userdata;
+        int r = growbuf_append(&m->b, p, n, m->max, 65536);
+        return r == -E2BIG ? -EFBIG : r;
+}
+
+/* A stream that did not end in a 2xx: -errno with the words in err (none
+ * for the sink's own error: its caller knows what it was). */
+static int stream_result(struct client *cl, const struct client_stream *s, int r, long status, json_object *reply,
+                         char *err, size_t errlen) {
+        if (r == 0 && status >= 200 && status <= 299)
+                return 0;
+        if (r < 0 && s->sink_error)
+                return s->sink_error;
+        describe_answer(cl, r, status, reply, err, errlen);
+        if (r < 0)
+                return r;
+        return status == 404 ? -ENOENT : status == 401 || status == 403 ? -EACCES : -EPROTO;
+}
+
+static int link_fetch_payload(void *userdata, const char *path, size_t max, char **data, size_t *len, char *err,
+                              size_t errlen) {
+        struct install_link *l = userdata;
+        _cleanup_json_ json_object *reply = NULL;
+        struct membuf m = { .max = max };
+        struct client_stream s = { .sink = membuf_sink, .userdata = &m, .max_bytes = max };
+        long status = 0;
+
+        int r = client_get_stream(&l->dl, path, &s, &status, &reply);
+        if (r == -EFBIG || s.sink_error == -EFBIG)
+                snprintf(err, errlen, "it is larger than %zu bytes", max);
+        else
+                r = stream_result(&l->dl, &s, r, status, reply, err, errlen);
+        if (r < 0) {
+                free(m.b.data);
+                return r;
+        }
+        if (!m.b.data && !(m.b.data = strdup("")))
+                return -ENOMEM;
+        *data = m.b.data;
+        *len = m.b.len;
+        return 0;
+}
+
+static int link_fetch_image(void *userdata, const char *url, int (*sink)(void *, const void *, size_t),
+                            void *sink_userdata, char *err, size_t errlen) {
+        struct install_link *l = userdata;
+        _cleanup_json_ json_object *reply = NULL;
+        struct client_stream s = { .sink = sink, .userdata = sink_userdata };
+        long status = 0;
+
+        int r = client_get_stream(&l->dl, url, &s, &status, &reply);
+        if (r == -EINVAL && !s.sink_error) {
+                snprintf(err, errlen, "not a coordinator path or an http(s) URL");
+                return r;
+        }
+        return stream_result(&l->dl, &s, r, status, reply, err, errlen);
+}
+
+static void link_progress(void *userdata, enum install_stage stage_id, int percent, const char *info) {
+        const char *stage = install_stage_to_string(stage_id);
+        struct install_link *l = userdata;
+        _cleanup_json_ json_object *body = json_object_new_object(), *reply = NULL;
+        long status = 0;
+        char what[512];
+
+        log_info("install", "Install %s %d%%%s%s", stage, percent, info ? ": " : "", info ? info : "");
+        if (!body || add_member(body, "stage", json_object_new_string(stage), false) < 0 ||
+            add_member(body, "percent", json_object_new_int(percent), false) < 0 ||
+            (info && add_member(body, "info", json_object_new_string(info), false) < 0))
+                return;
+        int r = client_request(&l->api, "PUT", l->progress_path, body, &status, &reply, NULL);
+        if (r == 0 && status >= 200 && status <= 299)
+                return;
+        describe_answer(&l->api, r, status, reply, what, sizeof what);
+        log_warning("install", "Failed to report progress (%s %d%%) to the coordinator: %s", stage, percent, what);
+}
+
+static void step_install(const struct run_instruction *in, const struct run_step_context *ctx,
+                         struct run_step_result *res) {
+        struct install_link l = { .ctx = ctx };
+        struct install_outcome out;
+        struct install_args a;
+        char err[512];
+        int r;
+
+        res->exit_code = 1;
+        if (!ctx->install || !ctx->install->coordinator_key) {
+                res->error = strdup_printf("%s", INSTALL_ERR_NO_KEY);
+                return;
+        }
+        if (install_args_parse(in->args, &a, err, sizeof err) < 0) {
+                res->error = strdup_printf("the arguments of step %s are not valid for install: %s", in->step_id, err);
+                return;
+        }
+        if (!ctx->client || !ctx->infra_env_id || !ctx->host_id) {
+                res->error = strdup_printf("no coordinator connection to fetch the payload with");
+                install_args_free(&a);
+                return;
+        }
+        if (client_clone(&l.dl, ctx->client) < 0 || client_clone(&l.api, ctx->client) < 0 ||
+            asprintf(&l.progress_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts/%s/progress", ctx->infra_env_id,
+                     ctx->host_id) < 0) {
+                l.progress_path = NULL;
+                res->error = strdup_printf("out of memory");
+                goto done;
+        }
+        l.dl.cancel = l.api.cancel = ctx->cancel;
+        l.dl.cancel_userdata = l.api.cancel_userdata = ctx->cancel_userdata;
+
+        struct install_io io = {
+                .fetch_payload = link_fetch_payload,
+                .fetch_image = link_fetch_image,
+                .progress = a.mode == INSTALL_STEP_INSTALL ? link_progress : NULL,
+                .userdata = &l,
+        };
+        r = install_execute(ctx->install, &a, &io, &out);
+        if (r < 0)
+                res->error = strdup_printf("%s", out.error);
+        else {
+                res->exit_code = 0;
+                res->output = TAKE_PTR(out.output);
+                res->reboot = out.reboot;
+        }
+        install_outcome_free(&out);
+done:
+        client_done(&l.dl);
+        client_done(&l.api);
+        free(l.progress_path);
+        install_args_free(&a);
+}
+
 void run_step_execute(const struct run_instruction *in, const struct run_step_context *ctx,
                       struct run_step_result *res) {
         int (*runner)(json_object *, json_object **) = NULL;
@@ -271,6 +440,11 @@ void run_step_execute(const struct run_instruction *in, const struct run_step_co
         json_object *args = in->args;
 
         memset(res, 0, sizeof *res);
+        if (ctx->install && ctx->install->node && in->type != STEP_INSTALL) {
+                res->exit_code = 1;
+                res->error = strdup_printf("muster-agent node runs only apply steps, not %s", in->step_type);
+                return;
+        }
         switch (in->type) {
         case STEP_INVENTORY:
                 step_inventory(ctx, res);
@@ -292,8 +466,10 @@ void run_step_execute(const struct run_instruction *in, const struct run_step_co
         case STEP_DOMAIN_RESOLUTION:
                 runner = step_domain_resolution;
                 break;
-        case STEP_INSTALLATION_DISK_SPEED_CHECK:
         case STEP_INSTALL:
+                step_install(in, ctx, res);
+                return;
+        case STEP_INSTALLATION_DISK_SPEED_CHECK:
         case STEP_LOGS_GATHER:
         case STEP_STOP_INSTALLATION:
         case _STEP_TYPE_MAX:
@@ -417,19 +593,41 @@ int run_state_write_host_id(const char *state_dir, const char *id) {
 
 /* ---- the loop ----------------------------------------------------------- */
 
+/* An install step running (or run) in the background: one per (cluster,
+ * revision), so that the coordinator offering it on every poll neither
+ * starts it twice nor stops the heartbeat while an image streams. */
+struct install_job {
+        struct runner *R;
+        char *cluster_id;
+        int64_t revision;
+        struct run_instruction in;   /* a copy; args owned */
+        struct run_step_result res;  /* valid once done */
+        bool done;                   /* under R->jobs_lock */
+        bool started;                /* the thread exists (join it) */
+        pthread_t tid;
+};
+
 struct runner {
         const struct run_options *o;
         struct client cl;
         char host_id[UUID_STR_LEN];
+        char infra_env_id[UUID_STR_LEN];
         char *register_path;
         char *instructions_path;
         int sfd;               /* signalfd of SIGTERM and SIGINT */
         int signo;             /* the signal that stopped us, 0 while running */
+        atomic_bool stop;      /* the same for other threads */
         struct backoff bo;
         bool failing;          /* the last call had no good answer */
+        struct crypto_key *key;
+        struct install_options inst;
+        pthread_mutex_t jobs_lock;
+        struct install_job *jobs[RUN_MAX_INSTALL_JOBS];
+        size_t n_jobs;
 };
 
-/* Whether a stop signal arrived; waits up to timeout_ms (0: just look). */
+/* Whether a stop signal arrived; waits up to timeout_ms (0: just look).
+ * The loop's thread only. */
 static bool wait_signal(struct runner *R, int64_t timeout_ms) {
         if (R->signo)
                 return true;
@@ -444,6 +642,7 @@ static bool wait_signal(struct runner *R, int64_t timeout_ms) {
                         struct signalfd_siginfo si;
                         if (read(R->sfd, &si, sizeof si) == (ssize_t) sizeof si) {
                                 R->signo = (int) si.ssi_signo;
+                                atomic_store(&R->stop, true);
                                 return true;
                         }
                 }
@@ -454,6 +653,12 @@ static bool wait_signal(struct runner *R, int64_t timeout_ms) {
 
 static bool cancel_hook(void *userdata) {
         return wait_signal(userdata, 0);
+}
+
+/* For the install threads: the loop's thread watches the signals. */
+static bool job_cancel_hook(void *userdata) {
+        struct runner *R = userdata;
+        return atomic_load(&R->stop);
 }
 
 static uint32_t random_u32(void) {
@@ -484,19 +689,8 @@ static void succeeded(struct runner *R) {
         backoff_reset(&R->bo);
 }
 
-/* "HTTP 503 (reason)" or "connection refused (libcurl words)". */
 static void describe(struct runner *R, int err, long status, json_object *reply, char *buf, size_t n) {
-        json_object *v;
-        if (err < 0) {
-                errno = -err;
-                snprintf(buf, n, "%m (%s)", R->cl.errbuf[0] ? R->cl.errbuf : "no answer");
-                return;
-        }
-        const char *reason = reply && json_object_object_get_ex(reply, "reason", &v) &&
-                                             json_object_is_type(v, json_type_string)
-                                     ? json_object_get_string(v)
-                                     : "no reason given";
-        snprintf(buf, n, "HTTP %ld (%.300s)", status, reason);
+        describe_answer(&R->cl, err, status, reply, buf, n);
 }
 
 static void auth_exit(struct runner *R, long status, json_object *reply) {
@@ -508,6 +702,19 @@ static void auth_exit(struct runner *R, long status, json_object *reply) {
 
 /* A call the loop could not complete because of a signal. */
 #define STOPPED (-1)
+
+/* The host is unknown (404) or asked to register (exit). `run` registers
+ * again; `node` never registers: it waits and asks again. Returns
+ * RUN_ACT_REREGISTER, RUN_ACT_BACKOFF (already waited) or STOPPED. */
+static int host_unknown(struct runner *R, const char *why) {
+        if (!R->o->node) {
+                log_info("run", "%s; registering again", why);
+                return RUN_ACT_REREGISTER;
+        }
+        if (back_off(R, "%s; muster-agent node does not register", why))
+                return STOPPED;
+        return RUN_ACT_BACKOFF;
+}
 
 /* POST register. Returns RUN_ACT_* or STOPPED. */
 static int do_register(struct runner *R) {
@@ -534,9 +741,17 @@ static int do_register(struct runner *R) {
         return a;
 }
 
+/* What the loop does with each instruction of a poll. */
+enum disposition {
+        DISP_RUN,    /* run it now (with the batch) and post its result */
+        DISP_POST,   /* its result is known already: post it */
+        DISP_NONE,   /* runs in the background, or waits: post nothing */
+};
+
 struct batch {
         const struct run_instructions *ins;
         const struct run_step_context *ctx;
+        const uint8_t *disp;
         struct run_step_result *res;
         atomic_size_t next;
 };
@@ -547,6 +762,8 @@ static void *worker(void *p) {
                 size_t i = atomic_fetch_add(&b->next, 1);
                 if (i >= b->ins->n)
                         return NULL;
+                if (b->disp[i] != DISP_RUN)
+                        continue;
                 const struct run_instruction *in = &b->ins->v[i];
                 log_debug("run", "Running step %s (%s)", in->step_id, in->step_type);
                 run_step_execute(in, b->ctx, &b->res[i]);
@@ -554,14 +771,20 @@ static void *worker(void *p) {
         }
 }
 
-/* Run every instruction, at most RUN_MAX_THREADS at once; this thread is
- * one of the workers, so a failed pthread_create only slows things down. */
-static void run_all(const struct run_instructions *ins, const struct run_step_context *ctx,
+/* Run the instructions marked DISP_RUN, at most RUN_MAX_THREADS at once;
+ * this thread is one of the workers, so a failed pthread_create only slows
+ * things down. */
+static void run_all(const struct run_instructions *ins, const struct run_step_context *ctx, const uint8_t *disp,
                     struct run_step_result *res) {
-        struct batch b = { .ins = ins, .ctx = ctx, .res = res };
+        struct batch b = { .ins = ins, .ctx = ctx, .disp = disp, .res = res };
         pthread_t tids[RUN_MAX_THREADS];
-        size_t n_threads = 0, want = ins->n < RUN_MAX_THREADS ? ins->n : RUN_MAX_THREADS;
+        size_t n_threads = 0, n_run = 0;
 
+        for (size_t i = 0; i < ins->n; i++)
+                n_run += disp[i] == DISP_RUN;
+        if (n_run == 0)
+                return;
+        size_t want = n_run < RUN_MAX_THREADS ? n_run : RUN_MAX_THREADS;
         atomic_init(&b.next, 0);
         for (size_t i = 1; i < want; i++) {
                 int r = pthread_create(&tids[n_threads], NULL, worker, &b);
@@ -576,10 +799,14 @@ static void run_all(const struct run_instructions *ins, const struct run_step_co
                 pthread_join(tids[i], NULL);
 }
 
-/* Post the results in order. RUN_ACT_OK when all went (or were skipped),
- * else the first action that stops the posting, or STOPPED. */
-static int post_results(struct runner *R, const struct run_instructions *ins, const struct run_step_result *res) {
+/* Post the results of the instructions marked DISP_RUN or DISP_POST, in
+ * order. RUN_ACT_OK when all went (or were skipped), else the first action
+ * that stops the posting, or STOPPED. */
+static int post_results(struct runner *R, const struct run_instructions *ins, const uint8_t *disp,
+                        const struct run_step_result *res) {
         for (size_t i = 0; i < ins->n; i++) {
+                if (disp[i] == DISP_NONE)
+                        continue;
                 _cleanup_json_ json_object *doc = run_result_json(&ins->v[i], &res[i]), *reply = NULL;
                 long status = 0;
                 if (!doc) {
@@ -605,8 +832,8 @@ static int post_results(struct runner *R, const struct run_instructions *ins, co
                         auth_exit(R, status, reply);
                         return a;
                 case RUN_ACT_REREGISTER:
-                        log_info("run", "Coordinator no longer knows host %s; registering again", R->host_id);
-                        return a;
+                        snprintf(what, sizeof what, "Coordinator no longer knows host %s", R->host_id);
+                        return host_unknown(R, what);
                 case RUN_ACT_BACKOFF:
                         describe(R, r, status, reply, what, sizeof what);
                         if (back_off(R, "Posting the result of step %s to %s failed: %s", ins->v[i].step_id,
@@ -618,6 +845,224 @@ static int post_results(struct runner *R, const struct run_instructions *ins, co
                 }
         }
         return RUN_ACT_OK;
+}
+
+/* ---- install steps in the background ------------------------------------ */
+
+static void job_free(struct install_job *j) {
+        if (!j)
+                return;
+        if (j->started)
+                pthread_join(j->tid, NULL);
+        json_object_put(j->in.args);
+        run_step_result_free(&j->res);
+        free(j->cluster_id);
+        free(j);
+}
+
+/* The step context of the loop: everything a step needs. */
+static struct run_step_context step_context(struct runner *R) {
+        return (struct run_step_context) {
+                .sysroot = R->o->sysroot,
+                .min_disk_bytes = R->o->min_disk_bytes,
+                .install = &R->inst,
+                .client = &R->cl,
+                .infra_env_id = R->infra_env_id,
+                .host_id = R->host_id,
+                .cancel = job_cancel_hook,
+                .cancel_userdata = R,
+        };
+}
+
+/* Sleep ms unless the loop is stopping; true when it is. */
+static bool job_sleep(struct runner *R, uint32_t ms) {
+        for (uint32_t slept = 0; slept < ms; slept += 100) {
+                if (atomic_load(&R->stop))
+                        return true;
+                usleep(100 * 1000);
+        }
+        return atomic_load(&R->stop);
+}
+
+/* Post a background step's result on the job's own connection, retrying
+ * transient failures until it goes through, is refused or the agent stops.
+ * True when the coordinator took it. */
+static bool job_post(struct install_job *j, struct client *cl) {
+        struct runner *R = j->R;
+        struct backoff bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS };
+
+        for (;;) {
+                _cleanup_json_ json_object *doc = run_result_json(&j->in, &j->res), *reply = NULL;
+                long status = 0;
+                char what[600];
+                if (!doc) {
+                        log_error("run", "Out of memory while writing the result of step %s", j->in.step_id);
+                        return false;
+                }
+                int r = client_request(cl, "POST", R->instructions_path, doc, &status, &reply, NULL);
+                if (r == -ECANCELED || atomic_load(&R->stop))
+                        return false;
+                enum run_action a = run_decide(RUN_CALL_RESULT, r, status);
+                describe_answer(cl, r, status, reply, what, sizeof what);
+                switch (a) {
+                case RUN_ACT_OK:
+                        log_info("run", "Posted the result of step %s (exit code %d)", j->in.step_id, j->res.exit_code);
+                        return true;
+                case RUN_ACT_BACKOFF: {
+                        uint32_t ms = backoff_next(&bo, random_u32());
+                        log_warning("run", "Posting the result of step %s failed: %s; retrying in %.1f s", j->in.step_id,
+                                    what, ms / 1000.0);
+                        if (job_sleep(R, ms))
+                                return false;
+                        continue;
+                }
+                case RUN_ACT_SKIP:
+                case RUN_ACT_AUTH_EXIT:
+                case RUN_ACT_REREGISTER:
+                case _RUN_ACT_MAX:
+                        break;
+                }
+                log_warning("run", "Coordinator refused the result of step %s: %s", j->in.step_id, what);
+                return false;
+        }
+}
+
+static void *job_main(void *p) {
+        struct install_job *j = p;
+        struct runner *R = j->R;
+        struct run_step_context ctx = step_context(R);
+        struct run_step_result res;
+        struct client cl;
+        bool posted = false;
+
+        log_info("run", "Step %s: install (cluster %s, revision %lld) started", j->in.step_id, j->cluster_id,
+                 (long long) j->revision);
+        run_step_execute(&j->in, &ctx, &res);
+        if (res.exit_code == 0)
+                log_info("run", "Step %s succeeded", j->in.step_id);
+        else
+                log_warning("run", "Step %s failed: %s", j->in.step_id, res.error ? res.error : "unknown error");
+
+        /* Only this thread touches j->res until `done` is set. */
+        j->res = res;
+        if (!atomic_load(&R->stop)) {
+                if (client_clone(&cl, &R->cl) == 0) {
+                        cl.cancel = job_cancel_hook;
+                        cl.cancel_userdata = R;
+                        posted = job_post(j, &cl);
+                        client_done(&cl);
+                } else
+                        log_error("run", "Out of memory for a connection to post step %s with", j->in.step_id);
+        }
+        bool do_reboot = j->res.reboot && posted && !atomic_load(&R->stop);
+        j->res.reboot = false; /* a result posted again later reboots nothing */
+
+        pthread_mutex_lock(&R->jobs_lock);
+        j->done = true;
+        pthread_mutex_unlock(&R->jobs_lock);
+
+        if (do_reboot) {
+                log_info("run", "Rebooting into the installed system");
+                sync();
+                if (reboot(RB_AUTOBOOT) < 0)
+                        log_error_errno(errno, "run", "Failed to reboot: %m");
+        }
+        return NULL;
+}
+
+/* Copy a finished job's result for posting again. */
+static int copy_result(const struct run_step_result *from, struct run_step_result *to) {
+        memset(to, 0, sizeof *to);
+        to->exit_code = from->exit_code;
+        if (from->output && json_object_deep_copy(from->output, &to->output, NULL) < 0)
+                return -ENOMEM;
+        if (from->error && !(to->error = strdup(from->error))) {
+                run_step_result_free(to);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Make room for one more job: forget the oldest finished one. */
+static void jobs_make_room(struct runner *R) {
+        if (R->n_jobs < RUN_MAX_INSTALL_JOBS)
+                return;
+        for (size_t i = 0; i < R->n_jobs; i++) {
+                if (!R->jobs[i]->done)
+                        continue;
+                job_free(R->jobs[i]);
+                memmove(&R->jobs[i], &R->jobs[i + 1], (R->n_jobs - i - 1) * sizeof *R->jobs);
+                R->n_jobs--;
+                return;
+        }
+}
+
+/* An install step offered by a poll: start it in the background, or note
+ * that it runs, or hand back its result. */
+static enum disposition install_dispatch(struct runner *R, const struct run_instruction *in,
+                                         struct run_step_result *res) {
+        struct install_args a;
+        enum disposition d = DISP_NONE;
+
+        /* Refusals are quick and need no thread. */
+        if (!R->inst.coordinator_key || install_args_parse(in->args, &a, NULL, 0) < 0)
+                return DISP_RUN;
+
+        pthread_mutex_lock(&R->jobs_lock);
+        struct install_job *same = NULL, *busy = NULL;
+        for (size_t i = 0; i < R->n_jobs; i++) {
+                struct install_job *j = R->jobs[i];
+                if (j->revision == a.revision && strcmp(j->cluster_id, a.cluster_id) == 0)
+                        same = j;
+                if (!j->done)
+                        busy = j;
+        }
+        if (same && !same->done)
+                log_debug("run", "Step %s: cluster %s revision %lld is still being installed", in->step_id,
+                          a.cluster_id, (long long) a.revision);
+        else if (same) {
+                log_debug("run", "Step %s: cluster %s revision %lld ran already; posting its result again",
+                          in->step_id, a.cluster_id, (long long) a.revision);
+                d = copy_result(&same->res, res) < 0 ? DISP_RUN : DISP_POST;
+        } else if (busy)
+                log_info("run", "Step %s waits: step %s (cluster %s revision %lld) is still running", in->step_id,
+                         busy->in.step_id, busy->cluster_id, (long long) busy->revision);
+        else {
+                jobs_make_room(R);
+                struct install_job *j = calloc(1, sizeof *j);
+                if (!j || R->n_jobs >= RUN_MAX_INSTALL_JOBS || json_object_deep_copy(in->args, &j->in.args, NULL) < 0) {
+                        job_free(j);
+                        d = DISP_RUN;
+                        goto out;
+                }
+                j->R = R;
+                j->cluster_id = TAKE_PTR(a.cluster_id);
+                j->revision = a.revision;
+                memcpy(j->in.step_id, in->step_id, sizeof j->in.step_id);
+                memcpy(j->in.step_type, in->step_type, sizeof j->in.step_type);
+                j->in.type = in->type;
+                int r = pthread_create(&j->tid, NULL, job_main, j);
+                if (r != 0) {
+                        log_warning_errno(r, "run", "Failed to start a thread for step %s: %m", in->step_id);
+                        job_free(j);
+                        d = DISP_RUN; /* it runs with the batch, then */
+                        goto out;
+                }
+                j->started = true;
+                R->jobs[R->n_jobs++] = j;
+        }
+out:
+        pthread_mutex_unlock(&R->jobs_lock);
+        install_args_free(&a);
+        return d;
+}
+
+/* At exit: let running install steps see the stop and end. */
+static void jobs_stop(struct runner *R) {
+        atomic_store(&R->stop, true);
+        for (size_t i = 0; i < R->n_jobs; i++)
+                job_free(R->jobs[i]);
+        R->n_jobs = 0;
 }
 
 /* One poll: GET instructions, run them, post the results. Returns the
@@ -644,8 +1089,8 @@ static int poll_once(struct runner *R, unsigned *sleep_s, bool *reregister) {
                 auth_exit(R, status, reply);
                 return a;
         case RUN_ACT_REREGISTER:
-                log_info("run", "Coordinator no longer knows host %s (HTTP %ld); registering again", R->host_id, status);
-                return a;
+                snprintf(err, sizeof err, "Coordinator no longer knows host %s (HTTP %ld)", R->host_id, status);
+                return host_unknown(R, err);
         case RUN_ACT_BACKOFF:
         case RUN_ACT_SKIP:
         case _RUN_ACT_MAX: {
@@ -664,35 +1109,44 @@ static int poll_once(struct runner *R, unsigned *sleep_s, bool *reregister) {
                         return STOPPED;
                 return RUN_ACT_BACKOFF;
         }
-        succeeded(R);
+        /* An "exit" a node cannot follow is no success: its waits grow. */
+        if (!(R->o->node && ins.exit))
+                succeeded(R);
         log_debug("run", "%zu instruction(s), next poll in %u s%s", ins.n, ins.next_instruction_seconds,
                   ins.exit ? ", register again" : "");
 
         int ret = RUN_ACT_OK;
         if (ins.n > 0) {
-                struct run_step_context ctx = {
-                        .sysroot = R->o->sysroot,
-                        .min_disk_bytes = R->o->min_disk_bytes,
-                        .coordinator_date = date,
-                        .date_received_ms = received,
-                };
+                struct run_step_context ctx = step_context(R);
+                ctx.coordinator_date = date;
+                ctx.date_received_ms = received;
                 struct run_step_result *res = calloc(ins.n, sizeof *res);
-                if (!res) {
+                uint8_t *disp = calloc(ins.n, sizeof *disp);
+                if (!res || !disp) {
+                        free(res);
+                        free(disp);
                         run_instructions_free(&ins);
                         if (back_off(R, "Out of memory for the step results"))
                                 return STOPPED;
                         return RUN_ACT_BACKOFF;
                 }
-                run_all(&ins, &ctx, res);
+                for (size_t i = 0; i < ins.n; i++)
+                        disp[i] = ins.v[i].type == STEP_INSTALL ? install_dispatch(R, &ins.v[i], &res[i]) : DISP_RUN;
+                run_all(&ins, &ctx, disp, res);
                 /* A signal during the steps: they are done, stop before posting. */
-                ret = wait_signal(R, 0) ? STOPPED : post_results(R, &ins, res);
+                ret = wait_signal(R, 0) ? STOPPED : post_results(R, &ins, disp, res);
                 for (size_t i = 0; i < ins.n; i++)
                         run_step_result_free(&res[i]);
                 free(res);
+                free(disp);
         }
         if (ret == RUN_ACT_OK && ins.exit) {
-                log_info("run", "Coordinator asked host %s to register again", R->host_id);
-                *reregister = true;
+                snprintf(err, sizeof err, "Coordinator asked host %s to register again", R->host_id);
+                ret = host_unknown(R, err);
+                if (ret == RUN_ACT_REREGISTER) {
+                        *reregister = true;
+                        ret = RUN_ACT_OK;
+                }
         }
         *sleep_s = ins.next_instruction_seconds;
         run_instructions_free(&ins);
@@ -700,7 +1154,7 @@ static int poll_once(struct runner *R, unsigned *sleep_s, bool *reregister) {
 }
 
 static int loop(struct runner *R) {
-        bool need_register = true;
+        bool need_register = !R->o->node;
         unsigned reregister_streak = 0;
 
         for (;;) {
@@ -792,6 +1246,76 @@ static int choose_host_id(const struct run_options *o, char out[UUID_STR_LEN]) {
         return 0;
 }
 
+int run_load_coordinator_key(const char *path, struct crypto_key **out) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+
+        *out = NULL;
+        if (fd < 0)
+                return -errno;
+        if (!(buf = malloc(RUN_MAX_KEY_BYTES + 1)))
+                return -ENOMEM;
+        ssize_t k = fd_read_full(fd, buf, RUN_MAX_KEY_BYTES + 1);
+        if (k < 0)
+                return (int) k;
+        len = (size_t) k;
+        if (len > RUN_MAX_KEY_BYTES)
+                return -EFBIG;
+        buf[len] = '\0';
+        if (strlen(buf) != len)
+                return -EINVAL;
+        return crypto_pubkey_load_pem(buf, out) < 0 ? -EINVAL : 0;
+}
+
+/* The install options from the command line: the key loaded, the target
+ * looked at. RUN_EXIT_OK, or the exit code after logging why not. */
+static int setup_install(struct runner *R) {
+        const struct run_options *o = R->o;
+        int r;
+
+        R->inst = (struct install_options) {
+                .target = o->install_target,
+                .no_reboot = o->no_reboot,
+                .node = o->node,
+                .manifest_dir = o->manifest_dir,
+        };
+        if (o->node && (!o->coordinator_key || !o->manifest_dir)) {
+                log_error("run", "muster-agent node needs --coordinator-key and --manifest-dir");
+                return RUN_EXIT_USAGE;
+        }
+        if (o->coordinator_key) {
+                r = run_load_coordinator_key(o->coordinator_key, &R->key);
+                if (r == -EINVAL)
+                        log_error("run", "Coordinator key %s is not a PEM P-256 public key", o->coordinator_key);
+                else if (r == -EFBIG)
+                        log_error("run", "Coordinator key %s is longer than %d bytes", o->coordinator_key,
+                                  RUN_MAX_KEY_BYTES);
+                else if (r < 0)
+                        log_error_errno(r, "run", "Failed to read coordinator key %s: %m", o->coordinator_key);
+                if (r < 0)
+                        return RUN_EXIT_FAILURE;
+                R->inst.coordinator_key = R->key;
+        } else
+                log_warning("run", "No --coordinator-key: install steps will be refused");
+        if (o->install_target && !o->node) {
+                enum install_target_kind kind;
+                r = install_target_classify(o->install_target, &kind);
+                if (r == -EINVAL) {
+                        log_error("run", "--install-target %s is not a file, a directory or a block device",
+                                  o->install_target);
+                        return RUN_EXIT_USAGE;
+                }
+                if (r < 0) {
+                        log_error_errno(r, "run", "--install-target %s is not usable: %m", o->install_target);
+                        return RUN_EXIT_USAGE;
+                }
+                log_info("run", "Install target %s (%s); this agent will not reboot", o->install_target,
+                         install_target_kind_to_string(kind));
+        }
+        return RUN_EXIT_OK;
+}
+
 int run_agent(const struct run_options *o) {
         struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
         _cleanup_free_ char *token = NULL;
@@ -799,6 +1323,7 @@ int run_agent(const struct run_options *o) {
         bool ran = false;
         int r, ret = RUN_EXIT_FAILURE;
 
+        atomic_init(&R.stop, false);
         if (!client_url_is_valid(o->coordinator)) {
                 log_error("run", "--coordinator needs an http:// or https:// URL, not \"%s\"", o->coordinator);
                 return RUN_EXIT_USAGE;
@@ -811,6 +1336,9 @@ int run_agent(const struct run_options *o) {
                 log_error("run", "--host-id needs a UUID, not \"%s\"", o->host_id);
                 return RUN_EXIT_USAGE;
         }
+        if ((ret = setup_install(&R)) != RUN_EXIT_OK)
+                goto out_key;
+        ret = RUN_EXIT_FAILURE;
         r = client_read_token(o->token_file, &token);
         if (r < 0) {
                 if (r == -EINVAL)
@@ -820,10 +1348,14 @@ int run_agent(const struct run_options *o) {
                         log_error("run", "Token file %s is longer than %d bytes", o->token_file, CLIENT_TOKEN_MAX);
                 else
                         log_error_errno(r, "run", "Failed to read token file %s: %m", o->token_file);
-                return RUN_EXIT_FAILURE;
+                goto out_key;
         }
         if (o->ca && access(o->ca, R_OK) < 0) {
                 log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
+                goto out_token;
+        }
+        if ((r = pthread_mutex_init(&R.jobs_lock, NULL)) != 0) {
+                log_error_errno(r, "run", "Failed to set up a mutex: %m");
                 goto out_token;
         }
 
@@ -835,7 +1367,7 @@ int run_agent(const struct run_options *o) {
         sigaddset(&mask, SIGINT);
         if ((r = pthread_sigmask(SIG_BLOCK, &mask, &old)) != 0) {
                 log_error_errno(r, "run", "Failed to block signals: %m");
-                goto out_token;
+                goto out_mutex;
         }
         R.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
         if (R.sfd < 0) {
@@ -846,11 +1378,11 @@ int run_agent(const struct run_options *o) {
 
         if (choose_host_id(o, R.host_id) < 0)
                 goto out_sfd;
-        char ie[UUID_STR_LEN];
-        uuid_normalize(o->infra_env_id, ie);
-        if (asprintf(&R.register_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts", ie) < 0)
+        uuid_normalize(o->infra_env_id, R.infra_env_id);
+        if (asprintf(&R.register_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts", R.infra_env_id) < 0)
                 R.register_path = NULL;
-        if (asprintf(&R.instructions_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts/%s/instructions", ie, R.host_id) < 0)
+        if (asprintf(&R.instructions_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts/%s/instructions", R.infra_env_id,
+                     R.host_id) < 0)
                 R.instructions_path = NULL;
         if (!R.register_path || !R.instructions_path) {
                 log_error("run", "Out of memory");
@@ -868,13 +1400,18 @@ int run_agent(const struct run_options *o) {
         }
         R.cl.cancel = cancel_hook;
         R.cl.cancel_userdata = &R;
-        log_info("run", "muster-agent %s: host %s, infra-env %s, coordinator %s", MUSTER_VERSION, R.host_id, ie,
-                 R.cl.base);
+        if (o->node)
+                log_info("run", "muster-agent %s node: host %s, infra-env %s, coordinator %s, manifests in %s",
+                         MUSTER_VERSION, R.host_id, R.infra_env_id, R.cl.base, o->manifest_dir);
+        else
+                log_info("run", "muster-agent %s: host %s, infra-env %s, coordinator %s", MUSTER_VERSION, R.host_id,
+                         R.infra_env_id, R.cl.base);
 
         ret = loop(&R);
         if (ret == RUN_EXIT_OK)
                 log_info("run", "Received %s; exiting", R.signo == SIGINT ? "SIGINT" : "SIGTERM");
         ran = true;
+        jobs_stop(&R);
         client_done(&R.cl);
 out_curl:
         curl_global_cleanup();
@@ -888,8 +1425,12 @@ out_mask:
          * exit, and a second SIGTERM must not kill it halfway through. */
         if (!ran)
                 pthread_sigmask(SIG_SETMASK, &old, NULL);
+out_mutex:
+        pthread_mutex_destroy(&R.jobs_lock);
 out_token:
         if (token)
                 explicit_bzero(token, strlen(token));
+out_key:
+        crypto_key_free(R.key);
         return ret;
 }

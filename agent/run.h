@@ -1,6 +1,9 @@
 /* `muster-agent run`: register with the coordinator, poll for instructions,
  * run the steps concurrently and post their results, until a signal or a
- * refused token (DESIGN §4). The pure pieces — reading an instructions
+ * refused token (DESIGN §4). `muster-agent node` is the same loop on an
+ * installed host: it never registers and runs only apply steps. Install
+ * steps run in the background, once per (cluster, revision), while the
+ * loop goes on polling. The pure pieces — reading an instructions
  * reply under limits, the interval clamp, what a status means for the loop,
  * one step's dispatch and result document — are exposed for tests. */
 #pragma once
@@ -9,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "install.h"
 #include "protocol.h"
 
 /* Exit codes of `muster-agent run`. */
@@ -26,6 +30,8 @@
 #define RUN_MAX_INTERVAL_S 3600
 #define RUN_BACKOFF_BASE_MS 1000
 #define RUN_BACKOFF_MAX_MS 60000
+#define RUN_MAX_INSTALL_JOBS 8     /* (cluster, revision) pairs remembered */
+#define RUN_MAX_KEY_BYTES 65536    /* --coordinator-key file */
 
 struct run_options {
         const char *coordinator;     /* base URL */
@@ -36,7 +42,16 @@ struct run_options {
         const char *host_id;         /* --host-id, or NULL */
         const char *state_dir;       /* or NULL */
         int64_t min_disk_bytes;      /* 0: the probe's default */
+        const char *coordinator_key; /* --coordinator-key PEM file, or NULL: installs are refused */
+        const char *install_target;  /* --install-target FILE|DIR|DEVICE, or NULL */
+        bool no_reboot;              /* --no-reboot */
+        bool node;                   /* `muster-agent node`: never register, apply steps only */
+        const char *manifest_dir;    /* node: --manifest-dir */
 };
+
+/* The key file's PEM read and parsed: 0, -EINVAL (not a P-256 public key),
+ * -EFBIG (over RUN_MAX_KEY_BYTES), -errno. */
+int run_load_coordinator_key(const char *path, struct crypto_key **out);
 
 /* Run until stopped; returns one of the RUN_EXIT_* codes. Logs its own
  * errors. Once it has run, SIGTERM and SIGINT stay blocked (the caller is
@@ -99,22 +114,39 @@ enum run_action run_decide(enum run_call call, int err, long status);
 
 /* ---- steps -------------------------------------------------------------- */
 
+struct client;
+
 struct run_step_context {
         const char *sysroot;
         int64_t min_disk_bytes;
         const char *coordinator_date;  /* Date header of the instructions reply, or NULL */
         int64_t date_received_ms;      /* CLOCK_MONOTONIC ms when that reply arrived */
+        /* The install step: the agent's install options (NULL: none, so
+         * install steps are refused for want of a key), the coordinator
+         * client it clones its own connections from (NULL: none), the ids
+         * progress is reported under, and what cancels its transfers. */
+        const struct install_options *install;
+        const struct client *client;
+        const char *infra_env_id;
+        const char *host_id;
+        bool (*cancel)(void *userdata);
+        void *cancel_userdata;
 };
 
 struct run_step_result {
         int exit_code;
         json_object *output;         /* owned, may be NULL */
         char *error;                 /* owned, may be NULL */
+        bool reboot;                 /* install: reboot once this result is posted */
 };
 
 /* Run one instruction (blocking; safe to call from several threads at once
  * for different instructions). A step type this agent does not run gives
- * exit_code 1 and error "step type X is not supported by this agent". */
+ * exit_code 1 and error "step type X is not supported by this agent"; an
+ * install step without a key "no coordinator public key configured
+ * (--coordinator-key); refusing to install"; in node mode (install->node)
+ * every step but install gives "muster-agent node runs only apply steps,
+ * not X". */
 void run_step_execute(const struct run_instruction *in, const struct run_step_context *ctx,
                       struct run_step_result *res);
 void run_step_result_free(struct run_step_result *res);

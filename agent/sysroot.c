@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdio.h"
 
 int sysroot_open(struct sysroot *sr, const char *root) {
         char real[PATH_MAX];
@@ -94,24 +95,15 @@ char *str_dup_trimmed(const char *s) {
 
 ssize_t sr_read_str(const struct sysroot *sr, const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;
-        size_t got = 0;
 
         if (size == 0)
                 return -EINVAL;
         fd = sr_open(sr, path, O_RDONLY | O_NONBLOCK);
         if (fd < 0)
                 return fd;
-        while (got < size - 1) {
-                ssize_t k = read(fd, buf + got, size - 1 - got);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                got += (size_t) k;
-        }
+        ssize_t got = fd_read_full(fd, buf, size - 1);
+        if (got < 0)
+                return got;
         buf[got] = '\0';
         str_rstrip(buf);
         return (ssize_t) strlen(buf);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdio.h"
 
 #define KEY_FILE_MAX (16 * 1024) /* a P-256 PEM key is ~250 bytes */
 #define PEM_BUF 1024
@@ -146,22 +147,13 @@ static int read_small_file(const char *path, unsigned char *buf, size_t cap, siz
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
 
-        size_t n = 0;
-        for (;;) {
-                if (n == cap - 1)
-                        return -EINVAL; /* too big to be a key */
-                ssize_t l = read(fd, buf + n, cap - 1 - n);
-                if (l < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (l == 0)
-                        break;
-                n += (size_t) l;
-        }
+        ssize_t n = fd_read_full(fd, buf, cap - 1);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n == cap - 1)
+                return -EINVAL; /* too big to be a key */
         buf[n] = '\0';
-        *len = n;
+        *len = (size_t) n;
         return 0;
 }
 

@@ -674,6 +674,8 @@ json_object *host_to_json(const struct host *h, unsigned flags) {
         put_str(o, "checked_in_at", h->checked_in_at);
         put_str(o, "registered_at", h->registered_at);
         put_str(o, "discovery_agent_version", h->discovery_agent_version);
+        json_object_object_add(o, "applied_revision",
+                               json_object_new_int64(h->applied_revision > 0 ? h->applied_revision : 0));
         put_str(o, "created_at", h->created_at);
         put_str(o, "updated_at", h->updated_at);
         return o;
@@ -722,6 +724,7 @@ int host_from_json(json_object *o, struct host *h, char *err, size_t errlen) {
                 { "registered_at", HOST_F_REGISTERED_AT },
                 { "discovery_agent_version", HOST_F_DISCOVERY_AGENT_VERSION },
                 { "created_at", HOST_F_CREATED_AT }, { "updated_at", HOST_F_UPDATED_AT },
+                { "applied_revision", HOST_F_APPLIED_REVISION },
         };
         int role = -1, status = -1;
 
@@ -758,8 +761,159 @@ int host_from_json(json_object *o, struct host *h, char *err, size_t errlen) {
         get_time(o, "checked_in_at", &h->checked_in_at, &c);
         get_time(o, "registered_at", &h->registered_at, &c);
         jget_str(o, "discovery_agent_version", &h->discovery_agent_version, MODEL_MAX_STRING, &c);
+        jget_i64(o, "applied_revision", &h->applied_revision, INT64_MAX, &c);
         get_time(o, "created_at", &h->created_at, &c);
         get_time(o, "updated_at", &h->updated_at, &c);
+        return c.r;
+}
+
+/* ---- cluster ----------------------------------------------------------- */
+
+/* ---- capabilities and conditions ---------------------------------------- */
+
+void cluster_cap_spec_free(struct cluster_cap_spec *sp) {
+        free(sp->baseline_capability_set);
+        strv_free(&sp->additional_enabled_capabilities);
+        *sp = (struct cluster_cap_spec) { 0 };
+}
+
+void cluster_cap_status_free(struct cluster_cap_status *st) {
+        strv_free(&st->enabled_capabilities);
+        strv_free(&st->known_capabilities);
+        strv_free(&st->implicit_capabilities);
+}
+
+static json_object *strv_json(const struct strv *v) {
+        json_object *a = json_object_new_array_ext((int) v->n);
+        for (size_t i = 0; a && i < v->n; i++)
+                json_object_array_add(a, json_object_new_string(v->v[i]));
+        return a;
+}
+
+json_object *cluster_cap_spec_to_json(const struct cluster_cap_spec *sp) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "baseline_capability_set",
+                               sp->baseline_capability_set ? json_object_new_string(sp->baseline_capability_set)
+                                                           : NULL);
+        json_object_object_add(o, "additional_enabled_capabilities", strv_json(&sp->additional_enabled_capabilities));
+        return o;
+}
+
+static void cap_spec_parse(json_object *o, struct cluster_cap_spec *sp, struct jctx *c) {
+        cluster_cap_spec_free(sp);
+        jget_str(o, "baseline_capability_set", &sp->baseline_capability_set, MODEL_MAX_CAPABILITY_NAME, c);
+        jget_strv(o, "additional_enabled_capabilities", &sp->additional_enabled_capabilities,
+                  MODEL_MAX_CAPABILITIES, MODEL_MAX_CAPABILITY_NAME, c);
+}
+
+int cluster_cap_spec_from_json(json_object *o, struct cluster_cap_spec *sp, char *err, size_t errlen) {
+        struct jctx c = { .err = err, .errlen = errlen };
+        if (jstart(o, "capabilities.spec", &c) < 0)
+                return c.r;
+        cap_spec_parse(o, sp, &c);
+        return c.r;
+}
+
+/* The store's form has implicit_capabilities too; the API's leaves it out. */
+static json_object *cap_status_json(const struct cluster_cap_status *st, bool with_implicit) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "enabled_capabilities", strv_json(&st->enabled_capabilities));
+        json_object_object_add(o, "known_capabilities", strv_json(&st->known_capabilities));
+        if (with_implicit)
+                json_object_object_add(o, "implicit_capabilities", strv_json(&st->implicit_capabilities));
+        return o;
+}
+
+json_object *cluster_cap_status_to_json(const struct cluster_cap_status *st) {
+        return cap_status_json(st, true);
+}
+
+static void cap_status_parse(json_object *o, struct cluster_cap_status *st, struct jctx *c) {
+        cluster_cap_status_free(st);
+        jget_strv(o, "enabled_capabilities", &st->enabled_capabilities, MODEL_MAX_CAPABILITIES,
+                  MODEL_MAX_CAPABILITY_NAME, c);
+        jget_strv(o, "known_capabilities", &st->known_capabilities, MODEL_MAX_CAPABILITIES,
+                  MODEL_MAX_CAPABILITY_NAME, c);
+        jget_strv(o, "implicit_capabilities", &st->implicit_capabilities, MODEL_MAX_CAPABILITIES,
+                  MODEL_MAX_CAPABILITY_NAME, c);
+}
+
+int cluster_cap_status_from_json(json_object *o, struct cluster_cap_status *st, char *err, size_t errlen) {
+        struct jctx c = { .err = err, .errlen = errlen };
+        if (jstart(o, "capabilities.status", &c) < 0)
+                return c.r;
+        cap_status_parse(o, st, &c);
+        return c.r;
+}
+
+void model_condition_list_free(struct model_condition **v, size_t *n) {
+        for (size_t i = 0; *v && i < *n; i++) {
+                struct model_condition *x = &(*v)[i];
+                free(x->type);
+                free(x->status);
+                free(x->reason);
+                free(x->message);
+                free(x->last_transition_time);
+        }
+        free(*v);
+        *v = NULL;
+        *n = 0;
+}
+
+json_object *model_condition_list_to_json(const struct model_condition *v, size_t n) {
+        json_object *a = json_object_new_array_ext((int) n);
+        for (size_t i = 0; a && i < n; i++) {
+                json_object *e = json_object_new_object();
+                put_str(e, "type", v[i].type);
+                put_str(e, "status", v[i].status);
+                put_str(e, "reason", v[i].reason);
+                put_str(e, "message", v[i].message);
+                put_str(e, "last_transition_time", v[i].last_transition_time);
+                json_object_array_add(a, e);
+        }
+        return a;
+}
+
+static void conditions_parse(json_object *a, struct model_condition **v, size_t *n, struct jctx *c) {
+        size_t len = json_object_array_length(a);
+        model_condition_list_free(v, n);
+        if (len > MODEL_MAX_CONDITIONS) {
+                jfail(c, "field \"conditions\" has %zu entries, at most %d allowed", len, MODEL_MAX_CONDITIONS);
+                return;
+        }
+        for (size_t i = 0; i < len && c->r == 0; i++) {
+                json_object *e = jget_elem(a, i, "conditions", c);
+                if (!e)
+                        return;
+                struct model_condition *x = inv_array_append((void **) v, n, sizeof *x);
+                if (!x) {
+                        joom(c);
+                        return;
+                }
+                *x = (struct model_condition) { 0 };
+                jget_str(e, "type", &x->type, MODEL_MAX_STRING, c);
+                jget_str(e, "status", &x->status, MODEL_MAX_STRING, c);
+                jget_str(e, "reason", &x->reason, MODEL_MAX_STRING, c);
+                jget_str(e, "message", &x->message, MODEL_MAX_MESSAGE, c);
+                get_time(e, "last_transition_time", &x->last_transition_time, c);
+                if (c->r == 0 && (!x->type || !x->status))
+                        jfail(c, "conditions[%zu] needs a type and a status", i);
+        }
+}
+
+int model_condition_list_from_json(json_object *a, struct model_condition **v, size_t *n, char *err, size_t errlen) {
+        struct jctx c = { .err = err, .errlen = errlen };
+        if (err && errlen)
+                err[0] = '\0';
+        if (!json_object_is_type(a, json_type_array)) {
+                jfail(&c, "field \"conditions\" must be an array");
+                return c.r;
+        }
+        conditions_parse(a, v, n, &c);
         return c.r;
 }
 
@@ -772,11 +926,14 @@ void cluster_init(struct cluster *c) {
 void cluster_free(struct cluster *c) {
         char **s[] = { &c->id, &c->name, &c->owner, &c->release_version, &c->base_dns_domain,
                        &c->machine_network_cidr, &c->api_vip, &c->ingress_vip, &c->pull_secret,
-                       &c->status, &c->status_info, &c->created_at, &c->updated_at };
+                       &c->status, &c->status_info, &c->created_at, &c->updated_at, &c->feature_set };
         for (size_t i = 0; i < sizeof s / sizeof *s; i++)
                 free(*s[i]);
         labels_free(&c->labels, &c->n_labels);
         validation_list_free(&c->validations, &c->n_validations);
+        cluster_cap_spec_free(&c->cap_spec);
+        cluster_cap_status_free(&c->cap_status);
+        model_condition_list_free(&c->conditions, &c->n_conditions);
         cluster_init(c);
 }
 
@@ -810,6 +967,17 @@ json_object *cluster_to_json(const struct cluster *c, unsigned flags) {
         put_str(o, "status", c->status);
         put_str(o, "status_info", c->status_info);
         json_object_object_add(o, "validations", validation_list_to_json(c->validations, c->n_validations));
+        json_object *caps = json_object_new_object();
+        if (caps) {
+                json_object_object_add(caps, "spec", cluster_cap_spec_to_json(&c->cap_spec));
+                if (c->has_cap_status)
+                        json_object_object_add(caps, "status", cap_status_json(&c->cap_status, false));
+                json_object_object_add(o, "capabilities", caps);
+        }
+        json_object_object_add(o, "conditions", model_condition_list_to_json(c->conditions, c->n_conditions));
+        json_object_object_add(o, "payload_revision",
+                               json_object_new_int64(c->payload_revision > 0 ? c->payload_revision : 0));
+        put_str(o, "feature_set", c->feature_set ? c->feature_set : "Default");
         put_str(o, "created_at", c->created_at);
         put_str(o, "updated_at", c->updated_at);
         return o;
@@ -826,7 +994,8 @@ int cluster_from_json(json_object *o, struct cluster *cl, char *err, size_t errl
                 { "pull_secret", CL_F_PULL_SECRET }, { "labels", CL_F_LABELS },
                 { "status", CL_F_STATUS }, { "status_info", CL_F_STATUS_INFO },
                 { "validations", CL_F_VALIDATIONS }, { "created_at", CL_F_CREATED_AT },
-                { "updated_at", CL_F_UPDATED_AT },
+                { "updated_at", CL_F_UPDATED_AT }, { "conditions", CL_F_CONDITIONS },
+                { "payload_revision", CL_F_PAYLOAD_REVISION }, { "feature_set", CL_F_FEATURE_SET },
         };
         int ha = -1;
 
@@ -853,6 +1022,23 @@ int cluster_from_json(json_object *o, struct cluster *cl, char *err, size_t errl
         jget_str(o, "status", &cl->status, MODEL_MAX_STRING, &c);
         jget_str(o, "status_info", &cl->status_info, MODEL_MAX_MESSAGE, &c);
         get_validations(o, &cl->validations, &cl->n_validations, &c);
+        json_object *caps = jget(o, "capabilities", json_type_object, &c);
+        json_object *spec = jget(caps, "spec", json_type_object, &c);
+        json_object *status = jget(caps, "status", json_type_object, &c);
+        if (spec && c.r == 0) {
+                cl->present |= CL_F_CAPABILITIES;
+                cap_spec_parse(spec, &cl->cap_spec, &c);
+        }
+        if (status && c.r == 0) {
+                cl->present |= CL_F_CAP_STATUS;
+                cl->has_cap_status = true;
+                cap_status_parse(status, &cl->cap_status, &c);
+        }
+        json_object *conds = jget(o, "conditions", json_type_array, &c);
+        if (conds && c.r == 0)
+                conditions_parse(conds, &cl->conditions, &cl->n_conditions, &c);
+        jget_i64(o, "payload_revision", &cl->payload_revision, INT64_MAX, &c);
+        jget_str(o, "feature_set", &cl->feature_set, MODEL_MAX_CAPABILITY_NAME, &c);
         get_time(o, "created_at", &cl->created_at, &c);
         get_time(o, "updated_at", &cl->updated_at, &c);
         return c.r;

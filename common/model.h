@@ -27,6 +27,9 @@
 #define MODEL_MAX_LABEL_KEY 317            /* 253-character prefix + '/' + 63 */
 #define MODEL_MAX_LABEL_VALUE 63
 #define MODEL_MAX_VALIDATIONS 64
+#define MODEL_MAX_CAPABILITIES 256         /* names in a capability list (release.h's cap) */
+#define MODEL_MAX_CAPABILITY_NAME 128
+#define MODEL_MAX_CONDITIONS 16
 
 /* to_json flags. */
 enum {
@@ -170,6 +173,7 @@ enum host_field {
         HOST_F_DISCOVERY_AGENT_VERSION = 1u << 14,
         HOST_F_CREATED_AT = 1u << 15,
         HOST_F_UPDATED_AT = 1u << 16,
+        HOST_F_APPLIED_REVISION = 1u << 17,
 };
 
 struct host {
@@ -201,6 +205,9 @@ struct host {
          * store keeps them: {"connectivity-check": output, "ntp-synchronizer":
          * output, "domain-resolution": output}. Internal, not in the JSON. */
         char *step_results_json;
+        /* The cluster payload revision the host's agent last applied
+         * (install or day-2 apply); 0: none yet. */
+        int64_t applied_revision;
         uint32_t present;            /* HOST_F_* seen by host_from_json */
 };
 
@@ -240,7 +247,50 @@ enum cluster_field {
         CL_F_VALIDATIONS = 1u << 13,
         CL_F_CREATED_AT = 1u << 14,
         CL_F_UPDATED_AT = 1u << 15,
+        CL_F_CAPABILITIES = 1u << 16,     /* capabilities.spec */
+        CL_F_CAP_STATUS = 1u << 17,       /* capabilities.status (server-set) */
+        CL_F_CONDITIONS = 1u << 18,       /* server-set */
+        CL_F_PAYLOAD_REVISION = 1u << 19, /* server-set */
+        CL_F_FEATURE_SET = 1u << 20,
 };
+
+/* capabilities.spec (DESIGN §7). */
+struct cluster_cap_spec {
+        char *baseline_capability_set;          /* NULL: vCurrent */
+        struct strv additional_enabled_capabilities;
+};
+
+/* capabilities.status: what musterd computed from the spec and the release.
+ * implicit (enabled but neither in the baseline nor additional) is kept
+ * for the condition and the store; it is not in the JSON. */
+struct cluster_cap_status {
+        struct strv enabled_capabilities;       /* sorted */
+        struct strv known_capabilities;         /* sorted */
+        struct strv implicit_capabilities;      /* sorted */
+};
+
+/* A Kubernetes-style condition: {type, status, reason, message,
+ * last_transition_time}. */
+struct model_condition {
+        char *type;
+        char *status;                           /* "True" | "False" | "Unknown" */
+        char *reason;
+        char *message;
+        char *last_transition_time;             /* RFC 3339 */
+};
+void model_condition_list_free(struct model_condition **v, size_t *n);
+json_object *model_condition_list_to_json(const struct model_condition *v, size_t n);
+/* A JSON array of conditions -> list (replacing *v); -EINVAL with a reason. */
+int model_condition_list_from_json(json_object *a, struct model_condition **v, size_t *n, char *err, size_t errlen);
+/* capabilities.status as the store keeps it: {enabled_capabilities,
+ * known_capabilities, implicit_capabilities}. */
+json_object *cluster_cap_status_to_json(const struct cluster_cap_status *st);
+int cluster_cap_status_from_json(json_object *o, struct cluster_cap_status *st, char *err, size_t errlen);
+void cluster_cap_status_free(struct cluster_cap_status *st);
+/* {baseline_capability_set: ..|null, additional_enabled_capabilities: [..]}. */
+json_object *cluster_cap_spec_to_json(const struct cluster_cap_spec *sp);
+int cluster_cap_spec_from_json(json_object *o, struct cluster_cap_spec *sp, char *err, size_t errlen);
+void cluster_cap_spec_free(struct cluster_cap_spec *sp);
 
 struct cluster {
         char *id;
@@ -261,6 +311,13 @@ struct cluster {
         size_t n_validations;
         char *created_at;
         char *updated_at;
+        struct cluster_cap_spec cap_spec;
+        bool has_cap_status;         /* the release was imported when it was computed */
+        struct cluster_cap_status cap_status;
+        struct model_condition *conditions;
+        size_t n_conditions;
+        int64_t payload_revision;    /* latest payload revision; 0: none yet */
+        char *feature_set;           /* NULL: "Default" */
         uint32_t present;            /* CL_F_* seen by cluster_from_json */
 };
 

@@ -21,6 +21,20 @@ const char *step_type_to_string(enum step_type t) {
         return NULL;
 }
 
+const char *install_stage_to_string(enum install_stage s) {
+        switch (s) {
+        case INSTALL_STAGE_STARTING: return "starting";
+        case INSTALL_STAGE_WRITING_IMAGE: return "writing-image";
+        case INSTALL_STAGE_WRITING_PAYLOAD: return "writing-payload";
+        case INSTALL_STAGE_REBOOTING: return "rebooting";
+        case INSTALL_STAGE_DONE: return "done";
+        case _INSTALL_STAGE_MAX:
+        case _INSTALL_STAGE_INVALID:
+                break;
+        }
+        return NULL;
+}
+
 const char *host_status_to_string(enum host_status s) {
         switch (s) {
         case HOST_DISCOVERING_UNBOUND: return "discovering-unbound";
@@ -137,6 +151,10 @@ static const char *val_name(int i) { return validation_id_to_string((enum valida
 static const char *vstatus_name(int i) { return validation_status_to_string((enum validation_status) i); }
 static const char *role_name(int i) { return host_role_to_string((enum host_role) i); }
 
+static const char *stage_name(int i) { return install_stage_to_string((enum install_stage) i); }
+enum install_stage install_stage_from_string(const char *s) {
+        return (enum install_stage) enum_lookup(s, _INSTALL_STAGE_MAX, stage_name);
+}
 enum step_type step_type_from_string(const char *s) {
         return (enum step_type) enum_lookup(s, _STEP_TYPE_MAX, step_name);
 }

@@ -3,7 +3,10 @@
  * ids, error codes. Agent, coordinator and musterctl all include this.
  *
  * History: v2 (this) - first version of muster's API, shaped after the
- * Assisted Installer's v2 so that its users find familiar names. */
+ * Assisted Installer's v2 so that its users find familiar names.
+ *   issue 4 (same v2, additions only): releases, cluster capabilities,
+ *   signed payload revisions, the install step (modes install and apply),
+ *   install progress, applied_revision on hosts. */
 #pragma once
 
 #define MUSTER_API_PREFIX "/api/v2"
@@ -23,6 +26,34 @@ enum step_type {
 };
 const char *step_type_to_string(enum step_type t);
 enum step_type step_type_from_string(const char *s);
+
+/* The install step (DESIGN §6): args {"mode", "cluster_id", "revision",
+ * "payload_url", "role"?, "installation_disk"?}. step_id is
+ * "install-<rev>" for an installation, "apply-<rev>" for a day-2 apply of an
+ * installed host; the agent runs each once per (cluster, revision). */
+#define INSTALL_MODE_INSTALL "install"
+#define INSTALL_MODE_APPLY "apply"
+#define INSTALL_STEP_ID_PREFIX "install-"
+#define APPLY_STEP_ID_PREFIX "apply-"
+/* Where agents fetch a payload revision and the OS image of a path release
+ * (relative to the coordinator URL; printf formats). */
+#define MUSTER_PAYLOAD_PATH_FMT MUSTER_API_PREFIX "/clusters/%s/payload/%lld"
+#define MUSTER_OS_IMAGE_PATH_FMT MUSTER_API_PREFIX "/releases/%s/os-image"
+#define MUSTER_SIGNING_KEY_PATH MUSTER_API_PREFIX "/signing-key"
+
+/* Stages of PUT .../hosts/{h}/progress {"stage", "percent", "info"?}. */
+enum install_stage {
+        INSTALL_STAGE_STARTING,
+        INSTALL_STAGE_WRITING_IMAGE,
+        INSTALL_STAGE_WRITING_PAYLOAD,
+        INSTALL_STAGE_REBOOTING,
+        INSTALL_STAGE_DONE,
+        _INSTALL_STAGE_MAX,
+        _INSTALL_STAGE_INVALID = -1,
+};
+/* "starting", "writing-image", "writing-payload", "rebooting", "done". */
+const char *install_stage_to_string(enum install_stage s);
+enum install_stage install_stage_from_string(const char *s);
 
 /* Host states (DESIGN §5). */
 enum host_status {

@@ -14,6 +14,7 @@
 #include "checkins.h"
 #include "cleanup.h"
 #include "hostfsm.h"
+#include "install.h"
 #include "log.h"
 #include "musterd.h"
 #include "protocol.h"
@@ -103,7 +104,7 @@ bool api_need_admin(struct http_request *req, struct http_response *resp) {
         return false;
 }
 
-static bool need_infra_admin(struct http_request *req, struct http_response *resp) {
+bool api_need_infra_admin(struct http_request *req, struct http_response *resp) {
         if (auth_is_admin(P(req)) && P(req)->role == ROLE_INFRA_ADMIN)
                 return true;
         http_error(resp, 403, "this call needs the infra-admin role");
@@ -408,6 +409,11 @@ static void reregistered(struct musterd *d, struct host *h) {
                         (void) refresh_host(d, h);
                 return;
         }
+        if (to == HOST_ERROR && host_status_is_installing(h->status)) {
+                /* Its installation is over; so is its cluster's. */
+                (void) install_fail_host(d, h, NULL, why);
+                return;
+        }
         r = store_host_set_status(d->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
                                   STORE_STATUS(h->status));
         if (r < 0)
@@ -578,9 +584,19 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
         };
         struct steps_reply rep = { 0 };
         struct bound_peers bp = { 0 };
+        struct cluster cl;
+        cluster_init(&cl);
+        if (h.cluster_id && !in.must_reregister && (steps_allowed(h.status) & (1u << STEP_INSTALL)) &&
+            (r = api_install_steps_input(d, &h, &cl, &in)) < 0 && r != -ENOENT) {
+                cluster_free(&cl);
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
         if (h.cluster_id && !in.must_reregister && (steps_allowed(h.status) & (1u << STEP_CONNECTIVITY_CHECK))) {
                 r = bound_peers_load(d, &h, &bp);
                 if (r < 0) {
+                        bound_peers_free(&bp);
+                        cluster_free(&cl);
                         api_store_error(resp, r, "cluster");
                         goto out;
                 }
@@ -591,6 +607,7 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
         }
         r = steps_for_host(&in, &rep);
         bound_peers_free(&bp);
+        cluster_free(&cl);
         if (r < 0) {
                 http_error(resp, 500, "could not decide the host's steps");
                 goto out;
@@ -625,6 +642,15 @@ static void h_step_result(void *app, struct http_request *req, struct http_respo
         }
         json_object *output = NULL;
         json_object_object_get_ex(req->body, "output", &output);
+        if (t == STEP_INSTALL) {
+                json_object *e = NULL, *sid = NULL;
+                json_object_object_get_ex(req->body, "error", &e);
+                json_object_object_get_ex(req->body, "step_id", &sid);
+                api_install_result(d, &h, json_object_is_type(sid, json_type_string) ? json_object_get_string(sid) : NULL,
+                                   exit_code, output,
+                                   json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL, resp);
+                goto out;
+        }
         if (exit_code != 0) {
                 json_object *e = NULL;
                 json_object_object_get_ex(req->body, "error", &e);
@@ -717,12 +743,22 @@ int api_query_i64(struct http_request *req, struct http_response *resp, const ch
         return 0;
 }
 
+int api_query_page(struct musterd *d, struct http_request *req, struct http_response *resp, struct store_page *pg) {
+        int64_t limit = 0, after = 0;
+        int r;
+        if ((r = api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit)) < 0 ||
+            (r = api_query_i64(req, resp, "after", INT64_MAX, &after)) < 0)
+                return r;
+        *pg = (struct store_page) { .limit = (unsigned) limit, .after = after };
+        return 0;
+}
+
 /* GET /hosts, and GET /infra-envs/{id}/hosts with infra_env_id given. */
 static void list_hosts(struct musterd *d, struct http_request *req, struct http_response *resp,
                        const char *infra_env_id) {
         struct store_host_filter f = { .no_inventory = true };
         struct store_page pg = { 0 };
-        int64_t limit = 0, after = 0, offset = 0;
+        int64_t offset = 0;
         const char *status = http_query(req, "status");
         if (status) {
                 enum host_status s = host_status_from_string(status);
@@ -746,12 +782,8 @@ static void list_hosts(struct musterd *d, struct http_request *req, struct http_
         if (api_query_i64(req, resp, "min_cpu_cores", INT64_MAX, &f.min_cpu_cores) < 0 ||
             api_query_i64(req, resp, "min_memory_bytes", INT64_MAX, &f.min_memory_bytes) < 0 ||
             api_query_i64(req, resp, "min_disk_bytes", INT64_MAX, &f.min_disk_bytes) < 0 ||
-            api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit) < 0 ||
-            api_query_i64(req, resp, "after", INT64_MAX, &after) < 0 ||
-            api_query_i64(req, resp, "offset", UINT_MAX, &offset) < 0)
+            api_query_page(d, req, resp, &pg) < 0 || api_query_i64(req, resp, "offset", UINT_MAX, &offset) < 0)
                 return;
-        pg.limit = (unsigned) limit;
-        pg.after = after;
         pg.offset = (unsigned) offset;
         if (P(req)->role == ROLE_CLUSTER_CREATOR)
                 f.cluster_owner = P(req)->owner;
@@ -934,7 +966,7 @@ static void h_token_create(void *app, struct http_request *req, struct http_resp
         json_object *v;
         enum admin_role role;
         _cleanup_free_ char *token = NULL;
-        if (!need_infra_admin(req, resp))
+        if (!api_need_infra_admin(req, resp))
                 return;
         if (!json_object_object_get_ex(req->body, "role", &v) || admin_role_from_string(json_object_get_string(v), &role) < 0) {
                 http_error(resp, 400, "field \"role\" must be infra-admin or cluster-creator");
@@ -979,6 +1011,17 @@ const struct http_route musterd_routes[] = {
         { "PATCH", API "/clusters/{id}", api_cluster_patch, ROUTE_BODY, "cluster_patch" },
         { "DELETE", API "/clusters/{id}", api_cluster_delete, 0, "cluster_delete" },
         { "POST", API "/clusters/{id}/actions/install", api_cluster_install, 0, "cluster_install" },
+        { "POST", API "/clusters/{id}/actions/upgrade", api_cluster_upgrade, ROUTE_BODY, "cluster_upgrade" },
+        { "GET", API "/clusters/{id}/payload", api_payload_list, 0, "payload_list" },
+        { "GET", API "/clusters/{id}/payload/{rev}", api_payload_get, 0, "payload_get" },
+        { "PUT", API "/infra-envs/{id}/hosts/{id}/progress", api_host_progress, ROUTE_BODY, "host_progress" },
+        { "POST", API "/releases", api_release_import, ROUTE_BODY | ROUTE_LARGE_BODY, "release_import" },
+        { "GET", API "/releases", api_release_list, 0, "release_list" },
+        { "GET", API "/releases/{version}", api_release_get, 0, "release_get" },
+        { "DELETE", API "/releases/{version}", api_release_delete, 0, "release_delete" },
+        { "GET", API "/releases/{version}/preview", api_release_preview, 0, "release_preview" },
+        { "GET", API "/releases/{version}/os-image", api_release_os_image, 0, "release_os_image" },
+        { "GET", API "/signing-key", api_signing_key, 0, "signing_key" },
         { "GET", API "/events", h_events, 0, "events_list" },
         { "POST", API "/tokens", h_token_create, ROUTE_BODY, "token_create" },
 };

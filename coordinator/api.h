@@ -14,6 +14,8 @@ void api_store_error(struct http_response *resp, int r, const char *what);
 
 /* 403 unless the caller is an administrator (any role). */
 bool api_need_admin(struct http_request *req, struct http_response *resp);
+/* 403 unless the caller is an infra admin. */
+bool api_need_infra_admin(struct http_request *req, struct http_response *resp);
 
 /* The infra-env `id` if the caller may use it; else answers and returns
  * -errno. ie is always freeable. */
@@ -30,6 +32,9 @@ int api_load_cluster(struct musterd *d, struct http_request *req, struct http_re
 /* The query parameter `key` as an integer in 0..max into *out (left alone
  * when absent). 0, or answers 400 and returns -EINVAL. */
 int api_query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out);
+/* ?limit= (at most the configured page size) and ?after= into *pg (offset 0).
+ * 0, or answers 400 and returns -EINVAL. */
+int api_query_page(struct musterd *d, struct http_request *req, struct http_response *resp, struct store_page *pg);
 
 /* 200 with the host as stored now (after a change), model flags as
  * host_to_json's; or the store's error. */
@@ -46,5 +51,29 @@ void api_cluster_get(void *app, struct http_request *req, struct http_response *
 void api_cluster_patch(void *app, struct http_request *req, struct http_response *resp);
 void api_cluster_delete(void *app, struct http_request *req, struct http_response *resp);
 void api_cluster_install(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_upgrade(void *app, struct http_request *req, struct http_response *resp);
 void api_host_bind(void *app, struct http_request *req, struct http_response *resp);
 void api_host_unbind(void *app, struct http_request *req, struct http_response *resp);
+
+/* Releases and the signing key (api_releases.c). */
+void api_release_import(void *app, struct http_request *req, struct http_response *resp);
+void api_release_list(void *app, struct http_request *req, struct http_response *resp);
+void api_release_get(void *app, struct http_request *req, struct http_response *resp);
+void api_release_delete(void *app, struct http_request *req, struct http_response *resp);
+void api_release_preview(void *app, struct http_request *req, struct http_response *resp);
+void api_release_os_image(void *app, struct http_request *req, struct http_response *resp);
+void api_signing_key(void *app, struct http_request *req, struct http_response *resp);
+
+/* Installation (api_install.c): the install action, progress reports,
+ * payload revisions, and the results of install steps. */
+void api_host_progress(void *app, struct http_request *req, struct http_response *resp);
+void api_payload_list(void *app, struct http_request *req, struct http_response *resp);
+void api_payload_get(void *app, struct http_request *req, struct http_response *resp);
+/* The result of an install step (mode install or apply) of host h:
+ * answers resp. */
+void api_install_result(struct musterd *d, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
+                        const char *error, struct http_response *resp);
+/* The step arguments an installing or installed host gets on a poll: fills
+ * the install members of *in (strings live in *c and *h). */
+struct steps_input;
+int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in);

@@ -1,5 +1,7 @@
-/* Clusters and late binding (DESIGN §3, §5): cluster CRUD with owner
- * scoping, bind and unbind of pool hosts, and the start of an installation.
+/* Clusters and late binding (DESIGN §3, §5, §7): cluster CRUD with owner
+ * scoping, capabilities, day-2 changes and upgrades (a new payload revision
+ * when an installed cluster's content changes), bind and unbind of pool
+ * hosts.
  * The state rules are hostfsm's; the "cluster is installing" check is made
  * again inside the store's transaction, so a bind racing an install loses. */
 #include <errno.h>
@@ -9,6 +11,7 @@
 
 #include "api.h"
 #include "cleanup.h"
+#include "clusterrel.h"
 #include "hostfsm.h"
 #include "log.h"
 #include "refresh.h"
@@ -27,6 +30,16 @@ static void reply_cluster(struct musterd *d, struct http_response *resp, int sta
         cluster_free(&c);
 }
 
+static bool feature_set_ok(const char *s) {
+        size_t n = strlen(s);
+        if (n == 0 || n > 64)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+                        return false;
+        return true;
+}
+
 /* The cluster name is a DNS label: it becomes api.<name>.<base domain>. */
 static bool cluster_name_ok(const char *s) {
         size_t n = s ? strlen(s) : 0;
@@ -41,13 +54,14 @@ static bool cluster_name_ok(const char *s) {
 /* Shape checks of the settable members (create and PATCH). 0, or answers 400. */
 static int check_cluster_input(const struct cluster *in, struct http_response *resp) {
         const uint32_t server_set = CL_F_ID | CL_F_OWNER | CL_F_STATUS | CL_F_STATUS_INFO | CL_F_VALIDATIONS |
-                                    CL_F_CREATED_AT | CL_F_UPDATED_AT;
+                                    CL_F_CREATED_AT | CL_F_UPDATED_AT | CL_F_CAP_STATUS | CL_F_CONDITIONS |
+                                    CL_F_PAYLOAD_REVISION;
         struct cidr net;
         struct ip_addr a;
         char why[128];
         if (in->present & server_set) {
-                http_error(resp, 400, "fields id, owner, status, status_info, validations, created_at and updated_at "
-                                      "are set by the server");
+                http_error(resp, 400, "fields id, owner, status, status_info, validations, created_at, updated_at, "
+                                      "capabilities.status, conditions and payload_revision are set by the server");
                 return -EINVAL;
         }
         if ((in->present & CL_F_NAME) && !cluster_name_ok(in->name)) {
@@ -75,7 +89,75 @@ static int check_cluster_input(const struct cluster *in, struct http_response *r
                 http_error(resp, 400, "field \"high_availability_mode\" must be Full or None");
                 return -EINVAL;
         }
+        if (in->feature_set && !feature_set_ok(in->feature_set)) {
+                http_error(resp, 400, "field \"feature_set\" must be a name of 1-64 letters and digits (Default, "
+                                      "TechPreviewNoUpgrade, ...)");
+                return -EINVAL;
+        }
         return 0;
+}
+
+/* Release versions and names compare as text; NULL is "none". */
+static bool same_str(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static const char *feature_set_name(const char *fs) {
+        return fs ? fs : CAP_DEFAULT_FEATURE_SET;
+}
+
+/* An event when the condition changed status (before_status: what it was). */
+static void caps_events(struct musterd *d, const struct cluster *c, const char *before_status) {
+        for (size_t i = 0; i < c->n_conditions; i++) {
+                const struct model_condition *k = &c->conditions[i];
+                if (!k->type || strcmp(k->type, CAP_CONDITION_TYPE) != 0 || same_str(before_status, k->status))
+                        continue;
+                musterd_event(d, strcmp(k->status, "True") == 0 ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, NULL,
+                              c->id, NULL, "cluster %s: %s=%s (%s): %s", c->id, k->type, k->status,
+                              k->reason ? k->reason : "", k->message ? k->message : "");
+        }
+}
+
+static const char *condition_status(const struct cluster *c) {
+        for (size_t i = 0; i < c->n_conditions; i++)
+                if (c->conditions[i].type && strcmp(c->conditions[i].type, CAP_CONDITION_TYPE) == 0)
+                        return c->conditions[i].status;
+        return NULL;
+}
+
+/* The capabilities status of a new cluster (in memory), when its release is
+ * imported. A spec needs an imported release; a plain release_version need
+ * not be imported yet (capabilities-valid then says so). 0, or answers and
+ * returns -errno. */
+static int caps_for_new(struct musterd *d, struct cluster *c, struct http_response *resp) {
+        struct loaded_release lr;
+        char err[512];
+        bool given = c->present & CL_F_CAPABILITIES;
+        int r;
+
+        if (given && !c->release_version) {
+                http_error(resp, 400, "capabilities need a release_version");
+                return -EINVAL;
+        }
+        if (!c->release_version)
+                return 0;
+        r = release_load(d, c->release_version, false, &lr);
+        if (r == -ENOENT) {
+                release_unload(&lr);
+                if (!given)
+                        return 0;
+                http_error(resp, 400, "release %s is not imported", c->release_version);
+                return -EINVAL;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "release");
+                return r;
+        }
+        r = clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err);
+        release_unload(&lr);
+        if (r < 0)
+                http_error(resp, r == -EINVAL ? 400 : 500, "%s", err[0] ? err : "the capabilities cannot be computed");
+        return r;
 }
 
 void api_cluster_create(void *app, struct http_request *req, struct http_response *resp) {
@@ -94,6 +176,8 @@ void api_cluster_create(void *app, struct http_request *req, struct http_respons
         }
         if (check_cluster_input(&c, resp) < 0)
                 goto out;
+        if (caps_for_new(d, &c, resp) < 0)
+                goto out;
         c.owner = strdup(P(req)->owner);
         int r = store_cluster_create(d->store, &c);
         if (r < 0) {
@@ -111,13 +195,9 @@ out:
 void api_cluster_list(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct cluster_list l = { 0 };
-        int64_t limit = 0, after = 0;
-        if (!api_need_admin(req, resp))
+        struct store_page pg;
+        if (!api_need_admin(req, resp) || api_query_page(d, req, resp, &pg) < 0)
                 return;
-        if (api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit) < 0 ||
-            api_query_i64(req, resp, "after", INT64_MAX, &after) < 0)
-                return;
-        struct store_page pg = { .limit = (unsigned) limit, .after = after };
         int r = store_cluster_list(d->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
         if (r < 0)
                 api_store_error(resp, r, "clusters");
@@ -150,11 +230,142 @@ static bool is_installing(const struct cluster *c) {
         return cluster_status_is_installing(cluster_status_from_string(c->status));
 }
 
+/* A change of an existing cluster's release, capabilities spec or feature
+ * set (PATCH and upgrade), made in memory on c: the status recomputed with
+ * c's enabled capabilities kept, plus the upgrade rule when `upgrade` or
+ * when an installed cluster changes release; and, for an installed cluster
+ * whose payload content changes, revision N+1 built and signed into *p (not
+ * stored). *fields gets the members to store. 0, or answers and returns
+ * -errno; then nothing is to be stored. */
+static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, const char *rel,
+                          const struct cluster_cap_spec *spec, bool fs_given, const char *fs, bool upgrade,
+                          struct store_payload *p, uint32_t *fields, struct http_response *resp) {
+        struct loaded_release nlr, olr;
+        struct strv also = { 0 };
+        _cleanup_free_ char *before = NULL;
+        char err[512] = "";
+        bool installed = c->payload_revision > 0;
+        bool rel_change = rel_given && !same_str(rel, c->release_version);
+        bool fs_change = fs_given && strcmp(feature_set_name(fs), feature_set_name(c->feature_set)) != 0;
+        const char *target = rel_given ? rel : c->release_version;
+        int r;
+
+        *fields = 0;
+        nlr = olr = (struct loaded_release) { 0 };
+        if (!spec && !rel_change && !fs_change)
+                return 0;
+        if (spec && !target) {
+                http_error(resp, 400, "capabilities need a release_version");
+                return -EINVAL;
+        }
+        if (installed && rel_given && !rel) {
+                http_error(resp, 400, "cluster %s is installed; its release_version cannot be cleared", c->id);
+                return -EINVAL;
+        }
+        if (condition_status(c) && !(before = strdup(condition_status(c))))
+                return -ENOMEM;
+        r = release_load(d, target, installed || upgrade, &nlr);
+        if (r == -ENOENT) {
+                release_unload(&nlr);
+                if (spec || installed || upgrade) {
+                        http_error(resp, 400, "release %s is not imported", target ? target : "(none)");
+                        return -EINVAL;
+                }
+                /* A release not imported yet: no status until it is. */
+                free(c->release_version);
+                c->release_version = rel ? strdup(rel) : NULL;
+                if (fs_given) {
+                        free(c->feature_set);
+                        c->feature_set = fs ? strdup(fs) : NULL;
+                }
+                c->has_cap_status = false;
+                cluster_cap_status_free(&c->cap_status);
+                model_condition_list_free(&c->conditions, &c->n_conditions);
+                *fields = CL_F_CAP_STATUS | CL_F_CONDITIONS | (rel_change ? CL_F_RELEASE_VERSION : 0) |
+                          (fs_given ? CL_F_FEATURE_SET : 0);
+                return 0;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "release");
+                return r;
+        }
+        if ((upgrade || installed) && rel_change && c->has_cap_status && c->release_version &&
+            (r = release_load(d, c->release_version, true, &olr)) == 0 &&
+            (r = clusterrel_upgrade_implicit(&olr, &nlr, c, &also)) < 0) {
+                http_error(resp, 500, "the upgrade rule failed for release %s -> %s", c->release_version, target);
+                goto out;
+        }
+        r = 0;
+        if (rel_change) {
+                free(c->release_version);
+                c->release_version = strdup(rel);
+        }
+        if (fs_given) {
+                free(c->feature_set);
+                c->feature_set = fs ? strdup(fs) : NULL;
+        }
+        if ((rel_change && !c->release_version) || (fs_given && fs && !c->feature_set)) {
+                r = -ENOMEM;
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        if ((r = clusterrel_compute(&nlr, c, spec ? spec : &c->cap_spec, true, &also, err, sizeof err)) < 0) {
+                http_error(resp, r == -EINVAL ? 400 : 500, "%s", err[0] ? err : "the capabilities cannot be computed");
+                goto out;
+        }
+        *fields = CL_F_CAP_STATUS | CL_F_CONDITIONS | (spec ? CL_F_CAPABILITIES : 0) |
+                  (rel_change ? CL_F_RELEASE_VERSION : 0) | (fs_given ? CL_F_FEATURE_SET : 0);
+        if (installed) {
+                r = clusterrel_payload_differs(d, c, &nlr, err, sizeof err);
+                if (r > 0)
+                        r = clusterrel_build_payload(d, c, &nlr, c->payload_revision + 1, p, err, sizeof err);
+                if (r < 0) {
+                        log_error_errno(r, "api", "Building a payload of cluster %s failed: %s", c->id, err);
+                        http_error(resp, 500, "could not build the next payload of cluster %s: %s", c->id, err);
+                        *fields = 0;
+                        goto out;
+                }
+                r = 0;
+        }
+        caps_events(d, c, before);
+out:
+        strv_free(&also);
+        release_unload(&olr);
+        release_unload(&nlr);
+        return r;
+}
+
+/* Store what cluster_rework decided, and the new payload revision. */
+static int rework_store(struct musterd *d, struct cluster *c, uint32_t fields, struct store_payload *p,
+                        struct http_response *resp) {
+        int r = fields ? store_cluster_update(d->store, c, fields) : 0;
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                return r;
+        }
+        if (p->canonical) {
+                r = clusterrel_store_payload(d, c, p);
+                if (r == -ESTALE) {
+                        http_error(resp, 409, "another payload revision of cluster %s was built meanwhile; try again",
+                                   c->id);
+                        return r;
+                }
+                if (r < 0) {
+                        api_store_error(resp, r, "payload");
+                        return r;
+                }
+        }
+        return 0;
+}
+
 void api_cluster_patch(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct cluster c, in;
+        struct store_payload p;
+        uint32_t fields = 0;
         char err[256];
         cluster_init(&in);
+        store_payload_init(&p);
         if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
                 goto out;
         if (cluster_from_json(req->body, &in, err, sizeof err) < 0) {
@@ -171,19 +382,68 @@ void api_cluster_patch(void *app, struct http_request *req, struct http_response
                 http_error(resp, 409, "cluster %s is %s; its settings cannot change now", c.id, c.status);
                 goto out;
         }
+        if (cluster_rework(d, &c, in.present & CL_F_RELEASE_VERSION, in.release_version,
+                           (in.present & CL_F_CAPABILITIES) ? &in.cap_spec : NULL, in.present & CL_F_FEATURE_SET,
+                           in.feature_set, false, &p, &fields, resp) < 0)
+                goto out;
         free(in.id);
         in.id = strdup(c.id);
-        int r = store_cluster_update(d->store, &in, in.present);
+        /* The release, spec and feature set go with the status (c). */
+        uint32_t plain = in.present & ~(CL_F_CAPABILITIES | CL_F_RELEASE_VERSION | CL_F_FEATURE_SET);
+        int r = plain ? store_cluster_update(d->store, &in, plain) : 0;
         if (r < 0) {
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
+        if (rework_store(d, &c, fields, &p, resp) < 0)
+                goto out;
         musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s updated by %s", c.id, P(req)->owner);
         refresh_bound_hosts(d, c.id);
         (void) refresh_cluster(d, c.id, NULL);
         reply_cluster(d, resp, 200, c.id);
 out:
+        store_payload_free(&p);
         cluster_free(&in);
+        cluster_free(&c);
+}
+
+void api_cluster_upgrade(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct cluster c;
+        struct store_payload p;
+        uint32_t fields = 0;
+        json_object *v;
+        char *from = NULL;
+        store_payload_init(&p);
+        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+                goto out;
+        if (!json_object_object_get_ex(req->body, "release_version", &v) || !json_object_is_type(v, json_type_string) ||
+            json_object_get_string_len(v) == 0 || json_object_get_string_len(v) > RELEASE_MAX_VERSION) {
+                http_error(resp, 400, "field \"release_version\" must name an imported release");
+                goto out;
+        }
+        const char *to = json_object_get_string(v);
+        if (is_installing(&c)) {
+                http_error(resp, 409, "cluster %s is %s; it cannot be upgraded now", c.id, c.status);
+                goto out;
+        }
+        if (same_str(c.release_version, to)) {
+                http_error(resp, 409, "cluster %s is already on release %s", c.id, to);
+                goto out;
+        }
+        from = c.release_version ? strdup(c.release_version) : NULL;
+        if (cluster_rework(d, &c, true, to, NULL, false, NULL, true, &p, &fields, resp) < 0 ||
+            rework_store(d, &c, fields, &p, resp) < 0)
+                goto out;
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) upgraded from release %s to %s by %s%s",
+                      c.name, c.id, from ? from : "(none)", to, P(req)->owner,
+                      p.canonical ? "; a new payload revision is built" : "");
+        refresh_bound_hosts(d, c.id);
+        (void) refresh_cluster(d, c.id, NULL);
+        reply_cluster(d, resp, 200, c.id);
+out:
+        free(from);
+        store_payload_free(&p);
         cluster_free(&c);
 }
 
@@ -206,43 +466,6 @@ void api_cluster_delete(void *app, struct http_request *req, struct http_respons
                               c.id, P(req)->owner);
                 api_no_content(resp);
         }
-out:
-        cluster_free(&c);
-}
-
-void api_cluster_install(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
-        struct cluster c;
-        enum cluster_status st;
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
-                goto out;
-        int r = refresh_cluster(d, c.id, &st);
-        if (r < 0) {
-                api_store_error(resp, r, "cluster");
-                goto out;
-        }
-        if (st != CLUSTER_READY) {
-                cluster_free(&c);
-                cluster_init(&c);
-                r = store_cluster_get(d->store, req->params[0], &c);
-                http_error(resp, 409, "cluster is %s, not ready to install: %s", cluster_status_to_string(st),
-                           r == 0 && c.status_info ? c.status_info : "see its validations");
-                goto out;
-        }
-        r = store_cluster_start_install(d->store, c.id, "Installation started; preparing the hosts",
-                                        HOST_PREPARING_FOR_INSTALLATION,
-                                        hostfsm_status_info(HOST_PREPARING_FOR_INSTALLATION));
-        if (r == -ESTALE) {
-                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
-                goto out;
-        }
-        if (r < 0) {
-                api_store_error(resp, r, "cluster");
-                goto out;
-        }
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL,
-                      "installation of cluster %s started by %s with %d host(s)", c.id, P(req)->owner, r);
-        reply_cluster(d, resp, 202, c.id);
 out:
         cluster_free(&c);
 }

@@ -79,6 +79,7 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "max_body_bytes", KT_SIZE, F(max_body_bytes), KIB, GIB },
         { SEC_SERVER, "max_inventory_bytes", KT_SIZE, F(max_inventory_bytes), KIB, GIB },
         { SEC_SERVER, "max_page_size", KT_INT, F(max_page_size), 1, 100000 },
+        { SEC_SERVER, "max_release_bytes", KT_SIZE, F(max_release_bytes), KIB, GIB },
         { SEC_MONITOR, "host_disconnect_timeout", KT_SECONDS, F(host_disconnect_timeout_s), 1, 86400 },
         { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
         { SEC_AGENT, "instruction_interval", KT_SECONDS, F(instruction_interval_s), 1, 3600 },
@@ -113,6 +114,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_body_bytes = 4 * MIB;
         cfg->max_inventory_bytes = 2 * MIB;
         cfg->max_page_size = 1000;
+        cfg->max_release_bytes = 64 * MIB;
         cfg->host_disconnect_timeout_s = 180;
         cfg->monitor_interval_s = 10;
         cfg->instruction_interval_s = 60;

@@ -34,6 +34,7 @@ struct muster_config {
         int64_t max_body_bytes;
         int64_t max_inventory_bytes;      /* <= max_body_bytes */
         int64_t max_page_size;
+        int64_t max_release_bytes;        /* body of POST /releases (release_yaml + files) */
         /* [monitor] */
         int64_t host_disconnect_timeout_s;
         int64_t monitor_interval_s;       /* < host_disconnect_timeout_s */

@@ -1,5 +1,6 @@
-/* musterd's lifetime: state directory, signing key, the first admin token,
- * the store, the HTTP server and the disconnect monitor. */
+/* musterd's lifetime: state directory, signing key (and its public half
+ * for agents), the first admin token, the store, the HTTP server and the
+ * disconnect monitor. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,28 +15,22 @@
 #include "hostfsm.h"
 #include "log.h"
 #include "checkins.h"
+#include "install.h"
 #include "musterd.h"
 #include "refresh.h"
 
-/* Write the infra-admin token once, mode 0600, atomically. */
-static int write_admin_token(struct musterd *d, const char *dir) {
-        char path[PATH_MAX], tmp[PATH_MAX + 8];
-        _cleanup_free_ char *token = NULL;
-        if (snprintf(path, sizeof path, "%s/admin.token", dir) >= (int) sizeof path)
-                return -ENAMETOOLONG;
-        if (access(path, F_OK) == 0)
-                return 0;
-        int r = auth_issue_admin(d->key, ROLE_INFRA_ADMIN, "admin", &token);
-        if (r < 0)
-                return r;
+/* Write text (and a newline after it when `newline`) to path with `mode`,
+ * through path.tmp and a rename: a reader never sees half a file. */
+static int write_file_atomic(const char *path, const char *text, bool newline, mode_t mode) {
+        char tmp[PATH_MAX + 8];
         if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int) sizeof tmp)
                 return -ENAMETOOLONG;
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
         if (fd < 0)
                 return -errno;
-        size_t len = strlen(token);
-        bool ok = write(fd, token, len) == (ssize_t) len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-        r = -errno;
+        size_t len = strlen(text);
+        bool ok = write(fd, text, len) == (ssize_t) len && (!newline || write(fd, "\n", 1) == 1) && fsync(fd) == 0;
+        int r = -errno;
         close(fd);
         if (!ok || rename(tmp, path) < 0) {
                 r = ok ? -errno : r;
@@ -45,52 +40,125 @@ static int write_admin_token(struct musterd *d, const char *dir) {
         return 0;
 }
 
+/* Write the infra-admin token once, mode 0600, atomically. */
+static int write_admin_token(struct musterd *d, const char *dir) {
+        char path[PATH_MAX];
+        _cleanup_free_ char *token = NULL;
+        if (snprintf(path, sizeof path, "%s/admin.token", dir) >= (int) sizeof path)
+                return -ENAMETOOLONG;
+        if (access(path, F_OK) == 0)
+                return 0;
+        int r = auth_issue_admin(d->key, ROLE_INFRA_ADMIN, "admin", &token);
+        if (r < 0)
+                return r;
+        return write_file_atomic(path, token, true, 0600);
+}
+
+/* DIR/signing-key.pub: the public half agents verify payloads with (the
+ * same PEM as GET /signing-key). Rewritten at every start, atomically. */
+static int write_public_key(struct musterd *d, const char *dir) {
+        char path[PATH_MAX];
+        _cleanup_free_ char *pem = NULL;
+        int r = crypto_key_public_pem(d->key, &pem);
+        if (r < 0)
+                return r;
+        if (snprintf(path, sizeof path, "%s/signing-key.pub", dir) >= (int) sizeof path)
+                return -ENAMETOOLONG;
+        return write_file_atomic(path, pem, false, 0644);
+}
+
+/* Stale hosts are handled in batches, so a fleet going dark is one
+ * transaction per batch. */
+#define STALE_BATCH 500
+
+/* Hosts in `mask` that have not checked in since `before`, a batch at a time,
+ * handed to `act`, which returns how many it changed. Stops after a batch
+ * that changes none or is short. Returns how many changed in all. */
+static int for_stale_hosts(struct musterd *d, const char *before, uint32_t mask,
+                           int (*act)(struct musterd *d, const char *before, uint32_t mask, struct host_list *l)) {
+        int total = 0;
+        for (;;) {
+                struct host_list l = { 0 };
+                int r = store_host_list_stale(d->store, before, mask, STALE_BATCH, &l);
+                if (r < 0 || l.n == 0) {
+                        host_list_free(&l);
+                        return r < 0 ? r : total;
+                }
+                r = act(d, before, mask, &l);
+                size_t n = l.n;
+                host_list_free(&l);
+                if (r < 0)
+                        return r;
+                total += r;
+                if (r == 0 || n < STALE_BATCH)
+                        return total;
+        }
+}
+
+/* A batch of hosts being installed that stopped checking in: error, and
+ * their cluster with them. */
+static int fail_stale_installs(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
+        const char *info = "Installation failed: Host stopped checking in during installation";
+        bool *changed = calloc(l->n, sizeof *changed);
+        int r = changed ? store_host_mark_stale(d->store, l->v, l->n, before, mask, HOST_ERROR, info, changed)
+                        : -ENOMEM;
+        for (size_t i = 0; r > 0 && i < l->n; i++) {
+                if (!changed[i])
+                        continue;
+                musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id, l->v[i].id,
+                              "host %s: %s -> error: %s (no check-in for %lld s)", l->v[i].id,
+                              host_status_to_string(l->v[i].status), info,
+                              (long long) d->cfg.host_disconnect_timeout_s);
+                /* Now in error: only the cluster is left to fail. */
+                l->v[i].status = HOST_ERROR;
+                (void) install_fail_host(d, &l->v[i], NULL, "Host stopped checking in during installation");
+        }
+        free(changed);
+        return r;
+}
+
+/* A batch of hosts that stopped checking in: disconnected. */
+static int mark_disconnected(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
+        int r = store_host_mark_disconnected(d->store, l->v, l->n, before, mask,
+                                             "The host has not checked in within the disconnect timeout");
+        for (size_t i = 0; r > 0 && i < l->n; i++) {
+                musterd_event(d, EVENT_WARNING, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id,
+                              l->v[i].id, "host %s is disconnected: no check-in for %lld s", l->v[i].id,
+                              (long long) d->cfg.host_disconnect_timeout_s);
+                /* A bound host going dark changes its cluster's verdict; once
+                 * per cluster and batch. */
+                bool seen = !l->v[i].cluster_id;
+                for (size_t k = 0; k < i && !seen; k++)
+                        seen = l->v[k].cluster_id && strcmp(l->v[k].cluster_id, l->v[i].cluster_id) == 0;
+                if (!seen)
+                        (void) refresh_cluster(d, l->v[i].cluster_id, NULL);
+        }
+        return r;
+}
+
 int musterd_monitor_pass(struct musterd *d) {
         char before[MODEL_TIME_LEN];
         int flushed = checkins_flush(d->checkins, d->store);
         if (flushed < 0)
                 return flushed;
         int64_t cutoff = (int64_t) time(NULL) - d->cfg.host_disconnect_timeout_s;
+        const uint32_t installing = STORE_STATUS(HOST_INSTALLING) | STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
         uint32_t live = 0;
-        int total = 0;
 
         model_time_format(cutoff, before);
+        /* States the timeout moves to disconnected; those it moves to error
+         * (an installation in progress) are fail_stale_installs()'s. */
         for (int s = 0; s < _HOST_STATUS_MAX; s++) {
                 enum host_status to;
                 if (hostfsm_apply((enum host_status) s, HOSTFSM_EV_CHECKIN_TIMEOUT, NULL, &to, NULL) == 0 &&
-                    to != (enum host_status) s)
+                    to != (enum host_status) s && to != HOST_ERROR)
                         live |= STORE_STATUS(s);
         }
-        /* Batches of 500, so a fleet going dark is one transaction per batch. */
-        for (;;) {
-                struct host_list l = { 0 };
-                int r = store_host_list_stale(d->store, before, live, 500, &l);
-                if (r < 0 || l.n == 0) {
-                        host_list_free(&l);
-                        return r < 0 ? r : total;
-                }
-                r = store_host_mark_disconnected(d->store, l.v, l.n, before, live,
-                                                 "The host has not checked in within the disconnect timeout");
-                if (r > 0) {
-                        total += r;
-                        for (size_t i = 0; i < l.n; i++) {
-                                musterd_event(d, EVENT_WARNING, EVENT_CAT_SYSTEM, l.v[i].infra_env_id, l.v[i].cluster_id,
-                                              l.v[i].id, "host %s is disconnected: no check-in for %lld s", l.v[i].id,
-                                              (long long) d->cfg.host_disconnect_timeout_s);
-                                /* A bound host going dark changes its cluster's
-                                 * verdict; once per cluster and batch. */
-                                bool seen = !l.v[i].cluster_id;
-                                for (size_t k = 0; k < i && !seen; k++)
-                                        seen = l.v[k].cluster_id && strcmp(l.v[k].cluster_id, l.v[i].cluster_id) == 0;
-                                if (!seen)
-                                        (void) refresh_cluster(d, l.v[i].cluster_id, NULL);
-                        }
-                }
-                size_t n = l.n;
-                host_list_free(&l);
-                if (r <= 0 || n < 500)
-                        return r < 0 ? r : total;
-        }
+        int failed = for_stale_hosts(d, before, installing, fail_stale_installs);
+        if (failed < 0)
+                return failed;
+        int disconnected = for_stale_hosts(d, before, live, mark_disconnected);
+        return disconnected < 0 ? disconnected : failed + disconnected;
 }
 
 /* Every second: write the buffered check-ins; every monitor_interval: the
@@ -144,6 +212,8 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 return log_error_errno(r, "musterd", "Failed to load or create the signing key %s: %m", path);
         if ((r = write_admin_token(d, cfg->state_dir)) < 0)
                 return log_error_errno(r, "musterd", "Failed to write %s/admin.token: %m", cfg->state_dir);
+        if ((r = write_public_key(d, cfg->state_dir)) < 0)
+                return log_error_errno(r, "musterd", "Failed to write %s/signing-key.pub: %m", cfg->state_dir);
         if ((cfg->store[0] ? snprintf(path, sizeof path, "%s", cfg->store)
                            : snprintf(path, sizeof path, "sqlite:%s/muster.db", cfg->state_dir)) >= (int) sizeof path)
                 return log_error_errno(ENAMETOOLONG, "musterd", "Store path is too long");
@@ -153,6 +223,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 return log_error_errno(r, "musterd", "Out of memory: %m");
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
+                .max_large_body_bytes = (size_t) cfg->max_release_bytes,
                 .routes = musterd_routes, .n_routes = musterd_n_routes, .auth = musterd_auth,
                 .auth_free = musterd_auth_free, .app = d,
         };

@@ -53,7 +53,11 @@ static const struct transition transitions[] = {
         GO(B_ACTIVE | M(HOST_DISCONNECTED), REGISTERED, NULL, HOST_DISCOVERING, "Host registered again"),
         GO(M(HOST_PREPARING_FOR_INSTALLATION), REGISTERED, NULL, HOST_DISCOVERING,
            "Host registered again while preparing for installation; the preparation is abandoned"),
-        GO(M(HOST_INSTALLING) | M(HOST_INSTALLING_IN_PROGRESS), REGISTERED, NULL, HOST_ERROR,
+        /* Handed the install step but not started (no progress yet): an
+         * agent restart; the step is handed out again. */
+        GO(M(HOST_INSTALLING), REGISTERED, NULL, SAME,
+           "Host registered again before its installation started; the install step is handed out again"),
+        GO(M(HOST_INSTALLING_IN_PROGRESS), REGISTERED, NULL, HOST_ERROR,
            "Host booted into discovery again during its installation"),
         NO(M(HOST_INSTALLED), REGISTERED, NULL, -EPERM,
            "Host is installed; unbind it before booting it from the discovery ISO again"),

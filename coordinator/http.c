@@ -22,7 +22,7 @@
 /* Latency buckets of the histogram, in seconds. */
 static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5 };
 #define N_BUCKETS (sizeof buckets / sizeof *buckets)
-#define MAX_STATUS_SLOTS 12
+#define MAX_STATUS_SLOTS 15
 /* Requests that matched no route count under route "unmatched". */
 #define UNMATCHED_ROUTE ((size_t) -1)
 
@@ -33,7 +33,8 @@ struct route_stats {
         _Atomic uint64_t sum_us;
 };
 
-static const int status_codes[MAX_STATUS_SLOTS] = { 200, 201, 204, 400, 401, 403, 404, 405, 409, 413, 500, 0 };
+static const int status_codes[MAX_STATUS_SLOTS] = { 200, 201, 202, 204, 400, 401, 403, 404, 405, 409,
+                                                    413, 415, 500, 503, 0 };
 
 static size_t status_slot(int status) {
         for (size_t i = 0; i < MAX_STATUS_SLOTS - 1; i++)
@@ -52,9 +53,22 @@ struct http_server {
 struct conn_state {
         char *body;
         size_t len, cap;
+        size_t limit;     /* this request's body limit (its route's) */
         bool too_large;
         struct timespec start;
 };
+
+static void response_clear(struct http_response *resp) {
+        json_object_put(resp->json);
+        resp->json = NULL;
+        free(resp->text);
+        resp->text = NULL;
+        resp->text_len = 0;
+        if (resp->has_file && resp->file_fd >= 0)
+                close(resp->file_fd);
+        resp->has_file = false;
+        resp->file_fd = -1;
+}
 
 void http_error(struct http_response *resp, int status, const char *fmt, ...) {
         char reason[512];
@@ -69,11 +83,26 @@ void http_error(struct http_response *resp, int status, const char *fmt, ...) {
 }
 
 void http_json(struct http_response *resp, int status, json_object *obj) {
-        json_object_put(resp->json);
-        free(resp->text);
-        resp->text = NULL;
+        response_clear(resp);
         resp->status = status;
         resp->json = obj;
+}
+
+void http_text(struct http_response *resp, int status, char *text, size_t len, const char *content_type) {
+        response_clear(resp);
+        resp->status = status;
+        resp->text = text;
+        resp->text_len = len;
+        resp->content_type = content_type;
+}
+
+void http_file(struct http_response *resp, int fd, uint64_t size, const char *content_type) {
+        response_clear(resp);
+        resp->status = 200;
+        resp->has_file = true;
+        resp->file_fd = fd;
+        resp->file_size = size;
+        resp->content_type = content_type;
 }
 
 bool http_route_match(const char *pattern, const char *path, struct http_request *req) {
@@ -185,16 +214,31 @@ static void record(struct http_server *s, size_t route, int status, const struct
 static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp) {
         const char *text;
         const char *ctype;
-        if (resp->json) {
-                text = json_object_to_json_string_ext(resp->json, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-                ctype = "application/json";
+        size_t len;
+        struct MHD_Response *r;
+        if (resp->has_file) {
+                ctype = resp->content_type ? resp->content_type : "application/octet-stream";
+                /* MHD owns the descriptor from here, and closes it. */
+                r = MHD_create_response_from_fd64(resp->file_size, resp->file_fd);
+                if (!r)
+                        return MHD_NO;
+                resp->has_file = false;
+                resp->file_fd = -1;
         } else {
-                text = resp->text ? resp->text : "";
-                ctype = resp->content_type ? resp->content_type : "text/plain; charset=utf-8";
+                if (resp->json) {
+                        text = json_object_to_json_string_ext(resp->json,
+                                                              JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+                        ctype = "application/json";
+                        len = strlen(text);
+                } else {
+                        text = resp->text ? resp->text : "";
+                        ctype = resp->content_type ? resp->content_type : "text/plain; charset=utf-8";
+                        len = resp->text && resp->text_len ? resp->text_len : strlen(text);
+                }
+                r = MHD_create_response_from_buffer(len, (void *) text, MHD_RESPMEM_MUST_COPY);
+                if (!r)
+                        return MHD_NO;
         }
-        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *) text, MHD_RESPMEM_MUST_COPY);
-        if (!r)
-                return MHD_NO;
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
         if (resp->next_after > 0) {
                 char cursor[24];
@@ -245,15 +289,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         return MHD_NO;
                 clock_gettime(CLOCK_MONOTONIC, &cs->start);
                 *con_cls = cs;
+                /* The body limit is the route's: look it up before any byte. */
+                bool known;
+                size_t ri = find_route(s, method, url, NULL, &known);
+                cs->limit = s->cfg.max_body_bytes;
+                if (ri != UNMATCHED_ROUTE && (s->cfg.routes[ri].flags & ROUTE_LARGE_BODY) &&
+                    s->cfg.max_large_body_bytes > cs->limit)
+                        cs->limit = s->cfg.max_large_body_bytes;
                 /* Refuse a declared oversize body before reading it. */
                 const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-                if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body_bytes)
+                if (cl && strtoull(cl, NULL, 10) > cs->limit)
                         cs->too_large = true;
                 return MHD_YES;
         }
         if (*upload_size) {
                 if (!cs->too_large) {
-                        if (cs->len + *upload_size > s->cfg.max_body_bytes)
+                        if (cs->len + *upload_size > cs->limit)
                                 cs->too_large = true;
                         else {
                                 if (cs->len + *upload_size + 1 > cs->cap) {
@@ -276,7 +327,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
 
         struct http_request req = { .method = method, .path = url, .conn = conn };
-        struct http_response resp = { .status = 500 };
+        struct http_response resp = { .status = 500, .file_fd = -1 };
         bool path_known;
         size_t ri = find_route(s, method, url, &req, &path_known);
         const struct http_route *route = ri == UNMATCHED_ROUTE ? NULL : &s->cfg.routes[ri];
@@ -294,7 +345,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (route->flags & ROUTE_BODY) {
                 const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
                 if (cs->too_large) {
-                        http_error(&resp, 413, "request body is larger than %zu bytes", s->cfg.max_body_bytes);
+                        http_error(&resp, 413, "request body is larger than %zu bytes", cs->limit);
                         goto done;
                 }
                 if (ct && strncasecmp(ct, "application/json", 16) != 0) {
@@ -327,7 +378,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 req.body_raw = cs->body;
                 req.body_len = cs->len;
         } else if (cs->too_large) {
-                http_error(&resp, 413, "request body is larger than %zu bytes", s->cfg.max_body_bytes);
+                http_error(&resp, 413, "request body is larger than %zu bytes", cs->limit);
                 goto done;
         }
         route->fn(s->cfg.app, &req, &resp);
@@ -337,8 +388,7 @@ done:
         json_object_put(req.body);
         if (req.auth && s->cfg.auth_free)
                 s->cfg.auth_free(req.auth);
-        json_object_put(resp.json);
-        free(resp.text);
+        response_clear(&resp);
         return ret;
 }
 

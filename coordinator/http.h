@@ -28,8 +28,12 @@ struct http_response {
         int status;
         json_object *json;        /* owned; serialised by the server */
         char *text;               /* owned; alternative to json */
-        const char *content_type; /* for text; default text/plain */
+        size_t text_len;          /* 0: strlen(text) */
+        const char *content_type; /* for text and file; default text/plain */
         int64_t next_after;       /* > 0: a list has more; sent as X-Next-After */
+        bool has_file;            /* answer with file_fd's bytes (http_file()) */
+        int file_fd;              /* owned when has_file */
+        uint64_t file_size;
 };
 
 typedef void (*http_handler)(void *app, struct http_request *req, struct http_response *resp);
@@ -37,6 +41,7 @@ typedef void (*http_handler)(void *app, struct http_request *req, struct http_re
 enum {
         ROUTE_PUBLIC = 1 << 0,    /* no token needed */
         ROUTE_BODY = 1 << 1,      /* takes a JSON object body */
+        ROUTE_LARGE_BODY = 1 << 2,/* its body may reach max_large_body_bytes */
 };
 
 struct http_route {
@@ -55,6 +60,7 @@ struct http_server_config {
         const char *listen;       /* "127.0.0.1:8090", "[::1]:0", ":8090" */
         unsigned threads;
         size_t max_body_bytes;
+        size_t max_large_body_bytes; /* routes with ROUTE_LARGE_BODY; 0: max_body_bytes */
         const struct http_route *routes;
         size_t n_routes;
         http_auth_hook auth;
@@ -82,6 +88,12 @@ void http_error(struct http_response *resp, int status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* Fill a JSON response, taking ownership of obj. */
 void http_json(struct http_response *resp, int status, json_object *obj);
+/* Fill a text response of len bytes (taking ownership of text) with the
+ * given content type (a static string). */
+void http_text(struct http_response *resp, int status, char *text, size_t len, const char *content_type);
+/* Answer 200 with the `size` bytes of the open file fd from offset 0,
+ * streamed (taking ownership of fd). */
+void http_file(struct http_response *resp, int fd, uint64_t size, const char *content_type);
 
 /* Parse "host:port" ("[v6]:port", ":port" = all) into a sockaddr. */
 struct sockaddr_storage;

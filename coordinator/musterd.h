@@ -36,7 +36,8 @@ bool musterd_auth(void *app, const struct http_route *route, struct http_request
 void musterd_auth_free(void *auth);
 
 /* One pass of the disconnect monitor (exposed for tests). Returns how many
- * hosts were marked disconnected, or -errno. */
+ * hosts were marked disconnected, or failed (error) for not checking in
+ * during their installation, or -errno. */
 int musterd_monitor_pass(struct musterd *d);
 
 /* Record an event; failures are logged, never fatal. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clusterrel.h"
 #include "hostfsm.h"
 #include "log.h"
 #include "stepfacts.h"
@@ -151,7 +152,7 @@ out:
 /* Validations whose failure means a setting is missing, not a host. */
 static bool is_setting(enum validation_id id) {
         return id == VAL_MACHINE_CIDR_DEFINED || id == VAL_API_VIPS_DEFINED || id == VAL_DNS_DOMAIN_DEFINED ||
-               id == VAL_PULL_SECRET_SET;
+               id == VAL_PULL_SECRET_SET || id == VAL_CAPABILITIES_VALID;
 }
 
 int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_status *status_out) {
@@ -161,9 +162,21 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
         struct validation *v = NULL;
         size_t nv = 0;
         enum cluster_status cur, to = _CLUSTER_STATUS_INVALID;
+        struct loaded_release lr;
+        char caperr[256];
         int r = cluster_view_load(d, cluster_id, true, &view);
         if (r < 0)
                 return r;
+        bool imported = release_load(d, view.c.release_version, false, &lr) == 0;
+        const char *capmsg = NULL;
+        if (imported) {
+                struct cap_spec sp = { .baseline = view.c.cap_spec.baseline_capability_set,
+                                       .additional = view.c.cap_spec.additional_enabled_capabilities };
+                if (cap_validate_spec(&lr.r.info, &sp, caperr, sizeof caperr) < 0)
+                        capmsg = caperr;
+                else if (!view.c.has_cap_status)
+                        capmsg = "the capabilities status is not computed yet";
+        }
         hosts = calloc(view.hosts.n ? view.hosts.n : 1, sizeof *hosts);
         if (!hosts) {
                 r = -ENOMEM;
@@ -183,6 +196,11 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                 .pull_secret = view.c.pull_secret,
                 .hosts = hosts,
                 .n_hosts = view.hosts.n,
+                .release_version = view.c.release_version,
+                .release_imported = imported,
+                .capabilities_error = capmsg,
+                .n_enabled_capabilities = view.c.cap_status.enabled_capabilities.n,
+                .n_known_capabilities = imported ? lr.r.info.known_capabilities.n : 0,
         };
         int n = validations_cluster(&f, &d->cfg, res);
         if (n < 0) {
@@ -235,5 +253,6 @@ out:
         validation_list_free(&v, &nv);
         free(hosts);
         cluster_view_free(&view);
+        release_unload(&lr);
         return r;
 }

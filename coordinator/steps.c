@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "cleanup.h"
+#include "jsonwrite.h"
 #include "validations.h"
 
 #define S(t) (1u << (t))
@@ -32,11 +33,12 @@ static const struct {
         [HOST_INSUFFICIENT] = { BOUND_STEPS, false },
         [HOST_PENDING_FOR_INPUT] = { BOUND_STEPS, false },
         [HOST_DISCONNECTED] = { BOUND_STEPS, false },
-        /* Installation steps come with the installer (issue 4). */
+        /* musterd moves preparing hosts on to installing at once. */
         [HOST_PREPARING_FOR_INSTALLATION] = { 0, false },
-        [HOST_INSTALLING] = { 0, false },
-        [HOST_INSTALLING_IN_PROGRESS] = { 0, false },
-        [HOST_INSTALLED] = { 0, false },
+        [HOST_INSTALLING] = { S(STEP_INSTALL), false },
+        [HOST_INSTALLING_IN_PROGRESS] = { S(STEP_INSTALL), false },
+        /* Day 2: the apply of a newer payload revision. */
+        [HOST_INSTALLED] = { S(STEP_INSTALL), false },
         [HOST_ERROR] = { 0, false },
         /* An agent still running on an unbound host registers again. */
         [HOST_UNBINDING_PENDING_USER_ACTION] = { 0, true },
@@ -80,16 +82,6 @@ static json_object *str_array(const char *const *v, size_t n, size_t cap, size_t
         return TAKE_PTR(a);
 }
 
-static int add(json_object *o, const char *key, json_object *v) {
-        if (!v)
-                return -ENOMEM;
-        if (json_object_object_add(o, key, v) < 0) {
-                json_object_put(v);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
 json_object *steps_connectivity_args(const struct step_peer *peers, size_t n) {
         _cleanup_(json_object_putp) json_object *args = json_object_new_object();
         json_object *list = json_object_new_array();
@@ -98,7 +90,7 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n) {
                 json_object_put(list);
                 return NULL;
         }
-        if (add(args, "peers", list) < 0)
+        if (jadd(args, "peers", list) < 0)
                 return NULL;
         for (size_t i = 0; i < n && json_object_array_length(list) < STEPS_MAX_PEERS; i++) {
                 json_object *p;
@@ -109,8 +101,8 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n) {
                         json_object_put(p);
                         return NULL;
                 }
-                if (add(p, "host_id", json_object_new_string(peers[i].host_id)) < 0 ||
-                    add(p, "addresses", str_array(peers[i].addresses, peers[i].n_addresses, STEPS_MAX_PEER_ADDRESSES,
+                if (jadd(p, "host_id", json_object_new_string(peers[i].host_id)) < 0 ||
+                    jadd(p, "addresses", str_array(peers[i].addresses, peers[i].n_addresses, STEPS_MAX_PEER_ADDRESSES,
                                                   INET6_ADDRSTRLEN)) < 0)
                         return NULL;
         }
@@ -121,12 +113,12 @@ json_object *steps_ntp_args(const char *const *sources, size_t n, const char *co
                             int64_t max_offset_ms) {
         _cleanup_(json_object_putp) json_object *args = json_object_new_object();
 
-        if (!args || add(args, "ntp_sources", str_array(sources, n, STEPS_MAX_NTP_SOURCES, STEPS_MAX_NTP_SOURCE_LEN)) < 0)
+        if (!args || jadd(args, "ntp_sources", str_array(sources, n, STEPS_MAX_NTP_SOURCES, STEPS_MAX_NTP_SOURCE_LEN)) < 0)
                 return NULL;
         if (coordinator_date && *coordinator_date &&
-            add(args, "coordinator_date", json_object_new_string(coordinator_date)) < 0)
+            jadd(args, "coordinator_date", json_object_new_string(coordinator_date)) < 0)
                 return NULL;
-        if (max_offset_ms > 0 && add(args, "max_offset_ms", json_object_new_int64(max_offset_ms)) < 0)
+        if (max_offset_ms > 0 && jadd(args, "max_offset_ms", json_object_new_int64(max_offset_ms)) < 0)
                 return NULL;
         return TAKE_PTR(args);
 }
@@ -142,7 +134,7 @@ json_object *steps_domain_args(const char *cluster_name, const char *base_dns_do
                 json_object_put(list);
                 return NULL;
         }
-        if (add(args, "names", list) < 0)
+        if (jadd(args, "names", list) < 0)
                 return NULL;
         for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
                 _cleanup_free_ char *name = NULL;
@@ -160,23 +152,53 @@ json_object *steps_domain_args(const char *cluster_name, const char *base_dns_do
         return TAKE_PTR(args);
 }
 
-static int add_step(json_object *arr, enum step_type t, json_object *args, uint64_t seed) {
+json_object *steps_install_args(const char *mode, const char *cluster_id, int64_t revision, enum host_role role,
+                                const char *installation_disk) {
+        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        char url[256];
+        bool install = strcmp(mode, INSTALL_MODE_INSTALL) == 0;
+
+        if (!args || !cluster_id)
+                return NULL;
+        snprintf(url, sizeof url, MUSTER_PAYLOAD_PATH_FMT, cluster_id, (long long) revision);
+        if (jadd(args, "mode", json_object_new_string(mode)) < 0 ||
+            jadd(args, "cluster_id", json_object_new_string(cluster_id)) < 0 ||
+            jadd(args, "revision", json_object_new_int64(revision)) < 0 ||
+            jadd(args, "payload_url", json_object_new_string(url)) < 0)
+                return NULL;
+        if (install && jadd(args, "role", json_object_new_string(role == ROLE_MASTER ? "master" : "worker")) < 0)
+                return NULL;
+        if (install && installation_disk && *installation_disk &&
+            jadd(args, "installation_disk", json_object_new_string(installation_disk)) < 0)
+                return NULL;
+        return TAKE_PTR(args);
+}
+
+/* A step with a fixed id (id != NULL) or one derived from the seed. */
+static int add_step_id(json_object *arr, enum step_type t, json_object *args, uint64_t seed, const char *fixed_id) {
         _cleanup_(json_object_putp) json_object *a = args;
         _cleanup_(json_object_putp) json_object *step = NULL;
         char id[STEPS_ID_MAX];
 
         if (!a)
                 return -ENOMEM;
-        steps_make_id(t, seed, (unsigned) json_object_array_length(arr), id);
+        if (fixed_id)
+                snprintf(id, sizeof id, "%s", fixed_id);
+        else
+                steps_make_id(t, seed, (unsigned) json_object_array_length(arr), id);
         step = json_object_new_object();
-        if (!step || add(step, "step_id", json_object_new_string(id)) < 0 ||
-            add(step, "step_type", json_object_new_string(step_type_to_string(t))) < 0 ||
-            add(step, "args", TAKE_PTR(a)) < 0)
+        if (!step || jadd(step, "step_id", json_object_new_string(id)) < 0 ||
+            jadd(step, "step_type", json_object_new_string(step_type_to_string(t))) < 0 ||
+            jadd(step, "args", TAKE_PTR(a)) < 0)
                 return -ENOMEM;
         if (json_object_array_add(arr, step) < 0)
                 return -ENOMEM;
         step = NULL;
         return 0;
+}
+
+static int add_step(json_object *arr, enum step_type t, json_object *args, uint64_t seed) {
+        return add_step_id(arr, t, args, seed, NULL);
 }
 
 static bool set_str(const char *s) {
@@ -236,6 +258,28 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                 if (r < 0)
                         return r;
         }
+        /* The install step: the same id on every poll, so the agent runs it
+         * once per (cluster, revision). */
+        if ((allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0) {
+                bool installing = in->status == HOST_INSTALLING || in->status == HOST_INSTALLING_IN_PROGRESS;
+                char id[STEPS_ID_MAX];
+                if (installing) {
+                        snprintf(id, sizeof id, INSTALL_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
+                        r = add_step_id(arr, STEP_INSTALL,
+                                        steps_install_args(INSTALL_MODE_INSTALL, in->cluster_id, in->payload_revision,
+                                                           in->role, in->installation_disk),
+                                        in->seed, id);
+                } else if (in->applied_revision < in->payload_revision) {
+                        snprintf(id, sizeof id, APPLY_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
+                        r = add_step_id(arr, STEP_INSTALL,
+                                        steps_install_args(INSTALL_MODE_APPLY, in->cluster_id, in->payload_revision,
+                                                           in->role, NULL),
+                                        in->seed, id);
+                } else
+                        r = 0;
+                if (r < 0)
+                        return r;
+        }
 
         out->instructions = TAKE_PTR(arr);
         out->next_instruction_seconds = in->interval_s ? in->interval_s : STEPS_DEFAULT_INTERVAL_S;
@@ -247,9 +291,9 @@ json_object *steps_reply_to_json(const struct steps_reply *r) {
         _cleanup_(json_object_putp) json_object *o = json_object_new_object();
 
         if (!o || !r || !r->instructions ||
-            add(o, "next_instruction_seconds", json_object_new_int64(r->next_instruction_seconds)) < 0 ||
-            add(o, "post_step_action", json_object_new_string(r->post_step_action ? r->post_step_action : "continue")) < 0 ||
-            add(o, "instructions", json_object_get(r->instructions)) < 0)
+            jadd(o, "next_instruction_seconds", json_object_new_int64(r->next_instruction_seconds)) < 0 ||
+            jadd(o, "post_step_action", json_object_new_string(r->post_step_action ? r->post_step_action : "continue")) < 0 ||
+            jadd(o, "instructions", json_object_get(r->instructions)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }

@@ -48,6 +48,12 @@ struct steps_input {
                                         * source answers (or none is set) */
         int64_t ntp_max_offset_ms;     /* config [ntp] max_offset_ms; <= 0: omitted */
         uint64_t seed;                 /* random per call: step ids derive from it */
+        /* Installation (installing, installing-in-progress, installed). */
+        const char *cluster_id;
+        int64_t payload_revision;      /* the cluster's latest; 0: none */
+        int64_t applied_revision;      /* what the host last applied */
+        enum host_role role;           /* the host's role at install */
+        const char *installation_disk; /* device path for the install; NULL: the agent's choice */
 };
 
 struct steps_reply {
@@ -62,7 +68,10 @@ struct steps_reply {
  * ntp-synchronizer (when there is an NTP source or a coordinator_date) and
  * domain-resolution (when cluster name and base domain are set).
  * binding, or must_reregister: no steps and "exit", so the agent registers
- * again. Installation states: nothing yet. */
+ * again. installing and installing-in-progress: the install step
+ * (mode install, step_id "install-<rev>") on every poll while the cluster
+ * has a payload; installed: the install step in mode apply (step_id
+ * "apply-<rev>") while applied_revision < payload_revision; nothing else. */
 int steps_for_host(const struct steps_input *in, struct steps_reply *out);
 
 /* The whole reply body {next_instruction_seconds, post_step_action,
@@ -94,3 +103,8 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n);
 json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
                             int64_t max_offset_ms);
 json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain);
+/* install {"mode", "cluster_id", "revision", "payload_url", "role"?,
+ * "installation_disk"?}; role and installation_disk only in mode install
+ * (role auto is sent as worker; a NULL disk is left out). */
+json_object *steps_install_args(const char *mode, const char *cluster_id, int64_t revision, enum host_role role,
+                                const char *installation_disk);

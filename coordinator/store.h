@@ -1,5 +1,5 @@
 /* The coordinator's persistent state (DESIGN §3, §12): infra-envs, hosts,
- * clusters and events. Every SQL statement lives behind this header; it
+ * clusters, events, releases and payload revisions. Every SQL statement lives behind this header; it
  * names no back-end type, so a PostgreSQL back-end can implement it as is.
  *
  * Conventions: 0 (or a count/flag >= 0) on success, else -errno:
@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "manifest.h"
 #include "model.h"
+#include "release.h"
 
 struct store;
 
@@ -112,6 +114,15 @@ int store_host_set_status(struct store *s, const char *infra_env_id, const char 
                           const struct validation *v, size_t n_v, uint32_t expect_mask);
 int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
                             const struct host_progress *p);
+/* The install story of one host in one transaction: status and status_info,
+ * and, when given, progress (p non-NULL) and applied_revision (>= 0; < 0
+ * keeps it). expect_mask as in set_status. */
+int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
+                                 enum host_status status, const char *status_info, const struct host_progress *p,
+                                 int64_t applied_revision, uint32_t expect_mask);
+/* applied_revision alone (a day-2 apply result); the status is left alone. */
+int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
+                                    int64_t applied_revision);
 /* One host's check-in time, for the batched form below. */
 struct store_checkin {
         char infra_env_id[UUID_STR_LEN];
@@ -155,6 +166,12 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
  * changed. */
 int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
                                  const char *before, uint32_t status_mask, const char *status_info);
+/* The same for hosts being installed: each that still has not checked in
+ * since `before` and is still in status_mask becomes `to` (error) with
+ * status_info. Returns how many changed; *changed (n entries, may be NULL)
+ * says which. */
+int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
+                          uint32_t status_mask, enum host_status to, const char *status_info, bool *changed);
 
 /* Latency of write transactions, from asking for the writer lock to the
  * commit (for /metrics): bucket[i] counts those <= store_latency_bounds[i]
@@ -181,7 +198,10 @@ int store_cluster_list(struct store *s, const char *owner, const struct store_pa
                        struct cluster_list *out);
 /* Writes the members named in `fields`: CL_F_NAME, CL_F_RELEASE_VERSION,
  * CL_F_BASE_DNS_DOMAIN, CL_F_MACHINE_NETWORK_CIDR, CL_F_API_VIP,
- * CL_F_INGRESS_VIP, CL_F_HA_MODE, CL_F_PULL_SECRET, CL_F_LABELS (others: -EINVAL). */
+ * CL_F_INGRESS_VIP, CL_F_HA_MODE, CL_F_PULL_SECRET, CL_F_LABELS,
+ * CL_F_CAPABILITIES (the spec), CL_F_CAP_STATUS (the status, or none when
+ * !has_cap_status), CL_F_CONDITIONS, CL_F_FEATURE_SET (others: -EINVAL).
+ * payload_revision only moves with store_cluster_add_payload(). */
 int store_cluster_update(struct store *s, const struct cluster *c, uint32_t fields);
 /* Validations are left alone when v is NULL. */
 int store_cluster_set_status(struct store *s, const char *id, const char *status,
@@ -189,16 +209,86 @@ int store_cluster_set_status(struct store *s, const char *id, const char *status
 /* The same, only if the status is still `expect` (NULL: any), else -ESTALE. */
 int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
                                   const char *status_info, const struct validation *v, size_t n_v);
+/* A role given to a host when its cluster's installation starts. */
+struct store_host_role {
+        const char *infra_env_id;
+        const char *host_id;
+        enum host_role role;
+};
+struct store_payload;
 /* In one transaction: a cluster in status "ready" becomes
- * preparing-for-installation with status_info, and each of its hosts that is
- * "known" becomes host_to with host_info. Returns how many hosts moved;
- * -ESTALE if the cluster is not ready, -ENOENT if there is none. */
+ * preparing-for-installation with status_info; the hosts in `roles` get
+ * their role; each of its hosts that is "known" becomes host_to with
+ * host_info; and payload (may be NULL) is stored as the cluster's revision
+ * payload->revision (store_cluster_add_payload's rules). Returns how many
+ * hosts moved; -ESTALE if the cluster is not ready, -ENOENT if there is none. */
 int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
-                                enum host_status host_to, const char *host_info);
-/* -EBUSY while hosts are bound to it; infra-envs bound to it become unbound. */
+                                enum host_status host_to, const char *host_info,
+                                const struct store_host_role *roles, size_t n_roles,
+                                const struct store_payload *payload);
+/* -EBUSY while hosts are bound to it; infra-envs bound to it become unbound;
+ * its payload revisions go with it. */
 int store_cluster_delete(struct store *s, const char *id);
 /* Hosts bound to the cluster whose status is in status_mask (0 = any). */
 int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count);
+
+/* ---- releases (DESIGN §3, §6) ------------------------------------------- */
+
+#define STORE_MAX_RELEASE_MANIFESTS 20000
+
+struct store_release {
+        struct release_info info;
+        int64_t manifest_count;
+        char *created_at;
+        int64_t seq;                     /* list order and cursor */
+};
+void store_release_init(struct store_release *r);
+void store_release_free(struct store_release *r);
+struct store_release_list { struct store_release *v; size_t n; int64_t next_after; };
+void store_release_list_free(struct store_release_list *l);
+
+/* The release and its manifests in one transaction (in the order given:
+ * the release order, file name then document index). -EEXIST if the
+ * version exists; -EINVAL for a release without version or over
+ * STORE_MAX_RELEASE_MANIFESTS manifests. Fills in created_at. */
+int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
+                         struct store_release *out);
+int store_release_get(struct store *s, const char *version, struct store_release *out);
+/* In import order; paged like the other lists. */
+int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out);
+/* The release's manifests in release order (appended to *out). */
+int store_release_manifests(struct store *s, const char *version, struct manifest_list *out);
+/* -EBUSY while a cluster's release_version names it (checked in the same
+ * transaction); -ENOENT. */
+int store_release_delete(struct store *s, const char *version);
+
+/* ---- payload revisions (DESIGN §6) -------------------------------------- */
+
+struct store_payload {
+        char *cluster_id;
+        int64_t revision;
+        char *digest;                /* "sha256:<hex>" */
+        char *signature;             /* base64url r||s */
+        char *canonical;             /* the signed bytes (NULL in lists) */
+        size_t canonical_len;
+        char *release_version;
+        int64_t manifest_count;
+        char *created_at;
+};
+void store_payload_init(struct store_payload *p);
+void store_payload_free(struct store_payload *p);
+struct store_payload_list { struct store_payload *v; size_t n; };
+void store_payload_list_free(struct store_payload_list *l);
+
+/* Store revision p->revision of p->cluster_id and make it the cluster's
+ * payload_revision, in one transaction, only if the cluster's current
+ * payload_revision is p->revision - 1 (else -ESTALE: another revision won).
+ * -ENOENT: no such cluster. Fills in created_at when NULL. */
+int store_cluster_add_payload(struct store *s, struct store_payload *p);
+/* With canonical. -ENOENT. */
+int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out);
+/* Every revision of the cluster, oldest first, without canonical. */
+int store_payload_list(struct store *s, const char *cluster_id, struct store_payload_list *out);
 
 /* ---- events ------------------------------------------------------------ */
 

@@ -117,6 +117,44 @@ static const char *const migrations[] = {
         "CREATE INDEX events_host ON events(host_id, id);",
         /* 2: the latest network step results of a bound host */
         "ALTER TABLE hosts ADD COLUMN step_results TEXT NOT NULL DEFAULT '{}';",
+        /* 3: releases, capabilities, payload revisions (issue 4). seq of a
+         * manifest is its release order (file name, then document index). */
+        "CREATE TABLE releases ("
+        "  version TEXT PRIMARY KEY,"
+        "  info_json TEXT NOT NULL,"
+        "  created_at TEXT NOT NULL);"
+        "CREATE TABLE release_manifests ("
+        "  release_version TEXT NOT NULL REFERENCES releases(version) ON DELETE CASCADE,"
+        "  seq INTEGER NOT NULL,"
+        "  file TEXT NOT NULL,"
+        "  doc_index INTEGER NOT NULL,"
+        "  path TEXT NOT NULL,"
+        "  api_version TEXT NOT NULL,"
+        "  \"group\" TEXT NOT NULL,"
+        "  version TEXT NOT NULL,"
+        "  kind TEXT NOT NULL,"
+        "  namespace TEXT,"
+        "  name TEXT NOT NULL,"
+        "  annotations_json TEXT NOT NULL DEFAULT '[]',"
+        "  content TEXT NOT NULL,"
+        "  PRIMARY KEY (release_version, seq));"
+        "CREATE TABLE payload_revisions ("
+        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
+        "  revision INTEGER NOT NULL,"
+        "  digest TEXT NOT NULL,"
+        "  signature TEXT NOT NULL,"
+        "  canonical TEXT NOT NULL,"
+        "  release_version TEXT NOT NULL,"
+        "  manifest_count INTEGER NOT NULL,"
+        "  created_at TEXT NOT NULL,"
+        "  PRIMARY KEY (cluster_id, revision));"
+        "ALTER TABLE clusters ADD COLUMN capabilities_spec_json TEXT;"
+        "ALTER TABLE clusters ADD COLUMN capabilities_status_json TEXT;"
+        "ALTER TABLE clusters ADD COLUMN conditions_json TEXT NOT NULL DEFAULT '[]';"
+        "ALTER TABLE clusters ADD COLUMN payload_revision INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE clusters ADD COLUMN feature_set TEXT NOT NULL DEFAULT 'Default';"
+        "ALTER TABLE hosts ADD COLUMN applied_revision INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX clusters_release ON clusters(release_version);",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -820,6 +858,27 @@ static const struct row_type infra_env_rows = { sizeof(struct infra_env), ie_row
 static const struct row_type host_rows = { sizeof(struct host), host_row_init, host_row_read };
 static const struct row_type cluster_rows = { sizeof(struct cluster), cluster_row_init, cluster_row_read };
 
+/* Read the rows of st into the growing array *v while it has fewer than
+ * `max`: 1 when a row was left over, else 0. *last (may be NULL) gets
+ * column 0 of each row read. The caller frees the array on error. */
+static int read_rows(struct conn *c, sqlite3_stmt *st, size_t max, const struct row_type *t, void **v, size_t *n,
+                     int64_t *last) {
+        int r;
+        while ((r = step_row(c, st)) > 0) {
+                if (*n == max)
+                        return 1;
+                void *row = inv_array_append(v, n, t->size);
+                if (!row)
+                        return -ENOMEM;
+                t->init(row);
+                if ((r = t->read(st, row)) < 0)
+                        return r;
+                if (last)
+                        *last = sqlite3_column_int64(st, 0);
+        }
+        return r;
+}
+
 /* Run a list query that asked for limit+1 rows (seq in column 0): read up
  * to `limit` into the growing array *v, and set *next_after to the last
  * row's seq when there were more. The caller frees the array on error. */
@@ -828,28 +887,14 @@ static int read_page(struct store *s, struct query *q, unsigned limit, const str
         struct conn *c = conn_get(s);
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         int64_t last = 0;
-        bool more = false;
         int r = q_prepare(c, q, &st);
-        while (r >= 0 && (r = step_row(c, st)) > 0) {
-                if (*n == limit) {
-                        more = true;
-                        break;
-                }
-                void *row = inv_array_append(v, n, t->size);
-                if (!row) {
-                        r = -ENOMEM;
-                        break;
-                }
-                t->init(row);
-                if ((r = t->read(st, row)) < 0)
-                        break;
-                last = sqlite3_column_int64(st, 0);
-        }
+        if (r >= 0)
+                r = read_rows(c, st, limit, t, v, n, &last);
         stmt_resetp(&st);
         conn_put(s, c);
         if (r < 0)
                 return r;
-        *next_after = more ? last : 0;
+        *next_after = r > 0 ? last : 0;
         return 0;
 }
 
@@ -987,7 +1032,7 @@ int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
         "h.inv_max_disk_bytes, h.status, h.status_info, h.validations, "             \
         "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
         "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
-        "h.created_at, h.updated_at, h.step_results"
+        "h.created_at, h.updated_at, h.step_results, h.applied_revision"
 #define HOST_COLS HOST_COLS_A "h.inventory" HOST_COLS_B
 #define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
 
@@ -1018,6 +1063,7 @@ static int read_host(sqlite3_stmt *st, struct host *h) {
         h->reregister_pending = sqlite3_column_int(st, 22) != 0;
         if ((r = col_strs(st, 23, f, 3)) < 0)
                 return r;
+        h->applied_revision = sqlite3_column_int64(st, 26);
         if (h->role < 0 || h->status < 0)
                 return -EIO; /* a name this build does not know */
         return 0;
@@ -1300,6 +1346,60 @@ int store_host_set_progress(struct store *s, const char *infra_env_id, const cha
         return write_end(s, c, r);
 }
 
+int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
+                                 enum host_status status, const char *status_info, const struct host_progress *p,
+                                 int64_t applied_revision, uint32_t expect_mask) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
+            too_long(status_info, MODEL_MAX_MESSAGE) ||
+            (p && (too_long(p->stage, MODEL_MAX_STRING) || too_long(p->info, MODEL_MAX_MESSAGE) ||
+                   (p->percent != MODEL_UNSET && (p->percent < 0 || p->percent > 100)))))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        if ((r = host_expect(c, ie, id, expect_mask)) >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET status = ?3, status_info = ?4, updated_at = ?5, "
+                                 "progress_stage = CASE WHEN ?9 THEN ?6 ELSE progress_stage END, "
+                                 "progress_info = CASE WHEN ?9 THEN ?7 ELSE progress_info END, "
+                                 "progress_percent = CASE WHEN ?9 THEN ?8 ELSE progress_percent END, "
+                                 "applied_revision = CASE WHEN ?10 >= 0 THEN ?10 ELSE applied_revision END "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, host_status_to_string(status), status_info, now, p ? p->stage : NULL,
+                              p ? p->info : NULL)) >= 0 &&
+                    (r = bind_i64(st, 8, p ? p->percent : MODEL_UNSET)) >= 0 &&
+                    (r = sqlite3_bind_int(st, 9, p != NULL) == SQLITE_OK ? 0 : -EIO) >= 0 &&
+                    (r = sqlite3_bind_int64(st, 10, applied_revision) == SQLITE_OK ? 0 : -EIO) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
+                                    int64_t applied_revision) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || applied_revision < 0)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET applied_revision = ?4, updated_at = ?3 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, now)) >= 0 &&
+                    (r = sqlite3_bind_int64(st, 4, applied_revision) == SQLITE_OK ? 0 : -EIO) >= 0 &&
+                    (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
 int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN], t[MODEL_TIME_LEN];
         struct conn *c;
@@ -1379,7 +1479,7 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
                                  "updated_at = ?6, reregister_pending = 1, "
                                  "role = CASE WHEN ?3 IS NULL THEN 'auto' ELSE role END, "
                                  "progress_stage = NULL, progress_percent = NULL, progress_info = NULL, "
-                                 "step_results = '{}' "
+                                 "step_results = '{}', applied_revision = 0 "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
                     (r = BIND(st, ie, id, cp, host_status_to_string(status), status_info, now)) >= 0)
                         r = step_done(c, st);
@@ -1467,18 +1567,8 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
         r = stmt(c, "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.checked_in_at < ?1 "
                     "AND (?2 = ',' OR instr(?2, ',' || h.status || ',') > 0) "
                     "ORDER BY h.checked_in_at, h.seq LIMIT ?3", &st);
-        if (r >= 0 && (r = BIND(st, t, statuses)) >= 0)
-                r = bind_i64(st, 3, (int64_t) limit);
-        while (r >= 0 && (r = step_row(c, st)) > 0) {
-                struct host *h = inv_array_append((void **) &out->v, &out->n, sizeof *h);
-                if (!h) {
-                        r = -ENOMEM;
-                        break;
-                }
-                host_init(h);
-                if ((r = read_host(st, h)) < 0)
-                        break;
-        }
+        if (r >= 0 && (r = BIND(st, t, statuses)) >= 0 && (r = bind_i64(st, 3, (int64_t) limit)) >= 0)
+                r = read_rows(c, st, SIZE_MAX, &host_rows, (void **) &out->v, &out->n, NULL);
         stmt_resetp(&st);
         conn_put(s, c);
         if (r < 0) {
@@ -1488,8 +1578,12 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
         return 0;
 }
 
-int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
-                                 const char *before, uint32_t status_mask, const char *status_info) {
+/* Run `sql` for each of hosts in one write transaction: ?1 ?2 the host's key,
+ * ?3 before, ?4 status_info, ?5 now, ?6 the statuses of status_mask and ?7 `to`
+ * (unbound when NULL). Returns how many hosts changed; changed[i] (may be NULL)
+ * says which. */
+static int mark_hosts(struct store *s, const struct host *hosts, size_t n, const char *before, uint32_t status_mask,
+                      const char *to, const char *status_info, const char *sql, bool *changed) {
         char t[MODEL_TIME_LEN], now[MODEL_TIME_LEN], statuses[1024];
         struct conn *c;
         int r, count = 0;
@@ -1497,9 +1591,10 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
         if (!before || model_time_normalize(before, t) < 0 || too_long(status_info, MODEL_MAX_MESSAGE) ||
             (n && !hosts))
                 return -EINVAL;
-        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0 ||
-            (r = model_now_rfc3339(now)) < 0)
+        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
+        for (size_t i = 0; changed && i < n; i++)
+                changed[i] = false;
         if (!n)
                 return 0;
         if ((r = write_begin(s, &c)) < 0)
@@ -1511,25 +1606,59 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
                         r = -EINVAL;
                         break;
                 }
-                if ((r = stmt(c, "UPDATE hosts SET status = CASE WHEN cluster_id IS NULL "
-                                 "THEN 'disconnected-unbound' ELSE 'disconnected' END, "
-                                 "status_info = ?4, updated_at = ?5 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 "
-                                 "AND status NOT IN ('disconnected', 'disconnected-unbound') "
-                                 "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, t, status_info, now, statuses)) >= 0 &&
-                    (r = step_done(c, st)) >= 0)
-                        count += sqlite3_changes(c->db);
+                if ((r = stmt(c, sql, &st)) >= 0 && (r = BIND(st, ie, id, t, status_info, now, statuses)) >= 0 &&
+                    (!to || (r = bind_text(st, 7, to)) >= 0) && (r = step_done(c, st)) >= 0 &&
+                    sqlite3_changes(c->db)) {
+                        count++;
+                        if (changed)
+                                changed[i] = true;
+                }
         }
         r = write_end(s, c, r);
+        if (r < 0 && changed)
+                for (size_t i = 0; i < n; i++)
+                        changed[i] = false;
         return r < 0 ? r : count;
+}
+
+int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
+                                 const char *before, uint32_t status_mask, const char *status_info) {
+        return mark_hosts(s, hosts, n, before, status_mask, NULL, status_info,
+                          "UPDATE hosts SET status = CASE WHEN cluster_id IS NULL "
+                          "THEN 'disconnected-unbound' ELSE 'disconnected' END, "
+                          "status_info = ?4, updated_at = ?5 "
+                          "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 "
+                          "AND status NOT IN ('disconnected', 'disconnected-unbound') "
+                          "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", NULL);
+}
+
+int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
+                          uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
+        const char *ts = host_status_to_string(to);
+        if (!ts)
+                return -EINVAL;
+        return mark_hosts(s, hosts, n, before, status_mask, ts, status_info,
+                          "UPDATE hosts SET status = ?7, status_info = ?4, updated_at = ?5 "
+                          "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 AND status != ?7 "
+                          "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
 }
 
 /* ---- clusters ---------------------------------------------------------- */
 
 #define CL_COLS "seq, id, name, owner, release_version, base_dns_domain, machine_network_cidr, " \
         "api_vip, ingress_vip, high_availability_mode, pull_secret, labels, status, status_info, " \
-        "validations, created_at, updated_at"
+        "validations, created_at, updated_at, capabilities_spec_json, capabilities_status_json, " \
+        "conditions_json, payload_revision, feature_set"
+
+/* A JSON text column: 1 and *out, 0 for NULL, -EIO for text that is not JSON. */
+static int col_json(sqlite3_stmt *st, int i, json_object **out) {
+        const unsigned char *t = sqlite3_column_text(st, i);
+        *out = NULL;
+        if (!t)
+                return 0;
+        *out = json_tokener_parse((const char *) t);
+        return *out ? 1 : -EIO;
+}
 
 static int read_cluster(sqlite3_stmt *st, struct cluster *cl) {
         char **a[] = { &cl->id, &cl->name, &cl->owner, &cl->release_version, &cl->base_dns_domain,
@@ -1551,7 +1680,53 @@ static int read_cluster(sqlite3_stmt *st, struct cluster *cl) {
                 if (!o || labels_from_json(o, &cl->labels, &cl->n_labels, NULL, 0) < 0)
                         return -EIO;
         }
+        {
+                _cleanup_(json_object_putp) json_object *o = NULL;
+                if ((r = col_json(st, 17, &o)) < 0 ||
+                    (r > 0 && cluster_cap_spec_from_json(o, &cl->cap_spec, NULL, 0) < 0))
+                        return -EIO;
+        }
+        {
+                _cleanup_(json_object_putp) json_object *o = NULL;
+                if ((r = col_json(st, 18, &o)) < 0 ||
+                    (r > 0 && cluster_cap_status_from_json(o, &cl->cap_status, NULL, 0) < 0))
+                        return -EIO;
+                cl->has_cap_status = r > 0;
+        }
+        {
+                _cleanup_(json_object_putp) json_object *o = NULL;
+                if ((r = col_json(st, 19, &o)) < 0 ||
+                    (r > 0 && model_condition_list_from_json(o, &cl->conditions, &cl->n_conditions, NULL, 0) < 0))
+                        return -EIO;
+        }
+        cl->payload_revision = sqlite3_column_int64(st, 20);
+        char **fs[] = { &cl->feature_set };
+        if ((r = col_strs(st, 21, fs, 1)) < 0)
+                return r;
         return cl->high_availability_mode < 0 ? -EIO : 0;
+}
+
+/* The JSON texts of a cluster's capability members (NULL when absent). */
+struct cluster_texts {
+        char *spec, *status, *conditions;
+};
+
+static void cluster_texts_free(struct cluster_texts *t) {
+        free(t->spec);
+        free(t->status);
+        free(t->conditions);
+}
+
+static int cluster_texts_make(const struct cluster *cl, struct cluster_texts *t) {
+        int r;
+        *t = (struct cluster_texts) { 0 };
+        if ((r = json_text(cluster_cap_spec_to_json(&cl->cap_spec), &t->spec)) < 0 ||
+            (cl->has_cap_status && (r = json_text(cluster_cap_status_to_json(&cl->cap_status), &t->status)) < 0) ||
+            (r = json_text(model_condition_list_to_json(cl->conditions, cl->n_conditions), &t->conditions)) < 0) {
+                cluster_texts_free(t);
+                return r;
+        }
+        return 0;
 }
 
 static int cluster_get_conn(struct conn *c, const char *id, struct cluster *out) {
@@ -1569,12 +1744,19 @@ static bool cluster_too_long(const struct cluster *cl) {
                 if (too_long(s[i], MODEL_MAX_STRING))
                         return true;
         return too_long(cl->pull_secret, MODEL_MAX_SECRET) || too_long(cl->status_info, MODEL_MAX_MESSAGE) ||
-               cl->n_labels > MODEL_MAX_LABELS || cl->n_validations > MODEL_MAX_VALIDATIONS;
+               cl->n_labels > MODEL_MAX_LABELS || cl->n_validations > MODEL_MAX_VALIDATIONS ||
+               too_long(cl->feature_set, MODEL_MAX_CAPABILITY_NAME) ||
+               too_long(cl->cap_spec.baseline_capability_set, MODEL_MAX_CAPABILITY_NAME) ||
+               cl->cap_spec.additional_enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
+               cl->cap_status.enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
+               cl->cap_status.known_capabilities.n > MODEL_MAX_CAPABILITIES ||
+               cl->n_conditions > MODEL_MAX_CONDITIONS;
 }
 
 int store_cluster_create(struct store *s, struct cluster *cl) {
         char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
         _cleanup_free_ char *labels = NULL, *vals = NULL;
+        _cleanup_(cluster_texts_free) struct cluster_texts tx = { 0 };
         struct conn *c;
         int r;
 
@@ -1586,7 +1768,8 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
                 return -EINVAL;
         if ((r = cl->id ? norm_id(cl->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
             (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0 ||
-            (r = validations_text(cl->validations, cl->n_validations, &vals)) < 0)
+            (r = validations_text(cl->validations, cl->n_validations, &vals)) < 0 ||
+            (r = cluster_texts_make(cl, &tx)) < 0)
                 return r;
         if ((r = set_owned(&cl->id, id)) < 0 || (r = set_owned(&cl->created_at, now)) < 0 ||
             (r = set_owned(&cl->updated_at, now)) < 0 ||
@@ -1599,13 +1782,16 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "INSERT INTO clusters (id, name, owner, release_version, base_dns_domain, "
                                  "machine_network_cidr, api_vip, ingress_vip, high_availability_mode, "
-                                 "pull_secret, labels, status, status_info, validations, created_at, updated_at) "
-                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                                 "pull_secret, labels, status, status_info, validations, created_at, updated_at, "
+                                 "capabilities_spec_json, capabilities_status_json, conditions_json, feature_set) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+                                 "?17, ?18, ?19, coalesce(?20, 'Default'))",
                               &st)) >= 0 &&
                     (r = BIND(st, cl->id, cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
                               cl->machine_network_cidr, cl->api_vip, cl->ingress_vip,
                               ha_mode_to_string(cl->high_availability_mode), cl->pull_secret, labels,
-                              cl->status, cl->status_info, vals, cl->created_at, cl->updated_at)) >= 0)
+                              cl->status, cl->status_info, vals, cl->created_at, cl->updated_at, tx.spec, tx.status,
+                              tx.conditions, cl->feature_set)) >= 0)
                         r = step_done(c, st);
         }
         return write_end(s, c, r);
@@ -1639,9 +1825,11 @@ int store_cluster_list(struct store *s, const char *owner, const struct store_pa
 int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
         const uint32_t allowed = CL_F_NAME | CL_F_RELEASE_VERSION | CL_F_BASE_DNS_DOMAIN |
                                  CL_F_MACHINE_NETWORK_CIDR | CL_F_API_VIP | CL_F_INGRESS_VIP |
-                                 CL_F_HA_MODE | CL_F_PULL_SECRET | CL_F_LABELS;
+                                 CL_F_HA_MODE | CL_F_PULL_SECRET | CL_F_LABELS | CL_F_CAPABILITIES |
+                                 CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_FEATURE_SET;
         char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
         _cleanup_free_ char *labels = NULL;
+        _cleanup_(cluster_texts_free) struct cluster_texts tx = { 0 };
         struct query q = { .len = 0 };
         struct conn *c;
         int r;
@@ -1651,7 +1839,8 @@ int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fie
             ((fields & CL_F_HA_MODE) && !ha_mode_to_string(cl->high_availability_mode)))
                 return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 ||
-            ((fields & CL_F_LABELS) && (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0))
+            ((fields & CL_F_LABELS) && (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0) ||
+            (r = cluster_texts_make(cl, &tx)) < 0)
                 return r;
         q_text(&q, "UPDATE clusters SET updated_at = ?", now);
         if (fields & CL_F_NAME)
@@ -1672,6 +1861,14 @@ int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fie
                 q_text(&q, ", pull_secret = ?", cl->pull_secret);
         if (fields & CL_F_LABELS)
                 q_text(&q, ", labels = ?", labels);
+        if (fields & CL_F_CAPABILITIES)
+                q_text(&q, ", capabilities_spec_json = ?", tx.spec);
+        if (fields & CL_F_CAP_STATUS)
+                q_text(&q, ", capabilities_status_json = ?", tx.status);
+        if (fields & CL_F_CONDITIONS)
+                q_text(&q, ", conditions_json = ?", tx.conditions);
+        if (fields & CL_F_FEATURE_SET)
+                q_text(&q, ", feature_set = coalesce(?, 'Default')", cl->feature_set);
         q_text(&q, " WHERE id = ?", id);
 
         if ((r = write_begin(s, &c)) < 0)
@@ -1714,15 +1911,57 @@ int store_cluster_set_status_from(struct store *s, const char *id, const char *e
         return write_end(s, c, r);
 }
 
+/* Insert revision p->revision and move the cluster's payload_revision to it,
+ * only from p->revision - 1 (-ESTALE otherwise; -ENOENT: no cluster). */
+static int payload_insert(struct conn *c, const char *cid, const struct store_payload *p, const char *created_at) {
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE clusters SET payload_revision = ?2 WHERE id = ?1 AND payload_revision = ?3",
+                              &st)) < 0 || (r = BIND(st, cid)) < 0 ||
+                    sqlite3_bind_int64(st, 2, p->revision) != SQLITE_OK ||
+                    sqlite3_bind_int64(st, 3, p->revision - 1) != SQLITE_OK)
+                        return r < 0 ? r : -EIO;
+                if ((r = step_done(c, st)) < 0)
+                        return r;
+                if (sqlite3_changes(c->db) == 0)
+                        return cluster_not_updated(c, cid);
+        }
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        if ((r = stmt(c, "INSERT INTO payload_revisions (cluster_id, revision, digest, signature, canonical, "
+                         "release_version, manifest_count, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                      &st)) < 0 ||
+            (r = BIND(st, cid, NULL, p->digest, p->signature, NULL, p->release_version, NULL, created_at)) < 0)
+                return r;
+        if (sqlite3_bind_int64(st, 2, p->revision) != SQLITE_OK ||
+            sqlite3_bind_text(st, 5, p->canonical, (int) p->canonical_len, SQLITE_TRANSIENT) != SQLITE_OK ||
+            sqlite3_bind_int64(st, 7, p->manifest_count) != SQLITE_OK)
+                return -EIO;
+        return step_done(c, st);
+}
+
+static bool payload_ok(const struct store_payload *p) {
+        return p->revision >= 1 && p->digest && p->signature && p->canonical && p->release_version &&
+               p->canonical_len <= INT32_MAX && p->manifest_count >= 0 && !too_long(p->digest, 128) &&
+               !too_long(p->signature, 256) && !too_long(p->release_version, MODEL_MAX_STRING);
+}
+
 int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
-                                enum host_status host_to, const char *host_info) {
+                                enum host_status host_to, const char *host_info,
+                                const struct store_host_role *roles, size_t n_roles,
+                                const struct store_payload *payload) {
         char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
         if (norm_id(id, nid) < 0 || !host_status_to_string(host_to) || too_long(status_info, MODEL_MAX_MESSAGE) ||
-            too_long(host_info, MODEL_MAX_MESSAGE))
+            too_long(host_info, MODEL_MAX_MESSAGE) || (n_roles && !roles) || (payload && !payload_ok(payload)))
                 return -EINVAL;
+        for (size_t i = 0; i < n_roles; i++) {
+                char a[UUID_STR_LEN], b[UUID_STR_LEN];
+                if (host_key(roles[i].infra_env_id, roles[i].host_id, a, b) < 0 || !host_role_to_string(roles[i].role))
+                        return -EINVAL;
+        }
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1734,6 +1973,17 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
                     (r = step_done(c, st)) >= 0 && sqlite3_changes(c->db) == 0)
                         r = cluster_not_updated(c, nid);
         }
+        for (size_t i = 0; r >= 0 && i < n_roles; i++) {
+                char a[UUID_STR_LEN], b[UUID_STR_LEN];
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                (void) host_key(roles[i].infra_env_id, roles[i].host_id, a, b);
+                if ((r = stmt(c, "UPDATE hosts SET role = ?4, updated_at = ?5 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3", &st)) >= 0 &&
+                    (r = BIND(st, a, b, nid, host_role_to_string(roles[i].role), now)) >= 0)
+                        r = step_done(c, st);
+        }
+        if (r >= 0 && payload)
+                r = payload_insert(c, nid, payload, now);
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "UPDATE hosts SET status = ?2, status_info = ?3, updated_at = ?4 "
@@ -1817,6 +2067,358 @@ int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]
         return r < 0 ? r : 0;
 }
 
+/* ---- releases ---------------------------------------------------------- */
+
+void store_release_init(struct store_release *r) {
+        *r = (struct store_release) { 0 };
+        release_info_init(&r->info);
+}
+
+void store_release_free(struct store_release *r) {
+        release_info_free(&r->info);
+        free(r->created_at);
+        store_release_init(r);
+}
+
+void store_release_list_free(struct store_release_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_release_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_release_list) { 0 };
+}
+
+static bool release_version_ok(const char *v) {
+        return v && *v && !too_long(v, RELEASE_MAX_VERSION);
+}
+
+#define REL_COLS "r.rowid, r.version, r.info_json, r.created_at, " \
+        "(SELECT count(*) FROM release_manifests m WHERE m.release_version = r.version)"
+
+static int read_release(sqlite3_stmt *st, struct store_release *out) {
+        const unsigned char *info = sqlite3_column_text(st, 2);
+        _cleanup_(json_object_putp) json_object *o = info ? json_tokener_parse((const char *) info) : NULL;
+        char **t[] = { &out->created_at };
+        int r;
+
+        out->seq = sqlite3_column_int64(st, 0);
+        if (!o || release_info_from_json(o, &out->info, NULL, 0) < 0)
+                return -EIO;
+        if ((r = col_strs(st, 3, t, 1)) < 0)
+                return r;
+        out->manifest_count = sqlite3_column_int64(st, 4);
+        return 0;
+}
+
+static int release_get_conn(struct conn *c, const char *version, struct store_release *out) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT " REL_COLS " FROM releases r WHERE r.version = ?1", &st);
+        if (r < 0 || (r = BIND(st, version)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        return r ? read_release(st, out) : -ENOENT;
+}
+
+/* The annotations of m as [[key, value], ...]: order and repeats kept. */
+static int annotations_text(const struct manifest *m, char **out) {
+        json_object *a = json_object_new_array_ext((int) m->n_annotations);
+        for (size_t i = 0; a && i < m->n_annotations; i++) {
+                json_object *pair = json_object_new_array_ext(2);
+                if (!pair) {
+                        json_object_put(a);
+                        a = NULL;
+                        break;
+                }
+                json_object_array_add(pair, json_object_new_string(m->annotations[i].key ? m->annotations[i].key : ""));
+                json_object_array_add(pair, json_object_new_string(m->annotations[i].value ? m->annotations[i].value : ""));
+                json_object_array_add(a, pair);
+        }
+        return json_text(a, out);
+}
+
+static int manifest_insert(struct conn *c, const char *version, int64_t seq, const struct manifest *m) {
+        _cleanup_free_ char *ann = NULL;
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r;
+
+        if (!m->file || !m->path || !m->api_version || !m->group || !m->version || !m->kind || !m->name ||
+            !m->content || m->content_len > INT32_MAX)
+                return -EINVAL;
+        if ((r = annotations_text(m, &ann)) < 0)
+                return r;
+        if ((r = stmt(c, "INSERT INTO release_manifests (release_version, seq, file, doc_index, path, api_version, "
+                         "\"group\", version, kind, namespace, name, annotations_json, content) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", &st)) < 0 ||
+            (r = BIND(st, version, NULL, m->file, NULL, m->path, m->api_version, m->group, m->version, m->kind,
+                      m->namespace, m->name, ann)) < 0)
+                return r;
+        if (sqlite3_bind_int64(st, 2, seq) != SQLITE_OK || sqlite3_bind_int64(st, 4, m->doc_index) != SQLITE_OK ||
+            sqlite3_bind_text(st, 13, m->content, (int) m->content_len, SQLITE_TRANSIENT) != SQLITE_OK)
+                return -EIO;
+        return step_done(c, st);
+}
+
+int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
+                         struct store_release *out) {
+        _cleanup_free_ char *text = NULL;
+        char now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (out)
+                store_release_init(out);
+        if (!info || !release_version_ok(info->version) || !ms || ms->n > STORE_MAX_RELEASE_MANIFESTS)
+                return -EINVAL;
+        if ((r = json_text(release_info_to_json(info), &text)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO releases (version, info_json, created_at) VALUES (?1, ?2, ?3)",
+                              &st)) >= 0 &&
+                    (r = BIND(st, info->version, text, now)) >= 0)
+                        r = step_done(c, st);
+        }
+        for (size_t i = 0; r >= 0 && i < ms->n; i++)
+                r = manifest_insert(c, info->version, (int64_t) i, &ms->v[i]);
+        if (r >= 0 && out)
+                r = release_get_conn(c, info->version, out);
+        r = write_end(s, c, r);
+        if (r < 0 && out)
+                store_release_free(out);
+        return r;
+}
+
+int store_release_get(struct store *s, const char *version, struct store_release *out) {
+        store_release_init(out);
+        if (!release_version_ok(version))
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r = release_get_conn(c, version, out);
+        conn_put(s, c);
+        if (r < 0)
+                store_release_free(out);
+        return r;
+}
+
+static void release_row_init(void *row) { store_release_init(row); }
+static int release_row_read(sqlite3_stmt *st, void *row) { return read_release(st, row); }
+static const struct row_type release_rows = { sizeof(struct store_release), release_row_init, release_row_read };
+
+int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
+        struct query q = { .len = 0 };
+        unsigned limit;
+        int r;
+
+        *out = (struct store_release_list) { 0 };
+        if ((r = page_limit(pg, &limit)) < 0)
+                return r;
+        q_int(&q, "SELECT " REL_COLS " FROM releases r WHERE r.rowid > ?", pg ? pg->after : 0);
+        q_int(&q, " ORDER BY r.rowid LIMIT ?", (int64_t) limit + 1);
+        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+        r = read_page(s, &q, limit, &release_rows, (void **) &out->v, &out->n, &out->next_after);
+        if (r < 0)
+                store_release_list_free(out);
+        return r;
+}
+
+/* One row of release_manifests into a manifest appended to out. */
+static int read_manifest(sqlite3_stmt *st, struct manifest_list *out) {
+        const unsigned char *ann = sqlite3_column_text(st, 10);
+        _cleanup_(json_object_putp) json_object *a = ann ? json_tokener_parse((const char *) ann) : NULL;
+        _cleanup_free_ struct manifest_annotation *anns = NULL;
+        struct manifest m = { 0 };
+
+        if (!json_object_is_type(a, json_type_array))
+                return -EIO;
+        size_t n = json_object_array_length(a);
+        if (n && !(anns = calloc(n, sizeof *anns)))
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *pair = json_object_array_get_idx(a, i);
+                if (!json_object_is_type(pair, json_type_array) || json_object_array_length(pair) != 2)
+                        return -EIO;
+                anns[i].key = (char *) json_object_get_string(json_object_array_get_idx(pair, 0));
+                anns[i].value = (char *) json_object_get_string(json_object_array_get_idx(pair, 1));
+        }
+        /* The row's texts are borrowed; manifest_list_append_copy copies. */
+        m.file = (char *) sqlite3_column_text(st, 0);
+        m.doc_index = (unsigned) sqlite3_column_int64(st, 1);
+        m.path = (char *) sqlite3_column_text(st, 2);
+        m.api_version = (char *) sqlite3_column_text(st, 3);
+        m.group = (char *) sqlite3_column_text(st, 4);
+        m.version = (char *) sqlite3_column_text(st, 5);
+        m.kind = (char *) sqlite3_column_text(st, 6);
+        m.namespace = (char *) sqlite3_column_text(st, 7);
+        m.name = (char *) sqlite3_column_text(st, 8);
+        m.content = (char *) sqlite3_column_text(st, 9);
+        m.content_len = (size_t) sqlite3_column_bytes(st, 9);
+        m.annotations = anns;
+        m.n_annotations = n;
+        if (!m.file || !m.path || !m.api_version || !m.group || !m.version || !m.kind || !m.name || !m.content)
+                return -EIO;
+        return manifest_list_append_copy(out, &m);
+}
+
+int store_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
+        int r;
+        if (!release_version_ok(version) || !out)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        if ((r = exec(c, "BEGIN")) >= 0) {
+                _cleanup_reset_ sqlite3_stmt *q = NULL;
+                if ((r = stmt(c, "SELECT 1 FROM releases WHERE version = ?1", &q)) >= 0 && (r = BIND(q, version)) >= 0 &&
+                    (r = step_row(c, q)) == 0)
+                        r = -ENOENT;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT file, doc_index, path, api_version, \"group\", version, kind, namespace, name, "
+                            "content, annotations_json FROM release_manifests WHERE release_version = ?1 ORDER BY seq",
+                         &st);
+                if (r >= 0)
+                        r = BIND(st, version);
+                while (r >= 0 && (r = step_row(c, st)) > 0)
+                        if ((r = read_manifest(st, out)) < 0)
+                                break;
+        }
+        if (!sqlite3_get_autocommit(c->db))
+                (void) exec(c, r >= 0 ? "COMMIT" : "ROLLBACK");
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+int store_release_delete(struct store *s, const char *version) {
+        struct conn *c;
+        int r;
+
+        if (!release_version_ok(version))
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT 1 FROM clusters WHERE release_version = ?1 LIMIT 1", &st)) >= 0 &&
+                    (r = BIND(st, version)) >= 0 && (r = step_row(c, st)) > 0)
+                        r = -EBUSY;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM releases WHERE version = ?1", &st)) >= 0 && (r = BIND(st, version)) >= 0 &&
+                    (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+/* ---- payload revisions -------------------------------------------------- */
+
+void store_payload_init(struct store_payload *p) {
+        *p = (struct store_payload) { 0 };
+}
+
+void store_payload_free(struct store_payload *p) {
+        free(p->cluster_id);
+        free(p->digest);
+        free(p->signature);
+        free(p->canonical);
+        free(p->release_version);
+        free(p->created_at);
+        store_payload_init(p);
+}
+
+void store_payload_list_free(struct store_payload_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_payload_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_payload_list) { 0 };
+}
+
+int store_cluster_add_payload(struct store *s, struct store_payload *p) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (!p || norm_id(p->cluster_id, nid) < 0 || !payload_ok(p))
+                return -EINVAL;
+        if (p->created_at ? model_time_normalize(p->created_at, now) < 0 : model_now_rfc3339(now) < 0)
+                return -EINVAL;
+        if ((r = set_owned(&p->created_at, now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        r = payload_insert(c, nid, p, now);
+        return write_end(s, c, r);
+}
+
+#define PAYLOAD_COLS "cluster_id, revision, digest, signature, release_version, manifest_count, created_at"
+
+static int read_payload(sqlite3_stmt *st, struct store_payload *p, bool with_canonical) {
+        char **a[] = { &p->cluster_id };
+        char **b[] = { &p->digest, &p->signature, &p->release_version };
+        char **d[] = { &p->created_at };
+        int r;
+
+        if ((r = col_strs(st, 0, a, 1)) < 0 || (r = col_strs(st, 2, b, 3)) < 0 || (r = col_strs(st, 6, d, 1)) < 0)
+                return r;
+        p->revision = sqlite3_column_int64(st, 1);
+        p->manifest_count = sqlite3_column_int64(st, 5);
+        if (with_canonical) {
+                const void *t = sqlite3_column_text(st, 7);
+                size_t n = (size_t) sqlite3_column_bytes(st, 7);
+                if (!t || !(p->canonical = malloc(n + 1)))
+                        return -ENOMEM;
+                memcpy(p->canonical, t, n);
+                p->canonical[n] = '\0';
+                p->canonical_len = n;
+        }
+        return 0;
+}
+
+int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out) {
+        char nid[UUID_STR_LEN];
+        store_payload_init(out);
+        if (norm_id(cluster_id, nid) < 0 || revision < 1)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT " PAYLOAD_COLS ", canonical FROM payload_revisions "
+                                 "WHERE cluster_id = ?1 AND revision = ?2", &st)) >= 0 && (r = BIND(st, nid)) >= 0 &&
+                    (r = sqlite3_bind_int64(st, 2, revision) == SQLITE_OK ? 0 : -EIO) >= 0 &&
+                    (r = step_row(c, st)) >= 0)
+                        r = r ? read_payload(st, out, true) : -ENOENT;
+        }
+        conn_put(s, c);
+        if (r < 0)
+                store_payload_free(out);
+        return r;
+}
+
+static void payload_row_init(void *row) { store_payload_init(row); }
+static int payload_row_read(sqlite3_stmt *st, void *row) { return read_payload(st, row, false); }
+static const struct row_type payload_rows = { sizeof(struct store_payload), payload_row_init, payload_row_read };
+
+int store_payload_list(struct store *s, const char *cluster_id, struct store_payload_list *out) {
+        char nid[UUID_STR_LEN];
+        int r;
+        *out = (struct store_payload_list) { 0 };
+        if (norm_id(cluster_id, nid) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT " PAYLOAD_COLS " FROM payload_revisions WHERE cluster_id = ?1 ORDER BY revision",
+                         &st);
+                if (r >= 0 && (r = BIND(st, nid)) >= 0)
+                        r = read_rows(c, st, SIZE_MAX, &payload_rows, (void **) &out->v, &out->n, NULL);
+        }
+        conn_put(s, c);
+        if (r < 0) {
+                store_payload_list_free(out);
+                return r;
+        }
+        return 0;
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
@@ -1865,6 +2467,10 @@ static int read_event(sqlite3_stmt *st, struct event *e) {
         return e->severity < 0 || e->category < 0 ? -EIO : 0;
 }
 
+static void event_row_init(void *row) { event_init(row); }
+static int event_row_read(sqlite3_stmt *st, void *row) { return read_event(st, row); }
+static const struct row_type event_rows = { sizeof(struct event), event_row_init, event_row_read };
+
 int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
         static const struct store_event_filter none = { 0 };
         char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], sev[64] = ",";
@@ -1900,17 +2506,8 @@ int store_event_list(struct store *s, const struct store_event_filter *f, struct
         struct conn *c = conn_get(s);
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         r = q_prepare(c, &q, &st);
-        while (r >= 0 && (r = step_row(c, st)) > 0) {
-                struct event *e = inv_array_append((void **) &out->v, &out->n, sizeof *e);
-                if (!e) {
-                        r = -ENOMEM;
-                        break;
-                }
-                event_init(e);
-                if ((r = read_event(st, e)) < 0)
-                        break;
-                out->next_after = e->id;
-        }
+        if (r >= 0)
+                r = read_rows(c, st, SIZE_MAX, &event_rows, (void **) &out->v, &out->n, &out->next_after);
         stmt_resetp(&st);
         conn_put(s, c);
         if (r < 0) {

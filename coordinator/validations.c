@@ -995,6 +995,26 @@ static void c_all_ready(const struct cluster_facts *f, struct validation_result 
         }
 }
 
+static void c_capabilities(const struct cluster_facts *f, struct validation_result *r) {
+        const enum validation_id id = VAL_CAPABILITIES_VALID;
+
+        if (!f->release_version || !*f->release_version) {
+                set(r, id, VSTATUS_FAILURE, "No release is chosen: Set release_version to an imported release");
+                return;
+        }
+        if (!f->release_imported) {
+                set(r, id, VSTATUS_FAILURE, "The release %.64s is not imported", f->release_version);
+                return;
+        }
+        if (f->capabilities_error) {
+                set(r, id, VSTATUS_FAILURE, "The capabilities do not fit release %.64s: %.160s", f->release_version,
+                    f->capabilities_error);
+                return;
+        }
+        set(r, id, VSTATUS_SUCCESS, "The capabilities fit release %.64s: %zu of %zu enabled", f->release_version,
+            f->n_enabled_capabilities, f->n_known_capabilities);
+}
+
 int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
                         struct validation_result *out) {
         size_t n = 0;
@@ -1010,8 +1030,7 @@ int validations_cluster(const struct cluster_facts *f, const struct muster_confi
         c_pull_secret(f, &out[n++]);
         c_masters(f, cfg, &out[n++]);
         c_all_ready(f, &out[n++]);
-        set(&out[n++], VAL_CAPABILITIES_VALID, VSTATUS_DISABLED,
-            "Not checked yet: capability validation comes with capability management (DESIGN §7)");
+        c_capabilities(f, &out[n++]);
         set(&out[n++], VAL_OPERATORS_RESOLVABLE, VSTATUS_DISABLED,
             "Not checked yet: operator resolution comes with operator management (DESIGN §8)");
         return (int) n;

@@ -165,10 +165,21 @@ struct cluster_facts {
         const char *pull_secret;
         const struct cluster_host *hosts; /* the bound hosts */
         size_t n_hosts;
+        /* capabilities-valid: the cluster's release, whether it is imported,
+         * and why its capabilities spec does not validate against it (NULL:
+         * it does; cap_validate_spec's reason otherwise). */
+        const char *release_version;
+        bool release_imported;
+        const char *capabilities_error;
+        size_t n_enabled_capabilities;    /* for the success message */
+        size_t n_known_capabilities;
 };
 
 /* Run the cluster validations in validation_id order. Writes
- * VAL_CLUSTER_COUNT results; returns that count, or -EINVAL. */
+ * VAL_CLUSTER_COUNT results; returns that count, or -EINVAL.
+ * capabilities-valid fails while release_version is unset or not imported,
+ * or while capabilities_error is set. operators-resolvable is disabled
+ * (operators come later, DESIGN §8). */
 int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
                         struct validation_result *out);
 

@@ -9,7 +9,7 @@ build_pkgs=(
   libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
   libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libsqlite3-dev
   libpq-dev libyaml-dev libsolv-dev libcriterion-dev
-  util-linux iproute2 kmod
+  util-linux iproute2 kmod fdisk e2fsprogs mount
 )
 # Peers the probe benchmark measures against.
 bench_pkgs=(lshw hwinfo inxi facter)

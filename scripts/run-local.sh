@@ -58,10 +58,20 @@ if [ ! -s "$RUN/infra-env.id" ] || ! "$CTL" infraenv show "$(cat "$RUN/infra-env
 		sed -n 's/^  "id": *"\([0-9a-f-]*\)".*/\1/p' >"$RUN/infra-env.id"
 fi
 IE=$(cat "$RUN/infra-env.id")
+
+# A demo release (the test fixture 4.15.0 with a small OS image), imported once.
+if ! "$CTL" release show 4.15.0 >/dev/null 2>&1; then
+	tests/fixtures/releases/make-release.sh tests/fixtures/releases/4.15.0 "$RUN/release-4.15.0" &&
+		"$CTL" release import "$RUN/release-4.15.0" ||
+		echo "could not import the demo release (see above); going on without it" >&2
+fi
 [ -n "$IE" ] || { echo "could not create the infra-env" >&2; exit 1; }
 
+# Installs from this demo go into a folder, never onto this machine's disk.
+mkdir -p "$RUN/install-target"
 "$AGENT" run --coordinator "$SERVER" --infra-env "$IE" --token-file "$RUN/agent.token" \
-	--state-dir "$RUN/agent" 2>>"$RUN/agent.log" &
+	--state-dir "$RUN/agent" --coordinator-key "$STATE/signing-key.pub" \
+	--install-target "$RUN/install-target" 2>>"$RUN/agent.log" &
 AGENT_PID=$!
 
 echo "musterd on $SERVER (store $STATE/muster.db); waiting for this machine to register..."
@@ -87,6 +97,8 @@ cat <<-EOF2
 	  $CTL host list          # the pool
 	  $CTL host show HOST     # validations and hardware
 	  $CTL event list --follow
+	  $CTL release show 4.15.0 --baseline None --enable baremetal
+	An install from this demo writes into $RUN/install-target, never a disk.
 	Logs: $RUN/musterd.log, $RUN/agent.log
 EOF2
 wait "$MD_PID"

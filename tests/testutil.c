@@ -1,7 +1,10 @@
 /* Test helpers: process spawning with captured output, temp trees, the
- * real musterd and agents by PID, HTTP on loopback, JSON paths. */
+ * real musterd and agents by PID, HTTP on loopback, JSON paths, fixture
+ * releases, network namespaces and musterctl. */
 #include "testutil.h"
 
+#include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -45,6 +48,14 @@ static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t
         *len += n;
         (*buf)[*len] = '\0';
         return 0;
+}
+
+/* Hand s to the caller through *dst, or free it when dst is NULL. */
+static void give(char **dst, char *s) {
+        if (dst)
+                *dst = s;
+        else
+                free(s);
 }
 
 char *tu_run(const char *const argv[], int *status, char **err_out) {
@@ -98,10 +109,7 @@ char *tu_run(const char *const argv[], int *status, char **err_out) {
                 ;
         if (status)
                 *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        if (err_out)
-                *err_out = ebuf;
-        else
-                free(ebuf);
+        give(err_out, ebuf);
         return obuf;
 }
 
@@ -122,16 +130,22 @@ int tu_runf(char **out, char **err, const char *fmt, ...) {
         char *o = n ? tu_run((const char *const *) argv, &status, &e) : NULL;
         if (!o)
                 status = -1;
-        if (out)
-                *out = o;
-        else
-                free(o);
-        if (err)
-                *err = e;
-        else
-                free(e);
+        give(out, o);
+        give(err, e);
         free(line);
         return status;
+}
+
+void tu_must(const char *fmt, ...) {
+        char *cmd = NULL, *err = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        cr_assert(vasprintf(&cmd, fmt, ap) >= 0);
+        va_end(ap);
+        int st = tu_runf(NULL, &err, "%s", cmd);
+        cr_assert_eq(st, 0, "%s: %s", cmd, err ? err : "");
+        free(err);
+        free(cmd);
 }
 
 json_object *tu_agent_inventory(const char *sysroot, int *status) {
@@ -256,14 +270,24 @@ int tu_enter_netns(const char *name) {
         return r;
 }
 
+uint32_t tu_xorshift(uint64_t *state) {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        return (uint32_t) (*state >> 11);
+}
+
 /* ---- musterd under test ------------------------------------------------ */
 
 /* STATE/admin.token's first line replaces m->admin_token when there is one.
  * 0 if m has a token then, else -1. */
 static int read_admin_token(struct tu_musterd *m) {
-        char path[4096], tok[4096];
-        snprintf(path, sizeof path, "%s/admin.token", m->state_dir);
-        FILE *f = fopen(path, "re");
+        char tok[4096];
+        if (!m->admin_token_path && asprintf(&m->admin_token_path, "%s/admin.token", m->state_dir) < 0) {
+                m->admin_token_path = NULL;
+                return -1;
+        }
+        FILE *f = fopen(m->admin_token_path, "re");
         if (!f)
                 return -1;
         if (fgets(tok, sizeof tok, f)) {
@@ -294,21 +318,21 @@ static void tu_sleep_ms(long ms) {
                 ;
 }
 
-/* Spawn musterd on m->port with m->state_dir and wait up to 10 s for
- * /healthz: 1 when it answers; 0 when it exited (the port taken?) or never
- * answered (then it is killed); -1 when it could not be spawned. */
+/* Spawn musterd on m->base's address with m->state_dir and wait up to 20 s
+ * for /healthz: 1 when it answers; 0 when it exited (the port taken?) or
+ * never answered (then it is killed); -1 when it could not be spawned. */
 static int spawn_musterd(struct tu_musterd *m, const char *config) {
         const char *bin = getenv("MUSTERD");
-        char listen[64], url[128];
-        snprintf(listen, sizeof listen, "127.0.0.1:%u", m->port);
+        char url[128];
         snprintf(url, sizeof url, "%s/healthz", m->base);
+        const char *listen = m->base + strlen("http://");
         const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
                                config ? "--config" : NULL, config, NULL };
-        pid_t pid;
-        if (posix_spawnp(&pid, argv[0], NULL, NULL, (char *const *) argv, environ) != 0)
+        int pid = tu_spawn(argv, m->log);
+        if (pid < 0)
                 return -1;
         m->pid = pid;
-        for (int i = 0; i < 200; i++) {
+        for (int i = 0; i < 400; i++) {
                 int st;
                 if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200)
                         return 1;
@@ -341,6 +365,40 @@ int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *co
         return -1;
 }
 
+/* DIR/state in state; DIR/musterd.conf in config, written with config_text
+ * (when that is NULL, config is ""). 0 or -1. */
+static int state_and_config(const char *dir, const char *config_text, char state[4096], char config[4096]) {
+        snprintf(state, 4096, "%s/state", dir);
+        config[0] = '\0';
+        if (!config_text)
+                return 0;
+        snprintf(config, 4096, "%s/musterd.conf", dir);
+        return tu_write_file(dir, "musterd.conf", config_text);
+}
+
+int tu_musterd_start_in(struct tu_musterd *m, const char *dir, const char *config_text) {
+        char state[4096], config[4096];
+        if (state_and_config(dir, config_text, state, config) < 0)
+                return -1;
+        return tu_musterd_start(m, state, *config ? config : NULL);
+}
+
+int tu_musterd_start_at(struct tu_musterd *m, const char *listen, const char *dir, const char *config_text) {
+        char state[4096], config[4096];
+        const char *colon = strrchr(listen, ':');
+        if (!colon || state_and_config(dir, config_text, state, config) < 0)
+                return -1;
+        if (!m->state_dir)
+                m->state_dir = strdup(state);
+        if (!m->log && asprintf(&m->log, "%s/musterd.log", dir) < 0)
+                m->log = NULL;
+        m->port = (unsigned) strtoul(colon + 1, NULL, 10);
+        snprintf(m->base, sizeof m->base, "http://%s", listen);
+        if (spawn_musterd(m, *config ? config : NULL) <= 0)
+                return -1;
+        return read_admin_token(m);
+}
+
 void tu_musterd_stop(struct tu_musterd *m, int sig) {
         if (m->pid <= 0)
                 return;
@@ -355,6 +413,8 @@ void tu_musterd_free(struct tu_musterd *m) {
         tu_musterd_stop(m, SIGTERM);
         free(m->state_dir);
         free(m->admin_token);
+        free(m->log);
+        free(m->admin_token_path);
         memset(m, 0, sizeof *m);
 }
 
@@ -375,12 +435,13 @@ static size_t tu_sink(char *p, size_t sz, size_t nm, void *u) {
         return sz * nm;
 }
 
-long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out) {
+long tu_http_raw(const char *method, const char *url, const char *token, const char *ctype, const void *body,
+                 size_t body_len, struct tu_http_reply *r) {
         CURL *c = curl_easy_init();
         struct curl_slist *h = NULL;
         struct tu_buf b = { 0 };
         char hdr[8300];
-        long code = 0;
+        *r = (struct tu_http_reply) { .curl = CURLE_FAILED_INIT, .content_length = -1 };
         if (!c)
                 return 0;
         curl_easy_setopt(c, CURLOPT_URL, url);
@@ -393,21 +454,37 @@ long tu_http(const char *method, const char *url, const char *token, const char 
                 snprintf(hdr, sizeof hdr, "Authorization: Bearer %s", token);
                 h = curl_slist_append(h, hdr);
         }
+        if (ctype) {
+                snprintf(hdr, sizeof hdr, "Content-Type: %s", ctype);
+                h = curl_slist_append(h, hdr);
+        }
         if (body) {
-                h = curl_slist_append(h, "Content-Type: application/json");
                 curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
                 curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) body_len);
         }
         h = curl_slist_append(h, "Expect:");
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        if (curl_easy_perform(c) == CURLE_OK)
-                curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        r->curl = curl_easy_perform(c);
+        if (r->curl == CURLE_OK) {
+                char *ct = NULL;
+                curl_off_t cl = -1;
+                curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+                curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+                curl_easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+                snprintf(r->ctype, sizeof r->ctype, "%s", ct ? ct : "");
+                r->content_length = cl;
+        }
         curl_slist_free_all(h);
         curl_easy_cleanup(c);
-        if (out)
-                *out = b.d;
-        else
-                free(b.d);
+        r->body = b.d;
+        r->len = b.n;
+        return r->status;
+}
+
+long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out) {
+        struct tu_http_reply r;
+        long code = tu_http_raw(method, url, token, body ? "application/json" : NULL, body, body_len, &r);
+        give(out, r.body);
         return code;
 }
 
@@ -431,6 +508,16 @@ long tu_create_infra_env(const char *base, const char *admin, const char *name, 
                 *agent_token = (v = tu_jstr(o, "agent_token")) ? strdup(v) : NULL;
         json_object_put(o);
         json_object_put(body);
+        return code;
+}
+
+long tu_create_cluster(const char *base, const char *token, const char *body, char **id) {
+        json_object *o = NULL;
+        long code = tu_http_json("POST", tu_url(base, "/api/v2/clusters"), token, body, &o);
+        const char *v;
+        if (code == 201 && id)
+                *id = (v = tu_jstr(o, "id")) ? strdup(v) : NULL;
+        json_object_put(o);
         return code;
 }
 
@@ -515,4 +602,289 @@ int tu_stop_pid(int pid, int sig, int timeout_ms) {
         kill(pid, sig);
         int st = tu_wait_pid(pid, timeout_ms);
         return st >= 0 ? st : tu_kill_wait(pid, SIGKILL);
+}
+
+int tu_stop(int *pid, int sig) {
+        int st = tu_stop_pid(*pid, sig, 10000);
+        *pid = -1;
+        return st;
+}
+
+/* ---- hosts as the API shows them ----------------------------------------- */
+
+bool tu_status_is(json_object *host, const void *status) {
+        const char *s = tu_jstr(host, "status");
+        return s && strcmp(s, status) == 0;
+}
+
+json_object *tu_wait_host(const struct tu_musterd *m, const char *ie, const char *host_id, tu_host_pred pred,
+                          const void *arg, int timeout_ms, const char *what) {
+        int64_t deadline = tu_mono_ms() + timeout_ms;
+        json_object *h = NULL;
+        for (;;) {
+                json_object_put(h);
+                h = NULL;
+                if (tu_http_json("GET", tu_url(m->base, "/api/v2/infra-envs/%s/hosts/%s", ie, host_id), m->admin_token,
+                                 NULL, &h) != 200) {
+                        json_object_put(h);
+                        h = NULL;
+                }
+                if (h && pred(h, arg))
+                        return h;
+                if (tu_mono_ms() > deadline)
+                        break;
+                tu_sleep_ms(200);
+        }
+        cr_assert_fail("host %s never became %s: %s", host_id, what,
+                       h ? json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN) : "(not registered)");
+        return NULL;
+}
+
+/* ---- fixtures ------------------------------------------------------------- */
+
+void tu_release_build(const char *src, const char *out_dir) {
+        tu_must("bash %s/../make-release.sh %s %s", src, src, out_dir);
+}
+
+/* A whole file (malloc'd, NUL-terminated); the test fails if unreadable. */
+static char *read_whole(const char *path) {
+        FILE *f = fopen(path, "rbe");
+        cr_assert_not_null(f, "%s", path);
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&buf, &n);
+        cr_assert_not_null(m);
+        char chunk[65536];
+        size_t k;
+        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+                fwrite(chunk, 1, k, m);
+        cr_assert_eq(ferror(f), 0, "%s", path);
+        fclose(f);
+        fclose(m);
+        return buf;
+}
+
+static int cmp_names(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+json_object *tu_release_json(const char *rdir) {
+        static const char image[] = "path: os.img";
+        char path[4096];
+        snprintf(path, sizeof path, "%s/release.yaml", rdir);
+        char *y = read_whole(path), *p = strstr(y, image), *abs;
+        cr_assert_not_null(p, "%s has %s", path, image);
+        *p = '\0';
+        cr_assert_geq(asprintf(&abs, "%spath: %s/os.img%s", y, rdir, p + strlen(image)), 0);
+        free(y);
+        json_object *o = json_object_new_object(), *files = json_object_new_array();
+        json_object_object_add(o, "release_yaml", json_object_new_string(abs));
+        free(abs);
+        DIR *d = opendir(rdir);
+        cr_assert_not_null(d, "%s", rdir);
+        char *names[64];
+        size_t n = 0;
+        for (struct dirent *e; (e = readdir(d));) {
+                const char *dot = strrchr(e->d_name, '.');
+                if (!dot || strcmp(e->d_name, "release.yaml") == 0 ||
+                    (strcmp(dot, ".yaml") && strcmp(dot, ".yml") && strcmp(dot, ".json")))
+                        continue;
+                cr_assert_lt(n, 64, "at most 64 files in %s", rdir);
+                names[n++] = strdup(e->d_name);
+        }
+        closedir(d);
+        qsort(names, n, sizeof *names, cmp_names);
+        for (size_t i = 0; i < n; i++) {
+                snprintf(path, sizeof path, "%s/%s", rdir, names[i]);
+                char *text = read_whole(path);
+                json_object *f = json_object_new_object();
+                json_object_object_add(f, "name", json_object_new_string(names[i]));
+                json_object_object_add(f, "content", json_object_new_string(text));
+                json_object_array_add(files, f);
+                free(text);
+                free(names[i]);
+        }
+        json_object_object_add(o, "files", files);
+        return o;
+}
+
+long tu_release_import(const char *base, const char *token, const char *release_dir, json_object **out) {
+        json_object *body = tu_release_json(release_dir);
+        long code = tu_http_json("POST", tu_url(base, "/api/v2/releases"), token,
+                                 json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN), out);
+        json_object_put(body);
+        return code;
+}
+
+void tu_fixture_variant(const char *root, const char *out, const char *address, const char *hostname,
+                        const char *mac) {
+        char line[256];
+        tu_must("cp -a %s %s", root, out);
+        tu_must("sed -i \\#/dev/vda#d %s/proc/self/mountinfo", out);
+        tu_must("sed -i s/192\\.0\\.2\\.2$/%s/ %s/proc/net/fib_trie", address, out);
+        snprintf(line, sizeof line, "%s\n", hostname);
+        cr_assert_eq(tu_write_file(out, "proc/sys/kernel/hostname", line), 0);
+        snprintf(line, sizeof line, "%s\n", mac);
+        cr_assert_eq(tu_write_file(out, "sys/class/net/eth0/address", line), 0);
+}
+
+/* ---- network namespaces ----------------------------------------------------- */
+
+void tu_fabric_up(struct tu_fabric *f, const char *prefix, const char *coord_addr) {
+        memset(f, 0, sizeof *f);
+        snprintf(f->prefix, sizeof f->prefix, "%s", prefix);
+        snprintf(f->coord, sizeof f->coord, "%sc%d", prefix, (int) (getpid() % 100000));
+        tu_must("ip netns add %s", f->coord);
+        tu_must("ip -n %s link set lo up", f->coord);
+        tu_must("ip -n %s link add br0 type bridge", f->coord);
+        tu_must("ip -n %s addr add %s/24 dev br0", f->coord, coord_addr);
+        tu_must("ip -n %s link set br0 up", f->coord);
+}
+
+int tu_fabric_add(struct tu_fabric *f, const char *address, const char *mac) {
+        cr_assert_lt(f->n, TU_FABRIC_MAX);
+        int i = f->n++;
+        char *ns = f->node[i];
+        snprintf(ns, sizeof f->node[i], "%sa%d-%d", f->prefix, i, (int) (getpid() % 100000));
+        tu_must("ip netns add %s", ns);
+        tu_must("ip -n %s link set lo up", ns);
+        tu_must("ip -n %s link add p%d type veth peer name eth0 netns %s", f->coord, i, ns);
+        tu_must("ip -n %s link set p%d master br0 up", f->coord, i);
+        tu_must("ip -n %s link set eth0 address %s", ns, mac);
+        tu_must("ip -n %s addr add %s/24 dev eth0", ns, address);
+        tu_must("ip -n %s link set eth0 up", ns);
+        return i;
+}
+
+int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const char *const *argv, const char *log) {
+        const char *v[64] = { "ip", "netns", "exec", f->node[i], "sh", "-c",
+                              "mount --bind \"$0\" /etc/hosts && exec \"$@\"", hosts };
+        int n = 8;
+        for (; *argv && n < 63; argv++)
+                v[n++] = *argv;
+        v[n] = NULL;
+        return tu_spawn(v, log);
+}
+
+void tu_fabric_down(struct tu_fabric *f) {
+        for (int i = 0; i < TU_FABRIC_MAX; i++)
+                if (f->node[i][0])
+                        tu_runf(NULL, NULL, "ip netns del %s", f->node[i]);
+        if (f->coord[0])
+                tu_runf(NULL, NULL, "ip netns del %s", f->coord);
+        memset(f, 0, sizeof *f);
+}
+
+/* ---- musterctl ---------------------------------------------------------------- */
+
+void tu_ctl_clean_env(void) {
+        unsetenv("MUSTER_TOKEN");
+        unsetenv("MUSTER_TOKEN_FILE");
+        unsetenv("MUSTER_SERVER");
+}
+
+const char *tu_ctl_path(void) {
+        const char *p = getenv("MUSTERCTL");
+        cr_assert(p && *p, "MUSTERCTL names the built musterctl");
+        return p;
+}
+
+/* argv = musterctl --server SERVER --token-file TOKEN_FILE ARGS...; the
+ * argument count. */
+static int ctl_argv(const char *argv[64], const char *server, const char *token_file, const char *const *args) {
+        int n = 0;
+        argv[n++] = tu_ctl_path();
+        argv[n++] = "--server";
+        argv[n++] = server;
+        argv[n++] = "--token-file";
+        argv[n++] = token_file;
+        for (; *args && n < 63; args++)
+                argv[n++] = *args;
+        argv[n] = NULL;
+        return n;
+}
+
+int tu_ctl(char **out, char **err, const char *server, const char *token_file, const char *const *args) {
+        const char *argv[64];
+        int n = ctl_argv(argv, server, token_file, args);
+        int status = -1;
+        char *e = NULL;
+        char *o = tu_run(argv, &status, &e);
+        cr_assert_not_null(o, "musterctl ran");
+        /* Failures exit 1 too: the sanitizers are told by what they print. */
+        cr_assert_neq(status, 23, "LeakSanitizer found leaks in musterctl:\n%s", e ? e : "");
+        if (e && (strstr(e, "Sanitizer") || strstr(e, "runtime error:")))
+                cr_assert_fail("a sanitizer spoke in musterctl %s:\n%s", n > 5 ? argv[5] : "", e);
+        give(out, o);
+        give(err, e);
+        return status;
+}
+
+int tu_ctl_spawn(const char *server, const char *token_file, const char *const *args, int *out_fd) {
+        const char *argv[64];
+        int p[2];
+        ctl_argv(argv, server, token_file, args);
+        cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+        posix_spawnattr_t at;
+        sigset_t def, none;
+        posix_spawnattr_init(&at);
+        sigemptyset(&def);
+        sigaddset(&def, SIGINT);
+        sigaddset(&def, SIGTERM);
+        posix_spawnattr_setsigdefault(&at, &def);
+        sigemptyset(&none);
+        posix_spawnattr_setsigmask(&at, &none);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+        pid_t pid;
+        cr_assert_eq(posix_spawn(&pid, argv[0], &fa, &at, (char *const *) argv, environ), 0);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&at);
+        close(p[1]);
+        *out_fd = p[0];
+        return pid;
+}
+
+bool tu_read_until(int fd, char **buf, size_t *len, const char *needle, int timeout_ms) {
+        int64_t deadline = tu_mono_ms() + timeout_ms;
+        for (;;) {
+                if (*buf && strstr(*buf, needle))
+                        return true;
+                int64_t left = deadline - tu_mono_ms();
+                if (left <= 0)
+                        return false;
+                struct pollfd p = { fd, POLLIN, 0 };
+                int r = poll(&p, 1, (int) left);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0)
+                        return false;
+                char chunk[4096];
+                ssize_t k = read(fd, chunk, sizeof chunk);
+                if (k <= 0)
+                        return *buf && strstr(*buf, needle);
+                char *b = realloc(*buf, *len + (size_t) k + 1);
+                cr_assert_not_null(b);
+                *buf = b;
+                memcpy(*buf + *len, chunk, (size_t) k);
+                *len += (size_t) k;
+                (*buf)[*len] = '\0';
+        }
+}
+
+void tu_assert_fits(const char *s, const char *token) {
+        const char *p = s;
+        while (*p) {
+                size_t n = strcspn(p, "\n"), w = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (((unsigned char) p[i] & 0xC0) != 0x80)
+                                w++;
+                bool is_token = token && n == strlen(token) && strncmp(p, token, n) == 0;
+                cr_assert(w <= 80 || is_token, "a line of %zu columns:\n%.*s\nin:\n%s", w, (int) n, p, s);
+                p += n;
+                if (*p)
+                        p++;
+        }
 }

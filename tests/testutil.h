@@ -1,7 +1,11 @@
 /* Helpers shared by the Criterion suites: run real binaries, temp dirs,
- * musterd and agents started and stopped by their PIDs, URLs and JSON. */
+ * musterd and agents started and stopped by their PIDs, URLs and JSON, the
+ * fixture releases, network namespaces, musterctl. Those said to fail the
+ * test do so with a Criterion assertion: call them from a test or its
+ * .init/.fini only. */
 #pragma once
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +17,9 @@ char *tu_run(const char *const argv[], int *status, char **err_out);
 /* Run a command line split on spaces (no quoting); the exit status, or -1
  * if it did not start. stdout and stderr on request (caller frees). */
 int tu_runf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* tu_runf that must succeed: the test fails unless the command exits 0,
+ * naming the command and its stderr. */
+void tu_must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* `muster-agent inventory [--sysroot DIR]` parsed; NULL if not JSON. */
 json_object *tu_agent_inventory(const char *sysroot, int *status);
 /* A new empty directory under $TMPDIR (malloc'd path). */
@@ -32,6 +39,9 @@ const char *tu_validation(json_object *host, const char *id);
 int64_t tu_mono_ms(void);
 /* Move this thread into the network namespace /run/netns/NAME. 0 or -errno. */
 int tu_enter_netns(const char *name);
+/* The next number of a xorshift64 generator (reproducible runs from a
+ * fixed seed in *state). */
+uint32_t tu_xorshift(uint64_t *state);
 
 /* ---- musterd under test ------------------------------------------------ */
 
@@ -41,11 +51,29 @@ struct tu_musterd {
         char *state_dir;   /* owned */
         char base[64];     /* "http://127.0.0.1:PORT" */
         char *admin_token; /* read from STATE/admin.token */
+        char *admin_token_path; /* that file (for musterctl --token-file) */
+        char *log;         /* owned; its stdout+stderr go there (NULL: inherited) */
 };
+/* musterd.conf with low minimums, so that the captured QEMU server (4 CPUs,
+ * 2 GiB) qualifies for every role and for a single-node cluster. */
+#define TU_CONFIG_LOW_MINIMUMS                                  \
+        "[requirements.any]\ncpu_cores = 1\nmemory = 1GiB\n"    \
+        "[requirements.master]\ncpu_cores = 2\nmemory = 1GiB\n" \
+        "[requirements.worker]\ncpu_cores = 1\nmemory = 1GiB\n" \
+        "[requirements.sno]\ncpu_cores = 2\nmemory = 1GiB\n"
 /* Start the real musterd on a free loopback port with `state_dir` (created
- * if needed) and optional config file; waits (bounded) until /healthz
+ * if needed) and optional config file; waits (up to 20 s) until /healthz
  * answers. 0 or -1. */
 int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *config);
+/* tu_musterd_start with DIR/state, after writing config_text (unless NULL)
+ * to DIR/musterd.conf. 0 or -1. */
+int tu_musterd_start_in(struct tu_musterd *m, const char *dir, const char *config_text);
+/* Start musterd listening on `listen` ("ADDR:PORT", e.g. inside a network
+ * namespace; no other port is tried) with DIR/state, config_text (unless
+ * NULL) written to DIR/musterd.conf, and its output appended to
+ * DIR/musterd.log (m->log); waits (bounded) until /healthz answers and reads
+ * the admin token. Again after a stop: the same state. 0 or -1. */
+int tu_musterd_start_at(struct tu_musterd *m, const char *listen, const char *dir, const char *config_text);
 /* Stop it by its PID with `sig` (SIGTERM: clean; SIGKILL: crash) and reap it. */
 void tu_musterd_stop(struct tu_musterd *m, int sig);
 void tu_musterd_free(struct tu_musterd *m);
@@ -59,6 +87,22 @@ long tu_http_json(const char *method, const char *url, const char *token, const 
  * HTTP status; on 201 the new id and agent token (malloc'd; either pointer
  * may be NULL when not wanted). */
 long tu_create_infra_env(const char *base, const char *admin, const char *name, char **id, char **agent_token);
+/* POST body to base/api/v2/clusters with token: the HTTP status; on 201 the
+ * new cluster's id in *id (malloc'd). */
+long tu_create_cluster(const char *base, const char *token, const char *body, char **id);
+/* A raw request's answer, for what tu_http does not tell. */
+struct tu_http_reply {
+        int curl;               /* the transfer's CURLcode (0: CURLE_OK) */
+        long status;            /* 0 if none */
+        char *body;             /* malloc'd, NUL-terminated, may hold NULs; caller frees */
+        size_t len;
+        char ctype[128];        /* Content-Type; "" if none */
+        int64_t content_length; /* Content-Length; -1 if none */
+};
+/* One request with a body of any content type (ctype NULL: none added, so
+ * curl's own for a body); the status, and all of the answer in *r. */
+long tu_http_raw(const char *method, const char *url, const char *token, const char *ctype, const void *body,
+                 size_t body_len, struct tu_http_reply *r);
 /* base followed by the printf-formatted path. The text lives in one of four
  * per-thread buffers that are reused in turn: good for the next few calls. */
 const char *tu_url(const char *base, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -80,3 +124,81 @@ int tu_kill_wait(int pid, int sig);
 /* Send sig to pid, wait up to timeout_ms, then SIGKILL; reaped either way.
  * Its exit status as tu_wait_pid's; -1 if pid <= 0. */
 int tu_stop_pid(int pid, int sig, int timeout_ms);
+/* tu_stop_pid(*pid, sig, 10 s), and *pid = -1: stopped and forgotten (a
+ * second call does nothing). */
+int tu_stop(int *pid, int sig);
+
+/* ---- hosts as the API shows them ----------------------------------------- */
+
+typedef bool (*tu_host_pred)(json_object *host, const void *arg);
+/* The host's "status" is the string arg. */
+bool tu_status_is(json_object *host, const void *status);
+/* Poll the host (every 200 ms, as m's admin) until pred holds: that host
+ * (caller puts it). After timeout_ms the test fails, saying it never became
+ * `what`, with the last answer. */
+json_object *tu_wait_host(const struct tu_musterd *m, const char *ie, const char *host_id, tu_host_pred pred,
+                          const void *arg, int timeout_ms, const char *what);
+
+/* ---- fixtures ------------------------------------------------------------- */
+
+/* Build the fixture release in folder src (tests/fixtures/releases/VERSION)
+ * into out_dir with make-release.sh beside it; the test fails if that does. */
+void tu_release_build(const char *src, const char *out_dir);
+/* The POST /api/v2/releases body as musterctl sends it for a release dir:
+ * release.yaml with the OS image path made absolute as "release_yaml", and
+ * every other .yaml, .yml and .json file in name order as "files". */
+json_object *tu_release_json(const char *release_dir);
+/* POST tu_release_json(release_dir) to base with token: the HTTP status;
+ * the answer on request (NULL if not JSON). */
+long tu_release_import(const char *base, const char *token, const char *release_dir, json_object **out);
+/* Copy a captured machine's root to `out` as if it were booted from the
+ * discovery ISO: its disk (/dev/vda) not mounted; its address (192.0.2.2,
+ * the build machine's) and hostname and MAC replaced. */
+void tu_fixture_variant(const char *root, const char *out, const char *address, const char *hostname,
+                        const char *mac);
+
+/* ---- network namespaces ----------------------------------------------------- */
+
+#define TU_FABRIC_MAX 8
+/* A test network: namespace `coord` whose bridge br0 holds an address/24,
+ * and per node a namespace whose eth0 (its address/24 and MAC) is a veth
+ * to br0 (named pI in coord). Names: PREFIXc<pid>, PREFIXa<I>-<pid>. */
+struct tu_fabric {
+        char coord[32];
+        char node[TU_FABRIC_MAX][32];
+        int n;
+        char prefix[8];
+};
+/* The coordinator's namespace and bridge with coord_addr; the test fails if
+ * `ip` does. Not entered: tu_enter_netns(f->coord) does that. */
+void tu_fabric_up(struct tu_fabric *f, const char *prefix, const char *coord_addr);
+/* One more node with address and mac: its index in f->node. */
+int tu_fabric_add(struct tu_fabric *f, const char *address, const char *mac);
+/* Spawn argv in node i's namespace (`ip netns exec`, so in a mount
+ * namespace of its own) with `hosts` bind-mounted over its /etc/hosts, and
+ * its output appended to log (optional): the pid, or -1. */
+int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const char *const *argv, const char *log);
+/* Delete every namespace of f (safe on a partly built or zeroed one). */
+void tu_fabric_down(struct tu_fabric *f);
+
+/* ---- musterctl ---------------------------------------------------------------- */
+
+/* No MUSTER_TOKEN, MUSTER_TOKEN_FILE nor MUSTER_SERVER in the environment:
+ * only what each musterctl call passes counts. */
+void tu_ctl_clean_env(void);
+/* The built musterctl ($MUSTERCTL); the test fails if it is not set. */
+const char *tu_ctl_path(void);
+/* Run musterctl --server SERVER --token-file TOKEN_FILE ARGS... (args
+ * NULL-terminated, at most 58 kept): its exit status; stdout and stderr on
+ * request (caller frees). The test fails if it did not run or a sanitizer
+ * spoke (a leak, a runtime error): failures exit 1 too. */
+int tu_ctl(char **out, char **err, const char *server, const char *token_file, const char *const *args);
+/* Start the same with its stdout on a pipe (*out_fd) and SIGINT and SIGTERM
+ * as a terminal delivers them, whatever the runner ignores: its pid. */
+int tu_ctl_spawn(const char *server, const char *token_file, const char *const *args, int *out_fd);
+/* Read fd into *buf (*len bytes, NUL-terminated) until it holds needle or
+ * timeout_ms pass: whether it does. */
+bool tu_read_until(int fd, char **buf, size_t *len, const char *needle, int timeout_ms);
+/* Every line of s fits 80 columns (code points), but a line that is exactly
+ * `token` (NULL: none): a token is not cut. The test fails otherwise. */
+void tu_assert_fits(const char *s, const char *token);

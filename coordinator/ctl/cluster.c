@@ -50,6 +50,8 @@ static int print_cluster(struct ctl *c, json_object *o, bool details) {
         ctl_kv_add(&kv, "Availability", ctl_jstr(o, "high_availability_mode"), 0);
         ctl_kv_add(&kv, "Pull secret", ps ? (json_object_get_boolean(ps) ? "set" : "not set") : NULL, 0);
         ctl_kv_add(&kv, "Labels", labels, CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Feature set", ctl_jstr(o, "feature_set"), 0);
+        ctl_capabilities_kv(&kv, o, false);
         ctl_kv_add(&kv, "Payload revision", ctl_jstr(o, "payload_revision"), 0);
         ctl_kv_add(&kv, "Created", ctl_when(ctl_jstr(o, "created_at"), w1, sizeof w1), 0);
         ctl_kv_add(&kv, "Updated", ctl_when(ctl_jstr(o, "updated_at"), w2, sizeof w2), 0);
@@ -60,71 +62,188 @@ static int print_cluster(struct ctl *c, json_object *o, bool details) {
         return r;
 }
 
+/* Options that create and set share: the capability spec and feature set. */
+enum { O_RELEASE = CTL_OPT_FIRST_LOCAL, O_DOMAIN, O_CIDR, O_API, O_INGRESS, O_SNO, O_PULL, O_LABEL, O_NAME, O_BASELINE,
+       O_ENABLE, O_FEATURE_SET };
+#define CLUSTER_OPTIONS                                                        \
+        { "release", required_argument, NULL, O_RELEASE },                     \
+        { "base-domain", required_argument, NULL, O_DOMAIN },                  \
+        { "machine-cidr", required_argument, NULL, O_CIDR },                   \
+        { "api-vip", required_argument, NULL, O_API },                         \
+        { "ingress-vip", required_argument, NULL, O_INGRESS },                 \
+        { "pull-secret-file", required_argument, NULL, O_PULL },               \
+        { "baseline", required_argument, NULL, O_BASELINE },                   \
+        { "enable", required_argument, NULL, O_ENABLE },                       \
+        { "feature-set", required_argument, NULL, O_FEATURE_SET }
+
+struct cluster_args {
+        json_object *body;      /* the request */
+        json_object *labels;
+        json_object *enable;    /* --enable names, or NULL when not given */
+        const char *baseline;   /* --baseline, or NULL */
+        const char *pull;
+        bool sno;
+};
+
+static void cluster_args_free(struct cluster_args *a) {
+        json_object_put(a->body);
+        json_object_put(a->labels);
+        json_object_put(a->enable);
+}
+
+/* One option of create or set into a; 0, or the exit status (printed). */
+static int cluster_option(const struct ctl_cmd *cmd, int o, struct cluster_args *a) {
+        static const char *const keys[] = {
+                [O_RELEASE - O_RELEASE] = "release_version", [O_DOMAIN - O_RELEASE] = "base_dns_domain",
+                [O_CIDR - O_RELEASE] = "machine_network_cidr", [O_API - O_RELEASE] = "api_vip",
+                [O_INGRESS - O_RELEASE] = "ingress_vip", [O_NAME - O_RELEASE] = "name",
+                [O_FEATURE_SET - O_RELEASE] = "feature_set",
+        };
+        int k;
+        switch (o) {
+        case CTL_OPT_HELP: return -1;
+        case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+        case O_NAME:
+        case O_FEATURE_SET:
+                if (!*optarg)
+                        return ctl_usage_error(cmd, "--%s must not be empty", o == O_NAME ? "name" : "feature-set");
+                /* fall through */
+        case O_RELEASE:
+        case O_DOMAIN:
+        case O_CIDR:
+        case O_API:
+        case O_INGRESS:
+                json_object_object_add(a->body, keys[o - O_RELEASE], json_object_new_string(optarg));
+                return 0;
+        case O_SNO: a->sno = true; return 0;
+        case O_PULL: a->pull = optarg; return 0;
+        case O_BASELINE:
+                if (!*optarg)
+                        return ctl_usage_error(cmd, "--baseline takes a capability set (None, v4.11, ..., vCurrent)");
+                a->baseline = optarg;
+                return 0;
+        case O_ENABLE:
+                if (!a->enable && !(a->enable = json_object_new_array()))
+                        return ctl_fail("out of memory");
+                k = ctl_csv_append(a->enable, optarg);
+                if (k == -ENOMEM)
+                        return ctl_fail("out of memory");
+                if (k < 0)
+                        return ctl_usage_error(cmd, "--enable takes capabilities separated by commas (at most %d), "
+                                               "not \"%s\"", CTL_MAX_NAMES, optarg);
+                return 0;
+        case O_LABEL: {
+                const char *eq = strchr(optarg, '=');
+                if (!eq || eq == optarg)
+                        return ctl_usage_error(cmd, "--label takes KEY=VALUE, not \"%s\"", optarg);
+                _cleanup_free_ char *key = strndup(optarg, (size_t) (eq - optarg));
+                if (!key)
+                        return ctl_fail("out of memory");
+                json_object_object_add(a->labels, key, json_object_new_string(eq + 1));
+                return 0;
+        }
+        default: return CTL_EXIT_USAGE;
+        }
+}
+
+/* The options of create or set (opts) into a, whose body and labels it
+ * allocates, and the one argument (`arg` names it): 0, -1 after --help, or
+ * the exit status (printed). */
+static int cluster_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv,
+                           const struct option *opts, const char *arg, struct cluster_args *a) {
+        int o;
+        a->body = json_object_new_object();
+        a->labels = json_object_new_object();
+        if (!a->body || !a->labels)
+                return ctl_fail("out of memory");
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                int k = cluster_option(cmd, o, a);
+                if (k)
+                        return k;
+        }
+        return ctl_want_args(cmd, argc, argv, 1, arg) ? CTL_EXIT_USAGE : 0;
+}
+
+/* body.capabilities.spec from the options; `current` (the cluster's spec,
+ * or NULL) fills in what was not given. */
+static int add_cap_spec(struct cluster_args *a, json_object *current) {
+        if (!a->baseline && !a->enable)
+                return 0;
+        json_object *spec = json_object_new_object(), *caps = json_object_new_object();
+        if (!spec || !caps) {
+                json_object_put(spec);
+                json_object_put(caps);
+                return ctl_fail("out of memory");
+        }
+        json_object *base = a->baseline ? json_object_new_string(a->baseline)
+                                        : json_object_get(ctl_jget(current, "baseline_capability_set"));
+        json_object *add = a->enable ? json_object_get(a->enable)
+                                     : json_object_get(ctl_jget(current, "additional_enabled_capabilities"));
+        json_object_object_add(spec, "baseline_capability_set", base);
+        json_object_object_add(spec, "additional_enabled_capabilities", add ?: json_object_new_array());
+        json_object_object_add(caps, "spec", spec);
+        json_object_object_add(a->body, "capabilities", caps);
+        return 0;
+}
+
+static int finish_body(struct cluster_args *a) {
+        if (a->sno)
+                json_object_object_add(a->body, "high_availability_mode", json_object_new_string("None"));
+        if (json_object_object_length(a->labels) > 0)
+                json_object_object_add(a->body, "labels", json_object_get(a->labels));
+        if (a->pull && ctl_add_file(a->body, "pull_secret", a->pull, MODEL_MAX_SECRET, "pull secret"))
+                return CTL_EXIT_FAIL;
+        return 0;
+}
+
 int ctl_cluster_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        enum { O_RELEASE = CTL_OPT_FIRST_LOCAL, O_DOMAIN, O_CIDR, O_API, O_INGRESS, O_SNO, O_PULL, O_LABEL };
         static const struct option opts[] = {
-                { "release", required_argument, NULL, O_RELEASE },
-                { "base-domain", required_argument, NULL, O_DOMAIN },
-                { "machine-cidr", required_argument, NULL, O_CIDR },
-                { "api-vip", required_argument, NULL, O_API },
-                { "ingress-vip", required_argument, NULL, O_INGRESS },
+                CLUSTER_OPTIONS,
                 { "single-node", no_argument, NULL, O_SNO },
-                { "pull-secret-file", required_argument, NULL, O_PULL },
                 { "label", required_argument, NULL, O_LABEL },
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        static const char *const keys[] = {
-                [O_RELEASE - O_RELEASE] = "release_version", [O_DOMAIN - O_RELEASE] = "base_dns_domain",
-                [O_CIDR - O_RELEASE] = "machine_network_cidr", [O_API - O_RELEASE] = "api_vip",
-                [O_INGRESS - O_RELEASE] = "ingress_vip",
-        };
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
-        _cleanup_(json_object_putp) json_object *labels = json_object_new_object();
-        const char *pull = NULL;
-        bool sno = false;
-        int o;
-
-        if (!body || !labels)
-                return ctl_fail("out of memory");
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case O_RELEASE:
-                case O_DOMAIN:
-                case O_CIDR:
-                case O_API:
-                case O_INGRESS:
-                        json_object_object_add(body, keys[o - O_RELEASE], json_object_new_string(optarg));
-                        break;
-                case O_SNO: sno = true; break;
-                case O_PULL: pull = optarg; break;
-                case O_LABEL: {
-                        const char *eq = strchr(optarg, '=');
-                        if (!eq || eq == optarg)
-                                return ctl_usage_error(cmd, "--label takes KEY=VALUE, not \"%s\"", optarg);
-                        _cleanup_free_ char *k = strndup(optarg, (size_t) (eq - optarg));
-                        if (!k)
-                                return ctl_fail("out of memory");
-                        json_object_object_add(labels, k, json_object_new_string(eq + 1));
-                        break;
-                }
-                default: return CTL_EXIT_USAGE;
-                }
-        }
-        if (ctl_want_args(cmd, argc, argv, 1, "NAME"))
-                return CTL_EXIT_USAGE;
+        _cleanup_(cluster_args_free) struct cluster_args a = { 0 };
+        int o = cluster_options(c, cmd, argc, argv, opts, "NAME", &a);
+        if (o)
+                return o < 0 ? CTL_EXIT_OK : o;
         if (!*argv[optind])
                 return ctl_usage_error(cmd, "NAME must not be empty");
-        json_object_object_add(body, "name", json_object_new_string(argv[optind]));
-        if (sno)
-                json_object_object_add(body, "high_availability_mode", json_object_new_string("None"));
-        if (json_object_object_length(labels) > 0)
-                json_object_object_add(body, "labels", json_object_get(labels));
-        if (pull && ctl_add_file(body, "pull_secret", pull, MODEL_MAX_SECRET, "pull secret"))
+        json_object_object_add(a.body, "name", json_object_new_string(argv[optind]));
+        if (add_cap_spec(&a, NULL) || finish_body(&a))
                 return CTL_EXIT_FAIL;
-        return ctl_call_print(c, "POST", "/clusters", body, print_cluster, false);
+        return ctl_call_print(c, "POST", "/clusters", a.body, print_cluster, false);
+}
+
+int ctl_cluster_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = {
+                CLUSTER_OPTIONS,
+                { "name", required_argument, NULL, O_NAME },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        _cleanup_(cluster_args_free) struct cluster_args a = { 0 };
+        int o = cluster_options(c, cmd, argc, argv, opts, "CLUSTER", &a);
+        if (o)
+                return o < 0 ? CTL_EXIT_OK : o;
+        if (json_object_object_length(a.body) == 0 && !a.baseline && !a.enable && !a.pull)
+                return ctl_usage_error(cmd, "nothing to set: give --release, --baseline, --enable, --name, ...");
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "", NULL);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        /* The API takes the spec whole: what was not given stays as it is. */
+        struct ctl_reply cur = { 0 };
+        if ((!a.baseline || !a.enable) && (a.baseline || a.enable) &&
+            ctl_call_object(c, "GET", path, NULL, &cur) < 0) {
+                ctl_reply_free(&cur);
+                return CTL_EXIT_FAIL;
+        }
+        int k = add_cap_spec(&a, ctl_jget(cur.json, "capabilities.spec"));
+        ctl_reply_free(&cur);
+        if (k || finish_body(&a))
+                return CTL_EXIT_FAIL;
+        return ctl_call_print(c, "PATCH", path, a.body, print_cluster, false);
 }
 
 static int cluster_row(struct ctl_table *t, json_object *e) {

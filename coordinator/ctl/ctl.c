@@ -17,8 +17,16 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdio.h"
 
 volatile sig_atomic_t ctl_stop;
+
+#define CAP_OPTS                                                                                         \
+        "  --baseline SET         Baseline capability set of the release (None,\n"                      \
+        "                         v4.11, ..., vCurrent; default vCurrent)\n"                             \
+        "  --enable CAP[,CAP...]  Additional enabled capabilities (repeatable;\n"                       \
+        "                         replaces the list, \"\" empties it)\n"                                 \
+        "  --feature-set F        Feature set (default Default)\n"
 
 #define HOST_OPTS                                                                                        \
         "HOST is a host id, a unique prefix of one, its hostname, or INFRA_ENV/HOST.\n"
@@ -74,12 +82,80 @@ static const struct ctl_cmd commands[] = {
           "  --ingress-vip IP       Ingress virtual IP\n"
           "  --single-node          One host, no high availability\n"
           "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
-          "  --label KEY=VALUE      A label (repeat for several)\n",
+          "  --label KEY=VALUE      A label (repeat for several)\n"
+          CAP_OPTS,
           ctl_cluster_create },
+        { "cluster", "set", "CLUSTER [OPTIONS]", "Change a cluster's settings, release or capabilities",
+          "  --name NAME            New name\n"
+          "  --release V            Release version (an imported one)\n"
+          "  --base-domain D        Base DNS domain\n"
+          "  --machine-cidr CIDR    Machine network\n"
+          "  --api-vip IP           API virtual IP\n"
+          "  --ingress-vip IP       Ingress virtual IP\n"
+          "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
+          CAP_OPTS,
+          ctl_cluster_set },
         { "cluster", "list", "", "List clusters", "", ctl_cluster_list },
         { "cluster", "show", "CLUSTER", "Show a cluster and its validations", "",
           ctl_cluster_show },
         { "cluster", "delete", "CLUSTER", "Delete a cluster (no hosts may be bound)", "", ctl_cluster_delete },
+        { "cluster", "capabilities", "CLUSTER [OPTIONS]", "Show or change a cluster's capabilities",
+          "  --baseline SET         Baseline capability set of the release (None,\n"
+          "                         v4.11, ..., vCurrent)\n"
+          "  --enable CAP[,CAP...]  Add capabilities to the additional ones\n"
+          "  --disable CAP[,CAP...] Remove capabilities from the additional ones (a\n"
+          "                         capability once enabled stays enabled: it is\n"
+          "                         then enabled implicitly)\n"
+          "\nWith no option, shows the spec, the enabled and known capabilities and the\n"
+          "ImplicitlyEnabledCapabilities condition.\n",
+          ctl_cluster_capabilities },
+        { "cluster", "install", "CLUSTER", "Install a cluster whose validations pass",
+          "Builds payload revision 1 and starts the install on the bound hosts; the\n"
+          "failing validations are listed when the cluster is not ready.\n"
+          "musterctl cluster watch CLUSTER follows it.\n",
+          ctl_cluster_install },
+        { "cluster", "upgrade", "CLUSTER --release V", "Move a cluster to another imported release",
+          "  --release V            The release to move to\n"
+          "\nCapabilities that the new release needs for what the cluster has are\n"
+          "enabled implicitly; an installed cluster gets a new payload revision.\n",
+          ctl_cluster_upgrade },
+        { "cluster", "payload", "CLUSTER [--revision N] [--manifests]",
+          "List a cluster's payload revisions or show one",
+          "  --revision N           Show revision N: digest, signature, manifests\n"
+          "                         and OS image (-o json: its payload object)\n"
+          "  --manifests            List the revision's manifests (the latest one\n"
+          "                         without --revision)\n",
+          ctl_cluster_payload },
+        { "cluster", "watch", "CLUSTER [--interval T] [--timeout T]",
+          "Follow an install until it is done or fails",
+          "  --interval T           Poll every T seconds (default 2; 500ms, 0.5 are\n"
+          "                         fine)\n"
+          "  --timeout T            Give up after T (90, 90s, 10m, 2h); default never\n"
+          "\nRedraws on a terminal, else prints a block per change. Exits 0 once the\n"
+          "cluster is installed, 1 when it is in error (the failing hosts are told),\n"
+          "on --timeout or when interrupted.\n",
+          ctl_cluster_watch },
+        { "release", "import", "DIR", "Import a release directory",
+          "DIR holds release.yaml and the manifests: every *.yaml, *.yml and *.json\n"
+          "file beside it (not in subdirectories, not hidden), sent as they are. A\n"
+          "relative os_image.path is made absolute (the image must be on musterd's\n"
+          "machine). At most 64 MiB in all.\n",
+          ctl_release_import },
+        { "release", "list", "", "List imported releases", "", ctl_release_list },
+        { "release", "show", "VERSION [OPTIONS]", "Show a release and what a cluster of it gets",
+          "  --profile P            Cluster profile (default: the release's)\n"
+          "  --feature-set F        Feature set (default Default)\n"
+          "  --baseline SET         Baseline capability set (default vCurrent)\n"
+          "  --enable CAP[,CAP...]  Additional enabled capabilities\n"
+          "  --exclude ID[,ID...]   Ids excluded by exclude.release.openshift.io/ID\n"
+          "\nLists the manifests included and those excluded, with the reason.\n"
+          "-o json prints the release object with the preview as \"preview\".\n",
+          ctl_release_show },
+        { "release", "delete", "VERSION", "Delete a release no cluster uses", "", ctl_release_delete },
+        { "signing-key", "", "[-o FILE]", "Print musterd's payload signing public key (PEM)",
+          "  -o, --out FILE         Write the key to FILE instead (here -o is not\n"
+          "                         the output format)\n",
+          ctl_signing_key },
         { "event", "list", "[OPTIONS]", "List events, oldest first; --follow for new ones",
           "  --infra-env IE         Events of infra-env IE (id, prefix or name)\n"
           "  --cluster C            Events of cluster C (id, prefix or name)\n"
@@ -115,7 +191,8 @@ static void usage(FILE *f) {
         fputs("Usage: musterctl [OPTIONS] COMMAND ...\n\nThe admin CLI of musterd.\n\nCommands:\n", f);
         for (size_t i = 0; i < N_COMMANDS; i++) {
                 char name[64];
-                snprintf(name, sizeof name, "%s %s", commands[i].resource, commands[i].verb);
+                snprintf(name, sizeof name, "%s%s%s", commands[i].resource, *commands[i].verb ? " " : "",
+                         commands[i].verb);
                 fprintf(f, "  %-22s %s\n", name, commands[i].summary);
         }
         fprintf(f, "\n%s  --version              The version\n", global_help);
@@ -130,8 +207,8 @@ static void resource_usage(FILE *f, const char *resource) {
 }
 
 static void command_help(FILE *f, const struct ctl_cmd *cmd) {
-        fprintf(f, "Usage: musterctl %s %s%s%s\n\n%s.\n", cmd->resource, cmd->verb, *cmd->args ? " " : "", cmd->args,
-                cmd->summary);
+        fprintf(f, "Usage: musterctl %s%s%s%s%s\n\n%s.\n", cmd->resource, *cmd->verb ? " " : "", cmd->verb,
+                *cmd->args ? " " : "", cmd->args, cmd->summary);
         if (*cmd->help)
                 fprintf(f, "\n%s%s", strncmp(cmd->help, "  ", 2) == 0 ? "Options:\n" : "", cmd->help);
         fprintf(f, "\n%s", global_help);
@@ -154,7 +231,7 @@ int ctl_usage_error(const struct ctl_cmd *cmd, const char *fmt, ...) {
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         if (cmd)
-                fprintf(stderr, "\nTry 'musterctl %s %s --help'.\n", cmd->resource, cmd->verb);
+                fprintf(stderr, "\nTry 'musterctl %s%s%s --help'.\n", cmd->resource, *cmd->verb ? " " : "", cmd->verb);
         else
                 fputs("\nTry 'musterctl --help'.\n", stderr);
         return CTL_EXIT_USAGE;
@@ -166,6 +243,12 @@ int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const
                 return ctl_usage_error(cmd, "%s is missing", what);
         if (have > n)
                 return ctl_usage_error(cmd, "unexpected argument \"%s\"", argv[optind + n]);
+        return 0;
+}
+
+int ctl_opt_interval(const struct ctl_cmd *cmd, const char *arg, double *out) {
+        if (ctl_parse_interval(arg, out) < 0)
+                return ctl_usage_error(cmd, "--interval needs seconds (0.5, 2, 250ms; at most 3600), not \"%s\"", arg);
         return 0;
 }
 
@@ -228,6 +311,8 @@ int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
                                 usage(stdout);
                         return CTL_OPT_HELP;
                 case 'o':
+                        if (cmd && c->o_is_local)
+                                return 'o';
                         if (set_output(c, optarg) < 0) {
                                 ctl_usage_error(cmd, "-o takes table, wide or json, not \"%s\"", optarg);
                                 return CTL_OPT_BAD;
@@ -272,28 +357,21 @@ char *ctl_read_file(const char *path, size_t max, const char *what) {
                 return NULL;
         }
         char *buf = malloc(max + 2);
-        size_t len = 0;
         if (!buf) {
                 ctl_fail("out of memory");
                 return NULL;
         }
-        for (;;) {
-                ssize_t k = read(fd, buf + len, max + 1 - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        ctl_fail("cannot read %s %s: %s", what, path, strerror(errno));
-                        free(buf);
-                        return NULL;
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-                if (len > max) {
-                        ctl_fail("%s %s is larger than %zu bytes", what, path, max);
-                        free(buf);
-                        return NULL;
-                }
+        ssize_t k = fd_read_full(fd, buf, max + 1);
+        if (k < 0) {
+                ctl_fail("cannot read %s %s: %s", what, path, strerror((int) -k));
+                free(buf);
+                return NULL;
+        }
+        size_t len = (size_t) k;
+        if (len > max) {
+                ctl_fail("%s %s is larger than %zu bytes", what, path, max);
+                free(buf);
+                return NULL;
         }
         buf[len] = '\0';
         if (memchr(buf, '\0', len)) {
@@ -409,18 +487,23 @@ int ctl_main(int argc, char **argv) {
                 ctl_usage_error(NULL, "unknown command \"%s\"", resource);
                 goto out;
         }
-        if (optind + 1 >= argc || is_help(argv[optind + 1])) {
-                bool asked = optind + 1 < argc;
-                resource_usage(asked ? stdout : stderr, resource);
-                r = asked ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-                goto out;
-        }
-        const struct ctl_cmd *cmd = find_command(resource, argv[optind + 1]);
+        /* A command without a verb takes its options right after its name. */
+        const struct ctl_cmd *cmd = find_command(resource, "");
+        int first = optind;
         if (!cmd) {
-                ctl_usage_error(NULL, "unknown command \"%s %s\"", resource, argv[optind + 1]);
-                goto out;
+                if (optind + 1 >= argc || is_help(argv[optind + 1])) {
+                        bool asked = optind + 1 < argc;
+                        resource_usage(asked ? stdout : stderr, resource);
+                        r = asked ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+                        goto out;
+                }
+                cmd = find_command(resource, argv[optind + 1]);
+                if (!cmd) {
+                        ctl_usage_error(NULL, "unknown command \"%s %s\"", resource, argv[optind + 1]);
+                        goto out;
+                }
+                first = optind + 1;
         }
-        int first = optind + 1;
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
                 r = ctl_fail("cannot initialise libcurl");
                 goto out;

@@ -15,6 +15,9 @@
 #define CTL_MAX_TOKEN (16 * 1024)          /* a token file larger than this is not a token */
 #define CTL_MAX_REPLY (256 * 1024 * 1024)  /* a reply larger than this is refused */
 #define CTL_MAX_PAGES 100000               /* --all stops here whatever the server says */
+#define CTL_MAX_RELEASE_BYTES (64 * 1024 * 1024) /* what `release import` sends at most */
+#define CTL_MAX_RELEASE_FILES 20000        /* manifest files of one release */
+#define CTL_MAX_NAMES 256                  /* capability or id names in one option */
 
 enum ctl_exit { CTL_EXIT_OK = 0, CTL_EXIT_FAIL = 1, CTL_EXIT_USAGE = 2 };
 
@@ -30,13 +33,16 @@ struct ctl {
         void *curl;              /* CURL *, made on the first request */
         char errbuf[256];        /* libcurl's words for a failed transfer */
         bool quiet_unreachable;  /* the caller says "cannot reach" itself */
+        bool o_is_local;         /* -o after the command is the command's own
+                                  * option (signing-key -o FILE), not the format */
 };
 
 /* Set by SIGINT/SIGTERM while a command waits (event list --follow);
  * requests in flight are abandoned when it is set. */
 extern volatile sig_atomic_t ctl_stop;
 
-/* A command: `musterctl RESOURCE VERB ARGS`. */
+/* A command: `musterctl RESOURCE VERB ARGS`, or `musterctl RESOURCE ARGS`
+ * when verb is "" (signing-key). */
 struct ctl_cmd {
         const char *resource;
         const char *verb;
@@ -72,13 +78,17 @@ enum { CTL_OPT_END = -1, CTL_OPT_HELP = -2, CTL_OPT_BAD = -3 };
 /* The next option of a command (getopt_long over argv, argv[0] the verb;
  * reset optind to 0 before the first call). Global options are applied here;
  * --help prints the command's help (CTL_OPT_HELP); a usage error is printed
- * (CTL_OPT_BAD). Positional arguments are left in argv[optind..]. */
+ * (CTL_OPT_BAD). Positional arguments are left in argv[optind..]. -o is
+ * the output format, unless c->o_is_local: then it is returned as 'o'. */
 int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts);
 /* Print "musterctl: MESSAGE" and the hint to the command's --help; returns
  * CTL_EXIT_USAGE. */
 int ctl_usage_error(const struct ctl_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Positional arguments: exactly `n` of them (named for the error). */
 int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const char *what);
+/* The value of an --interval option (ctl_parse_interval) into *out: 0, or
+ * CTL_EXIT_USAGE with the error printed. */
+int ctl_opt_interval(const struct ctl_cmd *cmd, const char *arg, double *out);
 /* A command with at most one option of its own: `opts` are it and the global
  * options (NULL: the global ones only) and its argument goes to *value; then
  * exactly `n` positional arguments. true to go on; false with *rc the exit
@@ -136,6 +146,9 @@ void ctl_query_add(struct ctl_query *q, const char *key, const char *value);
  * -> its id (malloc'd). NULL with a message printed. */
 char *ctl_resolve_infra_env(struct ctl *c, const char *arg);
 char *ctl_resolve_cluster(struct ctl *c, const char *arg);
+/* "/clusters/ID" + suffix for a CLUSTER argument (malloc'd); the id into
+ * *id_out when not NULL. NULL with a message printed. */
+char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char **id_out);
 /* HOST, IE/HOST, a unique host id prefix or hostname -> its infra-env and
  * id. 0, or <0 with a message printed. */
 int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_id);
@@ -158,6 +171,42 @@ char *ctl_when(const char *rfc3339, char *buf, size_t n);
 char *ctl_age(const char *rfc3339, char *buf, size_t n);
 /* Validations as a table (one per line: id, status, message). */
 int ctl_print_validations(struct ctl *c, json_object *validations);
+/* The strings of a JSON array joined by ", " (malloc'd); `none` (copied)
+ * when it is empty or absent; NULL on ENOMEM. */
+char *ctl_join(json_object *array, const char *none);
+/* The same with another separator. */
+char *ctl_join_sep(json_object *array, const char *sep, const char *none);
+/* The length of a JSON array; 0 for NULL or anything else. */
+size_t ctl_jlen(json_object *array);
+/* Whether the JSON array holds the string s. */
+bool ctl_array_has(json_object *array, const char *s);
+
+/* ---- pure helpers (unit-tested) --------------------------------------------- */
+
+/* Append the names of a comma-separated list to `array` (a JSON array of
+ * strings), each once, blanks around them dropped. "" appends nothing.
+ * -EINVAL for an empty name ("a,,b"), -E2BIG past CTL_MAX_NAMES, -ENOMEM. */
+int ctl_csv_append(json_object *array, const char *csv);
+
+/* Where release.yaml's os_image.path value is: the byte range [*start,
+ * *end) of the scalar as written (quotes included), its value (malloc'd)
+ * and how it is quoted (0 plain, '\'' or '"'). 1 when found, 0 when the
+ * file has no os_image.path (a url release), -EINVAL when the text is not
+ * UTF-8 or not YAML libyaml reads, -ENOMEM. */
+int ctl_release_find_path(const char *text, size_t len, size_t *start, size_t *end, char **value, int *quote);
+/* text with [start, end) replaced by `path` written as a YAML scalar in the
+ * same quoting where it can be (plain becomes double-quoted when the path
+ * needs quotes); every other byte is kept. malloc'd, *out_len its length;
+ * NULL on ENOMEM. */
+char *ctl_release_splice_path(const char *text, size_t len, size_t start, size_t end, int quote, const char *path,
+                              size_t *out_len);
+
+/* `cluster watch`'s block: the cluster's name and status, then a table of
+ * its hosts (hostname, role, status, stage, progress bar). malloc'd, NULL
+ * on ENOMEM. */
+char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ctl_fmt *f);
+/* The cluster's install outcome for watch: 1 installed, -1 error, 0 not yet. */
+int ctl_watch_outcome(json_object *cluster);
 
 /* ---- verbs every resource has (resource.c) --------------------------------- */
 
@@ -206,3 +255,25 @@ int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 int ctl_cluster_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_token_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_release_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+
+/* ---- clusters' capabilities (capabilities.c) --------------------------------- */
+
+/* The capability lines of a cluster object for a key/value block: baseline
+ * set, additional, enabled, known (with `known`), conditions. */
+void ctl_capabilities_kv(struct ctl_kv *kv, json_object *cluster, bool known);
+/* When the implicit condition is True, a line on stdout naming what stays
+ * enabled implicitly; and one for each capability of `wanted_off` (JSON
+ * array, may be NULL) that stays enabled because the baseline set has it.
+ * Wrapped to f->width. */
+void ctl_print_implicit(const struct ctl_fmt *f, json_object *cluster, json_object *wanted_off);

@@ -179,9 +179,8 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
                         break;
                 case O_FOLLOW: follow = true; break;
                 case O_INTERVAL:
-                        if (ctl_parse_interval(optarg, &interval) < 0)
-                                return ctl_usage_error(cmd, "--interval needs seconds (0.5, 2, 250ms; at most 3600), "
-                                                       "not \"%s\"", optarg);
+                        if (ctl_opt_interval(cmd, optarg, &interval))
+                                return CTL_EXIT_USAGE;
                         break;
                 default: return CTL_EXIT_USAGE;
                 }

@@ -125,3 +125,75 @@ int ctl_print_validations(struct ctl *c, json_object *v) {
         ctl_table_free(&t);
         return r;
 }
+
+size_t ctl_jlen(json_object *a) {
+        return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+char *ctl_join(json_object *a, const char *none) {
+        return ctl_join_sep(a, ", ", none);
+}
+
+char *ctl_join_sep(json_object *a, const char *sep, const char *none) {
+        size_t n = ctl_jlen(a), len = 1;
+        for (size_t i = 0; i < n; i++)
+                len += strlen(json_object_get_string(json_object_array_get_idx(a, i)) ?: "") + strlen(sep);
+        if (n == 0)
+                return strdup(none);
+        char *s = malloc(len), *p = s;
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                p = stpcpy(stpcpy(p, i ? sep : ""), json_object_get_string(json_object_array_get_idx(a, i)) ?: "");
+        *p = '\0';
+        return s;
+}
+
+bool ctl_array_has(json_object *a, const char *s) {
+        size_t n = ctl_jlen(a);
+        for (size_t i = 0; i < n; i++) {
+                const char *e = json_object_get_string(json_object_array_get_idx(a, i));
+                if (e && strcmp(e, s) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* The next name of a comma-separated list at *p: [*b, *e); false at the end. */
+static bool csv_next(const char **p, const char **b, const char **e, bool *empty) {
+        if (!*p)
+                return false;
+        size_t n = strcspn(*p, ",");
+        *b = *p;
+        *e = *p + n;
+        while (*b < *e && (**b == ' ' || **b == '\t'))
+                (*b)++;
+        while (*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
+                (*e)--;
+        *empty = *b == *e;
+        *p = (*p)[n] ? *p + n + 1 : NULL;
+        return true;
+}
+
+int ctl_csv_append(json_object *a, const char *csv) {
+        const char *p, *b, *e;
+        bool empty;
+        if (!*csv)
+                return 0;
+        /* All or nothing: check every name before adding any. */
+        size_t n = 0;
+        for (p = csv; csv_next(&p, &b, &e, &empty); n++)
+                if (empty)
+                        return -EINVAL;
+        if (json_object_array_length(a) + n > CTL_MAX_NAMES)
+                return -E2BIG;
+        for (p = csv; csv_next(&p, &b, &e, &empty);) {
+                char *name = strndup(b, (size_t) (e - b));
+                if (!name)
+                        return -ENOMEM;
+                if (!ctl_array_has(a, name))
+                        json_object_array_add(a, json_object_new_string(name));
+                free(name);
+        }
+        return 0;
+}

@@ -82,6 +82,20 @@ char *ctl_resolve_cluster(struct ctl *c, const char *arg) {
         return resolve(c, arg, "/clusters", "cluster");
 }
 
+char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char **id_out) {
+        _cleanup_free_ char *id = ctl_resolve_cluster(c, arg);
+        char *path;
+        if (!id)
+                return NULL;
+        if (asprintf(&path, "/clusters/%s%s", id, suffix) < 0) {
+                ctl_fail("out of memory");
+                return NULL;
+        }
+        if (id_out)
+                *id_out = TAKE_PTR(id);
+        return path;
+}
+
 int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_id) {
         _cleanup_free_ char *ie = NULL;
         const char *slash = strchr(arg, '/');

@@ -156,6 +156,30 @@ static void put_cell(struct sbuf *b, const char *s, size_t width, const char *el
                 sb_spaces(b, pad > w ? pad - w : 0);
 }
 
+/* s cut in the middle to `width` columns; as it is when it fits. */
+static void put_middle(struct sbuf *b, const char *s, size_t width, const char *ellipsis) {
+        size_t w = ctl_text_width(s), ew = ctl_text_width(ellipsis);
+        if (w <= width) {
+                sb_puts(b, s);
+                return;
+        }
+        if (width <= ew + 1) {
+                put_cell(b, s, width, ellipsis, 0, false);
+                return;
+        }
+        size_t keep = width - ew, tail = keep / 2 + keep % 2, head = keep - tail;
+        sb_put(b, s, prefix_bytes(s, head));
+        sb_puts(b, ellipsis);
+        sb_puts(b, s + prefix_bytes(s, w - tail));
+}
+
+char *ctl_text_cut_middle(const char *s, size_t width, const char *ellipsis) {
+        struct sbuf b = { 0 };
+        sb_put(&b, "", 0);
+        put_middle(&b, s ? s : "", width, ellipsis ? ellipsis : "~");
+        return sb_take(&b);
+}
+
 char *ctl_text_cut(const char *s, size_t width, const char *ellipsis) {
         struct sbuf b = { 0 };
         sb_put(&b, "", 0);
@@ -397,6 +421,10 @@ static void render_row(struct sbuf *b, const struct ctl_table *t, const struct c
                         char shortid[4 * CTL_SHORT_ID + 1];
                         snprintf(shortid, sizeof shortid, "%.*s", (int) prefix_bytes(s, CTL_SHORT_ID), s);
                         put_cell(b, shortid, w[i], ell, pad, right);
+                } else if ((c->flags & CTL_COL_MIDDLE) && ctl_text_width(s) > w[i]) {
+                        put_middle(b, s, w[i], ell);
+                        if (pad > w[i])
+                                sb_spaces(b, pad - w[i]);
                 } else
                         put_cell(b, s, w[i], ell, pad, right);
         }
@@ -614,13 +642,22 @@ int ctl_parse_long(const char *s, long min, long max, long *out) {
         return 0;
 }
 
-int ctl_parse_interval(const char *s, double *out) {
-        char *end;
+/* The unsigned number s starts with (a digit or '.' first: no sign, no
+ * space) into *v, with *end after it. */
+static int leading_number(const char *s, double *v, char **end) {
         if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
                 return -EINVAL;
         errno = 0;
-        double v = strtod(s, &end);
-        if (errno || end == s)
+        *v = strtod(s, end);
+        if (errno || *end == s)
+                return -EINVAL;
+        return 0;
+}
+
+int ctl_parse_interval(const char *s, double *out) {
+        char *end;
+        double v;
+        if (leading_number(s, &v, &end) < 0)
                 return -EINVAL;
         if (strcmp(end, "ms") == 0)
                 v /= 1000;
@@ -630,6 +667,62 @@ int ctl_parse_interval(const char *s, double *out) {
                 return -EINVAL;
         *out = v;
         return 0;
+}
+
+int ctl_parse_duration(const char *s, double max, double *out) {
+        static const struct {
+                const char *unit;
+                double mult;
+        } units[] = { { "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "m", 60 }, { "h", 3600 } };
+        char *end;
+        double v;
+        if (leading_number(s, &v, &end) < 0)
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+                if (strcmp(end, units[i].unit) != 0)
+                        continue;
+                v *= units[i].mult;
+                if (!isfinite(v) || v <= 0 || v > max)
+                        return -EINVAL;
+                *out = v;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+bool ctl_text_is_utf8(const char *s, size_t n) {
+        const unsigned char *p = (const unsigned char *) s, *e = p + n;
+        while (p < e) {
+                if (*p == 0)
+                        return false;
+                /* utf8_seq reads up to 4 bytes: never past the end. */
+                unsigned char tmp[4] = { 0 };
+                size_t avail = (size_t) (e - p);
+                memcpy(tmp, p, avail < 4 ? avail : 4);
+                size_t k = utf8_seq(tmp);
+                if (k == 0 || k > avail)
+                        return false;
+                p += k;
+        }
+        return true;
+}
+
+char *ctl_progress_bar(int percent, unsigned width, char *buf, size_t n) {
+        size_t k = 0;
+        if (n == 0)
+                return buf;
+        if (percent < 0)
+                percent = 0;
+        if (percent > 100)
+                percent = 100;
+        unsigned done = (unsigned) ((unsigned long) percent * width / 100);
+        if (k + 1 < n)
+                buf[k++] = '[';
+        for (unsigned i = 0; i < width && k + 1 < n; i++)
+                buf[k++] = i < done ? '#' : '-';
+        buf[k] = '\0';
+        snprintf(buf + k, n - k, "]%4d%%", percent);
+        return buf;
 }
 
 char *ctl_url_escape(const char *s) {

@@ -15,6 +15,7 @@ enum ctl_col_flag {
         CTL_COL_ID = 1u << 1,    /* an id: cut to CTL_SHORT_ID characters unless wide */
         CTL_COL_FLEX = 1u << 2,  /* free text: gives up width before anything is dropped */
         CTL_COL_RIGHT = 1u << 3, /* right-aligned (numbers) */
+        CTL_COL_MIDDLE = 1u << 4, /* cut in the middle, keeping both ends (paths) */
 };
 
 struct ctl_col {
@@ -74,6 +75,9 @@ size_t ctl_text_width(const char *s);
 char *ctl_text_sanitize(const char *s);
 /* s cut to at most `width` columns, the last one `ellipsis` when cut. */
 char *ctl_text_cut(const char *s, size_t width, const char *ellipsis);
+/* The same, keeping the start and the end of s around the ellipsis
+ * ("0000_30_cluster-b…deployment.0.yaml"). */
+char *ctl_text_cut_middle(const char *s, size_t width, const char *ellipsis);
 /* s in lines of at most `width` columns of text, broken at spaces (a longer
  * word is broken hard); lines after the first are prefixed by `indent`
  * spaces, not counted in width. width 0: s as it is. */
@@ -92,5 +96,14 @@ int ctl_parse_long(const char *s, long min, long max, long *out);
 /* Seconds, with an optional fraction and unit "s" or "ms": "1", "0.5", "250ms".
  * 0 or -EINVAL; the value is in (0, 3600]. */
 int ctl_parse_interval(const char *s, double *out);
+/* A duration: seconds with an optional fraction and unit ms, s, m or h
+ * ("90", "1.5m", "2h", "250ms"). 0 or -EINVAL; the value is in (0, max]. */
+int ctl_parse_duration(const char *s, double max, double *out);
+/* Whether s[0..n) is valid UTF-8 without NUL bytes. */
+bool ctl_text_is_utf8(const char *s, size_t n);
+/* "[#########-----------]  45%": `width` cells of '#' for the part done
+ * (rounded down; full only at 100) and '-' for the rest, then the percent
+ * right-aligned in 4 columns. percent is clamped to 0..100. Into buf. */
+char *ctl_progress_bar(int percent, unsigned width, char *buf, size_t n);
 /* Percent-encode a query value (RFC 3986 unreserved characters stay). */
 char *ctl_url_escape(const char *s);

@@ -14,19 +14,9 @@
 static struct tu_musterd md;
 static char *dir;
 
-/* Low minimums so the captured QEMU server (4 CPUs, 2 GiB) qualifies. */
-static const char config[] = "[requirements.any]\ncpu_cores = 1\nmemory = 1GiB\n"
-                             "[requirements.master]\ncpu_cores = 2\nmemory = 1GiB\n"
-                             "[requirements.worker]\ncpu_cores = 1\nmemory = 1GiB\n"
-                             "[requirements.sno]\ncpu_cores = 2\nmemory = 1GiB\n";
-
 static void up(void) {
-        char state[4096], cfg[4096];
         dir = tu_mkdtemp();
-        snprintf(state, sizeof state, "%s/state", dir);
-        snprintf(cfg, sizeof cfg, "%s/musterd.conf", dir);
-        cr_assert_eq(tu_write_file(dir, "musterd.conf", config), 0);
-        cr_assert_eq(tu_musterd_start(&md, state, cfg), 0, "musterd started");
+        cr_assert_eq(tu_musterd_start_in(&md, dir, TU_CONFIG_LOW_MINIMUMS), 0, "musterd started");
 }
 
 static void down(void) {
@@ -235,9 +225,15 @@ Test(binding, installing_cluster_refuses_moves) {
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "sno", &ie, &tok), 201);
         agent_boot(ie, tok, A, "qemu-q35");
         agent_boot(ie, tok, B, "qemu-q35");
+        /* Install needs a release: the fixture's, imported as musterctl does. */
+        char rel[4096];
+        snprintf(rel, sizeof rel, "%s/rel/4.15.0", dir);
+        tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
+        cr_assert_eq(tu_release_import(md.base, md.admin_token, rel, NULL), 201);
         char *c = create(md.admin_token, "/api/v2/clusters",
                          "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                         "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":\"{\\\"auths\\\":{}}\"}",
+                         "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":\"{\\\"auths\\\":{}}\","
+                         "\"release_version\":\"4.15.0\"}",
                          "id");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 409,
                      "no host yet");
@@ -272,9 +268,9 @@ Test(binding, installing_cluster_refuses_moves) {
         json_object_put(o);
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202);
-        cr_assert_str_eq(tu_jstr(o, "status"), "preparing-for-installation");
+        cr_assert_str_eq(tu_jstr(o, "status"), "installing");
         json_object_put(o);
-        expect_status(ie, A, "preparing-for-installation");
+        expect_status(ie, A, "installing");
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,
                                   NULL, &o), 409);
@@ -287,7 +283,7 @@ Test(binding, installing_cluster_refuses_moves) {
                                   NULL), 409);
         cr_assert_eq(tu_http_json("DELETE", url("/api/v2/infra-envs/%s/hosts/%s", ie, A), md.admin_token, NULL, NULL),
                      409);
-        expect_status(ie, A, "preparing-for-installation");
+        expect_status(ie, A, "installing");
         free(ie);
         free(tok);
         free(c);

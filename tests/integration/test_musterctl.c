@@ -4,11 +4,7 @@
  * and --follow, the three output formats, and how failures are told. Every
  * table line must fit 80 columns. */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +14,8 @@
 
 #include "testutil.h"
 
-extern char **environ;
-
 static struct tu_musterd md;
 static char *dir;
-static char admin_token_file[4096];
 
 /* Low minimums so the captured QEMU server (4 CPUs, 2 GiB) is known-unbound
  * and can be bound; the build machine (2 CPUs, 24 GiB, no eligible disk)
@@ -35,18 +28,10 @@ static const char *Q35 = "6d757374-6572-4071-8335-000000000001";
 static const char *VM = "9e11c25c-e9b0-571b-b799-f7d3ccdd4c01";
 
 static void up(void) {
-        char state[2048], cfg[4096];
-        /* Only what each test passes counts. */
-        unsetenv("MUSTER_TOKEN");
-        unsetenv("MUSTER_TOKEN_FILE");
-        unsetenv("MUSTER_SERVER");
+        tu_ctl_clean_env();
         dir = tu_mkdtemp();
         cr_assert_not_null(dir);
-        snprintf(state, sizeof state, "%s/state", dir);
-        snprintf(cfg, sizeof cfg, "%s/musterd.conf", dir);
-        cr_assert_eq(tu_write_file(dir, "musterd.conf", config), 0);
-        cr_assert_eq(tu_musterd_start(&md, state, cfg), 0, "musterd started");
-        snprintf(admin_token_file, sizeof admin_token_file, "%s/admin.token", state);
+        cr_assert_eq(tu_musterd_start_in(&md, dir, config), 0, "musterd started");
 }
 
 static void down(void) {
@@ -60,70 +45,9 @@ TestSuite(musterctl, .init = up, .fini = down, .timeout = 180);
 /* The suite's musterd and a printf-formatted path (tu_url's buffers). */
 #define url(...) tu_url(md.base, __VA_ARGS__)
 
-static const char *ctl_path(void) {
-        const char *p = getenv("MUSTERCTL");
-        cr_assert(p && *p, "MUSTERCTL names the built musterctl");
-        return p;
-}
-
-/* argv = musterctl --server BASE --token-file TOKFILE ARGS... (args
- * NULL-terminated, at most 58 of them kept); the argument count. */
-static int ctl_argv(const char *argv[64], const char *token_file, const char *const *args) {
-        int n = 0;
-        argv[n++] = ctl_path();
-        argv[n++] = "--server";
-        argv[n++] = md.base;
-        argv[n++] = "--token-file";
-        argv[n++] = token_file;
-        for (; *args && n < 63; args++)
-                argv[n++] = *args;
-        argv[n] = NULL;
-        return n;
-}
-
-/* Run musterctl --server BASE --token-file TOKFILE ARGS... (NULL-terminated);
- * its exit status; stdout and stderr on request (caller frees). */
-static int ctlv(char **out, char **err, const char *token_file, const char *const *args) {
-        const char *argv[64];
-        int n = ctl_argv(argv, token_file, args);
-        int status = -1;
-        char *e = NULL;
-        char *o = tu_run(argv, &status, &e);
-        cr_assert_not_null(o, "musterctl ran");
-        /* Failures exit 1 too: the sanitizers are told by what they print. */
-        cr_assert_neq(status, 23, "LeakSanitizer found leaks in musterctl:\n%s", e ? e : "");
-        if (e && (strstr(e, "Sanitizer") || strstr(e, "runtime error:")))
-                cr_assert_fail("a sanitizer spoke in musterctl %s:\n%s", n > 5 ? argv[5] : "", e);
-        if (out)
-                *out = o;
-        else
-                free(o);
-        if (err)
-                *err = e;
-        else
-                free(e);
-        return status;
-}
-
-#define CTL_AS(out, err, tokfile, ...) ctlv(out, err, tokfile, (const char *const[]) { __VA_ARGS__, NULL })
-#define CTL(out, err, ...) CTL_AS(out, err, admin_token_file, __VA_ARGS__)
-
-/* Every line of a table-mode output fits 80 columns (code points). Lines
- * that are exactly a token are exempt: a token is not cut. */
-static void assert_fits(const char *s, const char *token) {
-        const char *p = s;
-        while (*p) {
-                size_t n = strcspn(p, "\n"), w = 0;
-                for (size_t i = 0; i < n; i++)
-                        if (((unsigned char) p[i] & 0xC0) != 0x80)
-                                w++;
-                bool is_token = token && n == strlen(token) && strncmp(p, token, n) == 0;
-                cr_assert(w <= 80 || is_token, "a line of %zu columns:\n%.*s\nin:\n%s", w, (int) n, p, s);
-                p += n;
-                if (*p)
-                        p++;
-        }
-}
+/* musterctl --server BASE --token-file TOKFILE ARGS... (tu_ctl). */
+#define CTL_AS(out, err, tokfile, ...) tu_ctl(out, err, md.base, tokfile, (const char *const[]) { __VA_ARGS__, NULL })
+#define CTL(out, err, ...) CTL_AS(out, err, md.admin_token_path, __VA_ARGS__)
 
 static json_object *parse(const char *s) {
         json_object *o = json_tokener_parse(s);
@@ -192,7 +116,7 @@ Test(musterctl, help_on_every_command) {
         };
         char *out, *err;
         cr_assert_eq(CTL(&out, NULL, "--help"), 0);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
                 char want[128];
                 snprintf(want, sizeof want, "%s %s", cmds[i][0], cmds[i][1]);
@@ -205,7 +129,7 @@ Test(musterctl, help_on_every_command) {
                              cmds[i][1]);
                 snprintf(want, sizeof want, "Usage: musterctl %s %s", cmds[i][0], cmds[i][1]);
                 cr_assert(strstr(out, want), "%s", out);
-                assert_fits(out, NULL);
+                tu_assert_fits(out, NULL);
                 free(out);
         }
         cr_assert_eq(CTL(&out, &err, "host", "explode"), 2);
@@ -240,7 +164,7 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
         char *tok = strstr(out, "\neyJ");
         cr_assert_not_null(tok, "the agent token is printed: %s", out);
         char *token = strndup(tok + 1, strcspn(tok + 1, "\n"));
-        assert_fits(out, token);
+        tu_assert_fits(out, token);
         free(out);
 
         /* --token-out: a private file instead of the terminal. */
@@ -256,7 +180,7 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
 
         /* list: table, wide, json. */
         cr_assert_eq(CTL(&out, NULL, "infraenv", "list"), 0);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert_eq(rows(out), 2, "%s", out);
         cr_assert(strstr(out, "rack-a") && strstr(out, "rack-b"), "%s", out);
         free(out);
@@ -289,7 +213,7 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
         /* show by name, by id prefix, by full id; -o json is the object. */
         cr_assert_eq(CTL(&out, NULL, "infraenv", "show", "rack-a"), 0);
         cr_assert(strstr(out, id_a) && strstr(out, "http://proxy.example.com:3128") && strstr(out, "ssh-ed25519"), "%s", out);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         free(out);
         char prefix[9];
         snprintf(prefix, sizeof prefix, "%.8s", id_b);
@@ -347,7 +271,7 @@ Test(musterctl, host_list_filters_and_show) {
         agent_boot(ie, tok, VM, "build-machine", "builder");
 
         cr_assert_eq(CTL(&out, NULL, "host", "list"), 0);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert_eq(rows(out), 2, "%s", out);
         cr_assert(strstr(out, "6d757374 ") && strstr(out, "9e11c25c "), "short ids in a table: %s", out);
         cr_assert(strstr(out, "known-unbound") && strstr(out, "insufficient-unbound"), "%s", out);
@@ -399,7 +323,7 @@ Test(musterctl, host_list_filters_and_show) {
         /* show: status, validations one per line, a hardware summary. */
         cr_assert_eq(CTL(&out, &err, "host", "show", "6d75"), 0, "%s", err);
         free(err);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert(strstr(out, "Status:") && strstr(out, "known-unbound"), "%s", out);
         cr_assert(strstr(out, "Hostname:") && strstr(out, "q35-node-01"), "%s", out);
         cr_assert(strstr(out, "CPU:") && strstr(out, "4 x "), "%s", out);
@@ -414,7 +338,7 @@ Test(musterctl, host_list_filters_and_show) {
         cr_assert_eq(CTL(&out, NULL, "host", "show", "builder"), 0, "by hostname");
         cr_assert(strstr(out, "insufficient-unbound") && strstr(out, "Status info:"), "%s", out);
         cr_assert(strstr(out, "has-min-valid-disks") && strstr(out, "failure"), "%s", out);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         free(out);
         char both[256];
         snprintf(both, sizeof both, "%s/%s", ie, VM);
@@ -470,7 +394,7 @@ Test(musterctl, clusters_bind_set_unbind_delete) {
                          "203.0.113.101", "--label", "env=prod", "--label", "team=infra", "--pull-secret-file", ps),
                      0, "%s", err);
         free(err);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert(strstr(out, "prod") && strstr(out, "env=prod, team=infra") && strstr(out, "Full"), "%s", out);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "-o", "json", "cluster", "create", "edge", "--single-node"), 0);
@@ -481,7 +405,7 @@ Test(musterctl, clusters_bind_set_unbind_delete) {
         free(out);
 
         cr_assert_eq(CTL(&out, NULL, "cluster", "list"), 0);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert_eq(rows(out), 2, "%s", out);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "cluster", "list", "-o", "json"), 0);
@@ -490,7 +414,7 @@ Test(musterctl, clusters_bind_set_unbind_delete) {
         json_object_put(l);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "cluster", "show", "prod"), 0);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert(strstr(out, "\nmachine-cidr-defined ") && strstr(out, "\nsufficient-masters-count "),
                   "validations one per line: %s", out);
         free(out);
@@ -618,7 +542,7 @@ Test(musterctl, event_list_filters) {
         make_ie("events-b", &ie2, NULL);
 
         cr_assert_eq(CTL(&out, NULL, "event", "list"), 0);
-        assert_fits(out, NULL);
+        tu_assert_fits(out, NULL);
         cr_assert(strstr(out, "TIME") && strstr(out, "SEVERITY") && strstr(out, "events-a"), "%s", out);
         cr_assert_geq(rows(out), 4, "%s", out);
         free(out);
@@ -657,82 +581,26 @@ Test(musterctl, event_list_filters) {
         free(tok);
 }
 
-/* Start musterctl with its stdout on a pipe. */
-static pid_t spawn_ctl(const char *const *args, int *out_fd) {
-        const char *argv[64];
-        int p[2];
-        ctl_argv(argv, admin_token_file, args);
-        cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-        /* Signals as a terminal would deliver them, whatever the runner ignores. */
-        posix_spawnattr_t at;
-        sigset_t def;
-        posix_spawnattr_init(&at);
-        sigemptyset(&def);
-        sigaddset(&def, SIGINT);
-        sigaddset(&def, SIGTERM);
-        posix_spawnattr_setsigdefault(&at, &def);
-        sigset_t none;
-        sigemptyset(&none);
-        posix_spawnattr_setsigmask(&at, &none);
-        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-        pid_t pid;
-        cr_assert_eq(posix_spawn(&pid, argv[0], &fa, &at, (char *const *) argv, environ), 0);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&at);
-        close(p[1]);
-        *out_fd = p[0];
-        return pid;
-}
-
-/* Read fd into *buf until it holds `needle` or timeout_ms pass. */
-static bool read_until(int fd, char **buf, size_t *len, const char *needle, int timeout_ms) {
-        int64_t deadline = tu_mono_ms() + timeout_ms;
-        for (;;) {
-                if (*buf && strstr(*buf, needle))
-                        return true;
-                int64_t left = deadline - tu_mono_ms();
-                if (left <= 0)
-                        return false;
-                struct pollfd p = { fd, POLLIN, 0 };
-                int r = poll(&p, 1, (int) left);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r <= 0)
-                        return false;
-                char chunk[4096];
-                ssize_t k = read(fd, chunk, sizeof chunk);
-                if (k <= 0)
-                        return *buf && strstr(*buf, needle);
-                *buf = realloc(*buf, *len + (size_t) k + 1);
-                memcpy(*buf + *len, chunk, (size_t) k);
-                *len += (size_t) k;
-                (*buf)[*len] = '\0';
-        }
-}
-
 static void follow_until_signal(const char *format, int sig) {
         char *ie, *buf = NULL;
         size_t len = 0;
         int fd;
         make_ie("before-follow", &ie, NULL);
         const char *args[] = { "-o", format, "event", "list", "--follow", "--interval", "200ms", "--limit", "1", NULL };
-        pid_t pid = spawn_ctl(args, &fd);
-        bool seen = read_until(fd, &buf, &len, "before-follow", 10000);
+        pid_t pid = tu_ctl_spawn(md.base, md.admin_token_path, args, &fd);
+        bool seen = tu_read_until(fd, &buf, &len, "before-follow", 10000);
         if (!seen)
                 kill(pid, SIGKILL);
         cr_assert(seen, "the newest event is shown first: %s", buf ? buf : "");
         /* A new event appears while it follows. */
         char *ie2;
         make_ie("made-while-following", &ie2, NULL);
-        seen = read_until(fd, &buf, &len, "made-while-following", 10000);
+        seen = tu_read_until(fd, &buf, &len, "made-while-following", 10000);
         if (!seen)
                 kill(pid, SIGKILL);
         cr_assert(seen, "the new event is printed: %s", buf ? buf : "");
         int status = tu_kill_wait(pid, sig);
-        read_until(fd, &buf, &len, "\x01", 200); /* drain */
+        tu_read_until(fd, &buf, &len, "\x01", 200); /* drain */
         close(fd);
         cr_assert_eq(status, 0, "exits 0 on signal %d (status %d)", sig, status);
         if (strcmp(format, "json") == 0) {
@@ -746,7 +614,7 @@ static void follow_until_signal(const char *format, int sig) {
                 }
                 cr_assert_geq(n, 2);
         } else {
-                assert_fits(buf, NULL);
+                tu_assert_fits(buf, NULL);
                 cr_assert_eq(strncmp(buf, "TIME ", 5), 0, "one header first: %s", buf);
                 cr_assert_null(strstr(buf + 1, "TIME "), "and only one: %s", buf);
         }
@@ -768,7 +636,7 @@ Test(musterctl, event_follow_json_stops_on_sigterm) {
 Test(musterctl, failures_are_told) {
         char *out, *err, path[4096];
         /* A server that is not there is named. */
-        const char *argv[] = { ctl_path(), "--server", "http://127.0.0.1:9", "--token-file", admin_token_file,
+        const char *argv[] = { tu_ctl_path(), "--server", "http://127.0.0.1:9", "--token-file", md.admin_token_path,
                                "infraenv", "list", NULL };
         int status;
         out = tu_run(argv, &status, &err);
@@ -791,14 +659,14 @@ Test(musterctl, failures_are_told) {
         free(out);
         free(err);
         /* $MUSTER_TOKEN is the token itself (when no --token-file is given). */
-        FILE *f = fopen(admin_token_file, "re");
+        FILE *f = fopen(md.admin_token_path, "re");
         char tok[4096];
         cr_assert(f && fgets(tok, sizeof tok, f));
         fclose(f);
         tok[strcspn(tok, "\n")] = '\0';
         setenv("MUSTER_TOKEN", tok, 1);
         setenv("MUSTER_SERVER", md.base, 1);
-        const char *envargv[] = { ctl_path(), "-o", "json", "infraenv", "list", NULL };
+        const char *envargv[] = { tu_ctl_path(), "-o", "json", "infraenv", "list", NULL };
         out = tu_run(envargv, &status, &err);
         unsetenv("MUSTER_TOKEN");
         cr_assert_eq(status, 0, "%s", err);
@@ -807,7 +675,7 @@ Test(musterctl, failures_are_told) {
         free(out);
         free(err);
         /* ... and $MUSTER_TOKEN_FILE names the file. */
-        setenv("MUSTER_TOKEN_FILE", admin_token_file, 1);
+        setenv("MUSTER_TOKEN_FILE", md.admin_token_path, 1);
         out = tu_run(envargv, &status, &err);
         unsetenv("MUSTER_TOKEN_FILE");
         unsetenv("MUSTER_SERVER");

@@ -6,7 +6,6 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,19 +207,8 @@ static void ns_fini(void) {
         }
 }
 
-/* `ip -n NS ...`; asserts success. */
-static void nsip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void nsip(const char *fmt, ...) {
-        char *args = NULL, *err = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        cr_assert(vasprintf(&args, fmt, ap) >= 0);
-        va_end(ap);
-        int st = tu_runf(NULL, &err, "ip -n %s %s", ns_name, args);
-        cr_assert_eq(st, 0, "ip -n %s %s: %s", ns_name, args, err ? err : "");
-        free(args);
-        free(err);
-}
+/* `ip -n NS ARGS` (ARGS a string literal); asserts success. */
+#define nsip(args) tu_must("ip -n %s " args, ns_name)
 
 /* A link type the kernel may lack (bond, dummy, 8021q as modules that are
  * not there): true if it could be created. */

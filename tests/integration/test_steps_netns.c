@@ -14,7 +14,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +40,6 @@
 
 
 #define run(err, ...) tu_runf(NULL, err, __VA_ARGS__)
-
-static void must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void must(const char *fmt, ...) {
-        char *cmd = NULL, *err = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        cr_assert(vasprintf(&cmd, fmt, ap) >= 0);
-        va_end(ap);
-        int st = run(&err, "%s", cmd);
-        cr_assert_eq(st, 0, "%s: %s", cmd, err ? err : "");
-        free(err);
-        free(cmd);
-}
 
 static const char *jstr(json_object *o, const char *path) {
         json_object *v = tu_json_get(o, path);
@@ -209,15 +195,15 @@ static void responder_main(int ready) {
 static void topology_up(void) {
         netns_add(ns_a, sizeof ns_a, "a");
         netns_add(ns_b, sizeof ns_b, "b");
-        must("ip -n %s link set lo up", ns_a);
-        must("ip -n %s link set lo up", ns_b);
-        must("ip -n %s link add vA type veth peer name vB netns %s", ns_a, ns_b);
-        must("ip -n %s addr add " ADDR_A "/24 dev vA", ns_a);
-        must("ip -n %s addr add " ADDR6_A "/64 dev vA nodad", ns_a);
-        must("ip -n %s addr add " ADDR_B "/24 dev vB", ns_b);
-        must("ip -n %s addr add " ADDR6_B "/64 dev vB nodad", ns_b);
-        must("ip -n %s link set vA up", ns_a);
-        must("ip -n %s link set vB up", ns_b);
+        tu_must("ip -n %s link set lo up", ns_a);
+        tu_must("ip -n %s link set lo up", ns_b);
+        tu_must("ip -n %s link add vA type veth peer name vB netns %s", ns_a, ns_b);
+        tu_must("ip -n %s addr add " ADDR_A "/24 dev vA", ns_a);
+        tu_must("ip -n %s addr add " ADDR6_A "/64 dev vA nodad", ns_a);
+        tu_must("ip -n %s addr add " ADDR_B "/24 dev vB", ns_b);
+        tu_must("ip -n %s addr add " ADDR6_B "/64 dev vB nodad", ns_b);
+        tu_must("ip -n %s link set vA up", ns_a);
+        tu_must("ip -n %s link set vB up", ns_b);
         /* IPv6 drops what it sends before both ends report carrier */
         for (int i = 0;; i++) {
                 char *a = NULL, *b = NULL;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "client.h"
+#include "crypto.h"
 #include "run.h"
 #include "testutil.h"
 
@@ -229,8 +230,7 @@ static json_object *result_of(const char *reply, size_t idx, const struct run_st
 }
 
 Test(agent_run, unsupported_step_types_are_answered_not_fatal) {
-        static const char *types[] = { "installation-disk-speed-check", "install", "logs-gather", "stop-installation",
-                                       "teleport" };
+        static const char *types[] = { "installation-disk-speed-check", "logs-gather", "stop-installation", "teleport" };
         struct run_step_context ctx = { 0 };
         for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
                 char reply[256], want[128];
@@ -430,4 +430,102 @@ Test(agent_run, host_id_in_the_state_dir, .init = mk, .fini = rm) {
         cr_assert_eq(st.st_mode & 0777, 0644);
         cr_assert_eq(tu_write_file(state, "host-id", "garbage\n"), 0);
         cr_assert_eq(run_state_read_host_id(state, id), -EINVAL);
+}
+
+/* ---- install steps through the dispatcher --------------------------------- */
+
+#define INSTALL_STEP(args) "{\"instructions\":[{\"step_id\":\"install-1\",\"step_type\":\"install\",\"args\":" args "}]}"
+#define GOOD_ARGS "{\"mode\":\"install\",\"cluster_id\":\"c1\",\"revision\":1,\"payload_url\":\"/api/v2/clusters/c1/payload/1\"}"
+
+Test(agent_run, install_steps_need_the_coordinator_key) {
+        struct run_step_context ctx = { 0 };
+        struct run_step_result res;
+        json_object *doc = result_of(INSTALL_STEP(GOOD_ARGS), 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, "no coordinator public key configured (--coordinator-key); refusing to install");
+        cr_assert_str_eq(json_object_get_string(tu_json_get(doc, "step_type")), "install");
+        cr_assert_not(res.reboot);
+        json_object_put(doc);
+        run_step_result_free(&res);
+
+        /* Options without a key: the same, whatever the args. */
+        struct install_options io = { .target = "/nonexistent" };
+        ctx.install = &io;
+        doc = result_of(INSTALL_STEP("{}"), 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, INSTALL_ERR_NO_KEY);
+        json_object_put(doc);
+        run_step_result_free(&res);
+}
+
+Test(agent_run, install_step_args_and_connection) {
+        struct crypto_key *key;
+        cr_assert_eq(crypto_key_generate(&key), 0);
+        struct install_options io = { .coordinator_key = key, .target = "/nonexistent/target" };
+        struct run_step_context ctx = { .install = &io };
+        struct run_step_result res;
+
+        json_object *doc = result_of(INSTALL_STEP("{\"mode\":\"install\",\"cluster_id\":\"c1\",\"revision\":0,"
+                                                  "\"payload_url\":\"/p\"}"), 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, "the arguments of step install-1 are not valid for install: "
+                                    "args.revision must be a positive integer");
+        json_object_put(doc);
+        run_step_result_free(&res);
+
+        /* Good args but no coordinator to fetch from. */
+        doc = result_of(INSTALL_STEP(GOOD_ARGS), 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert(strstr(res.error, "no coordinator connection"), "%s", res.error);
+        json_object_put(doc);
+        run_step_result_free(&res);
+        crypto_key_free(key);
+}
+
+Test(agent_run, node_mode_runs_only_apply_steps) {
+        struct crypto_key *key;
+        cr_assert_eq(crypto_key_generate(&key), 0);
+        struct install_options io = { .coordinator_key = key, .node = true, .manifest_dir = "/nonexistent/m" };
+        struct run_step_context ctx = { .install = &io, .sysroot = MUSTER_FIXTURES_DIR "/qemu-q35/root" };
+        struct run_step_result res;
+
+        json_object *doc = result_of("{\"instructions\":[{\"step_id\":\"inv\",\"step_type\":\"inventory\"}]}", 0, &ctx,
+                                     &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, "muster-agent node runs only apply steps, not inventory");
+        cr_assert_null(res.output, "nothing was probed");
+        json_object_put(doc);
+        run_step_result_free(&res);
+        crypto_key_free(key);
+}
+
+Test(agent_run, coordinator_key_file, .init = mk, .fini = rm) {
+        struct crypto_key *key, *loaded = NULL;
+        char *pem, path[4096];
+        cr_assert_eq(crypto_key_generate(&key), 0);
+        cr_assert_eq(crypto_key_public_pem(key, &pem), 0);
+        cr_assert_eq(tu_write_file(tmpdir, "coordinator.pub", pem), 0);
+        snprintf(path, sizeof path, "%s/coordinator.pub", tmpdir);
+        cr_assert_eq(run_load_coordinator_key(path, &loaded), 0);
+        cr_assert_not_null(loaded);
+        cr_assert_not(crypto_key_has_private(loaded));
+        /* It verifies what the generated key signs. */
+        uint8_t d[CRYPTO_SHA256_LEN] = { 1, 2, 3 }, sig[CRYPTO_SIG_LEN];
+        cr_assert_eq(crypto_sign_digest(key, d, sig), 0);
+        cr_assert_eq(crypto_verify_digest(loaded, d, sig), 0);
+        crypto_key_free(loaded);
+        free(pem);
+
+        cr_assert_eq(tu_write_file(tmpdir, "coordinator.pub", "-----BEGIN PUBLIC KEY-----\nnope\n"), 0);
+        cr_assert_eq(run_load_coordinator_key(path, &loaded), -EINVAL);
+        cr_assert_null(loaded);
+        char *big = malloc(RUN_MAX_KEY_BYTES + 2);
+        memset(big, 'A', RUN_MAX_KEY_BYTES + 1);
+        big[RUN_MAX_KEY_BYTES + 1] = '\0';
+        cr_assert_eq(tu_write_file(tmpdir, "coordinator.pub", big), 0);
+        cr_assert_eq(run_load_coordinator_key(path, &loaded), -EFBIG);
+        free(big);
+        snprintf(path, sizeof path, "%s/missing.pub", tmpdir);
+        cr_assert_eq(run_load_coordinator_key(path, &loaded), -ENOENT);
+        crypto_key_free(key);
 }

@@ -29,6 +29,7 @@ Test(config, defaults) {
         cr_assert_eq(c.max_body_bytes, 4 * MIB);
         cr_assert_eq(c.max_inventory_bytes, 2 * MIB);
         cr_assert_eq(c.max_page_size, 1000);
+        cr_assert_eq(c.max_release_bytes, 64 * MIB);
         cr_assert_eq(c.host_disconnect_timeout_s, 180);
         cr_assert_eq(c.monitor_interval_s, 10);
         cr_assert_eq(c.instruction_interval_s, 60);
@@ -70,6 +71,7 @@ Test(config, every_key) {
                 "max_body_bytes = 8MiB\n"
                 "max_inventory_bytes = 3 MiB   # inline comment\n"
                 "max_page_size = 250\n"
+                "max_release_bytes = 256MiB\n"
                 "\n"
                 "[monitor]\n"
                 "host_disconnect_timeout = 5m\n"
@@ -107,6 +109,7 @@ Test(config, every_key) {
         cr_assert_eq(c.max_body_bytes, 8 * MIB);
         cr_assert_eq(c.max_inventory_bytes, 3 * MIB);
         cr_assert_eq(c.max_page_size, 250);
+        cr_assert_eq(c.max_release_bytes, 256 * MIB);
         cr_assert_eq(c.host_disconnect_timeout_s, 300);
         cr_assert_eq(c.monitor_interval_s, 15);
         cr_assert_eq(c.instruction_interval_s, 30);
@@ -245,6 +248,8 @@ Test(config, bad_lines_name_file_and_line) {
                   "test.conf:2: max_page_size '99999999999999999999' is out of range (1 to 100000)" },
                 { "[server]\nmax_body_bytes = 2GiB\n",
                   "test.conf:2: max_body_bytes '2GiB' is out of range (1KiB to 1GiB)" },
+                { "[server]\nmax_release_bytes = 2GiB\n",
+                  "test.conf:2: max_release_bytes '2GiB' is out of range (1KiB to 1GiB)" },
                 { "[requirements.master]\nmemory = 16 gigs\n",
                   "test.conf:2: invalid memory '16 gigs': expected a size such as 512MiB, 16GiB or 100GB" },
                 { "[requirements.sno]\ncpu_cores = -4\n", "test.conf:2: invalid cpu_cores '-4': expected a whole number" },

@@ -438,6 +438,29 @@ Test(ctl_args, usage_errors_exit_2_with_a_hint) {
         REFUSED("event", "list", "--limit", "-3");
         REFUSED("token", "create", "--role", "root", "--owner", "x");
         REFUSED("token", "create", "--owner", "x");
+        REFUSED("release", "import");
+        REFUSED("release", "import", "a", "b");
+        REFUSED("release", "show");
+        REFUSED("release", "show", "4.15.0", "--enable", "a,,b");
+        REFUSED("release", "show", "4.15/../x");
+        REFUSED("release", "show", "4.15.0", "--baseline", "");
+        REFUSED("release", "delete", "bad version");
+        REFUSED("cluster", "create", "c", "--enable", "Console,");
+        REFUSED("cluster", "create", "c", "--baseline", "");
+        REFUSED("cluster", "set", "c");
+        REFUSED("cluster", "set");
+        REFUSED("cluster", "capabilities");
+        REFUSED("cluster", "capabilities", "c", "--disable", "");
+        REFUSED("cluster", "capabilities", "c", "--enable", "A", "--disable", "A");
+        REFUSED("cluster", "install");
+        REFUSED("cluster", "upgrade", "c");
+        REFUSED("cluster", "payload", "c", "--revision", "0");
+        REFUSED("cluster", "payload", "c", "--revision", "x");
+        REFUSED("cluster", "watch", "c", "--timeout", "soon");
+        REFUSED("cluster", "watch", "c", "--interval", "-1");
+        REFUSED("cluster", "watch");
+        REFUSED("signing-key", "extra");
+        REFUSED("signing-key", "-o");
 }
 
 Test(ctl_args, no_command_is_a_usage_error_and_help_is_not) {
@@ -455,11 +478,15 @@ Test(ctl_args, no_command_is_a_usage_error_and_help_is_not) {
                 { "infraenv", "rotate-token" }, { "host", "list" }, { "host", "show" }, { "host", "bind" },
                 { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
                 { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
-                { "token", "create" },
+                { "token", "create" }, { "cluster", "set" }, { "cluster", "capabilities" }, { "cluster", "install" },
+                { "cluster", "upgrade" }, { "cluster", "payload" }, { "cluster", "watch" }, { "release", "import" },
+                { "release", "list" }, { "release", "show" }, { "release", "delete" },
         };
         for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
                 cr_assert_eq(run(NULL, cmds[i][0], cmds[i][1], "--help", NULL), 0, "%s %s --help", cmds[i][0],
                              cmds[i][1]);
+        cr_assert_eq(run(NULL, "signing-key", "--help", NULL), 0);
+        cr_assert_eq(run(NULL, "release", "--help", NULL), 0);
 }
 
 Test(ctl_args, good_command_lines_get_as_far_as_the_token) {
@@ -470,6 +497,17 @@ Test(ctl_args, good_command_lines_get_as_far_as_the_token) {
         cr_assert(strstr(e, "/nonexistent/token"), "%s", e);
         free(e);
         cr_assert_eq(run(&e, "event", "list", "--interval", "250ms", "--severity", "warning", NULL), 1);
+        free(e);
+        cr_assert_eq(run(&e, "cluster", "watch", "c", "--interval", "500ms", "--timeout", "10m", NULL), 1);
+        free(e);
+        cr_assert_eq(run(&e, "release", "show", "4.16.0+build.1", "--enable", "Console, Insights", "--enable",
+                         "baremetal", "--exclude", "internal-openshift-hosted", "--profile", "single-node-developer",
+                         NULL), 1);
+        cr_assert(strstr(e, "/nonexistent/token"), "%s", e);
+        free(e);
+        /* -o after signing-key names a file; before it, the format. */
+        cr_assert_eq(run(&e, "-o", "json", "signing-key", "-o", "/tmp/key.pem", NULL), 1);
+        cr_assert(strstr(e, "/nonexistent/token"), "%s", e);
         free(e);
 }
 
@@ -496,4 +534,243 @@ Test(ctl_args, unreachable_server_is_named) {
         fclose(eo);
         cr_assert_eq(r, 1);
         cr_assert(strstr(buf, "http://127.0.0.1:1"), "the server is named: %s", buf);
+}
+
+/* ---- issue 4: releases, capabilities, watch ---------------------------------------- */
+
+Test(ctl_units, durations) {
+        double d;
+        cr_assert_eq(ctl_parse_duration("90", 1e6, &d), 0);
+        cr_assert_float_eq(d, 90, 1e-9);
+        cr_assert_eq(ctl_parse_duration("1.5m", 1e6, &d), 0);
+        cr_assert_float_eq(d, 90, 1e-9);
+        cr_assert_eq(ctl_parse_duration("2h", 1e6, &d), 0);
+        cr_assert_float_eq(d, 7200, 1e-9);
+        cr_assert_eq(ctl_parse_duration("250ms", 1e6, &d), 0);
+        cr_assert_float_eq(d, 0.25, 1e-9);
+        cr_assert_eq(ctl_parse_duration("30s", 1e6, &d), 0);
+        cr_assert_float_eq(d, 30, 1e-9);
+        static const char *const bad[] = { "", "0", "-1", "5d", "m", "1 m", "soon", "nan", "inf", "2h", NULL };
+        for (size_t i = 0; bad[i]; i++)
+                cr_assert_eq(ctl_parse_duration(bad[i], 3600, &d), -EINVAL, "\"%s\"", bad[i]);
+}
+
+Test(ctl_text, utf8_check) {
+        cr_assert(ctl_text_is_utf8("plain", 5));
+        cr_assert(ctl_text_is_utf8("caf\xc3\xa9", 5));
+        cr_assert(ctl_text_is_utf8("", 0));
+        cr_assert_not(ctl_text_is_utf8("caf\xc3", 4), "a sequence cut at the end");
+        cr_assert_not(ctl_text_is_utf8("a\0b", 3), "NUL");
+        cr_assert_not(ctl_text_is_utf8("\xff", 1));
+        cr_assert_not(ctl_text_is_utf8("\xed\xa0\x80", 3), "a surrogate");
+}
+
+Test(ctl_progress, bar_rendering) {
+        char buf[64];
+        cr_assert_str_eq(ctl_progress_bar(45, 20, buf, sizeof buf), "[#########-----------]  45%");
+        cr_assert_str_eq(ctl_progress_bar(0, 20, buf, sizeof buf), "[--------------------]   0%");
+        cr_assert_str_eq(ctl_progress_bar(100, 20, buf, sizeof buf), "[####################] 100%");
+        cr_assert_str_eq(ctl_progress_bar(99, 20, buf, sizeof buf), "[###################-]  99%", "full only at 100");
+        cr_assert_str_eq(ctl_progress_bar(-5, 10, buf, sizeof buf), "[----------]   0%");
+        cr_assert_str_eq(ctl_progress_bar(250, 10, buf, sizeof buf), "[##########] 100%");
+        cr_assert_str_eq(ctl_progress_bar(5, 20, buf, sizeof buf), "[#-------------------]   5%");
+        char small[8];
+        ctl_progress_bar(50, 20, small, sizeof small);
+        cr_assert_eq(strlen(small), 7, "cut to the buffer: %s", small);
+}
+
+Test(ctl_names, csv_lists) {
+        json_object *a = json_object_new_array();
+        cr_assert_eq(ctl_csv_append(a, "Console, Insights"), 0);
+        cr_assert_eq(ctl_csv_append(a, "baremetal,Console"), 0);
+        cr_assert_eq(ctl_csv_append(a, ""), 0);
+        cr_assert_eq(json_object_array_length(a), 3, "each once: %s", json_object_to_json_string(a));
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(a, 0)), "Console");
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(a, 1)), "Insights");
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(a, 2)), "baremetal");
+        cr_assert_eq(ctl_csv_append(a, "a,,b"), -EINVAL);
+        cr_assert_eq(ctl_csv_append(a, ","), -EINVAL);
+        cr_assert_eq(ctl_csv_append(a, "x, "), -EINVAL);
+        char *j = ctl_join(a, "none"), *k = ctl_join_sep(a, ",", "");
+        cr_assert_str_eq(j, "Console, Insights, baremetal");
+        cr_assert_str_eq(k, "Console,Insights,baremetal");
+        free(j);
+        free(k);
+        json_object_put(a);
+        a = json_object_new_array();
+        j = ctl_join(a, "none");
+        cr_assert_str_eq(j, "none");
+        free(j);
+        char many[CTL_MAX_NAMES * 6 + 16] = "";
+        for (int i = 0; i <= CTL_MAX_NAMES; i++)
+                snprintf(many + strlen(many), sizeof many - strlen(many), "%sc%d", i ? "," : "", i);
+        cr_assert_eq(ctl_csv_append(a, many), -E2BIG);
+        json_object_put(a);
+}
+
+/* Find os_image.path in text and splice `abs` in; the new text. */
+static char *rewrite(const char *text, const char *abs, const char *want_value) {
+        size_t start, end, n;
+        char *value = NULL;
+        int quote;
+        int r = ctl_release_find_path(text, strlen(text), &start, &end, &value, &quote);
+        cr_assert_eq(r, 1, "found in:\n%s", text);
+        cr_assert_str_eq(value, want_value);
+        free(value);
+        char *out = ctl_release_splice_path(text, strlen(text), start, end, quote, abs, &n);
+        cr_assert_not_null(out);
+        cr_assert_eq(n, strlen(out));
+        return out;
+}
+
+Test(ctl_release, os_image_path_is_rewritten_in_place) {
+        const char *yaml = "# A release\n"
+                           "version: \"4.15.0\"\n"
+                           "path: top-level-is-not-it\n"
+                           "os_image:\n"
+                           "  path: os.img   # beside this file\n"
+                           "  sha256: \"abc\"\n"
+                           "  size: 6291456\n"
+                           "known_capabilities: [path, os_image]\n";
+        char *out = rewrite(yaml, "/srv/rel/os.img", "os.img");
+        cr_assert_str_eq(out, "# A release\n"
+                              "version: \"4.15.0\"\n"
+                              "path: top-level-is-not-it\n"
+                              "os_image:\n"
+                              "  path: /srv/rel/os.img   # beside this file\n"
+                              "  sha256: \"abc\"\n"
+                              "  size: 6291456\n"
+                              "known_capabilities: [path, os_image]\n");
+        free(out);
+
+        /* Quoting is kept, and what needs quotes gets them. */
+        out = rewrite("os_image:\n  sha256: x\n  path: \"img/os.img\"\n", "/a \"b\"/os.img", "img/os.img");
+        cr_assert_str_eq(out, "os_image:\n  sha256: x\n  path: \"/a \\\"b\\\"/os.img\"\n");
+        free(out);
+        out = rewrite("os_image:\n  path: 'os.img'\n", "/it's/os.img", "os.img");
+        cr_assert_str_eq(out, "os_image:\n  path: '/it''s/os.img'\n");
+        free(out);
+        out = rewrite("os_image:\n  path: os.img\n", "/with space: and #/os.img", "os.img");
+        cr_assert_str_eq(out, "os_image:\n  path: \"/with space: and #/os.img\"\n");
+        free(out);
+        /* Flow style, CRLF, a byte order mark and non-ASCII before it. */
+        out = rewrite("\xef\xbb\xbfversion: \"caf\xc3\xa9\"\r\nos_image: {sha256: x, path: os.img, size: 1}\r\n",
+                      "/r/os.img", "os.img");
+        cr_assert_str_eq(out, "\xef\xbb\xbfversion: \"caf\xc3\xa9\"\r\n"
+                              "os_image: {sha256: x, path: /r/os.img, size: 1}\r\n");
+        free(out);
+        /* Nested deeper or under another key: not it. */
+        out = rewrite("other:\n  path: no\nos_image:\n  extra:\n    path: no\n  path: yes.img\n", "/y.img", "yes.img");
+        cr_assert_str_eq(out, "other:\n  path: no\nos_image:\n  extra:\n    path: no\n  path: /y.img\n");
+        free(out);
+}
+
+Test(ctl_release, os_image_without_path_or_not_yaml) {
+        size_t s, e;
+        char *v = NULL;
+        int q;
+        const char *url = "os_image:\n  url: https://example.com/os.img\n  sha256: x\n";
+        cr_assert_eq(ctl_release_find_path(url, strlen(url), &s, &e, &v, &q), 0);
+        cr_assert_null(v);
+        const char *bad = "os_image: [\n";
+        cr_assert_eq(ctl_release_find_path(bad, strlen(bad), &s, &e, &v, &q), -EINVAL);
+        const char *latin1 = "version: caf\xe9\n";
+        cr_assert_eq(ctl_release_find_path(latin1, strlen(latin1), &s, &e, &v, &q), -EINVAL);
+        const char *block = "os_image:\n  path: |\n    os.img\n";
+        cr_assert_eq(ctl_release_find_path(block, strlen(block), &s, &e, &v, &q), -ENOTSUP);
+        /* Only the first document is the release. */
+        const char *two = "version: x\n---\nos_image:\n  path: os.img\n";
+        cr_assert_eq(ctl_release_find_path(two, strlen(two), &s, &e, &v, &q), 0);
+}
+
+static json_object *host_json(const char *hostname, const char *status, const char *stage, int percent) {
+        json_object *h = json_object_new_object();
+        json_object_object_add(h, "id", json_object_new_string("6d757374-6572-4071-8335-000000000001"));
+        json_object_object_add(h, "hostname", json_object_new_string(hostname));
+        json_object_object_add(h, "role", json_object_new_string("master"));
+        json_object_object_add(h, "status", json_object_new_string(status));
+        json_object_object_add(h, "status_info", json_object_new_string("Installation failed: the disk went away"));
+        if (stage) {
+                json_object *p = json_object_new_object();
+                json_object_object_add(p, "stage", json_object_new_string(stage));
+                json_object_object_add(p, "percent", json_object_new_int(percent));
+                json_object_object_add(h, "progress", p);
+        }
+        return h;
+}
+
+Test(ctl_watch, block_fits_and_shows_progress) {
+        json_object *cl = json_tokener_parse("{\"id\":\"c1\",\"name\":\"prod\",\"status\":\"installing\","
+                                             "\"status_info\":\"Installing the hosts\"}");
+        json_object *hosts = json_object_new_array();
+        json_object_array_add(hosts, host_json("master-0.a-rather-long-hostname.example.com", "installing-in-progress",
+                                               "writing-image", 45));
+        json_object_array_add(hosts, host_json("master-1", "installed", NULL, 0));
+        json_object_array_add(hosts, host_json("master-2", "installing", NULL, 0));
+        struct ctl_fmt f = { .width = 80, .ellipsis = "~" };
+        char *s = ctl_watch_render(cl, hosts, &f);
+        cr_assert_not_null(s);
+        assert_lines_fit(s, 80);
+        cr_assert(strstr(s, "[#########-----------]  45%"), "%s", s);
+        cr_assert(strstr(s, "[####################] 100%"), "an installed host is done: %s", s);
+        cr_assert(strstr(s, "installing-in-progress") && strstr(s, "writing-image"), "%s", s);
+        cr_assert(strstr(s, "1 of 3"), "%s", s);
+        cr_assert(strstr(s, "prod") && strstr(s, "Installing the hosts"), "%s", s);
+        free(s);
+        f.width = 0;
+        f.wide = true;
+        s = ctl_watch_render(cl, hosts, &f);
+        cr_assert(strstr(s, "6d757374-6572-4071-8335-000000000001") && strstr(s, "the disk went away"), "%s", s);
+        free(s);
+        cr_assert_eq(ctl_watch_outcome(cl), 0);
+        json_object_object_add(cl, "status", json_object_new_string("installed"));
+        cr_assert_eq(ctl_watch_outcome(cl), 1);
+        json_object_object_add(cl, "status", json_object_new_string("error"));
+        cr_assert_eq(ctl_watch_outcome(cl), -1);
+        json_object_put(hosts);
+        hosts = json_object_new_array();
+        f = (struct ctl_fmt) { .width = 80 };
+        s = ctl_watch_render(cl, hosts, &f);
+        cr_assert(strstr(s, "No hosts"), "%s", s);
+        free(s);
+        json_object_put(hosts);
+        json_object_put(cl);
+}
+
+Test(ctl_text, cut_in_the_middle_keeps_both_ends) {
+        char *s = ctl_text_cut_middle("0000_30_cluster-baremetal-operator_05_deployment.0.yaml", 24, ELL);
+        cr_assert_eq(ctl_text_width(s), 24, "%s", s);
+        cr_assert_str_eq(s, "0000_30_clu" ELL "yment.0.yaml", "the start and the end are kept");
+        free(s);
+        s = ctl_text_cut_middle("abcdefghij", 5, "~");
+        cr_assert_str_eq(s, "ab~ij");
+        free(s);
+        s = ctl_text_cut_middle("short", 10, "~");
+        cr_assert_str_eq(s, "short");
+        free(s);
+        s = ctl_text_cut_middle("abcdef", 2, "~");
+        cr_assert_str_eq(s, "a~", "too narrow for both ends: a plain cut");
+        free(s);
+
+        /* In a table: a MIDDLE column is cut so; two paths differing at the end stay apart. */
+        static const struct ctl_col cols[] = {
+                { "PATH", CTL_COL_FLEX | CTL_COL_MIDDLE, 0, 20 },
+                { "KIND", 0, 0, 0 },
+        };
+        struct ctl_table t;
+        ctl_table_init(&t, cols, 2);
+        const char *r1[] = { "0000_30_cluster-baremetal-operator_05_deployment.0.yaml", "Service" };
+        const char *r2[] = { "0000_30_cluster-baremetal-operator_05_deployment.1.yaml", "Deployment" };
+        cr_assert_eq(ctl_table_add(&t, r1), 0);
+        cr_assert_eq(ctl_table_add(&t, r2), 0);
+        struct ctl_fmt f = { .width = 40, .ellipsis = "~" };
+        char *out = ctl_table_render(&t, &f);
+        assert_lines_fit(out, 40);
+        char *l1 = line_of(out, 1), *l2 = line_of(out, 2);
+        cr_assert(strstr(l1, ".0.yaml") && strstr(l2, ".1.yaml"), "%s", out);
+        cr_assert(strstr(l1, "~") && strstr(l1, "Service"), "%s", out);
+        free(l1);
+        free(l2);
+        free(out);
+        ctl_table_free(&t);
 }

@@ -47,8 +47,8 @@ struct row {
 
 static const struct row matrix[] = {
         /*                                        DU    KU    IU    XU    BI    DI    KN    IN    PI    XD    PR    IS    IP    ID    ER    UP    new */
-        { HOSTFSM_EV_REGISTERED, false, V_NONE, { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   ER,   ER,   PERM, DI,   DU,   DU } },
-        { HOSTFSM_EV_REGISTERED, true, V_NONE,  { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   ER,   ER,   PERM, KEEP, DU,   DU } },
+        { HOSTFSM_EV_REGISTERED, false, V_NONE, { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   KEEP, ER,   PERM, DI,   DU,   DU } },
+        { HOSTFSM_EV_REGISTERED, true, V_NONE,  { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   KEEP, ER,   PERM, KEEP, DU,   DU } },
         { HOSTFSM_EV_INVENTORY_RECEIVED, false, V_NONE,
                                                 { KEEP, KEEP, KEEP, DU,   KEEP, KEEP, KEEP, KEEP, KEEP, DI,   PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
         { HOSTFSM_EV_VALIDATIONS_REFRESHED, false, V_READY,
@@ -416,6 +416,7 @@ Test(steps, allowed_per_state) {
         const unsigned want[_HOST_STATUS_MAX] = {
                 [DU] = inv, [KU] = inv, [IU] = inv, [XU] = inv,
                 [DI] = bound, [KN] = bound, [IN] = bound, [PI] = bound, [XD] = bound,
+                [IS] = 1u << STEP_INSTALL, [IP] = 1u << STEP_INSTALL, [ID] = 1u << STEP_INSTALL,
         };
         for (int s = 0; s < _HOST_STATUS_MAX; s++)
                 cr_assert_eq(steps_allowed((enum host_status) s), want[s], "%s", name(s));
@@ -559,6 +560,76 @@ Test(steps, exit_and_nothing) {
         in.status = _HOST_STATUS_MAX;
         cr_assert_eq(steps_for_host(&in, &r), -EINVAL);
         cr_assert_eq(steps_for_host(NULL, &r), -EINVAL);
+}
+
+/* The install step: the same id on every poll for a revision, mode install
+ * while installing, mode apply for an installed host behind the cluster. */
+Test(steps, install_and_apply) {
+        const char *cid = "5e7c0a52-6d0b-4d8e-9a3e-1f2b3c4d5e6f";
+        struct steps_input in = { .status = IS, .cluster_id = cid, .payload_revision = 1, .role = ROLE_MASTER,
+                                  .installation_disk = "/dev/disk/by-id/wwn-0x5000", .seed = 5,
+                                  .inventory_received = true };
+        struct steps_reply r;
+        char t[256];
+
+        for (int i = 0; i < 2; i++) {
+                in.status = i ? IP : IS;
+                in.seed = (uint64_t) i * 77;
+                cr_assert_eq(steps_for_host(&in, &r), 0);
+                types(&r, t, sizeof t);
+                cr_assert_str_eq(t, "install", "%s", name(in.status));
+                json_object *st = json_object_array_get_idx(r.instructions, 0);
+                cr_assert_str_eq(json_object_get_string(member(st, "step_id")), "install-1");
+                cr_assert_str_eq(json_object_to_json_string_ext(member(st, "args"), JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
+                                 "{\"mode\":\"install\",\"cluster_id\":\"5e7c0a52-6d0b-4d8e-9a3e-1f2b3c4d5e6f\","
+                                 "\"revision\":1,\"payload_url\":\"/api/v2/clusters/5e7c0a52-6d0b-4d8e-9a3e-1f2b3c4d5e6f"
+                                 "/payload/1\",\"role\":\"master\",\"installation_disk\":\"/dev/disk/by-id/wwn-0x5000\"}");
+                cr_assert_str_eq(r.post_step_action, "continue");
+                steps_reply_free(&r);
+        }
+        /* No payload yet, or preparing: nothing. */
+        in.payload_revision = 0;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0);
+        steps_reply_free(&r);
+        in.payload_revision = 1;
+        in.status = PR;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0);
+        steps_reply_free(&r);
+        /* An auto role goes as worker; no disk, no member. */
+        in.status = IS;
+        in.role = ROLE_AUTO;
+        in.installation_disk = NULL;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        json_object *args = member(json_object_array_get_idx(r.instructions, 0), "args");
+        cr_assert_str_eq(json_object_get_string(member(args, "role")), "worker");
+        cr_assert_not(json_object_object_get_ex(args, "installation_disk", NULL));
+        steps_reply_free(&r);
+
+        /* Installed: apply only while behind. */
+        in.status = ID;
+        in.applied_revision = 1;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0, "up to date");
+        steps_reply_free(&r);
+        in.payload_revision = 3;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        types(&r, t, sizeof t);
+        cr_assert_str_eq(t, "install");
+        json_object *st = json_object_array_get_idx(r.instructions, 0);
+        cr_assert_str_eq(json_object_get_string(member(st, "step_id")), "apply-3");
+        cr_assert_str_eq(json_object_to_json_string_ext(member(st, "args"), JSON_C_TO_STRING_PLAIN |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE),
+                         "{\"mode\":\"apply\",\"cluster_id\":\"5e7c0a52-6d0b-4d8e-9a3e-1f2b3c4d5e6f\",\"revision\":3,"
+                         "\"payload_url\":\"/api/v2/clusters/5e7c0a52-6d0b-4d8e-9a3e-1f2b3c4d5e6f/payload/3\"}");
+        steps_reply_free(&r);
+        /* Error hosts get nothing. */
+        in.status = ER;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0);
+        steps_reply_free(&r);
 }
 
 Test(steps, reply_json) {

@@ -1,13 +1,17 @@
 /* The HTTP layer on real loopback HTTP: route matching, the validation
- * order (405/404, auth, 413, 415, 400 for bad JSON), metrics. */
+ * order (405/404, auth, 413, 415, 400 for bad JSON), the per-route body
+ * limit, text and streamed file answers, metrics. */
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "http.h"
+#include "testutil.h"
 
 Test(route, match_and_params) {
         struct http_request r = { 0 };
@@ -59,10 +63,39 @@ static bool auth(void *app, const struct http_route *route, struct http_request 
         return true;
 }
 
+/* The body's length instead of the body (large bodies). */
+static void h_size(void *app, struct http_request *req, struct http_response *resp) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "len", json_object_new_int64((int64_t) req->body_len));
+        http_json(resp, 200, o);
+}
+
+static char file_path[256];
+#define FILE_BYTES (3 * 1024 * 1024 + 17)
+
+static void h_file(void *app, struct http_request *req, struct http_response *resp) {
+        int fd = open(file_path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                http_error(resp, 404, "no file");
+                return;
+        }
+        http_file(resp, fd, FILE_BYTES, NULL);
+}
+
+static void h_text(void *app, struct http_request *req, struct http_response *resp) {
+        char *t = malloc(5);
+        memcpy(t, "a\0b\0c", 5);
+        http_text(resp, 200, t, 5, "application/x-test");
+}
+
 static const struct http_route routes[] = {
         { "GET", "/open/{x}", h_echo, ROUTE_PUBLIC, "open" },
         { "GET", "/closed", h_echo, 0, "closed" },
         { "POST", "/things/{x}", h_echo, ROUTE_BODY, "things" },
+        { "POST", "/big/{x}", h_size, ROUTE_BODY | ROUTE_LARGE_BODY, "big" },
+        { "GET", "/file", h_file, ROUTE_PUBLIC, "file" },
+        { "GET", "/text", h_text, ROUTE_PUBLIC, "text" },
+        { "PUT", "/things/{x}", h_echo, ROUTE_BODY, "things_put" },
 };
 
 static struct http_server *srv;
@@ -70,7 +103,8 @@ static char base[64];
 
 static void start(void) {
         struct http_server_config cfg = { .listen = "127.0.0.1:0", .threads = 2, .max_body_bytes = 65536,
-                                          .routes = routes, .n_routes = 3, .auth = auth };
+                                          .max_large_body_bytes = 1 << 20, .routes = routes,
+                                          .n_routes = sizeof routes / sizeof *routes, .auth = auth };
         cr_assert_eq(http_server_start(&cfg, &srv), 0);
         snprintf(base, sizeof base, "http://127.0.0.1:%u", http_server_port(srv));
 }
@@ -79,56 +113,40 @@ static void stop(void) {
         http_server_stop(srv);
 }
 
-struct buf {
-        char *d;
-        size_t n;
-};
-
-static size_t sink(char *p, size_t sz, size_t nm, void *u) {
-        struct buf *b = u;
-        b->d = realloc(b->d, b->n + sz * nm + 1);
-        memcpy(b->d + b->n, p, sz * nm);
-        b->n += sz * nm;
-        b->d[b->n] = '\0';
-        return sz * nm;
-}
-
 /* One request; returns the status, the body in *out (caller frees). */
 static long req(const char *method, const char *path, const char *token, const char *ctype, const char *body,
                 size_t body_len, char **out) {
-        CURL *c = curl_easy_init();
-        char url[512], hdr[256];
-        struct curl_slist *h = NULL;
-        struct buf b = { 0 };
-        snprintf(url, sizeof url, "%s%s", base, path);
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-        if (token) {
-                snprintf(hdr, sizeof hdr, "Authorization: Bearer %s", token);
-                h = curl_slist_append(h, hdr);
-        }
-        if (ctype) {
-                snprintf(hdr, sizeof hdr, "Content-Type: %s", ctype);
-                h = curl_slist_append(h, hdr);
-        }
-        h = curl_slist_append(h, "Expect:");
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        if (body) {
-                curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-                curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) body_len);
-        }
-        cr_assert_eq(curl_easy_perform(c), CURLE_OK);
-        long code = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-        curl_slist_free_all(h);
-        curl_easy_cleanup(c);
+        struct tu_http_reply r;
+        long code = tu_http_raw(method, tu_url(base, "%s", path), token, ctype, body, body_len, &r);
+        cr_assert_eq(r.curl, CURLE_OK);
         if (out)
-                *out = b.d;
+                *out = r.body;
         else
-                free(b.d);
+                free(r.body);
         return code;
+}
+
+/* GET path: status, body bytes and length, content type. */
+static long get_raw(const char *path, char **out, size_t *len, char *ctype, size_t ctlen) {
+        struct tu_http_reply r;
+        long code = tu_http_raw("GET", tu_url(base, "%s", path), NULL, NULL, NULL, 0, &r);
+        cr_assert_eq(r.curl, CURLE_OK);
+        snprintf(ctype, ctlen, "%s", r.ctype);
+        cr_assert_eq((size_t) r.content_length, r.len, "Content-Length is the body's");
+        *out = r.body;
+        *len = r.len;
+        return code;
+}
+
+/* A JSON object of n bytes (spaces inside the braces), malloc'd. */
+static char *big_body(size_t n) {
+        char *big = malloc(n + 1);
+        cr_assert_not_null(big);
+        memset(big, ' ', n);
+        big[0] = '{';
+        big[n - 1] = '}';
+        big[n] = '\0';
+        return big;
 }
 
 static void assert_reason(const char *body, int code, const char *needle) {
@@ -182,11 +200,7 @@ Test(server, validation_order) {
 
 Test(server, oversize_bodies_get_413_and_the_server_keeps_serving) {
         size_t n = 10 * 1024 * 1024;
-        char *big = malloc(n + 1);
-        memset(big, ' ', n);
-        big[0] = '{';
-        big[n - 1] = '}';
-        big[n] = '\0';
+        char *big = big_body(n);
         char *b;
         cr_assert_eq(req("POST", "/things/1", "good", "application/json", big, n, &b), 413);
         assert_reason(b, 413, "larger than 65536");
@@ -194,6 +208,60 @@ Test(server, oversize_bodies_get_413_and_the_server_keeps_serving) {
         free(big);
         for (int i = 0; i < 20; i++)
                 cr_assert_eq(req("GET", "/open/x", NULL, NULL, NULL, 0, NULL), 200);
+}
+
+Test(server, large_body_routes_have_their_own_limit) {
+        size_t n = 200 * 1024;
+        char *big = big_body(n);
+        char *b;
+        cr_assert_eq(req("POST", "/big/1", "good", "application/json", big, n, &b), 200, "%s", b);
+        cr_assert(strstr(b, "\"len\":204800"), "%s", b);
+        free(b);
+        cr_assert_eq(req("POST", "/things/1", "good", "application/json", big, n, &b), 413, "others keep theirs");
+        assert_reason(b, 413, "larger than 65536");
+        free(b);
+        cr_assert_eq(req("PUT", "/things/1", "good", "application/json", "{\"p\":1}", 7, &b), 200);
+        cr_assert(strstr(b, "\"p\":1"));
+        free(b);
+        free(big);
+        n = 2 * 1024 * 1024;
+        big = big_body(n);
+        cr_assert_eq(req("POST", "/big/1", "good", "application/json", big, n, &b), 413);
+        assert_reason(b, 413, "larger than 1048576");
+        free(b);
+        free(big);
+}
+
+Test(server, text_and_file_answers) {
+        char *tmp = tu_mkdtemp();
+        snprintf(file_path, sizeof file_path, "%s/file", tmp);
+        int fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        cr_assert_geq(fd, 0);
+        unsigned char *data = malloc(FILE_BYTES);
+        for (size_t i = 0; i < FILE_BYTES; i++)
+                data[i] = (unsigned char) (i * 31 + (i >> 11));
+        cr_assert_eq(write(fd, data, FILE_BYTES), FILE_BYTES);
+        close(fd);
+        char *b, ct[128];
+        size_t len;
+        cr_assert_eq(get_raw("/file", &b, &len, ct, sizeof ct), 200);
+        cr_assert_eq(len, FILE_BYTES);
+        cr_assert_eq(memcmp(b, data, FILE_BYTES), 0, "streamed as is");
+        cr_assert_str_eq(ct, "application/octet-stream");
+        free(b);
+        unlink(file_path);
+        cr_assert_eq(get_raw("/file", &b, &len, ct, sizeof ct), 404);
+        tu_rm_rf(tmp);
+        free(tmp);
+        free(b);
+        free(data);
+        cr_assert_eq(get_raw("/text", &b, &len, ct, sizeof ct), 200);
+        cr_assert_eq(len, 5, "a text answer keeps its NUL bytes");
+        cr_assert_eq(memcmp(b, "a\0b\0c", 5), 0);
+        cr_assert_str_eq(ct, "application/x-test");
+        free(b);
+        /* The server keeps serving. */
+        cr_assert_eq(req("GET", "/open/x", NULL, NULL, NULL, 0, NULL), 200);
 }
 
 Test(server, metrics_count_by_route_and_status) {

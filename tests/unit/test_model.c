@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "testutil.h"
 
 static json_object *parse(const char *text) {
         json_object *o = json_tokener_parse(text);
@@ -363,7 +364,7 @@ Test(model_host, empty_host_json) {
         host_init(&h);
         json_object *o = host_to_json(&h, 0), *v;
         cr_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-                         "{\"kind\":\"Host\",\"validations\":[]}");
+                         "{\"kind\":\"Host\",\"validations\":[],\"applied_revision\":0}");
         cr_assert_not(json_object_object_get_ex(o, "progress", &v));
         json_object_put(o);
         host_free(&h);
@@ -487,6 +488,116 @@ Test(model_cluster, roundtrip_and_labels) {
         json_object_put(o);
         cluster_free(&a);
         cluster_free(&b);
+}
+
+/* Capabilities spec and status, conditions, payload revision and feature
+ * set: in the JSON as the API shows them, and back. */
+Test(model_cluster, capabilities_conditions_and_revision) {
+        struct cluster a, b;
+        char err[128];
+        cluster_init(&a);
+        a.name = strdup("caps");
+        json_object *o = cluster_to_json(&a, 0);
+        cr_assert_str_eq(json_object_to_json_string_ext(tu_json_get(o, "capabilities"), JSON_C_TO_STRING_PLAIN),
+                         "{\"spec\":{\"baseline_capability_set\":null,\"additional_enabled_capabilities\":[]}}",
+                         "no status before the release is known");
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "0");
+        cr_assert_str_eq(tu_jstr(o, "feature_set"), "Default");
+        cr_assert_eq(json_object_array_length(tu_json_get(o, "conditions")), 0);
+        json_object_put(o);
+
+        a.cap_spec.baseline_capability_set = strdup("None");
+        strv_push(&a.cap_spec.additional_enabled_capabilities, "baremetal");
+        a.has_cap_status = true;
+        strv_push(&a.cap_status.enabled_capabilities, "Console");
+        strv_push(&a.cap_status.enabled_capabilities, "baremetal");
+        strv_push(&a.cap_status.known_capabilities, "Console");
+        strv_push(&a.cap_status.known_capabilities, "baremetal");
+        strv_push(&a.cap_status.implicit_capabilities, "Console");
+        a.conditions = calloc(1, sizeof *a.conditions);
+        a.n_conditions = 1;
+        a.conditions[0] = (struct model_condition) {
+                strdup("ImplicitlyEnabledCapabilities"), strdup("True"), strdup("CapabilitiesImplicitlyEnabled"),
+                strdup("The following capabilities could not be disabled: Console"), strdup("2026-11-21T21:50:11Z")
+        };
+        a.payload_revision = 3;
+        a.feature_set = strdup("TechPreviewNoUpgrade");
+        o = cluster_to_json(&a, 0);
+        cr_assert_str_eq(tu_jstr(o, "capabilities.spec.baseline_capability_set"), "None");
+        cr_assert_str_eq(tu_jstr(o, "capabilities.spec.additional_enabled_capabilities.0"), "baremetal");
+        cr_assert_str_eq(json_object_to_json_string_ext(tu_json_get(o, "capabilities.status"), JSON_C_TO_STRING_PLAIN),
+                         "{\"enabled_capabilities\":[\"Console\",\"baremetal\"],"
+                         "\"known_capabilities\":[\"Console\",\"baremetal\"]}",
+                         "implicit is the store's, not the API's");
+        cr_assert_str_eq(tu_jstr(o, "conditions.0.reason"), "CapabilitiesImplicitlyEnabled");
+        cr_assert_str_eq(tu_jstr(o, "conditions.0.last_transition_time"), "2026-11-21T21:50:11Z");
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "3");
+        cr_assert_str_eq(tu_jstr(o, "feature_set"), "TechPreviewNoUpgrade");
+        cr_assert_eq(cluster_from_json(o, &b, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(b.present & (CL_F_CAPABILITIES | CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_PAYLOAD_REVISION |
+                                  CL_F_FEATURE_SET),
+                     CL_F_CAPABILITIES | CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_PAYLOAD_REVISION | CL_F_FEATURE_SET);
+        cr_assert_str_eq(b.cap_spec.baseline_capability_set, "None");
+        cr_assert(b.has_cap_status);
+        cr_assert_eq(b.cap_status.enabled_capabilities.n, 2);
+        cr_assert_eq(b.n_conditions, 1);
+        cr_assert_str_eq(b.conditions[0].message, "The following capabilities could not be disabled: Console");
+        cr_assert_eq(b.payload_revision, 3);
+        json_object *o2 = cluster_to_json(&b, 0);
+        cr_assert(json_object_equal(o, o2), "round trip");
+        json_object_put(o2);
+        json_object_put(o);
+        cluster_free(&b);
+
+        /* The store's status form keeps implicit. */
+        o = cluster_cap_status_to_json(&a.cap_status);
+        struct cluster_cap_status st = { 0 };
+        cr_assert_eq(cluster_cap_status_from_json(o, &st, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(st.implicit_capabilities.n, 1);
+        cr_assert_str_eq(st.implicit_capabilities.v[0], "Console");
+        cluster_cap_status_free(&st);
+        json_object_put(o);
+        cluster_free(&a);
+
+        /* A PATCH body: the spec only; a baseline of null is vCurrent. */
+        o = json_tokener_parse("{\"capabilities\":{\"spec\":{\"baseline_capability_set\":null,"
+                               "\"additional_enabled_capabilities\":[\"Insights\"]}}}");
+        cr_assert_eq(cluster_from_json(o, &b, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(b.present, CL_F_CAPABILITIES);
+        cr_assert_null(b.cap_spec.baseline_capability_set);
+        cr_assert_str_eq(b.cap_spec.additional_enabled_capabilities.v[0], "Insights");
+        cr_assert_not(b.has_cap_status);
+        json_object_put(o);
+        cluster_free(&b);
+        static const char *const bad[] = {
+                "{\"capabilities\":{\"spec\":{\"additional_enabled_capabilities\":\"Console\"}}}",
+                "{\"capabilities\":{\"spec\":{\"additional_enabled_capabilities\":[1]}}}",
+                "{\"capabilities\":{\"spec\":{\"baseline_capability_set\":7}}}",
+                "{\"capabilities\":{\"spec\":[]}}",
+                "{\"conditions\":[{\"status\":\"True\"}]}",
+                "{\"payload_revision\":-1}",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                o = json_tokener_parse(bad[i]);
+                cr_assert_eq(cluster_from_json(o, &b, err, sizeof err), -EINVAL, "%s", bad[i]);
+                json_object_put(o);
+                cluster_free(&b);
+        }
+}
+
+Test(model_host, applied_revision_round_trip) {
+        struct host a, b;
+        char err[128];
+        host_init(&a);
+        a.applied_revision = 4;
+        json_object *o = host_to_json(&a, 0);
+        cr_assert_str_eq(tu_jstr(o, "applied_revision"), "4");
+        cr_assert_eq(host_from_json(o, &b, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(b.applied_revision, 4);
+        cr_assert(b.present & HOST_F_APPLIED_REVISION);
+        json_object_put(o);
+        host_free(&a);
+        host_free(&b);
 }
 
 Test(model_cluster, bad_labels_and_mode) {

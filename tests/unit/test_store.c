@@ -1,6 +1,7 @@
 /* The store on a real SQLite file: CRUD of every resource, idempotent
  * registration, filters and pages, the monitor's calls, migrations,
- * durability across kill -9 and concurrent writers. */
+ * releases and payload revisions, durability across kill -9 and concurrent
+ * writers. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
@@ -97,9 +98,50 @@ static size_t count_hosts(const struct store_host_filter *f) {
         return n;
 }
 
+/* A small release: two files, three documents, one with annotations. */
+static const char release_yaml[] = "version: \"%s\"\n"
+                                   "os_image:\n  url: https://images.example.test/os.img\n"
+                                   "  sha256: \"0000000000000000000000000000000000000000000000000000000000000000\"\n"
+                                   "  size: 1024\n"
+                                   "known_capabilities: [Console, Insights]\n"
+                                   "capability_sets:\n  None: []\n  v4.11: [Console]\n";
+static const char file_a[] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n"
+                             "  annotations:\n    capability.openshift.io/name: Console\n"
+                             "    include.release.openshift.io/self-managed-high-availability: \"true\"\n"
+                             "data:\n  k: v\n";
+static const char file_b[] = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: b0\n"
+                             "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b1\n";
+
+static void mk_release(const char *version, struct release_info *info, struct manifest_list *ms) {
+        char y[1024], err[256] = "";
+        snprintf(y, sizeof y, release_yaml, version);
+        release_info_init(info);
+        cr_assert_eq(release_info_parse_yaml(y, strlen(y), info, err, sizeof err), 0, "%s", err);
+        *ms = (struct manifest_list) { 0 };
+        cr_assert_eq(manifest_parse_file("a.yaml", file_a, strlen(file_a), ms, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifest_parse_file("b.yaml", file_b, strlen(file_b), ms, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(ms->n, 3);
+}
+
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 2
+#define SCHEMA 3
+
+/* Undo migration 3 on an open database file (what a version-2 muster left). */
+static void downgrade_to_2(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db,
+                                  "DROP TABLE payload_revisions; DROP TABLE release_manifests; DROP TABLE releases;"
+                                  "DROP INDEX clusters_release;"
+                                  "ALTER TABLE clusters DROP COLUMN capabilities_spec_json;"
+                                  "ALTER TABLE clusters DROP COLUMN capabilities_status_json;"
+                                  "ALTER TABLE clusters DROP COLUMN conditions_json;"
+                                  "ALTER TABLE clusters DROP COLUMN payload_revision;"
+                                  "ALTER TABLE clusters DROP COLUMN feature_set;"
+                                  "ALTER TABLE hosts DROP COLUMN applied_revision;"
+                                  "UPDATE schema_version SET version = 2",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
 
 Test(store, fresh_database_gets_current_schema) {
         cr_assert_eq(store_schema_version(st), SCHEMA);
@@ -142,6 +184,7 @@ Test(store, version_1_database_is_migrated) {
         st = NULL;
         sqlite3 *db;
         cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_2(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN step_results;"
                                       "UPDATE schema_version SET version = 1", NULL, NULL, NULL), SQLITE_OK);
         sqlite3_close(db);
@@ -152,6 +195,47 @@ Test(store, version_1_database_is_migrated) {
         cr_assert_str_eq(h.step_results_json, "{}");
         host_free(&h);
         free(ie);
+}
+
+/* A version-2 database (before releases) is migrated in place: its clusters
+ * and hosts stay, with no capabilities status, no payload, feature set
+ * Default and applied_revision 0; releases can be imported at once. */
+Test(store, version_2_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        char *cl = mk_cluster("carol", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(store_host_bind(st, ie, hid, cl, HOST_BINDING, NULL, 0), 0);
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_2(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_str_eq(c.name, "old");
+        cr_assert_eq(c.payload_revision, 0);
+        cr_assert_str_eq(c.feature_set, "Default");
+        cr_assert_not(c.has_cap_status);
+        cr_assert_eq(c.n_conditions, 0);
+        cr_assert_null(c.cap_spec.baseline_capability_set);
+        cluster_free(&c);
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, hid, &h), 0);
+        cr_assert_str_eq(h.cluster_id, cl);
+        cr_assert_eq(h.applied_revision, 0);
+        host_free(&h);
+        struct release_info info;
+        struct manifest_list ms = { 0 };
+        mk_release("1.0.0", &info, &ms);
+        cr_assert_eq(store_release_import(st, &info, &ms, NULL), 0);
+        release_info_free(&info);
+        manifest_list_free(&ms);
+        free(ie);
+        free(cl);
 }
 
 Test(store, newer_schema_refuses_to_open) {
@@ -599,13 +683,15 @@ Test(store, step_results_and_install_guard) {
 
         /* Only a ready cluster starts installing; its known hosts move. */
         cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN, NULL, NULL, 0, 0), 0);
-        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep"), -ESTALE);
+        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep", NULL, 0,
+                                                 NULL), -ESTALE);
         cr_assert_eq(store_cluster_set_status_from(st, cl, "ready", "installed", NULL, NULL, 0), -ESTALE,
                      "the status is pending-for-input, not ready");
         cr_assert_eq(store_cluster_set_status_from(st, cl, "pending-for-input", "ready", NULL, NULL, 0), 0);
-        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep"), 1);
+        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep", NULL, 0,
+                                                 NULL), 1);
         cr_assert_eq(store_cluster_start_install(st, "11111111-2222-4333-8444-555555555555", "go",
-                                                 HOST_PREPARING_FOR_INSTALLATION, "prep"), -ENOENT);
+                                                 HOST_PREPARING_FOR_INSTALLATION, "prep", NULL, 0, NULL), -ENOENT);
         cr_assert_eq(store_host_get(st, ie, id, &h), 0);
         cr_assert_eq(h.status, HOST_PREPARING_FOR_INSTALLATION);
         host_free(&h);
@@ -1103,4 +1189,303 @@ Test(store, concurrent_writers_lose_nothing) {
         cr_assert_eq(l.n, 400);
         event_list_free(&l);
         free(ie);
+}
+
+/* ---- releases and payload revisions ------------------------------------- */
+
+Test(store, release_import_read_list_delete) {
+        struct release_info info;
+        struct manifest_list ms;
+        struct store_release r;
+        mk_release("4.15.0", &info, &ms);
+        cr_assert_eq(store_release_import(st, &info, &ms, &r), 0);
+        cr_assert_str_eq(r.info.version, "4.15.0");
+        cr_assert_eq(r.manifest_count, 3);
+        cr_assert_not_null(r.created_at);
+        store_release_free(&r);
+        cr_assert_eq(store_release_import(st, &info, &ms, NULL), -EEXIST, "a version is imported once");
+
+        /* Manifests come back in release order with exact bytes and
+         * annotations in document order. */
+        struct manifest_list got = { 0 };
+        cr_assert_eq(store_release_manifests(st, "4.15.0", &got), 0);
+        cr_assert_eq(got.n, 3);
+        for (size_t i = 0; i < 3; i++) {
+                cr_assert_str_eq(got.v[i].path, ms.v[i].path);
+                cr_assert_str_eq(got.v[i].file, ms.v[i].file);
+                cr_assert_eq(got.v[i].doc_index, ms.v[i].doc_index);
+                cr_assert_str_eq(got.v[i].api_version, ms.v[i].api_version);
+                cr_assert_str_eq(got.v[i].group, ms.v[i].group);
+                cr_assert_str_eq(got.v[i].kind, ms.v[i].kind);
+                cr_assert_str_eq(got.v[i].name, ms.v[i].name);
+                cr_assert_eq(got.v[i].content_len, ms.v[i].content_len);
+                cr_assert_eq(memcmp(got.v[i].content, ms.v[i].content, ms.v[i].content_len), 0);
+                cr_assert_eq(got.v[i].n_annotations, ms.v[i].n_annotations);
+                for (size_t k = 0; k < ms.v[i].n_annotations; k++) {
+                        cr_assert_str_eq(got.v[i].annotations[k].key, ms.v[i].annotations[k].key);
+                        cr_assert_str_eq(got.v[i].annotations[k].value, ms.v[i].annotations[k].value);
+                }
+        }
+        cr_assert_str_eq(got.v[0].namespace, "ns");
+        cr_assert_null(got.v[1].namespace);
+        cr_assert_str_eq(manifest_annotation(&got.v[0], "capability.openshift.io/name"), "Console");
+        manifest_list_free(&got);
+
+        cr_assert_eq(store_release_get(st, "4.15.0", &r), 0);
+        cr_assert_str_eq(r.info.os_image.url, "https://images.example.test/os.img");
+        cr_assert_eq(r.info.known_capabilities.n, 2);
+        store_release_free(&r);
+        cr_assert_eq(store_release_get(st, "9.9.9", &r), -ENOENT);
+        cr_assert_eq(store_release_manifests(st, "9.9.9", &got), -ENOENT);
+        manifest_list_free(&got);
+
+        struct release_info info2;
+        struct manifest_list ms2;
+        mk_release("4.16.0", &info2, &ms2);
+        cr_assert_eq(store_release_import(st, &info2, &ms2, NULL), 0);
+        struct store_release_list l;
+        struct store_page pg = { .limit = 1 };
+        cr_assert_eq(store_release_list(st, &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].info.version, "4.15.0", "import order");
+        cr_assert_neq(l.next_after, 0);
+        pg.after = l.next_after;
+        store_release_list_free(&l);
+        cr_assert_eq(store_release_list(st, &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].info.version, "4.16.0");
+        cr_assert_eq(l.v[0].manifest_count, 3);
+        cr_assert_eq(l.next_after, 0);
+        store_release_list_free(&l);
+
+        /* A release a cluster names stays; the others go with their manifests. */
+        struct cluster c;
+        cluster_init(&c);
+        c.name = strdup("c");
+        c.owner = strdup("o");
+        c.release_version = strdup("4.16.0");
+        cr_assert_eq(store_cluster_create(st, &c), 0);
+        cr_assert_eq(store_release_delete(st, "4.16.0"), -EBUSY);
+        cr_assert_eq(store_release_delete(st, "4.15.0"), 0);
+        cr_assert_eq(store_release_delete(st, "4.15.0"), -ENOENT);
+        cr_assert_eq(store_release_manifests(st, "4.15.0", &got), -ENOENT);
+        manifest_list_free(&got);
+        cr_assert_eq(store_release_import(st, &info, &ms, NULL), 0, "importable again");
+        cluster_free(&c);
+
+        /* No half-imported release: a bad manifest rolls the whole import back. */
+        struct release_info info3;
+        struct manifest_list ms3;
+        mk_release("5.0.0", &info3, &ms3);
+        free(ms3.v[2].kind);
+        ms3.v[2].kind = NULL;
+        cr_assert_eq(store_release_import(st, &info3, &ms3, NULL), -EINVAL);
+        cr_assert_eq(store_release_get(st, "5.0.0", &r), -ENOENT);
+        release_info_free(&info3);
+        manifest_list_free(&ms3);
+        release_info_free(&info);
+        manifest_list_free(&ms);
+        release_info_free(&info2);
+        manifest_list_free(&ms2);
+}
+
+static void mk_payload(struct store_payload *p, const char *cluster, int64_t rev, const char *canonical) {
+        store_payload_init(p);
+        p->cluster_id = strdup(cluster);
+        p->revision = rev;
+        p->digest = strdup("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+        p->signature = strdup("c2lnbmF0dXJl");
+        p->canonical = strdup(canonical);
+        p->canonical_len = strlen(canonical);
+        p->release_version = strdup("4.15.0");
+        p->manifest_count = 8;
+}
+
+Test(store, payload_revisions_follow_each_other) {
+        char *cl = mk_cluster("carol", "c");
+        struct store_payload p, got;
+        mk_payload(&p, cl, 2, "{\"revision\":2}");
+        cr_assert_eq(store_cluster_add_payload(st, &p), -ESTALE, "revision 1 comes first");
+        store_payload_free(&p);
+        mk_payload(&p, cl, 1, "{\"revision\":1}");
+        cr_assert_eq(store_cluster_add_payload(st, &p), 0);
+        cr_assert_not_null(p.created_at);
+        cr_assert_eq(store_cluster_add_payload(st, &p), -ESTALE, "a revision is built once");
+        store_payload_free(&p);
+        mk_payload(&p, cl, 2, "{\"revision\":2,\"x\":\"\\u00e9\"}");
+        cr_assert_eq(store_cluster_add_payload(st, &p), 0);
+        store_payload_free(&p);
+        mk_payload(&p, "11111111-2222-4333-8444-555555555555", 1, "{}");
+        cr_assert_eq(store_cluster_add_payload(st, &p), -ENOENT);
+        store_payload_free(&p);
+
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_eq(c.payload_revision, 2);
+        cluster_free(&c);
+        cr_assert_eq(store_payload_get(st, cl, 2, &got), 0);
+        cr_assert_str_eq(got.canonical, "{\"revision\":2,\"x\":\"\\u00e9\"}", "bytes as stored");
+        cr_assert_eq(got.canonical_len, strlen(got.canonical));
+        cr_assert_eq(got.manifest_count, 8);
+        cr_assert_str_eq(got.release_version, "4.15.0");
+        store_payload_free(&got);
+        cr_assert_eq(store_payload_get(st, cl, 3, &got), -ENOENT);
+        struct store_payload_list l;
+        cr_assert_eq(store_payload_list(st, cl, &l), 0);
+        cr_assert_eq(l.n, 2);
+        cr_assert_eq(l.v[0].revision, 1);
+        cr_assert_eq(l.v[1].revision, 2);
+        cr_assert_null(l.v[0].canonical, "lists carry no payloads");
+        store_payload_list_free(&l);
+
+        /* The revisions go with their cluster. */
+        cr_assert_eq(store_cluster_delete(st, cl), 0);
+        cr_assert_eq(store_payload_get(st, cl, 1, &got), -ENOENT);
+        cr_assert_eq(store_payload_list(st, cl, &l), 0);
+        cr_assert_eq(l.n, 0);
+        store_payload_list_free(&l);
+        free(cl);
+}
+
+Test(store, cluster_capabilities_round_trip) {
+        struct cluster c, got;
+        cluster_init(&c);
+        c.name = strdup("caps");
+        c.owner = strdup("carol");
+        c.cap_spec.baseline_capability_set = strdup("None");
+        strv_push(&c.cap_spec.additional_enabled_capabilities, "baremetal");
+        strv_push(&c.cap_spec.additional_enabled_capabilities, "Console");
+        c.has_cap_status = true;
+        strv_push(&c.cap_status.enabled_capabilities, "Console");
+        strv_push(&c.cap_status.enabled_capabilities, "baremetal");
+        strv_push(&c.cap_status.known_capabilities, "Console");
+        strv_push(&c.cap_status.implicit_capabilities, "Insights");
+        cr_assert_eq(store_cluster_create(st, &c), 0);
+        cr_assert_eq(store_cluster_get(st, c.id, &got), 0);
+        cr_assert_str_eq(got.cap_spec.baseline_capability_set, "None");
+        cr_assert_eq(got.cap_spec.additional_enabled_capabilities.n, 2);
+        cr_assert_str_eq(got.cap_spec.additional_enabled_capabilities.v[1], "Console");
+        cr_assert(got.has_cap_status);
+        cr_assert_eq(got.cap_status.enabled_capabilities.n, 2);
+        cr_assert_str_eq(got.cap_status.implicit_capabilities.v[0], "Insights");
+        cr_assert_str_eq(got.feature_set, "Default");
+        cr_assert_eq(got.payload_revision, 0);
+        cluster_free(&got);
+
+        /* Status and conditions replaced; the status can go again. */
+        struct cluster up;
+        cluster_init(&up);
+        up.id = strdup(c.id);
+        up.feature_set = strdup("TechPreviewNoUpgrade");
+        up.conditions = calloc(1, sizeof *up.conditions);
+        up.n_conditions = 1;
+        up.conditions[0] = (struct model_condition) { strdup("ImplicitlyEnabledCapabilities"), strdup("True"),
+                                                      strdup("CapabilitiesImplicitlyEnabled"), strdup("m"),
+                                                      strdup("2026-01-01T00:00:00Z") };
+        cr_assert_eq(store_cluster_update(st, &up, CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_FEATURE_SET), 0);
+        cr_assert_eq(store_cluster_get(st, c.id, &got), 0);
+        cr_assert_not(got.has_cap_status);
+        cr_assert_str_eq(got.feature_set, "TechPreviewNoUpgrade");
+        cr_assert_eq(got.n_conditions, 1);
+        cr_assert_str_eq(got.conditions[0].status, "True");
+        cr_assert_str_eq(got.conditions[0].last_transition_time, "2026-01-01T00:00:00Z");
+        cr_assert_str_eq(got.cap_spec.baseline_capability_set, "None", "the spec is its own member");
+        cluster_free(&got);
+        cluster_free(&up);
+        cluster_free(&c);
+}
+
+Test(store, install_start_roles_payload_and_host_states) {
+        char *ie = mk_infra_env("admin", "pool");
+        char *cl = mk_cluster("carol", "c");
+        char id[3][UUID_STR_LEN];
+        for (int i = 0; i < 3; i++) {
+                host_uuid(i, id[i]);
+                cr_assert_eq(store_host_register(st, ie, id[i], "0.1", NULL), 1);
+                cr_assert_eq(store_host_bind(st, ie, id[i], cl, HOST_KNOWN, NULL, 0), 0);
+        }
+        cr_assert_eq(store_host_set_status(st, ie, id[2], HOST_INSUFFICIENT, NULL, NULL, 0, 0), 0);
+        cr_assert_eq(store_cluster_set_status(st, cl, "ready", NULL, NULL, 0), 0);
+        struct store_host_role roles[] = { { ie, id[0], ROLE_MASTER }, { ie, id[1], ROLE_WORKER } };
+        struct store_payload p;
+        mk_payload(&p, cl, 2, "{}");
+        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep", roles, 2, &p),
+                     -ESTALE, "revision 2 without 1: nothing moves");
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_str_eq(c.status, "ready");
+        cluster_free(&c);
+        p.revision = 1;
+        cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep", roles, 2, &p), 2);
+        store_payload_free(&p);
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_str_eq(c.status, "preparing-for-installation");
+        cr_assert_eq(c.payload_revision, 1);
+        cluster_free(&c);
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
+        cr_assert_eq(h.role, ROLE_MASTER);
+        cr_assert_eq(h.status, HOST_PREPARING_FOR_INSTALLATION);
+        host_free(&h);
+        cr_assert_eq(store_host_get(st, ie, id[1], &h), 0);
+        cr_assert_eq(h.role, ROLE_WORKER);
+        host_free(&h);
+        cr_assert_eq(store_host_get(st, ie, id[2], &h), 0);
+        cr_assert_eq(h.status, HOST_INSUFFICIENT, "only known hosts move");
+        host_free(&h);
+
+        /* The install story of a host: progress, then installed with its revision. */
+        struct host_progress pr = { .stage = "writing-image", .percent = 40, .info = "copying" };
+        cr_assert_eq(store_host_set_install_state(st, ie, id[0], HOST_INSTALLING_IN_PROGRESS, "in progress", &pr, -1,
+                                                  STORE_STATUS(HOST_INSTALLED)), -ESTALE);
+        cr_assert_eq(store_host_set_install_state(st, ie, id[0], HOST_INSTALLING_IN_PROGRESS, "in progress", &pr, -1,
+                                                  STORE_STATUS(HOST_PREPARING_FOR_INSTALLATION)), 0);
+        cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
+        cr_assert_eq(h.status, HOST_INSTALLING_IN_PROGRESS);
+        cr_assert_str_eq(h.progress.stage, "writing-image");
+        cr_assert_eq(h.progress.percent, 40);
+        cr_assert_eq(h.applied_revision, 0);
+        host_free(&h);
+        cr_assert_eq(store_host_set_install_state(st, ie, id[0], HOST_INSTALLED, "done", NULL, 1, 0), 0);
+        cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
+        cr_assert_eq(h.status, HOST_INSTALLED);
+        cr_assert_str_eq(h.progress.stage, "writing-image", "progress kept when none is given");
+        cr_assert_eq(h.applied_revision, 1);
+        host_free(&h);
+        cr_assert_eq(store_host_set_applied_revision(st, ie, id[0], 3), 0);
+        cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
+        cr_assert_eq(h.applied_revision, 3);
+        json_object *o = host_to_json(&h, 0);
+        cr_assert_str_eq(tu_jstr(o, "applied_revision"), "3");
+        json_object_put(o);
+        host_free(&h);
+        cr_assert_eq(store_host_set_applied_revision(st, ie, "00000000-0000-4000-8000-999999999999", 3), -ENOENT);
+
+        /* Stale installs: error, only for hosts still silent and installing. */
+        cr_assert_eq(store_host_set_status(st, ie, id[1], HOST_INSTALLING, NULL, NULL, 0, 0), 0);
+        cr_assert_eq(store_host_checkin(st, ie, id[1], "2026-01-01T00:00:00Z"), 0);
+        cr_assert_eq(store_host_checkin(st, ie, id[0], "2026-01-01T00:00:00Z"), 0);
+        const uint32_t mask = STORE_STATUS(HOST_INSTALLING) | STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
+        struct host_list l;
+        cr_assert_eq(store_host_list_stale(st, "2026-01-01T00:05:00Z", mask, 10, &l), 0);
+        cr_assert_eq(l.n, 1);
+        bool changed[1];
+        cr_assert_eq(store_host_mark_stale(st, l.v, l.n, "2026-01-01T00:05:00Z", mask, HOST_ERROR, "silent", changed), 1);
+        cr_assert(changed[0]);
+        cr_assert_eq(store_host_mark_stale(st, l.v, l.n, "2026-01-01T00:05:00Z", mask, HOST_ERROR, "silent", changed), 0);
+        cr_assert_not(changed[0]);
+        host_list_free(&l);
+        cr_assert_eq(store_host_get(st, ie, id[1], &h), 0);
+        cr_assert_eq(h.status, HOST_ERROR);
+        cr_assert_str_eq(h.status_info, "silent");
+        host_free(&h);
+
+        /* A new binding starts a new story: applied_revision back to 0. */
+        cr_assert_eq(store_cluster_set_status(st, cl, "installed", NULL, NULL, 0), 0);
+        cr_assert_eq(store_host_bind(st, ie, id[0], NULL, HOST_UNBINDING_PENDING_USER_ACTION, NULL, 0), 0);
+        cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
+        cr_assert_eq(h.applied_revision, 0);
+        host_free(&h);
+        free(ie);
+        free(cl);
 }

@@ -721,6 +721,10 @@ static struct cluster_facts full_cluster(void) {
                 .api_vip = "192.0.2.5",
                 .ingress_vip = "192.0.2.6",
                 .pull_secret = "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}",
+                .release_version = "4.15.0",
+                .release_imported = true,
+                .n_enabled_capabilities = 3,
+                .n_known_capabilities = 7,
         };
 }
 
@@ -950,10 +954,24 @@ Test(cluster, all_hosts_ready) {
                        "2 of 4 hosts are not ready: h2 (insufficient), m3 (pending-for-input)");
 }
 
+Test(cluster, capabilities_valid) {
+        struct cluster_facts f = full_cluster();
+        expect_cluster(&f, VAL_CAPABILITIES_VALID, VSTATUS_SUCCESS, "The capabilities fit release 4.15.0: 3 of 7 enabled");
+        f.capabilities_error = "unknown capability \"Foo\"; known: Console, Insights";
+        expect_cluster(&f, VAL_CAPABILITIES_VALID, VSTATUS_FAILURE,
+                       "The capabilities do not fit release 4.15.0: unknown capability \"Foo\"; known: Console, Insights");
+        f.release_imported = false;
+        expect_cluster(&f, VAL_CAPABILITIES_VALID, VSTATUS_FAILURE, "The release 4.15.0 is not imported");
+        f.release_version = NULL;
+        expect_cluster(&f, VAL_CAPABILITIES_VALID, VSTATUS_FAILURE,
+                       "No release is chosen: Set release_version to an imported release");
+        f.release_version = "";
+        expect_cluster(&f, VAL_CAPABILITIES_VALID, VSTATUS_FAILURE,
+                       "No release is chosen: Set release_version to an imported release");
+}
+
 Test(cluster, later_issues_disabled) {
         struct cluster_facts f = full_cluster();
-        expect_cluster(&f, VAL_CAPABILITIES_VALID, VSTATUS_DISABLED,
-                       "Not checked yet: capability validation comes with capability management (DESIGN §7)");
         expect_cluster(&f, VAL_OPERATORS_RESOLVABLE, VSTATUS_DISABLED,
                        "Not checked yet: operator resolution comes with operator management (DESIGN §8)");
 }

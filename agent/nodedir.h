@@ -1,0 +1,51 @@
+/* The manifest directory of an installed system (DESIGN §6): the payload's
+ * manifest files written into it atomically, with a bookkeeping file that
+ * remembers which files muster wrote, so that a later revision removes what
+ * it no longer carries and never touches anything else. Shared by the
+ * installer (into a fresh root) and day 2 (`muster-agent node`). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "payload.h"
+#include "strv.h"
+
+#define NODEDIR_BOOKKEEPING ".muster-applied.json"
+/* Temporary files start with this; a crash may leave them, the next apply
+ * removes them. Manifest paths never start with '.'. */
+#define NODEDIR_TMP_PREFIX ".muster-tmp."
+#define NODEDIR_MAX_BOOKKEEPING (32 * 1024 * 1024)
+#define NODEDIR_MAX_FILE (64 * 1024 * 1024)  /* a file compared before rewriting it */
+
+/* What one apply did; each list sorted. */
+struct nodedir_changes {
+        int64_t previous_revision;  /* the bookkeeping's before (0: none) */
+        struct strv added;          /* not in the previous bookkeeping */
+        struct strv updated;        /* in it, and the file on disk differed */
+        struct strv removed;        /* in it, not in this payload */
+};
+void nodedir_changes_free(struct nodedir_changes *c);
+
+/* The revision DIR's bookkeeping records: 0 and *rev (0 when there is no
+ * bookkeeping or no DIR), -EBADMSG when the file is not bookkeeping. */
+int nodedir_applied_revision(const char *dir, int64_t *rev);
+
+/* Whether `name` may be a file in a manifest directory: a plain file name
+ * (no '/', not "." or "..", not starting with '.', no control characters)
+ * of at most MANIFEST_MAX_FILE_NAME bytes. */
+bool nodedir_name_is_valid(const char *name);
+
+/* Make DIR (and its parents, 0755) hold exactly the payload's files among
+ * those muster wrote: each file whose content differs is written through a
+ * temporary file in DIR (fsync, rename); files the previous bookkeeping
+ * lists and `files` lacks are removed; other files are never touched. The
+ * bookkeeping {"revision":N,"files":{"path":"sha256hex"}} is written last
+ * (atomically) and DIR is fsynced. Before anything is written the
+ * bookkeeping is widened to the new paths too, so that a crash half-way
+ * never leaves a file muster wrote without a record of it.
+ * Returns 0 with *out filled (free with nodedir_changes_free), -EINVAL for a
+ * bad file name (err names it), -EBADMSG for a bookkeeping file that is not
+ * one, -errno of the file system (err says which file). */
+int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
+                  struct nodedir_changes *out, char *err, size_t errlen);

@@ -1,0 +1,83 @@
+/* The install payload (DESIGN §6): a cluster's filtered manifests and its OS
+ * image reference as canonical JSON, its SHA-256 digest and the
+ * coordinator's ECDSA P-256 signature; and the agent's check of all that
+ * before it touches a disk. Pure (no I/O).
+ *
+ * Payload object (canonical JSON; members sorted):
+ *   {cluster_id, revision, release_version, enabled_capabilities[],
+ *    os_image{url, sha256, size, root_label},
+ *    manifests[{path, file, group, version, kind, namespace?, name, content}]}
+ * manifests are in release order (file name, then document index).
+ * Envelope, as GET /clusters/{c}/payload/{rev} serves it:
+ *   {"cluster_id":..,"digest":"sha256:<hex>","payload":<canonical bytes>,
+ *    "revision":N,"signature":"<base64url of r||s>"}
+ * The signature is crypto_sign_digest() over SHA-256(canonical bytes). */
+#pragma once
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crypto.h"
+#include "manifest.h"
+#include "release.h"
+#include "strv.h"
+
+#define PAYLOAD_MAX_ENVELOPE (256 * 1024 * 1024)
+#define PAYLOAD_MAX_MANIFESTS 20000
+#define PAYLOAD_DIGEST_LEN (7 + 2 * CRYPTO_SHA256_LEN)  /* "sha256:" + hex, no NUL */
+
+/* The payload object. os_image_url is the URL agents fetch the image from
+ * (the release's url, or the coordinator's path for it); img gives sha256,
+ * size and root_label. included: the manifests to carry. NULL on ENOMEM. */
+json_object *payload_build(const char *cluster_id, int64_t revision, const char *release_version,
+                           const char *os_image_url, const struct release_os_image *img,
+                           const struct strv *enabled_capabilities,
+                           const struct manifest *const *included, size_t n_included);
+
+struct payload_signed {
+        char *canonical;                       /* NUL-terminated */
+        size_t len;
+        char digest[PAYLOAD_DIGEST_LEN + 1];   /* "sha256:<hex>" */
+        char *signature;                       /* base64url of r||s, NUL-terminated */
+};
+void payload_signed_free(struct payload_signed *s);
+
+/* Canonicalise, digest and sign with a private key. -ENOKEY for a public
+ * key, -EINVAL for what canonjson refuses, -ENOMEM. */
+int payload_sign(json_object *payload, const struct crypto_key *key, struct payload_signed *out);
+
+/* The envelope text (malloc'd, NUL-terminated), canonical bytes embedded
+ * verbatim. NULL on ENOMEM. */
+char *payload_envelope(const char *cluster_id, int64_t revision, const char *digest,
+                       const char *signature, const char *canonical, size_t canonical_len);
+
+/* The agent's check, before anything is written: parse the envelope,
+ * canonicalise its payload again, compare the SHA-256 with "digest", verify
+ * "signature" with pub, and check that the payload's cluster_id and revision
+ * are the envelope's and the expected ones (expect_cluster NULL / expect_rev
+ * 0: any). 0 and *payload (owned) on success; -EBADMSG with err saying which
+ * check failed ("payload digest does not match", "payload signature is not
+ * the coordinator's", "payload is for revision 2, expected 3", ...); -EINVAL
+ * for an envelope that is not one; -E2BIG past PAYLOAD_MAX_ENVELOPE. */
+int payload_verify(const char *envelope, size_t len, const struct crypto_key *pub,
+                   const char *expect_cluster, int64_t expect_revision, json_object **payload,
+                   char *err, size_t errlen);
+
+/* A verified payload's manifest files, pointing into `payload` (valid while
+ * it lives). Every path must be a plain file name (no '/', not starting with
+ * '.', at most MANIFEST_MAX_FILE_NAME bytes) and unique. -EINVAL with err. */
+struct payload_file {
+        const char *path;
+        const char *content;
+        size_t len;
+};
+int payload_files(json_object *payload, struct payload_file **out, size_t *n, char *err, size_t errlen);
+
+/* The payload's os_image; strings point into `payload`. */
+struct payload_image {
+        const char *url;
+        const char *sha256;
+        int64_t size;
+        const char *root_label;
+};
+int payload_image(json_object *payload, struct payload_image *out, char *err, size_t errlen);

@@ -1,0 +1,452 @@
+/* Installation over the API (DESIGN §4-6): the install action (roles,
+ * payload revision 1, hosts handed the install step), the agents' progress
+ * reports and step results, and the signed payload revisions they fetch. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "cleanup.h"
+#include "clusterrel.h"
+#include "hostfsm.h"
+#include "install.h"
+#include "log.h"
+#include "payload.h"
+#include "refresh.h"
+#include "steps.h"
+#include "uuid.h"
+#include "validations.h"
+
+/* ---- install ------------------------------------------------------------ */
+
+#define FULL_MASTERS 3
+
+/* Auto roles (DESIGN §5): masters first, taken from the auto hosts that
+ * meet the master (single-node: sno) minimums, in bind order; the rest
+ * workers. Fills roles (v->hosts.n entries at most); returns how many. */
+static size_t assign_roles(struct musterd *d, const struct cluster_view *v, struct store_host_role *roles) {
+        bool sno = v->c.high_availability_mode == HA_MODE_NONE;
+        const struct role_requirements *req = &d->cfg.req[sno ? REQ_SNO : REQ_MASTER];
+        size_t masters = 0, n = 0;
+        long need;
+
+        for (size_t i = 0; i < v->hosts.n; i++)
+                masters += v->hosts.v[i].role == ROLE_MASTER;
+        need = (long) (sno ? 1 : FULL_MASTERS) - (long) masters;
+        /* Two passes: capable hosts become masters, then the rest workers. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < v->hosts.n; i++) {
+                        const struct host *h = &v->hosts.v[i];
+                        bool taken = false;
+                        if (h->role != ROLE_AUTO)
+                                continue;
+                        for (size_t k = 0; k < n; k++)
+                                taken |= roles[k].host_id == h->id;
+                        if (taken)
+                                continue;
+                        bool capable = h->facts.cpu_count >= req->cpu_cores && h->facts.memory_bytes >= req->memory_bytes;
+                        if (pass == 0 && (!capable || need <= 0))
+                                continue;
+                        roles[n++] = (struct store_host_role) {
+                                h->infra_env_id, h->id, pass == 0 || (sno && need > 0) ? ROLE_MASTER : ROLE_WORKER
+                        };
+                        if (pass == 0 || (sno && need > 0))
+                                need--;
+                }
+        return n;
+}
+
+static enum host_role role_of(const struct host *h, const struct store_host_role *roles, size_t n) {
+        for (size_t k = 0; k < n; k++)
+                if (roles[k].host_id == h->id)
+                        return roles[k].role;
+        return h->role;
+}
+
+void api_cluster_install(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct cluster c;
+        struct cluster_view v = { 0 };
+        struct loaded_release lr;
+        struct store_payload p;
+        _cleanup_free_ struct store_host_role *roles = NULL;
+        enum cluster_status st;
+        char err[512];
+        bool have_view = false;
+        int r;
+
+        cluster_init(&v.c);
+        store_payload_init(&p);
+        lr = (struct loaded_release) { 0 };
+        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+                goto out;
+        if ((r = refresh_cluster(d, c.id, &st)) < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        if ((r = cluster_view_load(d, c.id, false, &v)) < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        have_view = true;
+        if (st != CLUSTER_READY) {
+                http_error(resp, 409, "cluster is %s, not ready to install: %s", cluster_status_to_string(st),
+                           v.c.status_info ? v.c.status_info : "see its validations");
+                goto out;
+        }
+        if ((r = release_load(d, v.c.release_version, true, &lr)) < 0) {
+                if (r == -ENOENT)
+                        http_error(resp, 409, "release %s is not imported", v.c.release_version ? v.c.release_version : "(none)");
+                else
+                        api_store_error(resp, r, "release");
+                goto out;
+        }
+        if (!v.c.has_cap_status) {
+                if (clusterrel_compute(&lr, &v.c, &v.c.cap_spec, true, NULL, err, sizeof err) < 0 ||
+                    (r = store_cluster_update(d->store, &v.c, CL_F_CAP_STATUS | CL_F_CONDITIONS)) < 0) {
+                        http_error(resp, 409, "the capabilities of cluster %s cannot be computed: %s", c.id, err);
+                        goto out;
+                }
+        }
+        roles = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *roles);
+        if (!roles) {
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        size_t n_roles = assign_roles(d, &v, roles);
+        /* If the payload cannot be built, nothing moves. */
+        if ((r = clusterrel_build_payload(d, &v.c, &lr, v.c.payload_revision + 1, &p, err, sizeof err)) < 0) {
+                log_error_errno(r, "api", "Building the payload of cluster %s failed: %s", c.id, err);
+                http_error(resp, 500, "could not build the payload of cluster %s: %s", c.id, err);
+                goto out;
+        }
+        r = store_cluster_start_install(d->store, c.id, "Installation started; preparing the hosts",
+                                        HOST_PREPARING_FOR_INSTALLATION,
+                                        hostfsm_status_info(HOST_PREPARING_FOR_INSTALLATION), roles, n_roles, &p);
+        if (r == -ESTALE) {
+                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
+                goto out;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        int moved = r;
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL,
+                      "installation of cluster %s started by %s with %d host(s)", c.id, P(req)->owner, moved);
+        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): ready -> %s: %s", c.name, c.id,
+                      cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
+                      "Installation started; preparing the hosts");
+        clusterrel_payload_event(d, &v.c, &p);
+        /* Prepared at once: the install step is handed out on the next poll. */
+        for (size_t i = 0; i < v.hosts.n; i++) {
+                struct host *h = &v.hosts.v[i];
+                enum host_status prep, inst;
+                const char *why;
+                if (h->status != HOST_KNOWN || hostfsm_apply(HOST_KNOWN, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &why) < 0)
+                        continue;
+                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, c.id, h->id,
+                              "host %s: known -> %s: %s (role %s)", h->id, host_status_to_string(prep), why,
+                              host_role_to_string(role_of(h, roles, n_roles)));
+                if (hostfsm_apply(prep, HOSTFSM_EV_PREPARED, NULL, &inst, &why) < 0 ||
+                    store_host_set_status(d->store, h->infra_env_id, h->id, inst, hostfsm_status_info(inst), NULL, 0,
+                                          STORE_STATUS(prep)) < 0)
+                        continue;
+                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, c.id, h->id, "host %s: %s -> %s: %s",
+                              h->id, host_status_to_string(prep), host_status_to_string(inst), why);
+        }
+        char info[256];
+        snprintf(info, sizeof info, "Installation in progress: %d host(s) installing payload revision %lld", moved,
+                 (long long) p.revision);
+        if (store_cluster_set_status_from(d->store, c.id, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
+                                          cluster_status_to_string(CLUSTER_INSTALLING), info, NULL, 0) == 0)
+                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", c.name,
+                              c.id, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
+                              cluster_status_to_string(CLUSTER_INSTALLING), info);
+        cluster_free(&c);
+        if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
+                api_store_error(resp, r, "cluster");
+        else
+                http_json(resp, 202, cluster_to_json(&c, 0));
+out:
+        store_payload_free(&p);
+        release_unload(&lr);
+        if (have_view)
+                cluster_view_free(&v);
+        else
+                cluster_free(&v.c);
+        cluster_free(&c);
+}
+
+/* ---- the install step ----------------------------------------------------- */
+
+int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in) {
+        char err[256];
+        int r = store_cluster_get(d->store, h->cluster_id, c);
+        if (r < 0)
+                return r;
+        in->cluster_id = c->id;
+        in->payload_revision = c->payload_revision;
+        in->applied_revision = h->applied_revision;
+        in->role = h->role;
+        in->installation_disk = NULL;
+        if (h->status == HOST_INSTALLED || !h->inventory_json)
+                return 0;
+        if (!h->inventory && host_parse_inventory(h, err, sizeof err) < 0)
+                return 0;
+        int i = validations_pick_install_disk(h->inventory, h->installation_disk_id, 0);
+        if (i >= 0) {
+                const struct inv_disk *disk = &h->inventory->disks[i];
+                /* A stable name when there is one (by-id, else by-path). */
+                in->installation_disk = disk->id && disk->id[0] == '/' ? disk->id
+                                      : disk->path && disk->path[0] == '/' ? disk->path : NULL;
+        }
+        return 0;
+}
+
+/* The revision a step id names ("install-3", "apply-3"), or 0. */
+static int64_t step_revision(const char *step_id, const char *prefix) {
+        size_t n = strlen(prefix);
+        if (!step_id || strncmp(step_id, prefix, n) != 0)
+                return 0;
+        char *end;
+        long long v = strtoll(step_id + n, &end, 10);
+        return *end || v <= 0 ? 0 : v;
+}
+
+static int64_t output_i64(json_object *output, const char *key, int64_t fallback) {
+        json_object *v;
+        if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, key, &v) &&
+            json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
+                return json_object_get_int64(v);
+        return fallback;
+}
+
+static size_t output_count(json_object *output, const char *key) {
+        json_object *v;
+        if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, key, &v) &&
+            json_object_is_type(v, json_type_array))
+                return json_object_array_length(v);
+        return 0;
+}
+
+static void install_done(struct musterd *d, struct host *h, int64_t rev, json_object *output) {
+        struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_DONE), .percent = 100 };
+        enum host_status to;
+        const char *why;
+        char info[256], more[256] = "";
+        json_object *root;
+        if (hostfsm_apply(h->status, HOSTFSM_EV_INSTALLED, NULL, &to, &why) < 0)
+                return;
+        snprintf(info, sizeof info, "Installed payload revision %lld", (long long) rev);
+        p.info = info;
+        if (store_host_set_install_state(d->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), &p, rev,
+                                         STORE_STATUS(h->status)) < 0)
+                return;
+        if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, "root_partition", &root) &&
+            json_object_is_type(root, json_type_string))
+                snprintf(more, sizeof more, "; root file system on %.200s", json_object_get_string(root));
+        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                      "host %s: %s -> %s: payload revision %lld installed%s", h->id, host_status_to_string(h->status),
+                      host_status_to_string(to), (long long) rev, more);
+        if (h->cluster_id)
+                (void) install_cluster_check(d, h->cluster_id);
+}
+
+static void apply_done(struct musterd *d, struct host *h, int64_t rev, int64_t exit_code, json_object *output,
+                       const char *error) {
+        char info[1024];
+        if (exit_code != 0) {
+                snprintf(info, sizeof info, "Applying payload revision %lld failed: %s", (long long) rev,
+                         error && *error ? error : "no reason given");
+                (void) store_host_set_install_state(d->store, h->infra_env_id, h->id, HOST_INSTALLED, info, NULL, -1,
+                                                    STORE_STATUS(HOST_INSTALLED));
+                musterd_event(d, EVENT_ERROR, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                              "host %s failed to apply payload revision %lld: %s", h->id, (long long) rev,
+                              error && *error ? error : "no reason given");
+                return;
+        }
+        int64_t applied = output_i64(output, "applied_revision", rev);
+        if (applied <= h->applied_revision)
+                return; /* a repeat */
+        if (store_host_set_install_state(d->store, h->infra_env_id, h->id, HOST_INSTALLED,
+                                         hostfsm_status_info(HOST_INSTALLED), NULL, applied,
+                                         STORE_STATUS(HOST_INSTALLED)) < 0)
+                return;
+        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                      "host %s applied payload revision %lld: %zu added, %zu updated, %zu removed", h->id,
+                      (long long) applied, output_count(output, "added"), output_count(output, "updated"),
+                      output_count(output, "removed"));
+}
+
+void api_install_result(struct musterd *d, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
+                        const char *error, struct http_response *resp) {
+        int64_t rev_install = step_revision(step_id, INSTALL_STEP_ID_PREFIX);
+        int64_t rev_apply = step_revision(step_id, APPLY_STEP_ID_PREFIX);
+        bool installing = h->status == HOST_INSTALLING || h->status == HOST_INSTALLING_IN_PROGRESS;
+
+        if (rev_apply || (!rev_install && h->status == HOST_INSTALLED)) {
+                if (h->status == HOST_INSTALLED)
+                        apply_done(d, h, rev_apply ? rev_apply : output_i64(output, "applied_revision", 0), exit_code,
+                                   output, error);
+        } else if (installing) {
+                if (exit_code == 0)
+                        install_done(d, h, output_i64(output, "applied_revision", rev_install), output);
+                else
+                        (void) install_fail_host(d, h, NULL, error);
+        }
+        /* Anything else is a late repeat of a result already taken. */
+        http_json(resp, 200, json_object_new_object());
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+void api_host_progress(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        json_object *v;
+        char *info = NULL;
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        if (P(req)->kind != PRINCIPAL_AGENT) {
+                http_error(resp, 403, "install progress is reported by the host's agent");
+                goto out;
+        }
+        if (!json_object_object_get_ex(req->body, "stage", &v) || !json_object_is_type(v, json_type_string) ||
+            install_stage_from_string(json_object_get_string(v)) == _INSTALL_STAGE_INVALID) {
+                http_error(resp, 400, "field \"stage\" must be one of starting, writing-image, writing-payload, "
+                                      "rebooting, done");
+                goto out;
+        }
+        enum install_stage stage = install_stage_from_string(json_object_get_string(v));
+        if (!json_object_object_get_ex(req->body, "percent", &v) || !json_object_is_type(v, json_type_int) ||
+            json_object_get_int64(v) < 0 || json_object_get_int64(v) > 100) {
+                http_error(resp, 400, "field \"percent\" must be an integer from 0 to 100");
+                goto out;
+        }
+        int64_t percent = json_object_get_int64(v);
+        if (json_object_object_get_ex(req->body, "info", &v) && !json_object_is_type(v, json_type_null)) {
+                if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) > MODEL_MAX_MESSAGE ||
+                    strlen(json_object_get_string(v)) != (size_t) json_object_get_string_len(v)) {
+                        http_error(resp, 400, "field \"info\" must be a string of at most %d bytes", MODEL_MAX_MESSAGE);
+                        goto out;
+                }
+                info = (char *) json_object_get_string(v);
+        }
+        enum host_status to;
+        if (hostfsm_apply(h.status, HOSTFSM_EV_PROGRESS, NULL, &to, NULL) < 0) {
+                http_error(resp, 409, "host %s is %s, not installing", h.id, host_status_to_string(h.status));
+                goto out;
+        }
+        char status_info[256];
+        snprintf(status_info, sizeof status_info, "Installation in progress: %s (%lld%%)",
+                 install_stage_to_string(stage), (long long) percent);
+        struct host_progress p = { .stage = (char *) install_stage_to_string(stage), .percent = percent, .info = info };
+        int r = store_host_set_install_state(d->store, ie.id, h.id, to, status_info, &p, -1, STORE_STATUS(h.status));
+        if (r == -ESTALE) {
+                http_error(resp, 409, "host %s changed state meanwhile", h.id);
+                goto out;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        if (to != h.status)
+                musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id, "host %s: %s -> %s: %s", h.id,
+                              host_status_to_string(h.status), host_status_to_string(to), status_info);
+        http_json(resp, 200, json_object_new_object());
+out:
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+/* ---- payload revisions ---------------------------------------------------- */
+
+void api_payload_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct cluster c;
+        struct store_payload_list l = { 0 };
+        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+                goto out;
+        int r = store_payload_list(d->store, c.id, &l);
+        if (r < 0) {
+                api_store_error(resp, r, "payload revisions");
+                goto out;
+        }
+        json_object *a = json_object_new_array_ext((int) l.n);
+        for (size_t i = 0; a && i < l.n; i++) {
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "revision", json_object_new_int64(l.v[i].revision));
+                json_object_object_add(o, "digest", json_object_new_string(l.v[i].digest));
+                json_object_object_add(o, "release_version", json_object_new_string(l.v[i].release_version));
+                json_object_object_add(o, "manifest_count", json_object_new_int64(l.v[i].manifest_count));
+                json_object_object_add(o, "created_at", json_object_new_string(l.v[i].created_at));
+                json_object_array_add(a, o);
+        }
+        http_json(resp, 200, a);
+out:
+        store_payload_list_free(&l);
+        cluster_free(&c);
+}
+
+/* An agent may fetch the payloads of a cluster one of its infra-env's hosts
+ * is bound to. */
+static bool agent_may_fetch(struct musterd *d, const struct principal *p, const char *cluster_id) {
+        struct store_host_filter f = { .infra_env_id = p->infra_env_id, .cluster_id = cluster_id, .no_inventory = true };
+        struct store_page pg = { .limit = 1 };
+        struct host_list l = { 0 };
+        bool ok = store_host_list(d->store, &f, &pg, &l) == 0 && l.n > 0;
+        host_list_free(&l);
+        return ok;
+}
+
+void api_payload_get(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct cluster c;
+        struct store_payload p;
+        char *end;
+        cluster_init(&c);
+        store_payload_init(&p);
+        long long rev = strtoll(req->params[1], &end, 10);
+        if (*end || rev < 1) {
+                http_error(resp, 400, "payload revision \"%s\" is not a positive integer", req->params[1]);
+                goto out;
+        }
+        if (P(req)->kind == PRINCIPAL_AGENT) {
+                if (!uuid_is_valid(req->params[0])) {
+                        http_error(resp, 400, "cluster id \"%s\" is not a UUID", req->params[0]);
+                        goto out;
+                }
+                if (!agent_may_fetch(d, P(req), req->params[0])) {
+                        http_error(resp, 403, "no host of this infra-env is bound to cluster %s", req->params[0]);
+                        goto out;
+                }
+                int r = store_cluster_get(d->store, req->params[0], &c);
+                if (r < 0) {
+                        api_store_error(resp, r, "cluster");
+                        goto out;
+                }
+        } else if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+                goto out;
+        int r = store_payload_get(d->store, c.id, rev, &p);
+        if (r == -ENOENT) {
+                http_error(resp, 404, "cluster %s has no payload revision %lld", c.id, rev);
+                goto out;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "payload");
+                goto out;
+        }
+        /* Verbatim as stored: the agent checks digest and signature. */
+        char *env = payload_envelope(p.cluster_id, p.revision, p.digest, p.signature, p.canonical, p.canonical_len);
+        if (!env) {
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        http_text(resp, 200, env, strlen(env), "application/json");
+out:
+        store_payload_free(&p);
+        cluster_free(&c);
+}

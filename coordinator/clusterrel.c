@@ -1,0 +1,327 @@
+/* A cluster's capabilities and payload revisions under its release
+ * (clusterrel.h): the pure capability and payload code of common/ fed with
+ * what the store holds, and the results written back. */
+#include "clusterrel.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canonjson.h"
+#include "cleanup.h"
+#include "log.h"
+#include "payload.h"
+#include "refresh.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+int release_load(struct musterd *d, const char *version, bool with_manifests, struct loaded_release *lr) {
+        *lr = (struct loaded_release) { 0 };
+        store_release_init(&lr->r);
+        if (!version)
+                return -ENOENT;
+        int r = store_release_get(d->store, version, &lr->r);
+        if (r < 0)
+                return r == -EINVAL ? -ENOENT : r;
+        lr->loaded = true;
+        if (with_manifests) {
+                r = store_release_manifests(d->store, version, &lr->ms);
+                if (r < 0) {
+                        release_unload(lr);
+                        return r;
+                }
+                lr->have_manifests = true;
+        }
+        return 0;
+}
+
+void release_unload(struct loaded_release *lr) {
+        store_release_free(&lr->r);
+        manifest_list_free(&lr->ms);
+        *lr = (struct loaded_release) { 0 };
+        store_release_init(&lr->r);
+}
+
+static int strv_copy(const struct strv *from, struct strv *to) {
+        struct strv n = { 0 };
+        for (size_t i = 0; i < from->n; i++)
+                if (strv_push(&n, from->v[i]) < 0) {
+                        strv_free(&n);
+                        return -ENOMEM;
+                }
+        strv_free(to);
+        *to = n;
+        return 0;
+}
+
+/* capability.h's spec over the cluster's strings (borrowed, not freed). */
+static struct cap_spec borrow_spec(const struct cluster_cap_spec *s) {
+        return (struct cap_spec) { .baseline = s->baseline_capability_set,
+                                   .additional = s->additional_enabled_capabilities };
+}
+
+/* The condition JSON of capability.h as a model condition replacing c's of
+ * the same type; the transition time moves only when the status does. */
+static int set_condition(struct cluster *c, json_object *cond) {
+        char now[MODEL_TIME_LEN];
+        const char *type = json_object_get_string(json_object_object_get(cond, "type"));
+        const char *status = json_object_get_string(json_object_object_get(cond, "status"));
+        const char *reason = json_object_get_string(json_object_object_get(cond, "reason"));
+        const char *message = json_object_get_string(json_object_object_get(cond, "message"));
+        struct model_condition *old = NULL;
+        int r;
+
+        if (!type || !status)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0)
+                return r;
+        for (size_t i = 0; i < c->n_conditions; i++)
+                if (c->conditions[i].type && strcmp(c->conditions[i].type, type) == 0)
+                        old = &c->conditions[i];
+        if (!old) {
+                old = inv_array_append((void **) &c->conditions, &c->n_conditions, sizeof *old);
+                if (!old)
+                        return -ENOMEM;
+                *old = (struct model_condition) { 0 };
+        }
+        bool moved = !old->status || strcmp(old->status, status) != 0 || !old->last_transition_time;
+        struct model_condition n = {
+                .type = strdup(type),
+                .status = strdup(status),
+                .reason = reason ? strdup(reason) : NULL,
+                .message = message ? strdup(message) : NULL,
+                .last_transition_time = strdup(moved ? now : old->last_transition_time),
+        };
+        if (!n.type || !n.status || (reason && !n.reason) || (message && !n.message) || !n.last_transition_time) {
+                free(n.type);
+                free(n.status);
+                free(n.reason);
+                free(n.message);
+                free(n.last_transition_time);
+                return -ENOMEM;
+        }
+        free(old->type);
+        free(old->status);
+        free(old->reason);
+        free(old->message);
+        free(old->last_transition_time);
+        *old = n;
+        return 0;
+}
+
+int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const struct cluster_cap_spec *spec,
+                       bool keep_previous, const struct strv *also_enable, char *err, size_t errlen) {
+        struct cap_spec sp = borrow_spec(spec);
+        struct cap_status st;
+        int r;
+
+        if (err && errlen)
+                err[0] = '\0';
+        if ((r = cap_validate_spec(&lr->r.info, &sp, err, errlen)) < 0)
+                return r;
+        cap_status_init(&st);
+        r = cap_compute(&lr->r.info, &sp, keep_previous && c->has_cap_status ? &c->cap_status.enabled_capabilities : NULL,
+                        also_enable, &st);
+        if (r < 0) {
+                cap_status_free(&st);
+                if (err && errlen)
+                        snprintf(err, errlen, "could not compute the enabled capabilities");
+                return r;
+        }
+        _cleanup_(json_object_putp) json_object *cond = cap_condition_json(&st);
+        if (!cond) {
+                cap_status_free(&st);
+                return -ENOMEM;
+        }
+        if (spec != &c->cap_spec) {
+                char *b = spec->baseline_capability_set ? strdup(spec->baseline_capability_set) : NULL;
+                if ((spec->baseline_capability_set && !b) ||
+                    strv_copy(&spec->additional_enabled_capabilities, &c->cap_spec.additional_enabled_capabilities) < 0) {
+                        free(b);
+                        cap_status_free(&st);
+                        return -ENOMEM;
+                }
+                free(c->cap_spec.baseline_capability_set);
+                c->cap_spec.baseline_capability_set = b;
+        }
+        cluster_cap_status_free(&c->cap_status);
+        c->cap_status.enabled_capabilities = st.enabled;
+        c->cap_status.known_capabilities = st.known;
+        c->cap_status.implicit_capabilities = st.implicit;
+        c->has_cap_status = true;
+        /* st's vectors now belong to c. */
+        return set_condition(c, cond);
+}
+
+static struct filter_context filter_ctx(const struct loaded_release *lr, const struct cluster *c) {
+        return (struct filter_context) {
+                .profile = lr->r.info.default_profile,
+                .feature_set = c->feature_set,
+                .exclude_ids = NULL,
+                .enabled = &c->cap_status.enabled_capabilities,
+                .known = &lr->r.info.known_capabilities,
+        };
+}
+
+int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct loaded_release *nw,
+                                const struct cluster *c, struct strv *also_enable) {
+        if (!old->have_manifests || !nw->have_manifests || !c->has_cap_status)
+                return -EINVAL;
+        struct filter_context oc = filter_ctx(old, c), nc = filter_ctx(nw, c);
+        return cap_upgrade_implicit(&old->ms, &oc, &nw->ms, &nc, also_enable);
+}
+
+/* The payload object of revision `revision` and how many manifests it carries. */
+static int build_object(const struct cluster *c, const struct loaded_release *lr, int64_t revision,
+                        json_object **out, size_t *n_included, char *err, size_t errlen) {
+        struct filter_context ctx = filter_ctx(lr, c);
+        struct filter_result *res = NULL;
+        _cleanup_free_ const struct manifest **inc = NULL;
+        char url[512];
+        size_t n = 0;
+        int r;
+
+        *out = NULL;
+        if (!lr->have_manifests || !c->has_cap_status || !c->release_version) {
+                snprintf(err, errlen, "the capabilities of cluster %s are not computed for release %s", c->id,
+                         c->release_version ? c->release_version : "(none)");
+                return -EINVAL;
+        }
+        if (lr->ms.n > PAYLOAD_MAX_MANIFESTS) {
+                snprintf(err, errlen, "release %s has %zu manifests, a payload carries at most %d", lr->r.info.version,
+                         lr->ms.n, PAYLOAD_MAX_MANIFESTS);
+                return -E2BIG;
+        }
+        if ((r = filter_release(&lr->ms, &ctx, &res)) < 0) {
+                snprintf(err, errlen, "filtering the manifests of release %s failed", lr->r.info.version);
+                return r;
+        }
+        inc = calloc(lr->ms.n ? lr->ms.n : 1, sizeof *inc);
+        for (size_t i = 0; i < lr->ms.n; i++) {
+                if (inc && res[i].reason == FILTER_INCLUDED)
+                        inc[n++] = &lr->ms.v[i];
+                filter_result_free(&res[i]);
+        }
+        free(res);
+        if (!inc)
+                return -ENOMEM;
+        if (lr->r.info.os_image.url)
+                snprintf(url, sizeof url, "%s", lr->r.info.os_image.url);
+        else
+                snprintf(url, sizeof url, MUSTER_OS_IMAGE_PATH_FMT, lr->r.info.version);
+        *out = payload_build(c->id, revision, c->release_version, url, &lr->r.info.os_image,
+                             &c->cap_status.enabled_capabilities, (const struct manifest *const *) inc, n);
+        if (!*out) {
+                snprintf(err, errlen, "out of memory building the payload");
+                return -ENOMEM;
+        }
+        *n_included = n;
+        return 0;
+}
+
+int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+                             int64_t revision, struct store_payload *out, char *err, size_t errlen) {
+        _cleanup_(json_object_putp) json_object *obj = NULL;
+        struct payload_signed ps = { 0 };
+        size_t n = 0;
+        int r;
+
+        store_payload_init(out);
+        if ((r = build_object(c, lr, revision, &obj, &n, err, errlen)) < 0)
+                return r;
+        if ((r = payload_sign(obj, d->key, &ps)) < 0) {
+                snprintf(err, errlen, "signing the payload failed: %s", strerror(-r));
+                payload_signed_free(&ps);
+                return r;
+        }
+        out->cluster_id = strdup(c->id);
+        out->revision = revision;
+        out->digest = strdup(ps.digest);
+        out->signature = TAKE_PTR(ps.signature);
+        out->canonical = TAKE_PTR(ps.canonical);
+        out->canonical_len = ps.len;
+        out->release_version = strdup(c->release_version);
+        out->manifest_count = (int64_t) n;
+        payload_signed_free(&ps);
+        if (!out->cluster_id || !out->digest || !out->release_version) {
+                store_payload_free(out);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+                               char *err, size_t errlen) {
+        _cleanup_(json_object_putp) json_object *obj = NULL;
+        _cleanup_free_ char *canon = NULL;
+        struct store_payload cur;
+        size_t n = 0, len = 0;
+        int r;
+
+        if (c->payload_revision <= 0)
+                return 1;
+        if ((r = build_object(c, lr, c->payload_revision, &obj, &n, err, errlen)) < 0)
+                return r;
+        if ((r = canonjson_serialize(obj, &canon, &len)) < 0) {
+                snprintf(err, errlen, "the payload is not canonical JSON");
+                return r;
+        }
+        r = store_payload_get(d->store, c->id, c->payload_revision, &cur);
+        if (r == -ENOENT) {
+                store_payload_free(&cur);
+                return 1;
+        }
+        if (r < 0) {
+                snprintf(err, errlen, "reading payload revision %lld failed", (long long) c->payload_revision);
+                return r;
+        }
+        bool same = cur.canonical_len == len && memcmp(cur.canonical, canon, len) == 0;
+        store_payload_free(&cur);
+        return same ? 0 : 1;
+}
+
+void clusterrel_payload_event(struct musterd *d, const struct cluster *c, const struct store_payload *p) {
+        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c->id, NULL,
+                      "payload revision %lld of cluster %s built: release %s, %lld manifests, %s",
+                      (long long) p->revision, c->id, p->release_version, (long long) p->manifest_count, p->digest);
+}
+
+int clusterrel_store_payload(struct musterd *d, const struct cluster *c, struct store_payload *p) {
+        int r = store_cluster_add_payload(d->store, p);
+        if (r < 0)
+                return r;
+        clusterrel_payload_event(d, c, p);
+        return 0;
+}
+
+void clusterrel_release_imported(struct musterd *d, const char *version) {
+        struct loaded_release lr;
+        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        char err[256];
+
+        if (release_load(d, version, false, &lr) < 0)
+                return;
+        for (;;) {
+                struct cluster_list l = { 0 };
+                if (store_cluster_list(d->store, NULL, &pg, &l) < 0) {
+                        cluster_list_free(&l);
+                        break;
+                }
+                for (size_t i = 0; i < l.n; i++) {
+                        struct cluster *c = &l.v[i];
+                        if (c->has_cap_status || !c->release_version || strcmp(c->release_version, version) != 0)
+                                continue;
+                        if (clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err) < 0)
+                                continue; /* capabilities-valid says why */
+                        if (store_cluster_update(d->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) == 0)
+                                (void) refresh_cluster(d, c->id, NULL);
+                }
+                pg.after = l.next_after;
+                cluster_list_free(&l);
+                if (!pg.after)
+                        break;
+        }
+        release_unload(&lr);
+}

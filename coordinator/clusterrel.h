@@ -1,0 +1,64 @@
+/* A cluster and its release (DESIGN §6-7): the capabilities status
+ * computed from the spec and the release, the ImplicitlyEnabledCapabilities
+ * condition, the upgrade rule, and the cluster's signed payload revisions.
+ * One builder serves install, day-2 changes and upgrades. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capability.h"
+#include "model.h"
+#include "musterd.h"
+#include "store.h"
+
+/* A release as the store has it, with its manifests when asked. */
+struct loaded_release {
+        struct store_release r;
+        struct manifest_list ms;
+        bool loaded;
+        bool have_manifests;
+};
+
+/* -ENOENT: not imported. lr is always freeable. */
+int release_load(struct musterd *d, const char *version, bool with_manifests, struct loaded_release *lr);
+void release_unload(struct loaded_release *lr);
+
+/* Recompute c's capabilities status under lr from `spec` (stored into
+ * c->cap_spec), with c's current enabled capabilities as "previously
+ * enabled" when keep_previous, and also_enable (may be NULL) forced on; the
+ * condition replaces c's (its last_transition_time kept when its status
+ * stays). -EINVAL with err naming the unknown set or capability. */
+int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const struct cluster_cap_spec *spec,
+                       bool keep_previous, const struct strv *also_enable, char *err, size_t errlen);
+
+/* The upgrade rule: capabilities that must be enabled because a manifest
+ * c got under `old` is excluded under `nw` only by a disabled capability
+ * (cap_upgrade_implicit with c's enabled set and feature set). Both need
+ * their manifests. */
+int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct loaded_release *nw,
+                                const struct cluster *c, struct strv *also_enable);
+
+/* Build and sign revision `revision` of c's payload: lr's manifests
+ * filtered with c's enabled capabilities, the release's default profile and
+ * c's feature set; the OS image from the release's url, or musterd's
+ * MUSTER_OS_IMAGE_PATH_FMT for a path release. Not stored. lr needs its
+ * manifests. err says what failed. */
+int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+                             int64_t revision, struct store_payload *out, char *err, size_t errlen);
+
+/* Does c (as given: its release, enabled set, feature set) yield a payload
+ * other than its stored revision c->payload_revision? 1 yes, 0 no, -errno. */
+int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+                               char *err, size_t errlen);
+
+/* The event of a new payload revision. */
+void clusterrel_payload_event(struct musterd *d, const struct cluster *c, const struct store_payload *p);
+
+/* Store p as c's next revision and record the event. -ESTALE when another
+ * revision won the race. */
+int clusterrel_store_payload(struct musterd *d, const struct cluster *c, struct store_payload *p);
+
+/* Compute and store the status of every cluster that names `version` and
+ * has none yet (the release was imported after the cluster was created). */
+void clusterrel_release_imported(struct musterd *d, const char *version);

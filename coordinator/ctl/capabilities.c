@@ -1,0 +1,232 @@
+/* `musterctl cluster capabilities`: a cluster's capability spec (baseline
+ * set and additional capabilities), what musterd made of it (enabled and
+ * known) and the ImplicitlyEnabledCapabilities condition; --enable and
+ * --disable edit the additional list. A capability once enabled stays
+ * enabled (DESIGN §7), so a --disable can leave it on: that is said. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "ctl.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+#define IMPLICIT_CONDITION "ImplicitlyEnabledCapabilities"
+
+static json_object *condition(json_object *cluster, const char *type) {
+        json_object *conds = ctl_jget(cluster, "conditions");
+        size_t n = ctl_jlen(conds);
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(conds, i);
+                if (strcmp(ctl_jstr(e, "type") ?: "", type) == 0)
+                        return e;
+        }
+        return NULL;
+}
+
+void ctl_capabilities_kv(struct ctl_kv *kv, json_object *cl, bool known) {
+        json_object *spec = ctl_jget(cl, "capabilities.spec"), *status = ctl_jget(cl, "capabilities.status");
+        if (spec) {
+                const char *base = ctl_jstr(spec, "baseline_capability_set");
+                _cleanup_free_ char *add = ctl_join(ctl_jget(spec, "additional_enabled_capabilities"), "none");
+                ctl_kv_add(kv, "Baseline set", base ?: "vCurrent (not set)", 0);
+                ctl_kv_add(kv, "Additional caps", add, CTL_KV_WRAP);
+        }
+        if (status) {
+                _cleanup_free_ char *en = ctl_join(ctl_jget(status, "enabled_capabilities"), "none");
+                ctl_kv_add(kv, "Enabled caps", en, CTL_KV_WRAP);
+                if (known) {
+                        _cleanup_free_ char *kn = ctl_join(ctl_jget(status, "known_capabilities"), "none");
+                        ctl_kv_add(kv, "Known caps", kn, CTL_KV_WRAP);
+                }
+        }
+        json_object *conds = ctl_jget(cl, "conditions");
+        size_t n = ctl_jlen(conds);
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(conds, i);
+                _cleanup_free_ char *line = NULL;
+                if (asprintf(&line, "%s=%s%s%s%s%s%s", ctl_jstr(e, "type") ?: "?", ctl_jstr(e, "status") ?: "?",
+                             ctl_jstr(e, "reason") ? " (" : "", ctl_jstr(e, "reason") ?: "",
+                             ctl_jstr(e, "reason") ? ")" : "", ctl_jstr(e, "message") ? ": " : "",
+                             ctl_jstr(e, "message") ?: "") < 0)
+                        line = NULL;
+                ctl_kv_add(kv, "Condition", line, CTL_KV_WRAP);
+        }
+}
+
+/* Whether `name` is one of the names listed after the colon of an
+ * implicit condition's message ("...could not be disabled: A, B"). */
+static bool message_names(const char *msg, const char *name) {
+        const char *p = msg ? strrchr(msg, ':') : NULL;
+        size_t n = strlen(name);
+        if (!p)
+                return false;
+        for (p++; *p;) {
+                p += strspn(p, " ,");
+                size_t k = strcspn(p, ",");
+                while (k > 0 && p[k - 1] == ' ')
+                        k--;
+                if (k == n && strncmp(p, name, n) == 0)
+                        return true;
+                p += k;
+                p += strcspn(p, ",");
+        }
+        return false;
+}
+
+void ctl_print_implicit(const struct ctl_fmt *f, json_object *cluster, json_object *wanted_off) {
+        json_object *cond = condition(cluster, IMPLICIT_CONDITION);
+        bool implicit = cond && strcmp(ctl_jstr(cond, "status") ?: "", "True") == 0;
+        const char *msg = implicit ? ctl_jstr(cond, "message") : NULL;
+        if (implicit) {
+                /* The names the message ends with, else the message itself. */
+                const char *names = msg && strrchr(msg, ':') ? strrchr(msg, ':') + 1 : msg;
+                _cleanup_free_ char *line = NULL;
+                if (asprintf(&line, "Capabilities stay enabled implicitly: %s",
+                             names ? names + strspn(names, " ") : "some could not be disabled") < 0)
+                        line = NULL;
+                _cleanup_free_ char *clean = line ? ctl_text_sanitize(line) : NULL;
+                _cleanup_free_ char *wrapped = clean ? ctl_text_wrap(clean, f->width, 2) : NULL;
+                if (wrapped)
+                        puts(wrapped);
+        }
+        json_object *enabled = ctl_jget(cluster, "capabilities.status.enabled_capabilities");
+        size_t n = wanted_off ? json_object_array_length(wanted_off) : 0;
+        for (size_t i = 0; i < n; i++) {
+                const char *name = json_object_get_string(json_object_array_get_idx(wanted_off, i));
+                if (!ctl_array_has(enabled, name) || (implicit && message_names(msg, name)))
+                        continue;
+                _cleanup_free_ char *line = NULL;
+                if (asprintf(&line, "%s stays enabled: the baseline set %s has it", name,
+                             ctl_jstr(cluster, "capabilities.spec.baseline_capability_set") ?: "vCurrent") < 0)
+                        line = NULL;
+                _cleanup_free_ char *clean = line ? ctl_text_sanitize(line) : NULL;
+                _cleanup_free_ char *wrapped = clean ? ctl_text_wrap(clean, f->width, 2) : NULL;
+                if (wrapped)
+                        puts(wrapped);
+        }
+}
+
+static int print_capabilities(struct ctl *c, json_object *cl, json_object *wanted_off, bool changed) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(cl);
+        struct ctl_kv kv = { 0 };
+        ctl_kv_add(&kv, "Cluster", ctl_jstr(cl, "name"), 0);
+        ctl_kv_add(&kv, "ID", ctl_jstr(cl, "id"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Release", ctl_jstr(cl, "release_version") ?: "not set", 0);
+        if (!ctl_jget(cl, "capabilities"))
+                ctl_kv_add(&kv, "Capabilities", "none yet (set an imported release)", 0);
+        ctl_capabilities_kv(&kv, cl, true);
+        int r = ctl_print_kv(c, &kv);
+        ctl_kv_free(&kv);
+        if (r == 0 && changed)
+                ctl_print_implicit(&c->fmt, cl, wanted_off);
+        return r;
+}
+
+int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_BASELINE = CTL_OPT_FIRST_LOCAL, O_ENABLE, O_DISABLE };
+        static const struct option opts[] = {
+                { "baseline", required_argument, NULL, O_BASELINE },
+                { "enable", required_argument, NULL, O_ENABLE },
+                { "disable", required_argument, NULL, O_DISABLE },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        _cleanup_(json_object_putp) json_object *enable = json_object_new_array();
+        _cleanup_(json_object_putp) json_object *disable = json_object_new_array();
+        const char *baseline = NULL;
+        int o, k;
+
+        if (!enable || !disable)
+                return ctl_fail("out of memory");
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_BASELINE:
+                        if (!*optarg)
+                                return ctl_usage_error(cmd, "--baseline takes a capability set (None, v4.11, ..., "
+                                                       "vCurrent)");
+                        baseline = optarg;
+                        break;
+                case O_ENABLE:
+                case O_DISABLE:
+                        k = ctl_csv_append(o == O_ENABLE ? enable : disable, optarg);
+                        if (k == -ENOMEM)
+                                return ctl_fail("out of memory");
+                        if (k < 0 || !*optarg)
+                                return ctl_usage_error(cmd, "%s takes capabilities separated by commas (at most %d), "
+                                                       "not \"%s\"", o == O_ENABLE ? "--enable" : "--disable",
+                                                       CTL_MAX_NAMES, optarg);
+                        break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if (ctl_want_args(cmd, argc, argv, 1, "CLUSTER"))
+                return CTL_EXIT_USAGE;
+        size_t ne = json_object_array_length(enable), nd = json_object_array_length(disable);
+        for (size_t i = 0; i < nd; i++) {
+                const char *s = json_object_get_string(json_object_array_get_idx(disable, i));
+                if (ctl_array_has(enable, s))
+                        return ctl_usage_error(cmd, "%s is both enabled and disabled", s);
+        }
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "", NULL);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply cur;
+        if (ctl_call_object(c, "GET", path, NULL, &cur) < 0) {
+                ctl_reply_free(&cur);
+                return CTL_EXIT_FAIL;
+        }
+        if (!baseline && ne == 0 && nd == 0) {
+                int r = print_capabilities(c, cur.json, NULL, false);
+                ctl_reply_free(&cur);
+                return r;
+        }
+
+        /* The new spec: the current one, edited. */
+        json_object *old_add = ctl_jget(cur.json, "capabilities.spec.additional_enabled_capabilities");
+        json_object *add = json_object_new_array(), *spec = json_object_new_object(), *caps = json_object_new_object();
+        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        if (!add || !spec || !caps || !body) {
+                json_object_put(add);
+                json_object_put(spec);
+                json_object_put(caps);
+                ctl_reply_free(&cur);
+                return ctl_fail("out of memory");
+        }
+        size_t no = ctl_jlen(old_add);
+        for (size_t i = 0; i < no; i++) {
+                const char *s = json_object_get_string(json_object_array_get_idx(old_add, i));
+                if (s && !ctl_array_has(disable, s) && !ctl_array_has(add, s))
+                        json_object_array_add(add, json_object_new_string(s));
+        }
+        for (size_t i = 0; i < ne; i++) {
+                const char *s = json_object_get_string(json_object_array_get_idx(enable, i));
+                if (!ctl_array_has(add, s))
+                        json_object_array_add(add, json_object_new_string(s));
+        }
+        for (size_t i = 0; i < nd; i++) {
+                const char *s = json_object_get_string(json_object_array_get_idx(disable, i));
+                if (!ctl_array_has(old_add, s)) {
+                        _cleanup_free_ char *t = ctl_text_sanitize(s);
+                        fprintf(stderr, "musterctl: %s is not one of the additional capabilities\n", t ?: "");
+                }
+        }
+        json_object *old_base = ctl_jget(cur.json, "capabilities.spec.baseline_capability_set");
+        json_object_object_add(spec, "baseline_capability_set",
+                               baseline ? json_object_new_string(baseline) : json_object_get(old_base));
+        json_object_object_add(spec, "additional_enabled_capabilities", add);
+        json_object_object_add(caps, "spec", spec);
+        json_object_object_add(body, "capabilities", caps);
+        ctl_reply_free(&cur);
+
+        struct ctl_reply r;
+        int rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL
+                                                                  : print_capabilities(c, r.json, disable, true);
+        ctl_reply_free(&r);
+        return rc;
+}

@@ -1,0 +1,244 @@
+/* `musterctl cluster watch`: an install as it goes. Polls the cluster and
+ * its hosts, redraws a block (a terminal) or prints one per change (a pipe
+ * or file), and ends with the outcome: 0 installed, 1 error, timeout or
+ * interrupted. The block is built by a pure function the unit tests call. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "ctl.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+
+#define BAR_WIDTH 20
+#define MAX_TIMEOUT (7 * 24 * 3600.0)
+
+static const char *hostname_of(json_object *h) {
+        return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
+}
+
+int ctl_watch_outcome(json_object *cluster) {
+        const char *st = ctl_jstr(cluster, "status") ?: "";
+        if (strcmp(st, "installed") == 0)
+                return 1;
+        if (strcmp(st, "error") == 0)
+                return -1;
+        return 0;
+}
+
+char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ctl_fmt *f) {
+        static const struct ctl_col cols[] = {
+                /* The status and stage say the most: the hostname gives way
+                 * first, then the role goes. */
+                { "HOSTNAME", CTL_COL_FLEX, 0, 8 },
+                { "ROLE", 0, 1, 0 },
+                { "STATUS", CTL_COL_FLEX, 0, 22 },
+                { "STAGE", 0, 0, 0 },
+                { "PROGRESS", 0, 0, BAR_WIDTH + 6 },
+                { "ID", CTL_COL_WIDE | CTL_COL_ID, 0, 0 },
+                { "STATUS-INFO", CTL_COL_WIDE, 0, 0 },
+        };
+        size_t n = ctl_jlen(hosts), done = 0;
+        struct ctl_table t;
+        int r = 0;
+        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
+        for (size_t i = 0; i < n && r == 0; i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                const char *st = ctl_jstr(h, "status") ?: "";
+                char bar[64] = "";
+                bool installed = strcmp(st, "installed") == 0;
+                done += installed;
+                if (ctl_jget(h, "progress.percent"))
+                        ctl_progress_bar((int) ctl_jint(h, "progress.percent", 0), BAR_WIDTH, bar, sizeof bar);
+                else if (installed)
+                        ctl_progress_bar(100, BAR_WIDTH, bar, sizeof bar);
+                const char *row[] = { hostname_of(h), ctl_jstr(h, "role"), st, ctl_jstr(h, "progress.stage"), bar,
+                                      ctl_jstr(h, "id"), ctl_jstr(h, "status_info") };
+                r = ctl_table_add(&t, row);
+        }
+        if (r < 0) {
+                ctl_table_free(&t);
+                return NULL;
+        }
+        char count[64];
+        snprintf(count, sizeof count, "%zu of %zu", done, n);
+        struct ctl_kv kv = { 0 };
+        ctl_kv_add(&kv, "Cluster", ctl_jstr(cluster, "name") ?: ctl_jstr(cluster, "id") ?: "?", 0);
+        ctl_kv_add(&kv, "Status", ctl_jstr(cluster, "status") ?: "?", 0);
+        ctl_kv_add(&kv, "Status info", ctl_jstr(cluster, "status_info"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Hosts installed", count, 0);
+        char *head = ctl_kv_render(&kv, f), *table = ctl_table_render(&t, f), *out = NULL;
+        ctl_kv_free(&kv);
+        ctl_table_free(&t);
+        if (head && table && asprintf(&out, "%s%s", head, n ? table : "No hosts are bound to the cluster.\n") < 0)
+                out = NULL;
+        free(head);
+        free(table);
+        return out;
+}
+
+static void on_signal(int sig) {
+        ctl_stop = 1;
+}
+
+static double now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void nap(double seconds) {
+        if (seconds <= 0)
+                return;
+        struct timespec ts = { (time_t) seconds, (long) ((seconds - floor(seconds)) * 1e9) };
+        while (!ctl_stop && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* The cluster and its hosts now. 0, -EIO/-ETIMEDOUT when musterd is not
+ * reachable (quiet), other <0 printed. */
+static int poll_once(struct ctl *c, const char *cpath, const char *hpath, json_object **cl, json_object **hosts) {
+        struct ctl_reply r;
+        int k = ctl_call_object(c, "GET", cpath, NULL, &r);
+        if (k < 0) {
+                ctl_reply_free(&r);
+                return k;
+        }
+        k = ctl_get_list(c, hpath, true, hosts, NULL);
+        if (k < 0) {
+                ctl_reply_free(&r);
+                return k;
+        }
+        *cl = json_object_get(r.json);
+        ctl_reply_free(&r);
+        return 0;
+}
+
+/* The failing hosts' words, after an install failed. */
+static void tell_failure(json_object *cl, json_object *hosts) {
+        _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(cl, "name") ?: ctl_jstr(cl, "id") ?: "?");
+        _cleanup_free_ char *info = ctl_text_sanitize(ctl_jstr(cl, "status_info") ?: "no reason given");
+        ctl_fail("cluster %s failed: %s", name ?: "", info ?: "");
+        size_t n = ctl_jlen(hosts);
+        for (size_t i = 0; i < n; i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                if (strcmp(ctl_jstr(h, "status") ?: "", "error") != 0)
+                        continue;
+                _cleanup_free_ char *hn = ctl_text_sanitize(hostname_of(h) ?: ctl_jstr(h, "id") ?: "?");
+                _cleanup_free_ char *hi = ctl_text_sanitize(ctl_jstr(h, "status_info") ?: "no reason given");
+                fprintf(stderr, "  host %s: %s\n", hn ?: "", hi ?: "");
+        }
+}
+
+int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_INTERVAL = CTL_OPT_FIRST_LOCAL, O_TIMEOUT };
+        static const struct option opts[] = {
+                { "interval", required_argument, NULL, O_INTERVAL },
+                { "timeout", required_argument, NULL, O_TIMEOUT },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        double interval = 2, timeout = 0;
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_INTERVAL:
+                        if (ctl_opt_interval(cmd, optarg, &interval))
+                                return CTL_EXIT_USAGE;
+                        break;
+                case O_TIMEOUT:
+                        if (ctl_parse_duration(optarg, MAX_TIMEOUT, &timeout) < 0)
+                                return ctl_usage_error(cmd, "--timeout needs a duration (90, 90s, 10m, 2h; at most "
+                                                       "a week), not \"%s\"", optarg);
+                        break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if (ctl_want_args(cmd, argc, argv, 1, "CLUSTER"))
+                return CTL_EXIT_USAGE;
+        _cleanup_free_ char *id = ctl_resolve_cluster(c, argv[optind]), *cpath = NULL, *hpath = NULL, *shown = NULL;
+        if (!id)
+                return CTL_EXIT_FAIL;
+        if (asprintf(&cpath, "/clusters/%s", id) < 0 || asprintf(&hpath, "/hosts?cluster_id=%s", id) < 0)
+                return ctl_fail("out of memory");
+
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        bool tty = isatty(STDOUT_FILENO) && c->output != CTL_OUT_JSON, unreachable = false, first = true;
+        double deadline = timeout > 0 ? now() + timeout : 0;
+        c->quiet_unreachable = true;
+        for (;;) {
+                _cleanup_(json_object_putp) json_object *cl = NULL;
+                _cleanup_(json_object_putp) json_object *hosts = NULL;
+                int k = poll_once(c, cpath, hpath, &cl, &hosts);
+                if (k == -EINTR || ctl_stop)
+                        return ctl_fail("interrupted");
+                if (k == -EIO || k == -ETIMEDOUT) {
+                        if (!unreachable)
+                                ctl_fail("cannot reach musterd at %s: %s; still trying", c->server, c->errbuf);
+                        unreachable = true;
+                } else if (k < 0)
+                        return CTL_EXIT_FAIL;
+                else {
+                        unreachable = false;
+                        _cleanup_free_ char *text = NULL;
+                        if (c->output == CTL_OUT_JSON) {
+                                json_object *both = json_object_new_object();
+                                if (both) {
+                                        json_object_object_add(both, "cluster", json_object_get(cl));
+                                        json_object_object_add(both, "hosts", json_object_get(hosts));
+                                        const char *s = json_object_to_json_string_ext(
+                                                both, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+                                        text = s ? strdup(s) : NULL;
+                                        json_object_put(both);
+                                }
+                        } else
+                                text = ctl_watch_render(cl, hosts, &c->fmt);
+                        if (!text)
+                                return ctl_fail("out of memory");
+                        if (!shown || strcmp(shown, text) != 0) {
+                                if (tty)
+                                        fputs("\033[H\033[J", stdout);
+                                else if (!first && c->output != CTL_OUT_JSON)
+                                        fputs("\n", stdout);
+                                fputs(text, stdout);
+                                if (c->output == CTL_OUT_JSON)
+                                        fputs("\n", stdout);
+                                fflush(stdout);
+                                free(shown);
+                                shown = TAKE_PTR(text);
+                                first = false;
+                        }
+                        int outcome = ctl_watch_outcome(cl);
+                        if (outcome > 0) {
+                                _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(cl, "name") ?: id);
+                                if (c->output != CTL_OUT_JSON)
+                                        printf("cluster %s is installed\n", name ?: id);
+                                return CTL_EXIT_OK;
+                        }
+                        if (outcome < 0) {
+                                tell_failure(cl, hosts);
+                                return CTL_EXIT_FAIL;
+                        }
+                }
+                double left = deadline > 0 ? deadline - now() : interval;
+                if (left <= 0) {
+                        const char *st = cl ? ctl_jstr(cl, "status") : NULL;
+                        return ctl_fail("cluster %s is still %s after %gs", argv[optind], st ?: "not answering",
+                                        timeout);
+                }
+                nap(left < interval ? left : interval);
+                if (ctl_stop)
+                        return ctl_fail("interrupted");
+        }
+}

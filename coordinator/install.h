@@ -1,0 +1,20 @@
+/* The installation story after `install` (DESIGN §5-6): hosts that fail,
+ * the cluster that fails with them or is done when all its hosts are. Used
+ * by the step results, the progress reports, the disconnect monitor and
+ * re-registration. */
+#pragma once
+#include <stdbool.h>
+
+#include "model.h"
+#include "musterd.h"
+
+/* Host h failed its installation because of `why`: unless it is already in
+ * error, it becomes error with status_info "<prefix><why>" (prefix NULL:
+ * "Installation failed: "), only from the status it has in h; then its
+ * cluster, if installing, becomes error with "Host <hostname> failed:
+ * <why>". Events for both. 0, or -ESTALE if the host moved meanwhile. */
+int install_fail_host(struct musterd *d, const struct host *h, const char *prefix, const char *why);
+
+/* If every host bound to the cluster is installed, an installing cluster
+ * becomes installed (event). 1 if it did, 0 if not yet, -errno. */
+int install_cluster_check(struct musterd *d, const char *cluster_id);

@@ -1,0 +1,593 @@
+/* The installation over the real musterd's HTTP API (DESIGN §4-6), the
+ * agent side played over HTTP with agent tokens as muster-agent sends it:
+ * install hands the install step to every host, the signed payload checks
+ * out with the key of GET /signing-key and carries the fixture README's
+ * files, progress reports and results move hosts and the cluster, a failed
+ * host fails its cluster, day-2 changes and upgrades build the next
+ * revision and installed hosts get the apply step, and a payload altered in
+ * the store is served as stored (the agent is the one to refuse it). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crypto.h"
+#include "payload.h"
+#include "testutil.h"
+
+static struct tu_musterd md;
+static char *dir;
+
+#define url(...) tu_url(md.base, __VA_ARGS__)
+
+/* The two fixture releases, imported as musterctl does. */
+static void up(void) {
+        dir = tu_mkdtemp();
+        cr_assert_eq(tu_musterd_start_in(&md, dir, TU_CONFIG_LOW_MINIMUMS), 0, "musterd started");
+        static const char *const versions[] = { "4.15.0", "4.16.0" };
+        for (size_t i = 0; i < 2; i++) {
+                char src[4096], rel[4096];
+                json_object *o = NULL;
+                snprintf(src, sizeof src, "%s/releases/%s", MUSTER_FIXTURES_DIR, versions[i]);
+                snprintf(rel, sizeof rel, "%s/rel/%s", dir, versions[i]);
+                tu_release_build(src, rel);
+                long code = tu_release_import(md.base, md.admin_token, rel, &o);
+                cr_assert_eq(code, 201, "import %s: %ld %s", versions[i], code, o ? json_object_to_json_string(o) : "");
+                json_object_put(o);
+        }
+}
+
+static void down(void) {
+        tu_musterd_free(&md);
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(install_api, .init = up, .fini = down);
+
+/* ---- the agent side over HTTP --------------------------------------------- */
+
+static long post_result(const char *ie, const char *tok, const char *host, const char *step_id, const char *type,
+                        int exit_code, json_object *output, const char *error) {
+        json_object *res = json_object_new_object();
+        json_object_object_add(res, "step_id", json_object_new_string(step_id));
+        json_object_object_add(res, "step_type", json_object_new_string(type));
+        json_object_object_add(res, "exit_code", json_object_new_int(exit_code));
+        if (output)
+                json_object_object_add(res, "output", output);
+        if (error)
+                json_object_object_add(res, "error", json_object_new_string(error));
+        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok,
+                                 json_object_to_json_string(res), NULL);
+        json_object_put(res);
+        return code;
+}
+
+static void ok_result(const char *ie, const char *tok, const char *host, const char *type, json_object *output) {
+        cr_assert_eq(post_result(ie, tok, host, "s-1", type, 0, output, NULL), 200, "%s result", type);
+}
+
+static void register_host(const char *ie, const char *tok, const char *host) {
+        char body[256];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\",\"discovery_agent_version\":\"test\"}", host);
+        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL);
+        cr_assert(code == 201 || code == 200, "register %s: %ld", host, code);
+}
+
+/* Register `host` with the QEMU fixture's inventory as node-<last 2>. */
+static void agent_boot(const char *ie, const char *tok, const char *host) {
+        char path[4096], name[32];
+        register_host(ie, tok, host);
+        snprintf(path, sizeof path, "%s/qemu-q35/expected.json", MUSTER_FIXTURES_DIR);
+        json_object *inv = json_object_from_file(path);
+        cr_assert_not_null(inv);
+        json_object_object_add(inv, "host_id", json_object_new_string(host));
+        snprintf(name, sizeof name, "node-%s", host + strlen(host) - 2);
+        json_object_object_add(inv, "hostname", json_object_new_string(name));
+        ok_result(ie, tok, host, "inventory", inv);
+}
+
+static json_object *get_host(const char *ie, const char *host) {
+        json_object *h;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, host), md.admin_token, NULL, &h), 200);
+        return h;
+}
+
+static void expect_host(const char *ie, const char *host, const char *status) {
+        json_object *h = get_host(ie, host);
+        cr_assert_str_eq(tu_jstr(h, "status"), status, "host %s: %s (%s)", host, tu_jstr(h, "status"),
+                         tu_jstr(h, "status_info"));
+        json_object_put(h);
+}
+
+static json_object *get_cluster(const char *id) {
+        json_object *o;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s", id), md.admin_token, NULL, &o), 200);
+        return o;
+}
+
+static void expect_cluster(const char *id, const char *status) {
+        json_object *o = get_cluster(id);
+        cr_assert_str_eq(tu_jstr(o, "status"), status, "cluster: %s (%s)", tu_jstr(o, "status"), tu_jstr(o, "status_info"));
+        json_object_put(o);
+}
+
+/* Bind, re-register (as the agent does when told to exit) and post the
+ * network results that make the host known in cluster `name`. */
+static void bind_ready(const char *ie, const char *tok, const char *host, const char *cluster, const char *name,
+                       const char *api_ip, const char *const *peers, size_t n_peers) {
+        char body[512], out[2048];
+        snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", cluster);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, host), md.admin_token,
+                                  body, NULL), 200);
+        register_host(ie, tok, host);
+        ok_result(ie, tok, host, "ntp-synchronizer",
+                  json_tokener_parse("{\"synced\":true,\"offset_ms\":1,\"method\":\"sntp\"}"));
+        snprintf(out, sizeof out, "{\"resolutions\":[{\"name\":\"api.%s.example.test\",\"ipv4_addresses\":[\"%s\"]}]}",
+                 name, api_ip);
+        ok_result(ie, tok, host, "domain-resolution", json_tokener_parse(out));
+        if (n_peers) {
+                size_t len = (size_t) snprintf(out, sizeof out, "{\"peers\":[");
+                for (size_t i = 0; i < n_peers; i++)
+                        len += (size_t) snprintf(out + len, sizeof out - len,
+                                                 "%s{\"host_id\":\"%s\",\"reachable\":true,\"loss_pct\":0,\"rtt_avg_ms\":0.2}",
+                                                 i ? "," : "", peers[i]);
+                snprintf(out + len, sizeof out - len, "]}");
+                ok_result(ie, tok, host, "connectivity-check", json_tokener_parse(out));
+        }
+}
+
+static json_object *poll(const char *ie, const char *tok, const char *host) {
+        json_object *o;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok, NULL, &o), 200);
+        return o;
+}
+
+/* The one install step of a poll reply (NULL if there is none). */
+static json_object *install_step(json_object *reply) {
+        json_object *a = tu_json_get(reply, "instructions"), *found = NULL;
+        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+                json_object *s = json_object_array_get_idx(a, i);
+                if (strcmp(tu_jstr(s, "step_type"), "install") == 0) {
+                        cr_assert_null(found, "one install step per poll");
+                        found = s;
+                }
+        }
+        return found;
+}
+
+static long put_progress(const char *ie, const char *tok, const char *host, const char *body) {
+        return tu_http_json("PUT", url("/api/v2/infra-envs/%s/hosts/%s/progress", ie, host), tok, body, NULL);
+}
+
+static struct crypto_key *coordinator_key(const char *tok) {
+        char *pem = NULL;
+        cr_assert_eq(tu_http("GET", url("/api/v2/signing-key"), tok, NULL, 0, &pem), 200);
+        struct crypto_key *k = NULL;
+        cr_assert_eq(crypto_pubkey_load_pem(pem, &k), 0, "%s", pem);
+        free(pem);
+        return k;
+}
+
+/* GET a payload revision as the agent and verify it: the checked payload. */
+static json_object *fetch_payload(const char *tok, const struct crypto_key *k, const char *cluster, long rev) {
+        char *env = NULL, err[256] = "";
+        json_object *payload = NULL;
+        long code = tu_http("GET", url("/api/v2/clusters/%s/payload/%ld", cluster, rev), tok, NULL, 0, &env);
+        cr_assert_eq(code, 200, "payload %ld: %ld %s", rev, code, env ? env : "");
+        int r = payload_verify(env, strlen(env), k, cluster, rev, &payload, err, sizeof err);
+        cr_assert_eq(r, 0, "payload %ld does not verify: %s", rev, err);
+        free(env);
+        return payload;
+}
+
+/* The payload's manifest paths, joined with ','. */
+static char *payload_paths(json_object *payload) {
+        struct payload_file *files = NULL;
+        size_t n = 0;
+        char err[256] = "";
+        cr_assert_eq(payload_files(payload, &files, &n, err, sizeof err), 0, "%s", err);
+        size_t cap = 8192, len = 0;
+        char *b = calloc(1, cap);
+        for (size_t i = 0; i < n; i++)
+                len += (size_t) snprintf(b + len, cap - len, "%s%s", i ? "," : "", files[i].path);
+        free(files);
+        return b;
+}
+
+static const char *const README_8 =
+        "0000_03_config-operator_01_proxy.crd.yaml,0000_20_namespace.json,"
+        "0000_30_cluster-baremetal-operator_05_deployment.0.yaml,"
+        "0000_30_cluster-baremetal-operator_05_deployment.1.yaml,"
+        "0000_50_console-operator_07-downloads-deployment.yaml,"
+        "0000_50_insights-operator_10-prometheus-rule.yaml,0000_80_hosted-only-configmap.yaml,99_site-config.yml";
+
+static const char *A = "6d757374-6572-4071-8335-00000000000a";
+
+static bool events_have(const char *query, const char *needle) {
+        json_object *o;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/events?%s&limit=1000", query), md.admin_token, NULL, &o), 200);
+        bool yes = strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE), needle) != NULL;
+        json_object_put(o);
+        return yes;
+}
+
+/* A single-node cluster from install to installed, then day 2 and an
+ * upgrade with the apply step, and a payload altered in the store. */
+Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
+        char *ie, *tok, *other_ie, *other_tok;
+        json_object *o;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "sno", &ie, &tok), 201);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "other", &other_ie, &other_tok), 201);
+        agent_boot(ie, tok, A);
+        char *c;
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\",\"capabilities\":{\"spec\":"
+                                       "{\"baseline_capability_set\":\"None\",\"additional_enabled_capabilities\":"
+                                       "[\"baremetal\",\"Console\"]}}}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        expect_host(ie, A, "known");
+        expect_cluster(c, "ready");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload", c), md.admin_token, NULL, &o), 200);
+        cr_assert_eq(json_object_array_length(o), 0, "no payload before the install");
+        json_object_put(o);
+
+        /* Install: revision 1, cluster and host installing, the role assigned. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202,
+                     "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_str_eq(tu_jstr(o, "status"), "installing", "%s", tu_jstr(o, "status_info"));
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "1");
+        json_object_put(o);
+        json_object *h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "status"), "installing");
+        cr_assert_str_eq(tu_jstr(h, "role"), "master", "the single node is the master");
+        cr_assert_str_eq(tu_jstr(h, "applied_revision"), "0");
+        json_object_put(h);
+        char q[128];
+        snprintf(q, sizeof q, "cluster_id=%s", c);
+        cr_assert(events_have(q, "known -> preparing-for-installation"));
+        cr_assert(events_have(q, "preparing-for-installation -> installing"));
+        cr_assert(events_have(q, "ready -> preparing-for-installation"));
+        cr_assert(events_have(q, "payload revision 1 of cluster"));
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 409);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", c), md.admin_token,
+                                  "{\"capabilities\":{\"spec\":{\"additional_enabled_capabilities\":[\"Insights\"]}}}",
+                                  NULL), 409, "no change while installing");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/upgrade", c), md.admin_token,
+                                  "{\"release_version\":\"4.16.0\"}", NULL), 409, "no upgrade while installing");
+
+        /* The install step on every poll, the same each time. */
+        for (int i = 0; i < 2; i++) {
+                json_object *r = poll(ie, tok, A);
+                json_object *s = install_step(r);
+                cr_assert_not_null(s, "%s", json_object_to_json_string(r));
+                cr_assert_str_eq(tu_jstr(r, "post_step_action"), "continue");
+                cr_assert_str_eq(tu_jstr(s, "step_id"), "install-1");
+                cr_assert_str_eq(tu_jstr(s, "args.mode"), "install");
+                cr_assert_str_eq(tu_jstr(s, "args.cluster_id"), c);
+                cr_assert_str_eq(tu_jstr(s, "args.revision"), "1");
+                char want[256];
+                snprintf(want, sizeof want, "/api/v2/clusters/%s/payload/1", c);
+                cr_assert_str_eq(tu_jstr(s, "args.payload_url"), want);
+                cr_assert_str_eq(tu_jstr(s, "args.role"), "master");
+                cr_assert_str_eq(tu_jstr(s, "args.installation_disk"), "/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_MUSTERNVME0001",
+                                 "the first eligible disk");
+                json_object_put(r);
+        }
+
+        /* The payload as the agent gets it verifies with the public key and
+         * carries the README's 8 files and the image of the path release. */
+        struct crypto_key *key = coordinator_key(tok);
+        json_object *payload = fetch_payload(tok, key, c, 1);
+        char *paths = payload_paths(payload);
+        cr_assert_str_eq(paths, README_8);
+        free(paths);
+        struct payload_image img;
+        char err[256];
+        cr_assert_eq(payload_image(payload, &img, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(img.url, "/api/v2/releases/4.15.0/os-image");
+        cr_assert_eq(img.size, 6291456);
+        cr_assert_str_eq(img.root_label, "root");
+        json_object *en = tu_json_get(payload, "enabled_capabilities");
+        cr_assert_str_eq(json_object_to_json_string_ext(en, JSON_C_TO_STRING_PLAIN), "[\"Console\",\"baremetal\"]");
+        cr_assert_str_eq(tu_jstr(payload, "release_version"), "4.15.0");
+        json_object_put(payload);
+        cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/1", c), other_tok, NULL, 0, NULL), 403,
+                     "an agent of another infra-env");
+        cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/2", c), tok, NULL, 0, NULL), 404);
+        cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/x", c), tok, NULL, 0, NULL), 400);
+        cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/1", c), md.admin_token, NULL, 0, NULL), 200);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload", c), tok, NULL, NULL), 403);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload", c), md.admin_token, NULL, &o), 200);
+        cr_assert_eq(json_object_array_length(o), 1);
+        cr_assert_str_eq(tu_jstr(o, "0.revision"), "1");
+        cr_assert_str_eq(tu_jstr(o, "0.release_version"), "4.15.0");
+        cr_assert_str_eq(tu_jstr(o, "0.manifest_count"), "8");
+        cr_assert(strncmp(tu_jstr(o, "0.digest"), "sha256:", 7) == 0);
+        json_object_put(o);
+
+        /* Progress: installing-in-progress on the first report; bad ones refused. */
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"starting\",\"percent\":0}"), 200);
+        expect_host(ie, A, "installing-in-progress");
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"writing-image\",\"percent\":40,\"info\":\"2 of 5 MiB\"}"), 200);
+        h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "writing-image");
+        cr_assert_str_eq(tu_jstr(h, "progress.percent"), "40");
+        cr_assert_str_eq(tu_jstr(h, "progress.info"), "2 of 5 MiB");
+        json_object_put(h);
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"flying\",\"percent\":40}"), 400);
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\",\"percent\":101}"), 400);
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\"}"), 400);
+        cr_assert_eq(put_progress(ie, md.admin_token, A, "{\"stage\":\"done\",\"percent\":100}"), 403);
+        cr_assert_eq(put_progress(ie, other_tok, A, "{\"stage\":\"done\",\"percent\":100}"), 403);
+        cr_assert(events_have(q, "installing -> installing-in-progress"));
+
+        /* Success: host and (its only host) cluster installed. */
+        cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0,
+                                 json_tokener_parse("{\"applied_revision\":1,\"root_partition\":\"/dev/nvme0n1p1\"}"),
+                                 NULL), 200);
+        h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "status"), "installed", "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "applied_revision"), "1");
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+        cr_assert_str_eq(tu_jstr(h, "progress.percent"), "100");
+        json_object_put(h);
+        expect_cluster(c, "installed");
+        cr_assert(events_have(q, "payload revision 1 installed; root file system on /dev/nvme0n1p1"));
+        cr_assert(events_have(q, "installing -> installed"));
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\",\"percent\":100}"), 409, "not installing any more");
+        cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200, "a repeat is taken quietly");
+        json_object *r = poll(ie, tok, A);
+        cr_assert_null(install_step(r), "up to date: %s", json_object_to_json_string(r));
+        json_object_put(r);
+
+        /* Day 2: a change that leaves the content alone builds nothing... */
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", c), md.admin_token,
+                                  "{\"labels\":{\"env\":\"lab\"},\"capabilities\":{\"spec\":{\"baseline_capability_set\":"
+                                  "\"None\",\"additional_enabled_capabilities\":[\"Console\",\"baremetal\"]}}}", &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "1");
+        json_object_put(o);
+        /* ...enabling Insights builds revision 2, and the host gets the apply step. */
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", c), md.admin_token,
+                                  "{\"capabilities\":{\"spec\":{\"baseline_capability_set\":\"None\","
+                                  "\"additional_enabled_capabilities\":[\"Console\",\"baremetal\",\"Insights\"]}}}", &o),
+                     200, "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "2");
+        cr_assert_str_eq(tu_jstr(o, "status"), "installed");
+        json_object_put(o);
+        payload = fetch_payload(tok, key, c, 2);
+        paths = payload_paths(payload);
+        cr_assert(strstr(paths, "0000_90_console_01-console-insights-plugin.yaml"), "Console+Insights now: %s", paths);
+        free(paths);
+        json_object_put(payload);
+        r = poll(ie, tok, A);
+        json_object *s = install_step(r);
+        cr_assert_not_null(s, "%s", json_object_to_json_string(r));
+        cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-2");
+        cr_assert_str_eq(tu_jstr(s, "args.mode"), "apply");
+        cr_assert_str_eq(tu_jstr(s, "args.revision"), "2");
+        cr_assert_null(tu_json_get(s, "args.installation_disk"));
+        json_object_put(r);
+        /* A failed apply keeps the host installed and says why. */
+        cr_assert_eq(post_result(ie, tok, A, "apply-2", "install", 1, NULL, "manifest dir is read-only"), 200);
+        h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "status"), "installed");
+        cr_assert_str_eq(tu_jstr(h, "status_info"), "Applying payload revision 2 failed: manifest dir is read-only");
+        cr_assert_str_eq(tu_jstr(h, "applied_revision"), "1");
+        json_object_put(h);
+        cr_assert(events_have(q, "failed to apply payload revision 2: manifest dir is read-only"));
+        cr_assert_eq(post_result(ie, tok, A, "apply-2", "install", 0,
+                                 json_tokener_parse("{\"applied_revision\":2,\"added\":[\"0000_90_console_01-console-"
+                                                    "insights-plugin.yaml\"],\"updated\":[],\"removed\":[]}"),
+                                 NULL), 200);
+        h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "applied_revision"), "2");
+        cr_assert_str_eq(tu_jstr(h, "status_info"), "Host is installed");
+        json_object_put(h);
+        cr_assert(events_have(q, "applied payload revision 2: 1 added, 0 updated, 0 removed"));
+        r = poll(ie, tok, A);
+        cr_assert_null(install_step(r));
+        json_object_put(r);
+
+        /* An upgrade of the installed cluster: revision 3 under 4.16.0. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/upgrade", c), md.admin_token,
+                                  "{\"release_version\":\"4.16.0\"}", &o), 200, "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "3");
+        json_object_put(o);
+        payload = fetch_payload(tok, key, c, 3);
+        cr_assert_str_eq(tu_jstr(payload, "release_version"), "4.16.0");
+        paths = payload_paths(payload);
+        cr_assert(strstr(paths, "0000_50_console-operator_08-downloads-deployment.yaml"), "%s", paths);
+        cr_assert_null(strstr(paths, "99_site-config.yml"), "gone in 4.16.0: %s", paths);
+        cr_assert_null(strstr(paths, "image-registry"), "ImageRegistry is not enabled: %s", paths);
+        free(paths);
+        json_object_put(payload);
+        r = poll(ie, tok, A);
+        cr_assert_str_eq(tu_jstr(install_step(r), "step_id"), "apply-3");
+        json_object_put(r);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload", c), md.admin_token, NULL, &o), 200);
+        cr_assert_eq(json_object_array_length(o), 3);
+        json_object_put(o);
+
+        /* A byte changed in the store (musterd stopped) is served as stored:
+         * the digest no longer matches, which the agent refuses. */
+        tu_musterd_stop(&md, SIGTERM);
+        char db_path[4200];
+        snprintf(db_path, sizeof db_path, "%s/muster.db", md.state_dir);
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(db, "UPDATE payload_revisions SET canonical = replace(canonical, 'site-config', "
+                                      "'site-confiX') WHERE revision = 1", NULL, NULL, NULL), SQLITE_OK);
+        cr_assert_eq(sqlite3_changes(db), 1);
+        sqlite3_close(db);
+        cr_assert_eq(tu_musterd_restart(&md, NULL), 0);
+        char *env = NULL;
+        cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/1", c), tok, NULL, 0, &env), 200);
+        cr_assert(strstr(env, "site-confiX"), "served as stored");
+        json_object *bad = NULL;
+        cr_assert_eq(payload_verify(env, strlen(env), key, c, 1, &bad, err, sizeof err), -EBADMSG);
+        cr_assert(strstr(err, "digest"), "%s", err);
+        free(env);
+        json_object_put(fetch_payload(tok, key, c, 2)); /* the others are untouched */
+        crypto_key_free(key);
+        free(c);
+        free(ie);
+        free(tok);
+        free(other_ie);
+        free(other_tok);
+}
+
+/* Four hosts of a Full cluster: three masters and a worker by auto roles;
+ * one installs, one fails and fails the cluster with it. */
+Test(install_api, roles_and_a_failed_host) {
+        static const char *const H[4] = {
+                "6d757374-6572-4071-8335-000000000021", "6d757374-6572-4071-8335-000000000022",
+                "6d757374-6572-4071-8335-000000000023", "6d757374-6572-4071-8335-000000000024",
+        };
+        char *ie, *tok;
+        json_object *o;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack", &ie, &tok), 201);
+        for (int i = 0; i < 4; i++)
+                agent_boot(ie, tok, H[i]);
+        char *c;
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"full\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"api_vip\":\"192.0.2.100\",\"ingress_vip\":\"192.0.2.101\","
+                                       "\"pull_secret\":\"{\\\"auths\\\":{}}\",\"release_version\":\"4.16.0\"}", &c), 201);
+        for (int i = 0; i < 4; i++) {
+                const char *peers[3];
+                size_t n = 0;
+                for (int k = 0; k < 4; k++)
+                        if (k != i)
+                                peers[n++] = H[k];
+                bind_ready(ie, tok, H[i], c, "full", "192.0.2.100", peers, n);
+        }
+        for (int i = 0; i < 4; i++)
+                expect_host(ie, H[i], "known");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202,
+                     "%s", o ? json_object_to_json_string(o) : "");
+        json_object_put(o);
+        const char *roles[4] = { "master", "master", "master", "worker" };
+        for (int i = 0; i < 4; i++) {
+                json_object *h = get_host(ie, H[i]);
+                cr_assert_str_eq(tu_jstr(h, "status"), "installing");
+                cr_assert_str_eq(tu_jstr(h, "role"), roles[i], "host %d", i);
+                json_object_put(h);
+                json_object *r = poll(ie, tok, H[i]);
+                cr_assert_str_eq(tu_jstr(install_step(r), "args.role"), roles[i]);
+                json_object_put(r);
+        }
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload", c), md.admin_token, NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "0.release_version"), "4.16.0");
+        json_object_put(o);
+
+        /* One done: the cluster still installs. */
+        cr_assert_eq(post_result(ie, tok, H[0], "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200);
+        expect_host(ie, H[0], "installed");
+        expect_cluster(c, "installing");
+        /* One fails: host error with the reason, the cluster with it. */
+        cr_assert_eq(post_result(ie, tok, H[1], "install-1", "install", 1, NULL, "disk /dev/nvme0n1 is read-only"), 200);
+        json_object *h = get_host(ie, H[1]);
+        cr_assert_str_eq(tu_jstr(h, "status"), "error");
+        cr_assert_str_eq(tu_jstr(h, "status_info"), "Installation failed: disk /dev/nvme0n1 is read-only");
+        json_object_put(h);
+        o = get_cluster(c);
+        cr_assert_str_eq(tu_jstr(o, "status"), "error");
+        cr_assert_str_eq(tu_jstr(o, "status_info"), "Host node-22 failed: disk /dev/nvme0n1 is read-only");
+        json_object_put(o);
+        char q[128];
+        snprintf(q, sizeof q, "cluster_id=%s&severity=error", c);
+        cr_assert(events_have(q, "Installation failed: disk /dev/nvme0n1 is read-only"));
+        cr_assert(events_have(q, "-> error: Host node-22 failed"));
+        /* An error host gets no more install steps. */
+        json_object *r = poll(ie, tok, H[1]);
+        cr_assert_null(install_step(r));
+        json_object_put(r);
+        free(c);
+        free(ie);
+        free(tok);
+}
+
+/* A host that stops checking in during its installation fails, and its
+ * cluster with it, once the disconnect timeout passes. */
+Test(install_api, silent_host_fails_its_installation) {
+        char *ie, *tok;
+        json_object *o;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "quiet", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        char *c;
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        json_object_put(poll(ie, tok, A));
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"writing-image\",\"percent\":10}"), 200);
+        /* Now a short timeout, and no more polls. */
+        tu_musterd_stop(&md, SIGTERM);
+        cr_assert_eq(tu_write_file(dir, "quick.conf", "[monitor]\nhost_disconnect_timeout = 2\nmonitor_interval = 1\n"),
+                     0);
+        char cfg[4200];
+        snprintf(cfg, sizeof cfg, "%s/quick.conf", dir);
+        cr_assert_eq(tu_musterd_restart(&md, cfg), 0);
+        int64_t deadline = tu_mono_ms() + 20000;
+        json_object *h = NULL;
+        for (;;) {
+                json_object_put(h);
+                h = get_host(ie, A);
+                if (strcmp(tu_jstr(h, "status"), "installing-in-progress") != 0 || tu_mono_ms() > deadline)
+                        break;
+                usleep(200 * 1000);
+        }
+        cr_assert_str_eq(tu_jstr(h, "status"), "error", "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "status_info"), "Installation failed: Host stopped checking in during installation");
+        json_object_put(h);
+        o = get_cluster(c);
+        cr_assert_str_eq(tu_jstr(o, "status"), "error");
+        cr_assert_str_eq(tu_jstr(o, "status_info"), "Host node-0a failed: Host stopped checking in during installation");
+        json_object_put(o);
+        free(c);
+        free(ie);
+        free(tok);
+}
+
+/* Install needs an imported release and valid capabilities; a cluster
+ * without one is not ready and nothing moves. */
+Test(install_api, no_release_no_install) {
+        char *ie, *tok;
+        json_object *o;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "sno2", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        char *c;
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.20.0\"}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        expect_host(ie, A, "known");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 409);
+        cr_assert(strstr(tu_jstr(o, "reason"), "release 4.20.0 is not imported"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        expect_host(ie, A, "known");
+        o = get_cluster(c);
+        cr_assert_str_eq(tu_jstr(o, "status"), "pending-for-input");
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "0");
+        json_object_put(o);
+        /* Fixing the release makes it ready. */
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", c), md.admin_token, "{\"release_version\":\"4.15.0\"}",
+                                  &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "status"), "ready", "%s", tu_jstr(o, "status_info"));
+        json_object_put(o);
+        free(c);
+        free(ie);
+        free(tok);
+}

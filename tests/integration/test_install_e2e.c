@@ -1,0 +1,559 @@
+/* Installing a cluster end to end (issue 4), the way a user does it:
+ * `musterctl release import`, `cluster create --release --baseline --enable`,
+ * `host bind`, `cluster install`, `cluster watch`, then day 2 with
+ * `muster-agent node`, `cluster capabilities` and `cluster upgrade`.
+ * musterd and three real agents, each in a network namespace the test
+ * builds (one bridge, veths, 192.0.2.0/24), each reading a variant of the
+ * captured build machine. The agents install into --install-target files
+ * and folders under the test's temp dir, never a disk. The second test
+ * shows an agent refusing a payload with one byte changed in the store,
+ * and one signed by another key: it reports why and writes nothing. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crypto.h"
+#include "testutil.h"
+
+#define COORD_ADDR "192.0.2.1"
+#define PORT "8090"
+#define BASE "http://" COORD_ADDR ":" PORT
+#define N_AGENTS 3
+#define WAIT_MS 90000
+
+static const struct agent_def {
+        const char *name;
+        const char *host_id;
+        const char *address;
+        const char *mac;
+} agents[N_AGENTS] = {
+        { "master-0", "7c0ffee0-0000-4000-8000-000000000010", "192.0.2.10", "02:00:00:00:02:10" },
+        { "master-1", "7c0ffee0-0000-4000-8000-000000000011", "192.0.2.11", "02:00:00:00:02:11" },
+        { "master-2", "7c0ffee0-0000-4000-8000-000000000012", "192.0.2.12", "02:00:00:00:02:12" },
+};
+
+static struct tu_fabric fab;
+static struct tu_musterd md;
+static char *dir;
+static pid_t agent_pid[N_AGENTS] = { -1, -1, -1 };
+static char token_file[4400], pub_file[4400];
+
+/* ---- helpers ------------------------------------------------------------ */
+
+#define url(...) tu_url(BASE, __VA_ARGS__)
+
+/* musterctl --server BASE --token-file ADMIN args... (NULL-terminated): its
+ * exit status; stdout in *out when wanted (caller frees). */
+static int ctlv(char **out, const char *const *args) {
+        char *o = NULL, *err = NULL;
+        int status = tu_ctl(&o, &err, BASE, md.admin_token_path, args);
+        if (status != 0)
+                cr_log_info("musterctl %s %s -> %d: %s%s", args[0], args[1] ? args[1] : "", status, o, err ? err : "");
+        free(err);
+        if (out)
+                *out = o;
+        else
+                free(o);
+        return status;
+}
+#define CTL(out, ...) ctlv(out, (const char *const[]) { __VA_ARGS__, NULL })
+
+static json_object *get_json(const char *u) {
+        json_object *o = NULL;
+        long code = tu_http_json("GET", u, md.admin_token, NULL, &o);
+        cr_assert_eq(code, 200, "GET %s: %ld", u, code);
+        return o;
+}
+
+static json_object *wait_host(const char *ie, int i, tu_host_pred pred, const void *arg, const char *what) {
+        return tu_wait_host(&md, ie, agents[i].host_id, pred, arg, WAIT_MS, what);
+}
+
+static bool applied(json_object *h, const void *rev) {
+        json_object *a = tu_json_get(h, "applied_revision");
+        return a && json_object_get_int64(a) == *(const int64_t *) rev;
+}
+
+static json_object *wait_cluster(const char *cid, const char *status) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        json_object *c = NULL;
+        for (;;) {
+                json_object_put(c);
+                c = get_json(url("/api/v2/clusters/%s", cid));
+                if (strcmp(tu_jstr(c, "status"), status) == 0)
+                        return c;
+                if (tu_mono_ms() > deadline)
+                        break;
+                usleep(200 * 1000);
+        }
+        cr_assert_fail("cluster never %s: %s", status, json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+        return NULL;
+}
+
+/* A file's bytes (malloc'd, NUL-terminated) and length; NULL if unreadable. */
+static char *slurp(const char *path, size_t *len) {
+        FILE *f = fopen(path, "rb");
+        if (!f)
+                return NULL;
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&buf, &n);
+        char chunk[65536];
+        size_t k;
+        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+                fwrite(chunk, 1, k, m);
+        fclose(f);
+        fclose(m);
+        if (len)
+                *len = n;
+        return buf;
+}
+
+/* The names in a directory, sorted, comma-joined, without "." entries
+ * (the bookkeeping file starts with a dot). "" for an empty or missing dir. */
+static char *listing(const char *path) {
+        struct dirent **ents;
+        int n = scandir(path, &ents, NULL, alphasort);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        for (int i = 0; i < n; i++) {
+                if (ents[i]->d_name[0] != '.')
+                        fprintf(m, "%s%s", ftell(m) > 0 ? "," : "", ents[i]->d_name);
+                free(ents[i]);
+        }
+        if (n >= 0)
+                free(ents);
+        fclose(m);
+        return buf;
+}
+
+/* Every manifest in mdir is byte for byte its source document in the
+ * release dir rel: a one-document file is the source file; "x.K.yaml" are
+ * the documents of "x.yaml", which together give the file back. */
+static void check_manifest_bytes(const char *mdir, const char *rel, const char *const *files) {
+        for (; *files; files++) {
+                char a[8400], b[8400];
+                snprintf(a, sizeof a, "%s/%s", mdir, *files);
+                size_t la, lb;
+                char *got = slurp(a, &la);
+                cr_assert_not_null(got, "%s was written", a);
+                const char *dot = strchr(*files, '.');
+                if (dot && dot[1] >= '0' && dot[1] <= '9') {
+                        /* the documents of a multi-document source */
+                        char stem[512];
+                        snprintf(stem, sizeof stem, "%.*s", (int) (dot - *files), *files);
+                        snprintf(b, sizeof b, "%s/%s%s", rel, stem, strchr(dot + 1, '.'));
+                        char *src = slurp(b, &lb);
+                        cr_assert_not_null(src, "%s", b);
+                        cr_assert(memmem(src, lb, got, la) != NULL, "%s is a document of %s", a, b);
+                        free(src);
+                } else {
+                        snprintf(b, sizeof b, "%s/%s", rel, *files);
+                        char *src = slurp(b, &lb);
+                        cr_assert_not_null(src, "%s", b);
+                        cr_assert(la == lb && memcmp(got, src, la) == 0, "%s equals %s", a, b);
+                        free(src);
+                }
+                free(got);
+        }
+}
+
+/* ---- the fabric ----------------------------------------------------------- */
+
+static void setup(void) {
+        dir = tu_mkdtemp();
+        tu_fabric_up(&fab, "i", COORD_ADDR);
+        for (int i = 0; i < N_AGENTS; i++)
+                tu_fabric_add(&fab, agents[i].address, agents[i].mac);
+        cr_assert_eq(tu_enter_netns(fab.coord), 0);
+        /* The two fixture releases, each with its OS image. */
+        char rel[4200];
+        snprintf(rel, sizeof rel, "%s/rel-4.15.0", dir);
+        tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
+        snprintf(rel, sizeof rel, "%s/rel-4.16.0", dir);
+        tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.16.0", rel);
+        cr_assert_eq(tu_write_file(dir, "hosts",
+                                   "127.0.0.1 localhost\n"
+                                   "192.0.2.100 api.c1.example.test api-int.c1.example.test\n"
+                                   "192.0.2.10 api.sno-a.example.test api-int.sno-a.example.test\n"
+                                   "192.0.2.11 api.sno-b.example.test api-int.sno-b.example.test\n"), 0);
+}
+
+static void teardown(void) {
+        for (int i = 0; i < N_AGENTS; i++)
+                tu_stop(&agent_pid[i], SIGTERM);
+        tu_stop(&md.pid, SIGTERM);
+        tu_fabric_down(&fab);
+        tu_musterd_free(&md);
+        if (dir) {
+                /* A failed FILE-target test may leave a mount behind. */
+                tu_runf(NULL, NULL, "sh -c 'grep -o \" %s[^ ]*\" /proc/self/mounts | xargs -r -n1 umount -l'", dir);
+                tu_rm_rf(dir);
+                free(dir);
+        }
+}
+
+TestSuite(install_e2e, .init = setup, .fini = teardown);
+
+/* musterd in the coordinator's namespace (again on the same state after a
+ * stop). */
+static void start_musterd(void) {
+        cr_assert_eq(tu_musterd_start_at(&md, COORD_ADDR ":" PORT, dir,
+                                         "[agent]\ninstruction_interval = 1\n"
+                                         "[requirements.master]\ncpu_cores = 2\n"
+                                         "[requirements.sno]\ncpu_cores = 2\n"),
+                     0, "musterd did not answer; see %s", md.log);
+}
+
+/* muster-agent run|node for agent i in its namespace, with the test's
+ * /etc/hosts bind-mounted privately. extra: more arguments, NULL-ended. */
+static void start_agent(int i, const char *mode, const char *ie, const char *key_file, const char *const *extra) {
+        char root[4096], log[4200], hosts[4200];
+        const char *bin = getenv("MUSTER_AGENT");
+        snprintf(root, sizeof root, "%s/%s-root", dir, agents[i].name);
+        struct stat st;
+        /* The build machine as if booted from the ISO, with its own name. */
+        if (stat(root, &st) != 0)
+                tu_fixture_variant(MUSTER_FIXTURES_DIR "/build-machine/root", root, agents[i].address, agents[i].name,
+                                   agents[i].mac);
+        snprintf(log, sizeof log, "%s/%s-%s.log", dir, agents[i].name, mode);
+        snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+        const char *argv[40] = { bin && *bin ? bin : "muster-agent", mode, "--coordinator", BASE, "--infra-env", ie,
+                                 "--token-file", token_file, "--host-id", agents[i].host_id,
+                                 "--coordinator-key", key_file };
+        int n = 12;
+        if (strcmp(mode, "run") == 0) {
+                argv[n++] = "--sysroot";
+                argv[n++] = root;
+        }
+        for (; extra && *extra && n < 39; extra++)
+                argv[n++] = *extra;
+        argv[n] = NULL;
+        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, argv, log);
+        cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
+}
+
+static char *new_infra_env(void) {
+        char *ie, *agent_token;
+        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-7", &ie, &agent_token), 201);
+        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
+        free(agent_token);
+        snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
+        return ie;
+}
+
+static char *cluster_id(const char *name) {
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "-o", "json", "cluster", "show", name), 0);
+        json_object *o = json_tokener_parse(out);
+        cr_assert_not_null(o, "%s", out);
+        char *id = strdup(tu_jstr(o, "id"));
+        json_object_put(o);
+        free(out);
+        return id;
+}
+
+/* The 8 files baseline None + [baremetal, Console] gets from 4.15.0
+ * (tests/fixtures/releases/README.md), and what days 2 and 3 change. */
+static const char *const rev1_files[] = {
+        "0000_03_config-operator_01_proxy.crd.yaml",
+        "0000_20_namespace.json",
+        "0000_30_cluster-baremetal-operator_05_deployment.0.yaml",
+        "0000_30_cluster-baremetal-operator_05_deployment.1.yaml",
+        "0000_50_console-operator_07-downloads-deployment.yaml",
+        "0000_50_insights-operator_10-prometheus-rule.yaml",
+        "0000_80_hosted-only-configmap.yaml",
+        "99_site-config.yml",
+        NULL,
+};
+#define REV1_LISTING                                                                                               \
+        "0000_03_config-operator_01_proxy.crd.yaml,0000_20_namespace.json,"                                        \
+        "0000_30_cluster-baremetal-operator_05_deployment.0.yaml,0000_30_cluster-baremetal-operator_05_deployment.1.yaml," \
+        "0000_50_console-operator_07-downloads-deployment.yaml,0000_50_insights-operator_10-prometheus-rule.yaml,"  \
+        "0000_80_hosted-only-configmap.yaml,99_site-config.yml"
+/* + Insights: the Console+Insights plugin joins. */
+#define REV2_LISTING                                                                                               \
+        "0000_03_config-operator_01_proxy.crd.yaml,0000_20_namespace.json,"                                        \
+        "0000_30_cluster-baremetal-operator_05_deployment.0.yaml,0000_30_cluster-baremetal-operator_05_deployment.1.yaml," \
+        "0000_50_console-operator_07-downloads-deployment.yaml,0000_50_insights-operator_10-prometheus-rule.yaml,"  \
+        "0000_80_hosted-only-configmap.yaml,0000_90_console_01-console-insights-plugin.yaml,99_site-config.yml"
+/* 4.16.0: downloads moved to _08, site config gone; ImageRegistry stays off. */
+#define REV3_LISTING                                                                                               \
+        "0000_03_config-operator_01_proxy.crd.yaml,0000_20_namespace.json,"                                        \
+        "0000_30_cluster-baremetal-operator_05_deployment.0.yaml,0000_30_cluster-baremetal-operator_05_deployment.1.yaml," \
+        "0000_50_console-operator_08-downloads-deployment.yaml,0000_50_insights-operator_10-prometheus-rule.yaml,"  \
+        "0000_80_hosted-only-configmap.yaml,0000_90_console_01-console-insights-plugin.yaml"
+
+static void mount_root(const char *img, const char *mnt) {
+        tu_must("mkdir -p %s", mnt);
+        /* The fixture image's root partition starts at 1 MiB. */
+        tu_must("mount -o loop,ro,offset=1048576 %s %s", img, mnt);
+}
+
+/* ---- install, day 2, upgrade ---------------------------------------------- */
+
+Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
+        char *out = NULL;
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+
+        /* Targets: two folders and one disk image file. */
+        char t0[4200], t1[4200], t2[4200];
+        snprintf(t0, sizeof t0, "%s/target-0", dir);
+        snprintf(t1, sizeof t1, "%s/target-1", dir);
+        snprintf(t2, sizeof t2, "%s/target-2.img", dir);
+        tu_must("mkdir -p %s %s", t0, t1);
+        const char *targets[N_AGENTS] = { t0, t1, t2 };
+        for (int i = 0; i < N_AGENTS; i++)
+                start_agent(i, "run", ie, pub_file, (const char *const[]) { "--install-target", targets[i], NULL });
+
+        /* The release, as a user imports and previews it. */
+        char rel15[4200], rel16[4200];
+        snprintf(rel15, sizeof rel15, "%s/rel-4.15.0", dir);
+        snprintf(rel16, sizeof rel16, "%s/rel-4.16.0", dir);
+        cr_assert_eq(CTL(&out, "release", "import", rel15), 0);
+        cr_assert(strstr(out, "4.15.0"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(NULL, "release", "import", rel16), 0);
+
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, tu_status_is, "known-unbound", "known-unbound"));
+        cr_assert_eq(CTL(NULL, "cluster", "create", "c1", "--release", "4.15.0", "--base-domain", "example.test",
+                         "--machine-cidr", "192.0.2.0/24", "--api-vip", "192.0.2.100", "--ingress-vip", "192.0.2.101",
+                         "--baseline", "None", "--enable", "baremetal,Console"), 0);
+        char *cid = cluster_id("c1");
+        cr_assert_eq(tu_write_file(dir, "pull-secret", "{\"auths\":{}}"), 0);
+        char ps[4200];
+        snprintf(ps, sizeof ps, "%s/pull-secret", dir);
+        cr_assert_eq(CTL(NULL, "cluster", "set", "c1", "--pull-secret-file", ps), 0);
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(CTL(NULL, "host", "bind", agents[i].host_id, "--cluster", "c1"), 0);
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, tu_status_is, "known", "known in c1"));
+        json_object_put(wait_cluster(cid, "ready"));
+
+        /* Install, and watch it to the end. */
+        cr_assert_eq(CTL(&out, "cluster", "install", "c1"), 0, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, "cluster", "watch", "c1", "--interval", "1", "--timeout", "120"), 0, "%s", out);
+        cr_assert(strstr(out, "installed"), "%s", out);
+        free(out);
+        json_object *c = wait_cluster(cid, "installed");
+        cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 1);
+        json_object_put(c);
+        for (int i = 0; i < N_AGENTS; i++) {
+                json_object *h = wait_host(ie, i, tu_status_is, "installed", "installed");
+                cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+                cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
+                cr_assert_eq(json_object_get_int64(tu_json_get(h, "applied_revision")), 1);
+                json_object_put(h);
+        }
+        /* Roles were assigned: three masters. */
+        json_object *hl = get_json(url("/api/v2/hosts?cluster_id=%s", cid));
+        for (size_t i = 0; i < json_object_array_length(hl); i++)
+                cr_assert_str_eq(tu_jstr(json_object_array_get_idx(hl, i), "role"), "master");
+        json_object_put(hl);
+
+        /* What landed: the image, and exactly the filtered manifests. */
+        char img15[4400];
+        snprintf(img15, sizeof img15, "%s/os.img", rel15);
+        for (int i = 0; i < 2; i++) {
+                char p[4300];
+                snprintf(p, sizeof p, "%s/os-image.img", targets[i]);
+                tu_must("cmp %s %s", p, img15);
+                snprintf(p, sizeof p, "%s/etc/muster/manifests", targets[i]);
+                char *l = listing(p);
+                cr_assert_str_eq(l, REV1_LISTING, "target %d", i);
+                free(l);
+                check_manifest_bytes(p, rel15, rev1_files);
+        }
+        char mnt[4200], mdir[4300];
+        snprintf(mnt, sizeof mnt, "%s/mnt", dir);
+        mount_root(t2, mnt);
+        snprintf(mdir, sizeof mdir, "%s/etc/muster/manifests", mnt);
+        char *l = listing(mdir);
+        cr_assert_str_eq(l, REV1_LISTING, "disk image target");
+        free(l);
+        check_manifest_bytes(mdir, rel15, rev1_files);
+        tu_must("umount %s", mnt);
+        /* Outside the root partition the disk image is the OS image. */
+        tu_must("cmp -n 1048576 %s %s", t2, img15);
+
+        /* Day 2: the installed hosts run the node agent on their manifest dirs. */
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "run agent %s exits cleanly", agents[i].name);
+        char md0[4300], md1[4300];
+        snprintf(md0, sizeof md0, "%s/etc/muster/manifests", t0);
+        snprintf(md1, sizeof md1, "%s/etc/muster/manifests", t1);
+        cr_assert_eq(tu_write_file(md0, "local-extra.yaml", "kind: ConfigMap\n"), 0);
+        start_agent(0, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md0, NULL });
+        start_agent(1, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md1, NULL });
+
+        cr_assert_eq(CTL(&out, "cluster", "capabilities", "c1", "--enable", "Insights"), 0);
+        free(out);
+        int64_t rev = 2;
+        for (int i = 0; i < 2; i++)
+                json_object_put(wait_host(ie, i, applied, &rev, "applied revision 2"));
+        l = listing(md1);
+        cr_assert_str_eq(l, REV2_LISTING);
+        free(l);
+        /* A file the payload never wrote is left alone. */
+        l = listing(md0);
+        cr_assert(strstr(l, "local-extra.yaml"), "%s", l);
+        free(l);
+
+        /* Asking to drop Insights keeps it: the condition says so. */
+        cr_assert_eq(CTL(&out, "cluster", "capabilities", "c1", "--disable", "Insights"), 0);
+        cr_assert(strstr(out, "Insights"), "%s", out);
+        free(out);
+        c = get_json(url("/api/v2/clusters/%s", cid));
+        cr_assert(strstr(json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities")),
+                         "\"Insights\""), "%s", json_object_to_json_string(c));
+        cr_assert_str_eq(tu_jstr(c, "conditions.0.type"), "ImplicitlyEnabledCapabilities");
+        cr_assert_str_eq(tu_jstr(c, "conditions.0.status"), "True");
+        cr_assert_str_eq(tu_jstr(c, "conditions.0.reason"), "CapabilitiesImplicitlyEnabled");
+        cr_assert(strstr(tu_jstr(c, "conditions.0.message"), "Insights"), "%s", tu_jstr(c, "conditions.0.message"));
+        rev = json_object_get_int64(tu_json_get(c, "payload_revision"));
+        json_object_put(c);
+
+        /* Upgrade: the manifests follow the new release. */
+        cr_assert_eq(CTL(&out, "cluster", "upgrade", "c1", "--release", "4.16.0"), 0);
+        free(out);
+        c = get_json(url("/api/v2/clusters/%s", cid));
+        cr_assert_str_eq(tu_jstr(c, "release_version"), "4.16.0");
+        cr_assert(!strstr(json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities")),
+                          "ImageRegistry"), "a new manifest's capability is never implicit");
+        rev = json_object_get_int64(tu_json_get(c, "payload_revision"));
+        cr_assert_gt(rev, 2);
+        json_object_put(c);
+        for (int i = 0; i < 2; i++)
+                json_object_put(wait_host(ie, i, applied, &rev, "applied the upgrade"));
+        l = listing(md1);
+        cr_assert_str_eq(l, REV3_LISTING);
+        free(l);
+        static const char *const changed[] = { "0000_50_insights-operator_10-prometheus-rule.yaml",
+                                               "0000_50_console-operator_08-downloads-deployment.yaml", NULL };
+        check_manifest_bytes(md1, rel16, changed);
+        cr_assert_eq(CTL(&out, "cluster", "payload", "c1"), 0);
+        cr_assert(strstr(out, "4.16.0"), "%s", out);
+        free(out);
+
+        for (int i = 0; i < 2; i++)
+                cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "node agent %s exits cleanly", agents[i].name);
+        cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");
+        free(cid);
+        free(ie);
+}
+
+/* ---- refusals --------------------------------------------------------------- */
+
+/* Change one byte of a stored payload revision (musterd stopped). */
+static void tamper_payload(const char *cid) {
+        char db[4300];
+        snprintf(db, sizeof db, "%s/muster.db", md.state_dir);
+        sqlite3 *s;
+        cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+        sqlite3_stmt *st;
+        cr_assert_eq(sqlite3_prepare_v2(s,
+                                        "UPDATE payload_revisions SET canonical = replace(canonical, 'site: rack-7', "
+                                        "'site: rack-8') WHERE cluster_id = ?1 AND revision = 1",
+                                        -1, &st, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(s));
+        sqlite3_bind_text(st, 1, cid, -1, SQLITE_STATIC);
+        cr_assert_eq(sqlite3_step(st), SQLITE_DONE, "%s", sqlite3_errmsg(s));
+        cr_assert_eq(sqlite3_changes(s), 1, "one payload row changed");
+        sqlite3_finalize(st);
+        sqlite3_close(s);
+}
+
+static bool failed_with(json_object *h, const void *what) {
+        return strcmp(tu_jstr(h, "status"), "error") == 0 && strstr(tu_jstr(h, "status_info"), what);
+}
+
+Test(install_e2e, tampered_or_foreign_payload_refused_nothing_written) {
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/state/signing-key.pub", dir);
+        /* Another key's public half, as a wrong ISO config would carry. */
+        struct crypto_key *other;
+        char *pem;
+        cr_assert_eq(crypto_key_generate(&other), 0);
+        cr_assert_eq(crypto_key_public_pem(other, &pem), 0);
+        cr_assert_eq(tu_write_file(dir, "other.pub", pem), 0);
+        free(pem);
+        crypto_key_free(other);
+        char other_pub[4200], ta[4200], tb[4200], rel15[4200];
+        snprintf(other_pub, sizeof other_pub, "%s/other.pub", dir);
+        snprintf(ta, sizeof ta, "%s/target-a", dir);
+        snprintf(tb, sizeof tb, "%s/target-b", dir);
+        snprintf(rel15, sizeof rel15, "%s/rel-4.15.0", dir);
+        tu_must("mkdir -p %s %s", ta, tb);
+        cr_assert_eq(CTL(NULL, "release", "import", rel15), 0);
+
+        /* Host 0 trusts another key; host 1 the right one. */
+        start_agent(0, "run", ie, other_pub, (const char *const[]) { "--install-target", ta, NULL });
+        start_agent(1, "run", ie, pub_file, (const char *const[]) { "--install-target", tb, NULL });
+        const char *names[2] = { "sno-a", "sno-b" };
+        char *cid[2];
+        for (int i = 0; i < 2; i++) {
+                json_object_put(wait_host(ie, i, tu_status_is, "known-unbound", "known-unbound"));
+                cr_assert_eq(CTL(NULL, "cluster", "create", names[i], "--release", "4.15.0", "--single-node",
+                                 "--base-domain", "example.test", "--machine-cidr", "192.0.2.0/24"), 0);
+                cid[i] = cluster_id(names[i]);
+                cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid[i]), md.admin_token,
+                                          "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
+                cr_assert_eq(CTL(NULL, "host", "bind", agents[i].host_id, "--cluster", names[i]), 0);
+        }
+        for (int i = 0; i < 2; i++) {
+                json_object_put(wait_host(ie, i, tu_status_is, "known", "known"));
+                json_object_put(wait_cluster(cid[i], "ready"));
+        }
+        /* Host 1's agent is frozen while its payload is built and changed
+         * (musterd stopped for the change), then thawed. */
+        cr_assert_eq(kill(agent_pid[1], SIGSTOP), 0);
+        for (int i = 0; i < 2; i++)
+                cr_assert_eq(CTL(NULL, "cluster", "install", names[i]), 0);
+        cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0);
+        tamper_payload(cid[1]);
+        start_musterd();
+        cr_assert_eq(kill(agent_pid[1], SIGCONT), 0);
+
+        json_object *h = wait_host(ie, 0, failed_with, "signature", "refused the foreign signature");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "refused"), "%s", tu_jstr(h, "status_info"));
+        json_object_put(h);
+        h = wait_host(ie, 1, failed_with, "digest", "refused the changed byte");
+        json_object_put(h);
+        for (int i = 0; i < 2; i++) {
+                json_object *c = wait_cluster(cid[i], "error");
+                cr_assert(strstr(tu_jstr(c, "status_info"), agents[i].name), "the cluster names the host: %s",
+                          tu_jstr(c, "status_info"));
+                json_object_put(c);
+        }
+        /* Nothing was written to either target. */
+        char *l = listing(ta);
+        cr_assert_str_eq(l, "", "target a untouched");
+        free(l);
+        l = listing(tb);
+        cr_assert_str_eq(l, "", "target b untouched");
+        free(l);
+        /* The events say why. */
+        json_object *ev = get_json(url("/api/v2/events?cluster_id=%s", cid[1]));
+        cr_assert(strstr(json_object_to_json_string(ev), "digest"), "%s", json_object_to_json_string(ev));
+        json_object_put(ev);
+        for (int i = 0; i < 2; i++) {
+                cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "agent %s", agents[i].name);
+                free(cid[i]);
+        }
+        cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");
+        free(ie);
+}
