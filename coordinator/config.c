@@ -31,6 +31,8 @@ enum section {
         SEC_REQ_SNO,
         SEC_REQ_ANY,
         SEC_NTP,
+        SEC_ISO,
+        SEC_VALIDATIONS,
         _SEC_MAX,
 };
 
@@ -45,6 +47,8 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_REQ_SNO] = "requirements.sno",
         [SEC_REQ_ANY] = "requirements.any",
         [SEC_NTP] = "ntp",
+        [SEC_ISO] = "iso",
+        [SEC_VALIDATIONS] = "validations",
 };
 
 enum key_type {
@@ -55,6 +59,9 @@ enum key_type {
         KT_SIZE,       /* bytes with suffix */
         KT_SECONDS,    /* duration, whole seconds; bare = seconds */
         KT_MILLIS,     /* duration in ms; bare = ms */
+        KT_URL,        /* http:// or https:// URL */
+        KT_ABS_PATH_OR_EMPTY, /* absolute path, or "" for none */
+        KT_VALIDATIONS, /* comma-separated validation ids */
 };
 
 struct key_def {
@@ -90,9 +97,14 @@ static const struct key_def keys[] = {
         REQ(SEC_REQ_ANY, REQ_ANY),
         { SEC_REQUIREMENTS, "install_disk_fsync_ms", KT_MILLIS, F(install_disk_fsync_ms), 1, 60000 },
         { SEC_NTP, "max_offset_ms", KT_MILLIS, F(ntp_max_offset_ms), 1, 3600000 },
+        { SEC_ISO, "template", KT_ABS_PATH, F(iso_template), 0, 0 },
+        { SEC_ISO, "coordinator_url", KT_URL, F(iso_coordinator_url), 0, 0 },
+        { SEC_ISO, "ca_file", KT_ABS_PATH_OR_EMPTY, F(iso_ca_file), 0, 0 },
+        { SEC_VALIDATIONS, "ignore", KT_VALIDATIONS, F(validations_ignored), 0, 0 },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 _Static_assert(N_KEYS <= 64, "seen-key bitmask is 64 bits");
+_Static_assert(_VAL_MAX <= 64, "[validations] ignore is a 64-bit mask");
 
 const char *req_profile_to_string(enum req_profile p) {
         switch (p) {
@@ -125,6 +137,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->req[REQ_ANY] = cfg->req[REQ_WORKER];
         cfg->install_disk_fsync_ms = 10;
         cfg->ntp_max_offset_ms = 500;
+        snprintf(cfg->iso_template, sizeof cfg->iso_template, "%s", CONFIG_DEFAULT_ISO_TEMPLATE);
 }
 
 enum req_profile config_profile_for(bool bound, bool single_node, enum host_role role) {
@@ -246,6 +259,9 @@ static const char *type_hint(enum key_type t) {
         case KT_SIZE: return "a size such as 512MiB, 16GiB or 100GB";
         case KT_SECONDS: return "a duration in whole seconds such as 180, 3m or 2s";
         case KT_MILLIS: return "a duration such as 10, 10ms or 1s (bare numbers are milliseconds)";
+        case KT_URL: return "an http:// or https:// URL";
+        case KT_ABS_PATH_OR_EMPTY: return "an absolute path, or nothing";
+        case KT_VALIDATIONS: return "validation ids separated by commas";
         }
         return "";
 }
@@ -267,6 +283,8 @@ static void format_limit(enum key_type t, int64_t v, char *buf, size_t n) {
                 snprintf(buf, n, "%" PRId64, v);
 }
 
+static char *trim(char *s);
+
 static int set_value(const struct key_def *k, const char *value, struct muster_config *cfg,
                      char *err, size_t errlen, const char *name, unsigned line) {
         char *base = (char *) cfg + k->offset;
@@ -274,6 +292,44 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
         int r = 0;
 
         switch (k->type) {
+        case KT_URL:
+                if ((strncmp(value, "http://", 7) != 0 || !value[7]) &&
+                    (strncmp(value, "https://", 8) != 0 || !value[8]))
+                        return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
+                                    k->key, value, type_hint(k->type));
+                if (strlen(value) >= k->size)
+                        return fail(err, errlen, name, line, "%s is too long (at most %zu characters)",
+                                    k->key, k->size - 1);
+                memcpy(base, value, strlen(value) + 1);
+                return 0;
+        case KT_ABS_PATH_OR_EMPTY:
+                if (value[0] && value[0] != '/')
+                        return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
+                                    k->key, value, type_hint(k->type));
+                if (strlen(value) >= k->size)
+                        return fail(err, errlen, name, line, "%s is too long (at most %zu characters)",
+                                    k->key, k->size - 1);
+                memcpy(base, value, strlen(value) + 1);
+                return 0;
+        case KT_VALIDATIONS: {
+                uint64_t bits = 0;
+                char buf[1024];
+                if (strlen(value) >= sizeof buf)
+                        return fail(err, errlen, name, line, "%s is too long", k->key);
+                memcpy(buf, value, strlen(value) + 1);
+                char *save = NULL;
+                for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                        t = trim(t);
+                        if (!*t)
+                                continue;
+                        enum validation_id id = validation_id_from_string(t);
+                        if (id == _VAL_INVALID)
+                                return fail(err, errlen, name, line, "%s: unknown validation id '%s'", k->key, t);
+                        bits |= UINT64_C(1) << id;
+                }
+                memcpy(base, &bits, sizeof bits);
+                return 0;
+        }
         case KT_LISTEN:
         case KT_ABS_PATH:
         case KT_STORE:

@@ -12,6 +12,8 @@
 
 #define CONFIG_LISTEN_MAX 256
 #define CONFIG_PATH_MAX 4096
+#define CONFIG_URL_MAX 2048
+#define CONFIG_DEFAULT_ISO_TEMPLATE "/usr/share/muster/muster-discovery.iso"
 
 /* Hardware minimums of one requirement profile (DESIGN §5). */
 struct role_requirements {
@@ -47,6 +49,12 @@ struct muster_config {
         int64_t install_disk_fsync_ms;    /* fsync latency ceiling of the install disk */
         /* [ntp] */
         int64_t ntp_max_offset_ms;
+        /* [iso] */
+        char iso_template[CONFIG_PATH_MAX];        /* the discovery ISO template (sidecar: + ".json") */
+        char iso_coordinator_url[CONFIG_URL_MAX];  /* written into ISOs; "" = http:// + the request's Host */
+        char iso_ca_file[CONFIG_PATH_MAX];         /* CA PEM written into ISOs; "" = none */
+        /* [validations] */
+        uint64_t validations_ignored;              /* bit (1 << enum validation_id): reported "disabled" */
 };
 
 /* Fill in the built-in defaults (the values documented in DESIGN §5). */

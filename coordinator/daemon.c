@@ -196,6 +196,10 @@ static void *monitor_main(void *arg) {
         return NULL;
 }
 
+const struct muster_config *musterd_cfg(struct musterd *d) {
+        return &d->cfg;
+}
+
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         char path[PATH_MAX];
         int r;

@@ -29,6 +29,10 @@ struct musterd {
 int musterd_start(struct musterd *d, const struct muster_config *cfg);
 void musterd_stop(struct musterd *d);
 
+/* The configuration in force (SIGHUP may replace it: read it through this,
+ * once per request, and never keep the pointer past the request). */
+const struct muster_config *musterd_cfg(struct musterd *d);
+
 /* The route table of the API. */
 extern const struct http_route musterd_routes[];
 extern const size_t musterd_n_routes;

@@ -742,6 +742,16 @@ static void v_api_dns(const struct host_ctx *c, struct validation_result *r) {
         append(r, " instead of %s%s", use_vip ? "the API VIP " : "an address of this host", use_vip ? vip : "");
 }
 
+/* ---- host validations ignored by the config ------------------------------ */
+
+/* [validations] ignore: the named validations are reported disabled, so they
+ * neither block nor count (a lab without DNS, say). */
+static void apply_ignored(const struct muster_config *cfg, struct validation_result *out, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (cfg->validations_ignored & (UINT64_C(1) << out[i].id))
+                        set(&out[i], out[i].id, VSTATUS_DISABLED, "Ignored: listed in musterd's [validations] ignore");
+}
+
 int validations_host(const struct host_facts *f, const struct muster_config *cfg, struct validation_result *out) {
         struct host_ctx c = { .f = f, .cfg = cfg };
         char any_label[32];
@@ -761,8 +771,10 @@ int validations_host(const struct host_facts *f, const struct muster_config *cfg
         v_memory(&c, &out[n++], VAL_HAS_MIN_MEMORY, REQ_ANY, any_label);
         v_disks(&c, &out[n++]);
         v_hostname_valid(&c, &out[n++]);
-        if (!f->bound)
+        if (!f->bound) {
+                apply_ignored(cfg, out, n);
                 return (int) n;
+        }
         v_cpu(&c, &out[n++], VAL_HAS_CPU_CORES_FOR_ROLE, c.profile, c.role_label);
         v_memory(&c, &out[n++], VAL_HAS_MEMORY_FOR_ROLE, c.profile, c.role_label);
         v_hostname_unique(&c, &out[n++]);
@@ -771,6 +783,7 @@ int validations_host(const struct host_facts *f, const struct muster_config *cfg
         v_ntp(&c, &out[n++]);
         v_disk_speed(&c, &out[n++]);
         v_api_dns(&c, &out[n++]);
+        apply_ignored(cfg, out, n);
         return (int) n;
 }
 
@@ -1033,6 +1046,7 @@ int validations_cluster(const struct cluster_facts *f, const struct muster_confi
         c_capabilities(f, &out[n++]);
         set(&out[n++], VAL_OPERATORS_RESOLVABLE, VSTATUS_DISABLED,
             "Not checked yet: operator resolution comes with operator management (DESIGN §8)");
+        apply_ignored(cfg, out, n);
         return (int) n;
 }
 
