@@ -5,13 +5,14 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan run test test-unit test-asan bench clean help
+.PHONY: all deps build build-asan iso run test test-unit test-asan bench clean help
 
 all: build
 
 help:
 	@echo "make run    - install build dependencies, build, start musterd and a local agent, show the pool"
-	@echo "make test   - build and run every suite, plain and under ASan+UBSan"
+	@echo "make iso    - build the discovery ISO template into $(BUILD)/iso/ (from Debian packages)"
+	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO too)"
 	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
 	@echo "make clean  - remove build trees"
 
@@ -23,14 +24,26 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 build-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMUSTER_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMUSTER_SANITIZE=ON \
+		-DMUSTER_ISO_TEMPLATE=$(CURDIR)/$(BUILD)/iso/muster-discovery.iso >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+ISO := $(BUILD)/iso/muster-discovery.iso
+ISO_INPUTS := $(BUILD)/agent/muster-agent iso/build.sh systemd/muster-agent.service systemd/run-muster-boot.mount
+
+iso: build
+	@scripts/install-deps.sh iso
+	@$(MAKE) --no-print-directory $(ISO)
+
+# Rebuilt only when the agent, the script or the units changed.
+$(ISO): $(ISO_INPUTS)
+	@iso/build.sh $(BUILD)/iso $(BUILD)/agent/muster-agent
 
 run: build
 	@$(BUILD)/agent/muster-agent inventory --summary -o $(BUILD)/inventory.json
 	@BUILD=$(BUILD) scripts/run-local.sh
 
-test: build build-asan
+test: build build-asan iso
 	cd $(BUILD) && ctest $(CTEST_ARGS)
 	cd $(ASAN_BUILD) && ctest $(CTEST_ARGS)
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentconf.h"
 #include "cleanup.h"
 #include "format.h"
 #include "inventory.h"
@@ -40,43 +41,62 @@ static void usage(FILE *f) {
               "  --version              Show the version\n"
               "\n"
               "Options of run:\n"
-              "  --coordinator URL      The coordinator, http(s)://HOST[:PORT] (required)\n"
-              "  --infra-env ID         The infra-env this host boots from (required)\n"
-              "  --token-file FILE      The infra-env's agent token (required; read once)\n"
+              "  --coordinator URL      The coordinator, http(s)://HOST[:PORT]\n"
+              "  --infra-env ID         The infra-env this host boots from\n"
+              "  --token-file FILE      The infra-env's agent token (read once)\n"
               "  --ca FILE              CA certificates to verify the coordinator with\n"
+              "  --coordinator-key FILE The coordinator's PEM public key; install payloads must\n"
+              "                         carry its signature. Without a key installs are refused\n"
+              "  --state-dir DIR        Keep the host id in DIR/host-id across restarts\n"
+              "                         (default " AGENTCONF_DEFAULT_STATE_DIR ", unless\n"
+              "                         --coordinator is given)\n"
               "  --sysroot DIR          Probe the inventory under DIR (default /)\n"
               "  --host-id UUID         Use this host id instead of the machine's\n"
-              "  --state-dir DIR        Keep the host id in DIR/host-id across restarts\n"
               "  --min-disk-bytes N     Smallest disk offered for installation (default 20000000000)\n"
-              "  --coordinator-key FILE The coordinator's PEM public key; install payloads must carry\n"
-              "                         its signature. Without it install steps are refused\n"
               "  --install-target PATH  Install into PATH instead of the installation disk: an\n"
               "                         existing directory gets PATH/os-image.img and the manifests in\n"
               "                         PATH/etc/muster/manifests; a file (created if missing) or a\n"
               "                         block device gets the image, and the manifests go into its\n"
               "                         root partition (loop-mounted). Never reboots\n"
               "  --no-reboot            Do not reboot after installing to the installation disk\n"
+              "  --boot-config FILE     The boot medium's config area\n"
+              "                         (default " AGENTCONF_DEFAULT_BOOT_CONFIG ")\n"
+              "  --agent-conf FILE      The agent's config file\n"
+              "                         (default " AGENTCONF_DEFAULT_AGENT_CONF ")\n"
+              "  --cmdline FILE         The kernel command line (default " AGENTCONF_DEFAULT_CMDLINE ")\n"
               "  -v, --verbose          Debug logging on standard error\n"
               "  -h, --help             Show this help\n"
               "\n"
               "Options of node:\n"
-              "  --coordinator URL      The coordinator, http(s)://HOST[:PORT] (required)\n"
-              "  --infra-env ID         The infra-env the host was discovered in (required)\n"
-              "  --token-file FILE      That infra-env's agent token (required; read once)\n"
-              "  --coordinator-key FILE The coordinator's PEM public key (required)\n"
               "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
               "                         /etc/muster/manifests (required)\n"
-              "  --state-dir DIR        Read the host id from DIR/host-id\n"
-              "  --host-id UUID         Use this host id instead of the machine's\n"
-              "  --ca FILE              CA certificates to verify the coordinator with\n"
-              "  -v, --verbose          Debug logging on standard error\n"
-              "  -h, --help             Show this help\n"
+              "  --coordinator URL, --infra-env ID, --token-file FILE, --ca FILE,\n"
+              "  --coordinator-key FILE (a key is required), --state-dir DIR (read the host id\n"
+              "  from DIR/host-id), --host-id UUID, --boot-config FILE, --agent-conf FILE,\n"
+              "  --cmdline FILE, -v, -h: as for run\n"
+              "\n"
+              "Settings of run and node come from four places, each overriding the ones\n"
+              "before it setting by setting:\n"
+              "  1. the config area of the discovery ISO the host booted from (--boot-config):\n"
+              "     the coordinator, infra-env, token, coordinator key and CA that musterd\n"
+              "     wrote into it; a missing file or an all-zero area gives nothing\n"
+              "  2. --agent-conf: \"key = value\" lines and '#' comments; keys coordinator,\n"
+              "     infra_env, token, token_file, ca_file, coordinator_key_file, state_dir,\n"
+              "     install_target, min_disk_bytes (paths absolute); a missing file gives\n"
+              "     nothing\n"
+              "  3. --cmdline: the words muster.coordinator=, muster.infra_env=, muster.token=,\n"
+              "     muster.ca_file=, muster.coordinator_key_file=, muster.state_dir=\n"
+              "  4. the options above\n"
+              "A coordinator, an infra-env and a token are required. A token given inline\n"
+              "replaces a token file from a place before it, and the other way round. Plain\n"
+              "`muster-agent run` is how the discovery ISO starts the agent.\n"
               "\n"
               "Exit status of run and node: 0 stopped by SIGTERM or SIGINT, 1 could not start\n"
-              "(token file, coordinator key, host id, state dir), 2 bad usage,\n"
-              "3 the coordinator refused the token (HTTP 401/403). Unreachable or failing\n"
-              "coordinators are retried with backoff; node also waits (never registers) while\n"
-              "the coordinator does not know the host.\n",
+              "(a config file unreadable, token file, coordinator key, host id, state dir),\n"
+              "2 bad usage or configuration (a bad line, a corrupt config area, a required\n"
+              "setting missing), 3 the coordinator refused the token (HTTP 401/403).\n"
+              "Unreachable or failing coordinators are retried with backoff; node also waits\n"
+              "(never registers) while the coordinator does not know the host.\n",
               f);
 }
 
@@ -254,55 +274,109 @@ static int cmd_inventory(int argc, char **argv) {
         return r < 0 ? 1 : 0;
 }
 
-/* `run` and `node`: one option parser, one loop (run.h). */
+/* Where a missing setting can come from, for the message that says so. */
+static void log_missing(enum agentconf_setting s, const char *cmd, const struct agentconf_paths *p) {
+        static const struct {
+                const char *what, *flag, *word, *key;
+        } how[_AGENTCONF_SETTING_MAX] = {
+                [AGENTCONF_COORDINATOR] = { "a coordinator URL", "--coordinator URL", "muster.coordinator=URL",
+                                            "coordinator = URL" },
+                [AGENTCONF_INFRA_ENV] = { "an infra-env id", "--infra-env ID", "muster.infra_env=ID",
+                                          "infra_env = ID" },
+                [AGENTCONF_TOKEN] = { "an agent token", "--token-file FILE", "muster.token=TOKEN",
+                                      "token = TOKEN or token_file = FILE" },
+                [AGENTCONF_KEY] = { "a coordinator key", "--coordinator-key FILE",
+                                    "muster.coordinator_key_file=FILE", "coordinator_key_file = FILE" },
+        };
+        log_error("agent",
+                  "%s needs %s: give %s, put %s on the kernel command line (%s) or %s in %s, or boot from a "
+                  "discovery ISO whose config area (%s) holds it",
+                  cmd, how[s].what, how[s].flag, how[s].word, p->cmdline, how[s].key, p->agent_conf, p->boot_config);
+}
+
+/* Record flag `name` (its agent.conf key `key`) with value v. 0 or the exit code. */
+static int flag(struct agentconf *flags, const char *key, const char *name, const char *v) {
+        char err[512];
+        int r = agentconf_set(flags, key, v, AGENTCONF_SRC_FLAG, name, err, sizeof err);
+        if (r == -ENOMEM) {
+                log_error("agent", "Out of memory");
+                return RUN_EXIT_FAILURE;
+        }
+        if (r < 0) {
+                log_error("agent", "%s: %s", name, err);
+                return RUN_EXIT_USAGE;
+        }
+        return 0;
+}
+
+/* `run` and `node`: one option parser, the settings merged from their
+ * sources (agentconf.h), one loop (run.h). */
 static int cmd_agent(int argc, char **argv, bool node) {
         enum { OPT_COORDINATOR = 256, OPT_INFRA_ENV, OPT_TOKEN_FILE, OPT_CA, OPT_SYSROOT, OPT_HOST_ID, OPT_STATE_DIR,
-               OPT_MIN_DISK, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR };
+               OPT_MIN_DISK, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
+               OPT_BOOT_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE };
+#define SOURCE_OPTIONS                                                    \
+        { "coordinator", required_argument, NULL, OPT_COORDINATOR },          \
+        { "infra-env", required_argument, NULL, OPT_INFRA_ENV },              \
+        { "token-file", required_argument, NULL, OPT_TOKEN_FILE },            \
+        { "ca", required_argument, NULL, OPT_CA },                            \
+        { "host-id", required_argument, NULL, OPT_HOST_ID },                  \
+        { "state-dir", required_argument, NULL, OPT_STATE_DIR },              \
+        { "coordinator-key", required_argument, NULL, OPT_COORDINATOR_KEY },  \
+        { "boot-config", required_argument, NULL, OPT_BOOT_CONFIG },          \
+        { "agent-conf", required_argument, NULL, OPT_AGENT_CONF },            \
+        { "cmdline", required_argument, NULL, OPT_CMDLINE }
         static const struct option run_opts[] = {
-                { "coordinator", required_argument, NULL, OPT_COORDINATOR },
-                { "infra-env", required_argument, NULL, OPT_INFRA_ENV },
-                { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
-                { "ca", required_argument, NULL, OPT_CA },
+                SOURCE_OPTIONS,
                 { "sysroot", required_argument, NULL, OPT_SYSROOT },
-                { "host-id", required_argument, NULL, OPT_HOST_ID },
-                { "state-dir", required_argument, NULL, OPT_STATE_DIR },
                 { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
-                { "coordinator-key", required_argument, NULL, OPT_COORDINATOR_KEY },
                 { "install-target", required_argument, NULL, OPT_INSTALL_TARGET },
                 { "no-reboot", no_argument, NULL, OPT_NO_REBOOT },
                 COMMON_OPTIONS,
                 {},
         };
         static const struct option node_opts[] = {
-                { "coordinator", required_argument, NULL, OPT_COORDINATOR },
-                { "infra-env", required_argument, NULL, OPT_INFRA_ENV },
-                { "token-file", required_argument, NULL, OPT_TOKEN_FILE },
-                { "ca", required_argument, NULL, OPT_CA },
-                { "host-id", required_argument, NULL, OPT_HOST_ID },
-                { "state-dir", required_argument, NULL, OPT_STATE_DIR },
-                { "coordinator-key", required_argument, NULL, OPT_COORDINATOR_KEY },
+                SOURCE_OPTIONS,
                 { "manifest-dir", required_argument, NULL, OPT_MANIFEST_DIR },
                 COMMON_OPTIONS,
                 {},
         };
+#undef SOURCE_OPTIONS
         const char *cmd = node ? "node" : "run";
+        struct agentconf_paths paths = { AGENTCONF_DEFAULT_BOOT_CONFIG, AGENTCONF_DEFAULT_AGENT_CONF,
+                                         AGENTCONF_DEFAULT_CMDLINE };
+        _cleanup_(agentconf_free) struct agentconf flags = { 0 }, conf = { 0 };
         struct run_options ro = { .node = node };
+        char err[1024];
         int c, r;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "vh", node ? node_opts : run_opts, NULL)) >= 0) {
+                r = 0;
                 switch (c) {
                 case OPT_COORDINATOR:
-                        ro.coordinator = optarg;
+                        r = flag(&flags, "coordinator", "--coordinator", optarg);
                         break;
                 case OPT_INFRA_ENV:
-                        ro.infra_env_id = optarg;
+                        r = flag(&flags, "infra_env", "--infra-env", optarg);
                         break;
                 case OPT_TOKEN_FILE:
-                        ro.token_file = optarg;
+                        r = flag(&flags, "token_file", "--token-file", optarg);
                         break;
                 case OPT_CA:
-                        ro.ca = optarg;
+                        r = flag(&flags, "ca_file", "--ca", optarg);
+                        break;
+                case OPT_STATE_DIR:
+                        r = flag(&flags, "state_dir", "--state-dir", optarg);
+                        break;
+                case OPT_MIN_DISK:
+                        r = flag(&flags, "min_disk_bytes", "--min-disk-bytes", optarg);
+                        break;
+                case OPT_COORDINATOR_KEY:
+                        r = flag(&flags, "coordinator_key_file", "--coordinator-key", optarg);
+                        break;
+                case OPT_INSTALL_TARGET:
+                        r = flag(&flags, "install_target", "--install-target", optarg);
                         break;
                 case OPT_SYSROOT:
                         ro.sysroot = optarg;
@@ -310,41 +384,67 @@ static int cmd_agent(int argc, char **argv, bool node) {
                 case OPT_HOST_ID:
                         ro.host_id = optarg;
                         break;
-                case OPT_STATE_DIR:
-                        ro.state_dir = optarg;
-                        break;
-                case OPT_MIN_DISK:
-                        if (parse_min_disk(optarg, &ro.min_disk_bytes) < 0)
-                                return RUN_EXIT_USAGE;
-                        break;
-                case OPT_COORDINATOR_KEY:
-                        ro.coordinator_key = optarg;
-                        break;
-                case OPT_INSTALL_TARGET:
-                        ro.install_target = optarg;
-                        break;
                 case OPT_NO_REBOOT:
                         ro.no_reboot = true;
                         break;
                 case OPT_MANIFEST_DIR:
                         ro.manifest_dir = optarg;
                         break;
+                case OPT_BOOT_CONFIG:
+                        paths.boot_config = optarg;
+                        break;
+                case OPT_AGENT_CONF:
+                        paths.agent_conf = optarg;
+                        break;
+                case OPT_CMDLINE:
+                        paths.cmdline = optarg;
+                        break;
                 default:
                         if ((r = common_option(c)) >= 0)
                                 return r;
+                        r = 0;
                         break;
                 }
+                if (r)
+                        return r;
         }
         if ((r = no_arguments(cmd, argc, argv)))
                 return r;
-        if (!ro.coordinator || !ro.infra_env_id || !ro.token_file) {
-                log_error("agent", "%s needs --coordinator, --infra-env and --token-file; see muster-agent --help", cmd);
-                return RUN_EXIT_USAGE;
+
+        r = agentconf_load(&conf, &paths, &flags, err, sizeof err);
+        if (r < 0) {
+                log_error("agent", "%s", err);
+                return r == -EINVAL ? RUN_EXIT_USAGE : RUN_EXIT_FAILURE;
         }
-        if (node && (!ro.coordinator_key || !ro.manifest_dir)) {
-                log_error("agent", "node needs --coordinator-key and --manifest-dir; see muster-agent --help");
-                return RUN_EXIT_USAGE;
+        unsigned missing = agentconf_missing(&conf, node);
+        for (int s = 0; s < _AGENTCONF_SETTING_MAX; s++)
+                if (missing & (1u << s))
+                        log_missing((enum agentconf_setting) s, cmd, &paths);
+        if (node && !ro.manifest_dir) {
+                log_error("agent", "node needs --manifest-dir; see muster-agent --help");
+                missing = 1;
         }
+        if (missing)
+                return RUN_EXIT_USAGE;
+
+        ro.coordinator = conf.coordinator;
+        ro.infra_env_id = conf.infra_env_id;
+        ro.token = conf.token;
+        ro.token_file = conf.token_file;
+        ro.ca = conf.ca_file;
+        ro.ca_pem = conf.ca_pem;
+        ro.coordinator_key = conf.coordinator_key_file;
+        ro.coordinator_key_pem = conf.coordinator_key_pem;
+        ro.install_target = conf.install_target;
+        ro.min_disk_bytes = conf.min_disk_bytes;
+        ro.state_dir = conf.state_dir;
+        /* A host configured by its boot medium or its files keeps its id; a
+         * command line that names the coordinator keeps none unless asked. */
+        if (!ro.state_dir && conf.from[AGENTCONF_COORDINATOR] != AGENTCONF_SRC_FLAG)
+                ro.state_dir = AGENTCONF_DEFAULT_STATE_DIR;
+
+        agentconf_describe(&conf, err, sizeof err);
+        log_info("agent", "Settings: %s; state dir %s", err, ro.state_dir ? ro.state_dir : "none");
         return run_agent(&ro);
 }
 

@@ -47,16 +47,28 @@ int client_read_token(const char *path, char **token) {
         while (len > 0 && isspace((unsigned char) buf[len - 1]))
                 len--;
         buf[len] = '\0';
+        /* A NUL inside would cut the token short unseen. */
+        if (strlen(buf) != len)
+                return -EINVAL;
+        int r = client_check_token(buf);
+        if (r < 0)
+                return r;
+        *token = TAKE_PTR(buf);
+        return 0;
+}
+
+int client_check_token(const char *token) {
+        size_t len = token ? strlen(token) : 0;
+
         if (len == 0)
                 return -EINVAL;
         if (len > CLIENT_TOKEN_MAX)
                 return -E2BIG;
         for (size_t i = 0; i < len; i++) {
-                unsigned char ch = (unsigned char) buf[i];
+                unsigned char ch = (unsigned char) token[i];
                 if (ch <= 0x20 || ch == 0x7f)
                         return -EINVAL;
         }
-        *token = TAKE_PTR(buf);
         return 0;
 }
 
@@ -106,10 +118,22 @@ oom:
         return -ENOMEM;
 }
 
+int client_set_ca_pem(struct client *c, const char *pem) {
+        if (!pem || !*pem)
+                return -EINVAL;
+        char *copy = strdup(pem);
+        if (!copy)
+                return -ENOMEM;
+        free(c->ca_pem);
+        c->ca_pem = copy;
+        return 0;
+}
+
 int client_clone(struct client *dst, const struct client *src) {
         memset(dst, 0, sizeof *dst);
         if (!(dst->base = strdup(src->base)) || !(dst->auth_header = strdup(src->auth_header)) ||
-            (src->ca && !(dst->ca = strdup(src->ca))) || !(dst->curl = curl_easy_init())) {
+            (src->ca && !(dst->ca = strdup(src->ca))) || (src->ca_pem && !(dst->ca_pem = strdup(src->ca_pem))) ||
+            !(dst->curl = curl_easy_init())) {
                 client_done(dst);
                 return -ENOMEM;
         }
@@ -128,6 +152,7 @@ void client_done(struct client *c) {
         free(c->auth_header);
         free(c->base);
         free(c->ca);
+        free(c->ca_pem);
         memset(c, 0, sizeof *c);
 }
 
@@ -218,7 +243,11 @@ static void setup_handle(struct client *c, const char *url, struct curl_slist *h
                 curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
                 curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
         }
-        if (c->ca)
+        if (c->ca_pem) {
+                /* The text lives as long as the client; libcurl need not copy it. */
+                struct curl_blob blob = { .data = c->ca_pem, .len = strlen(c->ca_pem), .flags = CURL_BLOB_NOCOPY };
+                curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+        } else if (c->ca)
                 curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
 }
 

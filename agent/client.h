@@ -21,6 +21,7 @@ struct client {
         char *base;              /* "http(s)://host[:port]", no trailing slash */
         char *auth_header;       /* "Authorization: Bearer <token>" */
         char *ca;                /* CA bundle file, or NULL for the system's */
+        char *ca_pem;            /* CA certificates as PEM text (kept in memory); wins over ca */
         long connect_timeout_ms;
         long timeout_ms;
         size_t max_reply_bytes;
@@ -38,6 +39,11 @@ struct client {
  * -EINVAL (bad content), -E2BIG (too long) or -errno of the read. */
 int client_read_token(const char *path, char **token);
 
+/* Whether `token` (NUL-terminated, as given inline: no trimming) can be an
+ * agent token: 0, -EINVAL (empty, or spaces or control characters inside),
+ * -E2BIG (longer than CLIENT_TOKEN_MAX). */
+int client_check_token(const char *token);
+
 /* Whether `url` is an http:// or https:// URL with a host; the base the
  * client is built on. */
 bool client_url_is_valid(const char *url);
@@ -45,8 +51,13 @@ bool client_url_is_valid(const char *url);
 /* Set up the client; the strings are copied. curl_global_init() must have
  * run. -EINVAL for a bad URL or token, -ENOMEM. */
 int client_init(struct client *c, const char *base_url, const char *token, const char *ca);
+/* Verify the coordinator with the CA certificates in `pem` (PEM text, handed
+ * to libcurl from memory: CURLOPT_CAINFO_BLOB) instead of a CA file or the
+ * system's; the text is copied. -EINVAL (empty), -ENOMEM. */
+int client_set_ca_pem(struct client *c, const char *pem);
 /* A second client with src's base, token, CA and limits but its own
- * connection (a libcurl handle serves one thread, one transfer at a time).
+ * connection (a libcurl handle serves one thread, one transfer at a time);
+ * an in-memory CA is copied too.
  * The cancel hook is not copied. -ENOMEM. */
 int client_clone(struct client *dst, const struct client *src);
 void client_done(struct client *c);

@@ -1280,11 +1280,19 @@ static int setup_install(struct runner *R) {
                 .node = o->node,
                 .manifest_dir = o->manifest_dir,
         };
-        if (o->node && (!o->coordinator_key || !o->manifest_dir)) {
-                log_error("run", "muster-agent node needs --coordinator-key and --manifest-dir");
+        if (o->node && ((!o->coordinator_key && !o->coordinator_key_pem) || !o->manifest_dir)) {
+                log_error("run", "muster-agent node needs a coordinator key and --manifest-dir");
                 return RUN_EXIT_USAGE;
         }
-        if (o->coordinator_key) {
+        if (o->coordinator_key_pem) {
+                if (strlen(o->coordinator_key_pem) > RUN_MAX_KEY_BYTES ||
+                    crypto_pubkey_load_pem(o->coordinator_key_pem, &R->key) < 0) {
+                        log_error("run", "The coordinator key PEM is not a P-256 public key of at most %d bytes",
+                                  RUN_MAX_KEY_BYTES);
+                        return RUN_EXIT_FAILURE;
+                }
+                R->inst.coordinator_key = R->key;
+        } else if (o->coordinator_key) {
                 r = run_load_coordinator_key(o->coordinator_key, &R->key);
                 if (r == -EINVAL)
                         log_error("run", "Coordinator key %s is not a PEM P-256 public key", o->coordinator_key);
@@ -1297,7 +1305,8 @@ static int setup_install(struct runner *R) {
                         return RUN_EXIT_FAILURE;
                 R->inst.coordinator_key = R->key;
         } else
-                log_warning("run", "No --coordinator-key: install steps will be refused");
+                log_warning("run", "No coordinator key (--coordinator-key, coordinator_key_file in agent.conf or the "
+                            "boot config): install steps will be refused");
         if (o->install_target && !o->node) {
                 enum install_target_kind kind;
                 r = install_target_classify(o->install_target, &kind);
@@ -1324,6 +1333,10 @@ int run_agent(const struct run_options *o) {
         int r, ret = RUN_EXIT_FAILURE;
 
         atomic_init(&R.stop, false);
+        if (!o->coordinator || !o->infra_env_id || (!o->token && !o->token_file)) {
+                log_error("run", "A coordinator, an infra-env and a token are needed");
+                return RUN_EXIT_USAGE;
+        }
         if (!client_url_is_valid(o->coordinator)) {
                 log_error("run", "--coordinator needs an http:// or https:// URL, not \"%s\"", o->coordinator);
                 return RUN_EXIT_USAGE;
@@ -1339,8 +1352,17 @@ int run_agent(const struct run_options *o) {
         if ((ret = setup_install(&R)) != RUN_EXIT_OK)
                 goto out_key;
         ret = RUN_EXIT_FAILURE;
-        r = client_read_token(o->token_file, &token);
-        if (r < 0) {
+        if (o->token) {
+                r = client_check_token(o->token);
+                if (r < 0) {
+                        log_error("run", "The token is empty, longer than %d bytes or not a token", CLIENT_TOKEN_MAX);
+                        goto out_key;
+                }
+                if (!(token = strdup(o->token))) {
+                        log_error("run", "Out of memory");
+                        goto out_key;
+                }
+        } else if ((r = client_read_token(o->token_file, &token)) < 0) {
                 if (r == -EINVAL)
                         log_error("run", "Token file %s is empty or not a token (spaces or control characters inside)",
                                   o->token_file);
@@ -1394,6 +1416,8 @@ int run_agent(const struct run_options *o) {
         }
         r = client_init(&R.cl, o->coordinator, token, o->ca);
         explicit_bzero(token, strlen(token));
+        if (r == 0 && o->ca_pem && (r = client_set_ca_pem(&R.cl, o->ca_pem)) < 0)
+                client_done(&R.cl);
         if (r < 0) {
                 log_error_errno(r, "run", "Failed to set up the coordinator client: %m");
                 goto out_curl;

@@ -17,8 +17,8 @@
 
 /* Exit codes of `muster-agent run`. */
 #define RUN_EXIT_OK 0          /* stopped by SIGTERM or SIGINT */
-#define RUN_EXIT_FAILURE 1     /* could not start: token file, host id, state dir, setup */
-#define RUN_EXIT_USAGE 2       /* bad command line */
+#define RUN_EXIT_FAILURE 1     /* could not start: a config source unreadable, token file, host id, state dir, setup */
+#define RUN_EXIT_USAGE 2       /* bad command line or configuration, a setting missing */
 #define RUN_EXIT_AUTH 3        /* the coordinator refused the token (401/403) */
 
 #define RUN_MAX_INSTRUCTIONS 64
@@ -33,16 +33,20 @@
 #define RUN_MAX_INSTALL_JOBS 8     /* (cluster, revision) pairs remembered */
 #define RUN_MAX_KEY_BYTES 65536    /* --coordinator-key file */
 
+/* The settings, merged from their sources by agentconf.h. */
 struct run_options {
         const char *coordinator;     /* base URL */
         const char *infra_env_id;
-        const char *token_file;
-        const char *ca;              /* or NULL */
+        const char *token;           /* the token inline, or NULL: */
+        const char *token_file;      /* read it from this file */
+        const char *ca;              /* CA file, or NULL */
+        const char *ca_pem;          /* CA certificates as PEM text (wins over ca), or NULL */
         const char *sysroot;         /* inventory's --sysroot, or NULL */
         const char *host_id;         /* --host-id, or NULL */
         const char *state_dir;       /* or NULL */
         int64_t min_disk_bytes;      /* 0: the probe's default */
-        const char *coordinator_key; /* --coordinator-key PEM file, or NULL: installs are refused */
+        const char *coordinator_key; /* the coordinator's PEM public key file, or */
+        const char *coordinator_key_pem; /* the PEM text (wins), or both NULL: installs are refused */
         const char *install_target;  /* --install-target FILE|DIR|DEVICE, or NULL */
         bool no_reboot;              /* --no-reboot */
         bool node;                   /* `muster-agent node`: never register, apply steps only */

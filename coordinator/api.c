@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "hostfsm.h"
 #include "install.h"
+#include "iso.h"
 #include "log.h"
 #include "musterd.h"
 #include "protocol.h"
@@ -573,14 +574,14 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 .status = h.status,
                 .inventory_received = h.inventory_json != NULL,
                 .poll_count = (uint64_t) rand(),
-                .inventory_every = (unsigned) d->cfg.inventory_every,
-                .interval_s = (unsigned) d->cfg.instruction_interval_s,
+                .inventory_every = (unsigned) musterd_cfg(d)->inventory_every,
+                .interval_s = (unsigned) musterd_cfg(d)->instruction_interval_s,
                 .must_reregister = reregister == 1,
                 .ntp_sources = (const char *const *) ie.ntp_sources.v,
                 .n_ntp_sources = ie.ntp_sources.n,
                 .seed = ((uint64_t) rand() << 32) ^ (uint64_t) rand(),
                 .coordinator_date = now,
-                .ntp_max_offset_ms = d->cfg.ntp_max_offset_ms,
+                .ntp_max_offset_ms = musterd_cfg(d)->ntp_max_offset_ms,
         };
         struct steps_reply rep = { 0 };
         struct bound_peers bp = { 0 };
@@ -668,8 +669,8 @@ static void h_step_result(void *app, struct http_request *req, struct http_respo
                 const char *text = json_object_is_type(output, json_type_string)
                                            ? json_object_get_string(output)
                                            : json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN);
-                if ((int64_t) strlen(text) > d->cfg.max_inventory_bytes) {
-                        http_error(resp, 413, "inventory is larger than %lld bytes", (long long) d->cfg.max_inventory_bytes);
+                if ((int64_t) strlen(text) > musterd_cfg(d)->max_inventory_bytes) {
+                        http_error(resp, 413, "inventory is larger than %lld bytes", (long long) musterd_cfg(d)->max_inventory_bytes);
                         goto out;
                 }
                 struct inventory inv;
@@ -746,7 +747,7 @@ int api_query_i64(struct http_request *req, struct http_response *resp, const ch
 int api_query_page(struct musterd *d, struct http_request *req, struct http_response *resp, struct store_page *pg) {
         int64_t limit = 0, after = 0;
         int r;
-        if ((r = api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit)) < 0 ||
+        if ((r = api_query_i64(req, resp, "limit", musterd_cfg(d)->max_page_size, &limit)) < 0 ||
             (r = api_query_i64(req, resp, "after", INT64_MAX, &after)) < 0)
                 return r;
         *pg = (struct store_page) { .limit = (unsigned) limit, .after = after };
@@ -930,7 +931,7 @@ static void h_events(void *app, struct http_request *req, struct http_response *
                 f.min_severity = (enum event_severity) s;
         }
         if (api_query_i64(req, resp, "since_id", INT64_MAX, &since) < 0 ||
-            api_query_i64(req, resp, "limit", d->cfg.max_page_size, &limit) < 0)
+            api_query_i64(req, resp, "limit", musterd_cfg(d)->max_page_size, &limit) < 0)
                 return;
         f.since_id = since;
         f.limit = (unsigned) limit;
@@ -995,6 +996,8 @@ const struct http_route musterd_routes[] = {
         { "DELETE", API "/infra-envs/{id}", h_ie_delete, 0, "infra_env_delete" },
         { "PATCH", API "/infra-envs/{id}", h_ie_patch, ROUTE_BODY, "infra_env_patch" },
         { "POST", API "/infra-envs/{id}/actions/rotate-token", h_ie_rotate, 0, "infra_env_rotate_token" },
+        { "GET", API "/infra-envs/{id}/downloads/image", api_iso_download, 0, "infra_env_image" },
+        { "HEAD", API "/infra-envs/{id}/downloads/image", api_iso_download, 0, "infra_env_image_head" },
         { "POST", API "/infra-envs/{id}/hosts", h_host_register, ROUTE_BODY, "host_register" },
         { "GET", API "/infra-envs/{id}/hosts", h_ie_hosts_list, 0, "infra_env_hosts_list" },
         { "GET", API "/infra-envs/{id}/hosts/{id}", h_host_get, 0, "host_get" },

@@ -27,7 +27,7 @@
  * workers. Fills roles (v->hosts.n entries at most); returns how many. */
 static size_t assign_roles(struct musterd *d, const struct cluster_view *v, struct store_host_role *roles) {
         bool sno = v->c.high_availability_mode == HA_MODE_NONE;
-        const struct role_requirements *req = &d->cfg.req[sno ? REQ_SNO : REQ_MASTER];
+        const struct role_requirements *req = &musterd_cfg(d)->req[sno ? REQ_SNO : REQ_MASTER];
         size_t masters = 0, n = 0;
         long need;
 

@@ -526,6 +526,42 @@ int config_parse(const char *text, const char *name, struct muster_config *cfg, 
         return cross_check(cfg, name, err, errlen);
 }
 
+static bool is_text(enum key_type t) {
+        switch (t) {
+        case KT_LISTEN:
+        case KT_ABS_PATH:
+        case KT_STORE:
+        case KT_URL:
+        case KT_ABS_PATH_OR_EMPTY:
+                return true;
+        case KT_INT:
+        case KT_SIZE:
+        case KT_SECONDS:
+        case KT_MILLIS:
+        case KT_VALIDATIONS:
+                return false;
+        }
+        return false;
+}
+
+int config_diff(const struct muster_config *a, const struct muster_config *b,
+                void (*fn)(const char *section, const char *key, void *u), void *u) {
+        int n = 0;
+
+        for (size_t i = 0; i < N_KEYS; i++) {
+                const char *pa = (const char *) a + keys[i].offset, *pb = (const char *) b + keys[i].offset;
+                /* Text fields: only up to the NUL (a shorter value leaves old bytes behind it). */
+                bool same = is_text(keys[i].type) ? strncmp(pa, pb, keys[i].size) == 0
+                                                  : memcmp(pa, pb, keys[i].size) == 0;
+                if (same)
+                        continue;
+                n++;
+                if (fn)
+                        fn(section_names[keys[i].section], keys[i].key, u);
+        }
+        return n;
+}
+
 int config_load(const char *path, struct muster_config *cfg, char *err, size_t errlen) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;

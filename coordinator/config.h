@@ -69,6 +69,11 @@ int config_parse(const char *text, const char *name, struct muster_config *cfg,
  * -EINVAL on a bad line, with a message in err either way. */
 int config_load(const char *path, struct muster_config *cfg, char *err, size_t errlen);
 
+/* Call fn(section, key, u) for each configuration key whose value differs
+ * between a and b, in file order. Returns how many differ. Pure. */
+int config_diff(const struct muster_config *a, const struct muster_config *b,
+                void (*fn)(const char *section, const char *key, void *u), void *u);
+
 /* Value parsers shared with the command line (exposed for tests).
  * Sizes: integer with optional B/KB/MB/GB/TB (10^3) or KiB/MiB/GiB/TiB (2^10)
  * suffix. Durations: integer with optional ms/s/m/h suffix; a bare number is

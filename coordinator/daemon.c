@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static int fail_stale_installs(struct musterd *d, const char *before, uint32_t m
                 musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id, l->v[i].id,
                               "host %s: %s -> error: %s (no check-in for %lld s)", l->v[i].id,
                               host_status_to_string(l->v[i].status), info,
-                              (long long) d->cfg.host_disconnect_timeout_s);
+                              (long long) musterd_cfg(d)->host_disconnect_timeout_s);
                 /* Now in error: only the cluster is left to fail. */
                 l->v[i].status = HOST_ERROR;
                 (void) install_fail_host(d, &l->v[i], NULL, "Host stopped checking in during installation");
@@ -124,7 +125,7 @@ static int mark_disconnected(struct musterd *d, const char *before, uint32_t mas
         for (size_t i = 0; r > 0 && i < l->n; i++) {
                 musterd_event(d, EVENT_WARNING, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id,
                               l->v[i].id, "host %s is disconnected: no check-in for %lld s", l->v[i].id,
-                              (long long) d->cfg.host_disconnect_timeout_s);
+                              (long long) musterd_cfg(d)->host_disconnect_timeout_s);
                 /* A bound host going dark changes its cluster's verdict; once
                  * per cluster and batch. */
                 bool seen = !l->v[i].cluster_id;
@@ -141,7 +142,7 @@ int musterd_monitor_pass(struct musterd *d) {
         int flushed = checkins_flush(d->checkins, d->store);
         if (flushed < 0)
                 return flushed;
-        int64_t cutoff = (int64_t) time(NULL) - d->cfg.host_disconnect_timeout_s;
+        int64_t cutoff = (int64_t) time(NULL) - musterd_cfg(d)->host_disconnect_timeout_s;
         const uint32_t installing = STORE_STATUS(HOST_INSTALLING) | STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
         uint32_t live = 0;
 
@@ -165,7 +166,6 @@ int musterd_monitor_pass(struct musterd *d) {
  * disconnect pass (which flushes first, so fresh check-ins count). */
 static void *monitor_main(void *arg) {
         struct musterd *d = arg;
-        int64_t every = d->cfg.monitor_interval_s > 0 ? d->cfg.monitor_interval_s : 1;
         struct timespec last;
         clock_gettime(CLOCK_MONOTONIC, &last);
         pthread_mutex_lock(&d->lock);
@@ -178,6 +178,8 @@ static void *monitor_main(void *arg) {
                         break;
                 pthread_mutex_unlock(&d->lock);
                 clock_gettime(CLOCK_MONOTONIC, &now);
+                /* Each time: a reload may have changed it. */
+                int64_t every = musterd_cfg(d)->monitor_interval_s > 0 ? musterd_cfg(d)->monitor_interval_s : 1;
                 if (now.tv_sec - last.tv_sec >= every) {
                         last = now;
                         int r = musterd_monitor_pass(d);
@@ -197,7 +199,67 @@ static void *monitor_main(void *arg) {
 }
 
 const struct muster_config *musterd_cfg(struct musterd *d) {
-        return &d->cfg;
+        /* Acquire: pairs with the release in musterd_reload(), so the
+         * snapshot's contents are seen complete. */
+        return &atomic_load_explicit(&d->config, memory_order_acquire)->cfg;
+}
+
+/* Settings a running musterd cannot take: the socket, the state directory
+ * and store, and the HTTP server's body limits (fixed at start). */
+static const struct {
+        const char *section, *key;
+        size_t offset, size;
+        bool text; /* compared up to the NUL: bytes after it mean nothing */
+} fixed_keys[] = {
+#define FIXED(sec, key, field, text) \
+        { sec, key, offsetof(struct muster_config, field), sizeof(((struct muster_config *) 0)->field), text }
+        FIXED("server", "listen", listen, true),
+        FIXED("server", "state_dir", state_dir, true),
+        FIXED("server", "store", store, true),
+        FIXED("server", "max_body_bytes", max_body_bytes, false),
+        FIXED("server", "max_release_bytes", max_release_bytes, false),
+#undef FIXED
+};
+
+struct diff_log {
+        char text[1024];
+        size_t len;
+};
+
+static void add_changed(const char *section, const char *key, void *u) {
+        struct diff_log *l = u;
+        int n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s[%s] %s", l->len ? ", " : "", section, key);
+        if (n > 0)
+                l->len = l->len + (size_t) n < sizeof l->text ? l->len + (size_t) n : sizeof l->text - 1;
+}
+
+int musterd_reload(struct musterd *d, const struct muster_config *next) {
+        struct musterd_config_snapshot *cur = atomic_load_explicit(&d->config, memory_order_acquire);
+        struct musterd_config_snapshot *snap = calloc(1, sizeof *snap);
+        if (!snap)
+                return -ENOMEM;
+        snap->cfg = *next;
+        for (size_t i = 0; i < sizeof fixed_keys / sizeof *fixed_keys; i++) {
+                char *to = (char *) &snap->cfg + fixed_keys[i].offset;
+                const char *from = (const char *) &cur->cfg + fixed_keys[i].offset;
+                if (fixed_keys[i].text ? strncmp(to, from, fixed_keys[i].size) == 0
+                                       : memcmp(to, from, fixed_keys[i].size) == 0)
+                        continue;
+                memcpy(to, from, fixed_keys[i].size);
+                log_warning("musterd",
+                            "[%s] %s changed in the configuration file: it takes a restart, keeping the running value",
+                            fixed_keys[i].section, fixed_keys[i].key);
+        }
+        struct diff_log changed = { .len = 0 };
+        int n = config_diff(&cur->cfg, &snap->cfg, add_changed, &changed);
+        snap->older = cur;
+        /* Readers holding `cur` keep reading valid memory: it is freed at stop. */
+        atomic_store_explicit(&d->config, snap, memory_order_release);
+        if (n > 0)
+                log_info("musterd", "configuration reloaded; changed: %s", changed.text);
+        else
+                log_info("musterd", "configuration reloaded; nothing changed");
+        return n;
 }
 
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
@@ -205,9 +267,14 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         int r;
 
         memset(d, 0, sizeof *d);
-        d->cfg = *cfg;
         pthread_mutex_init(&d->lock, NULL);
         pthread_cond_init(&d->wake, NULL);
+        struct musterd_config_snapshot *snap = calloc(1, sizeof *snap);
+        if (!snap)
+                return log_error_errno(ENOMEM, "musterd", "Out of memory: %m");
+        snap->cfg = *cfg;
+        atomic_init(&d->config, snap);
+        cfg = &snap->cfg; /* the server keeps pointers into it (listen) */
         if (mkdir(cfg->state_dir, 0700) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "musterd", "Failed to create state dir %s: %m", cfg->state_dir);
         if (snprintf(path, sizeof path, "%s/signing-key.pem", cfg->state_dir) >= (int) sizeof path)
@@ -257,6 +324,10 @@ void musterd_stop(struct musterd *d) {
         auth_cache_free(d->auth_cache);
         store_close(d->store);
         crypto_key_free(d->key);
+        for (struct musterd_config_snapshot *s = atomic_load(&d->config), *older; s; s = older) {
+                older = s->older;
+                free(s);
+        }
         pthread_cond_destroy(&d->wake);
         pthread_mutex_destroy(&d->lock);
         memset(d, 0, sizeof *d);

@@ -22,7 +22,9 @@
 /* Latency buckets of the histogram, in seconds. */
 static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5 };
 #define N_BUCKETS (sizeof buckets / sizeof *buckets)
-#define MAX_STATUS_SLOTS 15
+#define MAX_STATUS_SLOTS 18
+/* Buffer of a streamed answer: the most one read callback fills. */
+#define STREAM_BLOCK (256 * 1024)
 /* Requests that matched no route count under route "unmatched". */
 #define UNMATCHED_ROUTE ((size_t) -1)
 
@@ -33,8 +35,8 @@ struct route_stats {
         _Atomic uint64_t sum_us;
 };
 
-static const int status_codes[MAX_STATUS_SLOTS] = { 200, 201, 202, 204, 400, 401, 403, 404, 405, 409,
-                                                    413, 415, 500, 503, 0 };
+static const int status_codes[MAX_STATUS_SLOTS] = { 200, 201, 202, 204, 206, 304, 400, 401, 403, 404,
+                                                    405, 409, 413, 415, 416, 500, 503, 0 };
 
 static size_t status_slot(int status) {
         for (size_t i = 0; i < MAX_STATUS_SLOTS - 1; i++)
@@ -68,6 +70,15 @@ static void response_clear(struct http_response *resp) {
                 close(resp->file_fd);
         resp->has_file = false;
         resp->file_fd = -1;
+        if (resp->stream_read && resp->stream_free)
+                resp->stream_free(resp->stream_cls);
+        resp->stream_read = NULL;
+        resp->stream_free = NULL;
+        resp->stream_cls = NULL;
+        resp->stream_size = 0;
+        for (int i = 0; i < resp->n_headers; i++)
+                free(resp->headers[i].value);
+        resp->n_headers = 0;
 }
 
 void http_error(struct http_response *resp, int status, const char *fmt, ...) {
@@ -103,6 +114,44 @@ void http_file(struct http_response *resp, int fd, uint64_t size, const char *co
         resp->file_fd = fd;
         resp->file_size = size;
         resp->content_type = content_type;
+}
+
+void http_stream(struct http_response *resp, int status, uint64_t size, http_stream_read read,
+                 void (*free_cls)(void *cls), void *cls, const char *content_type) {
+        response_clear(resp);
+        resp->status = status;
+        resp->stream_read = read;
+        resp->stream_free = free_cls;
+        resp->stream_cls = cls;
+        resp->stream_size = size;
+        resp->content_type = content_type;
+}
+
+int http_header_add(struct http_response *resp, const char *name, const char *fmt, ...) {
+        char value[HTTP_HEADER_VALUE_MAX];
+        va_list ap;
+        if (resp->n_headers >= HTTP_MAX_HEADERS)
+                return -E2BIG;
+        va_start(ap, fmt);
+        int n = vsnprintf(value, sizeof value, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return -EINVAL;
+        if ((size_t) n >= sizeof value)
+                return -E2BIG;
+        if (strpbrk(value, "\r\n"))
+                return -EINVAL;
+        char *v = strdup(value);
+        if (!v)
+                return -ENOMEM;
+        resp->headers[resp->n_headers++] = (struct http_resp_header) { .name = name, .value = v };
+        return 0;
+}
+
+const char *http_header(const struct http_request *req, const char *name) {
+        if (!req->conn)
+                return NULL;
+        return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
 bool http_route_match(const char *pattern, const char *path, struct http_request *req) {
@@ -211,12 +260,48 @@ static void record(struct http_server *s, size_t route, int status, const struct
         atomic_fetch_add(&st->bucket[b], 1);
 }
 
+/* A streamed answer as libmicrohttpd holds it. */
+struct stream {
+        http_stream_read read;
+        void (*free_cls)(void *cls);
+        void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+        struct stream *st = cls;
+        ssize_t n = st->read(st->cls, pos, buf, max);
+        /* The size is known: no more bytes before its end is an error too. */
+        return n > 0 ? n : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_free(void *cls) {
+        struct stream *st = cls;
+        if (st->free_cls)
+                st->free_cls(st->cls);
+        free(st);
+}
+
 static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp) {
         const char *text;
         const char *ctype;
         size_t len;
         struct MHD_Response *r;
-        if (resp->has_file) {
+        if (resp->stream_read) {
+                ctype = resp->content_type ? resp->content_type : "application/octet-stream";
+                struct stream *st = malloc(sizeof *st);
+                if (!st)
+                        return MHD_NO; /* response_clear() frees cls */
+                *st = (struct stream) { resp->stream_read, resp->stream_free, resp->stream_cls };
+                r = MHD_create_response_from_callback(resp->stream_size, STREAM_BLOCK, stream_read, st, stream_free);
+                if (!r) {
+                        free(st);
+                        return MHD_NO;
+                }
+                /* MHD owns cls from here, and frees it through stream_free. */
+                resp->stream_read = NULL;
+                resp->stream_free = NULL;
+                resp->stream_cls = NULL;
+        } else if (resp->has_file) {
                 ctype = resp->content_type ? resp->content_type : "application/octet-stream";
                 /* MHD owns the descriptor from here, and closes it. */
                 r = MHD_create_response_from_fd64(resp->file_size, resp->file_fd);
@@ -245,6 +330,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
                 snprintf(cursor, sizeof cursor, "%lld", (long long) resp->next_after);
                 MHD_add_response_header(r, "X-Next-After", cursor);
         }
+        for (int i = 0; i < resp->n_headers; i++)
+                MHD_add_response_header(r, resp->headers[i].name, resp->headers[i].value);
         enum MHD_Result ret = MHD_queue_response(conn, (unsigned) resp->status, r);
         MHD_destroy_response(r);
         return ret;

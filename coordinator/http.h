@@ -7,9 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define HTTP_MAX_PARAMS 4
 #define HTTP_PARAM_MAX 128
+#define HTTP_MAX_HEADERS 8        /* extra response headers of one answer */
+#define HTTP_HEADER_VALUE_MAX 1024
 
 struct http_request {
         const char *method;
@@ -24,6 +27,16 @@ struct http_request {
         void *auth;               /* set by the server's auth hook */
 };
 
+/* A streamed body (http_stream()): fill buf with up to max bytes of the body
+ * from `pos` (counted from the body's first byte): how many (> 0), or
+ * -errno to abort the transfer (the connection is closed). */
+typedef ssize_t (*http_stream_read)(void *cls, uint64_t pos, void *buf, size_t max);
+
+struct http_resp_header {
+        const char *name;         /* a static string */
+        char *value;              /* owned */
+};
+
 struct http_response {
         int status;
         json_object *json;        /* owned; serialised by the server */
@@ -34,6 +47,12 @@ struct http_response {
         bool has_file;            /* answer with file_fd's bytes (http_file()) */
         int file_fd;              /* owned when has_file */
         uint64_t file_size;
+        http_stream_read stream_read; /* non-NULL: answer with stream_size bytes read through it */
+        void (*stream_free)(void *cls);
+        void *stream_cls;         /* owned: stream_free()d once the answer is done */
+        uint64_t stream_size;
+        struct http_resp_header headers[HTTP_MAX_HEADERS]; /* sent as they are (http_header_add()) */
+        int n_headers;
 };
 
 typedef void (*http_handler)(void *app, struct http_request *req, struct http_response *resp);
@@ -94,6 +113,23 @@ void http_text(struct http_response *resp, int status, char *text, size_t len, c
 /* Answer 200 with the `size` bytes of the open file fd from offset 0,
  * streamed (taking ownership of fd). */
 void http_file(struct http_response *resp, int fd, uint64_t size, const char *content_type);
+
+/* Answer `status` with a body of `size` bytes produced by read(cls, ...) as
+ * the client takes them, never held whole in memory; free_cls(cls) (may be
+ * NULL) runs when the answer is done or abandoned, and also when the
+ * response is replaced before it is sent. HEAD requests get the headers
+ * (Content-Length: size) and no body. */
+void http_stream(struct http_response *resp, int status, uint64_t size, http_stream_read read,
+                 void (*free_cls)(void *cls), void *cls, const char *content_type);
+/* Add a header to the answer (name: a static string). Set the body first:
+ * http_error(), http_json(), http_text(), http_file() and http_stream()
+ * drop the headers added before them. 0; -E2BIG past HTTP_MAX_HEADERS or
+ * HTTP_HEADER_VALUE_MAX, -EINVAL for a value with CR or LF, -ENOMEM. */
+int http_header_add(struct http_response *resp, const char *name, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* A request header (case-insensitive name), or NULL. */
+const char *http_header(const struct http_request *req, const char *name);
 
 /* Parse "host:port" ("[v6]:port", ":port" = all) into a sockaddr. */
 struct sockaddr_storage;

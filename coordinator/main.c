@@ -1,9 +1,15 @@
-/* musterd: the coordinator. Parses options and runs until SIGINT/SIGTERM. */
+/* musterd: the coordinator. Parses options and runs until SIGINT/SIGTERM;
+ * SIGHUP re-reads the --config file. Tells systemd (Type=notify) when it
+ * serves, reloads and stops; without $NOTIFY_SOCKET those messages go
+ * nowhere. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
 
 #include "log.h"
 #include "musterd.h"
@@ -14,10 +20,68 @@ static void usage(FILE *f) {
               "  --listen ADDR:PORT   Address to serve the API on (default from config: 0.0.0.0:8090)\n"
               "  --state-dir DIR      Keys, admin.token and the default store (DIR/muster.db)\n"
               "  --store URL          sqlite:PATH (default: sqlite:DIR/muster.db)\n"
-              "  --config FILE        Configuration file (see musterd.conf)\n"
+              "  --config FILE        Configuration file (see musterd.conf); SIGHUP re-reads it\n"
               "  -v, --verbose        Debug logging\n"
               "  -h, --help           Show this help\n",
               f);
+}
+
+/* What the command line sets over the configuration file (at start and at
+ * every reload). */
+struct overrides {
+        const char *config, *listen, *state, *store;
+};
+
+/* The configuration file (or the defaults) with the command line over it.
+ * 0, or -errno with the reason ("file:line: ...") in err. */
+static int load_config(const struct overrides *o, struct muster_config *cfg, char *err, size_t errlen) {
+        config_defaults(cfg);
+        if (o->config) {
+                int r = config_load(o->config, cfg, err, errlen);
+                if (r < 0)
+                        return r;
+        }
+        if (o->listen)
+                snprintf(cfg->listen, sizeof cfg->listen, "%s", o->listen);
+        if (o->state)
+                snprintf(cfg->state_dir, sizeof cfg->state_dir, "%s", o->state);
+        if (o->store)
+                snprintf(cfg->store, sizeof cfg->store, "%s", o->store);
+        return 0;
+}
+
+static uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* SIGHUP: RELOADING=1, the file again, READY=1. A file that does not load
+ * changes nothing: the error is logged and musterd goes on as it was. */
+static void reload(struct musterd *d, const struct overrides *o, const char *serving) {
+        static struct muster_config next; /* large: not on the stack; main's thread only */
+        char err[512];
+
+        (void) sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s", now_monotonic_usec(),
+                          o->config ? o->config : "the configuration");
+        if (!o->config) {
+                log_info("musterd", "SIGHUP: no --config file to re-read");
+                (void) sd_notifyf(0, "READY=1\nSTATUS=%s", serving);
+                return;
+        }
+        int r = load_config(o, &next, err, sizeof err);
+        if (r < 0) {
+                log_error("musterd", "reload failed, keeping the running configuration: %s", err);
+                (void) sd_notifyf(0, "READY=1\nSTATUS=%s; reload failed: %s", serving, err);
+                return;
+        }
+        r = musterd_reload(d, &next);
+        if (r < 0) {
+                log_error_errno(r, "musterd", "reload failed, keeping the running configuration: %m");
+                (void) sd_notifyf(0, "READY=1\nSTATUS=%s; reload failed", serving);
+                return;
+        }
+        (void) sd_notifyf(0, "READY=1\nSTATUS=%s; configuration reloaded", serving);
 }
 
 int main(int argc, char **argv) {
@@ -27,17 +91,17 @@ int main(int argc, char **argv) {
                 { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct muster_config cfg;
-        const char *listen = NULL, *state = NULL, *store = NULL, *config = NULL;
+        static struct muster_config cfg;
+        struct overrides o = { 0 };
         char err[512];
         int c;
 
         while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0) {
                 switch (c) {
-                case 'l': listen = optarg; break;
-                case 's': state = optarg; break;
-                case 'S': store = optarg; break;
-                case 'c': config = optarg; break;
+                case 'l': o.listen = optarg; break;
+                case 's': o.state = optarg; break;
+                case 'S': o.store = optarg; break;
+                case 'c': o.config = optarg; break;
                 case 'v': log_set_max_level(LOG_LVL_DEBUG); break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
@@ -47,17 +111,11 @@ int main(int argc, char **argv) {
                 log_error("musterd", "unexpected argument \"%s\"", argv[optind]);
                 return 2;
         }
-        config_defaults(&cfg);
-        if (config && config_load(config, &cfg, err, sizeof err) < 0) {
+        if (load_config(&o, &cfg, err, sizeof err) < 0) {
                 log_error("musterd", "%s", err);
+                (void) sd_notifyf(0, "STATUS=Bad configuration: %s", err);
                 return 2;
         }
-        if (listen)
-                snprintf(cfg.listen, sizeof cfg.listen, "%s", listen);
-        if (state)
-                snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", state);
-        if (store)
-                snprintf(cfg.store, sizeof cfg.store, "%s", store);
         if (!cfg.state_dir[0]) {
                 log_error("musterd", "--state-dir is required (or state_dir in the config file)");
                 return 2;
@@ -67,18 +125,33 @@ int main(int argc, char **argv) {
         sigemptyset(&set);
         sigaddset(&set, SIGINT);
         sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGHUP);
         pthread_sigmask(SIG_BLOCK, &set, NULL); /* every thread inherits the mask */
         signal(SIGPIPE, SIG_IGN);
 
         struct musterd d;
         if (musterd_start(&d, &cfg) < 0) {
+                (void) sd_notify(0, "STATUS=Failed to start (see the log)");
                 musterd_stop(&d);
                 return 1;
         }
+        char serving[CONFIG_LISTEN_MAX + 64];
+        snprintf(serving, sizeof serving, "Serving on %s (port %u)", cfg.listen, http_server_port(d.http));
         log_info("musterd", "serving on %s (port %u), state in %s", cfg.listen, http_server_port(d.http), cfg.state_dir);
-        int sig = 0;
-        sigwait(&set, &sig);
-        log_info("musterd", "signal %d: stopping", sig);
+        (void) sd_notifyf(0, "READY=1\nSTATUS=%s", serving);
+
+        for (;;) {
+                int sig = 0;
+                if (sigwait(&set, &sig) != 0)
+                        continue;
+                if (sig == SIGHUP) {
+                        reload(&d, &o, serving);
+                        continue;
+                }
+                log_info("musterd", "signal %d: stopping", sig);
+                break;
+        }
+        (void) sd_notify(0, "STOPPING=1\nSTATUS=Stopping");
         musterd_stop(&d);
         return 0;
 }

@@ -2,6 +2,7 @@
  * and main. */
 #pragma once
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "auth.h"
@@ -10,8 +11,16 @@
 #include "http.h"
 #include "store.h"
 
-struct musterd {
+/* One configuration in force: immutable once published. A reload publishes
+ * a new one and keeps the old ones (a request may still be reading them)
+ * until musterd_stop() frees them all. */
+struct musterd_config_snapshot {
         struct muster_config cfg;
+        struct musterd_config_snapshot *older;
+};
+
+struct musterd {
+        struct musterd_config_snapshot *_Atomic config; /* read through musterd_cfg() */
         struct store *store;
         struct crypto_key *key;
         struct auth_cache *auth_cache;   /* verified tokens */
@@ -32,6 +41,13 @@ void musterd_stop(struct musterd *d);
 /* The configuration in force (SIGHUP may replace it: read it through this,
  * once per request, and never keep the pointer past the request). */
 const struct muster_config *musterd_cfg(struct musterd *d);
+
+/* Put `next` in force (SIGHUP). What cannot change while running (listen,
+ * state_dir, store, and the HTTP body limits max_body_bytes and
+ * max_release_bytes) keeps its running value, with a warning naming each
+ * such key that differs. Call from one thread at a time (main). Returns how
+ * many settings changed, or -ENOMEM (the old configuration stays). */
+int musterd_reload(struct musterd *d, const struct muster_config *next);
 
 /* The route table of the API. */
 extern const struct http_route musterd_routes[];

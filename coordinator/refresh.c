@@ -103,7 +103,7 @@ int refresh_host(struct musterd *d, struct host *h) {
                         goto out;
                 step_facts_apply(&sf, &f);
         }
-        int n = validations_host(&f, &d->cfg, res);
+        int n = validations_host(&f, musterd_cfg(d), res);
         if (n < 0) {
                 r = n;
                 goto out;
@@ -202,7 +202,7 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                 .n_enabled_capabilities = view.c.cap_status.enabled_capabilities.n,
                 .n_known_capabilities = imported ? lr.r.info.known_capabilities.n : 0,
         };
-        int n = validations_cluster(&f, &d->cfg, res);
+        int n = validations_cluster(&f, musterd_cfg(d), res);
         if (n < 0) {
                 r = n;
                 goto out;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages muster needs that are missing on this machine.
-# Usage: scripts/install-deps.sh [build|bench|all]   (default: build)
+# Usage: scripts/install-deps.sh [build|iso|bench|all]   (default: build)
 # Idempotent: packages already installed are not touched, apt is not called.
+# libsystemd-dev: musterd's sd_notify. systemd: systemd-analyze, which the
+# systemd suite runs; in a container without systemd as PID 1 installing it
+# starts nothing (no init is replaced: systemd-sysv is not pulled in).
 set -euo pipefail
 
 build_pkgs=(
@@ -10,6 +13,15 @@ build_pkgs=(
   libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libsqlite3-dev
   libpq-dev libyaml-dev libsolv-dev libcriterion-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
+  libsystemd-dev systemd
+)
+# The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
+# initramfs tools) and its boot test (QEMU with OVMF; socat carries the
+# guest's one forwarded connection to musterd on loopback). bench/iso
+# compares against a per-infra-env xorriso rebuild.
+iso_pkgs=(
+  grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools cpio zstd kmod binutils
+  qemu-system-x86 ovmf socat curl
 )
 # Peers the probe benchmark measures against.
 bench_pkgs=(lshw hwinfo inxi facter)
@@ -17,9 +29,10 @@ bench_pkgs=(lshw hwinfo inxi facter)
 want=()
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;
+  iso)   want=("${iso_pkgs[@]}") ;;
   bench) want=("${bench_pkgs[@]}") ;;
-  all)   want=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "usage: $0 [build|bench|all]" >&2; exit 2 ;;
+  all)   want=("${build_pkgs[@]}" "${iso_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|iso|bench|all]" >&2; exit 2 ;;
 esac
 
 missing=()

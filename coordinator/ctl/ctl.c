@@ -51,6 +51,15 @@ static const struct ctl_cmd commands[] = {
           "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
           "                         of printing it\n",
           ctl_infraenv_rotate_token },
+        { "infraenv", "download", "INFRA_ENV -o FILE", "Download an infra-env's discovery ISO",
+          "  -o, --out FILE         Write the ISO to FILE (through FILE.part, renamed\n"
+          "                         when complete); - for standard output. Here -o\n"
+          "                         is not the output format\n"
+          "\nThe ISO boots hosts into this infra-env: it carries musterd's URL, the\n"
+          "agent token of the current generation and musterd's public key. Rotating\n"
+          "the token makes older downloads useless. A progress bar is drawn when\n"
+          "stderr is a terminal; a summary line ends the download either way.\n",
+          ctl_infraenv_download },
         { "host", "list", "[OPTIONS]", "List hosts, with filters",
           "  --status S             Only hosts in status S (known-unbound, installing, ...)\n"
           "  --cluster C            Only hosts bound to cluster C (id, prefix or name)\n"

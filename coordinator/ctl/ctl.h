@@ -208,6 +208,11 @@ char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ct
 /* The cluster's install outcome for watch: 1 installed, -1 error, 0 not yet. */
 int ctl_watch_outcome(json_object *cluster);
 
+/* The progress line of `infraenv download`: "[####------]  45%  27 MiB /
+ * 60 MiB  31.2 MiB/s", or "27 MiB  31.2 MiB/s" when total is unknown (<= 0);
+ * the rate is done / secs. At most 80 columns. Into buf. */
+char *ctl_download_line(int64_t done, int64_t total, double secs, char *buf, size_t n);
+
 /* ---- verbs every resource has (resource.c) --------------------------------- */
 
 /* Prints one resource object; `details` for `show` (validations, hardware). */
@@ -243,6 +248,7 @@ int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
 int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -1,0 +1,363 @@
+/* The discovery ISO template and the bytes of one infra-env's copy (iso.h):
+ * the sidecar's checks, the overlay reader downloads go through, the ETag,
+ * and the pure helpers of the download route (Range, If-*, Host, file
+ * name). */
+#include "iso.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "crypto.h"
+#include "fdio.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
+        if (err && errlen) {
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(err, errlen, fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+/* ---- the template ------------------------------------------------------- */
+
+/* Exactly len bytes of fd at off. */
+static int pread_full(int fd, uint8_t *buf, size_t len, uint64_t off) {
+        while (len > 0) {
+                ssize_t k = pread(fd, buf, len, (off_t) off);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        return -EIO; /* the file ended: it shrank under us */
+                buf += k;
+                len -= (size_t) k;
+                off += (uint64_t) k;
+        }
+        return 0;
+}
+
+
+/* A non-negative integer member of the sidecar. */
+static int sidecar_u64(json_object *o, const char *key, uint64_t *out) {
+        json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+                return -EINVAL;
+        errno = 0;
+        int64_t n = json_object_get_int64(v);
+        if (n < 0 || errno != 0)
+                return -EINVAL;
+        *out = (uint64_t) n;
+        return 0;
+}
+
+/* Read and parse the sidecar path.json: the object, or -errno. */
+static int read_sidecar(const char *sidecar, json_object **out, char *err, size_t errlen) {
+        _cleanup_close_ int fd = open(sidecar, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                int r = -errno;
+                return fail(err, errlen, r, "the ISO template's sidecar %s cannot be opened: %s", sidecar,
+                            strerror(-r));
+        }
+        _cleanup_free_ char *text = malloc(ISO_SIDECAR_MAX + 1);
+        if (!text)
+                return fail(err, errlen, -ENOMEM, "out of memory");
+        ssize_t n = fd_read_full(fd, text, ISO_SIDECAR_MAX + 1);
+        if (n < 0)
+                return fail(err, errlen, (int) n, "the ISO template's sidecar %s cannot be read: %s", sidecar,
+                            strerror((int) -n));
+        if (n > ISO_SIDECAR_MAX)
+                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s is larger than %d bytes", sidecar,
+                            ISO_SIDECAR_MAX);
+        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new_ex(16);
+        if (!tok)
+                return fail(err, errlen, -ENOMEM, "out of memory");
+        json_object *o = json_tokener_parse_ex(tok, text, (int) n);
+        if (!o || json_tokener_get_error(tok) != json_tokener_success || !json_object_is_type(o, json_type_object)) {
+                json_object_put(o);
+                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s is not a JSON object", sidecar);
+        }
+        *out = o;
+        return 0;
+}
+
+int iso_template_open(const char *path, struct iso_template *t, char *err, size_t errlen) {
+        _cleanup_free_ char *sidecar = NULL;
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ uint8_t *area = NULL;
+        struct stat st;
+        json_object *v;
+        uint64_t offset, size, area_size;
+        int r;
+
+        *t = (struct iso_template) { .fd = -1 };
+        if (!path || !*path)
+                return fail(err, errlen, -ENOENT, "no ISO template is configured ([iso] template)");
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                r = -errno;
+                return fail(err, errlen, r, "the ISO template %s cannot be opened: %s", path, strerror(-r));
+        }
+        if (fstat(fd, &st) < 0) {
+                r = -errno;
+                return fail(err, errlen, r, "the ISO template %s cannot be read: %s", path, strerror(-r));
+        }
+        if (!S_ISREG(st.st_mode))
+                return fail(err, errlen, -EINVAL, "the ISO template %s is not a regular file", path);
+        if (asprintf(&sidecar, "%s.json", path) < 0) {
+                sidecar = NULL;
+                return fail(err, errlen, -ENOMEM, "out of memory");
+        }
+        if ((r = read_sidecar(sidecar, &o, err, errlen)) < 0)
+                return r;
+        if (!json_object_object_get_ex(o, "format", &v) || !json_object_is_type(v, json_type_string) ||
+            strcmp(json_object_get_string(v), ISO_TEMPLATE_FORMAT) != 0)
+                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s is not of format \"%s\"", sidecar,
+                            ISO_TEMPLATE_FORMAT);
+        if (sidecar_u64(o, "config_offset", &offset) < 0 || sidecar_u64(o, "config_size", &area_size) < 0 ||
+            sidecar_u64(o, "size", &size) < 0)
+                return fail(err, errlen, -EINVAL,
+                            "the ISO template's sidecar %s needs integers config_offset, config_size and size",
+                            sidecar);
+        if (area_size != BOOTCFG_AREA_SIZE)
+                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s says config_size %llu, not %d",
+                            sidecar, (unsigned long long) area_size, BOOTCFG_AREA_SIZE);
+        if ((uint64_t) st.st_size != size)
+                return fail(err, errlen, -EINVAL,
+                            "the ISO template %s has %llu bytes, its sidecar says %llu (rebuilt without its sidecar?)",
+                            path, (unsigned long long) st.st_size, (unsigned long long) size);
+        if (offset > size || size - offset < BOOTCFG_AREA_SIZE)
+                return fail(err, errlen, -EINVAL,
+                            "the ISO template's config area (%llu bytes at %llu) is not inside its %llu bytes",
+                            (unsigned long long) area_size, (unsigned long long) offset, (unsigned long long) size);
+        if (!(area = malloc(BOOTCFG_AREA_SIZE)))
+                return fail(err, errlen, -ENOMEM, "out of memory");
+        if ((r = pread_full(fd, area, BOOTCFG_AREA_SIZE, offset)) < 0)
+                return fail(err, errlen, r, "the ISO template %s cannot be read: %s", path, strerror(-r));
+        for (size_t i = 0; i < BOOTCFG_AREA_SIZE; i++)
+                if (area[i])
+                        return fail(err, errlen, -EINVAL,
+                                    "the ISO template %s is not blank at its config area (byte %llu is not zero)",
+                                    path, (unsigned long long) (offset + i));
+        *t = (struct iso_template) {
+                .fd = fd,
+                .size = size,
+                .area_offset = offset,
+                .dev = (uint64_t) st.st_dev,
+                .ino = (uint64_t) st.st_ino,
+                .mtime_ns = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+        };
+        fd = -1;
+        return 0;
+}
+
+void iso_template_close(struct iso_template *t) {
+        if (t->fd >= 0)
+                close(t->fd);
+        t->fd = -1;
+}
+
+/* ---- the bytes --------------------------------------------------------- */
+
+ssize_t iso_read(int fd, uint64_t area_offset, const uint8_t *area, size_t area_len, uint64_t pos, void *buf,
+                 size_t len) {
+        uint8_t *out = buf;
+        const uint64_t lim = (uint64_t) INT64_MAX;
+        if (len > (size_t) SSIZE_MAX || pos > lim || len > lim - pos || area_offset > lim || area_len > lim - area_offset)
+                return -EOVERFLOW;
+        const uint64_t end = pos + len, a0 = area_offset, a1 = area_offset + area_len;
+        /* The intersection with the area: [i0, i1), empty when i0 >= i1. */
+        const uint64_t i0 = pos > a0 ? pos : a0, i1 = end < a1 ? end : a1;
+        int r;
+        if (i0 >= i1) /* no overlap: all from the template */
+                return (r = pread_full(fd, out, len, pos)) < 0 ? r : (ssize_t) len;
+        /* Before the area, the area's part, after the area. */
+        if (pos < i0 && (r = pread_full(fd, out, (size_t) (i0 - pos), pos)) < 0)
+                return r;
+        memcpy(out + (i0 - pos), area + (i0 - a0), (size_t) (i1 - i0));
+        if (i1 < end && (r = pread_full(fd, out + (i1 - pos), (size_t) (end - i1), i1)) < 0)
+                return r;
+        return (ssize_t) len;
+}
+
+int iso_build_area(const struct bootcfg *c, uint8_t area[BOOTCFG_AREA_SIZE]) {
+        return bootcfg_encode(c, area, BOOTCFG_AREA_SIZE);
+}
+
+static void put_u64(uint8_t *p, uint64_t v) {
+        for (int i = 0; i < 8; i++)
+                p[i] = (uint8_t) (v >> (56 - 8 * i));
+}
+
+void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len, char out[ISO_ETAG_MAX]) {
+        /* "muster-iso1" || dev || ino || size || mtime_ns || offset || SHA-256(area) */
+        uint8_t id[11 + 5 * 8 + CRYPTO_SHA256_LEN], sum[CRYPTO_SHA256_LEN];
+        memcpy(id, "muster-iso1", 11);
+        put_u64(id + 11, t->dev);
+        put_u64(id + 19, t->ino);
+        put_u64(id + 27, t->size);
+        put_u64(id + 35, (uint64_t) t->mtime_ns);
+        put_u64(id + 43, t->area_offset);
+        crypto_sha256(area, area_len, id + 51);
+        crypto_sha256(id, sizeof id, sum);
+        out[0] = '"';
+        crypto_hex(sum, sizeof sum, out + 1);
+        out[1 + 2 * CRYPTO_SHA256_LEN] = '"';
+        out[2 + 2 * CRYPTO_SHA256_LEN] = '\0';
+}
+
+/* ---- request headers (pure) -------------------------------------------- */
+
+static const char *skip_ows(const char *s) {
+        while (*s == ' ' || *s == '\t')
+                s++;
+        return s;
+}
+
+/* Digits at *s into *v, saturating at UINT64_MAX; false when there are none. */
+static bool parse_digits(const char **s, uint64_t *v) {
+        const char *p = *s;
+        uint64_t n = 0;
+        if (*p < '0' || *p > '9')
+                return false;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                unsigned d = (unsigned) (*p - '0');
+                n = n > (UINT64_MAX - d) / 10 ? UINT64_MAX : n * 10 + d;
+        }
+        *s = p;
+        *v = n;
+        return true;
+}
+
+int iso_range_parse(const char *header, uint64_t size, uint64_t *start, uint64_t *len) {
+        if (!header)
+                return 0;
+        const char *p = skip_ows(header);
+        if (strncasecmp(p, "bytes", 5) != 0)
+                return 0;
+        p = skip_ows(p + 5);
+        if (*p++ != '=')
+                return 0;
+        p = skip_ows(p);
+        uint64_t a = 0, b = 0;
+        bool has_a = parse_digits(&p, &a);
+        if (*p++ != '-')
+                return 0;
+        bool has_b = parse_digits(&p, &b);
+        p = skip_ows(p);
+        if (*p) /* several ranges (a comma) or junk: the whole body */
+                return 0;
+        if (!has_a && !has_b)
+                return 0;
+        if (!has_a) { /* suffix: the last b bytes */
+                if (b == 0 || size == 0)
+                        return -ERANGE;
+                uint64_t n = b < size ? b : size;
+                *start = size - n;
+                *len = n;
+                return 1;
+        }
+        if (has_b && b < a)
+                return 0; /* invalid: ignored */
+        if (a >= size)
+                return -ERANGE;
+        uint64_t last = has_b && b < size - 1 ? b : size - 1;
+        *start = a;
+        *len = last - a + 1;
+        return 1;
+}
+
+/* Whether a comma-separated list of entity-tags holds etag: weak tags
+ * (W/"x") match too unless `strong`. A list that is not one matches
+ * nothing. */
+static bool etag_list_match(const char *header, const char *etag, bool strong) {
+        const char *p = header;
+        size_t elen = strlen(etag);
+        for (;;) {
+                p = skip_ows(p);
+                while (*p == ',')
+                        p = skip_ows(p + 1);
+                if (!*p)
+                        return false;
+                bool weak = false;
+                if (p[0] == 'W' && p[1] == '/') {
+                        weak = true;
+                        p += 2;
+                }
+                if (*p != '"')
+                        return false; /* not an entity-tag list */
+                const char *close = strchr(p + 1, '"');
+                if (!close)
+                        return false;
+                size_t n = (size_t) (close - p) + 1;
+                if (n == elen && memcmp(p, etag, n) == 0 && !(strong && weak))
+                        return true;
+                p = close + 1;
+        }
+}
+
+bool iso_etag_none_match(const char *header, const char *etag) {
+        if (!header)
+                return false;
+        const char *p = skip_ows(header);
+        if (p[0] == '*' && *skip_ows(p + 1) == '\0')
+                return true;
+        return etag_list_match(p, etag, false);
+}
+
+bool iso_etag_if_range(const char *header, const char *etag) {
+        if (!header)
+                return false;
+        /* One strong entity-tag, exactly; a weak tag or an HTTP date never
+         * validates a range of ours. */
+        const char *p = skip_ows(header);
+        size_t n = strlen(p);
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+                n--;
+        return n == strlen(etag) && memcmp(p, etag, n) == 0;
+}
+
+bool iso_host_ok(const char *host) {
+        if (!host)
+                return false;
+        size_t n = strlen(host);
+        if (n == 0 || n > 255)
+                return false;
+        return strspn(host, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.:-[]") == n;
+}
+
+void iso_file_name(const char *name, char *out, size_t n) {
+        size_t k = 0, kept = 0;
+        const size_t max = n - 5; /* room for ".iso" and the NUL */
+        for (const char *p = name ? name : ""; *p && k < max; p++) {
+                char ch = *p;
+                bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+                          ch == '.' || ch == '_' || ch == '-';
+                if (ok && !(k == 0 && ch == '.')) {
+                        out[k] = ch;
+                        kept++;
+                } else
+                        out[k] = '_';
+                k++;
+        }
+        /* A name of nothing but replaced characters says nothing. */
+        if (kept == 0)
+                k = (size_t) snprintf(out, n, "discovery");
+        snprintf(out + k, n - k, ".iso");
+}

@@ -1,0 +1,81 @@
+/* The discovery ISO as musterd serves it (DESIGN §11): the template named by
+ * [iso] template, checked against its sidecar TEMPLATE.json, and the bytes of
+ * one infra-env's copy, which are the template's with the config area
+ * (common/bootcfg.h) overlaid. Nothing is copied or rebuilt: a download reads
+ * the template through iso_read(). Pure apart from reading the files. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bootcfg.h"
+
+#define ISO_TEMPLATE_FORMAT "muster-iso-template/1"
+#define ISO_SIDECAR_MAX (64 * 1024) /* a larger sidecar is not ours */
+#define ISO_ETAG_MAX 72             /* "\"" + 64 hex + "\"" + NUL, rounded */
+
+/* An open, checked template. */
+struct iso_template {
+        int fd;               /* O_RDONLY; -1 when closed */
+        uint64_t size;        /* bytes of the file (= the sidecar's "size") */
+        uint64_t area_offset; /* where the BOOTCFG_AREA_SIZE-byte area starts */
+        /* Identity, for the ETag: a rebuilt or replaced template differs. */
+        uint64_t dev, ino;
+        int64_t mtime_ns;
+};
+
+/* Open `path` and its sidecar path + ".json" and check them: the sidecar is
+ * {"format": ISO_TEMPLATE_FORMAT, "config_offset": N, "config_size":
+ * BOOTCFG_AREA_SIZE, "size": S, ...}, the file is regular with S bytes, the
+ * area lies inside it and is all zero bytes in the template. 0 and *t (close
+ * with iso_template_close); else -errno with the reason in err: -ENOENT and
+ * other open errors (template or sidecar missing or unreadable), -EINVAL
+ * (a sidecar or template that does not match), -ENOMEM. */
+int iso_template_open(const char *path, struct iso_template *t, char *err, size_t errlen);
+void iso_template_close(struct iso_template *t);
+
+/* The bytes [pos, pos + len) of the output: the template (read from fd with
+ * pread) except where they meet [area_offset, area_offset + area_len), whose
+ * bytes come from `area`. Template bytes under the area are not read. The
+ * caller keeps pos + len within the file. len, or -errno: -EIO when the
+ * file ends early (it shrank), -EOVERFLOW for a range past 2^63, a read
+ * error. */
+ssize_t iso_read(int fd, uint64_t area_offset, const uint8_t *area, size_t area_len, uint64_t pos, void *buf,
+                 size_t len);
+
+/* One infra-env's area (BOOTCFG_AREA_SIZE bytes) from c: bootcfg_encode's
+ * result (0, -EINVAL, -E2BIG, -ENOMEM). */
+int iso_build_area(const struct bootcfg *c, uint8_t area[BOOTCFG_AREA_SIZE]);
+
+/* A strong ETag ("\"<64 hex>\"", quotes included) over the template's
+ * identity (dev, inode, size, mtime, area offset) and the area's bytes: it
+ * changes when the template is rebuilt or the config (a rotated token)
+ * does. */
+void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len, char out[ISO_ETAG_MAX]);
+
+/* A Range header against a body of `size` bytes (RFC 9110 §14): 1 and the
+ * range [*start, *start + *len) for one satisfiable range "bytes=a-b",
+ * "bytes=a-" or "bytes=-n"; 0 when the whole body is to be sent (no header,
+ * a malformed one, another unit, several ranges); -ERANGE when it is
+ * unsatisfiable (416). Pure. */
+int iso_range_parse(const char *header, uint64_t size, uint64_t *start, uint64_t *len);
+
+/* Whether an If-None-Match (weak comparison, "*" matches) or If-Range
+ * (strong comparison; a date never matches) header value names etag. Pure. */
+bool iso_etag_none_match(const char *header, const char *etag);
+bool iso_etag_if_range(const char *header, const char *etag);
+
+/* The Host header as a URL authority ("name", "name:port", "[v6]:port"):
+ * true when it is 1..255 characters of [A-Za-z0-9.:-[]] only. Pure. */
+bool iso_host_ok(const char *host);
+
+/* An infra-env name as a file name: [A-Za-z0-9._-] kept, anything else
+ * '_', no leading '.', at most `n - 5` bytes, "discovery" when nothing is
+ * left; then ".iso". out has n bytes (n >= 16). Pure. */
+void iso_file_name(const char *name, char *out, size_t n);
+
+/* GET and HEAD /api/v2/infra-envs/{id}/downloads/image (api_iso.c). */
+struct http_request;
+struct http_response;
+void api_iso_download(void *app, struct http_request *req, struct http_response *resp);

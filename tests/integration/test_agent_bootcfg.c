@@ -1,0 +1,436 @@
+/* `muster-agent run` configured the way a discovery ISO boots it: a config
+ * area written with bootcfg_encode (the infra-env's agent token and
+ * musterd's signing key from the real musterd on loopback) and no settings
+ * on the command line but the test's own paths; agent.conf and the kernel
+ * command line laid over the area; a corrupt area, a bad agent.conf line and
+ * no sources at all refused with the file or the missing settings named. The
+ * client's in-memory CA (CURLOPT_CAINFO_BLOB) against `openssl s_server`. */
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bootcfg.h"
+#include "client.h"
+#include "testutil.h"
+
+#define FIXTURE MUSTER_FIXTURES_DIR "/qemu-q35/root"
+#define FIXTURE_HOST_ID "6d757374-6572-4071-8335-000000000001"
+#define WAIT_MS 30000
+
+static struct tu_musterd md;
+static char *dir;
+static int pids[2]; /* processes this test started and has not reaped */
+static int n_logs;
+
+static void up(void) {
+        dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        memset(pids, 0, sizeof pids);
+        n_logs = 0;
+}
+
+static void down(void) {
+        for (size_t i = 0; i < sizeof pids / sizeof *pids; i++)
+                if (pids[i] > 0)
+                        tu_stop(&pids[i], SIGKILL);
+        tu_musterd_free(&md);
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(agent_bootcfg, .init = up, .fini = down);
+
+#define url(...) tu_url(md.base, __VA_ARGS__)
+
+static void md_up(void) {
+        cr_assert_eq(tu_musterd_start_in(&md, dir, "[agent]\ninstruction_interval = 1\n"), 0, "musterd started");
+}
+
+/* dir/name (in one of four rotating buffers). */
+static const char *in_dir(const char *name) {
+        static char buf[4][4200];
+        static int k;
+        char *p = buf[k++ % 4];
+        snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+        return p;
+}
+
+static char *read_text(const char *path) {
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        if (getdelim(&text, &n, '\0', f) < 0) {
+                free(text);
+                text = strdup("");
+        }
+        fclose(f);
+        return text;
+}
+
+static void print_log(const char *path) {
+        char *text = read_text(path);
+        fprintf(stderr, "---- %s ----\n%s---- end ----\n", path, text ? text : "(none)");
+        free(text);
+}
+
+/* Write the config area file `name` holding these settings. */
+static void write_area(const char *name, const char *coordinator, const char *ie, const char *token, const char *key_pem) {
+        struct bootcfg c = { .coordinator_url = (char *) coordinator, .infra_env_id = (char *) ie,
+                             .token = (char *) token, .coordinator_key_pem = (char *) key_pem };
+        uint8_t *area = malloc(BOOTCFG_AREA_SIZE);
+        cr_assert_not_null(area);
+        cr_assert_eq(bootcfg_encode(&c, area, BOOTCFG_AREA_SIZE), 0);
+        cr_assert_eq(tu_write_bin(dir, name, area, BOOTCFG_AREA_SIZE), 0);
+        free(area);
+}
+
+/* musterd's public key PEM (malloc'd), as GET /api/v2/signing-key gives it. */
+static char *signing_key(void) {
+        char *pem = NULL;
+        cr_assert_eq(tu_http("GET", url("/api/v2/signing-key"), md.admin_token, NULL, 0, &pem), 200);
+        cr_assert(pem && strstr(pem, "BEGIN PUBLIC KEY"), "%s", pem ? pem : "(none)");
+        return pem;
+}
+
+struct agent {
+        int *pid;
+        char log[4200];
+};
+
+/* Start `muster-agent run -v --sysroot FIXTURE` with the sources given
+ * (NULL: a path that does not exist) and a fresh state dir. */
+static void agent_start(struct agent *a, const char *boot, const char *conf, const char *cmdline) {
+        char state[64];
+        snprintf(state, sizeof state, "state-%d", n_logs);
+        snprintf(a->log, sizeof a->log, "%s/agent-%d.log", dir, n_logs++);
+        const char *argv[] = { tu_agent_path(), "run", "--boot-config", boot ? boot : "/nonexistent/config.img",
+                               "--agent-conf", conf ? conf : "/nonexistent/agent.conf",
+                               "--cmdline", cmdline ? cmdline : "/nonexistent/cmdline",
+                               "--state-dir", in_dir(state), "--sysroot", FIXTURE, "-v", NULL };
+        a->pid = NULL;
+        for (size_t i = 0; i < sizeof pids / sizeof *pids; i++)
+                if (pids[i] <= 0) {
+                        a->pid = &pids[i];
+                        break;
+                }
+        cr_assert_not_null(a->pid, "too many agents at once");
+        *a->pid = tu_spawn(argv, a->log);
+        cr_assert_gt(*a->pid, 0, "agent started");
+}
+
+/* SIGTERM and its exit status (the log printed unless 0). */
+static int agent_stop(struct agent *a) {
+        int st = tu_stop(a->pid, SIGTERM);
+        if (st != 0)
+                print_log(a->log);
+        return st;
+}
+
+/* Wait (bounded) until the fixture host is registered in `ie`. */
+static void await_registered(const char *ie, const struct agent *a) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        for (;;) {
+                json_object *h = NULL;
+                long code = tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, FIXTURE_HOST_ID),
+                                         md.admin_token, NULL, &h);
+                bool ok = code == 200 && tu_jstr(h, "status");
+                json_object_put(h);
+                if (ok)
+                        return;
+                if (tu_mono_ms() > deadline)
+                        break;
+                int st = tu_wait_pid(*a->pid, 200);
+                if (st >= 0) {
+                        *a->pid = -1; /* reaped */
+                        print_log(a->log);
+                        cr_assert_fail("the agent exited with %d", st);
+                }
+        }
+        print_log(a->log);
+        cr_assert_fail("host %s never registered in infra-env %s", FIXTURE_HOST_ID, ie);
+}
+
+static size_t host_count(const char *ie) {
+        json_object *l = NULL;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?infra_env_id=%s", ie), md.admin_token, NULL, &l), 200);
+        size_t n = json_object_array_length(l);
+        json_object_put(l);
+        return n;
+}
+
+/* The agent's log line naming its settings (malloc'd). */
+static char *settings_line(const struct agent *a) {
+        char *text = read_text(a->log);
+        cr_assert_not_null(text);
+        char *s = strstr(text, "Settings: ");
+        cr_assert_not_null(s, "no settings line in:\n%s", text);
+        char *line = strndup(s, strcspn(s, "\n"));
+        free(text);
+        return line;
+}
+
+static bool log_has(const struct agent *a, const char *needle) {
+        char *text = read_text(a->log);
+        bool found = text && strstr(text, needle);
+        free(text);
+        return found;
+}
+
+Test(agent_bootcfg, plain_run_from_the_config_area) {
+        char *ie, *tok;
+        md_up();
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "iso", &ie, &tok), 201);
+        char *pem = signing_key();
+        write_area("config.img", md.base, ie, tok, pem);
+        cr_assert_eq(tu_write_file(dir, "cmdline", ""), 0);
+        const char *area = in_dir("config.img");
+
+        struct agent a;
+        agent_start(&a, area, NULL, in_dir("cmdline"));
+        await_registered(ie, &a);
+        cr_assert_eq(host_count(ie), 1);
+
+        char *line = settings_line(&a);
+        char want[4400];
+        snprintf(want, sizeof want, "coordinator %s (boot config %s)", md.base, area);
+        cr_assert(strstr(line, want), "%s", line);
+        snprintf(want, sizeof want, "infra-env %s (boot config %s)", ie, area);
+        cr_assert(strstr(line, want), "%s", line);
+        snprintf(want, sizeof want, "token inline (boot config %s)", area);
+        cr_assert(strstr(line, want), "%s", line);
+        snprintf(want, sizeof want, "coordinator key PEM (boot config %s)", area);
+        cr_assert(strstr(line, want), "%s", line);
+        cr_assert(strstr(line, "state dir "), "%s", line);
+        free(line);
+        cr_assert_not(log_has(&a, "install steps will be refused"), "the area's key enables installs");
+        cr_assert_not(log_has(&a, tok), "the token is never logged");
+        cr_assert_eq(agent_stop(&a), 0, "SIGTERM: clean exit");
+
+        /* The state dir it was given holds the host id. */
+        char *id = read_text(in_dir("state-0/host-id"));
+        cr_assert_not_null(id);
+        cr_assert_str_eq(id, FIXTURE_HOST_ID "\n");
+        free(id);
+        free(pem);
+        free(ie);
+        free(tok);
+}
+
+Test(agent_bootcfg, agent_conf_over_the_area_and_the_cmdline_over_agent_conf) {
+        char *ie, *tok, *ie2, *tok2;
+        md_up();
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "right", &ie, &tok), 201);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "wrong", &ie2, &tok2), 201);
+
+        /* The area: a port nobody listens on, and the other infra-env. */
+        write_area("config.img", "http://127.0.0.1:1", ie2, tok2, NULL);
+        /* agent.conf: the right coordinator, but still the other infra-env. */
+        char text[8192];
+        snprintf(text, sizeof text, "# written by the test\ncoordinator = %s\ninfra_env = %s\ntoken = %s\n", md.base,
+                 ie2, tok2);
+        cr_assert_eq(tu_write_file(dir, "agent.conf", text), 0);
+        /* The kernel command line: the right infra-env and its token. */
+        snprintf(text, sizeof text, "BOOT_IMAGE=/live/vmlinuz quiet muster.infra_env=%s \"muster.token=%s\" -- "
+                 "muster.coordinator=http://127.0.0.1:2\n", ie, tok);
+        cr_assert_eq(tu_write_file(dir, "cmdline", text), 0);
+
+        struct agent a;
+        agent_start(&a, in_dir("config.img"), in_dir("agent.conf"), in_dir("cmdline"));
+        await_registered(ie, &a);
+        cr_assert_eq(host_count(ie), 1);
+        cr_assert_eq(host_count(ie2), 0, "nothing registered with the overridden infra-env");
+
+        char *line = settings_line(&a);
+        char want[4400];
+        snprintf(want, sizeof want, "coordinator %s (%s:2)", md.base, in_dir("agent.conf"));
+        cr_assert(strstr(line, want), "%s", line);
+        snprintf(want, sizeof want, "infra-env %s (kernel command line %s)", ie, in_dir("cmdline"));
+        cr_assert(strstr(line, want), "%s", line);
+        snprintf(want, sizeof want, "token inline (kernel command line %s)", in_dir("cmdline"));
+        cr_assert(strstr(line, want), "%s", line);
+        cr_assert(strstr(line, "no coordinator key"), "%s", line);
+        free(line);
+        cr_assert(log_has(&a, "install steps will be refused"), "no key anywhere: installs are refused");
+        cr_assert_eq(agent_stop(&a), 0);
+        free(ie);
+        free(tok);
+        free(ie2);
+        free(tok2);
+}
+
+/* Run the agent to its end with these sources: the exit status, stderr. */
+static int run_refused(char **err, const char *boot, const char *conf, const char *cmdline) {
+        return tu_runf(NULL, err, "%s run --boot-config %s --agent-conf %s --cmdline %s --state-dir %s --sysroot %s",
+                       tu_agent_path(), boot, conf, cmdline, in_dir("state"), FIXTURE);
+}
+
+Test(agent_bootcfg, corrupt_sources_and_none_at_all) {
+        char *err = NULL;
+        cr_assert_eq(tu_write_file(dir, "cmdline", ""), 0);
+        char cmdline[4200];
+        snprintf(cmdline, sizeof cmdline, "%s", in_dir("cmdline"));
+
+        /* An area that is not one: named. */
+        uint8_t junk[4096];
+        memset(junk, 0xa5, sizeof junk);
+        cr_assert_eq(tu_write_bin(dir, "junk.img", junk, sizeof junk), 0);
+        int st = run_refused(&err, in_dir("junk.img"), "/nonexistent/agent.conf", cmdline);
+        cr_assert(st == 1 || st == 2, "exit %d: %s", st, err);
+        cr_assert(strstr(err, in_dir("junk.img")), "%s", err);
+        free(err);
+
+        /* The magic, then broken JSON. */
+        uint8_t *area = calloc(1, BOOTCFG_AREA_SIZE);
+        cr_assert_not_null(area);
+        memcpy(area, BOOTCFG_MAGIC "{\"coordinator_url\": 5}", BOOTCFG_MAGIC_LEN + 22);
+        cr_assert_eq(tu_write_bin(dir, "bad.img", area, BOOTCFG_AREA_SIZE), 0);
+        st = run_refused(&err, in_dir("bad.img"), "/nonexistent/agent.conf", cmdline);
+        cr_assert_eq(st, 2, "%s", err);
+        cr_assert(strstr(err, in_dir("bad.img")), "%s", err);
+        free(err);
+
+        /* A bad agent.conf line: file and line. */
+        cr_assert_eq(tu_write_file(dir, "agent.conf", "coordinator = http://127.0.0.1:1\n\ntokn = x\n"), 0);
+        st = run_refused(&err, "/nonexistent/config.img", in_dir("agent.conf"), cmdline);
+        cr_assert_eq(st, 2, "%s", err);
+        char want[4400];
+        snprintf(want, sizeof want, "%s:3: unknown key \"tokn\"", in_dir("agent.conf"));
+        cr_assert(strstr(err, want), "%s", err);
+        free(err);
+
+        /* A bad word on the kernel command line. */
+        cr_assert_eq(tu_write_file(dir, "badcmdline", "quiet muster.infra_env=nope\n"), 0);
+        st = run_refused(&err, "/nonexistent/config.img", "/nonexistent/agent.conf", in_dir("badcmdline"));
+        cr_assert_eq(st, 2, "%s", err);
+        cr_assert(strstr(err, "muster.infra_env") && strstr(err, in_dir("badcmdline")), "%s", err);
+        free(err);
+
+        /* An all-zero area (the template unwritten) and nothing else: each
+         * missing setting named with the places it can come from. */
+        memset(area, 0, BOOTCFG_AREA_SIZE);
+        cr_assert_eq(tu_write_bin(dir, "zero.img", area, BOOTCFG_AREA_SIZE), 0);
+        free(area);
+        st = run_refused(&err, in_dir("zero.img"), "/nonexistent/agent.conf", cmdline);
+        cr_assert_eq(st, 2, "%s", err);
+        cr_assert(strstr(err, "needs a coordinator URL") && strstr(err, "--coordinator") &&
+                  strstr(err, "muster.coordinator=") && strstr(err, "/nonexistent/agent.conf") &&
+                  strstr(err, in_dir("zero.img")), "%s", err);
+        cr_assert(strstr(err, "needs an infra-env id") && strstr(err, "muster.infra_env="), "%s", err);
+        cr_assert(strstr(err, "needs an agent token") && strstr(err, "token_file"), "%s", err);
+        free(err);
+
+        /* Only a token missing: only it is named. */
+        cr_assert_eq(tu_write_file(dir, "partial.conf", "coordinator = http://127.0.0.1:1\n"
+                                                        "infra_env = 0b0e6f4e-4c1f-4b47-9d3c-00000000000a\n"), 0);
+        st = run_refused(&err, "/nonexistent/config.img", in_dir("partial.conf"), cmdline);
+        cr_assert_eq(st, 2, "%s", err);
+        cr_assert(strstr(err, "needs an agent token"), "%s", err);
+        cr_assert_null(strstr(err, "needs a coordinator URL"), "%s", err);
+        free(err);
+
+        /* The help tells the sources and their order. */
+        char *out = NULL;
+        cr_assert_eq(tu_runf(&out, NULL, "%s --help", tu_agent_path()), 0);
+        cr_assert(strstr(out, "--boot-config") && strstr(out, "--agent-conf") && strstr(out, "--cmdline") &&
+                  strstr(out, "muster.coordinator=") && strstr(out, "overriding"), "%s", out);
+        free(out);
+}
+
+/* ---- the in-memory CA ------------------------------------------------------- */
+
+static unsigned free_port(void) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        cr_assert(fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0 &&
+                  getsockname(fd, (struct sockaddr *) &a, &len) == 0);
+        close(fd);
+        return ntohs(a.sin_port);
+}
+
+static bool port_open(unsigned port) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        bool ok = fd >= 0 && connect(fd, (struct sockaddr *) &a, sizeof a) == 0;
+        if (fd >= 0)
+                close(fd);
+        return ok;
+}
+
+/* A self-signed certificate for 127.0.0.1 in dir/NAME.crt and .key. */
+static void make_cert(const char *name) {
+        tu_must("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 "
+                "-addext subjectAltName=IP:127.0.0.1 -keyout %s/%s.key -out %s/%s.crt",
+                dir, name, dir, name);
+}
+
+Test(agent_bootcfg, ca_pem_verifies_the_coordinator_from_memory) {
+        make_cert("server");
+        make_cert("other");
+        unsigned port = free_port();
+        char portarg[16], base[64];
+        snprintf(portarg, sizeof portarg, "%u", port);
+        snprintf(base, sizeof base, "https://127.0.0.1:%u", port);
+        const char *argv[] = { "openssl", "s_server", "-quiet", "-www", "-accept", portarg, "-cert",
+                               in_dir("server.crt"), "-key", in_dir("server.key"), NULL };
+        pids[0] = tu_spawn(argv, in_dir("s_server.log"));
+        cr_assert_gt(pids[0], 0);
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        while (!port_open(port)) {
+                if (tu_wait_pid(pids[0], 100) >= 0) {
+                        pids[0] = -1;
+                        print_log(in_dir("s_server.log"));
+                        cr_assert_fail("openssl s_server exited");
+                }
+                cr_assert_lt(tu_mono_ms(), deadline, "openssl s_server never listened");
+        }
+        char *ca = read_text(in_dir("server.crt"));
+        char *other = read_text(in_dir("other.crt"));
+        cr_assert(ca && other);
+
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        struct client cl, copy;
+        long status = 0;
+        /* The server's certificate as the CA, from memory: verified. */
+        cr_assert_eq(client_init(&cl, base, "tok.en", NULL), 0);
+        cr_assert_eq(client_set_ca_pem(&cl, ca), 0);
+        int r = client_request(&cl, "GET", "/", NULL, &status, NULL, NULL);
+        cr_assert_eq(r, 0, "%d: %s", r, cl.errbuf);
+        cr_assert_eq(status, 200);
+        /* A clone (install downloads) keeps it. */
+        cr_assert_eq(client_clone(&copy, &cl), 0);
+        r = client_request(&copy, "GET", "/", NULL, &status, NULL, NULL);
+        cr_assert_eq(r, 0, "%d: %s", r, copy.errbuf);
+        client_done(&copy);
+        client_done(&cl);
+
+        /* Another CA, or none (the system's): refused. */
+        cr_assert_eq(client_init(&cl, base, "tok.en", NULL), 0);
+        cr_assert_eq(client_set_ca_pem(&cl, other), 0);
+        cr_assert_eq(client_request(&cl, "GET", "/", NULL, &status, NULL, NULL), -EIO);
+        client_done(&cl);
+        cr_assert_eq(client_init(&cl, base, "tok.en", NULL), 0);
+        cr_assert_eq(client_request(&cl, "GET", "/", NULL, &status, NULL, NULL), -EIO);
+        /* The PEM wins over a CA file set too. */
+        cr_assert_eq(client_set_ca_pem(&cl, ca), 0);
+        free(cl.ca);
+        cl.ca = strdup(in_dir("other.crt"));
+        cr_assert_eq(client_request(&cl, "GET", "/", NULL, &status, NULL, NULL), 0, "%s", cl.errbuf);
+        cr_assert_eq(client_set_ca_pem(&cl, ""), -EINVAL);
+        client_done(&cl);
+        curl_global_cleanup();
+        free(ca);
+        free(other);
+        tu_stop(&pids[0], SIGTERM);
+}

@@ -1,0 +1,680 @@
+/* The discovery ISO download against the real musterd on loopback: a
+ * synthetic template (random bytes, a blank 256 KiB area at an ISO-like or
+ * an odd offset, its sidecar) named in musterd's [iso] config, downloaded
+ * over real HTTP. The copy must equal the template outside the area and
+ * carry the infra-env's config inside it (a token musterd accepts, its
+ * public key); Range, If-Range, If-None-Match, HEAD, ETags across a token
+ * rotation, the refusals, and musterctl infraenv download. */
+#include <criterion/criterion.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootcfg.h"
+#include "testutil.h"
+
+#define MIB (1024 * 1024)
+#define AREA BOOTCFG_AREA_SIZE
+#define CONFIGURED_URL "http://musterd.example.test:8090"
+
+static struct tu_musterd md;
+static char *dir;
+static uint8_t *tpl;        /* the template's bytes */
+static size_t tpl_size, tpl_off;
+static char tpl_path[4096];
+
+#define url(...) tu_url(md.base, __VA_ARGS__)
+
+/* Write DIR/name (size random bytes, zero at [off, off + AREA)) and its
+ * sidecar; keep the bytes in tpl. */
+static void make_template(const char *name, size_t size, size_t off, uint64_t seed) {
+        free(tpl);
+        tpl = malloc(size);
+        cr_assert_not_null(tpl);
+        for (size_t i = 0; i < size; i += 4) {
+                uint32_t v = tu_xorshift(&seed);
+                memcpy(tpl + i, &v, size - i < 4 ? size - i : 4);
+        }
+        memset(tpl + off, 0, AREA);
+        tpl_size = size;
+        tpl_off = off;
+        cr_assert_eq(tu_write_bin(dir, name, tpl, size), 0);
+        char side[512], sname[256];
+        snprintf(side, sizeof side,
+                 "{\"format\": \"muster-iso-template/1\", \"config_offset\": %zu, \"config_size\": %d, "
+                 "\"size\": %zu, \"agent_version\": \"test\"}\n", off, AREA, size);
+        snprintf(sname, sizeof sname, "%s.json", name);
+        cr_assert_eq(tu_write_file(dir, sname, side), 0);
+        snprintf(tpl_path, sizeof tpl_path, "%s/%s", dir, name);
+}
+
+/* Appended to the [iso] section by start() ("%s": the test's directory). */
+static const char *extra_iso;
+
+/* musterd with a template of `size` bytes whose area is at `off`; [iso]
+ * coordinator_url set unless host_url. */
+static void start(size_t size, size_t off, bool host_url) {
+        char config[16384], extra[4200] = "";
+        tu_ctl_clean_env();
+        dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        make_template("discovery.iso", size, off, 0x5eed0000 + off);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        if (extra_iso)
+                snprintf(extra, sizeof extra, extra_iso, dir);
+#pragma GCC diagnostic pop
+        snprintf(config, sizeof config, "[iso]\ntemplate = %s\n%s%s%s%s", tpl_path,
+                 host_url ? "" : "coordinator_url = ", host_url ? "" : CONFIGURED_URL, host_url ? "" : "\n", extra);
+        cr_assert_eq(tu_musterd_start_in(&md, dir, config), 0, "musterd started");
+}
+
+static void down(void) {
+        tu_musterd_free(&md);
+        memset(&md, 0, sizeof md);
+        if (dir)
+                tu_rm_rf(dir);
+        free(dir);
+        dir = NULL;
+        free(tpl);
+        tpl = NULL;
+        extra_iso = NULL;
+}
+
+TestSuite(iso_download, .fini = down);
+
+/* ---- HTTP with the headers this route is about -------------------------- */
+
+struct reply {
+        long status;
+        uint8_t *body;
+        size_t len;
+        int64_t clen;          /* Content-Length, -1 if none */
+        char etag[128], crange[128], ctype[128], disp[256], accept[64], cache[64];
+};
+
+struct sink {
+        uint8_t *d;
+        size_t n, cap;
+};
+
+static size_t on_body(char *p, size_t sz, size_t nm, void *u) {
+        struct sink *s = u;
+        size_t k = sz * nm;
+        if (s->n + k + 1 > s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 65536;
+                while (cap < s->n + k + 1)
+                        cap *= 2;
+                uint8_t *d = realloc(s->d, cap);
+                if (!d)
+                        return 0;
+                s->d = d;
+                s->cap = cap;
+        }
+        memcpy(s->d + s->n, p, k);
+        s->n += k;
+        s->d[s->n] = 0;
+        return k;
+}
+
+static void keep(const char *line, size_t n, const char *name, char *out, size_t outn) {
+        size_t ln = strlen(name);
+        if (n <= ln + 1 || strncasecmp(line, name, ln) != 0 || line[ln] != ':')
+                return;
+        const char *v = line + ln + 1;
+        size_t vn = n - ln - 1;
+        while (vn && (*v == ' ' || *v == '\t'))
+                v++, vn--;
+        while (vn && (v[vn - 1] == '\r' || v[vn - 1] == '\n' || v[vn - 1] == ' '))
+                vn--;
+        snprintf(out, outn, "%.*s", (int) vn, v);
+}
+
+static size_t on_header(char *p, size_t sz, size_t nm, void *u) {
+        struct reply *r = u;
+        size_t k = sz * nm;
+        if (k > 5 && strncmp(p, "HTTP/", 5) == 0) { /* a new answer: forget an interim one's */
+                r->etag[0] = r->crange[0] = r->ctype[0] = r->disp[0] = r->accept[0] = r->cache[0] = '\0';
+                r->clen = -1;
+        }
+        char clen[32] = "";
+        keep(p, k, "Content-Length", clen, sizeof clen);
+        if (clen[0])
+                r->clen = strtoll(clen, NULL, 10);
+        keep(p, k, "ETag", r->etag, sizeof r->etag);
+        keep(p, k, "Content-Range", r->crange, sizeof r->crange);
+        keep(p, k, "Content-Type", r->ctype, sizeof r->ctype);
+        keep(p, k, "Content-Disposition", r->disp, sizeof r->disp);
+        keep(p, k, "Accept-Ranges", r->accept, sizeof r->accept);
+        keep(p, k, "Cache-Control", r->cache, sizeof r->cache);
+        return k;
+}
+
+/* method url with token and extra header lines (NULL-terminated, may be
+ * NULL): the status; everything in *r (free with reply_free). */
+static long req(const char *method, const char *u, const char *token, const char *const *headers, struct reply *r) {
+        CURL *c = curl_easy_init();
+        struct curl_slist *h = NULL;
+        struct sink s = { 0 };
+        char auth[8300];
+        memset(r, 0, sizeof *r);
+        r->clen = -1;
+        cr_assert_not_null(c);
+        if (token) {
+                snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+                h = curl_slist_append(h, auth);
+        }
+        for (size_t i = 0; headers && headers[i]; i++)
+                h = curl_slist_append(h, headers[i]);
+        curl_easy_setopt(c, CURLOPT_URL, u);
+        if (strcmp(method, "HEAD") == 0)
+                curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+        else
+                curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        CURLcode cr = curl_easy_perform(c);
+        cr_assert_eq(cr, CURLE_OK, "%s %s: %s", method, u, curl_easy_strerror(cr));
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+        curl_slist_free_all(h);
+        curl_easy_cleanup(c);
+        r->body = s.d;
+        r->len = s.n;
+        return r->status;
+}
+
+static void reply_free(struct reply *r) {
+        free(r->body);
+        r->body = NULL;
+}
+
+/* GET the image of infra-env ie with optional header lines. */
+static long get_image(const char *ie, const char *token, const char *const *headers, struct reply *r) {
+        return req("GET", url("/api/v2/infra-envs/%s/downloads/image", ie), token, headers, r);
+}
+
+/* The reason of a {"code","reason"} answer (static buffer). */
+static const char *reason(const struct reply *r) {
+        static char buf[1024];
+        json_object *o = r->body ? json_tokener_parse((const char *) r->body) : NULL;
+        snprintf(buf, sizeof buf, "%s", o && tu_jstr(o, "reason") ? tu_jstr(o, "reason") : "");
+        json_object_put(o);
+        return buf;
+}
+
+/* ---- what a download holds ----------------------------------------------- */
+
+static char *signing_key(void) {
+        char *pem = NULL;
+        cr_assert_eq(tu_http("GET", url("/api/v2/signing-key"), md.admin_token, NULL, 0, &pem), 200);
+        return pem;
+}
+
+/* A host registered with `token` into ie: the HTTP status. */
+static long register_host(const char *ie, const char *token, const char *host_id) {
+        char body[128];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", host_id);
+        return tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), token, body, NULL);
+}
+
+/* The full image: the template's bytes outside the area, and in it a config
+ * for ie with `want_url`; the token in it returned (malloc'd). */
+static const char *want_ca; /* the CA PEM check_image expects; NULL: none */
+
+static char *check_image(const struct reply *r, const char *ie, const char *want_url) {
+        cr_assert_eq(r->status, 200);
+        cr_assert_eq(r->len, tpl_size, "the whole image: %zu bytes, want %zu", r->len, tpl_size);
+        cr_assert(memcmp(r->body, tpl, tpl_off) == 0, "identical before the area");
+        cr_assert(memcmp(r->body + tpl_off + AREA, tpl + tpl_off + AREA, tpl_size - tpl_off - AREA) == 0,
+                  "identical after the area");
+        struct bootcfg bc = { 0 };
+        char err[256] = "";
+        cr_assert_eq(bootcfg_decode(r->body + tpl_off, AREA, &bc, err, sizeof err), 0, "area decodes: %s", err);
+        cr_assert_str_eq(bc.infra_env_id, ie);
+        cr_assert_str_eq(bc.coordinator_url, want_url);
+        cr_assert_not_null(bc.token);
+        char *pem = signing_key();
+        cr_assert_not_null(bc.coordinator_key_pem);
+        cr_assert_str_eq(bc.coordinator_key_pem, pem, "the key PEM is GET /signing-key's");
+        free(pem);
+        if (want_ca)
+                cr_assert(bc.ca_pem && strcmp(bc.ca_pem, want_ca) == 0, "the CA is [iso] ca_file's");
+        else
+                cr_assert_null(bc.ca_pem, "no [iso] ca_file, no CA");
+        char *tok = strdup(bc.token);
+        bootcfg_free(&bc);
+        return tok;
+}
+
+static void full_download(size_t size, size_t off) {
+        start(size, off, false);
+        char *ie = NULL, *created_tok = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack 7/α", &ie, &created_tok), 201);
+        struct reply r;
+        get_image(ie, md.admin_token, NULL, &r);
+        char *tok = check_image(&r, ie, CONFIGURED_URL);
+        cr_assert_str_eq(tok, created_tok, "the token of the current generation, as issued at creation");
+        cr_assert_eq(register_host(ie, tok, "6d757374-6572-4071-8335-00000000a001"), 201,
+                     "musterd accepts the ISO's token as the infra-env's agent token");
+        cr_assert_str_eq(r.ctype, "application/x-iso9660-image");
+        cr_assert_str_eq(r.disp, "attachment; filename=\"rack_7___.iso\"");
+        cr_assert_str_eq(r.accept, "bytes");
+        cr_assert_eq(r.clen, (int64_t) tpl_size);
+        cr_assert_eq(strlen(r.etag), 66, "a strong ETag: %s", r.etag);
+        cr_assert_str_eq(r.cache, "private");
+        reply_free(&r);
+        free(tok);
+        free(created_tok);
+        free(ie);
+}
+
+Test(iso_download, full_image_area_at_an_iso_offset) {
+        full_download(8 * MIB, 3 * MIB + 32 * 2048); /* 2048-aligned, as in an ISO */
+}
+
+Test(iso_download, full_image_area_at_an_odd_offset) {
+        full_download(5 * MIB + 999, MIB + 12345);
+}
+
+Test(iso_download, head_tells_the_size_and_sends_nothing) {
+        start(4 * MIB, MIB, false);
+        char *ie = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "h", &ie, NULL), 201);
+        struct reply g, h;
+        get_image(ie, md.admin_token, NULL, &g);
+        cr_assert_eq(req("HEAD", url("/api/v2/infra-envs/%s/downloads/image", ie), md.admin_token, NULL, &h), 200);
+        cr_assert_eq(h.len, 0);
+        cr_assert_eq(h.clen, (int64_t) tpl_size);
+        cr_assert_str_eq(h.etag, g.etag);
+        cr_assert_str_eq(h.accept, "bytes");
+        cr_assert_str_eq(h.ctype, "application/x-iso9660-image");
+        reply_free(&g);
+        reply_free(&h);
+        free(ie);
+}
+
+/* ---- Range ------------------------------------------------------------------ */
+
+/* GET with `range`: 206 and the slice [a, b] of full, with its Content-Range. */
+static void range_is_slice(const char *ie, const struct reply *full, const char *range, size_t a, size_t b) {
+        char hdr[128], want[128];
+        snprintf(hdr, sizeof hdr, "Range: %s", range);
+        struct reply r;
+        get_image(ie, md.admin_token, (const char *const[]) { hdr, NULL }, &r);
+        cr_assert_eq(r.status, 206, "%s: %ld %s", range, r.status, reason(&r));
+        snprintf(want, sizeof want, "bytes %zu-%zu/%zu", a, b, full->len);
+        cr_assert_str_eq(r.crange, want, "%s", range);
+        cr_assert_eq(r.len, b - a + 1, "%s: %zu bytes", range, r.len);
+        cr_assert_eq(r.clen, (int64_t) (b - a + 1));
+        cr_assert(memcmp(r.body, full->body + a, r.len) == 0, "%s is the slice of the full download", range);
+        cr_assert_str_eq(r.etag, full->etag);
+        reply_free(&r);
+}
+
+/* GET with `range`: 200 and all of full. */
+static void range_is_whole(const char *ie, const struct reply *full, const char *range) {
+        char hdr[128];
+        snprintf(hdr, sizeof hdr, "Range: %s", range);
+        struct reply r;
+        get_image(ie, md.admin_token, (const char *const[]) { hdr, NULL }, &r);
+        cr_assert_eq(r.status, 200, "%s: %ld", range, r.status);
+        cr_assert_eq(r.len, full->len);
+        cr_assert(memcmp(r.body, full->body, r.len) == 0);
+        cr_assert_str_eq(r.crange, "");
+        reply_free(&r);
+}
+
+Test(iso_download, ranges_are_slices_of_the_whole) {
+        start(6 * MIB + 17, 2 * MIB + 4097, false);
+        char *ie = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "ranges", &ie, NULL), 201);
+        struct reply full;
+        get_image(ie, md.admin_token, NULL, &full);
+        cr_assert_eq(full.len, tpl_size);
+        const size_t a0 = tpl_off, a1 = tpl_off + AREA, end = tpl_size - 1;
+        char range[128];
+        const size_t spans[][2] = {
+                { 0, 0 }, { 0, 2047 }, { a0 - 100, a0 + 99 }, { a1 - 100, a1 + 99 }, { a0, a1 - 1 },
+                { a0 - 1, a1 }, { a0 + 11, a0 + 5000 }, { a0 + 11, a0 + 11 }, { a1, a1 }, { a0 - 1, a0 - 1 },
+                { end, end }, { 12345, end }, { 0, end },
+        };
+        for (size_t i = 0; i < sizeof spans / sizeof *spans; i++) {
+                snprintf(range, sizeof range, "bytes=%zu-%zu", spans[i][0], spans[i][1]);
+                range_is_slice(ie, &full, range, spans[i][0], spans[i][1]);
+        }
+        snprintf(range, sizeof range, "bytes=%zu-", a0 + 7);           /* open-ended */
+        range_is_slice(ie, &full, range, a0 + 7, end);
+        snprintf(range, sizeof range, "bytes=%zu-%zu", a0, end + 5000); /* a last byte past the end */
+        range_is_slice(ie, &full, range, a0, end);
+        range_is_slice(ie, &full, "bytes=-1000", end - 999, end);       /* suffix */
+        snprintf(range, sizeof range, "bytes=-%zu", tpl_size - a0 + 3); /* suffix over the area */
+        range_is_slice(ie, &full, range, a0 - 3, end);
+        range_is_slice(ie, &full, "bytes=-999999999999", 0, end);
+
+        /* Several ranges, nonsense, another unit: the whole image. */
+        range_is_whole(ie, &full, "bytes=0-10,20-30");
+        range_is_whole(ie, &full, "bytes=10-5");
+        range_is_whole(ie, &full, "bytes=abc");
+        range_is_whole(ie, &full, "lines=1-2");
+
+        /* Unsatisfiable: 416 and where the image ends. */
+        const char *const bad[] = { "bytes=%zu-", "bytes=%zu-%zu", "bytes=-0" };
+        for (size_t i = 0; i < 3; i++) {
+                char hdr[160], want[64];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+                snprintf(range, sizeof range, bad[i], tpl_size, tpl_size + 10);
+#pragma GCC diagnostic pop
+                snprintf(hdr, sizeof hdr, "Range: %s", range);
+                struct reply r;
+                get_image(ie, md.admin_token, (const char *const[]) { hdr, NULL }, &r);
+                cr_assert_eq(r.status, 416, "%s: %ld", range, r.status);
+                snprintf(want, sizeof want, "bytes */%zu", tpl_size);
+                cr_assert_str_eq(r.crange, want);
+                cr_assert(strstr(reason(&r), "range"), "%s", reason(&r));
+                reply_free(&r);
+        }
+        reply_free(&full);
+        free(ie);
+}
+
+/* ---- ETag, If-Range, If-None-Match, rotation ---------------------------------- */
+
+Test(iso_download, etag_if_range_if_none_match_and_rotation) {
+        start(4 * MIB, 2 * MIB - 6000, false);
+        char *ie = NULL, *old_tok = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rot", &ie, &old_tok), 201);
+        struct reply a, b;
+        get_image(ie, md.admin_token, NULL, &a);
+        get_image(ie, md.admin_token, NULL, &b);
+        cr_assert_str_eq(a.etag, b.etag, "the ETag is stable");
+        cr_assert(memcmp(a.body, b.body, a.len) == 0, "so are the bytes");
+        reply_free(&b);
+
+        char inm[200], ifr[200];
+        snprintf(inm, sizeof inm, "If-None-Match: %s", a.etag);
+        cr_assert_eq(get_image(ie, md.admin_token, (const char *const[]) { inm, NULL }, &b), 304);
+        cr_assert_eq(b.len, 0);
+        cr_assert_str_eq(b.etag, a.etag);
+        reply_free(&b);
+        cr_assert_eq(get_image(ie, md.admin_token, (const char *const[]) { "If-None-Match: \"other\"", NULL }, &b),
+                     200);
+        reply_free(&b);
+        /* If-Range with the current ETag: the range. */
+        snprintf(ifr, sizeof ifr, "If-Range: %s", a.etag);
+        cr_assert_eq(get_image(ie, md.admin_token, (const char *const[]) { ifr, "Range: bytes=100-199", NULL }, &b),
+                     206);
+        cr_assert_eq(b.len, 100);
+        cr_assert(memcmp(b.body, a.body + 100, 100) == 0);
+        reply_free(&b);
+
+        /* A new token generation: a new ISO. */
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/actions/rotate-token", ie), md.admin_token, NULL,
+                                  &o),
+                     200);
+        char *new_tok = strdup(tu_jstr(o, "agent_token"));
+        json_object_put(o);
+        get_image(ie, md.admin_token, NULL, &b);
+        cr_assert_str_neq(b.etag, a.etag, "rotate-token changes the ETag");
+        char *tok_a = check_image(&a, ie, CONFIGURED_URL), *tok_b = check_image(&b, ie, CONFIGURED_URL);
+        cr_assert_str_eq(tok_a, old_tok);
+        cr_assert_str_eq(tok_b, new_tok, "the ISO carries the rotated token");
+        cr_assert_str_neq(tok_a, tok_b);
+        cr_assert_eq(register_host(ie, tok_a, "6d757374-6572-4071-8335-00000000b001"), 401, "the old token is refused");
+        cr_assert_eq(register_host(ie, tok_b, "6d757374-6572-4071-8335-00000000b002"), 201);
+        reply_free(&b);
+
+        /* If-Range with the old ETag: the whole new image, not a mix. */
+        cr_assert_eq(get_image(ie, md.admin_token, (const char *const[]) { ifr, "Range: bytes=100-199", NULL }, &b),
+                     200);
+        cr_assert_eq(b.len, tpl_size);
+        cr_assert_str_eq(b.crange, "");
+        reply_free(&b);
+        /* If-None-Match with the old ETag: the new image. */
+        cr_assert_eq(get_image(ie, md.admin_token, (const char *const[]) { inm, NULL }, &b), 200);
+        reply_free(&b);
+        /* Another infra-env's ISO is another ETag. */
+        char *ie2 = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "other", &ie2, NULL), 201);
+        cr_assert_eq(req("HEAD", url("/api/v2/infra-envs/%s/downloads/image", ie2), md.admin_token, NULL, &b), 200);
+        cr_assert_str_neq(b.etag, a.etag);
+        reply_free(&b);
+        reply_free(&a);
+        free(tok_a);
+        free(tok_b);
+        free(new_tok);
+        free(old_tok);
+        free(ie);
+        free(ie2);
+}
+
+/* ---- refusals ------------------------------------------------------------------ */
+
+Test(iso_download, refusals) {
+        start(2 * MIB, MIB, false);
+        char *ie = NULL, *agent = NULL;
+        struct reply r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "mine", &ie, &agent), 201);
+        cr_assert_eq(get_image("6d757374-6572-4071-8335-0000000000ff", md.admin_token, NULL, &r), 404);
+        cr_assert(strstr(reason(&r), "infra-env"), "%s", reason(&r));
+        reply_free(&r);
+        cr_assert_eq(get_image("not-a-uuid", md.admin_token, NULL, &r), 400);
+        reply_free(&r);
+        cr_assert_eq(get_image(ie, NULL, NULL, &r), 401);
+        reply_free(&r);
+        cr_assert_eq(get_image(ie, agent, NULL, &r), 403, "agents do not download ISOs");
+        reply_free(&r);
+        /* A cluster creator: its own infra-envs, not another owner's. */
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), md.admin_token,
+                                  "{\"role\":\"cluster-creator\",\"owner\":\"alice\"}", &o),
+                     201);
+        char *alice = strdup(tu_jstr(o, "token"));
+        json_object_put(o);
+        cr_assert_eq(get_image(ie, alice, NULL, &r), 403, "another owner's infra-env: %ld", r.status);
+        cr_assert(strstr(reason(&r), "another owner"), "%s", reason(&r));
+        reply_free(&r);
+        char *ie_alice = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, alice, "alices", &ie_alice, NULL), 201);
+        cr_assert_eq(get_image(ie_alice, alice, NULL, &r), 200);
+        cr_assert_eq(r.len, tpl_size);
+        reply_free(&r);
+        /* Other methods on the route. */
+        cr_assert_eq(req("POST", url("/api/v2/infra-envs/%s/downloads/image", ie), md.admin_token, NULL, &r), 405);
+        reply_free(&r);
+
+        /* The template gone: 503 with the reason; an unknown id stays 404. */
+        char moved[4200];
+        snprintf(moved, sizeof moved, "%s.moved", tpl_path);
+        cr_assert_eq(rename(tpl_path, moved), 0);
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 503);
+        cr_assert(strstr(reason(&r), tpl_path) && strstr(reason(&r), "No such file"), "%s", reason(&r));
+        reply_free(&r);
+        cr_assert_eq(get_image("6d757374-6572-4071-8335-0000000000ff", md.admin_token, NULL, &r), 404);
+        reply_free(&r);
+        /* A template that is not the one its sidecar describes. */
+        cr_assert_eq(tu_write_bin(dir, "discovery.iso", tpl, tpl_size - 2048), 0);
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 503);
+        cr_assert(strstr(reason(&r), "sidecar says"), "%s", reason(&r));
+        reply_free(&r);
+        /* Back in place: served again. */
+        cr_assert_eq(rename(moved, tpl_path), 0);
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 200);
+        reply_free(&r);
+        free(alice);
+        free(ie_alice);
+        free(agent);
+        free(ie);
+}
+
+/* ---- the coordinator URL from the Host header ------------------------------------- */
+
+Test(iso_download, default_coordinator_url_is_the_host_header) {
+        start(2 * MIB, 4096, true);
+        char *ie = NULL;
+        struct reply r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "hosthdr", &ie, NULL), 201);
+        get_image(ie, md.admin_token, NULL, &r);
+        char *tok = check_image(&r, ie, md.base); /* curl's Host: 127.0.0.1:PORT */
+        reply_free(&r);
+        free(tok);
+        get_image(ie, md.admin_token, (const char *const[]) { "Host: musterd.lab:8443", NULL }, &r);
+        tok = check_image(&r, ie, "http://musterd.lab:8443");
+        reply_free(&r);
+        free(tok);
+        get_image(ie, md.admin_token, (const char *const[]) { "Host: [::1]:8090", NULL }, &r);
+        tok = check_image(&r, ie, "http://[::1]:8090");
+        reply_free(&r);
+        free(tok);
+        const char *const bad[] = { "Host: evil.example/x", "Host: a@b", "Host: a b" };
+        for (size_t i = 0; i < 3; i++) {
+                cr_assert_eq(get_image(ie, md.admin_token, (const char *const[]) { bad[i], NULL }, &r), 400, "%s",
+                             bad[i]);
+                cr_assert(strstr(reason(&r), "coordinator_url"), "%s", reason(&r));
+                reply_free(&r);
+        }
+        free(ie);
+}
+
+/* ---- [iso] ca_file ------------------------------------------------------------------ */
+
+#define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIBdummyCAforTheTest\n-----END CERTIFICATE-----\n"
+
+Test(iso_download, ca_file_goes_into_the_area) {
+        extra_iso = "ca_file = %s/ca.pem\n";
+        start(2 * MIB, MIB + 1, false);
+        want_ca = CA_PEM;
+        char *ie = NULL;
+        struct reply r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "ca", &ie, NULL), 201);
+        /* Read at each download: missing now, so 503. */
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 503);
+        cr_assert(strstr(reason(&r), "ca_file") && strstr(reason(&r), "ca.pem"), "%s", reason(&r));
+        reply_free(&r);
+        cr_assert_eq(tu_write_file(dir, "ca.pem", CA_PEM), 0);
+        get_image(ie, md.admin_token, NULL, &r);
+        free(check_image(&r, ie, CONFIGURED_URL));
+        reply_free(&r);
+        want_ca = NULL;
+        free(ie);
+}
+
+/* ---- musterctl infraenv download ------------------------------------------------- */
+
+#define CTL(out, err, ...) tu_ctl(out, err, md.base, md.admin_token_path, (const char *const[]) { __VA_ARGS__, NULL })
+
+static uint8_t *slurp(const char *path, size_t *len) {
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        uint8_t *b = malloc((size_t) n + 1);
+        cr_assert_eq(fread(b, 1, (size_t) n, f), (size_t) n);
+        fclose(f);
+        *len = (size_t) n;
+        return b;
+}
+
+Test(iso_download, musterctl_download) {
+        start(7 * MIB + 5, 5 * MIB + 3, false);
+        char *ie = NULL, *out = NULL, *err = NULL, file[4200], want[4300];
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack-9", &ie, NULL), 201);
+        struct reply r;
+        get_image(ie, md.admin_token, NULL, &r);
+        cr_assert_eq(r.status, 200);
+
+        snprintf(file, sizeof file, "%s/rack-9.iso", dir);
+        /* By name, stderr not a terminal: one summary line. */
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-9", "-o", file), 0, "%s", err);
+        snprintf(want, sizeof want, "wrote %s: %zu bytes", file, tpl_size);
+        cr_assert(strncmp(err, want, strlen(want)) == 0, "summary: %s", err);
+        cr_assert_eq(strchr(err, '\n') - err + 1, (long) strlen(err), "one line: %s", err);
+        cr_assert(!strchr(err, '\r') && !strchr(err, '\033'), "no progress bar off a terminal");
+        cr_assert_str_eq(out, "");
+        free(out);
+        free(err);
+        size_t n;
+        uint8_t *b = slurp(file, &n);
+        cr_assert_eq(n, r.len);
+        cr_assert(memcmp(b, r.body, n) == 0, "musterctl's file is the curl download");
+        free(b);
+        char part[4300];
+        snprintf(part, sizeof part, "%s.part", file);
+        cr_assert_neq(access(part, F_OK), 0, "no FILE.part left");
+
+        /* By id prefix, over an existing file. */
+        char prefix[9];
+        snprintf(prefix, sizeof prefix, "%s", ie);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", prefix, "--out", file), 0, "%s", err);
+        free(out);
+        free(err);
+        b = slurp(file, &n);
+        cr_assert(n == r.len && memcmp(b, r.body, n) == 0);
+        free(b);
+
+        /* -o -: the ISO on stdout. */
+        char cmd[8192], piped[4200];
+        snprintf(piped, sizeof piped, "%s/stdout.iso", dir);
+        snprintf(cmd, sizeof cmd, "exec %s --server %s --token-file %s infraenv download %s -o - > %s", tu_ctl_path(),
+                 md.base, md.admin_token_path, ie, piped);
+        int st;
+        free(tu_run((const char *const[]) { "/bin/sh", "-c", cmd, NULL }, &st, &err));
+        cr_assert_eq(st, 0, "%s", err);
+        snprintf(want, sizeof want, "wrote standard output: %zu bytes", tpl_size);
+        cr_assert(strncmp(err, want, strlen(want)) == 0, "summary: %s", err);
+        free(err);
+        b = slurp(piped, &n);
+        cr_assert(n == r.len && memcmp(b, r.body, n) == 0, "-o - writes the same bytes");
+        free(b);
+
+        /* A refusal: the server's reason, exit 1, no file. */
+        char moved[4200], file2[4200];
+        snprintf(moved, sizeof moved, "%s.moved", tpl_path);
+        snprintf(file2, sizeof file2, "%s/second.iso", dir);
+        cr_assert_eq(rename(tpl_path, moved), 0);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", ie, "-o", file2), 1);
+        cr_assert(strstr(err, "discovery ISO cannot be served") && strstr(err, "HTTP 503"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_neq(access(file2, F_OK), 0);
+        snprintf(part, sizeof part, "%s.part", file2);
+        cr_assert_neq(access(part, F_OK), 0, "FILE.part removed after a refusal");
+        cr_assert_eq(rename(moved, tpl_path), 0);
+
+        /* Usage errors never reach the server. */
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", ie), 2);
+        cr_assert(strstr(err, "-o FILE"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "-o", file), 2);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "no-such-env", "-o", file2), 1);
+        cr_assert(strstr(err, "no infra-env matches"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "--help"), 0);
+        cr_assert(strstr(out, "Usage: musterctl infraenv download INFRA_ENV -o FILE"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "--help"), 0);
+        cr_assert(strstr(out, "infraenv download"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        free(err);
+        reply_free(&r);
+        free(ie);
+}
