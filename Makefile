@@ -50,11 +50,12 @@ test: build build-asan iso
 test-unit: build
 	cd $(BUILD) && ctest -L unit $(CTEST_ARGS)
 
-bench: build
+bench: build iso
 	@scripts/install-deps.sh bench
 	@MUSTER_AGENT=$(BUILD)/agent/muster-agent BENCH_RUNSTAT=$(BUILD)/bench/bench-runstat bench/probe
 	@BUILD_DIR=$(BUILD) bench/coordinator/run
 	@$(BUILD)/bench/bench-payload
+	@BUILD_DIR=$(BUILD) bench/iso
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

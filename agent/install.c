@@ -24,6 +24,7 @@
 
 #include "cleanup.h"
 #include "jsonwrite.h"
+#include "nodedir.h"
 #include "release.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
@@ -681,6 +682,7 @@ static json_object *changes_json(int64_t rev, const struct nodedir_changes *c) {
 
 /* Writing into a manifest directory, as a callback for the mounted root. */
 struct dir_job {
+        const struct install_options *o;
         const struct install_args *a;
         const struct verified *v;
         bool apply;               /* a revision not above the applied one is a no-op */
@@ -688,6 +690,49 @@ struct dir_job {
         struct nodedir_changes ch;
         char err[512];
 };
+
+/* agent.conf and coordinator.pub beside the manifest dir (etc/muster/). */
+static int write_node_files(const char *manifest_dir, const struct install_options *o, char *err, size_t errlen) {
+        if (!o || (!o->node_conf && !o->node_key_pem))
+                return 0;
+        char parent[PATH_MAX];
+        if (snprintf(parent, sizeof parent, "%s", manifest_dir) >= (int) sizeof parent)
+                return say(err, errlen, -ENAMETOOLONG, "path too long");
+        char *slash = strrchr(parent, '/');
+        if (!slash || slash == parent)
+                return say(err, errlen, -EINVAL, "%s has no parent folder", manifest_dir);
+        *slash = '\0';
+        _cleanup_close_ int dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return say(err, errlen, -errno, "cannot open %s: %m", parent);
+        int r = 0;
+        if (o->node_key_pem &&
+            (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_KEY, o->node_key_pem, strlen(o->node_key_pem), 0644)) < 0)
+                return say(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_KEY, strerror(-r));
+        /* It holds the token: root only. */
+        if (o->node_conf &&
+            (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CONF, o->node_conf, strlen(o->node_conf), 0600)) < 0)
+                return say(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
+        (void) fsync(dfd);
+        return 0;
+}
+
+char *install_node_conf(const char *coordinator, const char *infra_env_id, const char *token) {
+        char *s = NULL;
+        if (!coordinator || !infra_env_id || !token)
+                return NULL;
+        if (asprintf(&s,
+                     "# Written by muster-agent when it installed this host. muster-agent-node.service\n"
+                     "# reads it to keep /etc/muster/manifests at the cluster's payload revision.\n"
+                     "coordinator = %s\n"
+                     "infra_env = %s\n"
+                     "token = %s\n"
+                     "coordinator_key_file = " INSTALL_NODE_KEY_PATH "\n"
+                     "state_dir = " INSTALL_NODE_STATE_DIR "\n",
+                     coordinator, infra_env_id, token) < 0)
+                return NULL;
+        return s;
+}
 
 static int write_manifest_dir(const char *dir, void *userdata) {
         struct dir_job *j = userdata;
@@ -706,6 +751,8 @@ static int write_manifest_dir(const char *dir, void *userdata) {
         }
         r = nodedir_apply(dir, j->a->revision, j->v->files, j->v->n_files, &j->ch, j->err, sizeof j->err);
         if (r < 0)
+                return r;
+        if (!j->apply && (r = write_node_files(dir, j->o, j->err, sizeof j->err)) < 0)
                 return r;
         j->applied = j->a->revision;
         return 0;
@@ -796,7 +843,7 @@ static int do_install(const struct install_options *o, const struct install_args
         struct install_root root;
         struct verified v = { 0 };
         struct sink_ctx sc;
-        struct dir_job j = { .a = a, .apply = false };
+        struct dir_job j = { .o = o, .a = a, .apply = false };
         enum install_target_kind kind;
         const char *tpath = NULL, *info = NULL;
         char err[512] = "", what[128];
@@ -905,7 +952,7 @@ out:
 static int do_apply(const struct install_options *o, const struct install_args *a, const struct install_io *io,
                     struct install_outcome *out) {
         _cleanup_free_ char *mdir = NULL;
-        struct dir_job j = { .a = a, .apply = true };
+        struct dir_job j = { .o = o, .a = a, .apply = true };
         enum install_target_kind kind = INSTALL_TARGET_DIR;
         struct verified v = { 0 };
         int r;

@@ -18,6 +18,12 @@
 #include "protocol.h"
 
 #define INSTALL_MANIFEST_SUBDIR "etc/muster/manifests"  /* under the installed root */
+/* Beside the manifests, for muster-agent-node.service on the installed
+ * system: its agent.conf and the coordinator's public key. */
+#define INSTALL_NODE_CONF "agent.conf"
+#define INSTALL_NODE_KEY "coordinator.pub"
+#define INSTALL_NODE_KEY_PATH "/etc/muster/coordinator.pub"
+#define INSTALL_NODE_STATE_DIR "/var/lib/muster-agent"
 #define INSTALL_DIR_IMAGE "os-image.img"                /* the image in a DIR target */
 #define INSTALL_MAX_URL 2048
 #define INSTALL_MAX_ID 128                              /* cluster_id, role */
@@ -25,7 +31,7 @@
 #define INSTALL_PROGRESS_MIN_MS 1000                    /* between writing-image reports */
 
 /* The messages the coordinator and its users see. */
-#define INSTALL_ERR_NO_KEY "no coordinator public key configured (--coordinator-key); refusing to install"
+#define INSTALL_ERR_NO_KEY "no coordinator public key configured (--coordinator-key, coordinator_key_file in agent.conf, or the ISO config); refusing to install"
 #define INSTALL_REFUSED_PREFIX "payload refused: "
 
 enum install_mode { INSTALL_STEP_INSTALL, INSTALL_STEP_APPLY };
@@ -54,7 +60,16 @@ struct install_options {
         bool no_reboot;
         bool node;                 /* muster-agent node: apply steps only */
         const char *manifest_dir;  /* node: where apply writes */
+        /* install: written beside the manifests (etc/muster/) so the installed
+         * system's node agent finds its coordinator; NULL: not written. */
+        const char *node_conf;     /* agent.conf text (install_node_conf()) */
+        const char *node_key_pem;  /* coordinator.pub */
 };
+
+/* The agent.conf text an installed host's node agent needs: coordinator,
+ * infra-env, token, the key at INSTALL_NODE_KEY_PATH and the state dir
+ * INSTALL_NODE_STATE_DIR. malloc'd; NULL on ENOMEM. */
+char *install_node_conf(const char *coordinator, const char *infra_env_id, const char *token);
 
 /* What a target path is: an existing directory is a DIR, a block device a
  * DISK, a regular file or a path that does not exist (its parent must) a

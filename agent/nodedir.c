@@ -164,8 +164,7 @@ int nodedir_applied_revision(const char *dir, int64_t *rev) {
         return read_book(dfd, rev, &files);
 }
 
-/* Write data to dfd/name: temporary file, fsync, rename. */
-static int write_atomic_at(int dfd, const char *name, const void *data, size_t len) {
+int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode) {
         char tmp[sizeof NODEDIR_TMP_PREFIX + MANIFEST_MAX_FILE_NAME + 32];
         static _Atomic unsigned counter;
         int fd = -1, r = 0;
@@ -186,7 +185,7 @@ static int write_atomic_at(int dfd, const char *name, const void *data, size_t l
                         off += (size_t) k;
         }
         /* The umask must not decide who can read a manifest. */
-        if (r == 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
+        if (r == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
                 r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
@@ -241,7 +240,7 @@ static int write_book(int dfd, int64_t rev, json_object *files) {
                 r = -ENOMEM;
                 goto out;
         }
-        r = write_atomic_at(dfd, NODEDIR_BOOKKEEPING, line, strlen(line));
+        r = nodedir_write_atomic_at(dfd, NODEDIR_BOOKKEEPING, line, strlen(line), 0644);
 out:
         strv_free(&keys);
         return r;
@@ -344,7 +343,7 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
                 const char *new_sha = json_object_get_string(json_object_object_get(next, f->path));
                 const char *old_sha = json_object_get_string(json_object_object_get(prev, f->path));
                 bool on_disk = same_content_at(dfd, f->path, f->content, f->len);
-                if (!on_disk && (r = write_atomic_at(dfd, f->path, f->content, f->len)) < 0) {
+                if (!on_disk && (r = nodedir_write_atomic_at(dfd, f->path, f->content, f->len, 0644)) < 0) {
                         nodedir_changes_free(out);
                         return fail(r, err, errlen, "failed to write %s/%s: %m", dir, f->path);
                 }

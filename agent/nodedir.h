@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "payload.h"
 #include "strv.h"
@@ -49,3 +50,7 @@ bool nodedir_name_is_valid(const char *name);
  * one, -errno of the file system (err says which file). */
 int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
                   struct nodedir_changes *out, char *err, size_t errlen);
+
+/* Write data to dfd/name: temporary file, fsync, then rename over name, so a
+ * crash leaves the old file or the new one. 0 or -errno. */
+int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);

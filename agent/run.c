@@ -1328,6 +1328,7 @@ static int setup_install(struct runner *R) {
 int run_agent(const struct run_options *o) {
         struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
         _cleanup_free_ char *token = NULL;
+        char *node_conf = NULL, *node_key_pem = NULL;
         sigset_t mask, old;
         bool ran = false;
         int r, ret = RUN_EXIT_FAILURE;
@@ -1375,6 +1376,17 @@ int run_agent(const struct run_options *o) {
         if (o->ca && access(o->ca, R_OK) < 0) {
                 log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
                 goto out_token;
+        }
+        /* What an installed host's node agent will need (written beside its
+         * manifests at install). */
+        if (!o->node && R.key) {
+                if (!(node_conf = install_node_conf(o->coordinator, o->infra_env_id, token)) ||
+                    crypto_key_public_pem(R.key, &node_key_pem) < 0) {
+                        log_error("run", "Out of memory");
+                        goto out_token;
+                }
+                R.inst.node_conf = node_conf;
+                R.inst.node_key_pem = node_key_pem;
         }
         if ((r = pthread_mutex_init(&R.jobs_lock, NULL)) != 0) {
                 log_error_errno(r, "run", "Failed to set up a mutex: %m");
@@ -1454,6 +1466,10 @@ out_mutex:
 out_token:
         if (token)
                 explicit_bzero(token, strlen(token));
+        if (node_conf)
+                explicit_bzero(node_conf, strlen(node_conf));
+        free(node_conf);
+        free(node_key_pem);
 out_key:
         crypto_key_free(R.key);
         return ret;

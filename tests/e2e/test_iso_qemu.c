@@ -360,6 +360,18 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
         closedir(d);
         cr_assert_eq(files, json_object_array_length(manifests), "%zu files for %zu manifests", files,
                      json_object_array_length(manifests));
+        /* The node agent's settings beside the manifests, and the key. */
+        char *conf = NULL, want[256];
+        cr_assert_eq(tu_runf(&conf, NULL, "cat %s/etc/muster/agent.conf", mnt), 0);
+        snprintf(want, sizeof want, "\ncoordinator = " GUEST_URL "\ninfra_env = %s\ntoken = ", ie);
+        cr_assert(strstr(conf, want), "agent.conf:\n%s", conf);
+        free(conf);
+        char keyfile[4300];
+        snprintf(keyfile, sizeof keyfile, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(&out, &err, "signing-key", "-o", keyfile), 0, "%s%s", out, err);
+        free(out);
+        free(err);
+        tu_must("cmp %s %s/etc/muster/coordinator.pub", keyfile, mnt);
         tu_must("umount %s", mnt);
         json_object_put(env);
         free(disk);

@@ -376,6 +376,22 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
                 cr_assert_str_eq(l, REV1_LISTING, "target %d", i);
                 free(l);
                 check_manifest_bytes(p, rel15, rev1_files);
+                /* Beside them, what the installed host's node agent needs. */
+                char *conf = NULL, *tok = NULL, want[4600];
+                cr_assert_eq(tu_runf(&conf, NULL, "cat %s/etc/muster/agent.conf", targets[i]), 0);
+                cr_assert_eq(tu_runf(&tok, NULL, "cat %s", token_file), 0);
+                tok[strcspn(tok, "\r\n")] = '\0';
+                snprintf(want, sizeof want,
+                         "\ncoordinator = " BASE "\ninfra_env = %s\ntoken = %s\n"
+                         "coordinator_key_file = /etc/muster/coordinator.pub\n", ie, tok);
+                cr_assert(strstr(conf, want), "agent.conf:\n%s", conf);
+                free(conf);
+                free(tok);
+                tu_must("cmp %s %s/etc/muster/coordinator.pub", pub_file, targets[i]);
+                struct stat cst;
+                snprintf(p, sizeof p, "%s/etc/muster/agent.conf", targets[i]);
+                cr_assert_eq(stat(p, &cst), 0);
+                cr_assert_eq(cst.st_mode & 07777, 0600, "agent.conf holds the token: mode %o", cst.st_mode & 07777);
         }
         char mnt[4200], mdir[4300];
         snprintf(mnt, sizeof mnt, "%s/mnt", dir);

@@ -442,7 +442,7 @@ Test(agent_run, install_steps_need_the_coordinator_key) {
         struct run_step_result res;
         json_object *doc = result_of(INSTALL_STEP(GOOD_ARGS), 0, &ctx, &res);
         cr_assert_eq(res.exit_code, 1);
-        cr_assert_str_eq(res.error, "no coordinator public key configured (--coordinator-key); refusing to install");
+        cr_assert_str_eq(res.error, INSTALL_ERR_NO_KEY);
         cr_assert_str_eq(json_object_get_string(tu_json_get(doc, "step_type")), "install");
         cr_assert_not(res.reboot);
         json_object_put(doc);
