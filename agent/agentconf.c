@@ -16,20 +16,11 @@
 #include "bootcfg.h"
 #include "cleanup.h"
 #include "client.h"
+#include "confline.h"
 #include "crypto.h"
+#include "errmsg.h"
 #include "fdio.h"
 #include "uuid.h"
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
-        if (err && errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
 
 /* The string members and the setting each belongs to. */
 static const struct field {
@@ -186,37 +177,37 @@ static int check_value(const struct key *k, const char *value, enum agentconf_so
         switch (k->kind) {
         case K_URL:
                 if (!client_url_is_valid(value))
-                        return fail(err, errlen, -EINVAL, "\"%s\" is not an http:// or https:// URL with a host",
-                                    value);
+                        return errmsg(err, errlen, -EINVAL, "\"%s\" is not an http:// or https:// URL with a host",
+                                      value);
                 return 0;
         case K_UUID:
                 if (!uuid_is_valid(value))
-                        return fail(err, errlen, -EINVAL, "\"%s\" is not a UUID", value);
+                        return errmsg(err, errlen, -EINVAL, "\"%s\" is not a UUID", value);
                 return 0;
         case K_TOKEN:
                 r = client_check_token(value);
                 if (r == -E2BIG)
-                        return fail(err, errlen, -EINVAL, "the token is longer than %d bytes", CLIENT_TOKEN_MAX);
+                        return errmsg(err, errlen, -EINVAL, "the token is longer than %d bytes", CLIENT_TOKEN_MAX);
                 if (r < 0)
-                        return fail(err, errlen, -EINVAL,
-                                    "the token is empty or not a token (spaces or control characters inside)");
+                        return errmsg(err, errlen, -EINVAL,
+                                      "the token is empty or not a token (spaces or control characters inside)");
                 return 0;
         case K_PATH:
                 if (!*value)
-                        return fail(err, errlen, -EINVAL, "empty path");
+                        return errmsg(err, errlen, -EINVAL, "empty path");
                 if (strlen(value) > AGENTCONF_PATH_MAX)
-                        return fail(err, errlen, -EINVAL, "path longer than %d bytes", AGENTCONF_PATH_MAX);
+                        return errmsg(err, errlen, -EINVAL, "path longer than %d bytes", AGENTCONF_PATH_MAX);
                 if (has_control(value))
-                        return fail(err, errlen, -EINVAL, "path with control characters");
+                        return errmsg(err, errlen, -EINVAL, "path with control characters");
                 if (src != AGENTCONF_SRC_FLAG && value[0] != '/')
-                        return fail(err, errlen, -EINVAL, "\"%s\" is not an absolute path", value);
+                        return errmsg(err, errlen, -EINVAL, "\"%s\" is not an absolute path", value);
                 return 0;
         case K_BYTES: {
                 char *end;
                 errno = 0;
                 long long v = strtoll(value, &end, 10);
                 if (errno || end == value || *end || v <= 0)
-                        return fail(err, errlen, -EINVAL, "needs a positive number of bytes, not \"%s\"", value);
+                        return errmsg(err, errlen, -EINVAL, "needs a positive number of bytes, not \"%s\"", value);
                 *num = v;
                 return 0;
         }
@@ -237,9 +228,9 @@ int agentconf_set(struct agentconf *c, const char *key, const char *value, enum 
                   const char *origin, char *err, size_t errlen) {
         const struct key *k = key ? find_key(key, false) : NULL;
         if (!k)
-                return fail(err, errlen, -EINVAL, "unknown setting \"%s\"", key ? key : "");
+                return errmsg(err, errlen, -EINVAL, "unknown setting \"%s\"", key ? key : "");
         if (!value || !origin)
-                return fail(err, errlen, -EINVAL, "no value");
+                return errmsg(err, errlen, -EINVAL, "no value");
         return set_key(c, k, value, src, origin, err, errlen);
 }
 
@@ -258,24 +249,24 @@ int agentconf_parse_boot(struct agentconf *c, const uint8_t *area, size_t size, 
         if (r == -ENODATA || r == -ENOMEM)
                 return r;
         if (r < 0)
-                return fail(err, errlen, -EINVAL, "%s: %s", name, why[0] ? why : "not a config area");
+                return errmsg(err, errlen, -EINVAL, "%s: %s", name, why[0] ? why : "not a config area");
 
         /* What the decoder lets through but the agent could not use. */
         if (!client_url_is_valid(b.coordinator_url))
-                r = fail(err, errlen, -EINVAL, "%s: config area: coordinator_url \"%s\" is not a usable URL", name,
-                         b.coordinator_url);
+                r = errmsg(err, errlen, -EINVAL, "%s: config area: coordinator_url \"%s\" is not a usable URL", name,
+                           b.coordinator_url);
         else if (client_check_token(b.token) < 0)
-                r = fail(err, errlen, -EINVAL,
-                         "%s: config area: the token is not a token (spaces or control characters inside)", name);
+                r = errmsg(err, errlen, -EINVAL,
+                           "%s: config area: the token is not a token (spaces or control characters inside)", name);
         else if (b.coordinator_key_pem) {
                 struct crypto_key *k = NULL;
                 if (crypto_pubkey_load_pem(b.coordinator_key_pem, &k) < 0)
-                        r = fail(err, errlen, -EINVAL,
-                                 "%s: config area: coordinator_key_pem is not a PEM P-256 public key", name);
+                        r = errmsg(err, errlen, -EINVAL,
+                                   "%s: config area: coordinator_key_pem is not a PEM P-256 public key", name);
                 crypto_key_free(k);
         }
         if (r == 0 && b.ca_pem && !strstr(b.ca_pem, "-----BEGIN CERTIFICATE-----"))
-                r = fail(err, errlen, -EINVAL, "%s: config area: ca_pem holds no PEM certificate", name);
+                r = errmsg(err, errlen, -EINVAL, "%s: config area: ca_pem holds no PEM certificate", name);
         if (r == 0 && asprintf(&origin, "boot config %s", name) < 0) {
                 origin = NULL;
                 r = -ENOMEM;
@@ -300,29 +291,6 @@ int agentconf_parse_boot(struct agentconf *c, const uint8_t *area, size_t size, 
 
 /* ---- agent.conf ---------------------------------------------------------------- */
 
-static char *trim(char *s) {
-        while (*s == ' ' || *s == '\t')
-                s++;
-        char *e = s + strlen(s);
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-                *--e = '\0';
-        return s;
-}
-
-/* Cut a comment: '#' at the start or after a blank, outside double quotes
- * (as musterd.conf reads it). */
-static void strip_comment(char *s) {
-        bool quoted = false;
-        for (char *p = s; *p; p++) {
-                if (*p == '"')
-                        quoted = !quoted;
-                else if (*p == '#' && !quoted && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
-                        *p = '\0';
-                        return;
-                }
-        }
-}
-
 int agentconf_parse_file(struct agentconf *c, const char *text, size_t len, const char *name, char *err,
                          size_t errlen) {
         unsigned seen_line[N_KEYS] = { 0 };
@@ -333,13 +301,13 @@ int agentconf_parse_file(struct agentconf *c, const char *text, size_t len, cons
         int r = 0;
 
         if (len > AGENTCONF_TEXT_MAX)
-                return fail(err, errlen, -EINVAL, "%s: longer than %d bytes", name, AGENTCONF_TEXT_MAX);
+                return errmsg(err, errlen, -EINVAL, "%s: longer than %d bytes", name, AGENTCONF_TEXT_MAX);
         const char *nul = memchr(text, '\0', len);
         if (nul) {
                 unsigned at = 1;
                 for (const char *p = text; p < nul; p++)
                         at += *p == '\n';
-                return fail(err, errlen, -EINVAL, "%s:%u: NUL byte", name, at);
+                return errmsg(err, errlen, -EINVAL, "%s:%u: NUL byte", name, at);
         }
         if (!(buf = strndup(text, len)))
                 return -ENOMEM;
@@ -352,44 +320,44 @@ int agentconf_parse_file(struct agentconf *c, const char *text, size_t len, cons
                         *nl = '\0';
                 lineno++;
 
-                strip_comment(line);
-                char *s = trim(line);
-                if (!*s)
+                /* agent.conf has no sections: a "[" line is a malformed pair. */
+                struct confline cl;
+                switch (confline_parse(line, 0, &cl)) {
+                case CONFLINE_BLANK:
                         continue;
-                char *eq = strchr(s, '=');
-                if (!eq)
-                        return fail(err, errlen, -EINVAL, "%s:%u: expected \"key = value\"", name, lineno);
-                *eq = '\0';
-                char *key = trim(s), *value = trim(eq + 1);
-                if (!*key)
-                        return fail(err, errlen, -EINVAL, "%s:%u: missing key before '='", name, lineno);
-                size_t n = strlen(value);
-                if (n > 0 && value[0] == '"') {
-                        if (n < 2 || value[n - 1] != '"' || memchr(value + 1, '"', n - 2))
-                                return fail(err, errlen, -EINVAL, "%s:%u: unbalanced quotes in the value of %s", name,
-                                            lineno, key);
-                        value[n - 1] = '\0';
-                        value++;
-                } else if (n == 0)
-                        return fail(err, errlen, -EINVAL, "%s:%u: missing value for %s", name, lineno, key);
+                case CONFLINE_PAIR:
+                        break;
+                case CONFLINE_SECTION:
+                case CONFLINE_ERR_SECTION:
+                case CONFLINE_ERR_NO_EQUALS:
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: expected \"key = value\"", name, lineno);
+                case CONFLINE_ERR_NO_KEY:
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: missing key before '='", name, lineno);
+                case CONFLINE_ERR_QUOTES:
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: unbalanced quotes in the value of %s", name,
+                                      lineno, cl.key);
+                case CONFLINE_ERR_NO_VALUE:
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: missing value for %s", name, lineno, cl.key);
+                }
+                const char *key = cl.key, *value = cl.value;
 
                 const struct key *k = find_key(key, false);
                 if (!k)
-                        return fail(err, errlen, -EINVAL, "%s:%u: unknown key \"%s\"", name, lineno, key);
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: unknown key \"%s\"", name, lineno, key);
                 size_t ki = (size_t) (k - keys);
                 if (seen_line[ki])
-                        return fail(err, errlen, -EINVAL, "%s:%u: %s given again (first on line %u)", name, lineno,
-                                    key, seen_line[ki]);
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: %s given again (first on line %u)", name, lineno,
+                                      key, seen_line[ki]);
                 if (setting_line[k->setting])
-                        return fail(err, errlen, -EINVAL, "%s:%u: %s and %s (line %u) both given; keep one", name,
-                                    lineno, key, setting_key[k->setting], setting_line[k->setting]);
+                        return errmsg(err, errlen, -EINVAL, "%s:%u: %s and %s (line %u) both given; keep one", name,
+                                      lineno, key, setting_key[k->setting], setting_line[k->setting]);
                 seen_line[ki] = setting_line[k->setting] = lineno;
                 setting_key[k->setting] = k->name;
 
                 snprintf(origin, sizeof origin, "%s:%u", name, lineno);
                 r = set_key(c, k, value, AGENTCONF_SRC_FILE, origin, why, sizeof why);
                 if (r == -EINVAL)
-                        return fail(err, errlen, r, "%s:%u: %s: %s", name, lineno, key, why);
+                        return errmsg(err, errlen, r, "%s:%u: %s: %s", name, lineno, key, why);
         }
         return r;
 }
@@ -454,9 +422,9 @@ int agentconf_parse_cmdline(struct agentconf *c, const char *text, size_t len, c
         char *p, *word, *value;
 
         if (len > AGENTCONF_TEXT_MAX)
-                return fail(err, errlen, -EINVAL, "%s: longer than %d bytes", name, AGENTCONF_TEXT_MAX);
+                return errmsg(err, errlen, -EINVAL, "%s: longer than %d bytes", name, AGENTCONF_TEXT_MAX);
         if (memchr(text, '\0', len))
-                return fail(err, errlen, -EINVAL, "%s: NUL byte in the command line", name);
+                return errmsg(err, errlen, -EINVAL, "%s: NUL byte in the command line", name);
         if (!(buf = strndup(text, len)))
                 return -ENOMEM;
         if (asprintf(&origin, "kernel command line %s", name) < 0) {
@@ -473,10 +441,10 @@ int agentconf_parse_cmdline(struct agentconf *c, const char *text, size_t len, c
                 if (!k)
                         continue;
                 if (!value)
-                        return fail(err, errlen, -EINVAL, "%s: %s: needs a value (%s=...)", name, word, word);
+                        return errmsg(err, errlen, -EINVAL, "%s: %s: needs a value (%s=...)", name, word, word);
                 int r = set_key(c, k, value, AGENTCONF_SRC_CMDLINE, origin, why, sizeof why);
                 if (r == -EINVAL)
-                        return fail(err, errlen, r, "%s: %s: %s", name, word, why);
+                        return errmsg(err, errlen, r, "%s: %s: %s", name, word, why);
                 if (r < 0)
                         return r;
         }
@@ -631,7 +599,7 @@ static int load_one(struct agentconf *out, enum agentconf_source which, const ch
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return fail(err, errlen, r, "Failed to read %s %s: %s", what[which], path, strerror(-r));
+                return errmsg(err, errlen, r, "Failed to read %s %s: %s", what[which], path, strerror(-r));
         if (which == AGENTCONF_SRC_BOOT) {
                 r = agentconf_parse_boot(&part, (const uint8_t *) data, n, path, err, errlen);
                 if (r == -ENODATA)
@@ -659,7 +627,7 @@ int agentconf_load(struct agentconf *out, const struct agentconf_paths *paths, c
             (r = load_one(out, AGENTCONF_SRC_CMDLINE, cmdline, err, errlen)) < 0 ||
             (flags && (r = agentconf_merge(out, flags)) < 0)) {
                 if (r == -ENOMEM)
-                        fail(err, errlen, r, "Out of memory reading the agent's configuration");
+                        errmsg(err, errlen, r, "Out of memory reading the agent's configuration");
                 agentconf_free(out);
                 return r;
         }

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <linux/loop.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "errmsg.h"
+#include "fdio.h"
 #include "jsonwrite.h"
 #include "nodedir.h"
 #include "release.h"
@@ -40,21 +41,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe)
 #define PCT_PAYLOAD 90
 #define PCT_REBOOT 95
 
-static int say(char *buf, size_t len, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int say(char *buf, size_t len, int r, const char *fmt, ...) {
-        va_list ap;
-        if (buf && len) {
-                int saved = errno;
-                errno = r < 0 ? -r : r;
-                va_start(ap, fmt);
-                vsnprintf(buf, len, fmt, ap);
-                va_end(ap);
-                errno = saved;
-        }
-        return r;
-}
-
-#define FAIL(out, r, ...) say((out)->error, sizeof (out)->error, (r), __VA_ARGS__)
+#define FAIL(out, r, ...) errmsg((out)->error, sizeof (out)->error, (r), __VA_ARGS__)
 
 static int64_t mono_ms(void) {
         struct timespec ts;
@@ -88,15 +75,15 @@ static int arg_str(json_object *args, const char *key, size_t max, bool optional
         if (!json_object_object_get_ex(args, key, &v) || !v) {
                 if (optional)
                         return 0;
-                return say(err, errlen, -EINVAL, "args.%s is missing", key);
+                return errmsg(err, errlen, -EINVAL, "args.%s is missing", key);
         }
         if (!json_object_is_type(v, json_type_string))
-                return say(err, errlen, -EINVAL, "args.%s must be a string", key);
+                return errmsg(err, errlen, -EINVAL, "args.%s must be a string", key);
         const char *s = json_object_get_string(v);
         size_t n = (size_t) json_object_get_string_len(v);
         if (n == 0 || n > max || strlen(s) != n || !printable(s, false))
-                return say(err, errlen, -EINVAL, "args.%s must have 1 to %zu printable characters without spaces", key,
-                           max);
+                return errmsg(err, errlen, -EINVAL, "args.%s must have 1 to %zu printable characters without spaces",
+                              key, max);
         if (!(*out = strdup(s)))
                 return -ENOMEM;
         return 0;
@@ -111,7 +98,7 @@ int install_args_parse(json_object *args, struct install_args *out, char *err, s
         if (err && errlen)
                 err[0] = '\0';
         if (!args || !json_object_is_type(args, json_type_object))
-                return say(err, errlen, -EINVAL, "args must be an object");
+                return errmsg(err, errlen, -EINVAL, "args must be an object");
         if ((r = arg_str(args, "mode", 16, false, &mode, err, errlen)) < 0)
                 goto error;
         if (strcmp(mode, INSTALL_MODE_INSTALL) == 0)
@@ -119,21 +106,21 @@ int install_args_parse(json_object *args, struct install_args *out, char *err, s
         else if (strcmp(mode, INSTALL_MODE_APPLY) == 0)
                 out->mode = INSTALL_STEP_APPLY;
         else {
-                r = say(err, errlen, -EINVAL, "args.mode must be \"install\" or \"apply\", not \"%s\"", mode);
+                r = errmsg(err, errlen, -EINVAL, "args.mode must be \"install\" or \"apply\", not \"%s\"", mode);
                 goto error;
         }
         if ((r = arg_str(args, "cluster_id", INSTALL_MAX_ID, false, &out->cluster_id, err, errlen)) < 0)
                 goto error;
         if (!json_object_object_get_ex(args, "revision", &v) || !json_object_is_type(v, json_type_int) ||
             json_object_get_int64(v) < 1 || json_object_get_int64(v) == INT64_MAX) {
-                r = say(err, errlen, -EINVAL, "args.revision must be a positive integer");
+                r = errmsg(err, errlen, -EINVAL, "args.revision must be a positive integer");
                 goto error;
         }
         out->revision = json_object_get_int64(v);
         if ((r = arg_str(args, "payload_url", INSTALL_MAX_URL, false, &out->payload_url, err, errlen)) < 0)
                 goto error;
         if (out->payload_url[0] != '/' || out->payload_url[1] == '/') {
-                r = say(err, errlen, -EINVAL, "args.payload_url must be a path on the coordinator (\"/api/...\")");
+                r = errmsg(err, errlen, -EINVAL, "args.payload_url must be a path on the coordinator (\"/api/...\")");
                 goto error;
         }
         if ((r = arg_str(args, "role", INSTALL_MAX_ID, true, &out->role, err, errlen)) < 0)
@@ -141,7 +128,7 @@ int install_args_parse(json_object *args, struct install_args *out, char *err, s
         if ((r = arg_str(args, "installation_disk", 4096, true, &out->installation_disk, err, errlen)) < 0)
                 goto error;
         if (out->installation_disk && out->installation_disk[0] != '/') {
-                r = say(err, errlen, -EINVAL, "args.installation_disk must be an absolute path");
+                r = errmsg(err, errlen, -EINVAL, "args.installation_disk must be an absolute path");
                 goto error;
         }
         return 0;
@@ -197,16 +184,6 @@ int install_target_classify(const char *path, enum install_target_kind *kind) {
 
 /* ---- the image stream ------------------------------------------------------ */
 
-static int fsync_parent(const char *path) {
-        _cleanup_free_ char *copy = strdup(path);
-        if (!copy)
-                return -ENOMEM;
-        _cleanup_close_ int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd) < 0)
-                return -errno;
-        return 0;
-}
-
 int install_image_begin(struct install_image *w, enum install_target_kind kind, const char *path, uint64_t size,
                         char *err, size_t errlen) {
         int r;
@@ -222,16 +199,16 @@ int install_image_begin(struct install_image *w, enum install_target_kind kind, 
                 /* O_EXCL: the kernel refuses a disk that is mounted or in use. */
                 w->fd = open(path, O_WRONLY | O_EXCL | O_CLOEXEC | O_NOCTTY);
                 if (w->fd < 0) {
-                        r = say(err, errlen, -errno, "failed to open disk %s: %m", path);
+                        r = errmsg(err, errlen, -errno, "failed to open disk %s: %m", path);
                         goto error;
                 }
                 if (ioctl(w->fd, BLKGETSIZE64, &disk_size) < 0) {
-                        r = say(err, errlen, -errno, "failed to read the size of disk %s: %m", path);
+                        r = errmsg(err, errlen, -errno, "failed to read the size of disk %s: %m", path);
                         goto error;
                 }
                 if (disk_size < size) {
-                        r = say(err, errlen, -ENOSPC, "disk %s holds %llu bytes, the OS image needs %llu", path,
-                                (unsigned long long) disk_size, (unsigned long long) size);
+                        r = errmsg(err, errlen, -ENOSPC, "disk %s holds %llu bytes, the OS image needs %llu", path,
+                                   (unsigned long long) disk_size, (unsigned long long) size);
                         goto error;
                 }
         } else {
@@ -247,13 +224,13 @@ int install_image_begin(struct install_image *w, enum install_target_kind kind, 
                 }
                 w->fd = mkostemp(w->tmp, O_CLOEXEC);
                 if (w->fd < 0) {
-                        r = say(err, errlen, -errno, "failed to create a file beside %s: %m", path);
+                        r = errmsg(err, errlen, -errno, "failed to create a file beside %s: %m", path);
                         free(w->tmp);
                         w->tmp = NULL;
                         goto error;
                 }
                 if (fchmod(w->fd, 0644) < 0) {
-                        r = say(err, errlen, -errno, "failed to set the mode of %s: %m", w->tmp);
+                        r = errmsg(err, errlen, -errno, "failed to set the mode of %s: %m", w->tmp);
                         goto error;
                 }
         }
@@ -267,24 +244,15 @@ error:
 }
 
 int install_image_write(struct install_image *w, const void *data, size_t len) {
-        const char *p = data;
-
         if (w->fd < 0)
                 return -EBADF;
         if (len > w->expected - w->written)
                 return -EFBIG;
         if (crypto_sha256_update(&w->sha, data, len) < 0)
                 return -EIO;
-        for (size_t off = 0; off < len;) {
-                ssize_t k = write(w->fd, p + off, len - off);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        return -EIO;
-                off += (size_t) k;
-        }
+        int r = fd_write_full(w->fd, data, len);
+        if (r < 0)
+                return r;
         w->written += len;
         return 0;
 }
@@ -297,8 +265,8 @@ int install_image_commit(struct install_image *w, const char *sha256_hex, char *
         if (w->fd < 0)
                 return -EBADF;
         if (w->written != w->expected) {
-                r = say(err, errlen, -EBADMSG, "the OS image has %llu bytes, the payload says %llu",
-                        (unsigned long long) w->written, (unsigned long long) w->expected);
+                r = errmsg(err, errlen, -EBADMSG, "the OS image has %llu bytes, the payload says %llu",
+                           (unsigned long long) w->written, (unsigned long long) w->expected);
                 goto error;
         }
         r = crypto_sha256_final(&w->sha, d);
@@ -307,16 +275,16 @@ int install_image_commit(struct install_image *w, const char *sha256_hex, char *
                 goto error;
         crypto_hex(d, sizeof d, hex);
         if (!sha256_hex || strcasecmp(hex, sha256_hex) != 0) {
-                r = say(err, errlen, -EBADMSG, "the OS image's SHA-256 is %s, the payload says %s", hex,
-                        sha256_hex ? sha256_hex : "nothing");
+                r = errmsg(err, errlen, -EBADMSG, "the OS image's SHA-256 is %s, the payload says %s", hex,
+                           sha256_hex ? sha256_hex : "nothing");
                 goto error;
         }
         if (w->kind != INSTALL_TARGET_DISK && ftruncate(w->fd, (off_t) w->written) < 0) {
-                r = say(err, errlen, -errno, "failed to size %s: %m", w->tmp);
+                r = errmsg(err, errlen, -errno, "failed to size %s: %m", w->tmp);
                 goto error;
         }
         if (fsync(w->fd) < 0) {
-                r = say(err, errlen, -errno, "failed to sync %s: %m", w->tmp ? w->tmp : w->path);
+                r = errmsg(err, errlen, -errno, "failed to sync %s: %m", w->tmp ? w->tmp : w->path);
                 goto error;
         }
         if (w->kind == INSTALL_TARGET_DISK)
@@ -326,17 +294,17 @@ int install_image_commit(struct install_image *w, const char *sha256_hex, char *
         r = close(w->fd);
         w->fd = -1;
         if (r < 0) {
-                r = say(err, errlen, -errno, "failed to write %s: %m", w->tmp ? w->tmp : w->path);
+                r = errmsg(err, errlen, -errno, "failed to write %s: %m", w->tmp ? w->tmp : w->path);
                 goto error;
         }
         if (w->tmp) {
                 if (rename(w->tmp, w->path) < 0) {
-                        r = say(err, errlen, -errno, "failed to move the OS image into %s: %m", w->path);
+                        r = errmsg(err, errlen, -errno, "failed to move the OS image into %s: %m", w->path);
                         goto error;
                 }
                 free(w->tmp);
                 w->tmp = NULL;
-                (void) fsync_parent(w->path);
+                (void) fd_fsync_parent(w->path);
         }
         install_image_abort(w); /* releases what is left; the image stays */
         return 0;
@@ -562,18 +530,18 @@ int install_with_root_dir(const char *image, const struct install_root *root,
         int lfd = -1, r;
 
         if (!root->fs_type[0])
-                return say(err, errlen, -EMEDIUMTYPE, "the root partition of %s has no file system", image);
+                return errmsg(err, errlen, -EMEDIUMTYPE, "the root partition of %s has no file system", image);
         r = loop_attach(image, root->offset, root->size, &lfd, dev, sizeof dev);
         if (r < 0)
-                return say(err, errlen, r, "failed to attach a loop device to %s: %m", image);
+                return errmsg(err, errlen, r, "failed to attach a loop device to %s: %m", image);
         if (!mkdtemp(mnt)) {
-                r = say(err, errlen, -errno, "failed to create a mount point: %m");
+                r = errmsg(err, errlen, -errno, "failed to create a mount point: %m");
                 loop_detach(lfd);
                 return r;
         }
         if (mount(dev, mnt, root->fs_type, MS_NOSUID | MS_NODEV, NULL) < 0) {
-                r = say(err, errlen, -errno, "failed to mount the root partition of %s (%s on %s): %m", image,
-                        root->fs_type, dev);
+                r = errmsg(err, errlen, -errno, "failed to mount the root partition of %s (%s on %s): %m", image,
+                           root->fs_type, dev);
                 rmdir(mnt);
                 loop_detach(lfd);
                 return r;
@@ -582,8 +550,8 @@ int install_with_root_dir(const char *image, const struct install_root *root,
         int rootfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int dfd = rootfd < 0 ? -errno : mkdir_under(rootfd, INSTALL_MANIFEST_SUBDIR);
         if (dfd < 0)
-                r = say(err, errlen, dfd, "failed to create /%s in the root partition of %s: %m",
-                        INSTALL_MANIFEST_SUBDIR, image);
+                r = errmsg(err, errlen, dfd, "failed to create /%s in the root partition of %s: %m",
+                           INSTALL_MANIFEST_SUBDIR, image);
         else if (asprintf(&dir, "%s/%s", mnt, INSTALL_MANIFEST_SUBDIR) < 0) {
                 dir = NULL;
                 r = -ENOMEM;
@@ -593,7 +561,7 @@ int install_with_root_dir(const char *image, const struct install_root *root,
                 close(dfd);
         if (rootfd >= 0) {
                 if (syncfs(rootfd) < 0 && r >= 0)
-                        r = say(err, errlen, -errno, "failed to sync the root partition of %s: %m", image);
+                        r = errmsg(err, errlen, -errno, "failed to sync the root partition of %s: %m", image);
                 close(rootfd);
         }
 
@@ -602,7 +570,7 @@ int install_with_root_dir(const char *image, const struct install_root *root,
                 usleep(100 * 1000);
         if (u < 0) {
                 if (r >= 0)
-                        r = say(err, errlen, -errno, "failed to unmount %s: %m", mnt);
+                        r = errmsg(err, errlen, -errno, "failed to unmount %s: %m", mnt);
                 (void) umount2(mnt, MNT_DETACH);
         }
         rmdir(mnt);
@@ -697,22 +665,22 @@ static int write_node_files(const char *manifest_dir, const struct install_optio
                 return 0;
         char parent[PATH_MAX];
         if (snprintf(parent, sizeof parent, "%s", manifest_dir) >= (int) sizeof parent)
-                return say(err, errlen, -ENAMETOOLONG, "path too long");
+                return errmsg(err, errlen, -ENAMETOOLONG, "path too long");
         char *slash = strrchr(parent, '/');
         if (!slash || slash == parent)
-                return say(err, errlen, -EINVAL, "%s has no parent folder", manifest_dir);
+                return errmsg(err, errlen, -EINVAL, "%s has no parent folder", manifest_dir);
         *slash = '\0';
         _cleanup_close_ int dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
-                return say(err, errlen, -errno, "cannot open %s: %m", parent);
+                return errmsg(err, errlen, -errno, "cannot open %s: %m", parent);
         int r = 0;
         if (o->node_key_pem &&
             (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_KEY, o->node_key_pem, strlen(o->node_key_pem), 0644)) < 0)
-                return say(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_KEY, strerror(-r));
+                return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_KEY, strerror(-r));
         /* It holds the token: root only. */
         if (o->node_conf &&
             (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CONF, o->node_conf, strlen(o->node_conf), 0600)) < 0)
-                return say(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
+                return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
         (void) fsync(dfd);
         return 0;
 }
@@ -742,8 +710,9 @@ static int write_manifest_dir(const char *dir, void *userdata) {
         if (j->apply) {
                 r = nodedir_applied_revision(dir, &cur);
                 if (r < 0)
-                        return say(j->err, sizeof j->err, r, "%s/%s is not muster's bookkeeping; remove it to start afresh",
-                                   dir, NODEDIR_BOOKKEEPING);
+                        return errmsg(j->err, sizeof j->err, r,
+                                      "%s/%s is not muster's bookkeeping; remove it to start afresh", dir,
+                                      NODEDIR_BOOKKEEPING);
                 if (j->a->revision <= cur) {
                         j->applied = cur;
                         return 0;

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "cleanup.h"
 #include "crypto.h"
+#include "errmsg.h"
 #include "fdio.h"
 #include "manifest.h"
 
@@ -23,20 +23,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 #define _cleanup_json_ _cleanup_(json_object_putp)
 
 #define SHA_HEX_LEN (2 * CRYPTO_SHA256_LEN)
-
-static int fail(int r, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(int r, char *err, size_t errlen, const char *fmt, ...) {
-        va_list ap;
-        if (err && errlen) {
-                int saved = errno;
-                errno = -r;
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-                errno = saved;
-        }
-        return r;
-}
 
 void nodedir_changes_free(struct nodedir_changes *c) {
         strv_free(&c->added);
@@ -175,15 +161,7 @@ int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t 
                 if (fd < 0 && (errno != EEXIST || attempt > 100))
                         return -errno;
         }
-        for (size_t off = 0; off < len && r == 0;) {
-                ssize_t k = write(fd, (const char *) data + off, len - off);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        r = -errno;
-                else
-                        off += (size_t) k;
-        }
+        r = fd_write_full(fd, data, len);
         /* The umask must not decide who can read a manifest. */
         if (r == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
                 r = -errno;
@@ -284,17 +262,17 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
         if (!next)
                 return -ENOMEM;
         if (revision < 0)
-                return fail(-EINVAL, err, errlen, "revision %lld is negative", (long long) revision);
+                return errmsg(err, errlen, -EINVAL, "revision %lld is negative", (long long) revision);
 
         /* The new set: each name checked, each content hashed. */
         for (size_t i = 0; i < n; i++) {
                 uint8_t d[CRYPTO_SHA256_LEN];
                 char hex[SHA_HEX_LEN + 1];
                 if (!nodedir_name_is_valid(files[i].path))
-                        return fail(-EINVAL, err, errlen, "\"%s\" is not a plain file name for a manifest directory",
-                                    files[i].path ? files[i].path : "");
+                        return errmsg(err, errlen, -EINVAL, "\"%s\" is not a plain file name for a manifest directory",
+                                      files[i].path ? files[i].path : "");
                 if (json_object_object_get_ex(next, files[i].path, NULL))
-                        return fail(-EINVAL, err, errlen, "the payload holds %s twice", files[i].path);
+                        return errmsg(err, errlen, -EINVAL, "the payload holds %s twice", files[i].path);
                 if ((r = crypto_sha256(files[i].content, files[i].len, d)) < 0)
                         return r;
                 crypto_hex(d, sizeof d, hex);
@@ -306,17 +284,17 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
         }
 
         if ((r = mkdir_p(dir)) < 0)
-                return fail(r, err, errlen, "failed to create %s: %m", dir);
+                return errmsg(err, errlen, r, "failed to create %s: %m", dir);
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
-                return fail(-errno, err, errlen, "failed to open %s: %m", dir);
+                return errmsg(err, errlen, -errno, "failed to open %s: %m", dir);
         remove_stale_tmp(dfd);
         r = read_book(dfd, &prev_rev, &prev);
         if (r == -EBADMSG)
-                return fail(r, err, errlen, "%s/%s is not muster's bookkeeping; remove it to start afresh", dir,
-                            NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "%s/%s is not muster's bookkeeping; remove it to start afresh", dir,
+                              NODEDIR_BOOKKEEPING);
         if (r < 0)
-                return fail(r, err, errlen, "failed to read %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "failed to read %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
         out->previous_revision = prev_rev;
 
         /* Which paths the previous apply knew, then record the new ones
@@ -336,7 +314,7 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
                 widen = true;
         }
         if (widen && (r = write_book(dfd, prev_rev, prev)) < 0)
-                return fail(r, err, errlen, "failed to write %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
 
         for (size_t i = 0; i < n; i++) {
                 const struct payload_file *f = &files[i];
@@ -345,7 +323,7 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
                 bool on_disk = same_content_at(dfd, f->path, f->content, f->len);
                 if (!on_disk && (r = nodedir_write_atomic_at(dfd, f->path, f->content, f->len, 0644)) < 0) {
                         nodedir_changes_free(out);
-                        return fail(r, err, errlen, "failed to write %s/%s: %m", dir, f->path);
+                        return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, f->path);
                 }
                 if (!known[i])
                         r = strv_push(&out->added, f->path);
@@ -364,14 +342,14 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
                         if (errno != ENOENT) {
                                 r = -errno;
                                 nodedir_changes_free(out);
-                                return fail(r, err, errlen, "failed to look at %s/%s: %m", dir, old_path);
+                                return errmsg(err, errlen, r, "failed to look at %s/%s: %m", dir, old_path);
                         }
                 } else if (S_ISDIR(st.st_mode))
                         continue; /* not a file muster wrote any more: leave it */
                 else if (unlinkat(dfd, old_path, 0) < 0 && errno != ENOENT) {
                         r = -errno;
                         nodedir_changes_free(out);
-                        return fail(r, err, errlen, "failed to remove %s/%s: %m", dir, old_path);
+                        return errmsg(err, errlen, r, "failed to remove %s/%s: %m", dir, old_path);
                 }
                 if ((r = strv_push(&out->removed, old_path)) < 0)
                         goto oom;
@@ -379,12 +357,12 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
 
         if ((r = write_book(dfd, revision, next)) < 0) {
                 nodedir_changes_free(out);
-                return fail(r, err, errlen, "failed to write %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
         }
         if (fsync(dfd) < 0) {
                 r = -errno;
                 nodedir_changes_free(out);
-                return fail(r, err, errlen, "failed to sync %s: %m", dir);
+                return errmsg(err, errlen, r, "failed to sync %s: %m", dir);
         }
         strv_sort(&out->added);
         strv_sort(&out->updated);

@@ -28,6 +28,7 @@
 #include "cleanup.h"
 #include "client.h"
 #include "crypto.h"
+#include "errmsg.h"
 #include "fdio.h"
 #include "growbuf.h"
 #include "install.h"
@@ -62,29 +63,18 @@ unsigned run_clamp_interval(bool present, int64_t seconds) {
         return (unsigned) seconds;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-        va_list ap;
-        if (err && errlen) {
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
-
 /* A printable string of 1..max bytes into out. */
 static int read_token(json_object *o, const char *key, size_t i, char *out, size_t max, char *err, size_t errlen) {
         json_object *v;
         if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return fail(err, errlen, "instructions[%zu].%s must be a string", i, key);
+                return errmsg(err, errlen, -EINVAL, "instructions[%zu].%s must be a string", i, key);
         const char *s = json_object_get_string(v);
         size_t n = (size_t) json_object_get_string_len(v);
         if (n == 0 || n > max)
-                return fail(err, errlen, "instructions[%zu].%s must have 1 to %zu characters", i, key, max);
+                return errmsg(err, errlen, -EINVAL, "instructions[%zu].%s must have 1 to %zu characters", i, key, max);
         for (size_t k = 0; k < n; k++)
                 if ((unsigned char) s[k] < 0x20 || s[k] == 0x7f)
-                        return fail(err, errlen, "instructions[%zu].%s has control characters", i, key);
+                        return errmsg(err, errlen, -EINVAL, "instructions[%zu].%s has control characters", i, key);
         memcpy(out, s, n);
         out[n] = '\0';
         return 0;
@@ -101,11 +91,11 @@ int run_parse_instructions(json_object *reply, struct run_instructions *out, cha
         if (err && errlen)
                 err[0] = '\0';
         if (!reply || !json_object_is_type(reply, json_type_object))
-                return fail(err, errlen, "the reply is not a JSON object");
+                return errmsg(err, errlen, -EINVAL, "the reply is not a JSON object");
 
         if (json_object_object_get_ex(reply, "next_instruction_seconds", &v) && v) {
                 if (!json_object_is_type(v, json_type_int))
-                        return fail(err, errlen, "next_instruction_seconds must be an integer");
+                        return errmsg(err, errlen, -EINVAL, "next_instruction_seconds must be an integer");
                 next = json_object_get_int64(v);
                 have_next = true;
         }
@@ -114,18 +104,19 @@ int run_parse_instructions(json_object *reply, struct run_instructions *out, cha
                 if (s && strcmp(s, "exit") == 0)
                         out->exit = true;
                 else if (!s || strcmp(s, "continue") != 0)
-                        return fail(err, errlen, "post_step_action must be \"continue\" or \"exit\"");
+                        return errmsg(err, errlen, -EINVAL, "post_step_action must be \"continue\" or \"exit\"");
         }
         if (json_object_object_get_ex(reply, "instructions", &v) && v) {
                 if (!json_object_is_type(v, json_type_array))
-                        return fail(err, errlen, "instructions must be an array");
+                        return errmsg(err, errlen, -EINVAL, "instructions must be an array");
                 list = v;
         }
         out->next_instruction_seconds = run_clamp_interval(have_next, next);
 
         size_t n = list ? json_object_array_length(list) : 0;
         if (n > RUN_MAX_INSTRUCTIONS) {
-                fail(err, errlen, "%zu instructions, more than the %d this agent accepts", n, RUN_MAX_INSTRUCTIONS);
+                errmsg(err, errlen, -EINVAL, "%zu instructions, more than the %d this agent accepts", n,
+                       RUN_MAX_INSTRUCTIONS);
                 return -E2BIG;
         }
         if (n == 0)
@@ -138,7 +129,7 @@ int run_parse_instructions(json_object *reply, struct run_instructions *out, cha
                 struct run_instruction *in = &out->v[i];
 
                 if (!e || !json_object_is_type(e, json_type_object)) {
-                        r = fail(err, errlen, "instructions[%zu] must be an object", i);
+                        r = errmsg(err, errlen, -EINVAL, "instructions[%zu] must be an object", i);
                         goto error;
                 }
                 if ((r = read_token(e, "step_id", i, in->step_id, RUN_STEP_ID_MAX, err, errlen)) < 0 ||
@@ -147,7 +138,7 @@ int run_parse_instructions(json_object *reply, struct run_instructions *out, cha
                 in->type = step_type_from_string(in->step_type);
                 if (json_object_object_get_ex(e, "args", &v) && v) {
                         if (!json_object_is_type(v, json_type_object)) {
-                                r = fail(err, errlen, "instructions[%zu].args must be an object", i);
+                                r = errmsg(err, errlen, -EINVAL, "instructions[%zu].args must be an object", i);
                                 goto error;
                         }
                         /* A private copy: each step runs on its own thread. */

@@ -3,27 +3,16 @@
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "errmsg.h"
 #include "uuid.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
-        if (err && errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
 
 static bool url_ok(const char *u) {
         return strncmp(u, "http://", 7) == 0 ? u[7] != '\0' : strncmp(u, "https://", 8) == 0 && u[8] != '\0';
@@ -84,17 +73,17 @@ static int get_str(json_object *o, const char *k, size_t max, bool required, cha
         json_object *v = NULL;
         if (!json_object_object_get_ex(o, k, &v) || !v) {
                 if (required)
-                        return fail(err, errlen, -EINVAL, "config area: \"%s\" is missing", k);
+                        return errmsg(err, errlen, -EINVAL, "config area: \"%s\" is missing", k);
                 return 0;
         }
         if (!json_object_is_type(v, json_type_string))
-                return fail(err, errlen, -EINVAL, "config area: \"%s\" is not a string", k);
+                return errmsg(err, errlen, -EINVAL, "config area: \"%s\" is not a string", k);
         size_t n = (size_t) json_object_get_string_len(v);
         const char *s = json_object_get_string(v);
         if (n == 0 || n > max)
-                return fail(err, errlen, -EINVAL, "config area: \"%s\" is %s", k, n ? "too long" : "empty");
+                return errmsg(err, errlen, -EINVAL, "config area: \"%s\" is %s", k, n ? "too long" : "empty");
         if (memchr(s, '\0', n))
-                return fail(err, errlen, -EINVAL, "config area: \"%s\" holds a NUL byte", k);
+                return errmsg(err, errlen, -EINVAL, "config area: \"%s\" holds a NUL byte", k);
         *out = strndup(s, n);
         return *out ? 0 : -ENOMEM;
 }
@@ -107,21 +96,21 @@ int bootcfg_decode(const uint8_t *area, size_t size, struct bootcfg *out, char *
         while (nz < size && area[nz] == 0)
                 nz++;
         if (nz == size)
-                return fail(err, errlen, -ENODATA, "config area is empty (an unconfigured ISO)");
+                return errmsg(err, errlen, -ENODATA, "config area is empty (an unconfigured ISO)");
         if (size < BOOTCFG_MAGIC_LEN || memcmp(area, BOOTCFG_MAGIC, BOOTCFG_MAGIC_LEN) != 0)
-                return fail(err, errlen, -EINVAL, "config area does not start with the muster config magic");
+                return errmsg(err, errlen, -EINVAL, "config area does not start with the muster config magic");
         const char *txt = (const char *) area + BOOTCFG_MAGIC_LEN;
         size_t room = size - BOOTCFG_MAGIC_LEN;
         const char *end = memchr(txt, '\0', room);
         if (!end)
-                return fail(err, errlen, -EINVAL, "config area: the JSON is not followed by a zero byte");
+                return errmsg(err, errlen, -EINVAL, "config area: the JSON is not followed by a zero byte");
         size_t len = (size_t) (end - txt);
         for (size_t i = len; i < room; i++)
                 if (txt[i] != 0)
-                        return fail(err, errlen, -EINVAL, "config area: non-zero byte at offset %zu after the JSON",
-                                    BOOTCFG_MAGIC_LEN + i);
+                        return errmsg(err, errlen, -EINVAL, "config area: non-zero byte at offset %zu after the JSON",
+                                      BOOTCFG_MAGIC_LEN + i);
         if (len > INT32_MAX)
-                return fail(err, errlen, -EINVAL, "config area: too large");
+                return errmsg(err, errlen, -EINVAL, "config area: too large");
         _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new();
         if (!tok)
                 return -ENOMEM;
@@ -129,11 +118,11 @@ int bootcfg_decode(const uint8_t *area, size_t size, struct bootcfg *out, char *
         if (!o || json_tokener_get_error(tok) != json_tokener_success ||
             json_tokener_get_parse_end(tok) != len) {
                 json_object_put(o);
-                return fail(err, errlen, -EINVAL, "config area: not one JSON document");
+                return errmsg(err, errlen, -EINVAL, "config area: not one JSON document");
         }
         int r = 0;
         if (!json_object_is_type(o, json_type_object))
-                r = fail(err, errlen, -EINVAL, "config area: not a JSON object");
+                r = errmsg(err, errlen, -EINVAL, "config area: not a JSON object");
         if (r == 0)
                 r = get_str(o, "coordinator_url", BOOTCFG_URL_MAX, true, &out->coordinator_url, err, errlen);
         if (r == 0)
@@ -145,9 +134,9 @@ int bootcfg_decode(const uint8_t *area, size_t size, struct bootcfg *out, char *
         if (r == 0)
                 r = get_str(o, "ca_pem", BOOTCFG_PEM_MAX, false, &out->ca_pem, err, errlen);
         if (r == 0 && !url_ok(out->coordinator_url))
-                r = fail(err, errlen, -EINVAL, "config area: coordinator_url is not an http(s):// URL");
+                r = errmsg(err, errlen, -EINVAL, "config area: coordinator_url is not an http(s):// URL");
         if (r == 0 && !uuid_is_valid(out->infra_env_id))
-                r = fail(err, errlen, -EINVAL, "config area: infra_env_id is not a UUID");
+                r = errmsg(err, errlen, -EINVAL, "config area: infra_env_id is not a UUID");
         json_object_put(o);
         if (r < 0)
                 bootcfg_free(out);

@@ -190,21 +190,6 @@ out:
         return r;
 }
 
-static int write_all(int fd, const void *data, size_t len) {
-        const char *p = data;
-        while (len > 0) {
-                ssize_t l = write(fd, p, len);
-                if (l < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += l;
-                len -= (size_t) l;
-        }
-        return 0;
-}
-
 static int fsync_dir(const char *dir) {
         _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
@@ -253,7 +238,7 @@ static int key_write_file(struct crypto_key *k, const char *path) {
         }
         r = fchmod(fd, 0600) < 0 ? -errno : 0;
         if (r == 0)
-                r = write_all(fd, pem, strlen((char *) pem));
+                r = fd_write_full(fd, pem, strlen((char *) pem));
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)

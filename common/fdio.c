@@ -1,8 +1,14 @@
-/* Reading a file descriptor to the end (fdio.h). */
+/* Reading and writing a file descriptor whole (fdio.h). */
 #include "fdio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "cleanup.h"
 
 ssize_t fd_read_full(int fd, void *buf, size_t n) {
         size_t got = 0;
@@ -18,4 +24,31 @@ ssize_t fd_read_full(int fd, void *buf, size_t n) {
                 got += (size_t) k;
         }
         return (ssize_t) got;
+}
+
+int fd_write_full(int fd, const void *buf, size_t n) {
+        const char *p = buf;
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        return -EIO;
+                p += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+int fd_fsync_parent(const char *path) {
+        _cleanup_free_ char *copy = strdup(path);
+        if (!copy)
+                return -ENOMEM;
+        _cleanup_close_ int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || fsync(fd) < 0)
+                return -errno;
+        return 0;
 }

@@ -1,5 +1,6 @@
 /* Reading a file descriptor to the end, for the small files every program
- * reads whole (keys, tokens, manifests, /sys attributes). */
+ * reads whole (keys, tokens, manifests, /sys attributes); writing a buffer
+ * whole, and making a rename durable. */
 #pragma once
 #include <stddef.h>
 #include <sys/types.h>
@@ -8,3 +9,11 @@
  * interrupted: how many bytes were read (fewer than n only at the end of the
  * file), or -errno. */
 ssize_t fd_read_full(int fd, void *buf, size_t n);
+
+/* Write all n bytes of buf to fd, retrying short and interrupted writes: 0,
+ * or -errno (-EIO when write makes no progress). */
+int fd_write_full(int fd, const void *buf, size_t n);
+
+/* fsync the directory holding path, so that a rename into it is durable:
+ * 0 or -errno. */
+int fd_fsync_parent(const char *path);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "confline.h"
 
 #define KIB (INT64_C(1) << 10)
 #define MIB (INT64_C(1) << 20)
@@ -250,6 +251,25 @@ static bool valid_store(const char *v) {
                strncmp(v, "postgres://", 11) == 0 || strncmp(v, "postgresql://", 13) == 0;
 }
 
+/* Whether v suits the text type t (the types is_text names). */
+static bool text_is_valid(enum key_type t, const char *v) {
+        switch (t) {
+        case KT_LISTEN: return valid_listen(v);
+        case KT_ABS_PATH: return v[0] == '/';
+        case KT_STORE: return valid_store(v);
+        case KT_URL:
+                return (strncmp(v, "http://", 7) == 0 && v[7]) || (strncmp(v, "https://", 8) == 0 && v[8]);
+        case KT_ABS_PATH_OR_EMPTY: return v[0] == '\0' || v[0] == '/';
+        case KT_INT:
+        case KT_SIZE:
+        case KT_SECONDS:
+        case KT_MILLIS:
+        case KT_VALIDATIONS:
+                break;
+        }
+        return false;
+}
+
 static const char *type_hint(enum key_type t) {
         switch (t) {
         case KT_LISTEN: return "HOST:PORT or [IPV6]:PORT with a port from 1 to 65535";
@@ -283,8 +303,6 @@ static void format_limit(enum key_type t, int64_t v, char *buf, size_t n) {
                 snprintf(buf, n, "%" PRId64, v);
 }
 
-static char *trim(char *s);
-
 static int set_value(const struct key_def *k, const char *value, struct muster_config *cfg,
                      char *err, size_t errlen, const char *name, unsigned line) {
         char *base = (char *) cfg + k->offset;
@@ -292,18 +310,12 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
         int r = 0;
 
         switch (k->type) {
+        case KT_LISTEN:
+        case KT_ABS_PATH:
+        case KT_STORE:
         case KT_URL:
-                if ((strncmp(value, "http://", 7) != 0 || !value[7]) &&
-                    (strncmp(value, "https://", 8) != 0 || !value[8]))
-                        return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
-                                    k->key, value, type_hint(k->type));
-                if (strlen(value) >= k->size)
-                        return fail(err, errlen, name, line, "%s is too long (at most %zu characters)",
-                                    k->key, k->size - 1);
-                memcpy(base, value, strlen(value) + 1);
-                return 0;
         case KT_ABS_PATH_OR_EMPTY:
-                if (value[0] && value[0] != '/')
+                if (!text_is_valid(k->type, value))
                         return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
                                     k->key, value, type_hint(k->type));
                 if (strlen(value) >= k->size)
@@ -319,7 +331,7 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
                 memcpy(buf, value, strlen(value) + 1);
                 char *save = NULL;
                 for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                        t = trim(t);
+                        t = confline_trim(t);
                         if (!*t)
                                 continue;
                         enum validation_id id = validation_id_from_string(t);
@@ -330,19 +342,6 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
                 memcpy(base, &bits, sizeof bits);
                 return 0;
         }
-        case KT_LISTEN:
-        case KT_ABS_PATH:
-        case KT_STORE:
-                if ((k->type == KT_LISTEN && !valid_listen(value)) ||
-                    (k->type == KT_ABS_PATH && value[0] != '/') ||
-                    (k->type == KT_STORE && !valid_store(value)))
-                        return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
-                                    k->key, value, type_hint(k->type));
-                if (strlen(value) >= k->size)
-                        return fail(err, errlen, name, line, "%s is too long (at most %zu characters)",
-                                    k->key, k->size - 1);
-                memcpy(base, value, strlen(value) + 1);
-                return 0;
         case KT_INT: {
                 const char *end = parse_u64(value, &v);
                 r = end && *end == '\0' ? 0 : (end || !isdigit((unsigned char) *value)) ? -EINVAL : -ERANGE;
@@ -376,85 +375,50 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
         return 0;
 }
 
-static char *trim(char *s) {
-        char *e;
-
-        while (*s == ' ' || *s == '\t')
-                s++;
-        e = s + strlen(s);
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-                *--e = '\0';
-        return s;
-}
-
-/* Cut a comment: '#' at the start or after a blank, outside double quotes. */
-static void strip_comment(char *s) {
-        bool quoted = false;
-
-        for (char *p = s; *p; p++) {
-                if (*p == '"')
-                        quoted = !quoted;
-                else if (*p == '#' && !quoted && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
-                        *p = '\0';
-                        return;
-                }
-        }
-}
-
 static int parse_line(char *line, const char *name, unsigned lineno, enum section *sec,
                       uint64_t *seen, struct muster_config *cfg, char *err, size_t errlen) {
-        char *s, *eq, *key, *value;
-        size_t n;
+        struct confline cl;
+        enum confline_kind kind = confline_parse(line, CONFLINE_SECTIONS, &cl);
 
-        strip_comment(line);
-        s = trim(line);
-        if (*s == '\0')
+        switch (kind) {
+        case CONFLINE_BLANK:
                 return 0;
-
-        if (*s == '[') {
-                n = strlen(s);
-                if (s[n - 1] != ']')
-                        return fail(err, errlen, name, lineno, "section header lacks a closing ']'");
-                s[n - 1] = '\0';
-                s = trim(s + 1);
+        case CONFLINE_SECTION:
                 for (int i = SEC_NONE + 1; i < _SEC_MAX; i++)
-                        if (strcmp(s, section_names[i]) == 0) {
+                        if (strcmp(cl.key, section_names[i]) == 0) {
                                 *sec = (enum section) i;
                                 return 0;
                         }
-                return fail(err, errlen, name, lineno, "unknown section [%s]", s);
-        }
-
-        eq = strchr(s, '=');
-        if (!eq)
+                return fail(err, errlen, name, lineno, "unknown section [%s]", cl.key);
+        case CONFLINE_ERR_SECTION:
+                return fail(err, errlen, name, lineno, "section header lacks a closing ']'");
+        case CONFLINE_ERR_NO_EQUALS:
                 return fail(err, errlen, name, lineno, "expected 'key = value' or '[section]'");
-        *eq = '\0';
-        key = trim(s);
-        value = trim(eq + 1);
-        if (*key == '\0')
+        case CONFLINE_ERR_NO_KEY:
                 return fail(err, errlen, name, lineno, "missing key before '='");
+        case CONFLINE_PAIR:
+        case CONFLINE_ERR_QUOTES:
+        case CONFLINE_ERR_NO_VALUE:
+                break;
+        }
+        /* A key outside a section is named before what is wrong with its value. */
         if (*sec == SEC_NONE)
-                return fail(err, errlen, name, lineno, "key '%s' outside of a [section]", key);
-
-        n = strlen(value);
-        if (n >= 1 && value[0] == '"') {
-                if (n < 2 || value[n - 1] != '"' || memchr(value + 1, '"', n - 2))
-                        return fail(err, errlen, name, lineno, "unbalanced quotes in value of '%s'", key);
-                value[n - 1] = '\0';
-                value++;
-        } else if (n == 0)
-                return fail(err, errlen, name, lineno, "missing value for '%s'", key);
+                return fail(err, errlen, name, lineno, "key '%s' outside of a [section]", cl.key);
+        if (kind == CONFLINE_ERR_QUOTES)
+                return fail(err, errlen, name, lineno, "unbalanced quotes in value of '%s'", cl.key);
+        if (kind == CONFLINE_ERR_NO_VALUE)
+                return fail(err, errlen, name, lineno, "missing value for '%s'", cl.key);
 
         for (size_t i = 0; i < N_KEYS; i++) {
-                if (keys[i].section != *sec || strcmp(keys[i].key, key) != 0)
+                if (keys[i].section != *sec || strcmp(keys[i].key, cl.key) != 0)
                         continue;
                 if (*seen & (UINT64_C(1) << i))
                         return fail(err, errlen, name, lineno, "duplicate key '%s' in [%s]",
-                                    key, section_names[*sec]);
+                                    cl.key, section_names[*sec]);
                 *seen |= UINT64_C(1) << i;
-                return set_value(&keys[i], value, cfg, err, errlen, name, lineno);
+                return set_value(&keys[i], cl.value, cfg, err, errlen, name, lineno);
         }
-        return fail(err, errlen, name, lineno, "unknown key '%s' in [%s]", key, section_names[*sec]);
+        return fail(err, errlen, name, lineno, "unknown key '%s' in [%s]", cl.key, section_names[*sec]);
 }
 
 static bool was_seen(uint64_t seen, enum section sec, const char *key) {

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +16,11 @@
 
 #include "cleanup.h"
 #include "crypto.h"
+#include "errmsg.h"
 #include "fdio.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
-        if (err && errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
 
 /* ---- the template ------------------------------------------------------- */
 
@@ -71,26 +60,26 @@ static int read_sidecar(const char *sidecar, json_object **out, char *err, size_
         _cleanup_close_ int fd = open(sidecar, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 int r = -errno;
-                return fail(err, errlen, r, "the ISO template's sidecar %s cannot be opened: %s", sidecar,
-                            strerror(-r));
+                return errmsg(err, errlen, r, "the ISO template's sidecar %s cannot be opened: %s", sidecar,
+                              strerror(-r));
         }
         _cleanup_free_ char *text = malloc(ISO_SIDECAR_MAX + 1);
         if (!text)
-                return fail(err, errlen, -ENOMEM, "out of memory");
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
         ssize_t n = fd_read_full(fd, text, ISO_SIDECAR_MAX + 1);
         if (n < 0)
-                return fail(err, errlen, (int) n, "the ISO template's sidecar %s cannot be read: %s", sidecar,
-                            strerror((int) -n));
+                return errmsg(err, errlen, (int) n, "the ISO template's sidecar %s cannot be read: %s", sidecar,
+                              strerror((int) -n));
         if (n > ISO_SIDECAR_MAX)
-                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s is larger than %d bytes", sidecar,
-                            ISO_SIDECAR_MAX);
+                return errmsg(err, errlen, -EINVAL, "the ISO template's sidecar %s is larger than %d bytes", sidecar,
+                              ISO_SIDECAR_MAX);
         _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new_ex(16);
         if (!tok)
-                return fail(err, errlen, -ENOMEM, "out of memory");
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
         json_object *o = json_tokener_parse_ex(tok, text, (int) n);
         if (!o || json_tokener_get_error(tok) != json_tokener_success || !json_object_is_type(o, json_type_object)) {
                 json_object_put(o);
-                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s is not a JSON object", sidecar);
+                return errmsg(err, errlen, -EINVAL, "the ISO template's sidecar %s is not a JSON object", sidecar);
         }
         *out = o;
         return 0;
@@ -108,53 +97,54 @@ int iso_template_open(const char *path, struct iso_template *t, char *err, size_
 
         *t = (struct iso_template) { .fd = -1 };
         if (!path || !*path)
-                return fail(err, errlen, -ENOENT, "no ISO template is configured ([iso] template)");
+                return errmsg(err, errlen, -ENOENT, "no ISO template is configured ([iso] template)");
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 r = -errno;
-                return fail(err, errlen, r, "the ISO template %s cannot be opened: %s", path, strerror(-r));
+                return errmsg(err, errlen, r, "the ISO template %s cannot be opened: %s", path, strerror(-r));
         }
         if (fstat(fd, &st) < 0) {
                 r = -errno;
-                return fail(err, errlen, r, "the ISO template %s cannot be read: %s", path, strerror(-r));
+                return errmsg(err, errlen, r, "the ISO template %s cannot be read: %s", path, strerror(-r));
         }
         if (!S_ISREG(st.st_mode))
-                return fail(err, errlen, -EINVAL, "the ISO template %s is not a regular file", path);
+                return errmsg(err, errlen, -EINVAL, "the ISO template %s is not a regular file", path);
         if (asprintf(&sidecar, "%s.json", path) < 0) {
                 sidecar = NULL;
-                return fail(err, errlen, -ENOMEM, "out of memory");
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
         }
         if ((r = read_sidecar(sidecar, &o, err, errlen)) < 0)
                 return r;
         if (!json_object_object_get_ex(o, "format", &v) || !json_object_is_type(v, json_type_string) ||
             strcmp(json_object_get_string(v), ISO_TEMPLATE_FORMAT) != 0)
-                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s is not of format \"%s\"", sidecar,
-                            ISO_TEMPLATE_FORMAT);
+                return errmsg(err, errlen, -EINVAL, "the ISO template's sidecar %s is not of format \"%s\"", sidecar,
+                              ISO_TEMPLATE_FORMAT);
         if (sidecar_u64(o, "config_offset", &offset) < 0 || sidecar_u64(o, "config_size", &area_size) < 0 ||
             sidecar_u64(o, "size", &size) < 0)
-                return fail(err, errlen, -EINVAL,
-                            "the ISO template's sidecar %s needs integers config_offset, config_size and size",
-                            sidecar);
+                return errmsg(err, errlen, -EINVAL,
+                              "the ISO template's sidecar %s needs integers config_offset, config_size and size",
+                              sidecar);
         if (area_size != BOOTCFG_AREA_SIZE)
-                return fail(err, errlen, -EINVAL, "the ISO template's sidecar %s says config_size %llu, not %d",
-                            sidecar, (unsigned long long) area_size, BOOTCFG_AREA_SIZE);
+                return errmsg(err, errlen, -EINVAL, "the ISO template's sidecar %s says config_size %llu, not %d",
+                              sidecar, (unsigned long long) area_size, BOOTCFG_AREA_SIZE);
         if ((uint64_t) st.st_size != size)
-                return fail(err, errlen, -EINVAL,
-                            "the ISO template %s has %llu bytes, its sidecar says %llu (rebuilt without its sidecar?)",
-                            path, (unsigned long long) st.st_size, (unsigned long long) size);
+                return errmsg(err, errlen, -EINVAL,
+                              "the ISO template %s has %llu bytes, its sidecar says %llu "
+                              "(rebuilt without its sidecar?)",
+                              path, (unsigned long long) st.st_size, (unsigned long long) size);
         if (offset > size || size - offset < BOOTCFG_AREA_SIZE)
-                return fail(err, errlen, -EINVAL,
-                            "the ISO template's config area (%llu bytes at %llu) is not inside its %llu bytes",
-                            (unsigned long long) area_size, (unsigned long long) offset, (unsigned long long) size);
+                return errmsg(err, errlen, -EINVAL,
+                              "the ISO template's config area (%llu bytes at %llu) is not inside its %llu bytes",
+                              (unsigned long long) area_size, (unsigned long long) offset, (unsigned long long) size);
         if (!(area = malloc(BOOTCFG_AREA_SIZE)))
-                return fail(err, errlen, -ENOMEM, "out of memory");
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
         if ((r = pread_full(fd, area, BOOTCFG_AREA_SIZE, offset)) < 0)
-                return fail(err, errlen, r, "the ISO template %s cannot be read: %s", path, strerror(-r));
+                return errmsg(err, errlen, r, "the ISO template %s cannot be read: %s", path, strerror(-r));
         for (size_t i = 0; i < BOOTCFG_AREA_SIZE; i++)
                 if (area[i])
-                        return fail(err, errlen, -EINVAL,
-                                    "the ISO template %s is not blank at its config area (byte %llu is not zero)",
-                                    path, (unsigned long long) (offset + i));
+                        return errmsg(err, errlen, -EINVAL,
+                                      "the ISO template %s is not blank at its config area (byte %llu is not zero)",
+                                      path, (unsigned long long) (offset + i));
         *t = (struct iso_template) {
                 .fd = fd,
                 .size = size,

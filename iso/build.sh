@@ -67,7 +67,8 @@ done < <(ldd "$agent" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}')
 skip='^(adduser|cdebconf|debconf|dpkg|install-info|libdebian-installer4|libnewt0\.52|libslang2|libtextwrap1|passwd|tar|readline-common|libreadline8|libpam-modules|libpam-modules-bin|libdb5\.3|libsemanage-common|libsemanage2|libsepol2|perl-base|init-system-helpers|base-passwd|dmsetup)$'
 
 # A fresh machine may have no package lists yet.
-if ! apt-cache policy linux-image-amd64 | grep -q 'Candidate: [0-9]'; then
+policy=$(apt-cache policy linux-image-amd64 2>/dev/null || true)
+if [[ $policy != *"Candidate: "[0-9]* ]]; then
   say "no package lists: apt-get update"
   apt-get update -qq
 fi

@@ -223,6 +223,30 @@ int tu_symlink(const char *root, const char *relpath, const char *target) {
         return symlink(target, path);
 }
 
+char *tu_read_file(const char *path, size_t *len) {
+        FILE *f = fopen(path, "rbe");
+        if (!f)
+                return NULL;
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&buf, &n);
+        char chunk[65536];
+        size_t k;
+        while (m && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
+                fwrite(chunk, 1, k, m);
+        bool bad = !m || ferror(f);
+        fclose(f);
+        if (m && fclose(m) != 0)
+                bad = true;
+        if (bad) {
+                free(buf);
+                return NULL;
+        }
+        if (len)
+                *len = n;
+        return buf;
+}
+
 json_object *tu_json_get(json_object *root, const char *dotted) {
         char buf[512];
         snprintf(buf, sizeof buf, "%s", dotted);
@@ -635,8 +659,13 @@ json_object *tu_wait_host(const struct tu_musterd *m, const char *ie, const char
                         break;
                 tu_sleep_ms(200);
         }
-        cr_assert_fail("host %s never became %s: %s", host_id, what,
-                       h ? json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN) : "(not registered)");
+        /* What matters first (Criterion cuts long messages): the state. */
+        const char *st = h ? tu_jstr(h, "status") : NULL, *info = h ? tu_jstr(h, "status_info") : NULL;
+        json_object *prog = h ? tu_json_get(h, "progress") : NULL;
+        cr_assert_fail("host %s never became %s: status %s (%s), progress %s, checked in at %s", host_id, what,
+                       st ? st : "(not registered)", info ? info : "-",
+                       prog ? json_object_to_json_string_ext(prog, JSON_C_TO_STRING_PLAIN) : "-",
+                       h && tu_jstr(h, "checked_in_at") ? tu_jstr(h, "checked_in_at") : "-");
         return NULL;
 }
 
@@ -648,19 +677,8 @@ void tu_release_build(const char *src, const char *out_dir) {
 
 /* A whole file (malloc'd, NUL-terminated); the test fails if unreadable. */
 static char *read_whole(const char *path) {
-        FILE *f = fopen(path, "rbe");
-        cr_assert_not_null(f, "%s", path);
-        char *buf = NULL;
-        size_t n = 0;
-        FILE *m = open_memstream(&buf, &n);
-        cr_assert_not_null(m);
-        char chunk[65536];
-        size_t k;
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, k, m);
-        cr_assert_eq(ferror(f), 0, "%s", path);
-        fclose(f);
-        fclose(m);
+        char *buf = tu_read_file(path, NULL);
+        cr_assert_not_null(buf, "%s", path);
         return buf;
 }
 

@@ -29,6 +29,9 @@ int tu_rm_rf(const char *path);
 int tu_write_file(const char *root, const char *relpath, const char *text);
 int tu_write_bin(const char *root, const char *relpath, const void *data, size_t len);
 int tu_symlink(const char *root, const char *relpath, const char *target);
+/* A whole file's bytes (malloc'd, NUL-terminated after them) and, when len
+ * is not NULL, their number; NULL if it cannot be opened or read. */
+char *tu_read_file(const char *path, size_t *len);
 /* Path of an object's member by dotted path ("cpu.count", "disks.0.name"). */
 json_object *tu_json_get(json_object *root, const char *dotted);
 /* The string form of the member at a dotted path; NULL if there is none. */

@@ -276,6 +276,39 @@ bool ctl_plain_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
         return *rc == 0;
 }
 
+bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const char *empty_msg,
+                  const char **out, int n, const char *what, int *rc) {
+        static const struct option opts[] = {
+                { "server", required_argument, NULL, CTL_OPT_SERVER },
+                { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },
+                { "ca", required_argument, NULL, CTL_OPT_CA },
+                { "out", required_argument, NULL, 'o' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        int o;
+        c->o_is_local = true;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP:
+                        *rc = CTL_EXIT_OK;
+                        return false;
+                case 'o':
+                        if (!*optarg) {
+                                *rc = ctl_usage_error(cmd, "%s", empty_msg);
+                                return false;
+                        }
+                        *out = optarg;
+                        break;
+                default: /* CTL_OPT_BAD, message printed */
+                        *rc = CTL_EXIT_USAGE;
+                        return false;
+                }
+        }
+        *rc = ctl_want_args(cmd, argc, argv, n, what);
+        return *rc == 0;
+}
+
 static int set_output(struct ctl *c, const char *s) {
         if (strcmp(s, "table") == 0)
                 c->output = CTL_OUT_TABLE;
@@ -414,19 +447,8 @@ int ctl_write_secret(const char *path, const char *text) {
         /* An existing file keeps its mode through O_CREAT: make it private. */
         if (fchmod(fd, 0600) < 0)
                 r = -errno;
-        size_t len = strlen(text);
-        const char *p = text;
-        while (r == 0 && len > 0) {
-                ssize_t k = write(fd, p, len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        r = -errno;
-                else {
-                        p += k;
-                        len -= (size_t) k;
-                }
-        }
+        if (r == 0)
+                r = fd_write_full(fd, text, strlen(text));
         if (r == 0 && write(fd, "\n", 1) != 1)
                 r = -errno;
         if (close(fd) < 0 && r == 0)

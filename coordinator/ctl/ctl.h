@@ -95,6 +95,12 @@ int ctl_opt_interval(const struct ctl_cmd *cmd, const char *arg, double *out);
  * status to return (0 after --help). */
 bool ctl_plain_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts,
                     const char **value, int n, const char *what, int *rc);
+/* A command whose one option is -o/--out FILE (sets c->o_is_local): FILE
+ * into *out (left alone when not given; an empty one is a usage error
+ * saying `empty_msg`), then exactly `n` positional arguments. As
+ * ctl_plain_args: true to go on; false with *rc the exit status to return. */
+bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const char *empty_msg,
+                  const char **out, int n, const char *what, int *rc);
 /* "musterctl: MESSAGE" on stderr; returns CTL_EXIT_FAIL. */
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A whole file as text (trailing newlines dropped), at most `max` bytes;

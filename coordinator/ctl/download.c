@@ -5,7 +5,6 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "fdio.h"
 #include "protocol.h"
 
 #define ERROR_BODY_MAX (64 * 1024) /* of a refusal's JSON; the rest is dropped */
@@ -55,19 +55,6 @@ struct transfer {
         bool drawn;
 };
 
-static int write_all(int fd, const char *p, size_t n) {
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                p += k;
-                n -= (size_t) k;
-        }
-        return 0;
-}
-
 static size_t on_data(char *p, size_t sz, size_t nm, void *u) {
         struct transfer *t = u;
         size_t k = sz * nm;
@@ -85,7 +72,7 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *u) {
                 t->err[t->err_len] = '\0';
                 return k;
         }
-        int r = write_all(t->fd, p, k);
+        int r = fd_write_full(t->fd, p, k);
         if (r < 0) {
                 t->write_errno = -r;
                 return 0; /* CURLE_WRITE_ERROR */
@@ -188,43 +175,12 @@ static int fetch(struct ctl *c, const char *path, struct transfer *t) {
         return 0;
 }
 
-/* fsync the directory holding path, so that a rename in it is durable. */
-static int sync_dir_of(const char *path) {
-        _cleanup_free_ char *copy = strdup(path);
-        if (!copy)
-                return -ENOMEM;
-        _cleanup_close_ int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 || fsync(fd) < 0)
-                return -errno;
-        return 0;
-}
-
 int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = {
-                { "server", required_argument, NULL, CTL_OPT_SERVER },
-                { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },
-                { "ca", required_argument, NULL, CTL_OPT_CA },
-                { "out", required_argument, NULL, 'o' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         const char *out = NULL;
-        int o;
-        c->o_is_local = true;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case 'o':
-                        if (!*optarg)
-                                return ctl_usage_error(cmd, "-o needs a file name (- for standard output)");
-                        out = optarg;
-                        break;
-                default: return CTL_EXIT_USAGE;
-                }
-        }
-        if (ctl_want_args(cmd, argc, argv, 1, "INFRA_ENV"))
-                return CTL_EXIT_USAGE;
+        int rc;
+        if (!ctl_out_args(c, cmd, argc, argv, "-o needs a file name (- for standard output)", &out, 1, "INFRA_ENV",
+                          &rc))
+                return rc;
         if (!out)
                 return ctl_usage_error(cmd, "-o FILE is required (- for standard output)");
         bool to_stdout = strcmp(out, "-") == 0;
@@ -263,7 +219,7 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         double t0 = now_s();
-        int rc = fetch(c, path, &t);
+        rc = fetch(c, path, &t);
         double secs = now_s() - t0;
         free(t.err);
         sigaction(SIGINT, &old_int, NULL);
@@ -285,7 +241,7 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                 unlink(part);
                 return rc;
         }
-        int s = sync_dir_of(out);
+        int s = fd_fsync_parent(out);
         if (s < 0)
                 return ctl_fail("cannot sync the directory of %s: %s", out, strerror(-s));
         fprintf(stderr, "wrote %s: %lld bytes (%s) in %.2f s\n", out, (long long) t.written,

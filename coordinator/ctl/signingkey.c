@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "fdio.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
@@ -19,17 +20,10 @@ static int write_key(const char *path, const char *pem) {
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return ctl_fail("cannot write %s: %s", path, strerror(errno));
-        size_t len = strlen(pem);
-        for (const char *p = pem; len > 0;) {
-                ssize_t k = write(fd, p, len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return ctl_fail("cannot write %s: %s", path, strerror(errno));
-                p += k;
-                len -= (size_t) k;
-        }
-        int r = close(fd);
+        int r = fd_write_full(fd, pem, strlen(pem));
+        if (r < 0)
+                return ctl_fail("cannot write %s: %s", path, strerror(-r));
+        r = close(fd);
         fd = -1;
         if (r < 0)
                 return ctl_fail("cannot write %s: %s", path, strerror(errno));
@@ -37,31 +31,10 @@ static int write_key(const char *path, const char *pem) {
 }
 
 int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        static const struct option opts[] = {
-                { "server", required_argument, NULL, CTL_OPT_SERVER },
-                { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },
-                { "ca", required_argument, NULL, CTL_OPT_CA },
-                { "out", required_argument, NULL, 'o' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         const char *out = NULL;
-        int o;
-        c->o_is_local = true;
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case 'o':
-                        if (!*optarg)
-                                return ctl_usage_error(cmd, "-o needs a file name");
-                        out = optarg;
-                        break;
-                default: return CTL_EXIT_USAGE;
-                }
-        }
-        if (ctl_want_args(cmd, argc, argv, 0, ""))
-                return CTL_EXIT_USAGE;
+        int rc;
+        if (!ctl_out_args(c, cmd, argc, argv, "-o needs a file name", &out, 0, "", &rc))
+                return rc;
         struct ctl_reply r;
         if (ctl_call(c, "GET", "/signing-key", NULL, &r) < 0) {
                 ctl_reply_free(&r);
@@ -69,7 +42,7 @@ int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
         }
         const char *pem = r.body ? strstr(r.body, PEM_BEGIN) : NULL;
         _cleanup_free_ char *text = NULL;
-        int rc = CTL_EXIT_OK;
+        rc = CTL_EXIT_OK;
         if (!pem || !strstr(pem, "-----END PUBLIC KEY-----"))
                 rc = ctl_fail("GET /signing-key: the reply is not a PEM public key");
         else {

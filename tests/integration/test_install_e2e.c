@@ -97,25 +97,6 @@ static json_object *wait_cluster(const char *cid, const char *status) {
         return NULL;
 }
 
-/* A file's bytes (malloc'd, NUL-terminated) and length; NULL if unreadable. */
-static char *slurp(const char *path, size_t *len) {
-        FILE *f = fopen(path, "rb");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t n = 0;
-        FILE *m = open_memstream(&buf, &n);
-        char chunk[65536];
-        size_t k;
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, k, m);
-        fclose(f);
-        fclose(m);
-        if (len)
-                *len = n;
-        return buf;
-}
-
 /* The names in a directory, sorted, comma-joined, without "." entries
  * (the bookkeeping file starts with a dot). "" for an empty or missing dir. */
 static char *listing(const char *path) {
@@ -143,7 +124,7 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
                 char a[8400], b[8400];
                 snprintf(a, sizeof a, "%s/%s", mdir, *files);
                 size_t la, lb;
-                char *got = slurp(a, &la);
+                char *got = tu_read_file(a, &la);
                 cr_assert_not_null(got, "%s was written", a);
                 const char *dot = strchr(*files, '.');
                 if (dot && dot[1] >= '0' && dot[1] <= '9') {
@@ -151,13 +132,13 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
                         char stem[512];
                         snprintf(stem, sizeof stem, "%.*s", (int) (dot - *files), *files);
                         snprintf(b, sizeof b, "%s/%s%s", rel, stem, strchr(dot + 1, '.'));
-                        char *src = slurp(b, &lb);
+                        char *src = tu_read_file(b, &lb);
                         cr_assert_not_null(src, "%s", b);
                         cr_assert(memmem(src, lb, got, la) != NULL, "%s is a document of %s", a, b);
                         free(src);
                 } else {
                         snprintf(b, sizeof b, "%s/%s", rel, *files);
-                        char *src = slurp(b, &lb);
+                        char *src = tu_read_file(b, &lb);
                         cr_assert_not_null(src, "%s", b);
                         cr_assert(la == lb && memcmp(got, src, la) == 0, "%s equals %s", a, b);
                         free(src);

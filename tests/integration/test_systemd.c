@@ -41,23 +41,6 @@ static void down(void) {
 
 TestSuite(systemd, .init = up, .fini = down);
 
-static char *slurp(const char *path) {
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        char chunk[4096];
-        size_t n;
-        while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                fwrite(chunk, 1, n, m);
-        fclose(f);
-        if (m)
-                fclose(m);
-        return buf;
-}
-
 /* ---- the unit files --------------------------------------------------------- */
 
 /* `systemd-analyze security --offline=yes` on a unit file: the overall
@@ -96,7 +79,7 @@ Test(systemd, musterd_exposure_at_most_2) {
 static void copy_unit(const char *unit, const char *to) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", UNITS_DIR, unit);
-        char *text = slurp(path);
+        char *text = tu_read_file(path, NULL);
         cr_assert_not_null(text, "read %s", path);
         const char *musterd = getenv("MUSTERD"), *agent = tu_agent_path();
         cr_assert(musterd && *musterd);
@@ -159,7 +142,7 @@ Test(systemd, default_config_documents_the_defaults) {
         diff_seen[0] = '\0';
         cr_assert_eq(config_diff(&defaults, &cfg, note_diff, NULL), 0, "as shipped it changes %s", diff_seen);
 
-        char *text = slurp(UNITS_DIR "/musterd.conf");
+        char *text = tu_read_file(UNITS_DIR "/musterd.conf", NULL);
         cr_assert_not_null(text);
         char *out = NULL;
         size_t len = 0;
@@ -247,7 +230,7 @@ static long next_instruction_seconds(const char *base, const char *ie, const cha
 }
 
 static bool log_has(const char *log, const char *text) {
-        char *s = slurp(log);
+        char *s = tu_read_file(log, NULL);
         bool yes = s && strstr(s, text);
         free(s);
         return yes;
@@ -279,7 +262,7 @@ Test(systemd, notify_ready_reload_stop) {
 
         char admin_path[4200], *admin;
         snprintf(admin_path, sizeof admin_path, "%s/admin.token", state);
-        admin = slurp(admin_path);
+        admin = tu_read_file(admin_path, NULL);
         cr_assert_not_null(admin);
         admin[strcspn(admin, "\n")] = '\0';
         char *ie = NULL, *tok = NULL;
@@ -443,12 +426,12 @@ Test(systemd, cmake_install_debian_layout) {
 
         /* The installed config is the shipped one, and the unit runs what was installed. */
         snprintf(path, sizeof path, "%s/etc/muster/musterd.conf", dest);
-        char *a = slurp(path), *b = slurp(UNITS_DIR "/musterd.conf");
+        char *a = tu_read_file(path, NULL), *b = tu_read_file(UNITS_DIR "/musterd.conf", NULL);
         cr_assert(a && b && strcmp(a, b) == 0, "etc/muster/musterd.conf differs from systemd/musterd.conf");
         free(a);
         free(b);
         snprintf(path, sizeof path, "%s/lib/systemd/system/musterd.service", dest);
-        a = slurp(path);
+        a = tu_read_file(path, NULL);
         cr_assert(a && strstr(a, "\nExecStart=/usr/sbin/musterd --config /etc/muster/musterd.conf\n"));
         free(a);
 
@@ -464,7 +447,7 @@ Test(systemd, cmake_install_debian_layout) {
         cr_assert_eq(st, 0, "second cmake --install: %s", err ? err : "");
         free(out);
         free(err);
-        a = slurp(path);
+        a = tu_read_file(path, NULL);
         cr_assert(a && strcmp(a, "[agent]\ninstruction_interval = 5\n") == 0, "an edited musterd.conf is kept");
         free(a);
         snprintf(path, sizeof path, "%s/etc/muster/musterd.conf.dist", dest);
