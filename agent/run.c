@@ -312,6 +312,80 @@ static int stream_result(struct client *cl, const struct client_stream *s, int r
         return status == 404 ? -ENOENT : status == 401 || status == 403 ? -EACCES : -EPROTO;
 }
 
+static uint32_t random_u32(void) {
+        uint32_t v;
+        if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t) sizeof v)
+                v = (uint32_t) mono_ms() * 2654435761u ^ (uint32_t) getpid();
+        return v;
+}
+
+bool run_fetch_transient(int err, long status, uint64_t delivered, int sink_error) {
+        if (delivered > 0 || sink_error)
+                return false;
+        if (err < 0)
+                return err != -ECANCELED && err != -EINVAL && err != -EFBIG && err != -ENOMEM;
+        return status == 502 || status == 503 || status == 504;
+}
+
+/* Counts what reaches the real sink, so a retry knows nothing was written. */
+struct counting_sink {
+        int (*sink)(void *userdata, const void *data, size_t len);
+        void *userdata;
+        uint64_t delivered;
+};
+
+static int counting_sink(void *userdata, const void *data, size_t len) {
+        struct counting_sink *c = userdata;
+        int r = c->sink(c->userdata, data, len);
+        if (r >= 0)
+                c->delivered += len;
+        return r;
+}
+
+/* Sleep ms unless the step is cancelled; true when it is. */
+static bool link_sleep(const struct install_link *l, uint32_t ms) {
+        for (uint32_t slept = 0; slept < ms; slept += 100) {
+                if (l->ctx->cancel && l->ctx->cancel(l->ctx->cancel_userdata))
+                        return true;
+                usleep(100 * 1000);
+        }
+        return l->ctx->cancel && l->ctx->cancel(l->ctx->cancel_userdata);
+}
+
+/* GET target into sink, again from the start (bounded, with backoff) while
+ * the failure is transient and nothing was delivered. */
+static int link_get(struct install_link *l, const char *target, struct client_stream *s, long *status,
+                    json_object **reply) {
+        struct backoff bo = { .base_ms = RUN_FETCH_BACKOFF_BASE_MS, .max_ms = RUN_FETCH_BACKOFF_MAX_MS };
+        struct counting_sink c = { .sink = s->sink, .userdata = s->userdata };
+        int r = 0;
+
+        s->sink = counting_sink;
+        s->userdata = &c;
+        for (int attempt = 1;; attempt++) {
+                json_object_put(*reply);
+                *reply = NULL;
+                *status = 0;
+                s->sink_error = 0;
+                r = client_get_stream(&l->dl, target, s, status, reply);
+                bool ok = r == 0 && *status >= 200 && *status <= 299;
+                if (ok || attempt >= RUN_FETCH_ATTEMPTS || !run_fetch_transient(r, *status, c.delivered, s->sink_error))
+                        break;
+                char what[512];
+                uint32_t ms = backoff_next(&bo, random_u32());
+                describe_answer(&l->dl, r, *status, *reply, what, sizeof what);
+                log_warning("install", "Fetching %s failed (%s); attempt %d of %d in %.1f s", target, what, attempt + 1,
+                            RUN_FETCH_ATTEMPTS, ms / 1000.0);
+                if (link_sleep(l, ms)) {
+                        r = -ECANCELED;
+                        break;
+                }
+        }
+        s->sink = c.sink;
+        s->userdata = c.userdata;
+        return r;
+}
+
 static int link_fetch_payload(void *userdata, const char *path, size_t max, char **data, size_t *len, char *err,
                               size_t errlen) {
         struct install_link *l = userdata;
@@ -320,7 +394,7 @@ static int link_fetch_payload(void *userdata, const char *path, size_t max, char
         struct client_stream s = { .sink = membuf_sink, .userdata = &m, .max_bytes = max };
         long status = 0;
 
-        int r = client_get_stream(&l->dl, path, &s, &status, &reply);
+        int r = link_get(l, path, &s, &status, &reply);
         if (r == -EFBIG || s.sink_error == -EFBIG)
                 snprintf(err, errlen, "it is larger than %zu bytes", max);
         else
@@ -343,7 +417,7 @@ static int link_fetch_image(void *userdata, const char *url, int (*sink)(void *,
         struct client_stream s = { .sink = sink, .userdata = sink_userdata };
         long status = 0;
 
-        int r = client_get_stream(&l->dl, url, &s, &status, &reply);
+        int r = link_get(l, url, &s, &status, &reply);
         if (r == -EINVAL && !s.sink_error) {
                 snprintf(err, errlen, "not a coordinator path or an http(s) URL");
                 return r;
@@ -650,13 +724,6 @@ static bool cancel_hook(void *userdata) {
 static bool job_cancel_hook(void *userdata) {
         struct runner *R = userdata;
         return atomic_load(&R->stop);
-}
-
-static uint32_t random_u32(void) {
-        uint32_t v;
-        if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t) sizeof v)
-                v = (uint32_t) mono_ms() * 2654435761u ^ (uint32_t) getpid();
-        return v;
 }
 
 /* A transient failure: say so and wait. True when a signal ended the wait. */

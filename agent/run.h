@@ -164,6 +164,22 @@ json_object *run_ntp_args(json_object *args, const char *date, int64_t age_ms);
  * on ENOMEM. */
 json_object *run_result_json(const struct run_instruction *in, const struct run_step_result *res);
 
+/* ---- install downloads ------------------------------------------------------ */
+
+/* How often, at most, an install step fetches its payload or OS image when
+ * the coordinator (or the image server) does not answer or answers 5xx: a
+ * coordinator restart must not fail the installs in flight. */
+#define RUN_FETCH_ATTEMPTS 8
+#define RUN_FETCH_BACKOFF_BASE_MS 500
+#define RUN_FETCH_BACKOFF_MAX_MS 15000
+
+/* Whether a fetch that ended with client_get_stream()'s `err` (<0: no
+ * answer) and HTTP `status`, after `delivered` body bytes reached the sink
+ * and with the sink's own error `sink_error`, is worth trying again from
+ * the start: no answer (not a cancel, a bad URL or a size cap) or 502, 503,
+ * 504, and nothing delivered yet (a half-written image is not resumed). */
+bool run_fetch_transient(int err, long status, uint64_t delivered, int sink_error);
+
 /* ---- host id -------------------------------------------------------------- */
 
 /* The host id file in a state dir: 0 and the lower-case id, -ENOENT when

@@ -10,6 +10,11 @@
  * and one signed by another key: it reports why and writes nothing. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -552,5 +557,100 @@ Test(install_e2e, tampered_or_foreign_payload_refused_nothing_written) {
                 free(cid[i]);
         }
         cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");
+        free(ie);
+}
+
+/* ---- an image server that fails at first ------------------------------------ */
+
+/* An OS image server on the coordinator's address (the test's own, real
+ * HTTP): its first `fail_first` GETs answer 503, the rest the image. */
+struct flaky_server {
+        struct MHD_Daemon *d;
+        const char *image;       /* path */
+        int fail_first;
+        atomic_int requests;
+};
+
+static enum MHD_Result flaky_answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                    const char *version, const char *upload, size_t *upload_len, void **state) {
+        struct flaky_server *f = cls;
+        struct MHD_Response *resp;
+        enum MHD_Result ret;
+        (void) url, (void) version, (void) upload, (void) upload_len, (void) state;
+        if (strcmp(method, "GET") != 0)
+                return MHD_NO;
+        if (atomic_fetch_add(&f->requests, 1) < f->fail_first) {
+                static const char busy[] = "busy\n";
+                resp = MHD_create_response_from_buffer(sizeof busy - 1, (void *) busy, MHD_RESPMEM_PERSISTENT);
+                ret = MHD_queue_response(c, 503, resp);
+        } else {
+                int fd = open(f->image, O_RDONLY | O_CLOEXEC);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) < 0)
+                        return MHD_NO;
+                resp = MHD_create_response_from_fd((uint64_t) st.st_size, fd);
+                ret = MHD_queue_response(c, 200, resp);
+        }
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+/* A coordinator restart or a busy image server while a host installs: the
+ * agent fetches again (bounded, with backoff) and the install succeeds. */
+Test(install_e2e, image_server_busy_at_first_install_retries) {
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+
+        char rel15[4200], img[4300], ta[4200];
+        snprintf(rel15, sizeof rel15, "%s/rel-4.15.0", dir);
+        snprintf(img, sizeof img, "%s/os.img", rel15);
+        struct flaky_server f = { .image = img, .fail_first = 2 };
+        f.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
+                               flaky_answer, &f, MHD_OPTION_SOCK_ADDR,
+                               &(struct sockaddr_in) { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000201) },
+                               MHD_OPTION_END);
+        cr_assert_not_null(f.d, "image server on " COORD_ADDR);
+        unsigned port = MHD_get_daemon_info(f.d, MHD_DAEMON_INFO_BIND_PORT)->port;
+
+        /* The release names its image by URL on that server. */
+        char rel_url[4200];
+        snprintf(rel_url, sizeof rel_url, "%s/rel-url", dir);
+        tu_must("cp -r %s %s", rel15, rel_url);
+        char yaml_path[4300], *yaml, *text = NULL;
+        snprintf(yaml_path, sizeof yaml_path, "%s/release.yaml", rel_url);
+        size_t ylen;
+        cr_assert_not_null(yaml = tu_read_file(yaml_path, &ylen));
+        char *at = strstr(yaml, "\n  path: os.img\n");
+        cr_assert_not_null(at, "%s", yaml);
+        *at = '\0';
+        cr_assert(asprintf(&text, "%s\n  url: http://" COORD_ADDR ":%u/os.img\n%s", yaml, port,
+                           at + strlen("\n  path: os.img\n")) > 0);
+        cr_assert_eq(tu_write_file(rel_url, "release.yaml", text), 0);
+        free(text);
+        free(yaml);
+        cr_assert_eq(CTL(NULL, "release", "import", rel_url), 0);
+
+        snprintf(ta, sizeof ta, "%s/target-a", dir);
+        tu_must("mkdir -p %s", ta);
+        start_agent(0, "run", ie, pub_file, (const char *const[]) { "--install-target", ta, NULL });
+        json_object_put(wait_host(ie, 0, tu_status_is, "known-unbound", "known-unbound"));
+        cr_assert_eq(CTL(NULL, "cluster", "create", "sno-a", "--release", "4.15.0", "--single-node", "--base-domain",
+                         "example.test", "--machine-cidr", "192.0.2.0/24"), 0);
+        char *cid = cluster_id("sno-a");
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid), md.admin_token,
+                                  "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
+        cr_assert_eq(CTL(NULL, "host", "bind", agents[0].host_id, "--cluster", "sno-a"), 0);
+        json_object_put(wait_host(ie, 0, tu_status_is, "known", "known"));
+        json_object_put(wait_cluster(cid, "ready"));
+        cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 0);
+        json_object_put(wait_host(ie, 0, tu_status_is, "installed", "installed after the image server came back"));
+        cr_assert_geq(atomic_load(&f.requests), 3, "two 503s, then the image: %d requests", atomic_load(&f.requests));
+        char got[4300];
+        snprintf(got, sizeof got, "%s/os-image.img", ta);
+        tu_must("cmp %s %s", got, img);
+        MHD_stop_daemon(f.d);
+        free(cid);
         free(ie);
 }

@@ -529,3 +529,29 @@ Test(agent_run, coordinator_key_file, .init = mk, .fini = rm) {
         cr_assert_eq(run_load_coordinator_key(path, &loaded), -ENOENT);
         crypto_key_free(key);
 }
+
+/* ---- install downloads: what is tried again ----------------------------- */
+
+Test(agent_run, fetch_retries_only_transient_failures_before_any_byte) {
+        /* No answer at all: the coordinator restarting, a timeout. */
+        cr_assert(run_fetch_transient(-ECONNREFUSED, 0, 0, 0));
+        cr_assert(run_fetch_transient(-ETIMEDOUT, 0, 0, 0));
+        cr_assert(run_fetch_transient(-EHOSTUNREACH, 0, 0, 0));
+        /* Gateways and an overloaded server. */
+        cr_assert(run_fetch_transient(0, 502, 0, 0));
+        cr_assert(run_fetch_transient(0, 503, 0, 0));
+        cr_assert(run_fetch_transient(0, 504, 0, 0));
+        /* Answers that will not change, our own limits, a cancel. */
+        cr_assert_not(run_fetch_transient(0, 200, 0, 0));
+        cr_assert_not(run_fetch_transient(0, 404, 0, 0));
+        cr_assert_not(run_fetch_transient(0, 403, 0, 0));
+        cr_assert_not(run_fetch_transient(0, 500, 0, 0));
+        cr_assert_not(run_fetch_transient(-ECANCELED, 0, 0, 0));
+        cr_assert_not(run_fetch_transient(-EINVAL, 0, 0, 0));
+        cr_assert_not(run_fetch_transient(-EFBIG, 0, 0, 0));
+        cr_assert_not(run_fetch_transient(-ENOMEM, 0, 0, 0));
+        /* Once bytes reached the disk, or the sink refused them, never. */
+        cr_assert_not(run_fetch_transient(-ECONNRESET, 0, 1, 0));
+        cr_assert_not(run_fetch_transient(0, 503, 4096, 0));
+        cr_assert_not(run_fetch_transient(-EIO, 0, 0, -ENOSPC));
+}
