@@ -109,8 +109,8 @@ static int rows(const char *s) {
 Test(musterctl, help_on_every_command) {
         static const char *const cmds[][2] = {
                 { "infraenv", "create" }, { "infraenv", "list" }, { "infraenv", "show" }, { "infraenv", "delete" },
-                { "infraenv", "rotate-token" }, { "host", "list" }, { "host", "show" }, { "host", "bind" },
-                { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
+                { "infraenv", "rotate-token" }, { "infraenv", "download" }, { "host", "list" }, { "host", "show" },
+                { "host", "bind" }, { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
                 { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
                 { "token", "create" },
         };
