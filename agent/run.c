@@ -342,14 +342,15 @@ static int counting_sink(void *userdata, const void *data, size_t len) {
         return r;
 }
 
-/* Sleep ms unless the step is cancelled; true when it is. */
-static bool link_sleep(const struct install_link *l, uint32_t ms) {
+/* Sleep ms in 100 ms steps unless cancel(userdata) says stop (NULL: never);
+ * true when it did. */
+static bool sleep_unless(bool (*cancel)(void *userdata), void *userdata, uint32_t ms) {
         for (uint32_t slept = 0; slept < ms; slept += 100) {
-                if (l->ctx->cancel && l->ctx->cancel(l->ctx->cancel_userdata))
+                if (cancel && cancel(userdata))
                         return true;
                 usleep(100 * 1000);
         }
-        return l->ctx->cancel && l->ctx->cancel(l->ctx->cancel_userdata);
+        return cancel && cancel(userdata);
 }
 
 /* GET target into sink, again from the start (bounded, with backoff) while
@@ -376,7 +377,7 @@ static int link_get(struct install_link *l, const char *target, struct client_st
                 describe_answer(&l->dl, r, *status, *reply, what, sizeof what);
                 log_warning("install", "Fetching %s failed (%s); attempt %d of %d in %.1f s", target, what, attempt + 1,
                             RUN_FETCH_ATTEMPTS, ms / 1000.0);
-                if (link_sleep(l, ms)) {
+                if (sleep_unless(l->ctx->cancel, l->ctx->cancel_userdata, ms)) {
                         r = -ECANCELED;
                         break;
                 }
@@ -932,16 +933,6 @@ static struct run_step_context step_context(struct runner *R) {
         };
 }
 
-/* Sleep ms unless the loop is stopping; true when it is. */
-static bool job_sleep(struct runner *R, uint32_t ms) {
-        for (uint32_t slept = 0; slept < ms; slept += 100) {
-                if (atomic_load(&R->stop))
-                        return true;
-                usleep(100 * 1000);
-        }
-        return atomic_load(&R->stop);
-}
-
 /* Post a background step's result on the job's own connection, retrying
  * transient failures until it goes through, is refused or the agent stops.
  * True when the coordinator took it. */
@@ -970,7 +961,7 @@ static bool job_post(struct install_job *j, struct client *cl) {
                         uint32_t ms = backoff_next(&bo, random_u32());
                         log_warning("run", "Posting the result of step %s failed: %s; retrying in %.1f s", j->in.step_id,
                                     what, ms / 1000.0);
-                        if (job_sleep(R, ms))
+                        if (sleep_unless(job_cancel_hook, R, ms))
                                 return false;
                         continue;
                 }

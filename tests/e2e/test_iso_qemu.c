@@ -234,9 +234,9 @@ static json_object *find_by(json_object *arr, const char *key, const char *value
 /* Boot to a known-unbound host and check its inventory: the VM's virtio disk
  * (eligible) and its NIC with the MAC QEMU was given and a DHCP address.
  * Prints the boot-to-registered time. */
-static void boot_to_known(const char *ie, const char *uuid, bool uefi, const char *disk) {
+static void boot_to_known(const char *ie, const char *uuid, bool uefi, const char *iso, const char *disk) {
         int64_t t0 = tu_mono_ms();
-        start_qemu(getenv("MUSTER_TEST_ISO"), disk, uuid, uefi);
+        start_qemu(iso, disk, uuid, uefi);
         json_object *h = wait_host(ie, uuid, NULL, BOOT_WAIT_MS);
         int64_t t_reg = tu_mono_ms();
         json_object_put(h);
@@ -276,9 +276,8 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
         const char *uuid = "5eed0000-0000-4000-8000-0000000000b1";
         char *ie = NULL;
         char *iso = download_iso(&ie);
-        setenv("MUSTER_TEST_ISO", iso, 1);
         char *disk = make_disk();
-        boot_to_known(ie, uuid, false, disk);
+        boot_to_known(ie, uuid, false, iso, disk);
 
         /* A release, a single-node cluster, bind, install. */
         char rel[4200], ps[4200];
@@ -385,9 +384,8 @@ Test(iso_qemu, uefi_boot_registers) {
         cr_assert_eq(stat(OVMF_CODE, &st), 0, "OVMF is not installed (scripts/install-deps.sh iso installs ovmf)");
         char *ie = NULL;
         char *iso = download_iso(&ie);
-        setenv("MUSTER_TEST_ISO", iso, 1);
         char *disk = make_disk();
-        boot_to_known(ie, uuid, true, disk);
+        boot_to_known(ie, uuid, true, iso, disk);
         free(disk);
         free(iso);
         free(ie);
