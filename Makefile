@@ -2,17 +2,19 @@
 # suite (normal build, then AddressSanitizer + UndefinedBehaviorSanitizer).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan iso run test test-unit test-asan bench clean help
+.PHONY: all deps build build-asan build-fuzz iso run test test-unit test-fuzz bench clean help
 
 all: build
 
 help:
 	@echo "make run    - install build dependencies, build, start musterd and a local agent, show the pool"
 	@echo "make iso    - build the discovery ISO template into $(BUILD)/iso/ (from Debian packages)"
-	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO too)"
+	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO too), then each fuzz target briefly"
+	@echo "make test-fuzz - only the libFuzzer targets (clang), each for 10 s over its corpus"
 	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
 	@echo "make clean  - remove build trees"
 
@@ -27,6 +29,12 @@ build-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMUSTER_SANITIZE=ON \
 		-DMUSTER_ISO_TEMPLATE=$(CURDIR)/$(BUILD)/iso/muster-discovery.iso >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+# The libFuzzer targets (tests/fuzz), built with clang: the libraries
+# instrumented, no programs or suites.
+build-fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMUSTER_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
 
 ISO := $(BUILD)/iso/muster-discovery.iso
 ISO_INPUTS := $(BUILD)/agent/muster-agent iso/build.sh systemd/muster-agent.service systemd/run-muster-boot.mount
@@ -43,9 +51,13 @@ run: build
 	@$(BUILD)/agent/muster-agent inventory --summary -o $(BUILD)/inventory.json
 	@BUILD=$(BUILD) scripts/run-local.sh
 
-test: build build-asan iso
+test: build build-asan iso build-fuzz
 	cd $(BUILD) && ctest $(CTEST_ARGS)
 	cd $(ASAN_BUILD) && ctest $(CTEST_ARGS)
+	cd $(FUZZ_BUILD) && ctest -L fuzz $(CTEST_ARGS)
+
+test-fuzz: build-fuzz
+	cd $(FUZZ_BUILD) && ctest -L fuzz $(CTEST_ARGS)
 
 test-unit: build
 	cd $(BUILD) && ctest -L unit $(CTEST_ARGS)
@@ -58,4 +70,4 @@ bench: build iso
 	@BUILD_DIR=$(BUILD) bench/iso
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

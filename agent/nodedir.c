@@ -177,6 +177,7 @@ int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t 
 /* {"files":{...},"revision":N}, paths sorted, written atomically. */
 static int write_book(int dfd, int64_t rev, json_object *files) {
         _cleanup_json_ json_object *doc = json_object_new_object(), *sorted = json_object_new_object();
+        _cleanup_free_ char *line = NULL; /* here: the gotos below must not skip its initialisation */
         struct strv keys = { 0 };
         int r = 0;
 
@@ -212,7 +213,6 @@ static int write_book(int dfd, int64_t rev, json_object *files) {
                 r = -ENOMEM;
                 goto out;
         }
-        _cleanup_free_ char *line = NULL;
         if (asprintf(&line, "%s\n", text) < 0) {
                 line = NULL;
                 r = -ENOMEM;

@@ -9,7 +9,7 @@
 #define _cleanup_(f) __attribute__((cleanup(f)))
 
 #define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                \
-        static inline void func##p(type *p) {                                  \
+        static inline __attribute__((unused)) void func##p(type *p) {          \
                 if (*p)                                                        \
                         func(*p);                                              \
         }

@@ -41,6 +41,7 @@ struct mparse {
         size_t errlen;
 };
 
+__attribute__((format(printf, 4, 0)))
 static int failv(struct mparse *p, int r, size_t line, const char *fmt, va_list ap) {
         if (p->err && p->errlen) {
                 int n = line ? snprintf(p->err, p->errlen, "%s:%zu: ", p->file, line)

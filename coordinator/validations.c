@@ -222,6 +222,7 @@ bool hostname_is_valid(const char *name, char *whybuf, size_t whylen) {
 
 /* ---- result helpers ------------------------------------------------------ */
 
+__attribute__((format(printf, 4, 0)))
 static void vset(struct validation_result *r, enum validation_id id, enum validation_status st,
                  const char *fmt, va_list ap) {
         r->id = id;
