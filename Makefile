@@ -67,6 +67,7 @@ bench: build iso
 	@MUSTER_AGENT=$(BUILD)/agent/muster-agent BENCH_RUNSTAT=$(BUILD)/bench/bench-runstat bench/probe
 	@BUILD_DIR=$(BUILD) bench/coordinator/run
 	@$(BUILD)/bench/bench-payload
+	@$(BUILD)/bench/bench-netsteps
 	@BUILD_DIR=$(BUILD) bench/iso
 
 clean:

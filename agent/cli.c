@@ -59,6 +59,9 @@ static void usage(FILE *f) {
               "                         block device gets the image, and the manifests go into its\n"
               "                         root partition (loop-mounted). Never reboots\n"
               "  --no-reboot            Do not reboot after installing to the installation disk\n"
+              "  --image-timeout T      The OS image download's whole time, retries and resumes\n"
+              "                         included: T (1800, 30m, 2h; default 30m) plus a second\n"
+              "                         per MiB of the image\n"
               "  --boot-config FILE     The boot medium's config area\n"
               "                         (default " AGENTCONF_DEFAULT_BOOT_CONFIG ")\n"
               "  --agent-conf FILE      The agent's config file\n"
@@ -294,6 +297,22 @@ static void log_missing(enum agentconf_setting s, const char *cmd, const struct 
                   cmd, how[s].what, how[s].flag, how[s].word, p->cmdline, how[s].key, p->agent_conf, p->boot_config);
 }
 
+/* "90", "90s", "30m", "2h" in seconds (at most a week); -1 if it is none. */
+static int64_t parse_seconds(const char *s) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || end == s || v <= 0 || s[0] == '-' || s[0] == '+')
+                return -1;
+        int64_t unit = strcmp(end, "") == 0 || strcmp(end, "s") == 0 ? 1
+                       : strcmp(end, "m") == 0                       ? 60
+                       : strcmp(end, "h") == 0                       ? 3600
+                                                                     : -1;
+        if (unit < 0 || v > 7 * 24 * 3600 / unit)
+                return -1;
+        return (int64_t) v * unit;
+}
+
 /* Record flag `name` (its agent.conf key `key`) with value v. 0 or the exit code. */
 static int flag(struct agentconf *flags, const char *key, const char *name, const char *v) {
         char err[512];
@@ -314,7 +333,7 @@ static int flag(struct agentconf *flags, const char *key, const char *name, cons
 static int cmd_agent(int argc, char **argv, bool node) {
         enum { OPT_COORDINATOR = 256, OPT_INFRA_ENV, OPT_TOKEN_FILE, OPT_CA, OPT_SYSROOT, OPT_HOST_ID, OPT_STATE_DIR,
                OPT_MIN_DISK, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
-               OPT_BOOT_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE };
+               OPT_BOOT_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT };
 #define SOURCE_OPTIONS                                                    \
         { "coordinator", required_argument, NULL, OPT_COORDINATOR },          \
         { "infra-env", required_argument, NULL, OPT_INFRA_ENV },              \
@@ -332,6 +351,7 @@ static int cmd_agent(int argc, char **argv, bool node) {
                 { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
                 { "install-target", required_argument, NULL, OPT_INSTALL_TARGET },
                 { "no-reboot", no_argument, NULL, OPT_NO_REBOOT },
+                { "image-timeout", required_argument, NULL, OPT_IMAGE_TIMEOUT },
                 COMMON_OPTIONS,
                 {},
         };
@@ -386,6 +406,13 @@ static int cmd_agent(int argc, char **argv, bool node) {
                         break;
                 case OPT_NO_REBOOT:
                         ro.no_reboot = true;
+                        break;
+                case OPT_IMAGE_TIMEOUT:
+                        if ((ro.image_timeout_s = parse_seconds(optarg)) <= 0) {
+                                log_error("agent", "--image-timeout takes a duration (1800, 30m, 2h), not \"%s\"",
+                                          optarg);
+                                return RUN_EXIT_USAGE;
+                        }
                         break;
                 case OPT_MANIFEST_DIR:
                         ro.manifest_dir = optarg;

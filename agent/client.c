@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -375,7 +376,27 @@ struct stream_state {
         uint64_t received;
         long status;             /* of the answer whose body arrives, 0 before */
         bool too_large;
+        int64_t range_start;     /* Content-Range's first byte, -1 when none */
+        uint64_t skip;           /* bytes of a 200 answer the sink already has */
 };
+
+/* Content-Range of the last header block (a redirect's does not count). */
+static size_t on_stream_header(char *p, size_t size, size_t nmemb, void *userdata) {
+        struct stream_state *st = userdata;
+        size_t n = size * nmemb;
+        if (n >= 5 && strncmp(p, "HTTP/", 5) == 0)
+                st->range_start = -1;
+        else if (n > 20 && strncasecmp(p, "Content-Range: bytes ", 21) == 0) {
+                char buf[32];
+                size_t k = strspn(p + 21, "0123456789");
+                if (k > 0 && k < sizeof buf && p[21 + k] == '-') {
+                        memcpy(buf, p + 21, k);
+                        buf[k] = '\0';
+                        st->range_start = (int64_t) strtoull(buf, NULL, 10);
+                }
+        }
+        return n;
+}
 
 static size_t on_stream(char *p, size_t size, size_t nmemb, void *userdata) {
         struct stream_state *st = userdata;
@@ -386,9 +407,26 @@ static size_t on_stream(char *p, size_t size, size_t nmemb, void *userdata) {
                 curl_easy_getinfo(st->c->curl, CURLINFO_RESPONSE_CODE, &st->status);
                 if (curl_easy_getinfo(st->c->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK)
                         st->s->content_length = cl;
+                if (st->s->resume_from > 0 && st->status == 206 &&
+                    st->range_start != (int64_t) st->s->resume_from) {
+                        st->s->sink_error = -EPROTO;
+                        return 0;
+                }
+                if (st->s->resume_from > 0 && st->status == 200)
+                        st->skip = st->s->resume_from; /* no ranges here: from the start again */
         }
         if (st->status < 200 || st->status > 299)
                 return on_body(p, size, nmemb, &st->err);
+        if (st->skip > 0) {
+                size_t k = n < st->skip ? n : (size_t) st->skip;
+                st->skip -= k;
+                p += k;
+                if (k == n)
+                        return n;
+                size_t rest = n - k;
+                size_t done = on_stream(p, 1, rest, st);
+                return done == rest ? n : 0;
+        }
         if (st->s->max_bytes && n > st->s->max_bytes - st->received) {
                 st->too_large = true;
                 return 0;
@@ -406,7 +444,9 @@ int client_get_stream(struct client *c, const char *target, struct client_stream
                       json_object **reply) {
         _cleanup_(curl_slist_free_allp) struct curl_slist *headers = NULL;
         _cleanup_free_ char *url = NULL;
-        struct stream_state st = { .c = c, .s = s, .err = { .max = c->max_reply_bytes } };
+        struct stream_state st = { .c = c, .s = s, .err = { .max = c->max_reply_bytes }, .range_start = -1 };
+        char range[48];
+        int64_t left_ms = 0;
         CURL *h = c->curl;
         bool own;
         int r;
@@ -435,10 +475,23 @@ int client_get_stream(struct client *c, const char *target, struct client_stream
 
         if ((own && add_header(&headers, c->auth_header) < 0) || add_header(&headers, "Expect:") < 0)
                 return -ENOMEM;
+        if (s->deadline_ms > 0) {
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                left_ms = s->deadline_ms - ((int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+                if (left_ms <= 0)
+                        return -ETIMEDOUT;
+        }
 
         setup_handle(c, url, headers);
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L);
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long) left_ms);
+        curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_stream_header);
+        curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
+        if (s->resume_from > 0) {
+                snprintf(range, sizeof range, "%llu-", (unsigned long long) s->resume_from);
+                curl_easy_setopt(h, CURLOPT_RANGE, range);
+        }
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long) CLIENT_STREAM_LOW_SPEED_S);
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);

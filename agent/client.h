@@ -82,6 +82,14 @@ struct client_stream {
         uint64_t max_bytes;      /* body cap; 0: none */
         int sink_error;          /* out: what sink() returned when it aborted */
         int64_t content_length;  /* out: Content-Length of the answer, -1 when unknown */
+        /* in: > 0 continues a broken transfer: "Range: bytes=N-" is sent and
+         * the sink gets the bytes from N on either way (a 206 must start at
+         * N, else -EPROTO; a server that answers 200 has its first N bytes
+         * skipped). */
+        uint64_t resume_from;
+        /* in: CLOCK_MONOTONIC ms by which the whole transfer must be over
+         * (0: none); past it the transfer fails with -ETIMEDOUT. */
+        int64_t deadline_ms;
 };
 
 /* True when `url` is the coordinator's own (starts with c->base followed by
@@ -91,8 +99,9 @@ bool client_url_is_coordinator(const struct client *c, const char *url);
 /* GET `target` as a stream: a path on the coordinator ("/api/..."), or an
  * absolute http(s) URL; the token is sent only to the coordinator, and only
  * downloads from elsewhere follow redirects (at most CLIENT_MAX_REDIRECTS,
- * http(s) only). No overall time limit (images are large); a transfer that
- * stalls for CLIENT_STREAM_LOW_SPEED_S seconds fails with -ETIMEDOUT.
+ * http(s) only). No overall time limit but s->deadline_ms (images are
+ * large); a transfer that stalls for CLIENT_STREAM_LOW_SPEED_S seconds fails
+ * with -ETIMEDOUT.
  * Returns 0 with *status when the server answered; -errno as
  * client_request() does, -EFBIG past s->max_bytes, and s->sink_error (or
  * -EIO) when the sink aborted. -EINVAL for a target that is neither. */

@@ -804,6 +804,11 @@ static int find_root_or_fail(const char *image, const char *label, struct instal
         return 0;
 }
 
+int64_t install_image_deadline_ms(const struct install_options *o, uint64_t size) {
+        int64_t base = o && o->image_deadline_s > 0 ? o->image_deadline_s : INSTALL_IMAGE_DEADLINE_S;
+        return (base + (int64_t) (size / INSTALL_IMAGE_MIN_RATE)) * 1000;
+}
+
 static int do_install(const struct install_options *o, const struct install_args *a, const struct install_io *io,
                       struct install_outcome *out) {
         _cleanup_free_ char *image = NULL, *mdir = NULL;
@@ -851,7 +856,7 @@ static int do_install(const struct install_options *o, const struct install_args
         }
         sc = (struct sink_ctx) { .w = &w, .io = io, .last_ms = mono_ms(), .last_pct = PCT_IMAGE_FIRST };
         err[0] = '\0';
-        r = io->fetch_image(io->userdata, img->url, image_sink, &sc, err, sizeof err);
+        r = io->fetch_image(io->userdata, img->url, (uint64_t) img->size, image_sink, &sc, err, sizeof err);
         if (r == -EFBIG)
                 FAIL(out, r, "the OS image from %s is larger than the payload's %lld bytes", img->url, (long long) img->size);
         else if (r < 0)

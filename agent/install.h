@@ -64,7 +64,17 @@ struct install_options {
          * system's node agent finds its coordinator; NULL: not written. */
         const char *node_conf;     /* agent.conf text (install_node_conf()) */
         const char *node_key_pem;  /* coordinator.pub */
+        /* The OS image download's time, retries and resumes included: this
+         * many seconds (0: INSTALL_IMAGE_DEADLINE_S) plus one per
+         * INSTALL_IMAGE_MIN_RATE bytes of the image. */
+        int64_t image_deadline_s;
 };
+
+#define INSTALL_IMAGE_DEADLINE_S (30 * 60)
+#define INSTALL_IMAGE_MIN_RATE (1024 * 1024)   /* bytes a second: the slowest link waited for */
+
+/* How long (ms) the download of a `size`-byte image may take under o. */
+int64_t install_image_deadline_ms(const struct install_options *o, uint64_t size);
 
 /* The agent.conf text an installed host's node agent needs: coordinator,
  * infra-env, token, the key at INSTALL_NODE_KEY_PATH and the state dir
@@ -83,11 +93,14 @@ struct install_io {
          * malloc'd buffer. 0, or -errno with the reason in err. */
         int (*fetch_payload)(void *userdata, const char *path, size_t max, char **data, size_t *len, char *err,
                              size_t errlen);
-        /* Stream the bytes at `url` (a coordinator path or an absolute
-         * http(s) URL) into sink; a sink error aborts and is returned.
-         * 0, or -errno with the reason in err. */
-        int (*fetch_image)(void *userdata, const char *url, int (*sink)(void *sink_userdata, const void *data, size_t len),
-                           void *sink_userdata, char *err, size_t errlen);
+        /* Stream the `size` bytes at `url` (a coordinator path or an
+         * absolute http(s) URL) into sink, each byte once: a broken transfer
+         * may go on where it stopped (Range), never from the start again.
+         * The whole of it has a deadline (install_image_deadline_ms). A sink
+         * error aborts and is returned. 0, or -errno with the reason in err. */
+        int (*fetch_image)(void *userdata, const char *url, uint64_t size,
+                           int (*sink)(void *sink_userdata, const void *data, size_t len), void *sink_userdata,
+                           char *err, size_t errlen);
         /* Report a stage (best effort; failures are the callee's to log). */
         void (*progress)(void *userdata, enum install_stage stage, int percent, const char *info);
         void *userdata;

@@ -353,8 +353,9 @@ static bool sleep_unless(bool (*cancel)(void *userdata), void *userdata, uint32_
         return cancel && cancel(userdata);
 }
 
-/* GET target into sink, again from the start (bounded, with backoff) while
- * the failure is transient and nothing was delivered. */
+/* GET target into sink, again (bounded, with backoff) while the failure is
+ * transient: from the start while nothing was delivered, else from where
+ * the transfer broke (s->resume_from). Not past s->deadline_ms. */
 static int link_get(struct install_link *l, const char *target, struct client_stream *s, long *status,
                     json_object **reply) {
         struct backoff bo = { .base_ms = RUN_FETCH_BACKOFF_BASE_MS, .max_ms = RUN_FETCH_BACKOFF_MAX_MS };
@@ -368,10 +369,15 @@ static int link_get(struct install_link *l, const char *target, struct client_st
                 *reply = NULL;
                 *status = 0;
                 s->sink_error = 0;
+                s->resume_from = c.delivered;
                 r = client_get_stream(&l->dl, target, s, status, reply);
                 bool ok = r == 0 && *status >= 200 && *status <= 299;
-                if (ok || attempt >= RUN_FETCH_ATTEMPTS || !run_fetch_transient(r, *status, c.delivered, s->sink_error))
+                /* What was delivered stays: a retry resumes after it. */
+                if (ok || attempt >= RUN_FETCH_ATTEMPTS || !run_fetch_transient(r, *status, 0, s->sink_error) ||
+                    (s->deadline_ms > 0 && mono_ms() >= s->deadline_ms))
                         break;
+                if (c.delivered > 0)
+                        log_info("install", "Resuming %s after %llu bytes", target, (unsigned long long) c.delivered);
                 char what[512];
                 uint32_t ms = backoff_next(&bo, random_u32());
                 describe_answer(&l->dl, r, *status, *reply, what, sizeof what);
@@ -411,14 +417,20 @@ static int link_fetch_payload(void *userdata, const char *path, size_t max, char
         return 0;
 }
 
-static int link_fetch_image(void *userdata, const char *url, int (*sink)(void *, const void *, size_t),
+static int link_fetch_image(void *userdata, const char *url, uint64_t size, int (*sink)(void *, const void *, size_t),
                             void *sink_userdata, char *err, size_t errlen) {
         struct install_link *l = userdata;
         _cleanup_json_ json_object *reply = NULL;
-        struct client_stream s = { .sink = sink, .userdata = sink_userdata };
+        int64_t limit = install_image_deadline_ms(l->ctx->install, size);
+        struct client_stream s = { .sink = sink, .userdata = sink_userdata, .deadline_ms = mono_ms() + limit };
         long status = 0;
 
         int r = link_get(l, url, &s, &status, &reply);
+        if (r == -ETIMEDOUT && mono_ms() >= s.deadline_ms) {
+                snprintf(err, errlen, "not done within %lld s (retries and resumes included)",
+                         (long long) (limit / 1000));
+                return r;
+        }
         if (r == -EINVAL && !s.sink_error) {
                 snprintf(err, errlen, "not a coordinator path or an http(s) URL");
                 return r;
@@ -1328,6 +1340,7 @@ static int setup_install(struct runner *R) {
                 .no_reboot = o->no_reboot,
                 .node = o->node,
                 .manifest_dir = o->manifest_dir,
+                .image_deadline_s = o->image_timeout_s,
         };
         if (o->node && ((!o->coordinator_key && !o->coordinator_key_pem) || !o->manifest_dir)) {
                 log_error("run", "muster-agent node needs a coordinator key and --manifest-dir");

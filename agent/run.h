@@ -49,6 +49,7 @@ struct run_options {
         const char *coordinator_key_pem; /* the PEM text (wins), or both NULL: installs are refused */
         const char *install_target;  /* --install-target FILE|DIR|DEVICE, or NULL */
         bool no_reboot;              /* --no-reboot */
+        int64_t image_timeout_s;     /* --image-timeout; 0: INSTALL_IMAGE_DEADLINE_S */
         bool node;                   /* `muster-agent node`: never register, apply steps only */
         const char *manifest_dir;    /* node: --manifest-dir */
 };

@@ -220,13 +220,16 @@ int cap_compute(const struct release_info *r, const struct cap_spec *spec,
         if (k < 0)
                 return k;
         if (strv_add_all(&asked, &spec->additional) < 0 || strv_add_all(&all, &asked) < 0 ||
-            strv_add_all(&all, previously_enabled) < 0 || strv_add_all(&all, also_enable) < 0 ||
-            strv_add_all(&known, &r->known_capabilities) < 0)
+            strv_add_all(&all, also_enable) < 0 || strv_add_all(&known, &r->known_capabilities) < 0)
                 return -ENOMEM;
         strv_sort_uniq(&known);
         for (size_t i = 0; i < all.n; i++)
                 if (strv_contains(&known, all.v[i]) && strv_push(&enabled, all.v[i]) < 0)
                         return -ENOMEM;
+        /* Once enabled, enabled for good: even when this release no longer
+         * declares it (an upgrade), as the cluster-version operator holds. */
+        if (strv_add_all(&enabled, previously_enabled) < 0)
+                return -ENOMEM;
         strv_sort_uniq(&enabled);
         for (size_t i = 0; i < enabled.n; i++)
                 if (!strv_contains(&asked, enabled.v[i]) && strv_push(&implicit, enabled.v[i]) < 0)
@@ -446,7 +449,9 @@ static int check_capability(const struct manifest *m, const struct filter_contex
                 return r;
         for (size_t i = 0; i < names.n; i++) {
                 const char *c = names.v[i];
-                if (c[0] == '\0' || !strv_has(ctx->known, c)) {
+                /* An enabled capability is never unknown: one the release
+                 * dropped stays enabled, and so do its manifests. */
+                if (c[0] == '\0' || (!strv_has(ctx->known, c) && !strv_has(ctx->enabled, c))) {
                         if (!strv_contains(&unknown, c)) {
                                 _cleanup_free_ char *q = shorten(c, CAP_MSG_QUOTE_MAX);
                                 if (!q || strv_consume(&unknown, TAKE_PTR(q)) < 0)
@@ -519,6 +524,21 @@ int filter_release(const struct manifest_list *ms, const struct filter_context *
                 }
         }
         *out = res;
+        return 0;
+}
+
+int cap_undeclared(const struct manifest *m, const struct strv *known, struct strv *out) {
+        const char *v = manifest_annotation(m, CAP_ANN_CAPABILITY);
+        if (!v)
+                return 0;
+        _cleanup_strv_ struct strv names = { 0 };
+        int r = split_trim(v, '+', &names);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < names.n; i++)
+                if (names.v[i][0] && !strv_has(known, names.v[i]) && !strv_contains(out, names.v[i]) &&
+                    strv_push(out, names.v[i]) < 0)
+                        return -ENOMEM;
         return 0;
 }
 

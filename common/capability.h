@@ -43,8 +43,11 @@ void cap_status_free(struct cap_status *s);
  * capability \"Foo\"; known: ..."). */
 int cap_validate_spec(const struct release_info *r, const struct cap_spec *spec, char *err, size_t errlen);
 
-/* enabled = baseline set ∪ additional ∪ previously_enabled ∪ also_enable,
- * keeping only capabilities the release knows (previously/also may be NULL).
+/* enabled = baseline set ∪ additional ∪ previously_enabled ∪ also_enable:
+ * of set, additional and also_enable only capabilities the release knows,
+ * but every previously enabled one, known or not (once enabled, enabled for
+ * good: an upgrade to a release that dropped it keeps it, and it is in
+ * implicit). previously/also may be NULL.
  * The spec must have passed cap_validate_spec (-EINVAL otherwise). */
 int cap_compute(const struct release_info *r, const struct cap_spec *spec,
                 const struct strv *previously_enabled, const struct strv *also_enable,
@@ -91,13 +94,21 @@ void filter_result_free(struct filter_result *r);
 
 /* One manifest, rules in DESIGN §6 order; the first failing rule decides.
  * Capability annotation: names split on '+', surrounding blanks trimmed,
- * an empty name is unknown. An unknown name wins over a disabled one. */
+ * an empty name is unknown, and so is a name neither in known nor in
+ * enabled (an enabled one the release dropped is not). An unknown name wins
+ * over a disabled one. */
 int filter_manifest(const struct manifest *m, const struct filter_context *ctx, struct filter_result *out);
 
 /* Every manifest of ms; *out gets ms->n results (caller frees each and the
  * array). */
 int filter_release(const struct manifest_list *ms, const struct filter_context *ctx,
                    struct filter_result **out);
+
+/* The names in m's capability annotation (split on '+', trimmed; empty
+ * ones skipped) that `known` does not hold, appended to out once each: what
+ * a release import warns about (a manifest for a capability release.yaml
+ * does not declare is never installed). 0 or -ENOMEM. */
+int cap_undeclared(const struct manifest *m, const struct strv *known, struct strv *out);
 
 /* DESIGN §7 upgrade rule: the capabilities to enable implicitly. For each
  * manifest of new_ms whose only failure under new_ctx is

@@ -311,6 +311,16 @@ int crypto_key_public_pem(const struct crypto_key *k, char **pem) {
         return 0;
 }
 
+/* s > n/2 (n odd: the same as 2s > n). */
+static bool s_is_high(const mbedtls_ecp_group *grp, const mbedtls_mpi *s) {
+        mbedtls_mpi twice;
+        mbedtls_mpi_init(&twice);
+        bool high = mbedtls_mpi_copy(&twice, s) != 0 || mbedtls_mpi_shift_l(&twice, 1) != 0 ||
+                    mbedtls_mpi_cmp_mpi(&twice, &grp->N) > 0;
+        mbedtls_mpi_free(&twice);
+        return high;
+}
+
 int crypto_sign_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_SHA256_LEN],
                        uint8_t sig[CRYPTO_SIG_LEN]) {
         if (!k || !digest || !sig)
@@ -330,6 +340,10 @@ int crypto_sign_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_S
                  * its state being duplicated by fork(); the DRBG only blinds. */
                 r = mbedtls_ecdsa_sign_det_ext(&grp, &r_, &s_, &ec->d, digest, CRYPTO_SHA256_LEN,
                                                MBEDTLS_MD_SHA256, key_rng, (void *) k);
+        /* (r, s) and (r, n - s) both verify: hand out only the low one so a
+         * signature has one spelling (crypto_verify_digest() insists). */
+        if (r == 0 && s_is_high(&grp, &s_))
+                r = mbedtls_mpi_sub_mpi(&s_, &grp.N, &s_);
         if (r == 0)
                 r = mbedtls_mpi_write_binary(&r_, sig, CRYPTO_SIG_LEN / 2);
         if (r == 0)
@@ -357,6 +371,8 @@ int crypto_verify_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO
                 r = mbedtls_mpi_read_binary(&r_, sig, CRYPTO_SIG_LEN / 2);
         if (r == 0)
                 r = mbedtls_mpi_read_binary(&s_, sig + CRYPTO_SIG_LEN / 2, CRYPTO_SIG_LEN / 2);
+        if (r == 0 && s_is_high(&grp, &s_))
+                r = MBEDTLS_ERR_ECP_VERIFY_FAILED; /* the malleable twin of a low-S signature */
         if (r == 0)
                 /* Rejects r or s outside [1, n-1] as well as a wrong signature. */
                 r = mbedtls_ecdsa_verify(&grp, digest, CRYPTO_SHA256_LEN, &ec->Q, &r_, &s_);

@@ -37,12 +37,15 @@ bool crypto_key_has_private(const struct crypto_key *k);
 
 void crypto_key_free(struct crypto_key *k);
 
-/* Deterministic ECDSA (RFC 6979) over a SHA-256 digest; sig gets r || s.
+/* Deterministic ECDSA (RFC 6979) over a SHA-256 digest; sig gets r || s
+ * with s <= n/2 (low S, as Bitcoin's BIP 62 and libsecp256k1 require).
  * -ENOKEY for a verify-only key. Safe to call from many threads. */
 int crypto_sign_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_SHA256_LEN],
                        uint8_t sig[CRYPTO_SIG_LEN]);
 
-/* 0 if sig (r || s) is k's signature of digest, -EBADMSG if not. */
+/* 0 if sig (r || s) is k's signature of digest, -EBADMSG if not. A high-S
+ * signature (s > n/2) is refused even when it is mathematically valid:
+ * ECDSA is malleable otherwise (anyone can turn s into n - s). */
 int crypto_verify_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_SHA256_LEN],
                          const uint8_t sig[CRYPTO_SIG_LEN]);
 

@@ -1,7 +1,10 @@
 /* Human-readable numbers (format.h). */
 #include "format.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 char *format_bytes(int64_t bytes, char *buf, size_t n) {
         static const char *const u[] = { "B", "KB", "MB", "GB", "TB", "PB", "EB" };
@@ -18,4 +21,34 @@ char *format_bytes(int64_t bytes, char *buf, size_t n) {
         }
         snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
         return buf;
+}
+
+int format_parse_duration_s(const char *s, int64_t *seconds) {
+        static const struct { char unit; int64_t mult; } units[] = {
+                { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 }, { 'y', 365 * 86400 },
+        };
+        int64_t n = 0;
+        const char *p = s;
+
+        if (!s || !isdigit((unsigned char) *p))
+                return -EINVAL;
+        for (; isdigit((unsigned char) *p); p++) {
+                if (n > (INT64_MAX - (*p - '0')) / 10)
+                        return -ERANGE;
+                n = n * 10 + (*p - '0');
+        }
+        if (*p == '\0') {
+                *seconds = n;
+                return 0;
+        }
+        if (p[1] != '\0')
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+                if (*p == units[i].unit) {
+                        if (n > INT64_MAX / units[i].mult)
+                                return -ERANGE;
+                        *seconds = n * units[i].mult;
+                        return 0;
+                }
+        return -EINVAL;
 }

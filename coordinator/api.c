@@ -19,6 +19,7 @@
 #include "log.h"
 #include "musterd.h"
 #include "protocol.h"
+#include "ratelimit.h"
 #include "refresh.h"
 #include "steps.h"
 #include "uuid.h"
@@ -35,6 +36,9 @@ void api_store_error(struct http_response *resp, int r, const char *what) {
         case -EINVAL: http_error(resp, 400, "invalid %s", what); break;
         case -E2BIG: http_error(resp, 413, "%s is too large", what); break;
         case -EAGAIN: http_error(resp, 503, "store is busy; try again"); break;
+        case -ENOSPC:
+                http_error(resp, 507, "the store's file system is full: %s is not written (reads still work)", what);
+                break;
         default:
                 log_error_errno(r, "api", "store failed on %s: %m", what);
                 http_error(resp, 500, "internal error on %s", what);
@@ -90,6 +94,25 @@ bool musterd_auth(void *app, const struct http_route *route, struct http_request
                         http_error(resp, 401, "the token was revoked");
                         return false;
                 }
+        } else {
+                /* A person's token: on the revocation list, or never issued
+                 * by this store, it is refused; checked on every request. */
+                int r = store_token_check(d->store, p->jti);
+                if (r == -EKEYREVOKED || r == -ENOENT) {
+                        http_error(resp, 401, r == -ENOENT ? "the token is not known to this coordinator"
+                                                           : "the token was revoked");
+                        return false;
+                }
+                if (r < 0) {
+                        api_store_error(resp, r, "token");
+                        return false;
+                }
+        }
+        /* Routes only a host's agent calls (its heartbeat, its results, its
+         * install progress): a person's token would forge them. */
+        if ((route->flags & ROUTE_AGENT) && p->kind != PRINCIPAL_AGENT) {
+                http_error(resp, 403, "this call is for a host's agent; people's tokens are refused here");
+                return false;
         }
         return true;
 }
@@ -195,14 +218,29 @@ static void h_readyz(void *app, struct http_request *req, struct http_response *
         struct store_page pg = { .limit = 1 };
         int r = store_infra_env_list(d->store, NULL, &pg, &l);
         infra_env_list_free(&l);
+        int64_t room = INT64_MAX;
         if (r < 0)
                 http_error(resp, 503, "store is not ready");
+        else if (store_free_space(d->store, &room) == 0 && room < STORE_MIN_FREE_BYTES)
+                http_error(resp, 503, "the store's file system is full (%lld bytes free, writes need %lld): "
+                           "reads are served, writes are refused with 507", (long long) room,
+                           (long long) STORE_MIN_FREE_BYTES);
         else
                 http_json(resp, 200, json_object_new_string("ready"));
 }
 
 static void h_metrics(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
+        /* Administrators only, unless [metrics] public: an agent's token sits
+         * in every ISO, so it proves nothing. */
+        if (!musterd_cfg(d)->metrics_public) {
+                if (!req->auth) {
+                        http_error(resp, 401, "an Authorization: Bearer token is required ([metrics] public is false)");
+                        return;
+                }
+                if (!api_need_admin(req, resp))
+                        return;
+        }
         char *m = http_server_metrics(d->http);
         /* Hosts by status. */
         size_t len = m ? strlen(m) : 0, cap = len + 8192;
@@ -290,14 +328,17 @@ out:
 static void h_ie_list(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env_list l = { 0 };
-        if (!api_need_admin(req, resp))
+        struct store_page pg;
+        /* Paged like the other lists: ?limit= and ?after=, X-Next-After. */
+        if (!api_need_admin(req, resp) || api_query_page(d, req, resp, &pg) < 0)
                 return;
-        struct store_page pg = { .limit = 1000 };
         int r = store_infra_env_list(d->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
         if (r < 0)
                 api_store_error(resp, r, "infra-envs");
-        else
+        else {
                 http_json(resp, 200, infra_env_list_to_json(&l, 0));
+                resp->next_after = l.next_after;
+        }
         infra_env_list_free(&l);
 }
 
@@ -309,20 +350,80 @@ static void h_ie_get(void *app, struct http_request *req, struct http_response *
         infra_env_free(&ie);
 }
 
+/* Why a host keeps its infra-env (store_infra_env_delete's rule), in words. */
+static void blocker_words(struct musterd *d, const struct infra_env *ie, const struct host *h, char *buf, size_t n) {
+        if (host_status_is_installing(h->status)) {
+                snprintf(buf, n, "host %s is %s", h->id, host_status_to_string(h->status));
+                return;
+        }
+        struct cluster c;
+        cluster_init(&c);
+        if (h->cluster_id && store_cluster_get(d->store, h->cluster_id, &c) == 0 &&
+            cluster_status_is_installing(cluster_status_from_string(c.status)))
+                snprintf(buf, n, "host %s is bound to cluster %s, which is %s", h->id, c.id, c.status);
+        else if (h->cluster_id && c.owner && ie->owner && strcmp(c.owner, ie->owner) != 0)
+                snprintf(buf, n, "host %s is bound to cluster %s of owner %s", h->id, c.id, c.owner);
+        else
+                snprintf(buf, n, "host %s is %s (cluster %s)", h->id, host_status_to_string(h->status),
+                         h->cluster_id ? h->cluster_id : "none");
+        cluster_free(&c);
+}
+
+/* An infra-env goes with its hosts, but never a host being installed or one
+ * lent to another owner's cluster (409 naming them): deleting those would
+ * leave a cluster installing without hosts, or take a host from under
+ * someone else. Hosts bound to the owner's own clusters are unbound as part
+ * of the delete, and their clusters decide their state again. */
 static void h_ie_delete(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
+        struct host_list blocked = { 0 }, unbound = { 0 };
+        const uint32_t installing = STORE_STATUS(HOST_PREPARING_FOR_INSTALLATION) | STORE_STATUS(HOST_INSTALLING) |
+                                    STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_infra_env(d, req, resp, req->params[0], &ie) == 0) {
-                int r = store_infra_env_delete(d->store, ie.id);
-                if (r < 0)
-                        api_store_error(resp, r, "infra-env");
-                else {
-                        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "infra-env %s deleted", ie.id);
-                        api_no_content(resp);
+        if (api_load_infra_env(d, req, resp, req->params[0], &ie) < 0)
+                goto out;
+        int r = store_infra_env_delete(d->store, ie.id, installing, &blocked, &unbound);
+        if (r == -EBUSY) {
+                char why[4096], one[512];
+                size_t len = 0;
+                why[0] = '\0';
+                for (size_t i = 0; i < blocked.n && i < 4; i++) {
+                        blocker_words(d, &ie, &blocked.v[i], one, sizeof one);
+                        len += (size_t) snprintf(why + len, sizeof why - len, "%s%s", i ? "; " : "", one);
+                        if (len >= sizeof why)
+                                len = sizeof why - 1;
                 }
+                if (blocked.n > 4)
+                        snprintf(why + len, sizeof why - len, "; and %zu more", blocked.n - 4);
+                http_error(resp, 409, "infra-env %s cannot be deleted: %s", ie.id, why);
+                goto out;
         }
+        if (r < 0) {
+                api_store_error(resp, r, "infra-env");
+                goto out;
+        }
+        for (size_t i = 0; i < unbound.n; i++)
+                musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, ie.id, unbound.v[i].cluster_id, unbound.v[i].id,
+                              "host %s (%s) unbound from cluster %s and deleted: its infra-env %s was deleted by %s",
+                              unbound.v[i].id, host_status_to_string(unbound.v[i].status), unbound.v[i].cluster_id,
+                              ie.id, P(req)->owner);
+        /* Each cluster that lost hosts decides its state again, once. */
+        for (size_t i = 0; i < unbound.n; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < i && !seen; k++)
+                        seen = strcmp(unbound.v[k].cluster_id, unbound.v[i].cluster_id) == 0;
+                if (!seen)
+                        (void) refresh_cluster(d, unbound.v[i].cluster_id, NULL);
+        }
+        ratelimit_forget(d->registrations, ie.id);
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "infra-env %s deleted by %s%s", ie.id,
+                      P(req)->owner, unbound.n ? " with hosts bound to clusters; they were unbound" : "");
+        api_no_content(resp);
+out:
+        host_list_free(&unbound);
+        host_list_free(&blocked);
         infra_env_free(&ie);
 }
 
@@ -426,6 +527,31 @@ static void reregistered(struct musterd *d, struct host *h) {
         (void) refresh_host(d, h);
 }
 
+static bool host_is_known(struct musterd *d, const char *infra_env_id, const char *host_id) {
+        struct host h;
+        bool known = store_host_get(d->store, infra_env_id, host_id, &h) == 0;
+        host_free(&h);
+        return known;
+}
+
+/* A token from the infra-env's registration bucket ([infraenv]
+ * register_burst, register_interval), else 429 with Retry-After. */
+static bool registration_allowed(struct musterd *d, const struct infra_env *ie, struct http_response *resp) {
+        const struct muster_config *cfg = musterd_cfg(d);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t wait = ratelimit_take(d->registrations, ie->id, cfg->infraenv_register_burst,
+                                      cfg->infraenv_register_interval_ms,
+                                      (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000);
+        if (wait <= 0) /* taken, or no memory to keep the bucket: let it in */
+                return true;
+        http_error(resp, 429, "infra-env %s registers new hosts too fast (%lld at once, then one every %lld ms); "
+                   "try again later", ie->id, (long long) cfg->infraenv_register_burst,
+                   (long long) cfg->infraenv_register_interval_ms);
+        http_header_add(resp, "Retry-After", "%lld", (long long) ((wait + 999) / 1000));
+        return false;
+}
+
 static void h_host_register(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
@@ -452,7 +578,18 @@ static void h_host_register(void *app, struct http_request *req, struct http_res
                 }
                 version = json_object_get_string(v);
         }
-        int r = store_host_register(d->store, ie.id, host_id, version, &h);
+        /* A known host registering again (after a bind, an agent restart, a
+         * reboot) is never limited; a new one counts against the infra-env's
+         * rate and cap: one ISO's token must not fill the disk. */
+        if (!host_is_known(d, ie.id, host_id) && !registration_allowed(d, &ie, resp))
+                goto out;
+        int r = store_host_register_capped(d->store, ie.id, host_id, version, musterd_cfg(d)->infraenv_max_hosts, &h);
+        if (r == -EDQUOT) {
+                http_error(resp, 409, "infra-env %s already holds %lld hosts, its cap ([infraenv] max_hosts); "
+                           "delete hosts of it or raise the cap", ie.id,
+                           (long long) musterd_cfg(d)->infraenv_max_hosts);
+                goto out;
+        }
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
@@ -813,6 +950,28 @@ static void h_ie_hosts_list(void *app, struct http_request *req, struct http_res
         infra_env_free(&ie);
 }
 
+/* Changing a host (rename, delete) is for its infra-env's owner and for the
+ * creator of the cluster it is bound to; a cluster creator picks hosts from
+ * every pool but does not change other owners' pool hosts. */
+static bool may_change_host(struct musterd *d, struct http_request *req, struct http_response *resp,
+                            const struct infra_env *ie, const struct host *h) {
+        const struct principal *p = P(req);
+        if (p->kind != PRINCIPAL_ADMIN || p->role != ROLE_CLUSTER_CREATOR ||
+            (ie->owner && strcmp(ie->owner, p->owner) == 0))
+                return true;
+        bool mine = false;
+        if (h->cluster_id) {
+                struct cluster c;
+                cluster_init(&c);
+                mine = store_cluster_get(d->store, h->cluster_id, &c) == 0 && auth_may_see_cluster(p, c.owner);
+                cluster_free(&c);
+        }
+        if (!mine)
+                http_error(resp, 403, "host %s is in another owner's infra-env and not bound to one of your clusters",
+                           h->id);
+        return mine;
+}
+
 /* PATCH a host: role, requested_hostname, installation_disk_id. */
 static void h_host_patch(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
@@ -822,7 +981,7 @@ static void h_host_patch(void *app, struct http_request *req, struct http_respon
         host_init(&in);
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(d, req, resp, &ie, &h) < 0 || !may_change_host(d, req, resp, &ie, &h))
                 goto out;
         if (host_from_json(req->body, &in, err, sizeof err) < 0) {
                 http_error(resp, 400, "%s", err);
@@ -889,7 +1048,7 @@ static void h_host_delete(void *app, struct http_request *req, struct http_respo
         struct host h;
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(d, req, resp, &ie, &h) < 0 || !may_change_host(d, req, resp, &ie, &h))
                 goto out;
         if (host_status_is_installing(h.status)) {
                 http_error(resp, 409, "host %s is being installed; it cannot be deleted now", h.id);
@@ -962,10 +1121,54 @@ static void h_events(void *app, struct http_request *req, struct http_response *
 
 /* ---- tokens ------------------------------------------------------------ */
 
+static json_object *token_record_to_json(const struct store_token *t) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "id", json_object_new_string(t->id));
+        json_object_object_add(o, "role", json_object_new_string(t->role));
+        json_object_object_add(o, "owner", json_object_new_string(t->owner));
+        json_object_object_add(o, "created_at", json_object_new_string(t->created_at));
+        json_object_object_add(o, "expires_at", json_object_new_string(t->expires_at));
+        json_object_object_add(o, "revoked", json_object_new_boolean(t->revoked_at != NULL));
+        json_object_object_add(o, "revoked_at", t->revoked_at ? json_object_new_string(t->revoked_at) : NULL);
+        return o;
+}
+
+int api_issue_person_token(struct musterd *d, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
+                           struct store_token *rec) {
+        char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
+        int64_t now = (int64_t) time(NULL);
+        int r;
+
+        store_token_init(rec);
+        if (ttl_s < 1 || ttl_s > AUTH_MAX_TTL_S)
+                return -EINVAL;
+        if ((r = model_new_id(id)) < 0 || (r = model_time_format(now, created)) < 0 ||
+            (r = model_time_format(now + ttl_s, expires)) < 0)
+                return r;
+        /* Signed first (it checks owner), recorded second: a token is only
+         * good once the store knows it. */
+        if ((r = auth_issue_admin(d->key, role, owner, id, now, now + ttl_s, token)) < 0)
+                return r;
+        *rec = (struct store_token) { .id = strdup(id), .role = strdup(admin_role_to_string(role)),
+                                      .owner = strdup(owner), .created_at = strdup(created),
+                                      .expires_at = strdup(expires) };
+        if (!rec->id || !rec->role || !rec->owner || !rec->created_at || !rec->expires_at)
+                r = -ENOMEM;
+        if (r >= 0)
+                r = store_token_add(d->store, rec);
+        if (r < 0) {
+                free(*token);
+                *token = NULL;
+                store_token_free(rec);
+        }
+        return r;
+}
+
 static void h_token_create(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
-        json_object *v;
+        json_object *v, *owner;
         enum admin_role role;
+        int64_t ttl = AUTH_DEFAULT_TTL_S;
         _cleanup_free_ char *token = NULL;
         if (!api_need_infra_admin(req, resp))
                 return;
@@ -973,23 +1176,93 @@ static void h_token_create(void *app, struct http_request *req, struct http_resp
                 http_error(resp, 400, "field \"role\" must be infra-admin or cluster-creator");
                 return;
         }
-        if (!json_object_object_get_ex(req->body, "owner", &v) || !json_object_is_type(v, json_type_string) ||
-            auth_issue_admin(d->key, role, json_object_get_string(v), &token) < 0) {
+        if (!json_object_object_get_ex(req->body, "owner", &owner) || !json_object_is_type(owner, json_type_string) ||
+            json_object_get_string_len(owner) < 1 || json_object_get_string_len(owner) > 127 ||
+            strlen(json_object_get_string(owner)) != (size_t) json_object_get_string_len(owner)) {
                 http_error(resp, 400, "field \"owner\" must be a non-empty string of at most 127 characters");
                 return;
         }
-        json_object *o = json_object_new_object();
+        if (json_object_object_get_ex(req->body, "ttl_seconds", &v)) {
+                if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1 ||
+                    json_object_get_int64(v) > AUTH_MAX_TTL_S) {
+                        http_error(resp, 400, "field \"ttl_seconds\" must be an integer from 1 to %d (10 years)",
+                                   AUTH_MAX_TTL_S);
+                        return;
+                }
+                ttl = json_object_get_int64(v);
+        }
+        struct store_token rec;
+        int r = api_issue_person_token(d, role, json_object_get_string(owner), ttl, &token, &rec);
+        if (r == -EPERM) {
+                http_error(resp, 409, "owner \"%s\" already has tokens of the other role; an owner name belongs to "
+                                      "one role (pick another name)", json_object_get_string(owner));
+                return;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "token");
+                return;
+        }
+        json_object *o = token_record_to_json(&rec);
         json_object_object_add(o, "token", json_object_new_string(token));
-        json_object_object_add(o, "role", json_object_new_string(admin_role_to_string(role)));
-        json_object_object_add(o, "owner", json_object_get(v));
+        store_token_free(&rec);
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "%s token %s for %s issued by %s, expires %s",
+                      json_object_get_string(json_object_object_get(o, "role")), json_object_get_string(
+                              json_object_object_get(o, "id")), json_object_get_string(owner), P(req)->owner,
+                      json_object_get_string(json_object_object_get(o, "expires_at")));
         http_json(resp, 201, o);
+}
+
+static void h_token_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct store_page pg;
+        struct store_token_list l = { 0 };
+        if (!api_need_infra_admin(req, resp) || api_query_page(d, req, resp, &pg) < 0)
+                return;
+        int r = store_token_list(d->store, http_query(req, "owner"), &pg, &l);
+        if (r < 0) {
+                api_store_error(resp, r, "tokens");
+                return;
+        }
+        json_object *a = json_object_new_array_ext((int) l.n);
+        for (size_t i = 0; a && i < l.n; i++)
+                json_object_array_add(a, token_record_to_json(&l.v[i]));
+        http_json(resp, 200, a);
+        resp->next_after = l.next_after;
+        store_token_list_free(&l);
+}
+
+static void h_token_revoke(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct store_token t;
+        if (!api_need_infra_admin(req, resp))
+                return;
+        if (!uuid_is_valid(req->params[0])) {
+                http_error(resp, 400, "token id \"%s\" is not a UUID", req->params[0]);
+                return;
+        }
+        int r = store_token_revoke(d->store, req->params[0]);
+        if (r < 0) {
+                api_store_error(resp, r, "token");
+                return;
+        }
+        /* The store is asked on every request anyway; this also drops it
+         * from the cache of checked signatures at once. */
+        auth_cache_forget(d->auth_cache, req->params[0]);
+        if (r == 0)
+                musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, NULL, NULL, "token %s revoked by %s",
+                              req->params[0], P(req)->owner);
+        if ((r = store_token_get(d->store, req->params[0], &t)) < 0)
+                api_store_error(resp, r, "token");
+        else
+                http_json(resp, 200, token_record_to_json(&t));
+        store_token_free(&t);
 }
 
 #define API MUSTER_API_PREFIX
 const struct http_route musterd_routes[] = {
         { "GET", "/healthz", h_healthz, ROUTE_PUBLIC, "healthz" },
         { "GET", "/readyz", h_readyz, ROUTE_PUBLIC, "readyz" },
-        { "GET", "/metrics", h_metrics, ROUTE_PUBLIC, "metrics" },
+        { "GET", "/metrics", h_metrics, ROUTE_TOKEN_OPTIONAL, "metrics" },
         { "POST", API "/infra-envs", h_ie_create, ROUTE_BODY, "infra_env_create" },
         { "GET", API "/infra-envs", h_ie_list, 0, "infra_env_list" },
         { "GET", API "/infra-envs/{id}", h_ie_get, 0, "infra_env_get" },
@@ -998,15 +1271,15 @@ const struct http_route musterd_routes[] = {
         { "POST", API "/infra-envs/{id}/actions/rotate-token", h_ie_rotate, 0, "infra_env_rotate_token" },
         { "GET", API "/infra-envs/{id}/downloads/image", api_iso_download, 0, "infra_env_image" },
         { "HEAD", API "/infra-envs/{id}/downloads/image", api_iso_download, 0, "infra_env_image_head" },
-        { "POST", API "/infra-envs/{id}/hosts", h_host_register, ROUTE_BODY, "host_register" },
+        { "POST", API "/infra-envs/{id}/hosts", h_host_register, ROUTE_BODY | ROUTE_AGENT, "host_register" },
         { "GET", API "/infra-envs/{id}/hosts", h_ie_hosts_list, 0, "infra_env_hosts_list" },
         { "GET", API "/infra-envs/{id}/hosts/{id}", h_host_get, 0, "host_get" },
         { "PATCH", API "/infra-envs/{id}/hosts/{id}", h_host_patch, ROUTE_BODY, "host_patch" },
         { "DELETE", API "/infra-envs/{id}/hosts/{id}", h_host_delete, 0, "host_delete" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/bind", api_host_bind, ROUTE_BODY, "host_bind" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/unbind", api_host_unbind, 0, "host_unbind" },
-        { "GET", API "/infra-envs/{id}/hosts/{id}/instructions", h_instructions, 0, "host_instructions" },
-        { "POST", API "/infra-envs/{id}/hosts/{id}/instructions", h_step_result, ROUTE_BODY, "host_step_result" },
+        { "GET", API "/infra-envs/{id}/hosts/{id}/instructions", h_instructions, ROUTE_AGENT, "host_instructions" },
+        { "POST", API "/infra-envs/{id}/hosts/{id}/instructions", h_step_result, ROUTE_BODY | ROUTE_AGENT, "host_step_result" },
         { "GET", API "/hosts", h_hosts_list, 0, "hosts_list" },
         { "POST", API "/clusters", api_cluster_create, ROUTE_BODY, "cluster_create" },
         { "GET", API "/clusters", api_cluster_list, 0, "cluster_list" },
@@ -1017,7 +1290,7 @@ const struct http_route musterd_routes[] = {
         { "POST", API "/clusters/{id}/actions/upgrade", api_cluster_upgrade, ROUTE_BODY, "cluster_upgrade" },
         { "GET", API "/clusters/{id}/payload", api_payload_list, 0, "payload_list" },
         { "GET", API "/clusters/{id}/payload/{rev}", api_payload_get, 0, "payload_get" },
-        { "PUT", API "/infra-envs/{id}/hosts/{id}/progress", api_host_progress, ROUTE_BODY, "host_progress" },
+        { "PUT", API "/infra-envs/{id}/hosts/{id}/progress", api_host_progress, ROUTE_BODY | ROUTE_AGENT, "host_progress" },
         { "POST", API "/releases", api_release_import, ROUTE_BODY | ROUTE_LARGE_BODY, "release_import" },
         { "GET", API "/releases", api_release_list, 0, "release_list" },
         { "GET", API "/releases/{version}", api_release_get, 0, "release_get" },
@@ -1027,5 +1300,7 @@ const struct http_route musterd_routes[] = {
         { "GET", API "/signing-key", api_signing_key, 0, "signing_key" },
         { "GET", API "/events", h_events, 0, "events_list" },
         { "POST", API "/tokens", h_token_create, ROUTE_BODY, "token_create" },
+        { "GET", API "/tokens", h_token_list, 0, "token_list" },
+        { "POST", API "/tokens/{id}/actions/revoke", h_token_revoke, 0, "token_revoke" },
 };
 const size_t musterd_n_routes = sizeof musterd_routes / sizeof *musterd_routes;

@@ -1,13 +1,16 @@
 /* Releases over the API (DESIGN §3, §6-7): import of a release.yaml and its
  * manifests in one request, listing, the filter preview, deletion, the OS
- * image of a path release streamed from musterd's disk, and musterd's
- * public signing key. */
+ * image of a path release streamed from the releases folder (one Range
+ * honoured, for an agent resuming), and musterd's public signing key. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -15,6 +18,7 @@
 #include "cleanup.h"
 #include "clusterrel.h"
 #include "crypto.h"
+#include "iso.h"
 #include "log.h"
 #include "manifest.h"
 #include "release.h"
@@ -78,34 +82,145 @@ static int cmp_file(const void *a, const void *b) {
         return strcmp(((const struct in_file *) a)->name, ((const struct in_file *) b)->name);
 }
 
-/* The OS image of a path release must be on this machine as release.yaml
- * describes it. 0, or answers 400 and returns -EINVAL. */
-static int check_os_image(const struct release_os_image *img, struct http_response *resp) {
+/* ---- the OS image of a path release ---------------------------------------- */
+
+/* Whether the canonical path p is dir or lies under it. */
+static bool path_under(const char *p, const char *dir) {
+        size_t n = strlen(dir);
+        if (n == 1 && dir[0] == '/')
+                return true;
+        return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* Open the resolved path `rel` below the directory dfd without following any
+ * link on the way (the resolution was done; a link swapped in since is
+ * refused) and without blocking on a FIFO. openat2 where the kernel (or a
+ * seccomp filter) allows it, else O_NOFOLLOW on the whole path. */
+static int open_beneath(int dfd, const char *rel, const char *whole) {
+        static _Atomic int have_openat2 = 1;
+        const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+        if (have_openat2) {
+                struct open_how how = {
+                        .flags = (uint64_t) flags,
+                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+                };
+                int fd = (int) syscall(SYS_openat2, dfd, rel, &how, sizeof how);
+                if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+                        return fd;
+                have_openat2 = 0;
+        }
+        return open(whole, flags | O_NOFOLLOW);
+}
+
+/* The OS image `path` of a release (absolute, or relative to the releases
+ * folder) opened for reading, if it is a regular file under the releases
+ * folder ([releases] image_dir) once every link is resolved, and not one of
+ * the state directory's files. The fd (blocking again) and its stat, or
+ * -errno with the reason in why: a reason names the path and the folder,
+ * never anything about the file's content. Nothing here blocks on a FIFO. */
+static int os_image_open(struct musterd *d, const char *path, struct stat *st, char *why, size_t whylen) {
+        const struct muster_config *cfg = musterd_cfg(d);
+        char folder[PATH_MAX], state[PATH_MAX], real[PATH_MAX];
+        _cleanup_free_ char *configured = NULL, *joined = NULL;
+
+        if (cfg->releases_image_dir[0])
+                configured = strdup(cfg->releases_image_dir);
+        else if (asprintf(&configured, "%s/images", cfg->state_dir) < 0)
+                configured = NULL;
+        if (!configured)
+                return -ENOMEM;
+        if (!realpath(configured, folder)) {
+                int r = -errno;
+                snprintf(why, whylen,
+                         "the releases folder %.256s ([releases] image_dir) is missing on musterd's machine: %s",
+                         configured, strerror(-r));
+                return r;
+        }
+        if (!realpath(cfg->state_dir, state))
+                return -errno;
+        if (path[0] != '/') {
+                if (asprintf(&joined, "%s/%s", folder, path) < 0) {
+                        joined = NULL;
+                        return -ENOMEM;
+                }
+                path = joined;
+        }
+        /* realpath() only reads links and stats: it never opens the file. */
+        if (!realpath(path, real) || !path_under(real, folder) || strcmp(real, folder) == 0) {
+                snprintf(why, whylen, "os_image.path %.256s is not a file under the releases folder %.256s "
+                         "([releases] image_dir)", path, folder);
+                return -EACCES;
+        }
+        /* A folder that holds the state directory must not hand out its keys. */
+        if (path_under(real, state) && !(path_under(folder, state) && strcmp(folder, state) != 0)) {
+                snprintf(why, whylen, "os_image.path %.256s is in musterd's state directory", path);
+                return -EACCES;
+        }
+        /* Nor the store kept elsewhere (its -wal and -shm files included). */
+        const char *db = strncmp(cfg->store, "sqlite:", 7) == 0 ? cfg->store + 7
+                         : cfg->store[0] == '/'                ? cfg->store
+                                                               : NULL;
+        char dbreal[PATH_MAX];
+        if (db && realpath(db, dbreal) && strncmp(real, dbreal, strlen(dbreal)) == 0) {
+                snprintf(why, whylen, "os_image.path %.256s is musterd's store", path);
+                return -EACCES;
+        }
+        _cleanup_close_ int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        const char *rel = real + strlen(folder);
+        while (*rel == '/')
+                rel++;
+        int fd = open_beneath(dfd, rel, real);
+        if (fd < 0) {
+                int r = -errno;
+                snprintf(why, whylen, "os_image.path %.256s cannot be opened on musterd's machine: %s", path,
+                         r == -ELOOP ? "it was replaced by a symbolic link" : strerror(-r));
+                return r;
+        }
+        if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+                close(fd);
+                snprintf(why, whylen, "os_image.path %.256s is not a regular file", path);
+                return -EINVAL;
+        }
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+/* The OS image of a path release must be in the releases folder as
+ * release.yaml describes it. 0, or answers 400 and returns -errno. A refusal
+ * names what release.yaml says, never the size or digest of the file found
+ * (which may be any file: they would tell an admin about a key). */
+static int check_os_image(struct musterd *d, const struct release_os_image *img, struct http_response *resp) {
         struct crypto_sha256_ctx ctx;
         uint8_t sum[CRYPTO_SHA256_LEN];
-        char hex[2 * CRYPTO_SHA256_LEN + 1];
+        char hex[2 * CRYPTO_SHA256_LEN + 1], why[1024] = "";
         struct stat st;
         _cleanup_free_ char *buf = NULL;
         const size_t bufsz = 1 << 20;
         int64_t total = 0;
 
-        if (img->path[0] != '/') {
-                http_error(resp, 400, "os_image.path \"%.256s\" must be absolute (a path on musterd's machine)", img->path);
-                return -EINVAL;
+        _cleanup_close_ int fd = os_image_open(d, img->path, &st, why, sizeof why);
+        if (fd == -ENOMEM) {
+                http_error(resp, 500, "out of memory");
+                return fd;
         }
-        _cleanup_close_ int fd = open(img->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
-                http_error(resp, 400, "os_image.path %.256s cannot be opened on musterd's machine: %s", img->path,
-                           strerror(errno));
-                return -EINVAL;
-        }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                http_error(resp, 400, "os_image.path %.256s is not a regular file", img->path);
-                return -EINVAL;
+                if (why[0])
+                        http_error(resp, 400, "%s", why);
+                else
+                        http_error(resp, 400, "os_image.path %.256s cannot be checked on musterd's machine: %s",
+                                   img->path, strerror(-fd));
+                return fd;
         }
         if ((int64_t) st.st_size != img->size) {
-                http_error(resp, 400, "os_image.path %.256s has %lld bytes, release.yaml says size %lld", img->path,
-                           (long long) st.st_size, (long long) img->size);
+                http_error(resp, 400, "os_image.path %.256s does not have the size release.yaml gives (%lld bytes)",
+                           img->path, (long long) img->size);
                 return -EINVAL;
         }
         if (!(buf = malloc(bufsz)) || crypto_sha256_init(&ctx) < 0) {
@@ -129,8 +244,8 @@ static int check_os_image(const struct release_os_image *img, struct http_respon
         crypto_sha256_final(&ctx, sum);
         crypto_hex(sum, sizeof sum, hex);
         if (total != img->size || strcmp(hex, img->sha256) != 0) {
-                http_error(resp, 400, "os_image.path %.256s has sha256 %s, release.yaml says sha256 %s", img->path, hex,
-                           img->sha256);
+                http_error(resp, 400, "os_image.path %.256s does not have the sha256 release.yaml gives (%s)",
+                           img->path, img->sha256);
                 return -EINVAL;
         }
         return 0;
@@ -197,6 +312,60 @@ fail:
         return -EINVAL;
 }
 
+#define MAX_WARNINGS_IN_REASON 5
+
+/* Every manifest naming a capability release.yaml does not declare, as
+ * {file, document, capability, message}: such a manifest is never installed,
+ * which is most likely a mistake in the release. NULL on ENOMEM. */
+static json_object *undeclared_warnings(const struct release_info *info, const struct manifest_list *ms) {
+        _cleanup_(json_object_putp) json_object *a = json_object_new_array();
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < ms->n; i++) {
+                struct strv names = { 0 };
+                if (cap_undeclared(&ms->v[i], &info->known_capabilities, &names) < 0) {
+                        strv_free(&names);
+                        return NULL;
+                }
+                for (size_t k = 0; k < names.n; k++) {
+                        char msg[512];
+                        snprintf(msg, sizeof msg, "%.128s: %s names capability \"%.64s\", which release.yaml does "
+                                 "not declare (known_capabilities): that manifest is never installed",
+                                 ms->v[i].file, CAP_ANN_CAPABILITY, names.v[k]);
+                        json_object *w = json_object_new_object();
+                        if (!w || json_object_array_add(a, w) < 0) {
+                                json_object_put(w);
+                                strv_free(&names);
+                                return NULL;
+                        }
+                        json_object_object_add(w, "file", json_object_new_string(ms->v[i].file));
+                        json_object_object_add(w, "document", json_object_new_int((int) ms->v[i].doc_index));
+                        json_object_object_add(w, "capability", json_object_new_string(names.v[k]));
+                        json_object_object_add(w, "message", json_object_new_string(msg));
+                }
+                strv_free(&names);
+        }
+        return TAKE_PTR(a);
+}
+
+/* With "strict": true, warnings refuse the import: 400 naming the first few. */
+static void refuse_warnings(json_object *warnings, struct http_response *resp) {
+        char reason[2048];
+        size_t n = json_object_array_length(warnings), len = 0;
+        len += (size_t) snprintf(reason, sizeof reason,
+                                 "strict import: %zu manifest%s name%s capabilities release.yaml does not declare:", n,
+                                 n == 1 ? "" : "s", n == 1 ? "s" : "");
+        for (size_t i = 0; i < n && i < MAX_WARNINGS_IN_REASON && len < sizeof reason; i++) {
+                json_object *w = json_object_array_get_idx(warnings, i);
+                len += (size_t) snprintf(reason + len, sizeof reason - len, "%s %s (%s)", i ? "," : "",
+                                         json_object_get_string(json_object_object_get(w, "file")),
+                                         json_object_get_string(json_object_object_get(w, "capability")));
+        }
+        if (n > MAX_WARNINGS_IN_REASON && len < sizeof reason)
+                snprintf(reason + len, sizeof reason - len, " and %zu more", n - MAX_WARNINGS_IN_REASON);
+        http_error(resp, 400, "%s", reason);
+}
+
 void api_release_import(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct release_info info;
@@ -204,7 +373,8 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
         struct store_release stored;
         _cleanup_free_ struct in_file *files = NULL;
         size_t n_files = 0;
-        json_object *y;
+        json_object *y, *strict = NULL;
+        _cleanup_(json_object_putp) json_object *warnings = NULL;
         char err[512];
         int r;
 
@@ -252,7 +422,21 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
                                            ms.v[k].file, ms.v[k].doc_index, ms.v[k].path);
                                 goto out;
                         }
-        if (info.os_image.path && check_os_image(&info.os_image, resp) < 0)
+        warnings = undeclared_warnings(&info, &ms);
+        if (!warnings) {
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        if (json_object_object_get_ex(req->body, "strict", &strict) &&
+            !json_object_is_type(strict, json_type_boolean)) {
+                http_error(resp, 400, "field \"strict\" must be true or false");
+                goto out;
+        }
+        if (strict && json_object_get_boolean(strict) && json_object_array_length(warnings) > 0) {
+                refuse_warnings(warnings, resp);
+                goto out;
+        }
+        if (info.os_image.path && check_os_image(d, &info.os_image, resp) < 0)
                 goto out;
         r = store_release_import(d->store, &info, &ms, &stored);
         if (r == -EEXIST) {
@@ -263,11 +447,19 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
                 api_store_error(resp, r, "release");
                 goto out;
         }
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL,
-                      "release %s imported by %s: %zu manifests from %zu files", info.version, P(req)->owner, ms.n,
-                      n_files);
+        size_t n_warn = json_object_array_length(warnings);
+        char extra[128] = "";
+        if (n_warn)
+                snprintf(extra, sizeof extra, "; %zu warning%s: capabilities release.yaml does not declare", n_warn,
+                         n_warn == 1 ? "" : "s");
+        musterd_event(d, n_warn ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL,
+                      "release %s imported by %s: %zu manifests from %zu files%s", info.version, P(req)->owner, ms.n,
+                      n_files, extra);
         clusterrel_release_imported(d, info.version);
-        http_json(resp, 201, release_json(&stored));
+        json_object *answer = release_json(&stored);
+        if (answer)
+                json_object_object_add(answer, "warnings", TAKE_PTR(warnings));
+        http_json(resp, 201, answer);
 out:
         store_release_free(&stored);
         manifest_list_free(&ms);
@@ -468,6 +660,29 @@ out:
 
 /* ---- OS image, signing key ------------------------------------------------ */
 
+/* A range of an OS image file, streamed as the client takes it. */
+struct image_part {
+        int fd;
+        uint64_t start;
+};
+
+static ssize_t image_part_read(void *cls, uint64_t pos, void *buf, size_t max) {
+        struct image_part *p = cls;
+        ssize_t n;
+        do
+                n = pread(p->fd, buf, max, (off_t) (p->start + pos));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        return n > 0 ? n : -EIO; /* the file shrank under us */
+}
+
+static void image_part_free(void *cls) {
+        struct image_part *p = cls;
+        close(p->fd);
+        free(p);
+}
+
 void api_release_os_image(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct loaded_release lr;
@@ -480,20 +695,50 @@ void api_release_os_image(void *app, struct http_request *req, struct http_respo
                            img->url ? img->url : "elsewhere");
                 goto out;
         }
-        int fd = open(img->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        char why[1024] = "";
+        int fd = os_image_open(d, img->path, &st, why, sizeof why);
         if (fd < 0) {
-                log_warning_errno(errno, "api", "OS image %s of release %s cannot be opened: %m", img->path,
-                                  lr.r.info.version);
-                http_error(resp, 404, "the OS image of release %s is gone from musterd's machine", lr.r.info.version);
+                /* The folder or the file changed since the import (or the
+                 * release predates the folder): the reason goes to the log. */
+                log_warning("api", "OS image of release %s refused: %s", lr.r.info.version,
+                            why[0] ? why : strerror(-fd));
+                http_error(resp, 404, "the OS image of release %s is gone from musterd's releases folder",
+                           lr.r.info.version);
                 goto out;
         }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (int64_t) st.st_size != img->size) {
+        if ((int64_t) st.st_size != img->size) {
                 close(fd);
                 http_error(resp, 409, "the OS image of release %s changed on musterd's machine since its import",
                            lr.r.info.version);
                 goto out;
         }
-        http_file(resp, fd, (uint64_t) st.st_size, "application/octet-stream");
+        /* One range (an agent resuming a broken transfer), or all of it. */
+        uint64_t size = (uint64_t) st.st_size, start = 0, len = size;
+        const char *range = http_header(req, "Range");
+        int k = iso_range_parse(range, size, &start, &len);
+        if (k == -ERANGE) {
+                close(fd);
+                http_error(resp, 416, "the range \"%.64s\" is not within the image's %llu bytes", range,
+                           (unsigned long long) size);
+                http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) size);
+                goto out;
+        }
+        if (k != 1) {
+                http_file(resp, fd, size, "application/octet-stream");
+                http_header_add(resp, "Accept-Ranges", "bytes");
+                goto out;
+        }
+        struct image_part *p = malloc(sizeof *p);
+        if (!p) {
+                close(fd);
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        *p = (struct image_part) { .fd = fd, .start = start };
+        http_stream(resp, 206, len, image_part_read, image_part_free, p, "application/octet-stream");
+        http_header_add(resp, "Accept-Ranges", "bytes");
+        http_header_add(resp, "Content-Range", "bytes %llu-%llu/%llu", (unsigned long long) start,
+                        (unsigned long long) (start + len - 1), (unsigned long long) size);
 out:
         release_unload(&lr);
 }

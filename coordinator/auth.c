@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jwt.h"
 #include "uuid.h"
@@ -41,13 +42,18 @@ int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64
         return r;
 }
 
-int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, char **token) {
-        if (!owner || !*owner || strlen(owner) >= sizeof ((struct principal *) 0)->owner)
+int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, const char *jti,
+                     int64_t iat, int64_t exp, char **token) {
+        if (!owner || !*owner || strlen(owner) >= sizeof ((struct principal *) 0)->owner || !admin_role_to_string(role) ||
+            !jti || !uuid_is_valid(jti) || iat < 0 || exp <= iat || exp - iat > AUTH_MAX_TTL_S)
                 return -EINVAL;
         json_object *c = json_object_new_object();
         json_object_object_add(c, "sub", json_object_new_string("admin"));
         json_object_object_add(c, "role", json_object_new_string(admin_role_to_string(role)));
         json_object_object_add(c, "owner", json_object_new_string(owner));
+        json_object_object_add(c, "jti", json_object_new_string(jti));
+        json_object_object_add(c, "iat", json_object_new_int64(iat));
+        json_object_object_add(c, "exp", json_object_new_int64(exp));
         int r = jwt_sign(k, c, token);
         json_object_put(c);
         return r;
@@ -70,8 +76,21 @@ static int check_until(const struct crypto_key *k, const char *token, int64_t no
         *until = INT64_MAX;
         if (!token || jwt_verify(k, token, now, &c) < 0)
                 return -EACCES;
-        if (json_object_object_get_ex(c, "exp", &v) && json_object_is_type(v, json_type_int))
+        /* jwt_verify() took "exp" as a number; the cache must stop where it
+         * does: the first whole second at or past it. */
+        bool has_exp = json_object_object_get_ex(c, "exp", &v);
+        if (has_exp && json_object_is_type(v, json_type_int))
                 *until = json_object_get_int64(v);
+        else if (has_exp && json_object_is_type(v, json_type_double)) {
+                double e = json_object_get_double(v); /* finite, > now: jwt_verify() checked */
+                if (e >= 9.2e18)
+                        *until = INT64_MAX;
+                else {
+                        *until = (int64_t) e;
+                        if ((double) *until < e)
+                                (*until)++;
+                }
+        }
         const char *sub = claim_str(c, "sub");
         if (sub && strcmp(sub, "agent") == 0) {
                 const char *ie = claim_str(c, "infra_env_id");
@@ -83,11 +102,15 @@ static int check_until(const struct crypto_key *k, const char *token, int64_t no
                         r = 0;
                 }
         } else if (sub && strcmp(sub, "admin") == 0) {
-                const char *owner = claim_str(c, "owner");
-                if (owner && *owner && strlen(owner) < sizeof out->owner &&
+                const char *owner = claim_str(c, "owner"), *jti = claim_str(c, "jti");
+                /* No jti or no exp: a token from before they could expire
+                 * or be revoked, refused. */
+                if (owner && *owner && strlen(owner) < sizeof out->owner && jti && uuid_is_valid(jti) && has_exp &&
                     admin_role_from_string(claim_str(c, "role"), &out->role) == 0) {
                         out->kind = PRINCIPAL_ADMIN;
                         snprintf(out->owner, sizeof out->owner, "%s", owner);
+                        snprintf(out->jti, sizeof out->jti, "%s", jti);
+                        out->expires_at = *until;
                         r = 0;
                 }
         }
@@ -153,6 +176,18 @@ int auth_check_cached(struct auth_cache *c, const struct crypto_key *k, const ch
         e->p = *out;
         pthread_mutex_unlock(&c->lock);
         return 0;
+}
+
+void auth_cache_forget(struct auth_cache *c, const char *jti) {
+        if (!c || !jti || !*jti)
+                return;
+        pthread_mutex_lock(&c->lock);
+        for (size_t i = 0; i < AUTH_CACHE_SLOTS; i++) {
+                struct auth_cache_entry *e = &c->slot[i];
+                if (e->until != 0 && e->p.kind == PRINCIPAL_ADMIN && strcasecmp(e->p.jti, jti) == 0)
+                        memset(e, 0, sizeof *e);
+        }
+        pthread_mutex_unlock(&c->lock);
 }
 
 bool auth_is_admin(const struct principal *p) {

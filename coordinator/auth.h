@@ -15,25 +15,39 @@ struct principal {
         enum principal_kind kind;
         enum admin_role role;      /* admins only */
         char owner[128];           /* admins only */
+        char jti[40];              /* admins only: the token's id (a UUID) */
+        int64_t expires_at;        /* admins only: "exp" */
         char infra_env_id[40];     /* agents only */
         int64_t generation;        /* agents only */
 };
 
+/* The default and the longest life of a person's token. */
+#define AUTH_DEFAULT_TTL_S (365 * 86400)
+#define AUTH_MAX_TTL_S (10 * 365 * 86400)
+
 /* Token claims: {"sub":"agent","infra_env_id":..,"gen":N} or
- * {"sub":"admin","role":"infra-admin"|"cluster-creator","owner":".."}. */
+ * {"sub":"admin","role":"infra-admin"|"cluster-creator","owner":"..",
+ *  "jti":"<uuid>","iat":N,"exp":N}. A person's token always expires and has
+ * an id the store can revoke (store_token_*); the caller picks jti (a UUID)
+ * and 0 < exp - iat <= AUTH_MAX_TTL_S. */
 int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64_t gen, char **token);
-int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, char **token);
+int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, const char *jti,
+                     int64_t iat, int64_t exp, char **token);
 
 /* 0 and the principal, or -EACCES for any token that is not ours, is
- * malformed, expired or names an unknown role. */
+ * malformed, expired or names an unknown role, and for a person's token
+ * without "jti" or "exp" (issued before tokens could expire: issue a new one).
+ * Revocation is the caller's: it looks jti up in the store. */
 int auth_check(const struct crypto_key *k, const char *token, int64_t now, struct principal *out);
 
 /* A cache of verified tokens, so that the ECDSA check (about 1 ms of CPU)
  * runs once per token and not once per request: every agent of an
  * infra-env polls with the same token. Entries are keyed by the token's
- * SHA-256, live AUTH_CACHE_TTL_S at most and never past the token's "exp".
- * Revocation is unaffected: the caller still compares the generation with
- * the store on every request. Thread-safe. */
+ * SHA-256, live AUTH_CACHE_TTL_S at most and never past the token's "exp"
+ * (an integer or a fraction: a token is good while now < exp). Revocation
+ * is unaffected: the caller still compares the generation (agents) or
+ * looks the jti up (people) in the store on every request, and
+ * auth_cache_forget() drops a revoked token at once. Thread-safe. */
 #define AUTH_CACHE_SLOTS 4096
 #define AUTH_CACHE_TTL_S 300
 struct auth_cache;
@@ -42,6 +56,8 @@ void auth_cache_free(struct auth_cache *c);
 /* auth_check() through the cache (c may be NULL: no cache). */
 int auth_check_cached(struct auth_cache *c, const struct crypto_key *k, const char *token, int64_t now,
                       struct principal *out);
+/* Drop every cached entry of the person's token with this jti. */
+void auth_cache_forget(struct auth_cache *c, const char *jti);
 
 const char *admin_role_to_string(enum admin_role r);
 /* -EINVAL for an unknown name. */

@@ -34,6 +34,10 @@ enum section {
         SEC_NTP,
         SEC_ISO,
         SEC_VALIDATIONS,
+        SEC_METRICS,
+        SEC_RELEASES,
+        SEC_INFRAENV,
+        SEC_EVENTS,
         _SEC_MAX,
 };
 
@@ -50,6 +54,10 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_NTP] = "ntp",
         [SEC_ISO] = "iso",
         [SEC_VALIDATIONS] = "validations",
+        [SEC_METRICS] = "metrics",
+        [SEC_RELEASES] = "releases",
+        [SEC_INFRAENV] = "infraenv",
+        [SEC_EVENTS] = "events",
 };
 
 enum key_type {
@@ -63,6 +71,7 @@ enum key_type {
         KT_URL,        /* http:// or https:// URL */
         KT_ABS_PATH_OR_EMPTY, /* absolute path, or "" for none */
         KT_VALIDATIONS, /* comma-separated validation ids */
+        KT_BOOL,       /* true/false, yes/no, on/off, 1/0 */
 };
 
 struct key_def {
@@ -88,6 +97,8 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "max_inventory_bytes", KT_SIZE, F(max_inventory_bytes), KIB, GIB },
         { SEC_SERVER, "max_page_size", KT_INT, F(max_page_size), 1, 100000 },
         { SEC_SERVER, "max_release_bytes", KT_SIZE, F(max_release_bytes), KIB, GIB },
+        { SEC_SERVER, "max_connections_per_address", KT_INT, F(max_connections_per_address), 0, 1000000 },
+        { SEC_SERVER, "header_timeout", KT_SECONDS, F(header_timeout_s), 1, 3600 },
         { SEC_MONITOR, "host_disconnect_timeout", KT_SECONDS, F(host_disconnect_timeout_s), 1, 86400 },
         { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
         { SEC_AGENT, "instruction_interval", KT_SECONDS, F(instruction_interval_s), 1, 3600 },
@@ -102,6 +113,13 @@ static const struct key_def keys[] = {
         { SEC_ISO, "coordinator_url", KT_URL, F(iso_coordinator_url), 0, 0 },
         { SEC_ISO, "ca_file", KT_ABS_PATH_OR_EMPTY, F(iso_ca_file), 0, 0 },
         { SEC_VALIDATIONS, "ignore", KT_VALIDATIONS, F(validations_ignored), 0, 0 },
+        { SEC_METRICS, "public", KT_BOOL, F(metrics_public), 0, 0 },
+        { SEC_RELEASES, "image_dir", KT_ABS_PATH_OR_EMPTY, F(releases_image_dir), 0, 0 },
+        { SEC_INFRAENV, "max_hosts", KT_INT, F(infraenv_max_hosts), 1, 10000000 },
+        { SEC_INFRAENV, "register_burst", KT_INT, F(infraenv_register_burst), 1, 1000000 },
+        { SEC_INFRAENV, "register_interval", KT_MILLIS, F(infraenv_register_interval_ms), 1, 3600000 },
+        { SEC_EVENTS, "max_age", KT_SECONDS, F(events_max_age_s), 60, INT64_C(10) * 366 * 86400 },
+        { SEC_EVENTS, "max_per_host", KT_INT, F(events_max_per_host), 10, 10000000 },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 _Static_assert(N_KEYS <= 64, "seen-key bitmask is 64 bits");
@@ -128,6 +146,8 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_inventory_bytes = 2 * MIB;
         cfg->max_page_size = 1000;
         cfg->max_release_bytes = 64 * MIB;
+        cfg->max_connections_per_address = 64;
+        cfg->header_timeout_s = 30;
         cfg->host_disconnect_timeout_s = 180;
         cfg->monitor_interval_s = 10;
         cfg->instruction_interval_s = 60;
@@ -139,6 +159,11 @@ void config_defaults(struct muster_config *cfg) {
         cfg->install_disk_fsync_ms = 10;
         cfg->ntp_max_offset_ms = 500;
         snprintf(cfg->iso_template, sizeof cfg->iso_template, "%s", CONFIG_DEFAULT_ISO_TEMPLATE);
+        cfg->infraenv_max_hosts = 10000;
+        cfg->infraenv_register_burst = 200;
+        cfg->infraenv_register_interval_ms = 100;
+        cfg->events_max_age_s = 30 * 86400;
+        cfg->events_max_per_host = 1000;
 }
 
 enum req_profile config_profile_for(bool bound, bool single_node, enum host_role role) {
@@ -265,6 +290,7 @@ static bool text_is_valid(enum key_type t, const char *v) {
         case KT_SECONDS:
         case KT_MILLIS:
         case KT_VALIDATIONS:
+        case KT_BOOL:
                 break;
         }
         return false;
@@ -282,6 +308,7 @@ static const char *type_hint(enum key_type t) {
         case KT_URL: return "an http:// or https:// URL";
         case KT_ABS_PATH_OR_EMPTY: return "an absolute path, or nothing";
         case KT_VALIDATIONS: return "validation ids separated by commas";
+        case KT_BOOL: return "true or false";
         }
         return "";
 }
@@ -341,6 +368,15 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
                 }
                 memcpy(base, &bits, sizeof bits);
                 return 0;
+        }
+        case KT_BOOL: {
+                static const char *const yes[] = { "true", "yes", "on", "1" }, *const no[] = { "false", "no", "off", "0" };
+                for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+                        if (strcasecmp(value, yes[i]) == 0 || strcasecmp(value, no[i]) == 0) {
+                                *(bool *) base = strcasecmp(value, yes[i]) == 0;
+                                return 0;
+                        }
+                return fail(err, errlen, name, line, "invalid %s '%s': expected %s", k->key, value, type_hint(k->type));
         }
         case KT_INT: {
                 const char *end = parse_u64(value, &v);
@@ -503,6 +539,7 @@ static bool is_text(enum key_type t) {
         case KT_SECONDS:
         case KT_MILLIS:
         case KT_VALIDATIONS:
+        case KT_BOOL:
                 return false;
         }
         return false;

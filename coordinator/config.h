@@ -37,6 +37,8 @@ struct muster_config {
         int64_t max_inventory_bytes;      /* <= max_body_bytes */
         int64_t max_page_size;
         int64_t max_release_bytes;        /* body of POST /releases (release_yaml + files) */
+        int64_t max_connections_per_address; /* open connections from one client address; 0 = no cap */
+        int64_t header_timeout_s;         /* a request's header must arrive whole within it */
         /* [monitor] */
         int64_t host_disconnect_timeout_s;
         int64_t monitor_interval_s;       /* < host_disconnect_timeout_s */
@@ -49,10 +51,22 @@ struct muster_config {
         int64_t install_disk_fsync_ms;    /* fsync latency ceiling of the install disk */
         /* [ntp] */
         int64_t ntp_max_offset_ms;
+        /* [metrics] */
+        bool metrics_public;              /* GET /metrics without a token */
         /* [iso] */
         char iso_template[CONFIG_PATH_MAX];        /* the discovery ISO template (sidecar: + ".json") */
         char iso_coordinator_url[CONFIG_URL_MAX];  /* written into ISOs; "" = http:// + the request's Host */
         char iso_ca_file[CONFIG_PATH_MAX];         /* CA PEM written into ISOs; "" = none */
+        /* [releases] */
+        char releases_image_dir[CONFIG_PATH_MAX];  /* OS images of path releases live under it;
+                                                    * "" = <state_dir>/images */
+        /* [infraenv] */
+        int64_t infraenv_max_hosts;            /* hosts one infra-env may hold */
+        int64_t infraenv_register_burst;       /* new hosts one infra-env may register at once... */
+        int64_t infraenv_register_interval_ms; /* ...and one more every this long (a token bucket) */
+        /* [events] */
+        int64_t events_max_age_s;              /* older events are pruned */
+        int64_t events_max_per_host;           /* a host's newest this many are kept */
         /* [validations] */
         uint64_t validations_ignored;              /* bit (1 << enum validation_id): reported "disabled" */
 };

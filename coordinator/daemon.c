@@ -17,7 +17,9 @@
 #include "log.h"
 #include "checkins.h"
 #include "install.h"
+#include "jwt.h"
 #include "musterd.h"
+#include "ratelimit.h"
 #include "refresh.h"
 
 /* Write text (and a newline after it when `newline`) to path with `mode`,
@@ -41,22 +43,65 @@ static int write_file_atomic(const char *path, const char *text, bool newline, m
         return 0;
 }
 
-/* Write the infra-admin token once, mode 0600, atomically. */
+/* DIR/admin.token: root's infra-admin token (owner "admin"). It expires
+ * like every person's token (ADMIN_TOKEN_TTL_S) and is written again, at a
+ * start, only when it is missing, not ours, revoked, expired or within
+ * ADMIN_TOKEN_RENEW_S of its expiry: revoking a leaked one and restarting
+ * musterd replaces it. Mode 0600, atomically. */
+#define ADMIN_TOKEN_TTL_S AUTH_DEFAULT_TTL_S
+#define ADMIN_TOKEN_RENEW_S (90 * 86400)
 static int write_admin_token(struct musterd *d, const char *dir) {
-        char path[PATH_MAX];
+        char path[PATH_MAX], line[JWT_MAX_LEN + 2];
         _cleanup_free_ char *token = NULL;
         if (snprintf(path, sizeof path, "%s/admin.token", dir) >= (int) sizeof path)
                 return -ENAMETOOLONG;
-        if (access(path, F_OK) == 0)
-                return 0;
-        int r = auth_issue_admin(d->key, ROLE_INFRA_ADMIN, "admin", &token);
+        FILE *f = fopen(path, "re");
+        if (f) {
+                struct principal p;
+                int64_t now = (int64_t) time(NULL);
+                bool keep = fgets(line, sizeof line, f) != NULL;
+                fclose(f);
+                line[strcspn(line, "\r\n")] = '\0';
+                keep = keep && auth_check(d->key, line, now, &p) == 0 && p.kind == PRINCIPAL_ADMIN &&
+                       p.role == ROLE_INFRA_ADMIN && p.expires_at - now > ADMIN_TOKEN_RENEW_S &&
+                       store_token_check(d->store, p.jti) == 0;
+                if (keep)
+                        return 0;
+                log_info("musterd", "Replacing %s: not a current token of this coordinator (from before tokens "
+                         "expired, revoked, unknown to the store, or expiring within 90 days)", path);
+        } else if (errno != ENOENT)
+                return -errno;
+        struct store_token rec;
+        int r = api_issue_person_token(d, ROLE_INFRA_ADMIN, "admin", ADMIN_TOKEN_TTL_S, &token, &rec);
         if (r < 0)
                 return r;
+        log_info("musterd", "Wrote %s: infra-admin token %s, expires %s", path, rec.id, rec.expires_at);
+        store_token_free(&rec);
         return write_file_atomic(path, token, true, 0600);
 }
 
+/* Whether the file at path holds exactly `text` (a short file). */
+static bool file_holds(const char *path, const char *text) {
+        size_t len = strlen(text);
+        _cleanup_free_ char *buf = malloc(len + 2);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || !buf) {
+                if (fd >= 0)
+                        close(fd);
+                return false;
+        }
+        size_t got = 0;
+        ssize_t n;
+        while (got < len + 1 && (n = read(fd, buf + got, len + 1 - got)) > 0)
+                got += (size_t) n;
+        close(fd);
+        return got == len && memcmp(buf, text, len) == 0;
+}
+
 /* DIR/signing-key.pub: the public half agents verify payloads with (the
- * same PEM as GET /signing-key). Rewritten at every start, atomically. */
+ * same PEM as GET /signing-key), written atomically when it is missing or
+ * differs. A start writes nothing that has not changed: on a full file
+ * system musterd must still come up and serve reads. */
 static int write_public_key(struct musterd *d, const char *dir) {
         char path[PATH_MAX];
         _cleanup_free_ char *pem = NULL;
@@ -65,6 +110,8 @@ static int write_public_key(struct musterd *d, const char *dir) {
                 return r;
         if (snprintf(path, sizeof path, "%s/signing-key.pub", dir) >= (int) sizeof path)
                 return -ENAMETOOLONG;
+        if (file_holds(path, pem))
+                return 0;
         return write_file_atomic(path, pem, false, 0644);
 }
 
@@ -164,9 +211,16 @@ int musterd_monitor_pass(struct musterd *d) {
 
 /* Every second: write the buffered check-ins; every monitor_interval: the
  * disconnect pass (which flushes first, so fresh check-ins count). */
+int musterd_prune_events(struct musterd *d) {
+        char before[MODEL_TIME_LEN];
+        model_time_format((int64_t) time(NULL) - musterd_cfg(d)->events_max_age_s, before);
+        return store_event_prune(d->store, before, musterd_cfg(d)->events_max_per_host, &d->events_pruned_to);
+}
+
 static void *monitor_main(void *arg) {
         struct musterd *d = arg;
         struct timespec last;
+        int last_err = 0;
         clock_gettime(CLOCK_MONOTONIC, &last);
         pthread_mutex_lock(&d->lock);
         while (!d->stopping) {
@@ -187,10 +241,18 @@ static void *monitor_main(void *arg) {
                                 log_warning_errno(r, "monitor", "Disconnect check failed: %m");
                         else if (r > 0)
                                 log_info("monitor", "%d host(s) marked disconnected", r);
+                        r = musterd_prune_events(d);
+                        if (r < 0 && r != last_err)
+                                log_warning_errno(r, "monitor", "Failed to prune events: %m");
+                        else if (r > 0)
+                                log_info("monitor", "%d event(s) pruned", r);
+                        last_err = r < 0 ? r : 0;
                 } else {
+                        /* Said once while it lasts (a full disk fails every second). */
                         int r = checkins_flush(d->checkins, d->store);
-                        if (r < 0)
+                        if (r < 0 && r != last_err)
                                 log_warning_errno(r, "monitor", "Failed to write check-ins: %m");
+                        last_err = r < 0 ? r : 0;
                 }
                 pthread_mutex_lock(&d->lock);
         }
@@ -205,7 +267,7 @@ const struct muster_config *musterd_cfg(struct musterd *d) {
 }
 
 /* Settings a running musterd cannot take: the socket, the state directory
- * and store, and the HTTP server's body limits (fixed at start). */
+ * and store, and the HTTP server's body and per-address limits (fixed at start). */
 static const struct {
         const char *section, *key;
         size_t offset, size;
@@ -218,6 +280,7 @@ static const struct {
         FIXED("server", "store", store, true),
         FIXED("server", "max_body_bytes", max_body_bytes, false),
         FIXED("server", "max_release_bytes", max_release_bytes, false),
+        FIXED("server", "max_connections_per_address", max_connections_per_address, false),
 #undef FIXED
 };
 
@@ -255,6 +318,8 @@ int musterd_reload(struct musterd *d, const struct muster_config *next) {
         snap->older = cur;
         /* Readers holding `cur` keep reading valid memory: it is freed at stop. */
         atomic_store_explicit(&d->config, snap, memory_order_release);
+        if (d->http)
+                http_server_set_header_timeout(d->http, (unsigned) snap->cfg.header_timeout_s);
         if (n > 0)
                 log_info("musterd", "configuration reloaded; changed: %s", changed.text);
         else
@@ -281,20 +346,28 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 return log_error_errno(ENAMETOOLONG, "musterd", "State dir path is too long: %s", cfg->state_dir);
         if ((r = crypto_key_load_or_create(path, &d->key)) < 0)
                 return log_error_errno(r, "musterd", "Failed to load or create the signing key %s: %m", path);
-        if ((r = write_admin_token(d, cfg->state_dir)) < 0)
-                return log_error_errno(r, "musterd", "Failed to write %s/admin.token: %m", cfg->state_dir);
         if ((r = write_public_key(d, cfg->state_dir)) < 0)
                 return log_error_errno(r, "musterd", "Failed to write %s/signing-key.pub: %m", cfg->state_dir);
+        /* The default releases folder, for admins to copy OS images into;
+         * not fatal: an import names the folder it misses. */
+        if (!cfg->releases_image_dir[0] && snprintf(path, sizeof path, "%s/images", cfg->state_dir) < (int) sizeof path &&
+            mkdir(path, 0755) < 0 && errno != EEXIST)
+                log_warning_errno(errno, "musterd", "Failed to create the releases folder %s: %m", path);
         if ((cfg->store[0] ? snprintf(path, sizeof path, "%s", cfg->store)
                            : snprintf(path, sizeof path, "sqlite:%s/muster.db", cfg->state_dir)) >= (int) sizeof path)
                 return log_error_errno(ENAMETOOLONG, "musterd", "Store path is too long");
         if ((r = store_open(path, &d->store)) < 0)
                 return log_error_errno(r, "musterd", "Failed to open store %s: %m", path);
-        if ((r = auth_cache_new(&d->auth_cache)) < 0 || (r = checkins_new(&d->checkins)) < 0)
+        if ((r = write_admin_token(d, cfg->state_dir)) < 0)
+                return log_error_errno(r, "musterd", "Failed to write %s/admin.token: %m", cfg->state_dir);
+        if ((r = auth_cache_new(&d->auth_cache)) < 0 || (r = checkins_new(&d->checkins)) < 0 ||
+            (r = ratelimit_new(&d->registrations)) < 0)
                 return log_error_errno(r, "musterd", "Out of memory: %m");
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
+                .max_connections_per_address = (unsigned) cfg->max_connections_per_address,
+                .header_timeout_s = (unsigned) cfg->header_timeout_s,
                 .routes = musterd_routes, .n_routes = musterd_n_routes, .auth = musterd_auth,
                 .auth_free = musterd_auth_free, .app = d,
         };
@@ -321,6 +394,7 @@ void musterd_stop(struct musterd *d) {
                         log_warning_errno(r, "musterd", "Failed to write the last check-ins: %m");
         }
         checkins_free(d->checkins);
+        ratelimit_free(d->registrations);
         auth_cache_free(d->auth_cache);
         store_close(d->store);
         crypto_key_free(d->key);

@@ -1,10 +1,13 @@
 /* libmicrohttpd glue (http.h): body accumulation with a hard cap, the fixed
  * validation order of STYLE.md, the route table, error and JSON answers,
- * request metrics. */
+ * request metrics; and what a hostile client meets: a connection limit from
+ * the file limit, a cap per address, a deadline for each request's header,
+ * unambiguous framing, and JSON bodies that are UTF-8 with no NUL. */
 #include "http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -14,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
+#include "log.h"
 
 /* Latency buckets of the histogram, in seconds. */
 static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5 };
@@ -45,11 +51,33 @@ static size_t status_slot(int status) {
         return MAX_STATUS_SLOTS - 1; /* "other" */
 }
 
+/* Descriptors kept for the rest of musterd (store, log, listening socket,
+ * the pool's wake-up fds, files opened for a moment) before connections. */
+#define HTTP_FD_RESERVE 64
+/* How often the header deadline is looked at. */
+#define DEADLINE_TICK_MS 250
+
+/* A connection as the header deadline sees it (MHD_OPTION_NOTIFY_CONNECTION
+ * adds and removes it; its socket stays open until it is removed). */
+struct conn_track {
+        int fd;
+        bool waiting;        /* for a request's header */
+        int64_t since_ms;    /* accepted, or the previous request done */
+        struct conn_track *prev, *next;
+};
+
 struct http_server {
         struct MHD_Daemon *daemon;
         struct http_server_config cfg;
         struct route_stats *stats; /* n_routes + 1 (unmatched) */
         uint16_t port;
+        pthread_mutex_t track_lock; /* the list and each entry's fields */
+        pthread_cond_t track_wake;
+        struct conn_track *tracked;
+        pthread_t reaper;
+        bool reaper_running, stopping;
+        _Atomic unsigned header_timeout_ms;
+        _Atomic uint64_t header_timeouts; /* connections cut at the deadline */
 };
 
 struct conn_state {
@@ -246,6 +274,117 @@ int http_parse_listen(const char *listen, struct sockaddr_storage *ss, unsigned 
         return 0;
 }
 
+unsigned http_connection_limit(uint64_t nofile) {
+        const uint64_t least = 16;
+        if (nofile == (uint64_t) RLIM_INFINITY || nofile >= HTTP_FD_RESERVE + 2 * (uint64_t) HTTP_MAX_CONNECTIONS)
+                return HTTP_MAX_CONNECTIONS;
+        uint64_t n = nofile > HTTP_FD_RESERVE ? (nofile - HTTP_FD_RESERVE) / 2 : 0;
+        return (unsigned) (n > least ? n : least);
+}
+
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629 §4), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t n) {
+        unsigned char c = p[0];
+        unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+        size_t len;
+
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf)
+                len = 2;
+        else if (c >= 0xe0 && c <= 0xef) {
+                len = 3;
+                if (c == 0xe0)
+                        lo = 0xa0; /* overlong */
+                else if (c == 0xed)
+                        hi = 0x9f; /* surrogates */
+        } else if (c >= 0xf0 && c <= 0xf4) {
+                len = 4;
+                if (c == 0xf0)
+                        lo = 0x90; /* overlong */
+                else if (c == 0xf4)
+                        hi = 0x8f; /* above U+10FFFF */
+        } else
+                return 0; /* a continuation byte, C0, C1, F5..FF */
+        if (n < len || p[1] < lo || p[1] > hi)
+                return 0;
+        for (size_t i = 2; i < len; i++)
+                if (p[i] < 0x80 || p[i] > 0xbf)
+                        return 0;
+        return len;
+}
+
+bool http_utf8_valid(const char *s, size_t len) {
+        const unsigned char *p = (const unsigned char *) s;
+        for (size_t i = 0, n; i < len; i += n)
+                if (!(n = utf8_seq(p + i, len - i)))
+                        return false;
+        return true;
+}
+
+char *http_utf8_repair(const char *s, size_t len, size_t *out_len) {
+        const unsigned char *p = (const unsigned char *) s;
+        char *out = malloc(len * 3 + 1); /* each byte may become U+FFFD */
+        size_t o = 0;
+        if (!out)
+                return NULL;
+        for (size_t i = 0, n; i < len; i += n) {
+                n = utf8_seq(p + i, len - i);
+                if (n) {
+                        memcpy(out + o, p + i, n);
+                        o += n;
+                } else {
+                        memcpy(out + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        n = 1;
+                }
+        }
+        out[o] = '\0';
+        *out_len = o;
+        return out;
+}
+
+int http_json_text_check(const char *text, size_t len, char *why, size_t whylen) {
+        const unsigned char *p = (const unsigned char *) text;
+        bool in_string = false;
+
+        for (size_t i = 0; i < len;) {
+                if (p[i] == 0) {
+                        snprintf(why, whylen, "holds a NUL byte (at byte %zu)", i);
+                        return -EINVAL;
+                }
+                if (p[i] >= 0x80) {
+                        size_t n = utf8_seq(p + i, len - i);
+                        if (!n) {
+                                snprintf(why, whylen, "is not valid UTF-8 (at byte %zu)", i);
+                                return -EINVAL;
+                        }
+                        i += n;
+                        continue;
+                }
+                if (p[i] == '"')
+                        in_string = !in_string;
+                else if (p[i] == '\\' && in_string) {
+                        if (len - i >= 6 && memcmp(p + i + 1, "u0000", 5) == 0) {
+                                snprintf(why, whylen, "holds a NUL character (\\u0000 at byte %zu)", i);
+                                return -EINVAL;
+                        }
+                        /* Step over the escaped character (a quote or a backslash among
+                         * them); a NUL or non-ASCII byte there is looked at as any. */
+                        if (len - i >= 2 && p[i + 1] >= 0x20 && p[i + 1] < 0x80)
+                                i++;
+                }
+                i++;
+        }
+        return 0;
+}
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void record(struct http_server *s, size_t route, int status, const struct timespec *start) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -310,11 +449,21 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
                 resp->has_file = false;
                 resp->file_fd = -1;
         } else {
+                _cleanup_free_ char *repaired = NULL;
                 if (resp->json) {
                         text = json_object_to_json_string_ext(resp->json,
                                                               JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
                         ctype = "application/json";
                         len = strlen(text);
+                        /* json-c copies string bytes as they are: a value stored before the
+                         * door checked bodies, a URL echoed in an error or a reason cut
+                         * mid-character must not make the answer invalid JSON. */
+                        if (!http_utf8_valid(text, len)) {
+                                repaired = http_utf8_repair(text, len, &len);
+                                if (!repaired)
+                                        return MHD_NO;
+                                text = repaired;
+                        }
                 } else {
                         text = resp->text ? resp->text : "";
                         ctype = resp->content_type ? resp->content_type : "text/plain; charset=utf-8";
@@ -332,6 +481,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
         }
         for (int i = 0; i < resp->n_headers; i++)
                 MHD_add_response_header(r, resp->headers[i].name, resp->headers[i].value);
+        if (resp->close)
+                MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
         enum MHD_Result ret = MHD_queue_response(conn, (unsigned) resp->status, r);
         MHD_destroy_response(r);
         return ret;
@@ -365,6 +516,64 @@ static size_t find_route(const struct http_server *s, const char *method, const 
         return UNMATCHED_ROUTE;
 }
 
+/* The connection's entry for the header deadline: waiting for a header (from
+ * now) or not. */
+static void track_request(struct http_server *s, struct MHD_Connection *conn, bool waiting) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        struct conn_track *t = ci ? ci->socket_context : NULL;
+        if (!t)
+                return;
+        pthread_mutex_lock(&s->track_lock);
+        t->waiting = waiting;
+        t->since_ms = mono_ms();
+        pthread_mutex_unlock(&s->track_lock);
+}
+
+struct framing {
+        unsigned n_length, n_coding;
+        const char *length, *coding;
+        bool lengths_differ;
+};
+
+static enum MHD_Result framing_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+        struct framing *f = cls;
+        value = value ? value : "";
+        if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+                if (f->n_length++ == 0)
+                        f->length = value;
+                else if (strcmp(f->length, value) != 0)
+                        f->lengths_differ = true;
+        } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+                f->n_coding++;
+                f->coding = value;
+        }
+        return MHD_YES;
+}
+
+/* RFC 9112 §6.1 and §6.3: a request whose body length is ambiguous. libmicrohttpd
+ * 0.9.75 frames by the first Content-Length, and by Transfer-Encoding when
+ * both come, and keeps the connection: behind a proxy that frames otherwise,
+ * that is request smuggling. Fills resp (which closes the connection) and
+ * returns true when the request must be refused. */
+static bool framing_refused(struct MHD_Connection *conn, const char *version, struct http_response *resp) {
+        struct framing f = { 0 };
+        MHD_get_connection_values(conn, MHD_HEADER_KIND, framing_header, &f);
+        if (f.n_coding && f.n_length)
+                http_error(resp, 400, "a request must not have both Transfer-Encoding and Content-Length");
+        else if (f.lengths_differ)
+                http_error(resp, 400, "the request has Content-Length headers with different values");
+        else if (f.n_coding > 1)
+                http_error(resp, 400, "the request has more than one Transfer-Encoding header");
+        else if (f.n_coding && strcmp(version, MHD_HTTP_VERSION_1_0) == 0)
+                http_error(resp, 400, "an HTTP/1.0 request must not have Transfer-Encoding");
+        else if (f.n_coding && strcasecmp(f.coding, "chunked") != 0)
+                http_error(resp, 501, "transfer coding '%s' is not supported (only chunked)", f.coding);
+        else
+                return false;
+        resp->close = true;
+        return true;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls) {
         struct http_server *s = cls;
@@ -376,6 +585,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         return MHD_NO;
                 clock_gettime(CLOCK_MONOTONIC, &cs->start);
                 *con_cls = cs;
+                track_request(s, conn, false); /* the header is in */
+                struct http_response resp = { .status = 500, .file_fd = -1 };
+                if (framing_refused(conn, version, &resp)) {
+                        /* Answered before the body: libmicrohttpd reads no more of it. */
+                        record(s, UNMATCHED_ROUTE, resp.status, &cs->start);
+                        enum MHD_Result ret = send_response(conn, &resp);
+                        response_clear(&resp);
+                        return ret;
+                }
                 /* The body limit is the route's: look it up before any byte. */
                 bool known;
                 size_t ri = find_route(s, method, url, NULL, &known);
@@ -427,7 +645,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 goto done;
         }
         req.bearer = bearer_of(conn);
-        if (!(route->flags & ROUTE_PUBLIC) && s->cfg.auth && !s->cfg.auth(s->cfg.app, route, &req, &resp))
+        if (!(route->flags & ROUTE_PUBLIC) && !(route->flags & ROUTE_TOKEN_OPTIONAL && !req.bearer) && s->cfg.auth &&
+            !s->cfg.auth(s->cfg.app, route, &req, &resp))
                 goto done;
         if (route->flags & ROUTE_BODY) {
                 const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -462,6 +681,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         http_error(&resp, 400, "request body must be a JSON object");
                         goto done;
                 }
+                /* Once here for every route: no handler sees invalid UTF-8 or a NUL
+                 * (a name cut at a NUL, "bob\u0000-contractor", is another name). */
+                char why[96];
+                if (http_json_text_check(cs->body, cs->len, why, sizeof why) < 0) {
+                        http_error(&resp, 400, "request body %s", why);
+                        goto done;
+                }
                 req.body_raw = cs->body;
                 req.body_len = cs->len;
         } else if (cs->too_large) {
@@ -481,11 +707,110 @@ done:
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe) {
         struct conn_state *cs = *con_cls;
+        /* A kept-alive connection waits for its next request's header from now. */
+        track_request(cls, conn, true);
         if (cs) {
                 free(cs->body);
                 free(cs);
                 *con_cls = NULL;
         }
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+        struct http_server *s = cls;
+        struct conn_track *t = *socket_context;
+
+        if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+                const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+                t = ci ? calloc(1, sizeof *t) : NULL;
+                if (!t)
+                        return; /* untracked: only the idle timeout applies to it */
+                t->fd = ci->connect_fd;
+                t->waiting = true;
+                t->since_ms = mono_ms();
+                pthread_mutex_lock(&s->track_lock);
+                t->next = s->tracked;
+                if (s->tracked)
+                        s->tracked->prev = t;
+                s->tracked = t;
+                pthread_mutex_unlock(&s->track_lock);
+                *socket_context = t;
+        } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && t) {
+                /* Called before libmicrohttpd closes the socket: the reaper never
+                 * touches a descriptor number that was reused. */
+                pthread_mutex_lock(&s->track_lock);
+                if (t->prev)
+                        t->prev->next = t->next;
+                else
+                        s->tracked = t->next;
+                if (t->next)
+                        t->next->prev = t->prev;
+                pthread_mutex_unlock(&s->track_lock);
+                free(t);
+                *socket_context = NULL;
+        }
+}
+
+/* The header deadline. libmicrohttpd's own timeout is an idle one (each byte
+ * restarts it), so a client sending a header byte now and then would keep
+ * its connection for ever: past the deadline, the socket is shut down and
+ * libmicrohttpd, reading its end, closes the connection. */
+static void *reaper_main(void *arg) {
+        struct http_server *s = arg;
+        pthread_mutex_lock(&s->track_lock);
+        while (!s->stopping) {
+                struct timespec until;
+                clock_gettime(CLOCK_MONOTONIC, &until);
+                until.tv_nsec += DEADLINE_TICK_MS * 1000000L;
+                if (until.tv_nsec >= 1000000000L) {
+                        until.tv_sec++;
+                        until.tv_nsec -= 1000000000L;
+                }
+                pthread_cond_timedwait(&s->track_wake, &s->track_lock, &until);
+                unsigned limit = atomic_load(&s->header_timeout_ms);
+                if (s->stopping || !limit)
+                        continue;
+                int64_t now = mono_ms();
+                for (struct conn_track *t = s->tracked; t; t = t->next)
+                        if (t->waiting && now - t->since_ms >= (int64_t) limit) {
+                                (void) shutdown(t->fd, SHUT_RDWR);
+                                t->waiting = false;
+                                atomic_fetch_add(&s->header_timeouts, 1);
+                        }
+        }
+        pthread_mutex_unlock(&s->track_lock);
+        return NULL;
+}
+
+void http_server_set_header_timeout(struct http_server *s, unsigned seconds) {
+        atomic_store(&s->header_timeout_ms, seconds > UINT_MAX / 1000 ? UINT_MAX : seconds * 1000);
+}
+
+/* libmicrohttpd's messages are mostly about clients ("Connection was closed
+ * by remote side with incomplete request"): any client could fill the
+ * journal with them, so they are debug lines. */
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+        char line[512];
+        vsnprintf(line, sizeof line, fmt, ap);
+        line[strcspn(line, "\n")] = '\0';
+        log_debug("http", "%s", line);
+}
+
+static void server_free(struct http_server *s) {
+        if (s->reaper_running) {
+                pthread_mutex_lock(&s->track_lock);
+                s->stopping = true;
+                pthread_cond_signal(&s->track_wake);
+                pthread_mutex_unlock(&s->track_lock);
+                pthread_join(s->reaper, NULL);
+        }
+        if (s->daemon)
+                MHD_stop_daemon(s->daemon); /* every connection's NOTIFY_CLOSED */
+        pthread_cond_destroy(&s->track_wake);
+        pthread_mutex_destroy(&s->track_lock);
+        free(s->stats);
+        free(s);
 }
 
 int http_server_start(const struct http_server_config *cfg, struct http_server **out) {
@@ -498,30 +823,65 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
         if (!s)
                 return -ENOMEM;
         s->cfg = *cfg;
+        pthread_mutex_init(&s->track_lock, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&s->track_wake, &ca);
+        pthread_condattr_destroy(&ca);
+        http_server_set_header_timeout(s, cfg->header_timeout_s);
         s->stats = calloc(cfg->n_routes + 1, sizeof *s->stats);
         if (!s->stats) {
-                free(s);
+                server_free(s);
                 return -ENOMEM;
         }
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_EPOLL;
+        unsigned limit = cfg->max_connections;
+        if (!limit) {
+                struct rlimit rl = { .rlim_cur = 1024 };
+                (void) getrlimit(RLIMIT_NOFILE, &rl);
+                limit = http_connection_limit(rl.rlim_cur);
+                log_info("http", "At most %u connections (file limit %llu)", limit, (unsigned long long) rl.rlim_cur);
+        }
+        /* One address never holds more than a quarter of them. */
+        unsigned per_address = cfg->max_connections_per_address;
+        if (per_address && per_address > (limit / 4 ? limit / 4 : 1))
+                per_address = limit / 4 ? limit / 4 : 1;
+        /* The default SO_REUSEADDR only (a restart binds past TIME_WAIT): with
+         * SO_REUSEPORT a second process of the same user could bind the port
+         * too and silently take half the connections. */
+        /* poll(2), not epoll: 0.9.75's edge-triggered epoll misses a client's
+         * close that arrives with its last bytes, and such a connection then
+         * waits for the idle timeout (fixed upstream in 1.0). */
+        unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_DUAL_STACK;
+        /* Set before the first worker serves: a handler may read it (musterd's
+         * /metrics does), and a worker answers while others are still being
+         * started. */
+        *out = s;
         s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
                                      MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &ss,
                                      MHD_OPTION_THREAD_POOL_SIZE, (unsigned) (cfg->threads ? cfg->threads : 4),
-                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned) 20000,
+                                     MHD_OPTION_CONNECTION_LIMIT, limit,
+                                     MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address,
                                      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
                                      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                                     MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned) 1,
+                                     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                      MHD_OPTION_END);
         if (!s->daemon) {
-                free(s->stats);
-                free(s);
+                *out = NULL;
+                server_free(s);
                 return -EADDRINUSE;
         }
+        if ((r = -pthread_create(&s->reaper, NULL, reaper_main, s)) < 0) {
+                *out = NULL;
+                server_free(s);
+                return r;
+        }
+        s->reaper_running = true;
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
         s->port = info ? info->port : 0;
-        *out = s;
         return 0;
 }
 
@@ -530,11 +890,8 @@ uint16_t http_server_port(const struct http_server *s) {
 }
 
 void http_server_stop(struct http_server *s) {
-        if (!s)
-                return;
-        MHD_stop_daemon(s->daemon);
-        free(s->stats);
-        free(s);
+        if (s)
+                server_free(s);
 }
 
 static int appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -580,6 +937,10 @@ char *http_server_metrics(struct http_server *s) {
                                         name, (unsigned long long) v);
                 }
         }
+        appendf(&buf, &len, &cap, "# HELP muster_http_header_timeouts_total Connections closed for a request header "
+                                  "not sent whole in time.\n# TYPE muster_http_header_timeouts_total counter\n"
+                                  "muster_http_header_timeouts_total %llu\n",
+                (unsigned long long) atomic_load(&s->header_timeouts));
         appendf(&buf, &len, &cap, "# HELP muster_http_request_duration_seconds HTTP request latency by route.\n"
                                   "# TYPE muster_http_request_duration_seconds histogram\n");
         for (size_t i = 0; i <= s->cfg.n_routes; i++) {

@@ -53,6 +53,7 @@ struct http_response {
         uint64_t stream_size;
         struct http_resp_header headers[HTTP_MAX_HEADERS]; /* sent as they are (http_header_add()) */
         int n_headers;
+        bool close;               /* "Connection: close", and close once answered */
 };
 
 typedef void (*http_handler)(void *app, struct http_request *req, struct http_response *resp);
@@ -61,6 +62,9 @@ enum {
         ROUTE_PUBLIC = 1 << 0,    /* no token needed */
         ROUTE_BODY = 1 << 1,      /* takes a JSON object body */
         ROUTE_LARGE_BODY = 1 << 2,/* its body may reach max_large_body_bytes */
+        ROUTE_TOKEN_OPTIONAL = 1 << 3, /* the auth hook runs only when a token is sent (req->auth NULL
+                                        * without one): the handler decides */
+        ROUTE_AGENT = 1 << 8,     /* agents' tokens only (the auth hook refuses people's with 403) */
 };
 
 struct http_route {
@@ -78,6 +82,9 @@ typedef bool (*http_auth_hook)(void *app, const struct http_route *route, struct
 struct http_server_config {
         const char *listen;       /* "127.0.0.1:8090", "[::1]:0", ":8090" */
         unsigned threads;
+        unsigned max_connections; /* 0: http_connection_limit() of RLIMIT_NOFILE */
+        unsigned max_connections_per_address; /* 0: no cap */
+        unsigned header_timeout_s; /* a request's header must arrive whole within it; 0: none */
         size_t max_body_bytes;
         size_t max_large_body_bytes; /* routes with ROUTE_LARGE_BODY; 0: max_body_bytes */
         const struct http_route *routes;
@@ -89,12 +96,35 @@ struct http_server_config {
 
 struct http_server;
 
+/* *out is set before the first request is served (handlers may read it
+ * through cfg->app), and NULL again on failure. 0 or -errno. */
 int http_server_start(const struct http_server_config *cfg, struct http_server **out);
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);
 void http_server_stop(struct http_server *s);
 /* Prometheus text of request counts by route and status and latency. */
 char *http_server_metrics(struct http_server *s);
+/* Change header_timeout_s of a running server (a reload); 0: none. */
+void http_server_set_header_timeout(struct http_server *s, unsigned seconds);
+
+/* How many connections a process with `nofile` descriptors may serve: room
+ * for the store, the log and the like, then two per connection (its socket
+ * and a file it may stream), at most HTTP_MAX_CONNECTIONS. Pure. */
+#define HTTP_MAX_CONNECTIONS 20000u
+unsigned http_connection_limit(uint64_t nofile);
+
+/* Whether s[0..len) is UTF-8 as RFC 3629 has it: no overlong forms, no
+ * surrogates (U+D800..U+DFFF), nothing above U+10FFFF. Pure. */
+bool http_utf8_valid(const char *s, size_t len);
+/* A copy of s[0..len) with each byte that starts no valid UTF-8 sequence
+ * replaced by U+FFFD (malloc'd, NUL-terminated, its length in *out_len);
+ * NULL when out of memory. Pure. */
+char *http_utf8_repair(const char *s, size_t len, size_t *out_len);
+/* The check at the door for a JSON body that json-c parsed: the whole text
+ * is valid UTF-8 and no string or member name holds a NUL (a raw byte or
+ * \u0000; json-c cuts member names at a NUL, so the parsed tree cannot tell).
+ * 0, or -EINVAL with the reason in why. Pure. */
+int http_json_text_check(const char *text, size_t len, char *why, size_t whylen);
 
 /* Match `path` against `pattern`; fills params. Pure. */
 bool http_route_match(const char *pattern, const char *path, struct http_request *req);

@@ -25,6 +25,8 @@ struct musterd {
         struct crypto_key *key;
         struct auth_cache *auth_cache;   /* verified tokens */
         struct checkin_buffer *checkins; /* agents' check-ins, written in batches */
+        struct ratelimit *registrations; /* new hosts per infra-env ([infraenv] register_*) */
+        int64_t events_pruned_to;        /* events up to this id were counted (the monitor's) */
         struct http_server *http;
         pthread_t monitor;
         bool monitor_running;
@@ -43,8 +45,9 @@ void musterd_stop(struct musterd *d);
 const struct muster_config *musterd_cfg(struct musterd *d);
 
 /* Put `next` in force (SIGHUP). What cannot change while running (listen,
- * state_dir, store, and the HTTP body limits max_body_bytes and
- * max_release_bytes) keeps its running value, with a warning naming each
+ * state_dir, store, the HTTP body limits max_body_bytes and
+ * max_release_bytes, and max_connections_per_address) keeps its running
+ * value, with a warning naming each
  * such key that differs. Call from one thread at a time (main). Returns how
  * many settings changed, or -ENOMEM (the old configuration stays). */
 int musterd_reload(struct musterd *d, const struct muster_config *next);
@@ -55,10 +58,20 @@ extern const size_t musterd_n_routes;
 bool musterd_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp);
 void musterd_auth_free(void *auth);
 
+/* Issue a person's token for ttl_s seconds and record it in the store
+ * (rec gets the record; both the caller's to free). -EINVAL for a bad
+ * owner or ttl, -EPERM when the owner name already has the other role. */
+int api_issue_person_token(struct musterd *d, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
+                           struct store_token *rec);
+
 /* One pass of the disconnect monitor (exposed for tests). Returns how many
  * hosts were marked disconnected, or failed (error) for not checking in
  * during their installation, or -errno. */
 int musterd_monitor_pass(struct musterd *d);
+
+/* One pass of event retention ([events] max_age, max_per_host), run by the
+ * monitor after its disconnect pass. Returns how many events went, or -errno. */
+int musterd_prune_events(struct musterd *d);
 
 /* Record an event; failures are logged, never fatal. */
 void musterd_event(struct musterd *d, enum event_severity sev, enum event_category cat, const char *infra_env_id,

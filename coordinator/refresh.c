@@ -155,6 +155,15 @@ static bool is_setting(enum validation_id id) {
                id == VAL_PULL_SECRET_SET || id == VAL_CAPABILITIES_VALID;
 }
 
+/* Whether a result before res[i] that goes into the status has this message. */
+static bool said_before(const struct validation_result *res, int i, const char *message) {
+        for (int k = 0; k < i; k++)
+                if (res[k].status != VSTATUS_SUCCESS && res[k].status != VSTATUS_DISABLED &&
+                    strcmp(res[k].message, message) == 0)
+                        return true;
+        return false;
+}
+
 int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_status *status_out) {
         struct validation_result res[VAL_CLUSTER_COUNT];
         struct cluster_view view;
@@ -220,6 +229,11 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                                 missing = true;
                         else
                                 failing = true;
+                        /* Several validations wait on the same missing setting
+                         * (api-vips-defined and api-vips-valid both on the API
+                         * VIP): the status names each thing once. */
+                        if (said_before(res, i, res[i].message))
+                                continue;
                         if (len < sizeof info - 1)
                                 len += (size_t) snprintf(info + len, sizeof info - len, "%s%s", len ? "; " : "",
                                                          res[i].message);

@@ -1,5 +1,5 @@
 /* The coordinator's persistent state (DESIGN §3, §12): infra-envs, hosts,
- * clusters, events, releases and payload revisions. Every SQL statement lives behind this header; it
+ * clusters, events, releases, payload revisions and people's tokens. Every SQL statement lives behind this header; it
  * names no back-end type, so a PostgreSQL back-end can implement it as is.
  *
  * Conventions: 0 (or a count/flag >= 0) on success, else -errno:
@@ -35,6 +35,11 @@ int store_open(const char *url, struct store **out);
 void store_close(struct store *s);
 /* The schema version of the open database. */
 int store_schema_version(struct store *s);
+/* Write transactions are refused with -ENOSPC while the file system of the
+ * store has less than this available (reads go on). */
+#define STORE_MIN_FREE_BYTES (INT64_C(1) << 20)
+/* Bytes available for the store's files where it keeps them; 0 or -errno. */
+int store_free_space(struct store *s, int64_t *bytes);
 
 /* Pages: list calls return up to `limit` rows (0 = STORE_DEFAULT_LIMIT,
  * more than STORE_MAX_LIMIT is -EINVAL) in creation order, skipping `offset`
@@ -61,8 +66,15 @@ int store_infra_env_list(struct store *s, const char *owner, const struct store_
  * IE_F_PULL_SECRET, IE_F_SSH_AUTHORIZED_KEY, IE_F_PROXY (all three),
  * IE_F_NTP_SOURCES (others: -EINVAL). NULL clears. Refreshes updated_at. */
 int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields);
-/* Deletes the infra-env and, in the same transaction, its hosts (cascade). */
-int store_infra_env_delete(struct store *s, const char *id);
+/* Deletes the infra-env and, in the same transaction, its hosts (cascade),
+ * unless one of them must stay: a host whose status is in block_mask, or one
+ * bound to a cluster that is installing or whose owner is not the
+ * infra-env's. Then nothing is deleted, -EBUSY, and those hosts (at most
+ * STORE_MAX_LIMIT, without inventories) go to *blocked. Otherwise the hosts
+ * that were bound to a cluster, as they were, go to *unbound (at most
+ * STORE_MAX_LIMIT listed). Either list may be NULL. */
+int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask, struct host_list *blocked,
+                           struct host_list *unbound);
 /* Revokes every token of the infra-env; the new generation goes to *gen. */
 int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen);
 
@@ -77,6 +89,11 @@ int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen);
  * infra-env. */
 int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
                         const char *agent_version, struct host *out);
+/* The same, but a new host is refused with -EDQUOT while the infra-env
+ * already holds max_hosts hosts (counted in the same transaction; 0: no cap).
+ * A known host registers again whatever the count. */
+int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
+                               const char *agent_version, int64_t max_hosts, struct host *out);
 int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
 
 /* Filters are ANDed; zero/NULL members do not filter. */
@@ -290,6 +307,36 @@ int store_payload_get(struct store *s, const char *cluster_id, int64_t revision,
 /* Every revision of the cluster, oldest first, without canonical. */
 int store_payload_list(struct store *s, const char *cluster_id, struct store_payload_list *out);
 
+/* ---- people's tokens ---------------------------------------------------- */
+
+/* What musterd remembers of a person's token (never the token itself). */
+struct store_token {
+        char *id;          /* the token's jti, a UUID */
+        char *role;        /* "infra-admin" | "cluster-creator" */
+        char *owner;
+        char *created_at;  /* RFC 3339 */
+        char *expires_at;  /* RFC 3339 */
+        char *revoked_at;  /* RFC 3339, NULL while not revoked */
+};
+void store_token_init(struct store_token *t);
+void store_token_free(struct store_token *t);
+struct store_token_list { struct store_token *v; size_t n; int64_t next_after; };
+void store_token_list_free(struct store_token_list *l);
+
+/* Record a token about to be handed out. Needs every field but revoked_at.
+ * An owner name belongs to one role: -EPERM when `owner` already has a
+ * token of the other role; -EEXIST for a known id. */
+int store_token_add(struct store *s, const struct store_token *t);
+int store_token_get(struct store *s, const char *id, struct store_token *out);
+/* In creation order; owner NULL: everyone's. */
+int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
+                     struct store_token_list *out);
+/* 0 when revoked now, 1 when it already was; -ENOENT. */
+int store_token_revoke(struct store *s, const char *id);
+/* Whether a token may still be used: 0, -EKEYREVOKED, or -ENOENT for an id
+ * the store never recorded (its tokens are not accepted either). */
+int store_token_check(struct store *s, const char *id);
+
 /* ---- events ------------------------------------------------------------ */
 
 /* Needs severity, category and message; fills in id and, if NULL, time. */
@@ -305,3 +352,11 @@ struct store_event_filter {
 };
 /* Oldest first; next_after is the last id returned (0 if none). */
 int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out);
+/* Retention: deletes the events older than `before` (RFC 3339; NULL: none
+ * by age) and, of each host with more than max_per_host events (0: no cap),
+ * all but its newest max_per_host. Only hosts with an event after *mark are
+ * counted (mark NULL: all); *mark then moves to the last event looked at, so
+ * a periodic caller pays for what was added meanwhile. Ids rise with time:
+ * an event stamped out of order may outlive `before` until the events
+ * before it go. In short transactions; returns how many went. */
+int store_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -155,6 +157,17 @@ static const char *const migrations[] = {
         "ALTER TABLE clusters ADD COLUMN feature_set TEXT NOT NULL DEFAULT 'Default';"
         "ALTER TABLE hosts ADD COLUMN applied_revision INTEGER NOT NULL DEFAULT 0;"
         "CREATE INDEX clusters_release ON clusters(release_version);",
+        /* 4: people's tokens, for listing and revocation (issue 12). id is
+         * the token's jti; the token itself is never stored. */
+        "CREATE TABLE tokens ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  role TEXT NOT NULL,"
+        "  owner TEXT NOT NULL,"
+        "  created_at TEXT NOT NULL,"
+        "  expires_at TEXT NOT NULL,"
+        "  revoked_at TEXT);"
+        "CREATE INDEX tokens_owner ON tokens(owner, role);",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -174,6 +187,7 @@ struct conn {
 };
 
 struct store {
+        char *path;                 /* the database file (for statvfs) */
         pthread_mutex_t lock;       /* guards conns[].in_use */
         pthread_cond_t freed;
         pthread_mutex_t write_lock; /* one writer at a time in this process */
@@ -317,8 +331,23 @@ static void conn_put(struct store *s, struct conn *c) {
         pthread_mutex_unlock(&s->lock);
 }
 
+int store_free_space(struct store *s, int64_t *bytes) {
+        struct statvfs v;
+        if (statvfs(s->path, &v) < 0)
+                return -errno;
+        uint64_t b = (uint64_t) v.f_bavail * (uint64_t) v.f_frsize;
+        *bytes = b > INT64_MAX ? INT64_MAX : (int64_t) b;
+        return 0;
+}
+
 static int write_begin(struct store *s, struct conn **out) {
         struct timespec t0;
+        int64_t room = INT64_MAX;
+        /* Refused before it starts on a (nearly) full file system: SQLite
+         * needs room for the WAL and its checkpoints, and a write that half
+         * fits is worse than one refused (507 at the API). */
+        if (store_free_space(s, &room) == 0 && room < STORE_MIN_FREE_BYTES)
+                return -ENOSPC;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         pthread_mutex_lock(&s->write_lock);
         s->write_started = t0;
@@ -572,6 +601,11 @@ static int conn_open(const char *path, struct conn *c) {
                 return rc == SQLITE_NOMEM ? -ENOMEM : sql_err(rc);
         sqlite3_extended_result_codes(c->db, 1);
         sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+        /* Keep the -wal and -shm files when the last connection closes: a
+         * restart on a full file system can then read (a new -shm needs
+         * space SQLite could not get). */
+        int persist = 1;
+        (void) sqlite3_file_control(c->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
         rc = sqlite3_exec(c->db,
                           "PRAGMA foreign_keys = ON;"
                           "PRAGMA synchronous = FULL;"
@@ -668,8 +702,10 @@ int store_open(const char *url, struct store **out) {
         close(fd);
 
         struct store *s = calloc(1, sizeof *s);
-        if (!s)
+        if (!s || !(s->path = strdup(path))) {
+                free(s);
                 return -ENOMEM;
+        }
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
         pthread_cond_init(&s->freed, NULL);
@@ -700,6 +736,7 @@ void store_close(struct store *s) {
         pthread_cond_destroy(&s->freed);
         pthread_mutex_destroy(&s->write_lock);
         pthread_mutex_destroy(&s->lock);
+        free(s->path);
         free(s);
 }
 
@@ -835,6 +872,15 @@ int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) 
         return r;
 }
 
+#define HOST_COLS_A "h.seq, h.infra_env_id, h.id, h.owner, h.cluster_id, h.role, " \
+        "h.requested_hostname, h.installation_disk_id, "
+#define HOST_COLS_B ", h.inv_hostname, h.inv_cpu_count, h.inv_memory_bytes, "      \
+        "h.inv_max_disk_bytes, h.status, h.status_info, h.validations, "             \
+        "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
+        "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
+        "h.created_at, h.updated_at, h.step_results, h.applied_revision"
+#define HOST_COLS HOST_COLS_A "h.inventory" HOST_COLS_B
+#define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
 static int read_host(sqlite3_stmt *st, struct host *h);
 static int read_cluster(sqlite3_stmt *st, struct cluster *cl);
 
@@ -980,22 +1026,82 @@ int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t
         return write_end(s, c, r);
 }
 
-int store_infra_env_delete(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN];
+/* ",status,status," of the cluster statuses that are installing. */
+static void installing_cluster_set(char *buf, size_t n) {
+        size_t len = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < _CLUSTER_STATUS_MAX; i++)
+                if (cluster_status_is_installing((enum cluster_status) i)) {
+                        int k = snprintf(buf + len, n - len, ",%s", cluster_status_to_string((enum cluster_status) i));
+                        if (k > 0 && (size_t) k < n - len)
+                                len += (size_t) k;
+                }
+        if (len + 1 < n) {
+                buf[len++] = ',';
+                buf[len] = '\0';
+        }
+}
+
+/* The infra-env's hosts, without inventories, in creation order: those that
+ * block its deletion (block = true) or those bound to a cluster. */
+static int ie_hosts(struct conn *c, const char *id, bool block, const char *block_statuses,
+                    const char *installing, struct host_list *out) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, block ? "SELECT " HOST_COLS_NO_INV " FROM hosts h JOIN infra_envs ie ON ie.id = h.infra_env_id "
+                                "LEFT JOIN clusters cl ON cl.id = h.cluster_id WHERE h.infra_env_id = ?1 "
+                                "AND (instr(?2, ',' || h.status || ',') > 0 OR (h.cluster_id IS NOT NULL AND "
+                                "(cl.owner IS NOT ie.owner OR instr(?3, ',' || cl.status || ',') > 0))) "
+                                "ORDER BY h.seq"
+                              : "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.infra_env_id = ?1 "
+                                "AND h.cluster_id IS NOT NULL ORDER BY h.seq",
+                     &st);
+        if (r < 0 || (r = block ? BIND(st, id, block_statuses, installing) : BIND(st, id)) < 0)
+                return r;
+        r = read_rows(c, st, STORE_MAX_LIMIT, &host_rows, (void **) &out->v, &out->n, NULL);
+        return r < 0 ? r : 0;
+}
+
+int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask, struct host_list *blocked,
+                           struct host_list *unbound) {
+        char nid[UUID_STR_LEN], statuses[1024], installing[256];
+        struct host_list b = { 0 }, u = { 0 };
         struct conn *c;
         int r;
 
-        if (norm_id(id, nid) < 0)
+        if (blocked)
+                *blocked = (struct host_list) { 0 };
+        if (unbound)
+                *unbound = (struct host_list) { 0 };
+        if (norm_id(id, nid) < 0 || (r = status_set(block_mask, statuses, sizeof statuses)) < 0)
                 return -EINVAL;
+        if (!block_mask)
+                statuses[0] = '\0';
+        installing_cluster_set(installing, sizeof installing);
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        {
+        /* Checked in the transaction that deletes: a host cannot start
+         * installing between the check and the cascade. */
+        r = ie_hosts(c, nid, true, statuses, installing, &b);
+        if (r >= 0 && b.n > 0)
+                r = -EBUSY;
+        if (r >= 0)
+                r = ie_hosts(c, nid, false, statuses, installing, &u);
+        if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "DELETE FROM infra_envs WHERE id = ?1", &st)) >= 0 &&
                     (r = BIND(st, nid)) >= 0 && (r = step_done(c, st)) >= 0)
                         r = sqlite3_changes(c->db) ? 0 : -ENOENT;
         }
-        return write_end(s, c, r);
+        r = write_end(s, c, r);
+        if (r == -EBUSY && blocked)
+                *blocked = b;
+        else
+                host_list_free(&b);
+        if (r >= 0 && unbound)
+                *unbound = u;
+        else
+                host_list_free(&u);
+        return r;
 }
 
 int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
@@ -1026,15 +1132,6 @@ int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
 
 /* ---- hosts ------------------------------------------------------------- */
 
-#define HOST_COLS_A "h.seq, h.infra_env_id, h.id, h.owner, h.cluster_id, h.role, " \
-        "h.requested_hostname, h.installation_disk_id, "
-#define HOST_COLS_B ", h.inv_hostname, h.inv_cpu_count, h.inv_memory_bytes, "      \
-        "h.inv_max_disk_bytes, h.status, h.status_info, h.validations, "             \
-        "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
-        "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
-        "h.created_at, h.updated_at, h.step_results, h.applied_revision"
-#define HOST_COLS HOST_COLS_A "h.inventory" HOST_COLS_B
-#define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
 
 static int read_host(sqlite3_stmt *st, struct host *h) {
         char **a[] = { &h->infra_env_id, &h->id, &h->owner, &h->cluster_id };
@@ -1083,7 +1180,7 @@ static int host_key(const char *ie, const char *id, char nie[UUID_STR_LEN], char
 }
 
 static int host_register_conn(struct conn *c, const char *ie, const char *id, const char *version,
-                              const char *now) {
+                              const char *now, int64_t max_hosts) {
         int r;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -1094,6 +1191,14 @@ static int host_register_conn(struct conn *c, const char *ie, const char *id, co
                         return r;
                 if (sqlite3_changes(c->db))
                         return 0;
+        }
+        if (max_hosts > 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT count(*) FROM hosts WHERE infra_env_id = ?1", &st)) < 0 ||
+                    (r = BIND(st, ie)) < 0 || (r = step_row(c, st)) < 0)
+                        return r;
+                if (r > 0 && sqlite3_column_int64(st, 0) >= max_hosts)
+                        return -EDQUOT;
         }
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         if ((r = stmt(c, "INSERT INTO hosts (infra_env_id, id, owner, cluster_id, role, status, "
@@ -1108,6 +1213,11 @@ static int host_register_conn(struct conn *c, const char *ie, const char *id, co
 
 int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
                         const char *agent_version, struct host *out) {
+        return store_host_register_capped(s, infra_env_id, host_id, agent_version, 0, out);
+}
+
+int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
+                               const char *agent_version, int64_t max_hosts, struct host *out) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
@@ -1118,7 +1228,7 @@ int store_host_register(struct store *s, const char *infra_env_id, const char *h
                 return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
-        int isnew = r = host_register_conn(c, ie, id, agent_version, now);
+        int isnew = r = host_register_conn(c, ie, id, agent_version, now, max_hosts);
         if (r >= 0 && out)
                 r = host_get_conn(c, ie, id, out);
         r = write_end(s, c, r);
@@ -2419,6 +2529,143 @@ int store_payload_list(struct store *s, const char *cluster_id, struct store_pay
         return 0;
 }
 
+/* ---- people's tokens ----------------------------------------------------- */
+
+void store_token_init(struct store_token *t) {
+        *t = (struct store_token) { 0 };
+}
+
+void store_token_free(struct store_token *t) {
+        free(t->id);
+        free(t->role);
+        free(t->owner);
+        free(t->created_at);
+        free(t->expires_at);
+        free(t->revoked_at);
+        store_token_init(t);
+}
+
+void store_token_list_free(struct store_token_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_token_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_token_list) { 0 };
+}
+
+#define TOKEN_COLS "seq, id, role, owner, created_at, expires_at, revoked_at"
+
+static int read_token(sqlite3_stmt *st, struct store_token *t) {
+        char **f[] = { &t->id, &t->role, &t->owner, &t->created_at, &t->expires_at, &t->revoked_at };
+        return col_strs(st, 1, f, sizeof f / sizeof *f);
+}
+
+static void token_row_init(void *row) { store_token_init(row); }
+static int token_row_read(sqlite3_stmt *st, void *row) { return read_token(st, row); }
+static const struct row_type token_rows = { sizeof(struct store_token), token_row_init, token_row_read };
+
+static bool token_role_ok(const char *role) {
+        return role && (strcmp(role, "infra-admin") == 0 || strcmp(role, "cluster-creator") == 0);
+}
+
+int store_token_add(struct store *s, const struct store_token *t) {
+        char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (!t || norm_id(t->id, id) < 0 || !token_role_ok(t->role) || !t->owner || !*t->owner ||
+            too_long(t->owner, MODEL_MAX_STRING) || !t->created_at || !t->expires_at ||
+            model_time_normalize(t->created_at, created) < 0 || model_time_normalize(t->expires_at, expires) < 0)
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT 1 FROM tokens WHERE owner = ?1 AND role <> ?2 LIMIT 1", &st)) >= 0 &&
+                    (r = BIND(st, t->owner, t->role)) >= 0 && (r = step_row(c, st)) > 0)
+                        r = -EPERM;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO tokens (id, role, owner, created_at, expires_at) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5)", &st)) >= 0 &&
+                    (r = BIND(st, id, t->role, t->owner, created, expires)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+int store_token_get(struct store *s, const char *id, struct store_token *out) {
+        char nid[UUID_STR_LEN];
+        int r;
+        store_token_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT " TOKEN_COLS " FROM tokens WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, nid)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r ? read_token(st, out) : -ENOENT;
+        }
+        conn_put(s, c);
+        if (r < 0)
+                store_token_free(out);
+        return r;
+}
+
+int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
+                     struct store_token_list *out) {
+        *out = (struct store_token_list) { 0 };
+        int r = owner_page(s, "SELECT " TOKEN_COLS " FROM tokens", owner, pg, &token_rows, (void **) &out->v,
+                           &out->n, &out->next_after);
+        if (r < 0)
+                store_token_list_free(out);
+        return r;
+}
+
+int store_token_revoke(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", &st)) >= 0 &&
+                    (r = BIND(st, nid, now)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) ? 0 : 1;
+        }
+        if (r == 1) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                int k;
+                if ((k = stmt(c, "SELECT 1 FROM tokens WHERE id = ?1", &st)) < 0 || (k = BIND(st, nid)) < 0 ||
+                    (k = step_row(c, st)) < 0)
+                        r = k;
+                else if (k == 0)
+                        r = -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+int store_token_check(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        int r;
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT revoked_at IS NOT NULL FROM tokens WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, nid)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r == 0 ? -ENOENT : sqlite3_column_int(st, 0) ? -EKEYREVOKED : 0;
+        }
+        conn_put(s, c);
+        return r;
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
@@ -2515,4 +2762,117 @@ int store_event_list(struct store *s, const struct store_event_filter *f, struct
                 return r;
         }
         return 0;
+}
+
+/* Rows a pruning transaction deletes at most: the writer lock is never held
+ * long, whatever the backlog. */
+#define PRUNE_BATCH 5000
+
+/* The first event id that is not older than `before`, or one past the last
+ * (ids rise with time: the scan reads only the rows about to go). */
+static int prune_cut(struct store *s, const char *before, int64_t *cut) {
+        struct conn *c = conn_get(s);
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT coalesce((SELECT id FROM events WHERE time >= ?1 ORDER BY id LIMIT 1), "
+                        "(SELECT coalesce(max(id), 0) + 1 FROM events))", &st);
+        if (r >= 0 && (r = BIND(st, before)) >= 0 && (r = step_row(c, st)) > 0)
+                *cut = sqlite3_column_int64(st, 0);
+        stmt_resetp(&st);
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+/* The hosts with an event after id `since` that have more than `max`
+ * events, and in *top the largest id looked at. Counting stops at max + 1,
+ * so a call costs what was added since the last one, not the whole table. */
+static int prune_hosts(struct store *s, int64_t since, int64_t max, struct strv *out, int64_t *top) {
+        struct strv fresh = { 0 };
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT coalesce(max(id), 0) FROM events", &st);
+                if (r >= 0 && (r = step_row(c, st)) > 0)
+                        *top = sqlite3_column_int64(st, 0);
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT DISTINCT host_id FROM events WHERE id > ?1 AND id <= ?2 AND host_id IS NOT NULL",
+                         &st);
+                if (r >= 0 && (r = bind_i64(st, 1, since)) >= 0 && (r = bind_i64(st, 2, *top)) >= 0)
+                        while ((r = step_row(c, st)) > 0)
+                                if ((r = strv_push(&fresh, (const char *) sqlite3_column_text(st, 0))) < 0)
+                                        break;
+        }
+        for (size_t i = 0; r >= 0 && i < fresh.n; i++) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT count(*) FROM (SELECT 1 FROM events WHERE host_id = ?1 LIMIT ?2)", &st);
+                if (r >= 0 && (r = bind_text(st, 1, fresh.v[i])) >= 0 && (r = bind_i64(st, 2, max + 1)) >= 0 &&
+                    (r = step_row(c, st)) > 0 && sqlite3_column_int64(st, 0) > max)
+                        r = strv_push(out, fresh.v[i]);
+        }
+        conn_put(s, c);
+        strv_free(&fresh);
+        return r < 0 ? r : 0;
+}
+
+int store_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark) {
+        char t[MODEL_TIME_LEN];
+        int64_t cut = 0, total = 0, top = 0;
+        struct conn *c;
+        int r;
+
+        if ((before && model_time_normalize(before, t) < 0) || max_per_host < 0)
+                return -EINVAL;
+        if (before && (r = prune_cut(s, t, &cut)) < 0)
+                return r;
+        /* By age: the ids below the cut, a batch per transaction. */
+        for (int changed = PRUNE_BATCH; before && changed == PRUNE_BATCH;) {
+                if ((r = write_begin(s, &c)) < 0)
+                        return r;
+                {
+                        _cleanup_reset_ sqlite3_stmt *st = NULL;
+                        if ((r = stmt(c, "DELETE FROM events WHERE id IN "
+                                         "(SELECT id FROM events WHERE id < ?1 ORDER BY id LIMIT ?2)", &st)) >= 0 &&
+                            (r = bind_i64(st, 1, cut)) >= 0 && (r = bind_i64(st, 2, PRUNE_BATCH)) >= 0 &&
+                            (r = step_done(c, st)) >= 0)
+                                r = changed = sqlite3_changes(c->db);
+                }
+                if ((r = write_end(s, c, r)) < 0)
+                        return r;
+                total += changed;
+        }
+        if (max_per_host == 0)
+                return total > INT_MAX ? INT_MAX : (int) total;
+        /* By count: of each host over the limit, all but its newest. */
+        struct strv hosts = { 0 };
+        if ((r = prune_hosts(s, mark ? *mark : 0, max_per_host, &hosts, &top)) < 0) {
+                strv_free(&hosts);
+                return r;
+        }
+        for (size_t i = 0; i < hosts.n && r >= 0; i++) {
+                int changed = PRUNE_BATCH;
+                while (r >= 0 && changed == PRUNE_BATCH) {
+                        if ((r = write_begin(s, &c)) < 0)
+                                break;
+                        {
+                                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                                if ((r = stmt(c, "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE "
+                                                 "host_id = ?1 AND id < (SELECT id FROM events WHERE host_id = ?1 "
+                                                 "ORDER BY id DESC LIMIT 1 OFFSET ?2) ORDER BY id LIMIT ?3)",
+                                              &st)) >= 0 &&
+                                    (r = bind_text(st, 1, hosts.v[i])) >= 0 &&
+                                    (r = bind_i64(st, 2, max_per_host - 1)) >= 0 &&
+                                    (r = bind_i64(st, 3, PRUNE_BATCH)) >= 0 && (r = step_done(c, st)) >= 0)
+                                        total += changed = sqlite3_changes(c->db);
+                        }
+                        r = write_end(s, c, r);
+                }
+        }
+        strv_free(&hosts);
+        if (r < 0)
+                return r;
+        if (mark)
+                *mark = top;
+        return total > INT_MAX ? INT_MAX : (int) total;
 }

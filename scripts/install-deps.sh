@@ -5,7 +5,8 @@
 # libsystemd-dev: musterd's sd_notify. systemd: systemd-analyze, which the
 # systemd suite runs; in a container without systemd as PID 1 installing it
 # starts nothing (no init is replaced: systemd-sysv is not pulled in).
-# clang + libclang-rt-14-dev: the libFuzzer targets (make test-fuzz).
+# clang + libclang-rt-14-dev: the libFuzzer targets (make test-fuzz); python3:
+# tests/fixtures/derive.py, which derives the golden inventories from the facts.
 set -euo pipefail
 
 build_pkgs=(
@@ -15,7 +16,7 @@ build_pkgs=(
   libpq-dev libyaml-dev libsolv-dev libcriterion-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev python3
 )
 # The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
 # initramfs tools) and its boot test (QEMU with OVMF; socat carries the

@@ -59,10 +59,11 @@ if [ ! -s "$RUN/infra-env.id" ] || ! "$CTL" infraenv show "$(cat "$RUN/infra-env
 fi
 IE=$(cat "$RUN/infra-env.id")
 
-# A demo release (the test fixture 4.15.0 with a small OS image), imported once.
+# A demo release (the test fixture 4.15.0 with a small OS image), imported
+# once; built in musterd's releases folder, where OS images must be.
 if ! "$CTL" release show 4.15.0 >/dev/null 2>&1; then
-	tests/fixtures/releases/make-release.sh tests/fixtures/releases/4.15.0 "$RUN/release-4.15.0" &&
-		"$CTL" release import "$RUN/release-4.15.0" ||
+	tests/fixtures/releases/make-release.sh tests/fixtures/releases/4.15.0 "$STATE/images/release-4.15.0" &&
+		"$CTL" release import "$STATE/images/release-4.15.0" ||
 		echo "could not import the demo release (see above); going on without it" >&2
 fi
 [ -n "$IE" ] || { echo "could not create the infra-env" >&2; exit 1; }

@@ -11,8 +11,10 @@
 #include <sched.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,209 @@ static void give(char **dst, char *s) {
                 *dst = s;
         else
                 free(s);
+}
+
+const char *tu_sanitizer_report(const char *text) {
+        static const char *const marks[] = { "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                                             "SUMMARY: " };
+        const char *first = NULL;
+        for (size_t i = 0; text && i < sizeof marks / sizeof *marks; i++) {
+                const char *p = strstr(text, marks[i]);
+                if (p && (!first || p < first))
+                        first = p;
+        }
+        if (!first)
+                return NULL;
+        while (first > text && first[-1] != '\n')
+                first--;
+        return first;
+}
+
+static int tu_status(int st) {
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- processes started by tu_spawn: their output and how they end --------
+ * Each one's stdout+stderr go to a log (its own temporary file when the
+ * caller names none); whichever helper reaps it reads what it wrote there
+ * and fails the test on a sanitizer report, a crash, or an unclean exit
+ * after SIGTERM/SIGINT. */
+
+#define TU_PROCS 256
+struct tu_proc {
+        int pid;          /* 0: free slot */
+        int expect;       /* exit status wanted after SIGTERM/SIGINT */
+        bool own_log;     /* a temporary file of ours, removed when reaped */
+        long start;       /* the log's size when it started: its output follows */
+        char log[4096];
+        char name[160];
+};
+static struct tu_proc procs[TU_PROCS];
+static pthread_mutex_t procs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Criterion 2.4 prints a failed assertion in a .fini but passes the test;
+ * a test process that dies in its teardown does fail. So the suite's and the
+ * test's .fini are wrapped (in this test's process only): a check that
+ * fails there is printed and counted, the rest of the teardown still runs,
+ * and then the process kills itself. */
+static bool in_fini;
+static int fini_failures, fini_pending;
+static void (*suite_fini)(void), (*test_fini)(void);
+
+static void fini_done(void) {
+        if (--fini_pending > 0 || !fini_failures)
+                return;
+        fprintf(stderr, "[----] %d check(s) of the processes this test started failed in its teardown (above)\n",
+                fini_failures);
+        fflush(stderr);
+        raise(SIGKILL);
+}
+
+static void wrap_suite_fini(void) {
+        in_fini = true;
+        if (suite_fini)
+                suite_fini();
+        fini_done();
+}
+
+static void wrap_test_fini(void) {
+        in_fini = true;
+        if (test_fini)
+                test_fini();
+        fini_done();
+}
+
+static void guard_teardown(void) {
+        static bool done;
+        if (done || !criterion_current_test || !criterion_current_test->data)
+                return;
+        done = true;
+        /* The worker's copies of these records need not be aligned (UBSan
+         * says so): their fini pointers are read and written bytewise. */
+        void (*wrap)(void);
+        char *t = (char *) criterion_current_test->data;
+        char *su = criterion_current_suite ? (char *) criterion_current_suite->data : NULL;
+        size_t at = offsetof(struct criterion_test_extra_data, fini);
+        if (su) {
+                memcpy(&suite_fini, su + at, sizeof suite_fini);
+                wrap = wrap_suite_fini;
+                memcpy(su + at, &wrap, sizeof wrap);
+                fini_pending++;
+        }
+        memcpy(&test_fini, t + at, sizeof test_fini);
+        wrap = wrap_test_fini;
+        memcpy(t + at, &wrap, sizeof wrap);
+        fini_pending++;
+}
+
+/* Fail the test with msg: an assertion in the test's body, a counted
+ * failure in its teardown. */
+static void tu_fail(const char *msg) {
+        if (in_fini) {
+                fprintf(stderr, "[----] %s\n", msg);
+                fini_failures++;
+                return;
+        }
+        cr_assert_fail("%s", msg);
+}
+
+static void proc_add(int pid, const char *const argv[], const char *log, bool own_log, long start) {
+        pthread_mutex_lock(&procs_lock);
+        guard_teardown();
+        for (int i = 0; i < TU_PROCS; i++) {
+                struct tu_proc *p = &procs[i];
+                if (p->pid)
+                        continue;
+                const char *base = strrchr(argv[0], '/');
+                *p = (struct tu_proc) { .pid = pid, .own_log = own_log, .start = start };
+                snprintf(p->log, sizeof p->log, "%s", log);
+                snprintf(p->name, sizeof p->name, "%s%s%s", base ? base + 1 : argv[0], argv[1] ? " " : "",
+                         argv[1] ? argv[1] : "");
+                break;
+        }
+        pthread_mutex_unlock(&procs_lock);
+}
+
+void tu_expect_exit(int pid, int status) {
+        pthread_mutex_lock(&procs_lock);
+        for (int i = 0; i < TU_PROCS; i++)
+                if (procs[i].pid == pid)
+                        procs[i].expect = status;
+        pthread_mutex_unlock(&procs_lock);
+}
+
+/* What the process wrote to its log (malloc'd; at most the last 16 MiB). */
+static char *proc_output(const struct tu_proc *p) {
+        FILE *f = fopen(p->log, "re");
+        if (!f)
+                return NULL;
+        fseek(f, 0, SEEK_END);
+        long end = ftell(f), from = p->start;
+        if (end - from > (16L << 20))
+                from = end - (16L << 20);
+        char *buf = NULL;
+        if (end >= from && fseek(f, from, SEEK_SET) == 0 && (buf = malloc((size_t) (end - from) + 1))) {
+                size_t n = fread(buf, 1, (size_t) (end - from), f);
+                buf[n] = '\0';
+                /* NULs in a log would hide what follows them from strstr. */
+                for (size_t i = 0; i < n; i++)
+                        if (!buf[i])
+                                buf[i] = ' ';
+        }
+        fclose(f);
+        return buf;
+}
+
+static bool crash_signal(int status) {
+        int sig = status - 128;
+        return status > 128 && (sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGFPE ||
+                                sig == SIGILL || sig == SIGSYS || sig == SIGTRAP);
+}
+
+/* pid ended with `status` after we sent `sig` (0: none; `escalated`: it did
+ * not end on sig and was killed). Nothing for a process tu_spawn did not
+ * start; else the checks above, failing the test. */
+static void proc_reaped(int pid, int status, int sig, bool escalated) {
+        struct tu_proc p;
+        bool found = false;
+        pthread_mutex_lock(&procs_lock);
+        for (int i = 0; i < TU_PROCS; i++)
+                if (procs[i].pid == pid) {
+                        p = procs[i];
+                        procs[i].pid = 0;
+                        found = true;
+                        break;
+                }
+        pthread_mutex_unlock(&procs_lock);
+        if (!found)
+                return;
+        char *out = proc_output(&p);
+        const char *report = tu_sanitizer_report(out);
+        char why[512] = "";
+        if (report)
+                snprintf(why, sizeof why, "printed a sanitizer report (exit status %d)", status);
+        else if (escalated)
+                snprintf(why, sizeof why, "did not exit after signal %d: killed", sig);
+        else if ((sig == SIGTERM || sig == SIGINT) && status != p.expect)
+                snprintf(why, sizeof why, "exited with status %d after signal %d, not %d", status, sig, p.expect);
+        else if (crash_signal(status))
+                snprintf(why, sizeof why, "crashed: signal %d", status - 128);
+        if (*why && out)
+                fprintf(stderr, "---- %s (pid %d): %s ----\n%s\n---- end ----\n", p.log, pid, p.name, out);
+        if (p.own_log)
+                unlink(p.log);
+        if (*why) {
+                char msg[8192];
+                const char *show = report ? report : out ? out : "";
+                if (!report && strlen(show) > 3000)
+                        show += strlen(show) - 3000; /* how it ended */
+                snprintf(msg, sizeof msg, "%s (pid %d) %s; its output (%s):\n%.3000s", p.name, pid, why,
+                         p.own_log ? "removed" : p.log, show);
+                free(out);
+                tu_fail(msg);
+                return;
+        }
+        free(out);
 }
 
 char *tu_run(const char *const argv[], int *status, char **err_out) {
@@ -109,6 +314,15 @@ char *tu_run(const char *const argv[], int *status, char **err_out) {
                 ;
         if (status)
                 *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        /* Our binaries are built with the sanitizers in one of the builds:
+         * whatever the exit status, a report in their stderr fails. */
+        const char *report = tu_sanitizer_report(ebuf);
+        if (report) {
+                char msg[4096];
+                snprintf(msg, sizeof msg, "%s printed a sanitizer report:\n%.3000s", argv[0], report);
+                guard_teardown();
+                tu_fail(msg);
+        }
         give(err_out, ebuf);
         return obuf;
 }
@@ -362,6 +576,7 @@ static int spawn_musterd(struct tu_musterd *m, const char *config) {
                         return 1;
                 if (waitpid(pid, &st, WNOHANG) == pid) {
                         m->pid = 0;
+                        proc_reaped(pid, tu_status(st), 0, false);
                         return 0;
                 }
                 tu_sleep_ms(50);
@@ -424,13 +639,16 @@ int tu_musterd_start_at(struct tu_musterd *m, const char *listen, const char *di
 }
 
 void tu_musterd_stop(struct tu_musterd *m, int sig) {
+        tu_musterd_stop_status(m, sig);
+}
+
+int tu_musterd_stop_status(struct tu_musterd *m, int sig) {
         if (m->pid <= 0)
-                return;
-        kill(m->pid, sig);
-        int st;
-        while (waitpid(m->pid, &st, 0) < 0 && errno == EINTR)
-                ;
+                return -1;
+        int pid = m->pid;
         m->pid = 0;
+        /* Bounded: a musterd that ignores SIGTERM fails, it does not hang. */
+        return tu_stop_pid(pid, sig, 30000);
 }
 
 void tu_musterd_free(struct tu_musterd *m) {
@@ -579,40 +797,54 @@ int tu_spawn(const char *const argv[], const char *log_path) {
         posix_spawn_file_actions_t fa;
         pid_t pid;
         int r;
+        char tmp[4096];
+        bool own = !log_path;
+        struct stat st;
 
+        if (own) {
+                /* The output is scanned when it ends: a file of its own. */
+                const char *t = getenv("TMPDIR");
+                snprintf(tmp, sizeof tmp, "%s/muster-proc.XXXXXX", t && *t ? t : "/tmp");
+                int fd = mkostemp(tmp, O_CLOEXEC);
+                if (fd < 0)
+                        return -1;
+                close(fd);
+                log_path = tmp;
+        }
+        long start = stat(log_path, &st) == 0 ? (long) st.st_size : 0;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        if (log_path) {
-                posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-                posix_spawn_file_actions_adddup2(&fa, 1, 2);
-        }
+        posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        posix_spawn_file_actions_adddup2(&fa, 1, 2);
         r = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *) argv, environ);
         posix_spawn_file_actions_destroy(&fa);
-        return r == 0 ? (int) pid : -1;
+        if (r != 0) {
+                if (own)
+                        unlink(tmp);
+                return -1;
+        }
+        proc_add((int) pid, argv, log_path, own, start);
+        return (int) pid;
 }
 
-static int tu_status(int st) {
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-int tu_wait_pid(int pid, int timeout_ms) {
+/* waitpid for up to timeout_ms: the status, -1 if still running, -2 if
+ * it is no child of ours (reaped already). No checks. */
+static int wait_raw(int pid, int timeout_ms) {
         for (int waited = 0;; waited += 20) {
                 int st;
                 pid_t r = waitpid(pid, &st, WNOHANG);
                 if (r == pid)
                         return tu_status(st);
                 if (r < 0 && errno != EINTR)
-                        return -1;
+                        return -2;
                 if (waited >= timeout_ms)
                         return -1;
                 tu_sleep_ms(20);
         }
 }
 
-int tu_kill_wait(int pid, int sig) {
+static int kill_wait_raw(int pid, int sig) {
         int st;
-        if (pid <= 0)
-                return -1;
         kill(pid, sig);
         while (waitpid(pid, &st, 0) < 0)
                 if (errno != EINTR)
@@ -620,18 +852,41 @@ int tu_kill_wait(int pid, int sig) {
         return tu_status(st);
 }
 
+int tu_wait_pid(int pid, int timeout_ms) {
+        int st = wait_raw(pid, timeout_ms);
+        if (st >= 0)
+                proc_reaped(pid, st, 0, false);
+        return st >= 0 ? st : -1;
+}
+
+int tu_kill_wait(int pid, int sig) {
+        if (pid <= 0)
+                return -1;
+        int st = kill_wait_raw(pid, sig);
+        if (st >= 0)
+                proc_reaped(pid, st, sig, false);
+        return st;
+}
+
 int tu_stop_pid(int pid, int sig, int timeout_ms) {
         if (pid <= 0)
                 return -1;
+        if (wait_raw(pid, 0) == -2)
+                return -1; /* not ours (any more): signal no stranger */
         kill(pid, sig);
-        int st = tu_wait_pid(pid, timeout_ms);
-        return st >= 0 ? st : tu_kill_wait(pid, SIGKILL);
+        int st = wait_raw(pid, timeout_ms);
+        bool escalated = st == -1 && sig != SIGKILL;
+        if (st == -1)
+                st = kill_wait_raw(pid, SIGKILL);
+        if (st >= 0)
+                proc_reaped(pid, st, sig, escalated);
+        return st;
 }
 
 int tu_stop(int *pid, int sig) {
-        int st = tu_stop_pid(*pid, sig, 10000);
+        int p = *pid;
         *pid = -1;
-        return st;
+        return tu_stop_pid(p, sig, 10000);
 }
 
 /* ---- hosts as the API shows them ----------------------------------------- */
@@ -843,9 +1098,17 @@ int tu_ctl_spawn(const char *server, const char *token_file, const char *const *
         int p[2];
         ctl_argv(argv, server, token_file, args);
         cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+        /* Its stderr goes to a log of its own, read when it is reaped. */
+        char log[4096];
+        const char *t = getenv("TMPDIR");
+        snprintf(log, sizeof log, "%s/muster-proc.XXXXXX", t && *t ? t : "/tmp");
+        int lfd = mkostemp(log, O_CLOEXEC);
+        cr_assert_geq(lfd, 0, "%s: %s", log, strerror(errno));
+        close(lfd);
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_APPEND, 0);
         posix_spawnattr_t at;
         sigset_t def, none;
         posix_spawnattr_init(&at);
@@ -861,6 +1124,8 @@ int tu_ctl_spawn(const char *server, const char *token_file, const char *const *
         posix_spawn_file_actions_destroy(&fa);
         posix_spawnattr_destroy(&at);
         close(p[1]);
+        const char *name[] = { "musterctl", args[0], NULL };
+        proc_add((int) pid, name, log, true, 0);
         *out_fd = p[0];
         return pid;
 }

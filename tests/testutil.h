@@ -77,8 +77,12 @@ int tu_musterd_start_in(struct tu_musterd *m, const char *dir, const char *confi
  * DIR/musterd.log (m->log); waits (bounded) until /healthz answers and reads
  * the admin token. Again after a stop: the same state. 0 or -1. */
 int tu_musterd_start_at(struct tu_musterd *m, const char *listen, const char *dir, const char *config_text);
-/* Stop it by its PID with `sig` (SIGTERM: clean; SIGKILL: crash) and reap it. */
+/* Stop it by its PID with `sig` (SIGTERM: clean; SIGKILL: crash) and reap it,
+ * as tu_stop_pid does (30 s): the test fails unless it exits 0 after SIGTERM
+ * or SIGINT, and on a crash or a sanitizer report in its output. */
 void tu_musterd_stop(struct tu_musterd *m, int sig);
+/* The same, with its exit status (-1 if it was not running). */
+int tu_musterd_stop_status(struct tu_musterd *m, int sig);
 void tu_musterd_free(struct tu_musterd *m);
 
 /* One HTTP request on loopback; returns the status (0 if none) and the body
@@ -117,15 +121,29 @@ const char *tu_url(const char *base, const char *fmt, ...) __attribute__((format
  * busy; waits (bounded) for /healthz and rereads the admin token. 0 or -1. */
 int tu_musterd_restart(struct tu_musterd *m, const char *config);
 /* Spawn argv with stdin from /dev/null and stdout+stderr appended to
- * log_path (or inherited when NULL). The pid, or -1. */
+ * log_path (or, when NULL, a temporary file of its own, removed when it is
+ * reaped and printed if something was wrong). The pid, or -1.
+ * Whichever of the helpers below reaps a process started here reads what it
+ * wrote and fails the test if that holds a sanitizer report
+ * (tu_sanitizer_report), if it died of a crash signal (SEGV, ABRT, BUS, FPE,
+ * ILL, SYS, TRAP), if after SIGTERM or SIGINT it did not exit with the
+ * expected status (0 unless tu_expect_exit says otherwise) or needed a
+ * SIGKILL. Call them from a test or its .init/.fini. */
 int tu_spawn(const char *const argv[], const char *log_path);
+/* pid (started by tu_spawn) is to exit with `status` when asked to stop
+ * with SIGTERM or SIGINT. */
+void tu_expect_exit(int pid, int status);
+/* The start of the line of the first sanitizer report in text ("ERROR:
+ * AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "SUMMARY: "),
+ * NULL if none. tu_run fails the test when a child's stderr holds one. */
+const char *tu_sanitizer_report(const char *text);
 /* Wait up to timeout_ms for pid to end: its exit status (128+signal when
  * killed), or -1 if it is still running then. */
 int tu_wait_pid(int pid, int timeout_ms);
 /* Send sig to pid and reap it; its exit status as tu_wait_pid's. */
 int tu_kill_wait(int pid, int sig);
 /* Send sig to pid, wait up to timeout_ms, then SIGKILL; reaped either way.
- * Its exit status as tu_wait_pid's; -1 if pid <= 0. */
+ * Its exit status as tu_wait_pid's; -1 if pid <= 0 or not a child. */
 int tu_stop_pid(int pid, int sig, int timeout_ms);
 /* tu_stop_pid(*pid, sig, 10 s), and *pid = -1: stopped and forgotten (a
  * second call does nothing). */
@@ -197,7 +215,9 @@ const char *tu_ctl_path(void);
  * spoke (a leak, a runtime error): failures exit 1 too. */
 int tu_ctl(char **out, char **err, const char *server, const char *token_file, const char *const *args);
 /* Start the same with its stdout on a pipe (*out_fd) and SIGINT and SIGTERM
- * as a terminal delivers them, whatever the runner ignores: its pid. */
+ * as a terminal delivers them, whatever the runner ignores: its pid. Its
+ * stderr goes to a log checked as tu_spawn's are when it is reaped (exit 0
+ * after SIGINT/SIGTERM, no sanitizer report). */
 int tu_ctl_spawn(const char *server, const char *token_file, const char *const *args, int *out_fd);
 /* Read fd into *buf (*len bytes, NUL-terminated) until it holds needle or
  * timeout_ms pass: whether it does. */

@@ -2,7 +2,8 @@
  * set and additional capabilities), what musterd made of it (enabled and
  * known) and the ImplicitlyEnabledCapabilities condition; --enable and
  * --disable edit the additional list. A capability once enabled stays
- * enabled (DESIGN §7), so a --disable can leave it on: that is said. */
+ * enabled (DESIGN §7), so a --disable can leave it on: that is said. A
+ * --disable of a capability that is not additional is refused (exit 1). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,11 +210,20 @@ int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc,
                 if (!ctl_array_has(add, s))
                         json_object_array_add(add, json_object_new_string(s));
         }
+        /* Only an additional capability can be taken off the list: anything
+         * else is refused, and nothing is sent (as for a refused request). */
         for (size_t i = 0; i < nd; i++) {
                 const char *s = json_object_get_string(json_object_array_get_idx(disable, i));
                 if (!ctl_array_has(old_add, s)) {
                         _cleanup_free_ char *t = ctl_text_sanitize(s);
-                        fprintf(stderr, "musterctl: %s is not one of the additional capabilities\n", t ?: "");
+                        _cleanup_free_ char *list = ctl_join(old_add, "none");
+                        _cleanup_free_ char *tl = list ? ctl_text_sanitize(list) : NULL;
+                        json_object_put(add);
+                        json_object_put(spec);
+                        json_object_put(caps);
+                        ctl_reply_free(&cur);
+                        return ctl_fail("%s is not one of the additional capabilities of %s (%s): nothing changed",
+                                        t ?: "", argv[optind], tl ?: "none");
                 }
         }
         json_object *old_base = ctl_jget(cur.json, "capabilities.spec.baseline_capability_set");

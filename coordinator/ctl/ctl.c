@@ -144,11 +144,15 @@ static const struct ctl_cmd commands[] = {
           "cluster is installed, 1 when it is in error (the failing hosts are told),\n"
           "on --timeout or when interrupted.\n",
           ctl_cluster_watch },
-        { "release", "import", "DIR", "Import a release directory",
-          "DIR holds release.yaml and the manifests: every *.yaml, *.yml and *.json\n"
-          "file beside it (not in subdirectories, not hidden), sent as they are. A\n"
-          "relative os_image.path is made absolute (the image must be on musterd's\n"
-          "machine). At most 64 MiB in all.\n",
+        { "release", "import", "DIR [--strict]", "Import a release directory",
+          "  --strict               Refuse a release whose manifests name capabilities\n"
+          "                         release.yaml does not declare (else a warning)\n"
+          "\nDIR holds release.yaml and the manifests: every *.yaml, *.yml and *.json\n"
+          "file beside it (not in subdirectories, not hidden), sent as they are; a\n"
+          "file reached through a link that leaves DIR is refused. A relative\n"
+          "os_image.path is made absolute: the image must be in musterd's releases\n"
+          "folder ([releases] image_dir, default /var/lib/muster/images), so keep\n"
+          "the release directory there. At most 64 MiB in all.\n",
           ctl_release_import },
         { "release", "list", "", "List imported releases", "", ctl_release_list },
         { "release", "show", "VERSION [OPTIONS]", "Show a release and what a cluster of it gets",
@@ -175,13 +179,25 @@ static const struct ctl_cmd commands[] = {
           "  --interval T           Poll every T seconds with --follow (default 1;\n"
           "                         250ms, 0.5 and 2s are fine)\n",
           ctl_event_list },
-        { "token", "create", "--role ROLE --owner OWNER", "Issue an admin token",
+        { "token", "create", "--role ROLE --owner OWNER [--ttl DURATION]", "Issue a token for a person",
           "  --role ROLE            infra-admin or cluster-creator\n"
           "  --owner OWNER          Who the token acts for (cluster creators see only\n"
-          "                         their own clusters)\n"
+          "                         their own clusters); an owner name belongs to one\n"
+          "                         role: bob cannot be both\n"
+          "  --ttl DURATION         How long it works: N with s, m, h, d, w or y\n"
+          "                         (90d, 12h, 1y; a bare N is seconds); default 1y,\n"
+          "                         at most 10y\n"
           "  --token-out FILE       Write the token to FILE (mode 0600) instead of\n"
-          "                         printing it\n",
+          "                         printing it\n"
+          "\nPrints the token's id, which `token revoke` takes.\n",
           ctl_token_create },
+        { "token", "list", "", "List people's tokens (ids and dates; never a token)", "",
+          ctl_token_list },
+        { "token", "revoke", "ID", "Revoke a person's token at once",
+          "\nID is the token's id or a unique start of it, as `token list` shows.\n"
+          "Every request checks the revocation list: the token stops working at\n"
+          "once. A revoked admin.token is replaced when musterd starts again.\n",
+          ctl_token_revoke },
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -267,6 +267,8 @@ int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 int ctl_cluster_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_token_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_token_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_token_revoke(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -267,8 +267,21 @@ int ctl_host_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         return ctl_call_print(c, "GET", path, NULL, print_host, true);
 }
 
+/* After an unbind, what the server says the host is: back in the pool, or
+ * (installed or failed) left waiting for a boot from the discovery ISO. */
+static void print_unbound(const char *id, const char *status) {
+        size_t n = status ? strlen(status) : 0;
+        if (status && strcmp(status, "unbinding-pending-user-action") == 0)
+                printf("host %s is %s: boot it from the discovery ISO to return it to the pool\n", id, status);
+        else if (n > 8 && strcmp(status + n - 8, "-unbound") == 0)
+                printf("host %s unbound: %s\n", id, status);
+        else
+                printf("host %s is %s\n", id, status ?: "in an unknown state (the server did not say)");
+}
+
 /* A change to one host: POST an action or PATCH/DELETE it; `done` says what
- * happened, in words, after the host's id. */
+ * happened, in words, after the host's id (NULL: an unbind, in the words of
+ * print_unbound()). */
 static int host_change(struct ctl *c, const char *arg, const char *method, const char *suffix, json_object *body,
                        const char *done) {
         _cleanup_free_ char *id = NULL;
@@ -286,7 +299,11 @@ static int host_change(struct ctl *c, const char *arg, const char *method, const
                         rc = ctl_print_json(r.json);
                 else if (c->output != CTL_OUT_JSON) {
                         const char *status = r.json ? ctl_jstr(r.json, "status") : NULL;
-                        printf("host %s %s%s%s%s\n", id, done, status ? " (" : "", status ?: "", status ? ")" : "");
+                        if (!done)
+                                print_unbound(id, status);
+                        else
+                                printf("host %s %s%s%s%s\n", id, done, status ? " (" : "", status ?: "",
+                                       status ? ")" : "");
                 }
         }
         ctl_reply_free(&r);
@@ -321,7 +338,7 @@ int ctl_host_unbind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
                 return rc;
-        return host_change(c, argv[optind], "POST", "/actions/unbind", NULL, "unbound");
+        return host_change(c, argv[optind], "POST", "/actions/unbind", NULL, NULL);
 }
 
 int ctl_host_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {

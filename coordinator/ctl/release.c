@@ -1,6 +1,7 @@
 /* `musterctl release ...`: releases as musterd keeps them. import sends a
  * release directory's files as they are (release.yaml with its os_image
- * path made absolute, the manifests byte for byte); show puts a release
+ * path made absolute, the manifests byte for byte; nothing reached through
+ * a link out of the directory) and prints musterd's warnings; show puts a release
  * next to the preview of what a cluster of it would get. */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +25,35 @@ static void strv_freep(struct strv *s) {
 
 /* ---- import ----------------------------------------------------------------- */
 
+/* Whether the canonical path p lies under the canonical folder dir. */
+static bool path_under(const char *p, const char *dir) {
+        size_t n = strlen(dir);
+        if (n == 1 && dir[0] == '/')
+                return true;
+        return strncmp(p, dir, n) == 0 && p[n] == '/';
+}
+
+/* 0 if dir/name, every link resolved, stays inside the release folder
+ * (canonical `root`); CTL_EXIT_FAIL with the reason otherwise. A release
+ * folder is what is sent: a link out of it would send any file the caller
+ * can read (musterctl often runs as root). */
+static int check_inside(const char *root, const char *dir, const char *name) {
+        _cleanup_free_ char *joined = NULL;
+        char real[PATH_MAX];
+        if (asprintf(&joined, "%s/%s", dir, name) < 0) {
+                joined = NULL;
+                return ctl_fail("out of memory");
+        }
+        if (!realpath(joined, real))
+                return ctl_fail("cannot read %s: %s", joined, strerror(errno));
+        if (!path_under(real, root))
+                return ctl_fail("%s leads out of the release folder %s (to %s): refused", joined, root, real);
+        return 0;
+}
+
 /* The whole of dir/name, exactly, at most `max` bytes; NULL with a message. */
 static char *read_exact(int dfd, const char *dir, const char *name, size_t max, size_t *len) {
-        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0) {
                 ctl_fail("cannot read %s/%s: %s", dir, name, strerror(errno));
@@ -135,8 +162,9 @@ static int list_manifests(int dfd, const char *dir, struct strv *names, uint64_t
 }
 
 /* release.yaml's text with a relative os_image.path made absolute against
- * dir (which must then exist). *text is replaced; 0 or CTL_EXIT_FAIL. */
-static int absolute_image_path(const char *dir, char **text, size_t *len) {
+ * dir (which must then exist, inside the canonical folder root). *text is
+ * replaced; 0 or CTL_EXIT_FAIL. */
+static int absolute_image_path(const char *root, const char *dir, char **text, size_t *len) {
         size_t start, end, nl;
         _cleanup_free_ char *value = NULL;
         int quote;
@@ -159,6 +187,9 @@ static int absolute_image_path(const char *dir, char **text, size_t *len) {
         }
         if (!realpath(joined, abs))
                 return ctl_fail("os_image.path %s of %s/release.yaml: %s", value, dir, strerror(errno));
+        if (!path_under(abs, root))
+                return ctl_fail("os_image.path %s of %s/release.yaml leads out of the release folder %s (to %s): "
+                                "refused", value, dir, root, abs);
         if (!ctl_text_is_utf8(abs, strlen(abs)))
                 return ctl_fail("the OS image path %s is not UTF-8", abs);
         char *out = ctl_release_splice_path(*text, *len, start, end, quote, abs, &nl);
@@ -170,19 +201,50 @@ static int absolute_image_path(const char *dir, char **text, size_t *len) {
         return 0;
 }
 
+/* The import's warnings on stderr, one a line: "musterctl: warning: ...". */
+static void print_warnings(json_object *answer) {
+        json_object *w = ctl_jget(answer, "warnings");
+        size_t n = ctl_jlen(w);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *t = ctl_text_sanitize(ctl_jstr(json_object_array_get_idx(w, i), "message") ?: "?");
+                fprintf(stderr, "musterctl: warning: %s\n", t ?: "?");
+        }
+        if (n > 0)
+                fprintf(stderr, "musterctl: --strict refuses a release with such warnings\n");
+}
+
 int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        int rc;
-        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "DIR", &rc))
+        enum { O_STRICT = CTL_OPT_FIRST_LOCAL };
+        static const struct option opts[] = {
+                { "strict", no_argument, NULL, O_STRICT },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        bool strict = false;
+        int rc, o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case O_STRICT: strict = true; break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if ((rc = ctl_want_args(cmd, argc, argv, 1, "DIR")))
                 return rc;
         const char *dir = argv[optind];
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return ctl_fail("cannot open the release directory %s: %s", dir, strerror(errno));
+        char root[PATH_MAX];
+        if (!realpath(dir, root))
+                return ctl_fail("cannot open the release directory %s: %s", dir, strerror(errno));
         size_t len;
+        if (check_inside(root, dir, "release.yaml"))
+                return CTL_EXIT_FAIL;
         _cleanup_free_ char *yaml = read_exact(dfd, dir, "release.yaml", CTL_MAX_RELEASE_BYTES, &len);
         if (!yaml)
                 return CTL_EXIT_FAIL;
-        if (absolute_image_path(dir, &yaml, &len))
+        if (absolute_image_path(root, dir, &yaml, &len))
                 return CTL_EXIT_FAIL;
         _cleanup_(strv_freep) struct strv names = { 0 };
         uint64_t total = len;
@@ -197,9 +259,13 @@ int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         }
         json_object_object_add(body, "release_yaml", json_object_new_string_len(yaml, (int) len));
         json_object_object_add(body, "files", files);
+        if (strict)
+                json_object_object_add(body, "strict", json_object_new_boolean(true));
         total = len;
         for (size_t i = 0; i < names.n; i++) {
                 size_t n;
+                if (check_inside(root, dir, names.v[i]))
+                        return CTL_EXIT_FAIL;
                 _cleanup_free_ char *content = read_exact(dfd, dir, names.v[i], CTL_MAX_RELEASE_BYTES, &n);
                 if (!content)
                         return CTL_EXIT_FAIL;
@@ -224,6 +290,8 @@ int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
 
         struct ctl_reply r;
         rc = ctl_call_object(c, "POST", "/releases", body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+        if (rc == CTL_EXIT_OK)
+                print_warnings(r.json);
         if (rc == CTL_EXIT_OK) {
                 if (c->output == CTL_OUT_JSON)
                         rc = ctl_print_json(r.json);

@@ -281,7 +281,7 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
 
         /* A release, a single-node cluster, bind, install. */
         char rel[4200], ps[4200];
-        snprintf(rel, sizeof rel, "%s/rel-4.15.0", dir);
+        snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
         char *out = NULL, *err = NULL;
         cr_assert_eq(CTL(&out, &err, "release", "import", rel), 0, "%s%s", out, err);

@@ -40,7 +40,7 @@ static void up(void) {
 static void down(void) {
         for (int i = 0; i < N_AGENTS; i++)
                 if (pids[i] > 0)
-                        tu_kill_wait(pids[i], SIGKILL);
+                        tu_stop(&pids[i], SIGTERM); /* exits 0: checked by tu_stop */
         tu_musterd_free(&md);
         tu_rm_rf(dir);
         free(dir);

@@ -59,7 +59,7 @@ static void up(void) {
 static void down(void) {
         for (size_t i = 0; i < sizeof agents / sizeof *agents; i++)
                 if (agents[i] > 0)
-                        tu_kill_wait(agents[i], SIGKILL);
+                        tu_stop_pid(agents[i], SIGTERM, WAIT_MS); /* exits 0: checked by tu_stop_pid */
         tu_musterd_free(&md);
         tu_rm_rf(dir);
         free(dir);

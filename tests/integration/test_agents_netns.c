@@ -204,7 +204,7 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
         json_object_put(wait_host(ie, 2, tu_status_is, "known-unbound", "known-unbound again"));
         /* Install needs a release: the fixture's, imported as musterctl does. */
         char rel[4096];
-        snprintf(rel, sizeof rel, "%s/rel/4.15.0", dir);
+        snprintf(rel, sizeof rel, "%s/state/images/4.15.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
         cr_assert_eq(tu_release_import(BASE, md.admin_token, rel, NULL), 201);
         char *sno;

@@ -227,7 +227,7 @@ Test(binding, installing_cluster_refuses_moves) {
         agent_boot(ie, tok, B, "qemu-q35");
         /* Install needs a release: the fixture's, imported as musterctl does. */
         char rel[4096];
-        snprintf(rel, sizeof rel, "%s/rel/4.15.0", dir);
+        snprintf(rel, sizeof rel, "%s/state/images/4.15.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
         cr_assert_eq(tu_release_import(md.base, md.admin_token, rel, NULL), 201);
         char *c = create(md.admin_token, "/api/v2/clusters",

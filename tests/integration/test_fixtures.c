@@ -1,5 +1,8 @@
 /* Captured machines: `muster-agent inventory --sysroot fixture/root` must
- * equal fixture/expected.json field by field. Fixtures are made with
+ * equal fixture/expected.json field by field. expected.json is written by
+ * tests/fixtures/derive.py from the capture's raw files and the hand-written
+ * facts in FACTS.md, never from the agent's output; a test checks that it is
+ * still what derive.py writes. Fixtures are made with
  * tests/fixtures/capture.sh; see tests/fixtures/README.md. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -113,6 +116,22 @@ Test(fixtures, every_fixture_matches_its_golden_inventory) {
         }
         closedir(d);
         cr_assert_geq(checked, 2, "at least two captured machines (found %d)", checked);
+}
+
+/* Nobody edited an expected.json by hand (or from the agent's output): it
+ * is what derive.py makes of the facts. */
+Test(fixtures, expected_files_are_derived_from_the_facts) {
+        const char *probe[] = { "python3", "--version", NULL };
+        int st = -1;
+        char *out = tu_run(probe, &st, NULL);
+        free(out);
+        if (st != 0)
+                cr_skip_test("python3 is not installed: tests/fixtures/derive.py cannot be checked");
+        char *err = NULL;
+        st = tu_runf(NULL, &err, "python3 %s/derive.py --check %s/build-machine %s/qemu-q35", MUSTER_FIXTURES_DIR,
+                     MUSTER_FIXTURES_DIR, MUSTER_FIXTURES_DIR);
+        cr_assert_eq(st, 0, "derive.py --check: %s", err ? err : "");
+        free(err);
 }
 
 Test(fixtures, build_machine_fixture_has_a_disk_and_a_nic) {

@@ -33,7 +33,7 @@ static void up(void) {
                 char src[4096], rel[4096];
                 json_object *o = NULL;
                 snprintf(src, sizeof src, "%s/releases/%s", MUSTER_FIXTURES_DIR, versions[i]);
-                snprintf(rel, sizeof rel, "%s/rel/%s", dir, versions[i]);
+                snprintf(rel, sizeof rel, "%s/state/images/%s", dir, versions[i]);
                 tu_release_build(src, rel);
                 long code = tu_release_import(md.base, md.admin_token, rel, &o);
                 cr_assert_eq(code, 201, "import %s: %ld %s", versions[i], code, o ? json_object_to_json_string(o) : "");

@@ -162,9 +162,9 @@ static void setup(void) {
         cr_assert_eq(tu_enter_netns(fab.coord), 0);
         /* The two fixture releases, each with its OS image. */
         char rel[4200];
-        snprintf(rel, sizeof rel, "%s/rel-4.15.0", dir);
+        snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
-        snprintf(rel, sizeof rel, "%s/rel-4.16.0", dir);
+        snprintf(rel, sizeof rel, "%s/state/images/rel-4.16.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.16.0", rel);
         cr_assert_eq(tu_write_file(dir, "hosts",
                                    "127.0.0.1 localhost\n"
@@ -305,8 +305,8 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
 
         /* The release, as a user imports and previews it. */
         char rel15[4200], rel16[4200];
-        snprintf(rel15, sizeof rel15, "%s/rel-4.15.0", dir);
-        snprintf(rel16, sizeof rel16, "%s/rel-4.16.0", dir);
+        snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
+        snprintf(rel16, sizeof rel16, "%s/state/images/rel-4.16.0", dir);
         cr_assert_eq(CTL(&out, "release", "import", rel15), 0);
         cr_assert(strstr(out, "4.15.0"), "%s", out);
         free(out);
@@ -498,7 +498,7 @@ Test(install_e2e, tampered_or_foreign_payload_refused_nothing_written) {
         snprintf(other_pub, sizeof other_pub, "%s/other.pub", dir);
         snprintf(ta, sizeof ta, "%s/target-a", dir);
         snprintf(tb, sizeof tb, "%s/target-b", dir);
-        snprintf(rel15, sizeof rel15, "%s/rel-4.15.0", dir);
+        snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
         tu_must("mkdir -p %s %s", ta, tb);
         cr_assert_eq(CTL(NULL, "release", "import", rel15), 0);
 
@@ -604,7 +604,7 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
         cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
 
         char rel15[4200], img[4300], ta[4200];
-        snprintf(rel15, sizeof rel15, "%s/rel-4.15.0", dir);
+        snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
         snprintf(img, sizeof img, "%s/os.img", rel15);
         struct flaky_server f = { .image = img, .fail_first = 2 };
         f.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
@@ -616,7 +616,7 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
 
         /* The release names its image by URL on that server. */
         char rel_url[4200];
-        snprintf(rel_url, sizeof rel_url, "%s/rel-url", dir);
+        snprintf(rel_url, sizeof rel_url, "%s/state/images/rel-url", dir);
         tu_must("cp -r %s %s", rel15, rel_url);
         char yaml_path[4300], *yaml, *text = NULL;
         snprintf(yaml_path, sizeof yaml_path, "%s/release.yaml", rel_url);
@@ -651,6 +651,196 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
         snprintf(got, sizeof got, "%s/os-image.img", ta);
         tu_must("cmp %s %s", got, img);
         MHD_stop_daemon(f.d);
+        free(cid);
+        free(ie);
+}
+
+/* ---- an image server that breaks the transfer midway (issue 12, item 13) --- */
+
+/* Its first GET sends half of the image and then closes the connection
+ * (or, with `stall`, sends nothing more until the test ends); later GETs
+ * honour "Range: bytes=N-" with 206 (and record N), else send it all. */
+struct broken_server {
+        struct MHD_Daemon *d;
+        const char *image;       /* path */
+        uint64_t size, break_at;
+        bool stall;
+        atomic_bool release;     /* a stalled answer ends */
+        atomic_int requests;
+        atomic_int ranged;       /* GETs with a Range header */
+        _Atomic uint64_t range_from;
+};
+
+struct half_body {
+        struct broken_server *f;
+        int fd;
+};
+
+static ssize_t half_read(void *cls, uint64_t pos, char *buf, size_t max) {
+        struct half_body *h = cls;
+        if (pos >= h->f->break_at) {
+                while (h->f->stall && !atomic_load(&h->f->release))
+                        usleep(50 * 1000);
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        if (max > h->f->break_at - pos)
+                max = (size_t) (h->f->break_at - pos);
+        ssize_t n = pread(h->fd, buf, max, (off_t) pos);
+        return n > 0 ? n : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void half_free(void *cls) {
+        struct half_body *h = cls;
+        close(h->fd);
+        free(h);
+}
+
+static enum MHD_Result broken_answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                     const char *version, const char *upload, size_t *upload_len, void **state) {
+        struct broken_server *f = cls;
+        struct MHD_Response *resp;
+        enum MHD_Result ret;
+        (void) url, (void) version, (void) upload, (void) upload_len, (void) state;
+        if (strcmp(method, "GET") != 0)
+                return MHD_NO;
+        int fd = open(f->image, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return MHD_NO;
+        const char *range = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range");
+        unsigned long long from = 0;
+        if (atomic_fetch_add(&f->requests, 1) == 0) {
+                struct half_body *h = malloc(sizeof *h);
+                if (!h) {
+                        close(fd);
+                        return MHD_NO;
+                }
+                *h = (struct half_body) { .f = f, .fd = fd };
+                resp = MHD_create_response_from_callback(f->size, 64 * 1024, half_read, h, half_free);
+                ret = MHD_queue_response(c, 200, resp);
+        } else if (range && sscanf(range, "bytes=%llu-", &from) == 1 && from < f->size) {
+                char cr[96];
+                atomic_fetch_add(&f->ranged, 1);
+                atomic_store(&f->range_from, (uint64_t) from);
+                snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", from, (unsigned long long) f->size - 1,
+                         (unsigned long long) f->size);
+                resp = MHD_create_response_from_fd_at_offset64(f->size - from, fd, from);
+                MHD_add_response_header(resp, "Content-Range", cr);
+                ret = MHD_queue_response(c, 206, resp);
+        } else {
+                resp = MHD_create_response_from_fd(f->size, fd);
+                ret = MHD_queue_response(c, 200, resp);
+        }
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+/* f serving rel-4.15.0's image on the coordinator's address, and release
+ * 4.15.0 imported naming it by URL. */
+static void broken_server_up(struct broken_server *f, bool stall) {
+        static char img[4300];
+        char rel15[4200];
+        snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
+        snprintf(img, sizeof img, "%s/os.img", rel15);
+        struct stat st;
+        cr_assert_eq(stat(img, &st), 0);
+        *f = (struct broken_server) { .image = img, .size = (uint64_t) st.st_size,
+                                      .break_at = (uint64_t) st.st_size / 2, .stall = stall };
+        f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
+                                broken_answer, f, MHD_OPTION_SOCK_ADDR,
+                                &(struct sockaddr_in) { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000201) },
+                                MHD_OPTION_END);
+        cr_assert_not_null(f->d, "image server on " COORD_ADDR);
+        unsigned port = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT)->port;
+
+        char rel_url[4200];
+        snprintf(rel_url, sizeof rel_url, "%s/state/images/rel-url", dir);
+        tu_must("cp -r %s %s", rel15, rel_url);
+        char yaml_path[4300], *yaml, *text = NULL;
+        snprintf(yaml_path, sizeof yaml_path, "%s/release.yaml", rel_url);
+        size_t ylen;
+        cr_assert_not_null(yaml = tu_read_file(yaml_path, &ylen));
+        char *at = strstr(yaml, "\n  path: os.img\n");
+        cr_assert_not_null(at, "%s", yaml);
+        *at = '\0';
+        cr_assert(asprintf(&text, "%s\n  url: http://" COORD_ADDR ":%u/os.img\n%s", yaml, port,
+                           at + strlen("\n  path: os.img\n")) > 0);
+        cr_assert_eq(tu_write_file(rel_url, "release.yaml", text), 0);
+        free(text);
+        free(yaml);
+        cr_assert_eq(CTL(NULL, "release", "import", rel_url), 0);
+}
+
+static void broken_server_down(struct broken_server *f) {
+        atomic_store(&f->release, true);
+        MHD_stop_daemon(f->d);
+}
+
+/* Agent 0 with its target-a and `extra` arguments, bound to a new
+ * single-node cluster sno-a of 4.15.0 that is then installed: its id. */
+static char *install_sno_a(const char *ie, const char *const *extra) {
+        char ta[4200];
+        const char *args[8] = { "--install-target", ta };
+        int n = 2;
+        for (; extra && *extra && n < 7; extra++)
+                args[n++] = *extra;
+        args[n] = NULL;
+        snprintf(ta, sizeof ta, "%s/target-a", dir);
+        tu_must("mkdir -p %s", ta);
+        start_agent(0, "run", ie, pub_file, args);
+        json_object_put(wait_host(ie, 0, tu_status_is, "known-unbound", "known-unbound"));
+        cr_assert_eq(CTL(NULL, "cluster", "create", "sno-a", "--release", "4.15.0", "--single-node", "--base-domain",
+                         "example.test", "--machine-cidr", "192.0.2.0/24"), 0);
+        char *cid = cluster_id("sno-a");
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid), md.admin_token,
+                                  "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
+        cr_assert_eq(CTL(NULL, "host", "bind", agents[0].host_id, "--cluster", "sno-a"), 0);
+        json_object_put(wait_host(ie, 0, tu_status_is, "known", "known"));
+        json_object_put(wait_cluster(cid, "ready"));
+        cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 0);
+        return cid;
+}
+
+/* The transfer of the OS image breaks halfway: the agent goes on from where
+ * it stopped (Range), the SHA-256 carried on, and the install succeeds. */
+Test(install_e2e, image_transfer_broken_midway_resumes) {
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        struct broken_server f;
+        broken_server_up(&f, false);
+
+        char *cid = install_sno_a(ie, NULL);
+        json_object_put(wait_host(ie, 0, tu_status_is, "installed", "installed after the broken transfer"));
+        cr_assert_geq(atomic_load(&f.requests), 2, "%d requests", atomic_load(&f.requests));
+        cr_assert_geq(atomic_load(&f.ranged), 1, "the second GET asked for the rest");
+        cr_assert_gt(atomic_load(&f.range_from), 0, "it resumed after what it had");
+        cr_assert_leq(atomic_load(&f.range_from), f.break_at);
+        char got[4300];
+        snprintf(got, sizeof got, "%s/target-a/os-image.img", dir);
+        tu_must("cmp %s %s", got, f.image);
+        broken_server_down(&f);
+        cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "agent");
+        free(cid);
+        free(ie);
+}
+
+/* A transfer that stalls halfway ends at the download's deadline
+ * (--image-timeout 1 plus a second per MiB): the host fails the install,
+ * saying so, instead of waiting forever. */
+Test(install_e2e, image_transfer_stalled_ends_at_the_deadline) {
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        struct broken_server f;
+        broken_server_up(&f, true);
+
+        char *cid = install_sno_a(ie, (const char *const[]) { "--image-timeout", "1", NULL });
+        json_object_put(wait_host(ie, 0, failed_with, "not done within", "failed at the image deadline"));
+        cr_assert_eq(atomic_load(&f.requests), 1, "no retry past the deadline");
+        broken_server_down(&f);
+        cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "agent");
         free(cid);
         free(ie);
 }

@@ -22,11 +22,12 @@ static struct tu_musterd md;
 static char *dir;
 static char rel15[4096], rel16[4096];
 
-/* The fixture release VERSION built into DIR/rel-VERSION (dst). */
+/* The fixture release VERSION built into DIR/state/images/rel-VERSION (dst), the default
+ * releases folder. */
 static void make_release(const char *version, char *dst, size_t n) {
         char src[4096];
         snprintf(src, sizeof src, "%s/releases/%s", MUSTER_FIXTURES_DIR, version);
-        snprintf(dst, n, "%s/rel-%s", dir, version);
+        snprintf(dst, n, "%s/state/images/rel-%s", dir, version);
         tu_release_build(src, dst);
 }
 
@@ -325,7 +326,7 @@ Test(ctl_release, import_list_show_and_previews) {
  * hidden files; what is sent is release.yaml and the manifests only. */
 Test(ctl_release, import_sends_the_release_files_only) {
         char *out, *err, rel[4200], path[4300];
-        snprintf(rel, sizeof rel, "%s/mine", dir);
+        snprintf(rel, sizeof rel, "%s/state/images/mine", dir);
         cr_assert_eq(tu_runf(NULL, NULL, "cp -r %s %s", rel15, rel), 0);
         cr_assert_eq(tu_runf(NULL, NULL, "sed -i s/4.15.0/4.15.1-custom/ %s/release.yaml", rel), 0);
         static const char cm[] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: default\n";
@@ -400,6 +401,69 @@ Test(ctl_release, import_sends_the_release_files_only) {
         json_object *l = CTL_JSON("release", "list");
         cr_assert_eq(json_object_array_length(l), 1, "only the good one: %s", json_object_to_json_string(l));
         json_object_put(l);
+}
+
+/* Issue 12, item 17: a manifest naming a capability release.yaml does not
+ * declare is a warning naming the file and the name (stderr; "warnings" in
+ * the API's answer); --strict refuses the release (exit 1, nothing stored). */
+Test(ctl_release, import_warns_of_undeclared_capabilities_and_strict_refuses) {
+        char *out, *err;
+        cr_assert_eq(CTL(&out, &err, "release", "import", "--strict", rel16), 1, "%s", out);
+        cr_assert(strstr(err, "strict import") && strstr(err, "0000_70_future-operator.yaml") &&
+                          strstr(err, "FutureCapability") && strstr(err, "(HTTP 400)"),
+                  "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "release", "show", "4.16.0"), 1, "not imported: %s", out);
+        free(out);
+        free(err);
+
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel15), 0, "%s", err);
+        cr_assert(strstr(out, "release 4.15.0 imported"), "%s", out);
+        cr_assert(strstr(err, "musterctl: warning: 0000_70_future-operator.yaml:") &&
+                          strstr(err, "\"FutureCapability\"") && strstr(err, "does not declare"),
+                  "%s", err);
+        cr_assert_null(strstr(err, "Console"), "declared names are no warning: %s", err);
+        free(out);
+        free(err);
+        json_object *o = CTL_JSON("release", "import", rel16);
+        json_object *w = tu_json_get(o, "warnings");
+        cr_assert_eq(json_object_array_length(w), 1, "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(w, "0.file"), "0000_70_future-operator.yaml");
+        cr_assert_str_eq(tu_jstr(w, "0.capability"), "FutureCapability");
+        json_object_put(o);
+}
+
+/* Issue 12, item 1: musterctl sends nothing reached through a link that
+ * leaves the release folder: a manifest, release.yaml, the OS image. */
+Test(ctl_release, import_refuses_links_out_of_the_release_folder) {
+        char *out, *err, rel[4200], path[4300];
+        snprintf(rel, sizeof rel, "%s/state/images/linked", dir);
+        tu_must("cp -r %s %s", rel15, rel);
+        tu_must("sed -i s/4.15.0/4.15.2/ %s/release.yaml", rel);
+        cr_assert_eq(tu_write_file(dir, "secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"), 0);
+        snprintf(path, sizeof path, "%s/secret.yaml", dir);
+        cr_assert_eq(tu_symlink(rel, "zz-secret.yaml", path), 0);
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel), 1, "%s", out);
+        cr_assert(strstr(err, "zz-secret.yaml") && strstr(err, "leads out of the release folder"), "%s", err);
+        free(out);
+        free(err);
+        /* A link that stays inside is fine as a manifest... */
+        tu_must("rm %s/zz-secret.yaml", rel);
+        cr_assert_eq(tu_symlink(rel, "zz-again.yaml", "0000_20_namespace.json"), 0);
+        /* ...but not an OS image outside. */
+        tu_must("mv %s/os.img %s/os-outside.img", rel, dir);
+        snprintf(path, sizeof path, "%s/os-outside.img", dir);
+        cr_assert_eq(tu_symlink(rel, "os.img", path), 0);
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel), 1, "%s", out);
+        cr_assert(strstr(err, "os_image.path") && strstr(err, "leads out of the release folder"), "%s", err);
+        free(out);
+        free(err);
+        tu_must("rm %s/os.img", rel);
+        tu_must("mv %s %s/os.img", path, rel);
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel), 0, "%s", err);
+        free(out);
+        free(err);
 }
 
 /* ---- capabilities -------------------------------------------------------------- */
@@ -490,6 +554,44 @@ Test(ctl_release, cluster_capabilities_and_the_implicit_condition) {
         cr_assert(strstr(json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities")),
                          "\"ImageRegistry\""));
         json_object_put(c);
+}
+
+/* --disable of a capability that is not on the additional list is refused
+ * like any refused request: exit 1, the reason, nothing sent (issue 12,
+ * item 19). */
+Test(ctl_release, capabilities_disable_of_one_not_additional_fails) {
+        char *out, *err;
+        import_both();
+        cr_assert_eq(CTL(&out, &err, "cluster", "create", "c1", "--release", "4.15.0", "--baseline", "v4.11",
+                         "--enable", "Console"), 0, "%s", err);
+        free(out);
+        free(err);
+        /* In the baseline set, and not enabled at all: both refused. */
+        const char *names[] = { "baremetal", "Insights", "Bogus" };
+        for (size_t i = 0; i < 3; i++) {
+                cr_assert_eq(CTL(&out, &err, "cluster", "capabilities", "c1", "--disable", names[i]), 1, "%s: %s",
+                             names[i], out);
+                cr_assert(strstr(err, "musterctl: ") && strstr(err, names[i]) &&
+                                  strstr(err, "not one of the additional capabilities") && strstr(err, "Console"),
+                          "%s", err);
+                free(out);
+                free(err);
+        }
+        /* With an --enable beside it: nothing of it happens either. */
+        cr_assert_eq(CTL(&out, &err, "cluster", "capabilities", "c1", "--enable", "Insights", "--disable", "Storage"),
+                     1);
+        cr_assert(strstr(err, "Storage"), "%s", err);
+        free(out);
+        free(err);
+        json_object *c = CTL_JSON("cluster", "show", "c1");
+        cr_assert_str_eq(json_object_to_json_string(tu_json_get(c, ADDITIONAL)), "[ \"Console\" ]");
+        cr_assert_null(strstr(json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities")),
+                              "\"Insights\""));
+        json_object_put(c);
+        /* An additional one still goes. */
+        cr_assert_eq(CTL(&out, &err, "cluster", "capabilities", "c1", "--disable", "Console"), 0, "%s", err);
+        free(out);
+        free(err);
 }
 
 Test(ctl_release, upgrade_enables_what_the_new_release_needs) {
@@ -723,6 +825,88 @@ Test(ctl_release, install_payload_and_watch) {
         cr_assert(strstr(out, "[####################] 100%"), "%s", out);
         free(out);
         free(err);
+        free(ie);
+        free(tok);
+}
+
+/* 4.16.0 as "4.17.0" with Insights no longer declared (its manifests that
+ * carry it still there): DIR/state/images/rel-4.17.0. */
+static void make_release_without_insights(char *dst, size_t n) {
+        snprintf(dst, n, "%s/state/images/rel-4.17.0", dir);
+        tu_must("cp -r %s %s", rel16, dst);
+        tu_must("sed -i -e s/4.16.0/4.17.0/ -e /^..-.Insights$/d -e s/.Insights,// %s/release.yaml", dst);
+        char *y = slurp(tu_url(dst, "/release.yaml"));
+        cr_assert_null(strstr(y, "Insights"), "%s", y);
+        free(y);
+}
+
+/* Issue 12, item 16: a capability enabled implicitly stays enabled through
+ * an upgrade to a release that no longer declares it, in the condition, and
+ * the new release's manifests that carry it are in the upgrade's payload. */
+Test(ctl_release, upgrade_keeps_an_implicit_capability_the_release_dropped) {
+        char *ie, *tok, *out, *err, rel17[4200];
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel15), 0, "%s", err);
+        free(out);
+        free(err);
+        make_release_without_insights(rel17, sizeof rel17);
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel17), 0, "%s", err);
+        free(out);
+        free(err);
+        ready_sno("sno", H1, &ie, &tok);
+        cr_assert_eq(CTL(&out, &err, "cluster", "install", "sno"), 0, "%s", err);
+        free(out);
+        free(err);
+        char *step = install_step(ie, tok, H1);
+        post_result(ie, tok, H1, step, "install", 0, json_tokener_parse("{\"applied_revision\":1}"), NULL);
+        free(step);
+
+        /* Insights on, then off: it stays, implicitly. */
+        cr_assert_eq(CTL(&out, &err, "cluster", "capabilities", "sno", "--enable", "Insights"), 0, "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "cluster", "capabilities", "sno", "--disable", "Insights"), 0, "%s", err);
+        cr_assert(strstr(out, "Capabilities stay enabled implicitly:") && strstr(out, "Insights"), "%s", out);
+        free(out);
+        free(err);
+
+        cr_assert_eq(CTL(&out, &err, "cluster", "upgrade", "sno", "--release", "4.17.0"), 0, "%s", err);
+        cr_assert(strstr(out, "cluster sno is on release 4.17.0"), "%s", out);
+        cr_assert(strstr(out, "Capabilities stay enabled implicitly:") && strstr(out, "Insights"), "%s", out);
+        free(out);
+        free(err);
+        json_object *c = CTL_JSON("cluster", "show", "sno");
+        const char *en = json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities"));
+        cr_assert(strstr(en, "\"Insights\""), "still enabled: %s", en);
+        json_object *cond = NULL, *conds = tu_json_get(c, "conditions");
+        for (size_t i = 0; conds && i < json_object_array_length(conds); i++)
+                if (strcmp(tu_jstr(json_object_array_get_idx(conds, i), "type"), "ImplicitlyEnabledCapabilities") == 0)
+                        cond = json_object_array_get_idx(conds, i);
+        cr_assert_not_null(cond);
+        cr_assert_str_eq(tu_jstr(cond, "status"), "True");
+        cr_assert(strstr(tu_jstr(cond, "message"), "Insights"), "%s", tu_jstr(cond, "message"));
+        json_object_put(c);
+
+        /* The upgrade's payload (the newest revision) carries the manifests
+         * of 4.17.0 annotated Insights. */
+        json_object *l = CTL_JSON("cluster", "payload", "sno");
+        size_t n = json_object_array_length(l);
+        cr_assert_geq(n, 2);
+        int last = 0;
+        for (size_t i = 0; i < n; i++) {
+                int r = json_object_get_int(tu_json_get(json_object_array_get_idx(l, i), "revision"));
+                last = r > last ? r : last;
+        }
+        json_object_put(l);
+        char rev[16];
+        snprintf(rev, sizeof rev, "%d", last);
+        json_object *p = CTL_JSON("cluster", "payload", "sno", "--revision", rev);
+        cr_assert_str_eq(tu_jstr(p, "release_version"), "4.17.0");
+        char *in = paths(tu_json_get(p, "manifests"), NULL);
+        cr_assert(strstr(in, "0000_50_insights-operator_10-prometheus-rule.yaml") &&
+                          strstr(in, "0000_90_console_01-console-insights-plugin.yaml"),
+                  "%s", in);
+        free(in);
+        json_object_put(p);
         free(ie);
         free(tok);
 }

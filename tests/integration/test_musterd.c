@@ -195,7 +195,7 @@ Test(musterd, metrics_and_readyz) {
         char *text = NULL;
         cr_assert_eq(tu_http("GET", url("/readyz"), NULL, NULL, 0, NULL), 200);
         tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL);
-        cr_assert_eq(tu_http("GET", url("/metrics"), NULL, NULL, 0, &text), 200);
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &text), 200);
         cr_assert(strstr(text, "muster_http_requests_total{route=\"healthz\",status=\"200\"}"), "%s", text);
         cr_assert(strstr(text, "muster_hosts{status=\"known-unbound\"} 0"));
         cr_assert(strstr(text, "muster_store_write_seconds_bucket{le=\"+Inf\"}"), "store latency");

@@ -9,8 +9,11 @@
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -37,10 +40,11 @@ static char *read_text(const char *path, size_t *len) {
         return b;
 }
 
-/* tests/fixtures/releases/V built into DIR/rel/V; the directory (malloc'd). */
+/* tests/fixtures/releases/V built into DIR/state/images/V (the default
+ * releases folder); the directory (malloc'd). */
 static char *build_release(const char *version) {
         char *dst, src[4096];
-        cr_assert_geq(asprintf(&dst, "%s/rel/%s", dir, version), 0);
+        cr_assert_geq(asprintf(&dst, "%s/state/images/%s", dir, version), 0);
         snprintf(src, sizeof src, "%s/releases/%s", MUSTER_FIXTURES_DIR, version);
         tu_release_build(src, dst);
         return dst;
@@ -267,7 +271,7 @@ Test(releases, bad_releases_are_refused_with_the_reason) {
         char abs[4200];
         snprintf(abs, sizeof abs, "path: %s/os.img", rel15);
         edit_yaml(b, abs, "path: os.img");
-        expect_refused(b, 400, "absolute");
+        expect_refused(b, 400, "releases folder"); /* relative to it: not there */
         b = tu_release_json(rel15);
         edit_yaml(b, abs, "path: /nonexistent/os.img");
         expect_refused(b, 400, "/nonexistent/os.img");
@@ -291,6 +295,212 @@ Test(releases, bad_releases_are_refused_with_the_reason) {
         cr_assert_eq(tu_http_json("GET", url("/api/v2/releases"), md.admin_token, NULL, &o), 200);
         cr_assert_eq(json_object_array_length(o), 0);
         json_object_put(o);
+}
+
+/* ---- the OS image only from the releases folder (issue 12, item 1) --------- */
+
+/* The SHA-256 of a file as sha256sum prints it (malloc'd hex). */
+static char *sha256_of(const char *path) {
+        char *out = NULL;
+        cr_assert_eq(tu_runf(&out, NULL, "sha256sum %s", path), 0);
+        cr_assert(out && strlen(out) >= 64);
+        out[64] = '\0';
+        return out;
+}
+
+static off_t size_of(const char *path) {
+        struct stat st;
+        cr_assert_eq(stat(path, &st), 0, "%s", path);
+        return st.st_size;
+}
+
+/* rel15's import body with its OS image swapped for path (size, sha256). */
+static json_object *with_image(const char *path, long long size, const char *sha) {
+        json_object *b = tu_release_json(rel15);
+        char from[4200], to[4200], s[64];
+        snprintf(from, sizeof from, "path: %s/os.img", rel15);
+        snprintf(to, sizeof to, "path: %s", path);
+        edit_yaml(b, from, to);
+        snprintf(s, sizeof s, "size: %lld", size);
+        edit_yaml(b, "size: 6291456", s);
+        const char *q = strstr(tu_jstr(b, "release_yaml"), "sha256: \"");
+        char old[65];
+        memcpy(old, q + 9, 64);
+        old[64] = '\0';
+        edit_yaml(b, old, sha);
+        return b;
+}
+
+/* Whether text holds the decimal number n as a whole token. */
+static bool has_number(const char *text, long long n) {
+        char want[32];
+        snprintf(want, sizeof want, "%lld", n);
+        for (const char *p = text; (p = strstr(p, want)); p++) {
+                bool left = p == text || p[-1] < '0' || p[-1] > '9';
+                char r = p[strlen(want)];
+                if (left && (r < '0' || r > '9'))
+                        return true;
+        }
+        return false;
+}
+
+/* The import of body is refused with 400 naming `needle`, and the answer
+ * tells nothing of the file: neither its size nor its digest. */
+static void expect_refused_blind(json_object *b, const char *needle, long long size, const char *sha) {
+        char *raw = NULL;
+        const char *text = json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN);
+        long code = tu_http("POST", url("/api/v2/releases"), md.admin_token, text, strlen(text), &raw);
+        cr_assert_eq(code, 400, "%ld %s", code, raw ? raw : "");
+        cr_assert(raw && strstr(raw, needle), "\"%s\" should name \"%s\"", raw ? raw : "", needle);
+        cr_assert_null(strstr(raw, sha), "the answer tells the digest: %s", raw);
+        cr_assert_not(has_number(raw, size), "the answer tells the size %lld: %s", size, raw);
+        free(raw);
+        json_object_put(b);
+}
+
+static void expect_no_image(const char *version) {
+        struct tu_http_reply got;
+        long code = tu_http_raw("GET", url("/api/v2/releases/%s/os-image", version), md.admin_token, NULL, NULL, 0,
+                                &got);
+        cr_assert_neq(code, 200, "served: %.*s", (int) got.len, got.body ? got.body : "");
+        cr_assert(!got.body || !memmem(got.body, got.len, "PRIVATE KEY", 11), "the key went out");
+        free(got.body);
+}
+
+Test(releases, os_image_outside_the_releases_folder_is_refused_blind) {
+        char key[4200], link[4200], sub[8500];
+        snprintf(key, sizeof key, "%s/signing-key.pem", md.state_dir);
+        long long n = (long long) size_of(key);
+        char *sha = sha256_of(key);
+
+        /* Wrong size, then the right size and digest: refused either way, and
+         * the first answer does not tell them. */
+        expect_refused_blind(with_image(key, 1, "0000000000000000000000000000000000000000000000000000000000000000"),
+                             "releases folder", n, sha);
+        expect_refused_blind(with_image(key, n, sha), "releases folder", n, sha);
+        expect_no_image("4.15.0");
+
+        /* Links in the folder that lead out of it: to the file, to its folder. */
+        snprintf(link, sizeof link, "%s/images/key.img", md.state_dir);
+        cr_assert_eq(symlink(key, link), 0);
+        expect_refused_blind(with_image(link, n, sha), "releases folder", n, sha);
+        snprintf(link, sizeof link, "%s/images/state", md.state_dir);
+        cr_assert_eq(symlink(md.state_dir, link), 0);
+        snprintf(sub, sizeof sub, "%s/signing-key.pem", link);
+        expect_refused_blind(with_image(sub, n, sha), "releases folder", n, sha);
+        /* ".." out of it. */
+        snprintf(sub, sizeof sub, "%s/images/../signing-key.pem", md.state_dir);
+        expect_refused_blind(with_image(sub, n, sha), "releases folder", n, sha);
+        expect_no_image("4.15.0");
+
+        /* A good image replaced by a link after its import is not served. */
+        import(rel15);
+        char img[4200];
+        snprintf(img, sizeof img, "%s/os.img", rel15);
+        cr_assert_eq(unlink(img), 0);
+        cr_assert_eq(symlink(key, img), 0);
+        expect_no_image("4.15.0");
+        free(sha);
+}
+
+/* A folder configured to hold the state directory still never gives out
+ * the state directory's files. */
+Test(releases, releases_folder_never_hands_out_the_state_directory) {
+        char key[4200], conf[4400], text[4400];
+        snprintf(key, sizeof key, "%s/signing-key.pem", md.state_dir);
+        long long n = (long long) size_of(key);
+        char *sha = sha256_of(key);
+        tu_musterd_stop(&md, SIGTERM);
+        snprintf(text, sizeof text, "%s[releases]\nimage_dir = %s\n", config, dir);
+        cr_assert_eq(tu_write_file(dir, "musterd.conf", text), 0);
+        snprintf(conf, sizeof conf, "%s/musterd.conf", dir);
+        cr_assert_eq(tu_musterd_restart(&md, conf), 0);
+        expect_refused_blind(with_image(key, n, sha), "state directory", n, sha);
+        expect_no_image("4.15.0");
+        /* Under that folder but outside the state directory: fine. */
+        char outside[4300];
+        snprintf(outside, sizeof outside, "%s/outside", dir);
+        tu_must("cp -r %s %s", rel15, outside);
+        import(outside);
+        free(sha);
+}
+
+struct fifo_import {
+        const char *text;
+        long code;
+        char *raw;
+};
+
+static void *post_fifo(void *arg) {
+        struct fifo_import *f = arg;
+        f->code = tu_http("POST", url("/api/v2/releases"), md.admin_token, f->text, strlen(f->text), &f->raw);
+        return NULL;
+}
+
+/* A FIFO in the folder is refused at once: several such imports at the same
+ * time leave the API answering (an open(2) of a FIFO used to block a worker
+ * thread for good). */
+Test(releases, os_image_fifo_is_refused_without_blocking) {
+        enum { N = 6 };
+        char fifo[4200];
+        snprintf(fifo, sizeof fifo, "%s/images/os.fifo", md.state_dir);
+        cr_assert_eq(mkfifo(fifo, 0644), 0);
+        json_object *b = with_image(fifo, 6291456, "0000000000000000000000000000000000000000000000000000000000000000");
+        const char *text = json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN);
+        struct fifo_import f[N];
+        pthread_t t[N];
+        for (int i = 0; i < N; i++) {
+                f[i] = (struct fifo_import) { .text = text };
+                cr_assert_eq(pthread_create(&t[i], NULL, post_fifo, &f[i]), 0);
+        }
+        for (int i = 0; i < N; i++) {
+                pthread_join(t[i], NULL);
+                cr_assert_eq(f[i].code, 400, "import %d: %ld %s", i, f[i].code, f[i].raw ? f[i].raw : "");
+                cr_assert(strstr(f[i].raw, "not a regular file"), "%s", f[i].raw);
+                free(f[i].raw);
+        }
+        json_object_put(b);
+        cr_assert_eq(tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL), 200);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/releases"), md.admin_token, NULL, NULL), 200);
+}
+
+/* Issue 12, item 17, over the API: the answer lists each manifest naming
+ * an undeclared capability; "strict": true refuses such a release. */
+Test(releases, import_answers_warnings_and_strict_refuses) {
+        json_object *b = tu_release_json(rel15), *o;
+        json_object_object_add(b, "strict", json_object_new_string("yes"));
+        cr_assert_eq(post_release(b, md.admin_token, &o), 400);
+        cr_assert(strstr(tu_jstr(o, "reason"), "strict"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        json_object_object_add(b, "strict", json_object_new_boolean(true));
+        cr_assert_eq(post_release(b, md.admin_token, &o), 400);
+        cr_assert(strstr(tu_jstr(o, "reason"), "0000_70_future-operator.yaml (FutureCapability)"), "%s",
+                  tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/releases/4.15.0"), md.admin_token, NULL, NULL), 404);
+        json_object_object_add(b, "strict", json_object_new_boolean(false));
+        cr_assert_eq(post_release(b, md.admin_token, &o), 201, "%s", o ? json_object_to_json_string(o) : "");
+        json_object *w = tu_json_get(o, "warnings");
+        cr_assert_eq(json_object_array_length(w), 1, "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(w, "0.file"), "0000_70_future-operator.yaml");
+        cr_assert_str_eq(tu_jstr(w, "0.capability"), "FutureCapability");
+        cr_assert(strstr(tu_jstr(w, "0.message"), "never installed"), "%s", tu_jstr(w, "0.message"));
+        json_object_put(o);
+        json_object_put(b);
+
+        /* A release whose manifests name only declared capabilities: none. */
+        b = tu_release_json(rel16);
+        json_object *files = tu_json_get(b, "files");
+        for (size_t i = 0; i < json_object_array_length(files); i++)
+                if (strcmp(tu_jstr(json_object_array_get_idx(files, i), "name"), "0000_70_future-operator.yaml") == 0) {
+                        json_object_array_del_idx(files, i, 1);
+                        break;
+                }
+        json_object_object_add(b, "strict", json_object_new_boolean(true));
+        cr_assert_eq(post_release(b, md.admin_token, &o), 201, "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_eq(json_object_array_length(tu_json_get(o, "warnings")), 0);
+        json_object_put(o);
+        json_object_put(b);
 }
 
 /* A release body past the default limit is fine up to max_release_bytes;
@@ -658,6 +868,43 @@ static long download(const char *u, const char *token, struct tu_http_reply *out
         return code;
 }
 
+struct body {
+        char *b;
+        size_t n;
+};
+
+static size_t body_add(char *p, size_t size, size_t nmemb, void *u) {
+        struct body *b = u;
+        char *nb = realloc(b->b, b->n + size * nmemb + 1);
+        cr_assert_not_null(nb);
+        memcpy(nb + b->n, p, size * nmemb);
+        b->b = nb;
+        b->n += size * nmemb;
+        return size * nmemb;
+}
+
+/* GET u with "Range: bytes=<range>": the status and the body. */
+static long get_range(const char *u, const char *token, const char *range, struct body *out) {
+        CURL *c = curl_easy_init();
+        char auth[2048];
+        struct curl_slist *h = NULL;
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+        *out = (struct body) { 0 };
+        curl_easy_setopt(c, CURLOPT_URL, u);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(c, CURLOPT_RANGE, range);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_add);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+        cr_assert_eq(curl_easy_perform(c), CURLE_OK);
+        long code = 0;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        curl_slist_free_all(h);
+        curl_easy_cleanup(c);
+        return code;
+}
+
 Test(releases, os_image_download_and_signing_key) {
         import(rel15);
         char *ie, *agent, path[4200];
@@ -678,6 +925,14 @@ Test(releases, os_image_download_and_signing_key) {
         free(got.body);
         cr_assert_eq(download(url("/api/v2/releases/4.99.0/os-image"), agent, &got), 404);
         free(got.body);
+        /* The rest from a byte on (an agent resuming a broken transfer). */
+        struct body part;
+        cr_assert_eq(get_range(url("/api/v2/releases/4.15.0/os-image"), agent, "1000-", &part), 206);
+        cr_assert_eq(part.n, len - 1000);
+        cr_assert_eq(memcmp(part.b, want + 1000, part.n), 0);
+        free(part.b);
+        cr_assert_eq(get_range(url("/api/v2/releases/4.15.0/os-image"), agent, "99999999-", &part), 416);
+        free(part.b);
         free(want);
 
         /* A release whose image is a URL says where it is. */

@@ -4,7 +4,10 @@
  * peer namespace (SNTP on port 123, a TCP listener), and the steps run from
  * a child that entered the other namespace. A last test gives a child its
  * own mount and network namespace with a DNS server on loopback that never
- * answers, to see the lookup deadline. No packet leaves the namespaces. */
+ * answers, to see the lookup deadline. No packet leaves the namespaces.
+ * Deadlines are checked by their effect ("timed out", lost probes); how
+ * long the steps take is measured by bench/steps-net. Without the privilege
+ * to make namespaces a test is skipped (and counted); as root it must run. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -124,12 +127,13 @@ static void ns_fini(void) {
         ns_a[0] = ns_b[0] = '\0';
 }
 
-/* Skips the test when namespaces cannot be made for lack of privilege. */
+/* Skips the test when namespaces cannot be made for lack of privilege (not
+ * root); any other failure fails it. */
 static void netns_add(char *name, size_t n, const char *tag) {
         char *err = NULL;
         snprintf(name, n, "muster-steps-%s-%d", tag, (int) getpid());
         if (run(&err, "ip netns add %s", name) != 0) {
-                bool perm = err && (strstr(err, "ermission") || strstr(err, "not permitted"));
+                bool perm = geteuid() != 0 && err && (strstr(err, "ermission") || strstr(err, "not permitted"));
                 char msg[256];
                 snprintf(msg, sizeof msg, "%s", err ? err : "");
                 free(err);
@@ -254,7 +258,9 @@ static json_object *step_in_ns(const char *ns, step_fn step, const char *args) {
         close(p[1]);
         char *text = read_all(p[0], 60000);
         close(p[0]);
-        reap(&worker_pid, 5000);
+        int status = reap(&worker_pid, 5000);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the step's child ended with status %#x: %s",
+                  status, text);
         char *nl = strchr(text, '\n');
         cr_assert(nl, "no answer from the child: '%s'", text);
         cr_assert_eq(atoi(text), 0, "step failed in %s: %s", ns, text);
@@ -268,12 +274,10 @@ static json_object *step_in_ns(const char *ns, step_fn step, const char *args) {
 
 Test(steps_netns, connectivity_icmp, .fini = ns_fini) {
         topology_up();
-        int64_t t0 = tu_mono_ms();
         json_object *out = step_in_ns(ns_a, step_connectivity_check,
                                       "{\"peers\":[{\"host_id\":\"" HOST_B "\",\"addresses\":[\"" ADDR_B "\",\"" ADDR6_B "\"]},"
                                       "{\"host_id\":\"" HOST_C "\",\"addresses\":[\"" ADDR_NOBODY "\"]}],"
                                       "\"count\":3,\"timeout_ms\":500}");
-        int64_t took = tu_mono_ms() - t0;
         const char *m = jstr(out, "peers.0.addresses.0.method");
         cr_assert(m && strcmp(m, "icmp") == 0, "not probed by ICMP: %s", json_object_to_json_string(out));
         cr_expect(jbool(out, "peers.0.reachable"));
@@ -288,8 +292,7 @@ Test(steps_netns, connectivity_icmp, .fini = ns_fini) {
         cr_expect_eq(jnum(out, "peers.1.addresses.0.loss_pct"), 100);
         cr_expect_eq(jnum(out, "peers.1.addresses.0.sent"), 3);
         cr_expect_null(tu_json_get(out, "peers.1.addresses.0.rtt_avg_ms"));
-        /* two rounds' spacing plus one timeout, not three timeouts in a row */
-        cr_expect_lt(took, 1500, "took %lld ms", (long long) took);
+        cr_expect_eq(jnum(out, "peers.1.addresses.0.received"), 0);
         json_object_put(out);
 }
 
@@ -317,11 +320,8 @@ Test(steps_netns, connectivity_tcp, .fini = ns_fini) {
 
 Test(steps_netns, ntp_from_peer, .fini = ns_fini) {
         topology_up();
-        int64_t t0 = tu_mono_ms();
         json_object *out = step_in_ns(ns_a, step_ntp_synchronizer,
                                       "{\"ntp_sources\":[\"" ADDR_NOBODY ":123\",\"" ADDR_B "\"],\"timeout_ms\":800}");
-        int64_t took = tu_mono_ms() - t0;
-        cr_expect_lt(took, 3000, "took %lld ms", (long long) took);
         cr_expect_str_eq(jstr(out, "method"), "sntp");
         cr_expect_str_eq(jstr(out, "source"), ADDR_B);
         cr_expect_not(jbool(out, "synced"));
@@ -369,19 +369,15 @@ static void dns_child(int out_fd) {
         json_object *in = json_tokener_parse("{\"names\":[\"api.c1.example.test\",\"*.apps.c1.example.test\","
                                              "\"localhost\"],\"timeout_ms\":300}");
         json_object *dns = NULL, *ntp = NULL;
-        int64_t t0 = tu_mono_ms();
         int r1 = step_domain_resolution(in, &dns);
-        int64_t took1 = tu_mono_ms() - t0;
         json_object_put(in);
         in = json_tokener_parse("{\"ntp_sources\":[\"ntp.example.test\"],\"timeout_ms\":300,"
                                 "\"coordinator_date\":\"Sun, 06 Nov 1994 08:49:37 GMT\"}");
-        t0 = tu_mono_ms();
         int r2 = step_ntp_synchronizer(in, &ntp);
-        int64_t took2 = tu_mono_ms() - t0;
         json_object_put(in);
         usleep(1500000); /* the lookups time out in glibc now */
-        dprintf(out_fd, "%d %d %lld %lld\n%s\n%s", r1, r2, (long long) took1, (long long) took2,
-                dns ? json_object_to_json_string(dns) : "null", ntp ? json_object_to_json_string(ntp) : "null");
+        dprintf(out_fd, "%d %d\n%s\n%s", r1, r2, dns ? json_object_to_json_string(dns) : "null",
+                ntp ? json_object_to_json_string(ntp) : "null");
         json_object_put(dns);
         json_object_put(ntp);
         _exit(0);
@@ -401,7 +397,7 @@ Test(steps_netns, lookup_deadline, .fini = ns_fini) {
         close(p[0]);
         int status = reap(&worker_pid, 5000);
         if (strncmp(text, "skip", 4) == 0) {
-                bool perm = strstr(text, "ermission") || strstr(text, "not permitted");
+                bool perm = geteuid() != 0 && (strstr(text, "ermission") || strstr(text, "not permitted"));
                 char msg[256];
                 snprintf(msg, sizeof msg, "%s", text);
                 free(text);
@@ -411,23 +407,19 @@ Test(steps_netns, lookup_deadline, .fini = ns_fini) {
         }
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d: %s", status, text);
         int r1, r2;
-        long long took1, took2;
         char *l1 = strchr(text, '\n'), *l2 = l1 ? strchr(l1 + 1, '\n') : NULL;
-        cr_assert(l2 && sscanf(text, "%d %d %lld %lld", &r1, &r2, &took1, &took2) == 4, "child said: %s", text);
+        cr_assert(l2 && sscanf(text, "%d %d", &r1, &r2) == 2, "child said: %s", text);
         *l2 = '\0';
         cr_assert_eq(r1, 0);
         cr_assert_eq(r2, 0);
         json_object *dns = json_tokener_parse(l1 + 1), *ntp = json_tokener_parse(l2 + 1);
         cr_assert(dns && ntp, "child said: %s", text);
-        cr_expect_geq(took1, 290);
-        cr_expect_lt(took1, 800, "resolution took %lld ms", took1);
         cr_expect_str_eq(jstr(dns, "resolutions.0.error"), "timed out");
         cr_expect_str_eq(jstr(dns, "resolutions.1.error"), "timed out");
         cr_expect_neq(strcmp(jstr(dns, "resolutions.1.queried_name"), "*.apps.c1.example.test"), 0);
         cr_expect_null(tu_json_get(dns, "resolutions.2.error"), "localhost: %s", json_object_to_json_string(dns));
         cr_expect_str_eq(jstr(dns, "resolutions.2.ipv4_addresses.0"), "127.0.0.1");
 
-        cr_expect_lt(took2, 800, "ntp took %lld ms", took2);
         cr_expect_str_eq(jstr(ntp, "method"), "coordinator-date");
         cr_expect_str_eq(jstr(ntp, "sources.0.error"), "cannot resolve ntp.example.test: timed out");
         cr_expect_not(jbool(ntp, "synced"));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "format.h"
 #include "jwt.h"
 
 static struct crypto_key *key, *other;
@@ -22,6 +23,7 @@ static void teardown(void) {
 TestSuite(auth, .init = setup, .fini = teardown);
 
 static const char *IE = "0b0e6f4e-4c1f-4b47-9d3c-0f1e2d3c4b5a";
+static const char *JTI = "3c2b1a09-8f7e-4d6c-9b5a-493827160504";
 
 Test(auth, agent_token_round_trip_and_scope) {
         char *t;
@@ -44,8 +46,10 @@ Test(auth, agent_token_round_trip_and_scope) {
 Test(auth, admin_roles) {
         char *t;
         struct principal p;
-        cr_assert_eq(auth_issue_admin(key, ROLE_CLUSTER_CREATOR, "bob", &t), 0);
+        cr_assert_eq(auth_issue_admin(key, ROLE_CLUSTER_CREATOR, "bob", JTI, 0, 100, &t), 0);
         cr_assert_eq(auth_check(key, t, 0, &p), 0);
+        cr_assert_str_eq(p.jti, JTI);
+        cr_assert_eq(p.expires_at, 100);
         cr_assert_eq(p.kind, PRINCIPAL_ADMIN);
         cr_assert_eq(p.role, ROLE_CLUSTER_CREATOR);
         cr_assert_str_eq(p.owner, "bob");
@@ -53,12 +57,15 @@ Test(auth, admin_roles) {
         cr_assert_not(auth_may_see_cluster(&p, "carol"), "a creator never sees another owner's cluster");
         cr_assert_not(auth_may_use_infra_env(&p, IE, "carol"));
         free(t);
-        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "root", &t), 0);
+        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "root", JTI, 0, 100, &t), 0);
         cr_assert_eq(auth_check(key, t, 0, &p), 0);
         cr_assert(auth_may_see_cluster(&p, "carol"));
         cr_assert(auth_may_use_infra_env(&p, IE, "carol"));
         free(t);
-        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "", &t), -EINVAL);
+        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "", JTI, 0, 100, &t), -EINVAL);
+        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "root", "not-a-uuid", 0, 100, &t), -EINVAL);
+        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "root", JTI, 100, 100, &t), -EINVAL, "no life at all");
+        cr_assert_eq(auth_issue_admin(key, ROLE_INFRA_ADMIN, "root", JTI, 0, AUTH_MAX_TTL_S + 1, &t), -EINVAL);
 }
 
 static char *sign_claims(const char *json) {
@@ -79,6 +86,11 @@ Test(auth, well_signed_but_wrong_claims_are_refused) {
                 "{\"sub\":\"admin\",\"role\":\"superuser\",\"owner\":\"x\"}",
                 "{\"sub\":\"admin\",\"role\":\"infra-admin\"}",
                 "{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":1}",
+                /* People's tokens need an id and an expiry (issue 12, item 8). */
+                "{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\"}",
+                "{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":5000}",
+                "{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"jti\":\"3c2b1a09-8f7e-4d6c-9b5a-493827160504\"}",
+                "{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":5000,\"jti\":\"x\"}",
         };
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
                 char *t = sign_claims(bad[i]);
@@ -89,4 +101,60 @@ Test(auth, well_signed_but_wrong_claims_are_refused) {
         struct principal p;
         cr_assert_eq(auth_check(key, NULL, 0, &p), -EACCES);
         cr_assert_eq(auth_check(key, "a.b.c", 0, &p), -EACCES);
+}
+
+/* An "exp" with a fraction ends the cached answer where it ends the token:
+ * here 1000.5 (the old cache kept such a token AUTH_CACHE_TTL_S longer). */
+Test(auth, cache_honours_an_exp_with_a_fraction) {
+        struct auth_cache *c;
+        struct principal p;
+        cr_assert_eq(auth_cache_new(&c), 0);
+        char *t = sign_claims("{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":1000.5,"
+                              "\"jti\":\"3c2b1a09-8f7e-4d6c-9b5a-493827160504\"}");
+        cr_assert_eq(auth_check_cached(c, key, t, 990, &p), 0, "cached now");
+        cr_assert_eq(p.expires_at, 1001);
+        cr_assert_eq(auth_check_cached(c, key, t, 1000, &p), 0, "1000 < 1000.5");
+        cr_assert_eq(auth_check_cached(c, key, t, 1001, &p), -EACCES, "expired, cached or not");
+        cr_assert_eq(auth_check_cached(c, key, t, 1100, &p), -EACCES);
+        free(t);
+        auth_cache_free(c);
+}
+
+/* auth_cache_forget() drops a revoked token's entries: the next check
+ * verifies it again (here against the wrong key, to see that it does). */
+Test(auth, cache_forgets_a_revoked_token) {
+        struct auth_cache *c;
+        struct principal p;
+        char *t;
+        cr_assert_eq(auth_cache_new(&c), 0);
+        cr_assert_eq(auth_issue_admin(key, ROLE_CLUSTER_CREATOR, "bob", JTI, 0, 100000, &t), 0);
+        cr_assert_eq(auth_check_cached(c, key, t, 1000, &p), 0);
+        cr_assert_eq(auth_check_cached(c, other, t, 1001, &p), 0, "a hit: the key is not looked at");
+        auth_cache_forget(c, "aaaaaaaa-8f7e-4d6c-9b5a-493827160504");
+        cr_assert_eq(auth_check_cached(c, other, t, 1002, &p), 0, "another id: still cached");
+        auth_cache_forget(c, JTI);
+        cr_assert_eq(auth_check_cached(c, other, t, 1003, &p), -EACCES, "forgotten: checked again");
+        free(t);
+        auth_cache_free(c);
+}
+
+/* `musterctl token create --ttl`'s durations (format_parse_duration_s). */
+Test(auth, ttl_durations) {
+        static const struct { const char *s; int64_t want; } ok[] = {
+                { "90d", 90 * 86400 }, { "12h", 12 * 3600 }, { "1y", 365 * 86400 }, { "2w", 14 * 86400 },
+                { "30m", 1800 }, { "45s", 45 }, { "3600", 3600 }, { "0", 0 },
+        };
+        for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+                int64_t v = -1;
+                cr_assert_eq(format_parse_duration_s(ok[i].s, &v), 0, "%s", ok[i].s);
+                cr_assert_eq(v, ok[i].want, "%s", ok[i].s);
+        }
+        static const char *bad[] = { "", "d", "1.5d", "-1d", "1 d", "1dd", "1D", "1x", " 1d", "soon" };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                int64_t v;
+                cr_assert_eq(format_parse_duration_s(bad[i], &v), -EINVAL, "\"%s\"", bad[i]);
+        }
+        int64_t v;
+        cr_assert_eq(format_parse_duration_s("99999999999999999999", &v), -ERANGE);
+        cr_assert_eq(format_parse_duration_s("999999999999999y", &v), -ERANGE);
 }

@@ -389,17 +389,18 @@ Test(capability, capability_plus) {
 }
 
 Test(capability, unknown_never_applied) {
-        /* Every known capability enabled, and even "Foo" in the enabled list:
-         * a name the release does not know still excludes. */
+        /* Every known capability enabled: a name the release does not know
+         * still excludes. */
         struct strv all = { 0 };
-        strv_set(&all, "Build", "Console", "Foo", "Insights", "Storage", "baremetal", "marketplace", NULL);
+        strv_set(&all, "Build", "Console", "Insights", "Storage", "baremetal", "marketplace", NULL);
         struct filter_context c = ctx;
         c.enabled = &all;
         expect(mk("a", CAP_ANN_CAPABILITY, "Foo", NULL), &c, FILTER_CAPABILITY_UNKNOWN, NULL);
         expect(mk("b", CAP_ANN_CAPABILITY, "Console+Foo", NULL), &c, FILTER_CAPABILITY_UNKNOWN, NULL);
         expect(mk("c", CAP_ANN_CAPABILITY, "Insights+marketplace", NULL), &c, FILTER_INCLUDED, NULL);
-        /* No known list: every name is unknown. */
+        /* No known list and nothing enabled: every name is unknown. */
         c.known = NULL;
+        c.enabled = NULL;
         expect(mk("d", CAP_ANN_CAPABILITY, "Console", NULL), &c, FILTER_CAPABILITY_UNKNOWN, NULL);
         /* No enabled list: every known name is disabled. */
         c.known = &known;
@@ -697,10 +698,11 @@ Test(capability, compute_previously_enabled_kept_and_implicit) {
         compute("None", NULL, NULL, "Insights", "Insights", "Insights");
         compute("None", "Insights", NULL, "Insights", "Insights", "");
         compute("None", NULL, "Console", "Insights,Console", "Console,Insights", "Console,Insights");
-        /* Unknown names from before (a capability the new release dropped)
-         * are not kept. */
-        compute("None", "Console", "Console,Gone,OldCap", "AlsoGone", "Console", "");
-        compute(NULL, NULL, "Gone", NULL, "Build,Console,Insights,Storage,baremetal,marketplace", "");
+        /* Names from before that this release does not know (capabilities it
+         * dropped) are kept, and implicit: enabled once, enabled for good.
+         * also_enable only ever names known ones. */
+        compute("None", "Console", "Console,Gone,OldCap", "AlsoGone", "Console,Gone,OldCap", "Gone,OldCap");
+        compute(NULL, NULL, "Gone", NULL, "Build,Console,Gone,Insights,Storage,baremetal,marketplace", "Gone");
 }
 
 Test(capability, compute_builtin_sets_without_definitions) {
@@ -963,5 +965,63 @@ Test(capability, upgrade_then_compute) {
         filter_result_free(&fr);
         cap_status_free(&st);
         cap_spec_free(&s);
+        upgrade_free(&u);
+}
+
+/* Issue 12, item 16: upgrading to a release that no longer declares an
+ * implicitly enabled capability keeps it enabled, in the condition, and the
+ * new release's manifests that carry it are included. */
+Test(capability, upgrade_keeps_a_capability_the_new_release_dropped) {
+        /* The old release knew Legacy; the cluster had it implicitly. The new
+         * release (rel) does not declare it. */
+        struct upgrade u;
+        upgrade_init(&u);
+        strv_set(&u.old_enabled, "Build", "Console", "Legacy", NULL);
+        strv_set(&u.new_enabled, "Build", "Console", "Legacy", NULL);
+        struct strv old_known = { 0 };
+        strv_set(&old_known, "Build", "Console", "Insights", "Legacy", "Storage", "baremetal", "marketplace", NULL);
+        u.old_ctx.known = &old_known;
+        list_add(&u.old_ms, "l.yaml", "", "ConfigMap", "ns", "l", CAP_ANN_CAPABILITY, "Legacy", NULL);
+        list_add(&u.new_ms, "l.yaml", "", "ConfigMap", "ns", "l", CAP_ANN_CAPABILITY, "Legacy", NULL);
+        list_add(&u.new_ms, "m.yaml", "", "ConfigMap", "ns", "m", CAP_ANN_CAPABILITY, "Legacy+Console", NULL);
+        list_add(&u.new_ms, "n.yaml", "", "ConfigMap", "ns", "n", CAP_ANN_CAPABILITY, "Legacy+Insights", NULL);
+        list_add(&u.new_ms, "x.yaml", "", "ConfigMap", "ns", "x", CAP_ANN_CAPABILITY, "NeverKnown", NULL);
+        upgrade_run(&u, ""); /* nothing to force: Legacy is still enabled */
+
+        struct cap_spec s;
+        cap_spec_init(&s);
+        s.baseline = xstrdup("None");
+        cr_assert_eq(strv_push(&s.additional, "Console"), 0);
+        struct cap_status st;
+        cap_status_init(&st);
+        cr_assert_eq(cap_compute(&rel, &s, &u.old_enabled, &u.out, &st), 0);
+        assert_strv(&st.enabled, "Build,Console,Legacy");
+        assert_strv(&st.implicit, "Build,Legacy");
+        assert_strv(&st.known, "Build,Console,Insights,Storage,baremetal,marketplace");
+        json_object *cond = cap_condition_json(&st);
+        cr_assert_str_eq(member_str(cond, "status"), "True");
+        cr_assert_str_eq(member_str(cond, "message"),
+                         "The following capabilities could not be disabled: Build, Legacy");
+        json_object_put(cond);
+
+        /* The new release's filter, under the new enabled set. */
+        struct filter_context c = { .enabled = &st.enabled, .known = &rel.known_capabilities };
+        const enum filter_reason want[] = { FILTER_INCLUDED, FILTER_INCLUDED, FILTER_CAPABILITY_DISABLED,
+                                            FILTER_CAPABILITY_UNKNOWN };
+        for (size_t i = 0; i < u.new_ms.n; i++) {
+                struct filter_result fr = run(&u.new_ms.v[i], &c);
+                cr_assert_eq(fr.reason, want[i], "%s: %s", u.new_ms.v[i].name, fr.message ? fr.message : "included");
+                filter_result_free(&fr);
+        }
+
+        /* A later day-2 change (recomputed with what is enabled now) keeps it. */
+        struct cap_status again;
+        cap_status_init(&again);
+        cr_assert_eq(cap_compute(&rel, &s, &st.enabled, NULL, &again), 0);
+        assert_strv(&again.enabled, "Build,Console,Legacy");
+        cap_status_free(&again);
+        cap_status_free(&st);
+        cap_spec_free(&s);
+        strv_free(&old_known);
         upgrade_free(&u);
 }

@@ -96,8 +96,8 @@ Test(checkins, token_cache_answers_like_the_check) {
         cr_assert_eq(auth_cache_new(&c), 0);
         char *agent, *admin, *forged;
         cr_assert_eq(auth_issue_agent(k, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", 3, &agent), 0);
-        cr_assert_eq(auth_issue_admin(k, ROLE_CLUSTER_CREATOR, "alice", &admin), 0);
-        cr_assert_eq(auth_issue_admin(other, ROLE_INFRA_ADMIN, "mallory", &forged), 0);
+        cr_assert_eq(auth_issue_admin(k, ROLE_CLUSTER_CREATOR, "alice", "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f", 900, 1900, &admin), 0);
+        cr_assert_eq(auth_issue_admin(other, ROLE_INFRA_ADMIN, "mallory", "6f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f", 900, 1900, &forged), 0);
         for (int round = 0; round < 3; round++) { /* miss, then hits */
                 struct principal a, b;
                 cr_assert_eq(auth_check_cached(c, k, agent, 1000, &a), 0);
@@ -115,7 +115,8 @@ Test(checkins, token_cache_answers_like_the_check) {
         cr_assert_eq(auth_check_cached(c, other, agent, 1000 + AUTH_CACHE_TTL_S - 1, &p), 0, "still cached");
         cr_assert_eq(auth_check_cached(c, other, agent, 1000 + AUTH_CACHE_TTL_S, &p), -EACCES, "expired entry");
         /* A token with an "exp" is never cached past it. */
-        json_object *claims = json_tokener_parse("{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":1010}");
+        json_object *claims = json_tokener_parse("{\"sub\":\"admin\",\"role\":\"infra-admin\",\"owner\":\"x\",\"exp\":1010,"
+                                              "\"jti\":\"7f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f\"}");
         char *short_lived;
         cr_assert_eq(jwt_sign(k, claims, &short_lived), 0);
         json_object_put(claims);

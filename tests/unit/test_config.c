@@ -365,3 +365,60 @@ Test(config, profile_for) {
         for (int p = 0; p < _REQ_MAX; p++)
                 cr_assert_not_null(req_profile_to_string((enum req_profile) p));
 }
+
+Test(config, infraenv_and_events_limits) {
+        struct muster_config c;
+        char err[256];
+
+        config_defaults(&c);
+        cr_assert_eq(c.infraenv_max_hosts, 10000);
+        cr_assert_eq(c.infraenv_register_burst, 200);
+        cr_assert_eq(c.infraenv_register_interval_ms, 100);
+        cr_assert_eq(c.events_max_age_s, 30 * 86400);
+        cr_assert_eq(c.events_max_per_host, 1000);
+        cr_assert_eq(config_parse("[infraenv]\nmax_hosts = 5\nregister_burst = 3\nregister_interval = 2s\n"
+                                  "[events]\nmax_age = 2h\nmax_per_host = 50\n", "t", &c, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(c.infraenv_max_hosts, 5);
+        cr_assert_eq(c.infraenv_register_burst, 3);
+        cr_assert_eq(c.infraenv_register_interval_ms, 2000);
+        cr_assert_eq(c.events_max_age_s, 7200);
+        cr_assert_eq(c.events_max_per_host, 50);
+        config_defaults(&c);
+        cr_assert_eq(config_parse("[events]\nmax_age = 30s\n", "t", &c, err, sizeof err), -EINVAL);
+        cr_assert(strstr(err, "max_age"), "%s", err);
+        cr_assert_eq(config_parse("[infraenv]\nmax_hosts = 0\n", "t", &c, err, sizeof err), -EINVAL);
+        cr_assert_eq(config_parse("[infraenv]\nregister_burst = -1\n", "t", &c, err, sizeof err), -EINVAL);
+}
+
+Test(config, hostile_client_limits_and_metrics) {
+        struct muster_config c;
+        char err[256];
+
+        config_defaults(&c);
+        cr_assert_eq(c.max_connections_per_address, 64);
+        cr_assert_eq(c.header_timeout_s, 30);
+        cr_assert_not(c.metrics_public, "/metrics takes a token by default");
+        cr_assert_eq(parse("[server]\nmax_connections_per_address = 0\nheader_timeout = 2m\n[metrics]\npublic = yes\n",
+                           &c, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(c.max_connections_per_address, 0, "0: no cap (behind a proxy)");
+        cr_assert_eq(c.header_timeout_s, 120);
+        cr_assert(c.metrics_public);
+        cr_assert_eq(parse("[metrics]\npublic = False\n", &c, err, sizeof err), 0, "%s", err);
+        cr_assert_not(c.metrics_public);
+        cr_assert_eq(parse("[metrics]\npublic = maybe\n", &c, err, sizeof err), -EINVAL);
+        cr_assert_str_eq(err, "test.conf:2: invalid public 'maybe': expected true or false");
+        cr_assert_eq(parse("[server]\nheader_timeout = 0\n", &c, err, sizeof err), -EINVAL, "a deadline is always kept");
+        cr_assert_eq(parse("[server]\nheader_timeout = 1500ms\n", &c, err, sizeof err), -EINVAL, "whole seconds");
+}
+
+Test(config, releases_image_dir) {
+        struct muster_config c;
+        char err[256];
+
+        config_defaults(&c);
+        cr_assert_str_eq(c.releases_image_dir, "", "default: <state_dir>/images");
+        cr_assert_eq(parse("[releases]\nimage_dir = /srv/muster/images\n", &c, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(c.releases_image_dir, "/srv/muster/images");
+        cr_assert_eq(parse("[releases]\nimage_dir = images\n", &c, err, sizeof err), -EINVAL, "relative");
+        cr_assert(strstr(err, "image_dir"), "%s", err);
+}

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <mbedtls/bignum.h>
+
 #include "base64url.h"
 #include "crypto.h"
 #include "testutil.h"
@@ -33,9 +35,39 @@ static const char rfc6979_pub[] =
         "Yfps5mliLmDyn7Z5A/4QCLi8maQa6elWKLxk8vGyDC1+n1F3o8KU1EYimQ==\n"
         "-----END PUBLIC KEY-----\n";
 /* Expected r || s for message "sample" with SHA-256 (RFC 6979 A.2.5). */
-static const char rfc6979_sample_sig[] =
+/* RFC 6979 A.2.5's r and s: that s is high (> n/2); we sign with n - s
+ * (low S, one spelling per signature) and refuse the RFC's own. */
+static const char rfc6979_sample_sig_rfc[] =
         "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
         "f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8";
+static const char rfc6979_sample_sig[] =
+        "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
+        "0834e36ad29a83bf2bc9385e491d6099c8fdf9d1ed67aa7ea5f51f93782857a9";
+
+/* P-256's group order n and floor(n / 2), big endian. */
+static const char p256_n_hex[] = "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551";
+static const uint8_t p256_half_n[32] = {
+        0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b, 0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
+};
+
+/* The other spelling of a signature: s := n - s. */
+static void flip_s(uint8_t sig[64]) {
+        mbedtls_mpi n, v;
+        mbedtls_mpi_init(&n);
+        mbedtls_mpi_init(&v);
+        cr_assert_eq(mbedtls_mpi_read_string(&n, 16, p256_n_hex), 0);
+        cr_assert_eq(mbedtls_mpi_read_binary(&v, sig + 32, 32), 0);
+        cr_assert_eq(mbedtls_mpi_sub_mpi(&v, &n, &v), 0);
+        cr_assert_eq(mbedtls_mpi_write_binary(&v, sig + 32, 32), 0);
+        mbedtls_mpi_free(&v);
+        mbedtls_mpi_free(&n);
+}
+
+static void from_hex(const char *hex, uint8_t *out, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                cr_assert_eq(sscanf(hex + 2 * i, "%2hhx", &out[i]), 1);
+}
 
 /* A P-384 key: well-formed, wrong curve. */
 static const char p384_sec1[] =
@@ -238,6 +270,12 @@ Test(key, rfc6979_vector) {
         cr_assert_eq(crypto_sign_digest(k8, d, sig), 0);
         crypto_hex(sig, 64, hex);
         cr_assert_str_eq(hex, rfc6979_sample_sig);
+        cr_assert_eq(crypto_verify_digest(k, d, sig), 0);
+        /* The RFC's own signature is valid ECDSA but high-S: refused. */
+        from_hex(rfc6979_sample_sig_rfc, sig, 64);
+        cr_assert_eq(crypto_verify_digest(k, d, sig), -EBADMSG, "high S");
+        flip_s(sig);
+        cr_assert_eq(crypto_verify_digest(k, d, sig), 0, "its low-S twin");
 
         char *pem = NULL;
         cr_assert_eq(crypto_key_public_pem(k, &pem), 0);
@@ -467,4 +505,27 @@ Test(keyfile, concurrent_first_start, .timeout = 60) {
                 tu_rm_rf(dir);
                 free(dir);
         }
+}
+
+/* Issue 12, item 12: every signature made is low-S (s <= n/2), and the
+ * high-S twin of each, which plain ECDSA accepts, is refused. */
+Test(key, signatures_are_low_s_and_high_s_is_refused) {
+        struct crypto_key *k = NULL;
+        cr_assert_eq(crypto_key_generate(&k), 0);
+        int high_twins = 0;
+        for (int i = 0; i < 200; i++) {
+                uint8_t d[32], sig[64];
+                char msg[32];
+                snprintf(msg, sizeof msg, "message %d", i);
+                cr_assert_eq(crypto_sha256(msg, strlen(msg), d), 0);
+                cr_assert_eq(crypto_sign_digest(k, d, sig), 0);
+                cr_assert_leq(memcmp(sig + 32, p256_half_n, 32), 0, "signature %d has a high S", i);
+                cr_assert_eq(crypto_verify_digest(k, d, sig), 0);
+                flip_s(sig);
+                cr_assert_gt(memcmp(sig + 32, p256_half_n, 32), 0);
+                cr_assert_eq(crypto_verify_digest(k, d, sig), -EBADMSG, "the high-S twin of signature %d", i);
+                high_twins++;
+        }
+        cr_assert_eq(high_twins, 200);
+        crypto_key_free(k);
 }

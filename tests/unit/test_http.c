@@ -1,6 +1,8 @@
 /* The HTTP layer on real loopback HTTP: route matching, the validation
  * order (405/404, auth, 413, 415, 400 for bad JSON), the per-route body
- * limit, text and streamed file answers, metrics. */
+ * limit, text and streamed file answers, metrics, token-optional routes;
+ * and the pure checks at the door (strict UTF-8, NUL characters) and the
+ * connection limit from the file limit. */
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -275,4 +277,124 @@ Test(server, metrics_count_by_route_and_status) {
         cr_assert(strstr(m, "muster_http_request_duration_seconds_count{route=\"open\"} 1"));
         cr_assert(strstr(m, "le=\"+Inf\"} 1"));
         free(m);
+}
+
+/* ---- the checks at the door (pure) -------------------------------------- */
+
+#define VALID(lit) http_utf8_valid(lit, sizeof lit - 1)
+
+Test(utf8, strict_rfc3629) {
+        cr_assert(VALID(""));
+        cr_assert(VALID("plain ASCII"));
+        cr_assert(VALID("\xc2\x80 \xdf\xbf \xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbf"), "2- and 3-byte edges");
+        cr_assert(VALID("\xf0\x90\x80\x80 \xf4\x8f\xbf\xbf"), "U+10000 and U+10FFFF");
+        cr_assert(VALID("\xef\xbf\xbe"), "U+FFFE is a noncharacter, not an error");
+        cr_assert(VALID("a\0b"), "NUL is UTF-8 (the NUL check is another)");
+        cr_assert_not(VALID("\x80"), "a lone continuation byte");
+        cr_assert_not(VALID("\xc0\xaf"), "overlong '/' in 2 bytes");
+        cr_assert_not(VALID("\xc1\xbf"), "overlong in 2 bytes");
+        cr_assert_not(VALID("\xe0\x80\xaf"), "overlong in 3 bytes");
+        cr_assert_not(VALID("\xe0\x9f\xbf"), "overlong in 3 bytes, top");
+        cr_assert_not(VALID("\xf0\x80\x80\xaf"), "overlong in 4 bytes");
+        cr_assert_not(VALID("\xf0\x8f\xbf\xbf"), "overlong in 4 bytes, top");
+        cr_assert_not(VALID("\xed\xa0\x80"), "U+D800, a surrogate");
+        cr_assert_not(VALID("\xed\xbf\xbf"), "U+DFFF, a surrogate");
+        cr_assert_not(VALID("\xf4\x90\x80\x80"), "above U+10FFFF");
+        cr_assert_not(VALID("\xf5\x80\x80\x80"), "F5");
+        cr_assert_not(VALID("\xff"), "FF");
+        cr_assert_not(VALID("\xe2\x82"), "cut short");
+        cr_assert_not(VALID("\xe2\x82\x41"), "a continuation that is not");
+}
+
+Test(utf8, repair_replaces_each_bad_byte) {
+        static const char in[] = "a\xff" "b\xc0\xaf" "c\xe2\x82\xac";
+        size_t len;
+        char *out = http_utf8_repair(in, sizeof in - 1, &len);
+        cr_assert_not_null(out);
+        cr_assert_str_eq(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xe2\x82\xac");
+        cr_assert_eq(len, strlen(out));
+        cr_assert(http_utf8_valid(out, len));
+        free(out);
+}
+
+static int text_check(const char *lit, size_t len) {
+        char why[96] = "";
+        int r = http_json_text_check(lit, len, why, sizeof why);
+        cr_assert(r == 0 || *why, "a refusal says why");
+        return r;
+}
+#define CHECK(lit) text_check(lit, sizeof lit - 1)
+
+Test(json_door, nul_anywhere_in_strings_and_names) {
+        cr_assert_eq(CHECK("{\"owner\":\"bob\"}"), 0);
+        cr_assert_eq(CHECK("{\"owner\":\"bob\\u0000-contractor\"}"), -EINVAL);
+        cr_assert_eq(CHECK("{\"own\\u0000er\":\"bob\"}"), -EINVAL, "a member name");
+        cr_assert_eq(CHECK("{\"a\":[1,{\"b\":[\"\\u0000\"]}]}"), -EINVAL, "deep inside");
+        cr_assert_eq(CHECK("{\"a\":\"x\0y\"}"), -EINVAL, "a raw NUL byte");
+        cr_assert_eq(CHECK("{\"a\":\"\\\\u0000\"}"), 0, "an escaped backslash, then text");
+        cr_assert_eq(CHECK("{\"a\":\"\\\0\"}"), -EINVAL, "a NUL byte right after a backslash");
+        cr_assert_eq(CHECK("{\"a\":\"\\\\\\u0000\"}"), -EINVAL, "an escaped backslash, then a NUL");
+        cr_assert_eq(CHECK("{\"a\":\"\\\"\\u0000\"}"), -EINVAL, "an escaped quote does not end the string");
+        cr_assert_eq(CHECK("{\"a\":\"\\u0001\\u00000\"}"), -EINVAL);
+        cr_assert_eq(CHECK("{\"a\":\"\\u00001\"}"), -EINVAL, "\\u0000 followed by a digit");
+        cr_assert_eq(CHECK("{\"a\":\"\\u1000\\u0100\\u0010\"}"), 0);
+}
+
+Test(json_door, invalid_utf8_anywhere) {
+        cr_assert_eq(CHECK("{\"a\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}"), 0);
+        cr_assert_eq(CHECK("{\"a\":\"\xc0\xaf\"}"), -EINVAL, "overlong");
+        cr_assert_eq(CHECK("{\"a\":\"\xed\xa0\x80\"}"), -EINVAL, "surrogate");
+        cr_assert_eq(CHECK("{\"\xff\":1}"), -EINVAL, "in a member name");
+        cr_assert_eq(CHECK("{\"a\":\"\\\xc3\xa9\"}"), 0, "after a backslash (bad JSON, still UTF-8)");
+}
+
+/* json-c 0.16 cuts member names at a NUL: the parsed tree alone cannot tell
+ * "name\u0000x" from "name". That is why the door reads the text. */
+Test(json_door, why_the_tree_is_not_enough) {
+        json_object *o = json_tokener_parse("{\"name\\u0000x\":1}");
+        cr_assert_not_null(o);
+        json_object *v;
+        cr_assert(json_object_object_get_ex(o, "name", &v), "json-c kept the name up to the NUL");
+        json_object_put(o);
+}
+
+Test(limits, connections_from_the_file_limit) {
+        cr_assert_eq(http_connection_limit(1024), (1024 - 64) / 2);
+        cr_assert_eq(http_connection_limit(192), 64);
+        cr_assert_eq(http_connection_limit(10), 16, "a floor");
+        cr_assert_eq(http_connection_limit(524288), HTTP_MAX_CONNECTIONS);
+        cr_assert_eq(http_connection_limit(UINT64_MAX), HTTP_MAX_CONNECTIONS);
+}
+
+/* /metrics-style routes: no token is the handler's call, a bad one is 401. */
+static void h_optional(void *app, struct http_request *req, struct http_response *resp) {
+        http_json(resp, 200, json_object_new_boolean(req->auth != NULL));
+}
+
+static bool auth_sets(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp) {
+        if (!req->bearer || strcmp(req->bearer, "good") != 0) {
+                http_error(resp, 401, "no");
+                return false;
+        }
+        req->auth = strdup("principal");
+        return true;
+}
+
+Test(server_optional, token_optional_routes) {
+        static const struct http_route r[] = { { "GET", "/m", h_optional, ROUTE_TOKEN_OPTIONAL, "m" } };
+        struct http_server_config cfg = { .listen = "127.0.0.1:0", .threads = 1, .max_body_bytes = 1024, .routes = r,
+                                          .n_routes = 1, .auth = auth_sets, .auth_free = free };
+        struct http_server *s;
+        cr_assert_eq(http_server_start(&cfg, &s), 0);
+        char b[64];
+        snprintf(b, sizeof b, "http://127.0.0.1:%u/m", http_server_port(s));
+        char *out = NULL;
+        cr_assert_eq(tu_http("GET", b, NULL, NULL, 0, &out), 200);
+        cr_assert_str_eq(out, "false");
+        free(out);
+        cr_assert_eq(tu_http("GET", b, "good", NULL, 0, &out), 200);
+        cr_assert_str_eq(out, "true");
+        free(out);
+        cr_assert_eq(tu_http("GET", b, "bad", NULL, 0, NULL), 401);
+        http_server_stop(s);
 }

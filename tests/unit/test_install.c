@@ -556,9 +556,10 @@ static int feed_payload(void *userdata, const char *path, size_t max, char **dat
         return 0;
 }
 
-static int feed_image(void *userdata, const char *url, int (*sink)(void *, const void *, size_t), void *sink_userdata,
-                      char *err, size_t errlen) {
+static int feed_image(void *userdata, const char *url, uint64_t size, int (*sink)(void *, const void *, size_t),
+                      void *sink_userdata, char *err, size_t errlen) {
         struct feed *f = userdata;
+        (void) size;
         if (strcmp(url, IMAGE_URL) != 0) {
                 snprintf(err, errlen, "HTTP 404 (no image at %s)", url);
                 return -ENOENT;
@@ -947,4 +948,14 @@ Test(install_step, node_mode_applies_only, .init = mk, .fini = rm) {
         install_args_free(&a4);
         free(mdir);
         world_free(&w);
+}
+
+/* Issue 12, item 13: the image download's deadline, scaled to the image. */
+Test(install, image_deadline_scales_with_the_size) {
+        struct install_options o = { 0 };
+        cr_assert_eq(install_image_deadline_ms(NULL, 0), INSTALL_IMAGE_DEADLINE_S * INT64_C(1000));
+        cr_assert_eq(install_image_deadline_ms(&o, 6 << 20), (INSTALL_IMAGE_DEADLINE_S + 6) * INT64_C(1000));
+        cr_assert_eq(install_image_deadline_ms(&o, UINT64_C(4) << 30), (INSTALL_IMAGE_DEADLINE_S + 4096) * INT64_C(1000));
+        o.image_deadline_s = 60;
+        cr_assert_eq(install_image_deadline_ms(&o, 10 << 20), 70 * INT64_C(1000));
 }

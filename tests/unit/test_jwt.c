@@ -2,6 +2,7 @@
  * from our key, time claims, size limit, and RFC 7515 A.3. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <mbedtls/bignum.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/md.h>
 #include <mbedtls/pk.h>
@@ -360,13 +361,43 @@ static char *pem_from_xy(const char *x64, const char *y64) {
         return strdup((char *) buf);
 }
 
+/* The token with its signature's S replaced by n - S (the other valid
+ * spelling of the same ECDSA signature). */
+static char *twin_token(const char *tok) {
+        static const char n_hex[] = "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551";
+        const char *dot = strrchr(tok, '.');
+        uint8_t sig[64];
+        size_t n;
+        cr_assert_eq(base64url_decode_buf(dot + 1, strlen(dot + 1), sig, sizeof sig, &n), 0);
+        cr_assert_eq(n, 64);
+        mbedtls_mpi order, v;
+        mbedtls_mpi_init(&order);
+        mbedtls_mpi_init(&v);
+        cr_assert_eq(mbedtls_mpi_read_string(&order, 16, n_hex), 0);
+        cr_assert_eq(mbedtls_mpi_read_binary(&v, sig + 32, 32), 0);
+        cr_assert_eq(mbedtls_mpi_sub_mpi(&v, &order, &v), 0);
+        cr_assert_eq(mbedtls_mpi_write_binary(&v, sig + 32, 32), 0);
+        mbedtls_mpi_free(&v);
+        mbedtls_mpi_free(&order);
+        char *s64 = NULL, *out = NULL;
+        cr_assert_eq(base64url_encode(sig, sizeof sig, &s64), 0);
+        cr_assert_geq(asprintf(&out, "%.*s.%s", (int) (dot - tok), tok, s64), 0);
+        free(s64);
+        return out;
+}
+
+/* RFC 7515 A.3 as published has a high S: refused (ECDSA malleability,
+ * issue 12 item 12). Its low-S twin is the same signature and verifies. */
 Test(jwt, rfc7515_a3) {
         char *pem = pem_from_xy(a3_x, a3_y);
         struct crypto_key *k = NULL;
         cr_assert_eq(crypto_pubkey_load_pem(pem, &k), 0);
 
         json_object *c = NULL;
-        cr_assert_eq(jwt_verify(k, a3_token, 1300819379, &c), 0);
+        cr_assert_eq(jwt_verify(k, a3_token, 1300819379, &c), -EBADMSG, "high S");
+        cr_assert_null(c);
+        char *low = twin_token(a3_token);
+        cr_assert_eq(jwt_verify(k, low, 1300819379, &c), 0);
         json_object *v;
         cr_assert(json_object_object_get_ex(c, "iss", &v));
         cr_assert_str_eq(json_object_get_string(v), "joe");
@@ -377,19 +408,36 @@ Test(jwt, rfc7515_a3) {
         json_object_put(c);
 
         /* Its exp is in 2011, after the signature checked out. */
-        cr_assert_eq(verify(k, a3_token, 1300819380), -EKEYEXPIRED);
-        cr_assert_eq(verify(k, a3_token, NOW), -EKEYEXPIRED);
-        cr_assert_eq(verify(key, a3_token, 1300819379), -EBADMSG, "not our key");
+        cr_assert_eq(verify(k, low, 1300819380), -EKEYEXPIRED);
+        cr_assert_eq(verify(k, low, NOW), -EKEYEXPIRED);
+        cr_assert_eq(verify(key, low, 1300819379), -EBADMSG, "not our key");
 
         /* Any changed signature byte breaks it. */
-        char *t = strdup(a3_token);
+        char *t = strdup(low);
         char *last = t + strlen(t) - 2;
         *last = *last == 'U' ? 'V' : 'U';
         cr_assert_eq(verify(k, t, 1300819379), -EBADMSG);
         free(t);
 
+        free(low);
         crypto_key_free(k);
         free(pem);
+}
+
+/* Our tokens are low-S; the high-S twin of a valid one is refused. */
+Test(jwt, high_s_twin_of_our_token_is_refused) {
+        json_object *claims = json_tokener_parse("{\"sub\":\"x\"}");
+        for (int i = 0; i < 20; i++) {
+                char *tok = NULL;
+                json_object_object_add(claims, "n", json_object_new_int(i));
+                cr_assert_eq(jwt_sign(key, claims, &tok), 0);
+                cr_assert_eq(verify(key, tok, NOW), 0);
+                char *high = twin_token(tok);
+                cr_assert_eq(verify(key, high, NOW), -EBADMSG, "token %d", i);
+                free(high);
+                free(tok);
+        }
+        json_object_put(claims);
 }
 
 struct vworker {

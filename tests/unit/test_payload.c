@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mbedtls/bignum.h>
+
 #include "base64url.h"
 #include "canonjson.h"
 #include "payload.h"
@@ -789,5 +791,45 @@ Test(payload, image_fields) {
         json_object *p = json_object_new_object();
         struct payload_image img;
         cr_assert_eq(payload_image(p, &img, err, sizeof err), -EINVAL);
+        json_object_put(p);
+}
+
+/* Issue 12, item 12: the payload signature is low-S, and an envelope whose
+ * signature is the high-S twin (s := n - s, as valid for plain ECDSA) is
+ * refused. */
+Test(payload, high_s_signature_is_refused) {
+        json_object *p = build("c-1", 1);
+        struct payload_signed s;
+        cr_assert_eq(payload_sign(p, key, &s), 0);
+        uint8_t sig[64];
+        size_t n;
+        cr_assert_eq(base64url_decode_buf(s.signature, strlen(s.signature), sig, sizeof sig, &n), 0);
+        mbedtls_mpi order, v, half;
+        mbedtls_mpi_init(&order);
+        mbedtls_mpi_init(&v);
+        mbedtls_mpi_init(&half);
+        cr_assert_eq(mbedtls_mpi_read_string(&order, 16,
+                                             "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"), 0);
+        cr_assert_eq(mbedtls_mpi_copy(&half, &order), 0);
+        cr_assert_eq(mbedtls_mpi_shift_r(&half, 1), 0);
+        cr_assert_eq(mbedtls_mpi_read_binary(&v, sig + 32, 32), 0);
+        cr_assert_leq(mbedtls_mpi_cmp_mpi(&v, &half), 0, "signed with a low S");
+        cr_assert_eq(mbedtls_mpi_sub_mpi(&v, &order, &v), 0);
+        cr_assert_eq(mbedtls_mpi_write_binary(&v, sig + 32, 32), 0);
+        mbedtls_mpi_free(&half);
+        mbedtls_mpi_free(&v);
+        mbedtls_mpi_free(&order);
+        char *high = NULL;
+        cr_assert_eq(base64url_encode(sig, sizeof sig, &high), 0);
+
+        char *good = payload_envelope("c-1", 1, s.digest, s.signature, s.canonical, s.len);
+        char *bad = payload_envelope("c-1", 1, s.digest, high, s.canonical, s.len);
+        cr_assert_eq(verify_s(good), 0);
+        cr_assert_eq(verify_s(bad), -EBADMSG);
+        cr_assert(strstr(err, "signature"), "%s", err);
+        free(good);
+        free(bad);
+        free(high);
+        payload_signed_free(&s);
         json_object_put(p);
 }

@@ -1,8 +1,11 @@
 /* Unit tests of the network step runners (agent/steps_net.c): the pure
  * parts (SNTP packets and clock math, dates, DNS names, argument checks),
  * then real exchanges on loopback only: an SNTP responder run here, ICMP
- * echo and TCP probes to 127.0.0.1 and ::1, and one name lookup through the
- * system resolver (a reserved .invalid name). */
+ * echo and TCP probes to 127.0.0.1 and ::1 (the ICMP choices in a network
+ * namespace of the test's own, with ping sockets granted or not), and one
+ * name lookup through the system resolver (a reserved .invalid name).
+ * Deadlines are checked by their effect (a "timed out" result); how fast
+ * the steps are is bench/steps-net's business, not a test's. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -11,6 +14,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +31,6 @@
 #define HOST_B "0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int64_t real_ns(void) {
         struct timespec ts;
@@ -731,13 +729,9 @@ Test(ntp, silent_source_falls_back_to_coordinator_date) {
         char date[64];
         gmtime_r(&ahead, &tm);
         strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-        int64_t t0 = mono_ms();
         json_object *out = ntp_run("{\"ntp_sources\":[\"127.0.0.1:%u\"],\"timeout_ms\":300,"
                                    "\"coordinator_date\":\"%s\"}", rs.port, date);
-        int64_t took = mono_ms() - t0;
         responder_stop(&rs);
-        cr_expect_geq(took, 290);
-        cr_expect_lt(took, 1000, "took %lld ms", (long long) took);
         cr_expect_str_eq(jstr(out, "method"), "coordinator-date");
         cr_expect_str_eq(jstr(out, "source"), "coordinator");
         cr_expect_not(jbool(out, "synced"));
@@ -782,16 +776,13 @@ Test(ntp, rejected_replies) {
         responder_start(&leap, AF_INET, RESP_LEAP3, 0, 0);
         responder_start(&wrong, AF_INET, RESP_WRONG_ORIGIN, 0, 0);
         responder_start(&s16, AF_INET, RESP_STRATUM16, 0, 0);
-        int64_t t0 = mono_ms();
         json_object *out = ntp_run("{\"ntp_sources\":[\"127.0.0.1:%u\",\"127.0.0.1:%u\",\"127.0.0.1:%u\","
                                    "\"127.0.0.1:%u\",\"127.0.0.1:%u\"],\"timeout_ms\":400}",
                                    kod.port, leap.port, wrong.port, s16.port, closed);
-        int64_t took = mono_ms() - t0;
         responder_stop(&kod);
         responder_stop(&leap);
         responder_stop(&wrong);
         responder_stop(&s16);
-        cr_expect_lt(took, 1200, "took %lld ms", (long long) took);
         cr_expect_not(jbool(out, "synced"));
         cr_expect(jnull(out, "method"));
         cr_expect(jnull(out, "offset_ms"));
@@ -860,17 +851,76 @@ Test(connectivity, loopback_v4_v6) {
         json_object_put(out);
 }
 
-Test(connectivity, icmp_only_when_permitted) {
-        json_object *out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\",\"::1\"]}],"
-                                    "\"count\":2,\"timeout_ms\":500,\"method\":\"icmp\"}");
-        const char *err = jstr(out, "peers.0.addresses.0.error");
-        if (err) { /* neither ping sockets nor raw sockets here */
-                cr_expect_not(jbool(out, "peers.0.addresses.0.reachable"));
-                cr_expect(jnull(out, "peers.0.addresses.0.method"));
-        } else {
-                expect_reached(out, "peers.0.addresses.0", "icmp");
-                expect_reached(out, "peers.0.addresses.1", "icmp");
+/* This test's process (Criterion gives each test its own) in a network
+ * namespace of its own with lo up, ping sockets granted to every group or
+ * to none (net.ipv4.ping_group_range is per namespace), and CAP_NET_RAW
+ * kept or dropped: each way ICMP can be permitted, or not, set here
+ * rather than found. Without the privilege to do so the test is skipped,
+ * and counted as such; as root it must work. */
+static void private_net(bool ping_sockets, bool raw) {
+        if (unshare(CLONE_NEWNET) < 0) {
+                int e = errno;
+                if (e == EPERM && geteuid() != 0)
+                        cr_skip_test("unshare(CLONE_NEWNET): %s; run as root", strerror(e));
+                cr_assert_fail("unshare(CLONE_NEWNET): %s", strerror(e));
         }
+        tu_must("ip link set lo up");
+        FILE *f = fopen("/proc/sys/net/ipv4/ping_group_range", "we");
+        cr_assert_not_null(f, "ping_group_range: %s", strerror(errno));
+        fprintf(f, ping_sockets ? "0 2147483647\n" : "1 0\n");
+        cr_assert_eq(fclose(f), 0, "ping_group_range: %s", strerror(errno));
+        if (!raw) {
+                struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+                struct __user_cap_data_struct data[2];
+                cr_assert(syscall(SYS_capget, &hdr, data) == 0);
+                data[CAP_NET_RAW / 32].effective &= ~(1U << (CAP_NET_RAW % 32));
+                data[CAP_NET_RAW / 32].permitted &= ~(1U << (CAP_NET_RAW % 32));
+                cr_assert(syscall(SYS_capset, &hdr, data) == 0, "capset: %s", strerror(errno));
+        }
+        /* The premise, checked: what the step will find. */
+        int s4 = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), r4 = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+        cr_assert_eq(s4 >= 0, ping_sockets, "ping socket %s", s4 >= 0 ? "allowed" : strerror(errno));
+        cr_assert_eq(r4 >= 0, raw, "raw socket %s", r4 >= 0 ? "allowed" : strerror(errno));
+        if (s4 >= 0)
+                close(s4);
+        if (r4 >= 0)
+                close(r4);
+}
+
+static void expect_icmp_refused(json_object *out, const char *addr_path) {
+        char p[128];
+        snprintf(p, sizeof p, "%s.reachable", addr_path);
+        cr_expect_not(jbool(out, p), "%s: %s", p, json_object_to_json_string(out));
+        snprintf(p, sizeof p, "%s.method", addr_path);
+        cr_expect(jnull(out, p), "%s: %s", p, json_object_to_json_string(out));
+        snprintf(p, sizeof p, "%s.error", addr_path);
+        cr_expect(jstr(out, p), "%s: %s", p, json_object_to_json_string(out));
+}
+
+#define ICMP_ARGS "{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\",\"::1\"]}]," \
+                  "\"count\":2,\"timeout_ms\":500,\"method\":\"icmp\"}"
+
+Test(connectivity, icmp_by_ping_socket) {
+        private_net(true, false);
+        json_object *out = conn_run(ICMP_ARGS);
+        expect_reached(out, "peers.0.addresses.0", "icmp");
+        expect_reached(out, "peers.0.addresses.1", "icmp");
+        json_object_put(out);
+}
+
+Test(connectivity, icmp_by_raw_socket) {
+        private_net(false, true);
+        json_object *out = conn_run(ICMP_ARGS);
+        expect_reached(out, "peers.0.addresses.0", "icmp");
+        expect_reached(out, "peers.0.addresses.1", "icmp");
+        json_object_put(out);
+}
+
+Test(connectivity, icmp_only_when_permitted) {
+        private_net(false, false);
+        json_object *out = conn_run(ICMP_ARGS);
+        expect_icmp_refused(out, "peers.0.addresses.0");
+        expect_icmp_refused(out, "peers.0.addresses.1");
         json_object_put(out);
 }
 
@@ -899,8 +949,9 @@ Test(connectivity, tcp_listener) {
 
 /* A listener whose accept queue is full drops SYNs: connects to it hang
  * until the probe times out. Twenty addresses, two rounds, 300 ms each:
- * 12 s one after another, well under a second at once. */
-Test(connectivity, tcp_timeouts_run_concurrently) {
+ * every probe ends as lost at its deadline, none hangs the step (Criterion's
+ * timeout). That they run at once is measured by bench/steps-net. */
+Test(connectivity, tcp_probes_end_lost_at_their_deadline, .timeout = 60) {
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         socklen_t len = sizeof sa;
         int lfd = socket(AF_INET, SOCK_STREAM, 0), fill[4];
@@ -915,54 +966,52 @@ Test(connectivity, tcp_timeouts_run_concurrently) {
         char addrs[512] = "";
         for (int i = 0; i < 5; i++)
                 strcat(addrs, i ? ",\"127.0.0.1\"" : "\"127.0.0.1\"");
-        int64_t t0 = mono_ms();
         json_object *out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[%s]},"
                                     "{\"host_id\":\"" HOST_B "\",\"addresses\":[%s]},"
                                     "{\"host_id\":\"" HOST_A "\",\"addresses\":[%s]},"
                                     "{\"host_id\":\"" HOST_B "\",\"addresses\":[%s]}],"
                                     "\"count\":2,\"timeout_ms\":300,\"tcp_port\":%u,\"method\":\"tcp\"}",
                                     addrs, addrs, addrs, addrs, ntohs(sa.sin_port));
-        int64_t took = mono_ms() - t0;
         for (int i = 0; i < 4; i++)
                 close(fill[i]);
         close(lfd);
-        cr_expect_geq(took, 390);
-        cr_expect_lt(took, 1500, "took %lld ms", (long long) took);
         for (int p = 0; p < 4; p++) {
                 char path[64];
                 snprintf(path, sizeof path, "peers.%d.reachable", p);
                 cr_expect_not(jbool(out, path), "%s", json_object_to_json_string(out));
-                snprintf(path, sizeof path, "peers.%d.addresses.4.loss_pct", p);
-                cr_expect_eq(jnum(out, path), 100);
-                snprintf(path, sizeof path, "peers.%d.addresses.4.sent", p);
-                cr_expect_eq(jnum(out, path), 2);
+                for (int a = 0; a < 5; a++) {
+                        snprintf(path, sizeof path, "peers.%d.addresses.%d.loss_pct", p, a);
+                        cr_expect_eq(jnum(out, path), 100, "%s", path);
+                        snprintf(path, sizeof path, "peers.%d.addresses.%d.sent", p, a);
+                        cr_expect_eq(jnum(out, path), 2, "%s", path);
+                        snprintf(path, sizeof path, "peers.%d.addresses.%d.received", p, a);
+                        cr_expect_eq(jnum(out, path), 0, "%s", path);
+                }
         }
         cr_expect(tu_json_get(out, "peers.0.addresses.0.rtt_avg_ms") == NULL);
         json_object_put(out);
 }
 
-/* Without CAP_NET_RAW, and with ping sockets not granted to our group,
- * "auto" must fall back to TCP. Criterion runs each test in its own
- * process, so dropping the capability here stays here. */
-Test(connectivity, falls_back_to_tcp_without_icmp) {
-        struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct data[2];
-        cr_assert(syscall(SYS_capget, &hdr, data) == 0);
-        data[CAP_NET_RAW / 32].effective &= ~(1U << (CAP_NET_RAW % 32));
-        data[CAP_NET_RAW / 32].permitted &= ~(1U << (CAP_NET_RAW % 32));
-        cr_assert(syscall(SYS_capset, &hdr, data) == 0, "capset: %s", strerror(errno));
-        int probe = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
-        bool ping_sockets = probe >= 0;
-        if (probe >= 0)
-                close(probe);
-
+/* "auto" takes ICMP where it is permitted (here: ping sockets granted,
+ * no CAP_NET_RAW), and falls back to TCP where it is not (neither). */
+Test(connectivity, auto_uses_icmp_when_ping_sockets_are_granted) {
+        private_net(true, false);
         uint16_t port = free_tcp_port();
-        json_object *out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\"]}],"
+        json_object *out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\",\"::1\"]}],"
                                     "\"count\":2,\"tcp_port\":%u}", port);
-        expect_reached(out, "peers.0.addresses.0", ping_sockets ? "icmp" : "tcp");
+        expect_reached(out, "peers.0.addresses.0", "icmp");
+        expect_reached(out, "peers.0.addresses.1", "icmp");
         json_object_put(out);
-        if (ping_sockets)
-                return;
+}
+
+Test(connectivity, falls_back_to_tcp_without_icmp) {
+        private_net(false, false);
+        uint16_t port = free_tcp_port();
+        json_object *out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\",\"::1\"]}],"
+                                    "\"count\":2,\"tcp_port\":%u}", port);
+        expect_reached(out, "peers.0.addresses.0", "tcp");
+        expect_reached(out, "peers.0.addresses.1", "tcp");
+        json_object_put(out);
         out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\"]}],\"count\":1}");
         cr_expect_not(jbool(out, "peers.0.addresses.0.reachable"));
         cr_expect_str_eq(jstr(out, "peers.0.addresses.0.error"),
@@ -988,11 +1037,8 @@ Test(connectivity, many_loopback_addresses) {
                 json_object_array_add(peers, p);
         }
         json_object *out = NULL;
-        int64_t t0 = mono_ms();
         cr_assert_eq(step_connectivity_check(args, &out), 0);
-        int64_t took = mono_ms() - t0;
         json_object_put(args);
-        cr_expect_lt(took, 1500, "took %lld ms", (long long) took);
         for (int i = 0; i < 16; i++)
                 for (int k = 0; k < 16; k++) {
                         char path[64];
@@ -1005,15 +1051,13 @@ Test(connectivity, many_loopback_addresses) {
 /* ---- domain resolution -------------------------------------------------- */
 
 /* One lookup goes to the system resolver: a wildcard under the reserved
- * .invalid TLD (RFC 6761), which must fail, and within the timeout. */
+ * .invalid TLD (RFC 6761), which must fail (no answer, or "timed out" at
+ * the deadline: an error either way). */
 Test(dns, resolve_localhost_and_invalid) {
         json_object *out;
-        int64_t t0 = mono_ms();
         cr_assert_eq(run_step(step_domain_resolution,
                               "{\"names\":[\"localhost\",\"*.nothing.invalid\"],\"timeout_ms\":3000}", &out),
                      0);
-        int64_t took = mono_ms() - t0;
-        cr_expect_lt(took, 4000, "took %lld ms", (long long) took);
         cr_expect_str_eq(jstr(out, "resolutions.0.name"), "localhost");
         cr_expect(jnull(out, "resolutions.0.error"), "localhost: %s", json_object_to_json_string(out));
         json_object *v4 = tu_json_get(out, "resolutions.0.ipv4_addresses");

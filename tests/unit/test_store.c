@@ -125,10 +125,17 @@ static void mk_release(const char *version, struct release_info *info, struct ma
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 3
+#define SCHEMA 4
 
-/* Undo migration 3 on an open database file (what a version-2 muster left). */
+/* Undo migration 4 (what a version-3 muster left). */
+static void downgrade_to_3(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE tokens; UPDATE schema_version SET version = 3", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 4 and 3 on an open database file (what a version-2 muster left). */
 static void downgrade_to_2(sqlite3 *db) {
+        downgrade_to_3(db);
         cr_assert_eq(sqlite3_exec(db,
                                   "DROP TABLE payload_revisions; DROP TABLE release_manifests; DROP TABLE releases;"
                                   "DROP INDEX clusters_release;"
@@ -356,13 +363,13 @@ Test(store, infra_env_crud) {
         free(up.id);
         up.id = strdup(missing);
         cr_assert_eq(store_infra_env_update(st, &up, IE_F_NAME), -ENOENT);
-        cr_assert_eq(store_infra_env_delete(st, missing), -ENOENT);
+        cr_assert_eq(store_infra_env_delete(st, missing, 0, NULL, NULL), -ENOENT);
 
         /* Delete cascades to the hosts. */
         char h[UUID_STR_LEN];
         host_uuid(1, h);
         cr_assert_eq(store_host_register(st, ie.id, h, "0.1.0", NULL), 1);
-        cr_assert_eq(store_infra_env_delete(st, ie.id), 0);
+        cr_assert_eq(store_infra_env_delete(st, ie.id, 0, NULL, NULL), 0);
         struct host hh;
         cr_assert_eq(store_host_get(st, ie.id, h, &hh), -ENOENT);
         cr_assert_eq(store_infra_env_get(st, ie.id, &got), -ENOENT);
@@ -1488,4 +1495,176 @@ Test(store, install_start_roles_payload_and_host_states) {
         host_free(&h);
         free(ie);
         free(cl);
+}
+
+/* ---- people's tokens (issue 12, items 8 and 13) ---------------------------- */
+
+static void mk_token(const char *id, const char *role, const char *owner) {
+        struct store_token t = { .id = (char *) id, .role = (char *) role, .owner = (char *) owner,
+                                 .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
+        cr_assert_eq(store_token_add(st, &t), 0, "%s", id);
+}
+
+Test(store, tokens_record_list_and_revoke) {
+        const char *a = "11111111-2222-4333-8444-555555555555", *b = "21111111-2222-4333-8444-555555555555";
+        const char *unknown = "31111111-2222-4333-8444-555555555555";
+        mk_token(a, "infra-admin", "admin");
+        mk_token(b, "cluster-creator", "alice");
+        struct store_token dup = { .id = (char *) a, .role = "infra-admin", .owner = "admin",
+                                   .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
+        cr_assert_eq(store_token_add(st, &dup), -EEXIST);
+        dup.role = "root";
+        cr_assert_eq(store_token_add(st, &dup), -EINVAL);
+
+        cr_assert_eq(store_token_check(st, a), 0);
+        cr_assert_eq(store_token_check(st, unknown), -ENOENT, "a token the store never issued");
+        cr_assert_eq(store_token_revoke(st, b), 0);
+        cr_assert_eq(store_token_revoke(st, b), 1, "already revoked");
+        cr_assert_eq(store_token_revoke(st, unknown), -ENOENT);
+        cr_assert_eq(store_token_check(st, b), -EKEYREVOKED);
+        cr_assert_eq(store_token_check(st, a), 0, "the other one is untouched");
+
+        struct store_token_list l;
+        struct store_page pg = { .limit = 1 };
+        cr_assert_eq(store_token_list(st, NULL, &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].id, a);
+        cr_assert_null(l.v[0].revoked_at);
+        cr_assert_gt(l.next_after, 0);
+        pg.after = l.next_after;
+        store_token_list_free(&l);
+        cr_assert_eq(store_token_list(st, NULL, &pg, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].id, b);
+        cr_assert_str_eq(l.v[0].role, "cluster-creator");
+        cr_assert_str_eq(l.v[0].owner, "alice");
+        cr_assert_str_eq(l.v[0].expires_at, "2027-01-01T00:00:00Z");
+        cr_assert_not_null(l.v[0].revoked_at);
+        cr_assert_eq(l.next_after, 0);
+        store_token_list_free(&l);
+        cr_assert_eq(store_token_list(st, "admin", NULL, &l), 0);
+        cr_assert_eq(l.n, 1);
+        store_token_list_free(&l);
+}
+
+/* An owner name belongs to one role: an infra-admin "bob" and a creator
+ * "bob" would otherwise share every resource owned by "bob". */
+Test(store, an_owner_name_has_one_role) {
+        mk_token("41111111-2222-4333-8444-555555555555", "infra-admin", "bob");
+        mk_token("51111111-2222-4333-8444-555555555555", "infra-admin", "bob");
+        struct store_token t = { .id = "61111111-2222-4333-8444-555555555555", .role = "cluster-creator",
+                                 .owner = "bob", .created_at = "2026-01-01T00:00:00Z",
+                                 .expires_at = "2027-01-01T00:00:00Z" };
+        cr_assert_eq(store_token_add(st, &t), -EPERM);
+        t.owner = "carol";
+        cr_assert_eq(store_token_add(st, &t), 0);
+}
+
+/* A version-3 database (before tokens) gets the tokens table. */
+Test(store, version_3_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_3(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
+        infra_env_free(&got);
+        mk_token("71111111-2222-4333-8444-555555555555", "infra-admin", "admin");
+        free(ie);
+}
+
+/* An infra-env's delete is refused while a host installs or serves another
+ * owner's cluster (both listed), else it unbinds its bound hosts (listed). */
+Test(store, infra_env_delete_blocks_and_lists) {
+        char *ie = mk_infra_env("ann", "rack"), *mine = mk_cluster("ann", "mine"), *theirs = mk_cluster("bob", "theirs");
+        char h[3][UUID_STR_LEN];
+        for (int i = 0; i < 3; i++) {
+                host_uuid(40 + i, h[i]);
+                cr_assert_eq(store_host_register(st, ie, h[i], "0.1", NULL), 1);
+        }
+        cr_assert_eq(store_host_bind(st, ie, h[0], mine, HOST_BINDING, "b", 0), 0);
+        cr_assert_eq(store_host_bind(st, ie, h[1], theirs, HOST_BINDING, "b", 0), 0);
+        const uint32_t inst = STORE_STATUS(HOST_INSTALLING);
+        struct host_list blocked, unbound;
+        cr_assert_eq(store_infra_env_delete(st, ie, inst, &blocked, &unbound), -EBUSY);
+        cr_assert_eq(blocked.n, 1, "the host of bob's cluster");
+        cr_assert_str_eq(blocked.v[0].id, h[1]);
+        cr_assert_eq(unbound.n, 0);
+        host_list_free(&blocked);
+        cr_assert_eq(store_host_bind(st, ie, h[1], NULL, HOST_DISCOVERING_UNBOUND, "u", 0), 0);
+        cr_assert_eq(store_host_set_status(st, ie, h[2], HOST_INSTALLING, "i", NULL, 0, 0), 0);
+        cr_assert_eq(store_infra_env_delete(st, ie, inst, &blocked, NULL), -EBUSY);
+        cr_assert_eq(blocked.n, 1, "the installing host");
+        cr_assert_str_eq(blocked.v[0].id, h[2]);
+        host_list_free(&blocked);
+        cr_assert_eq(store_host_set_status(st, ie, h[2], HOST_ERROR, "e", NULL, 0, 0), 0);
+        cr_assert_eq(store_infra_env_delete(st, ie, inst, &blocked, &unbound), 0);
+        cr_assert_eq(blocked.n, 0);
+        cr_assert_eq(unbound.n, 1, "the host of ann's own cluster");
+        cr_assert_str_eq(unbound.v[0].id, h[0]);
+        cr_assert_str_eq(unbound.v[0].cluster_id, mine);
+        host_list_free(&unbound);
+        int64_t n = -1;
+        cr_assert_eq(store_cluster_count_hosts(st, mine, 0, &n), 0);
+        cr_assert_eq(n, 0);
+        free(ie);
+        free(mine);
+        free(theirs);
+}
+
+Test(store, host_register_capped) {
+        char *ie = mk_infra_env("ann", "rack");
+        char h[3][UUID_STR_LEN];
+        for (int i = 0; i < 3; i++)
+                host_uuid(50 + i, h[i]);
+        cr_assert_eq(store_host_register_capped(st, ie, h[0], "0.1", 2, NULL), 1);
+        cr_assert_eq(store_host_register_capped(st, ie, h[1], "0.1", 2, NULL), 1);
+        cr_assert_eq(store_host_register_capped(st, ie, h[2], "0.1", 2, NULL), -EDQUOT);
+        cr_assert_eq(store_host_register_capped(st, ie, h[0], "0.2", 2, NULL), 0, "a known host, whatever the cap");
+        cr_assert_eq(store_host_register_capped(st, ie, h[2], "0.1", 0, NULL), 1, "0: no cap");
+        free(ie);
+}
+
+Test(store, event_prune_by_age_and_count) {
+        char a[UUID_STR_LEN], b[UUID_STR_LEN];
+        host_uuid(60, a);
+        host_uuid(61, b);
+        for (int i = 0; i < 30; i++) {
+                struct event e;
+                event_init(&e);
+                e.severity = EVENT_INFO;
+                e.category = EVENT_CAT_AGENT;
+                e.host_id = strdup(i < 5 ? a : b);
+                e.message = strdup("m");
+                e.time = strdup(i < 5 ? "2020-01-01T00:00:00Z" : "2030-01-01T00:00:00Z");
+                cr_assert_eq(store_event_append(st, &e), 0);
+                event_free(&e);
+        }
+        int64_t mark = 0;
+        cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", 10, &mark), 5 + 15);
+        cr_assert_gt(mark, 0);
+        struct event_list l;
+        struct store_event_filter f = { .host_id = b, .limit = 100 };
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 10, "b keeps its newest 10");
+        int64_t first = l.v[0].id;
+        event_list_free(&l);
+        f.host_id = a;
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 0, "a's are too old");
+        event_list_free(&l);
+        /* Nothing new since the mark: nothing to count, nothing goes. */
+        cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", 5, &mark), 0);
+        cr_assert_eq(store_event_prune(st, NULL, 5, NULL), 5, "without a mark every host is counted");
+        f.host_id = b;
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 5);
+        cr_assert_eq(l.v[0].id, first + 5);
+        event_list_free(&l);
+        cr_assert_eq(store_event_prune(st, "junk", 5, NULL), -EINVAL);
 }

@@ -859,7 +859,9 @@ Test(cluster, dns_domain_defined) {
         f.base_dns_domain = longdomain;
         struct crun r;
         r.n = validations_cluster(&f, &cfg, r.v);
+        cr_assert_eq(r.n, (int) VAL_CLUSTER_COUNT);
         const struct validation_result *v = validations_find(r.v, (size_t) r.n, VAL_DNS_DOMAIN_DEFINED);
+        cr_assert_not_null(v);
         cr_assert_eq(v->status, VSTATUS_FAILURE);
         cr_assert(strstr(v->message, "would be 260 characters, at most 253 are allowed"), "%s", v->message);
 }
@@ -988,6 +990,7 @@ Test(cluster, ready_cluster_passes) {
         f.hosts = hosts;
         f.n_hosts = N(hosts);
         r.n = validations_cluster(&f, &cfg, r.v);
+        cr_assert_eq(r.n, (int) VAL_CLUSTER_COUNT, "every cluster validation ran: %d", r.n);
         for (int i = 0; i < r.n; i++)
                 cr_assert(r.v[i].status == VSTATUS_SUCCESS || r.v[i].status == VSTATUS_DISABLED, "%s: %s",
                           validation_id_to_string(r.v[i].id), r.v[i].message);
