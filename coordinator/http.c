@@ -790,6 +790,7 @@ void http_server_set_header_timeout(struct http_server *s, unsigned seconds) {
 /* libmicrohttpd's messages are mostly about clients ("Connection was closed
  * by remote side with incomplete request"): any client could fill the
  * journal with them, so they are debug lines. */
+static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
         char line[512];
         vsnprintf(line, sizeof line, fmt, ap);
