@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,6 +328,23 @@ int musterd_reload(struct musterd *d, const struct muster_config *next) {
         return n;
 }
 
+/* Every connection is a descriptor, and the HTTP layer sizes its connection
+ * limit from the file limit: take the hard limit (up to 65,536) rather than
+ * the soft default of 1,024 that systemd and shells hand out, which would
+ * hold fewer than 500 connections. */
+static void raise_file_limit(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return;
+        rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        if (want <= rl.rlim_cur)
+                return;
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_warning_errno(errno, "musterd", "Failed to raise the file limit to %llu: %m",
+                                  (unsigned long long) want);
+}
+
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         char path[PATH_MAX];
         int r;
@@ -363,6 +381,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         if ((r = auth_cache_new(&d->auth_cache)) < 0 || (r = checkins_new(&d->checkins)) < 0 ||
             (r = ratelimit_new(&d->registrations)) < 0)
                 return log_error_errno(r, "musterd", "Out of memory: %m");
+        raise_file_limit();
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,

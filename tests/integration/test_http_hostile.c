@@ -201,7 +201,7 @@ Test(http_hostile, one_address_cannot_lock_out_another) {
         struct rlimit old, low;
         cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
         low = old;
-        low.rlim_cur = 192;
+        low.rlim_cur = 192; /* musterd takes the hard one: the cap per address is what holds */
         cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
         up("[server]\nmax_connections_per_address = 16\nheader_timeout = 60s\n");
         cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0, "the suite's own limit is back");
@@ -252,6 +252,24 @@ static bool says_close(const char *answer) {
 /* Item 11: ambiguous framing is 400 (501 for a coding we lack) and the
  * connection is closed. libmicrohttpd 0.9.75 framed by the first
  * Content-Length, or by Transfer-Encoding when both came, and kept it. */
+/* The file limit musterd runs with: the hard one (at most 65,536), not the
+ * soft default of 1,024 that would hold fewer than 500 connections. */
+Test(http_hostile, musterd_takes_the_hard_file_limit) {
+        struct rlimit old, low;
+        cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+        cr_assert_gt(old.rlim_max, 1024, "this test needs a hard file limit above 1024");
+        low = old;
+        low.rlim_cur = 256;
+        cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+        up(NULL);
+        cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0, "the suite's own limit is back");
+        struct rlimit got;
+        cr_assert_eq(prlimit(md.pid, RLIMIT_NOFILE, NULL, &got), 0, "prlimit: %s", strerror(errno));
+        rlim_t want = old.rlim_max == RLIM_INFINITY || old.rlim_max > 65536 ? 65536 : old.rlim_max;
+        cr_assert_eq(got.rlim_cur, want, "musterd's soft file limit is %llu, want %llu",
+                     (unsigned long long) got.rlim_cur, (unsigned long long) want);
+}
+
 Test(http_hostile, ambiguous_framing_is_refused_and_closed) {
         up(NULL);
         static const struct {
