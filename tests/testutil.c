@@ -753,6 +753,22 @@ long tu_create_infra_env(const char *base, const char *admin, const char *name, 
         return code;
 }
 
+long tu_step_result(const char *base, const char *ie, const char *tok, const char *host, const char *step_id,
+                    const char *type, int exit_code, json_object *output, const char *error) {
+        json_object *res = json_object_new_object();
+        json_object_object_add(res, "step_id", json_object_new_string(step_id));
+        json_object_object_add(res, "step_type", json_object_new_string(type));
+        json_object_object_add(res, "exit_code", json_object_new_int(exit_code));
+        if (output)
+                json_object_object_add(res, "output", output);
+        if (error)
+                json_object_object_add(res, "error", json_object_new_string(error));
+        long code = tu_http_json("POST", tu_url(base, "/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok,
+                                 json_object_to_json_string(res), NULL);
+        json_object_put(res);
+        return code;
+}
+
 long tu_create_cluster(const char *base, const char *token, const char *body, char **id) {
         json_object *o = NULL;
         long code = tu_http_json("POST", tu_url(base, "/api/v2/clusters"), token, body, &o);

@@ -97,6 +97,11 @@ long tu_create_infra_env(const char *base, const char *admin, const char *name, 
 /* POST body to base/api/v2/clusters with token: the HTTP status; on 201 the
  * new cluster's id in *id (malloc'd). */
 long tu_create_cluster(const char *base, const char *token, const char *body, char **id);
+/* POST a step's result as the agent of (ie, host) does: {step_id, step_type,
+ * exit_code, output (taken over; may be NULL), error (may be NULL)}. The
+ * HTTP status. */
+long tu_step_result(const char *base, const char *ie, const char *tok, const char *host, const char *step_id,
+                    const char *type, int exit_code, json_object *output, const char *error);
 /* A raw request's answer, for what tu_http does not tell. */
 struct tu_http_reply {
         int curl;               /* the transfer's CURLcode (0: CURLE_OK) */

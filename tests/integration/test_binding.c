@@ -40,15 +40,8 @@ static char *create(const char *token, const char *path, const char *body, const
 }
 
 static void post_result(const char *ie, const char *tok, const char *host, const char *type, json_object *output) {
-        json_object *res = json_object_new_object();
-        json_object_object_add(res, "step_id", json_object_new_string("s-1"));
-        json_object_object_add(res, "step_type", json_object_new_string(type));
-        json_object_object_add(res, "exit_code", json_object_new_int(0));
-        json_object_object_add(res, "output", output);
-        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok,
-                                 json_object_to_json_string(res), NULL);
+        long code = tu_step_result(md.base, ie, tok, host, "s-1", type, 0, output, NULL);
         cr_assert_eq(code, 200, "%s result: %ld", type, code);
-        json_object_put(res);
 }
 
 /* Register `host` with the fixture's inventory, its host_id replaced. */

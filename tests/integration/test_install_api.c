@@ -53,18 +53,7 @@ TestSuite(install_api, .init = up, .fini = down);
 
 static long post_result(const char *ie, const char *tok, const char *host, const char *step_id, const char *type,
                         int exit_code, json_object *output, const char *error) {
-        json_object *res = json_object_new_object();
-        json_object_object_add(res, "step_id", json_object_new_string(step_id));
-        json_object_object_add(res, "step_type", json_object_new_string(type));
-        json_object_object_add(res, "exit_code", json_object_new_int(exit_code));
-        if (output)
-                json_object_object_add(res, "output", output);
-        if (error)
-                json_object_object_add(res, "error", json_object_new_string(error));
-        long code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok,
-                                 json_object_to_json_string(res), NULL);
-        json_object_put(res);
-        return code;
+        return tu_step_result(md.base, ie, tok, host, step_id, type, exit_code, output, error);
 }
 
 static void ok_result(const char *ie, const char *tok, const char *host, const char *type, json_object *output) {

@@ -571,6 +571,36 @@ struct flaky_server {
         atomic_int requests;
 };
 
+/* An image server answering with `answer` on the coordinator's address, and
+ * release 4.15.0 (a copy of rel-4.15.0) imported naming its image by URL on
+ * that server. */
+static struct MHD_Daemon *image_server_with_release(MHD_AccessHandlerCallback answer, void *cls) {
+        struct MHD_Daemon *d = MHD_start_daemon(
+                MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL, answer, cls,
+                MHD_OPTION_SOCK_ADDR, &(struct sockaddr_in) { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000201) },
+                MHD_OPTION_END);
+        cr_assert_not_null(d, "image server on " COORD_ADDR);
+        unsigned port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+
+        char rel15[4200], rel_url[4200], yaml_path[4300], *yaml, *text = NULL;
+        snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
+        snprintf(rel_url, sizeof rel_url, "%s/state/images/rel-url", dir);
+        tu_must("cp -r %s %s", rel15, rel_url);
+        snprintf(yaml_path, sizeof yaml_path, "%s/release.yaml", rel_url);
+        size_t ylen;
+        cr_assert_not_null(yaml = tu_read_file(yaml_path, &ylen));
+        char *at = strstr(yaml, "\n  path: os.img\n");
+        cr_assert_not_null(at, "%s", yaml);
+        *at = '\0';
+        cr_assert(asprintf(&text, "%s\n  url: http://" COORD_ADDR ":%u/os.img\n%s", yaml, port,
+                           at + strlen("\n  path: os.img\n")) > 0);
+        cr_assert_eq(tu_write_file(rel_url, "release.yaml", text), 0);
+        free(text);
+        free(yaml);
+        cr_assert_eq(CTL(NULL, "release", "import", rel_url), 0);
+        return d;
+}
+
 static enum MHD_Result flaky_answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                     const char *version, const char *upload, size_t *upload_len, void **state) {
         struct flaky_server *f = cls;
@@ -607,30 +637,7 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
         snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
         snprintf(img, sizeof img, "%s/os.img", rel15);
         struct flaky_server f = { .image = img, .fail_first = 2 };
-        f.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
-                               flaky_answer, &f, MHD_OPTION_SOCK_ADDR,
-                               &(struct sockaddr_in) { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000201) },
-                               MHD_OPTION_END);
-        cr_assert_not_null(f.d, "image server on " COORD_ADDR);
-        unsigned port = MHD_get_daemon_info(f.d, MHD_DAEMON_INFO_BIND_PORT)->port;
-
-        /* The release names its image by URL on that server. */
-        char rel_url[4200];
-        snprintf(rel_url, sizeof rel_url, "%s/state/images/rel-url", dir);
-        tu_must("cp -r %s %s", rel15, rel_url);
-        char yaml_path[4300], *yaml, *text = NULL;
-        snprintf(yaml_path, sizeof yaml_path, "%s/release.yaml", rel_url);
-        size_t ylen;
-        cr_assert_not_null(yaml = tu_read_file(yaml_path, &ylen));
-        char *at = strstr(yaml, "\n  path: os.img\n");
-        cr_assert_not_null(at, "%s", yaml);
-        *at = '\0';
-        cr_assert(asprintf(&text, "%s\n  url: http://" COORD_ADDR ":%u/os.img\n%s", yaml, port,
-                           at + strlen("\n  path: os.img\n")) > 0);
-        cr_assert_eq(tu_write_file(rel_url, "release.yaml", text), 0);
-        free(text);
-        free(yaml);
-        cr_assert_eq(CTL(NULL, "release", "import", rel_url), 0);
+        f.d = image_server_with_release(flaky_answer, &f);
 
         snprintf(ta, sizeof ta, "%s/target-a", dir);
         tu_must("mkdir -p %s", ta);
@@ -745,29 +752,7 @@ static void broken_server_up(struct broken_server *f, bool stall) {
         cr_assert_eq(stat(img, &st), 0);
         *f = (struct broken_server) { .image = img, .size = (uint64_t) st.st_size,
                                       .break_at = (uint64_t) st.st_size / 2, .stall = stall };
-        f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
-                                broken_answer, f, MHD_OPTION_SOCK_ADDR,
-                                &(struct sockaddr_in) { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xC0000201) },
-                                MHD_OPTION_END);
-        cr_assert_not_null(f->d, "image server on " COORD_ADDR);
-        unsigned port = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT)->port;
-
-        char rel_url[4200];
-        snprintf(rel_url, sizeof rel_url, "%s/state/images/rel-url", dir);
-        tu_must("cp -r %s %s", rel15, rel_url);
-        char yaml_path[4300], *yaml, *text = NULL;
-        snprintf(yaml_path, sizeof yaml_path, "%s/release.yaml", rel_url);
-        size_t ylen;
-        cr_assert_not_null(yaml = tu_read_file(yaml_path, &ylen));
-        char *at = strstr(yaml, "\n  path: os.img\n");
-        cr_assert_not_null(at, "%s", yaml);
-        *at = '\0';
-        cr_assert(asprintf(&text, "%s\n  url: http://" COORD_ADDR ":%u/os.img\n%s", yaml, port,
-                           at + strlen("\n  path: os.img\n")) > 0);
-        cr_assert_eq(tu_write_file(rel_url, "release.yaml", text), 0);
-        free(text);
-        free(yaml);
-        cr_assert_eq(CTL(NULL, "release", "import", rel_url), 0);
+        f->d = image_server_with_release(broken_answer, f);
 }
 
 static void broken_server_down(struct broken_server *f) {

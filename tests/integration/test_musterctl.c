@@ -85,15 +85,8 @@ static void agent_boot(const char *ie, const char *tok, const char *host, const 
         cr_assert_not_null(inv);
         json_object_object_add(inv, "host_id", json_object_new_string(host));
         json_object_object_add(inv, "hostname", json_object_new_string(hostname));
-        json_object *res = json_object_new_object();
-        json_object_object_add(res, "step_id", json_object_new_string("inventory-1"));
-        json_object_object_add(res, "step_type", json_object_new_string("inventory"));
-        json_object_object_add(res, "exit_code", json_object_new_int(0));
-        json_object_object_add(res, "output", inv);
-        code = tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), tok,
-                            json_object_to_json_string(res), NULL);
+        code = tu_step_result(md.base, ie, tok, host, "inventory-1", "inventory", 0, inv, NULL);
         cr_assert_eq(code, 200, "inventory result: %ld", code);
-        json_object_put(res);
 }
 
 /* Number of rows (lines after the header) of a table. */
