@@ -355,6 +355,26 @@ int crypto_sign_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_S
         return r == 0 ? 0 : mbed_errno(r, -EIO);
 }
 
+int crypto_sig_low_s(uint8_t sig[CRYPTO_SIG_LEN]) {
+        if (!sig)
+                return -EINVAL;
+        mbedtls_ecp_group grp;
+        mbedtls_mpi s_;
+        mbedtls_ecp_group_init(&grp);
+        mbedtls_mpi_init(&s_);
+        bool high = false;
+        int r = mbedtls_ecp_group_load(&grp, MBEDTLS_ECP_DP_SECP256R1);
+        if (r == 0)
+                r = mbedtls_mpi_read_binary(&s_, sig + CRYPTO_SIG_LEN / 2, CRYPTO_SIG_LEN / 2);
+        if (r == 0 && (high = s_is_high(&grp, &s_)))
+                r = mbedtls_mpi_sub_mpi(&s_, &grp.N, &s_);
+        if (r == 0 && high)
+                r = mbedtls_mpi_write_binary(&s_, sig + CRYPTO_SIG_LEN / 2, CRYPTO_SIG_LEN / 2);
+        mbedtls_mpi_free(&s_);
+        mbedtls_ecp_group_free(&grp);
+        return r != 0 ? mbed_errno(r, -EIO) : high;
+}
+
 int crypto_verify_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_SHA256_LEN],
                          const uint8_t sig[CRYPTO_SIG_LEN]) {
         if (!k || !digest || !sig)

@@ -43,6 +43,11 @@ void crypto_key_free(struct crypto_key *k);
 int crypto_sign_digest(const struct crypto_key *k, const uint8_t digest[CRYPTO_SHA256_LEN],
                        uint8_t sig[CRYPTO_SIG_LEN]);
 
+/* Turn sig (r || s) into its low-S twin (r, n - s) when s > n/2; no key is
+ * needed. 1 if it was changed, 0 if it was low already, -errno. For
+ * signatures made before signing was low-S. */
+int crypto_sig_low_s(uint8_t sig[CRYPTO_SIG_LEN]);
+
 /* 0 if sig (r || s) is k's signature of digest, -EBADMSG if not. A high-S
  * signature (s > n/2) is refused even when it is mathematically valid:
  * ECDSA is malleable otherwise (anyone can turn s into n - s). */

@@ -186,6 +186,12 @@ char *payload_envelope(const char *cluster_id, int64_t revision, const char *dig
                        const char *signature, const char *canonical, size_t canonical_len) {
         if (!cluster_id || !digest || !signature || !canonical)
                 return NULL;
+        uint8_t raw[CRYPTO_SIG_LEN];
+        size_t rn;
+        _cleanup_free_ char *low = NULL;
+        if (base64url_decode_buf(signature, strlen(signature), raw, sizeof raw, &rn) == 0 && rn == sizeof raw &&
+            crypto_sig_low_s(raw) == 1 && base64url_encode(raw, sizeof raw, &low) == 0)
+                signature = low;
         size_t cl, dl, sl;
         _cleanup_free_ char *c = json_quote(cluster_id, &cl);
         _cleanup_free_ char *d = json_quote(digest, &dl);

@@ -47,7 +47,9 @@ void payload_signed_free(struct payload_signed *s);
 int payload_sign(json_object *payload, const struct crypto_key *key, struct payload_signed *out);
 
 /* The envelope text (malloc'd, NUL-terminated), canonical bytes embedded
- * verbatim. NULL on ENOMEM. */
+ * verbatim. A high-S signature (a revision signed before signing was low-S)
+ * goes out as its low-S twin, equally valid and the only one agents accept.
+ * NULL on ENOMEM. */
 char *payload_envelope(const char *cluster_id, int64_t revision, const char *digest,
                        const char *signature, const char *canonical, size_t canonical_len);
 

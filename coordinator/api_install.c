@@ -439,7 +439,8 @@ void api_payload_get(void *app, struct http_request *req, struct http_response *
                 api_store_error(resp, r, "payload");
                 goto out;
         }
-        /* Verbatim as stored: the agent checks digest and signature. */
+        /* As stored (a high-S signature of an older revision as its low-S
+         * twin): the agent checks digest and signature. */
         char *env = payload_envelope(p.cluster_id, p.revision, p.digest, p.signature, p.canonical, p.canonical_len);
         if (!env) {
                 http_error(resp, 500, "out of memory");

@@ -823,10 +823,24 @@ Test(payload, high_s_signature_is_refused) {
         cr_assert_eq(base64url_encode(sig, sizeof sig, &high), 0);
 
         char *good = payload_envelope("c-1", 1, s.digest, s.signature, s.canonical, s.len);
-        char *bad = payload_envelope("c-1", 1, s.digest, high, s.canonical, s.len);
         cr_assert_eq(verify_s(good), 0);
+        /* The same envelope with the high-S twin spliced in is refused. */
+        char *at = strstr(good, s.signature), *bad = strdup(good);
+        cr_assert_not_null(at);
+        cr_assert_eq(strlen(high), strlen(s.signature));
+        memcpy(bad + (at - good), high, strlen(high));
         cr_assert_eq(verify_s(bad), -EBADMSG);
         cr_assert(strstr(err, "signature"), "%s", err);
+        /* A revision stored with a high S (signed before signing was low-S)
+         * is handed out as its low twin, which verifies. */
+        char *healed = payload_envelope("c-1", 1, s.digest, high, s.canonical, s.len);
+        cr_assert_str_eq(healed, good);
+        cr_assert_eq(verify_s(healed), 0);
+        uint8_t twice[64];
+        memcpy(twice, sig, sizeof twice);
+        cr_assert_eq(crypto_sig_low_s(twice), 1, "high S turned low");
+        cr_assert_eq(crypto_sig_low_s(twice), 0, "low S stays");
+        free(healed);
         free(good);
         free(bad);
         free(high);
