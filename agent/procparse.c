@@ -194,7 +194,9 @@ int cpulist_count(const char *text, int64_t max, int64_t *count) {
                         b = strtol(p + 1, &end, 10);
                         p = end;
                 }
-                if (a < 0 || b < a || b - a + 1 > max - n)
+                /* b - a >= max - n, not b - a + 1 > max - n: strtol saturates at
+                 * LONG_MAX, and "0-<huge>" must not overflow (found by fuzz_proc). */
+                if (a < 0 || b < a || b - a >= max - n)
                         return -EINVAL;
                 n += b - a + 1;
                 if (*p == ',')

@@ -116,6 +116,7 @@ wanted_mods=(
   ata_piix ahci sd_mod sr_mod cdrom nvme mptsas megaraid_sas
   usb_storage uas xhci_pci ehci_pci
   e1000 e1000e igb ixgbe tg3 r8169 bnx2 vmxnet3
+  bonding 8021q dummy
   isofs ext4 loop efivarfs crc32c_generic nls_utf8
 )
 declare -A modset=()
@@ -197,9 +198,11 @@ printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
 
 cat >"$root/etc/systemd/network/80-muster-dhcp.network" <<'EOF'
 # Every wired NIC: DHCP (IPv4 and IPv6), so the agent can reach its coordinator.
+# Not dummy links (they reach nothing); bonds and VLANs come from the kernel
+# command line (systemd-network-generator: bond=, vlan=, ip=).
 [Match]
 Type=ether
-Name=!veth* !docker*
+Name=!veth* docker* dummy*
 
 [Network]
 DHCP=yes
@@ -233,6 +236,12 @@ wants=$root/etc/systemd/system/multi-user.target.wants
 mkdir -p "$wants" "$root/etc/systemd/system/sockets.target.wants" "$root/etc/systemd/system/network-online.target.wants"
 ln -sf /lib/systemd/system/muster-agent.service "$wants/muster-agent.service"
 ln -sf /lib/systemd/system/systemd-networkd.service "$wants/systemd-networkd.service"
+# ip=, vlan=, bond=, bridge= on the kernel command line become networkd files
+# in /run/systemd/network before networkd starts (static addresses, bonds and
+# VLANs where a data centre has no DHCP on the native VLAN).
+mkdir -p "$root/etc/systemd/system/sysinit.target.wants"
+ln -sf /lib/systemd/system/systemd-network-generator.service \
+  "$root/etc/systemd/system/sysinit.target.wants/systemd-network-generator.service"
 ln -sf /lib/systemd/system/systemd-networkd.socket "$root/etc/systemd/system/sockets.target.wants/systemd-networkd.socket"
 ln -sf /lib/systemd/system/systemd-networkd-wait-online.service \
   "$root/etc/systemd/system/network-online.target.wants/systemd-networkd-wait-online.service"

@@ -146,16 +146,20 @@ static char *download_iso(char **ie) {
 
 /* Start QEMU: TCG, 1 GiB, one CPU, the ISO as CD-ROM, a sparse virtio disk,
  * restricted user networking whose only way out is the guestfwd to musterd.
- * uefi: boot through OVMF. The guest powers off instead of rebooting. */
-static void start_qemu(const char *iso, const char *disk, const char *uuid, bool uefi) {
+ * uefi: boot through OVMF. cmdline: boot the ISO's own kernel and initramfs
+ * directly, with GRUB's command line and these words after it (the ISO stays
+ * the CD-ROM the agent reads its config from). The guest powers off instead
+ * of rebooting. */
+static void start_qemu(const char *iso, const char *disk, const char *uuid, bool uefi, const char *cmdline) {
         char fwd[512], drive[4400], cdrom[4400], serial[4300], code[512], vars[4400];
+        static char kernel[4300], initrd[4300], append[2048];
         snprintf(fwd, sizeof fwd,
                  "user,id=n0,restrict=on,guestfwd=tcp:" GUEST_COORD ":" GUEST_PORT "-cmd:socat - TCP:127.0.0.1:%u",
                  md.port);
         snprintf(drive, sizeof drive, "file=%s,if=virtio,format=raw,cache=unsafe", disk);
         snprintf(cdrom, sizeof cdrom, "file=%s,media=cdrom,readonly=on", iso);
         snprintf(serial, sizeof serial, "file:%s", serial_log);
-        const char *argv[40];
+        const char *argv[48];
         int n = 0;
         argv[n++] = "qemu-system-x86_64";
         argv[n++] = "-machine"; argv[n++] = uefi ? "q35" : "pc";
@@ -171,6 +175,17 @@ static void start_qemu(const char *iso, const char *disk, const char *uuid, bool
         argv[n++] = "-display"; argv[n++] = "none";
         argv[n++] = "-monitor"; argv[n++] = "none";
         argv[n++] = "-no-reboot";
+        if (cmdline) {
+                snprintf(kernel, sizeof kernel, "%s/vmlinuz", dir);
+                snprintf(initrd, sizeof initrd, "%s/initrd.img", dir);
+                tu_must("xorriso -osirrox on -indev %s -extract /boot/vmlinuz %s -extract /boot/initrd.img %s", iso,
+                        kernel, initrd);
+                snprintf(append, sizeof append, "console=tty0 console=ttyS0,115200 systemd.show_status=auto %s",
+                         cmdline);
+                argv[n++] = "-kernel"; argv[n++] = kernel;
+                argv[n++] = "-initrd"; argv[n++] = initrd;
+                argv[n++] = "-append"; argv[n++] = append;
+        }
         if (uefi) {
                 snprintf(code, sizeof code, "if=pflash,format=raw,unit=0,readonly=on,file=%s", OVMF_CODE);
                 snprintf(vars, sizeof vars, "%s/ovmf-vars.fd", dir);
@@ -236,7 +251,7 @@ static json_object *find_by(json_object *arr, const char *key, const char *value
  * Prints the boot-to-registered time. */
 static void boot_to_known(const char *ie, const char *uuid, bool uefi, const char *iso, const char *disk) {
         int64_t t0 = tu_mono_ms();
-        start_qemu(iso, disk, uuid, uefi);
+        start_qemu(iso, disk, uuid, uefi, NULL);
         json_object *h = wait_host(ie, uuid, NULL, BOOT_WAIT_MS);
         int64_t t_reg = tu_mono_ms();
         json_object_put(h);
@@ -386,6 +401,66 @@ Test(iso_qemu, uefi_boot_registers) {
         char *iso = download_iso(&ie);
         char *disk = make_disk();
         boot_to_known(ie, uuid, true, iso, disk);
+        free(disk);
+        free(iso);
+        free(ie);
+}
+
+/* The host's interface `name` in its latest inventory, or NULL. */
+static json_object *guest_iface(json_object *h, const char *name) {
+        return find_by(tu_json_get(h, "inventory.interfaces"), "name", name);
+}
+
+/* Bonds, VLANs and dummy links, which the kernel CI runs on cannot make
+ * (no bonding, 8021q or dummy support): the ISO's Debian kernel makes them
+ * from the kernel command line (systemd-network-generator's bond=, vlan=,
+ * ip=), and the agent's inventory shows each as the netns suite expects. */
+Test(iso_qemu, bond_vlan_and_dummy_links_in_the_guest) {
+        const char *uuid = "5eed0000-0000-4000-8000-0000000000d1";
+        char *ie = NULL;
+        char *iso = download_iso(&ie);
+        char *disk = make_disk();
+        start_qemu(iso, disk, uuid, false,
+                   "modules-load=bonding,8021q,dummy bonding.max_bonds=0 dummy.numdummies=3 "
+                   "bond=bond1:dummy1,dummy2 vlan=vlan7:dummy0 ip=192.0.2.9:::255.255.255.248::vlan7:none");
+        /* The agent re-sends its inventory every few polls: wait until one
+         * was taken after networkd made the links. */
+        int64_t end = tu_mono_ms() + BOOT_WAIT_MS;
+        json_object *h = NULL;
+        for (;;) {
+                h = wait_host(ie, uuid, NULL, BOOT_WAIT_MS);
+                json_object *v = guest_iface(h, "vlan7");
+                if (guest_iface(h, "bond1") && v && tu_json_get(v, "ipv4_addresses"))
+                        break;
+                if (tu_mono_ms() > end) {
+                        log_serial_tail();
+                        cr_assert_fail("no bond1 and vlan7 with its address in the inventory: %s",
+                                       json_object_to_json_string(tu_json_get(h, "inventory.interfaces")));
+                }
+                json_object_put(h);
+                usleep(1000 * 1000);
+        }
+        json_object *b = guest_iface(h, "bond1");
+        cr_assert_str_eq(tu_jstr(b, "type"), "bond");
+        json_object *m = tu_json_get(b, "bond_members");
+        cr_assert(m && json_object_array_length(m) == 2, "%s", json_object_to_json_string(b));
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(m, 0)), "dummy1");
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(m, 1)), "dummy2");
+        json_object *v = guest_iface(h, "vlan7");
+        cr_assert_str_eq(tu_jstr(v, "type"), "vlan");
+        cr_assert_eq(json_object_get_int64(tu_json_get(v, "vlan_id")), 7);
+        cr_assert_str_eq(tu_jstr(v, "vlan_parent"), "dummy0");
+        json_object *a = tu_json_get(v, "ipv4_addresses");
+        cr_assert(a && json_object_array_length(a) == 1, "%s", json_object_to_json_string(v));
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(a, 0)), "192.0.2.9/29");
+        json_object *d = guest_iface(h, "dummy0");
+        cr_assert(d, "no dummy0: %s", json_object_to_json_string(tu_json_get(h, "inventory.interfaces")));
+        cr_assert_str_eq(tu_jstr(d, "type"), "virtual");
+        cr_assert_null(tu_json_get(guest_iface(h, "dummy0"), "bond_members"));
+        /* The NIC still has its DHCP address: the links took nothing from it. */
+        json_object *nic = find_by(tu_json_get(h, "inventory.interfaces"), "mac_address", GUEST_MAC);
+        cr_assert(nic && tu_json_get(nic, "ipv4_addresses"), "%s", json_object_to_json_string(nic));
+        json_object_put(h);
         free(disk);
         free(iso);
         free(ie);

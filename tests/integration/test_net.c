@@ -248,7 +248,9 @@ static void nsip_add_or_skip(const char *what, const char *driver) {
                 if (missing) {
                         ns_fini(); /* a skipped test's .fini does not run */
                         cr_skip_test("this kernel cannot create %s devices (`ip link add %s`: %s; CONFIG_%s "
-                                     "or its module is missing)", driver, what, msg,
+                                     "or its module is missing); e2e/test_iso_qemu's "
+                                     "bond_vlan_and_dummy_links_in_the_guest checks them under the ISO's kernel",
+                                     driver, what, msg,
                                      strcmp(driver, "bond") == 0 ? "BONDING" :
                                      strcmp(driver, "vlan") == 0 ? "VLAN_8021Q" : "DUMMY");
                 }

@@ -82,6 +82,11 @@ Test(cpulist, ranges) {
         cr_assert_eq(cpulist_count("0-", 16, &n), -EINVAL);
         cr_assert_eq(cpulist_count("a", 16, &n), -EINVAL);
         cr_assert_eq(cpulist_count("0-99999999", 16, &n), -EINVAL, "over the cap");
+        /* strtol saturates: the range's length must not overflow (fuzz_proc). */
+        cr_assert_eq(cpulist_count("0-11111111111111111111111111155", 8192, &n), -EINVAL);
+        cr_assert_eq(cpulist_count("0-9223372036854775807", INT64_MAX, &n), -EINVAL);
+        cr_assert_eq(cpulist_count("0-15", 16, &n), 0);
+        cr_assert_eq(n, 16, "exactly the cap");
         cr_assert_eq(cpulist_count("0,,1", 16, &n), -EINVAL);
 }
 
