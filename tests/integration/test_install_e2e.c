@@ -625,6 +625,31 @@ static enum MHD_Result flaky_answer(void *cls, struct MHD_Connection *c, const c
         return ret;
 }
 
+/* Agent 0 with its target-a and `extra` arguments, bound to a new
+ * single-node cluster sno-a of 4.15.0 that is then installed: its id. */
+static char *install_sno_a(const char *ie, const char *const *extra) {
+        char ta[4200];
+        const char *args[8] = { "--install-target", ta };
+        int n = 2;
+        for (; extra && *extra && n < 7; extra++)
+                args[n++] = *extra;
+        args[n] = NULL;
+        snprintf(ta, sizeof ta, "%s/target-a", dir);
+        tu_must("mkdir -p %s", ta);
+        start_agent(0, "run", ie, pub_file, args);
+        json_object_put(wait_host(ie, 0, tu_status_is, "known-unbound", "known-unbound"));
+        cr_assert_eq(CTL(NULL, "cluster", "create", "sno-a", "--release", "4.15.0", "--single-node", "--base-domain",
+                         "example.test", "--machine-cidr", "192.0.2.0/24"), 0);
+        char *cid = cluster_id("sno-a");
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid), md.admin_token,
+                                  "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
+        cr_assert_eq(CTL(NULL, "host", "bind", agents[0].host_id, "--cluster", "sno-a"), 0);
+        json_object_put(wait_host(ie, 0, tu_status_is, "known", "known"));
+        json_object_put(wait_cluster(cid, "ready"));
+        cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 0);
+        return cid;
+}
+
 /* A coordinator restart or a busy image server while a host installs: the
  * agent fetches again (bounded, with backoff) and the install succeeds. */
 Test(install_e2e, image_server_busy_at_first_install_retries) {
@@ -639,20 +664,9 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
         struct flaky_server f = { .image = img, .fail_first = 2 };
         f.d = image_server_with_release(flaky_answer, &f);
 
-        snprintf(ta, sizeof ta, "%s/target-a", dir);
-        tu_must("mkdir -p %s", ta);
-        start_agent(0, "run", ie, pub_file, (const char *const[]) { "--install-target", ta, NULL });
-        json_object_put(wait_host(ie, 0, tu_status_is, "known-unbound", "known-unbound"));
-        cr_assert_eq(CTL(NULL, "cluster", "create", "sno-a", "--release", "4.15.0", "--single-node", "--base-domain",
-                         "example.test", "--machine-cidr", "192.0.2.0/24"), 0);
-        char *cid = cluster_id("sno-a");
-        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid), md.admin_token,
-                                  "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
-        cr_assert_eq(CTL(NULL, "host", "bind", agents[0].host_id, "--cluster", "sno-a"), 0);
-        json_object_put(wait_host(ie, 0, tu_status_is, "known", "known"));
-        json_object_put(wait_cluster(cid, "ready"));
-        cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 0);
+        char *cid = install_sno_a(ie, NULL);
         json_object_put(wait_host(ie, 0, tu_status_is, "installed", "installed after the image server came back"));
+        snprintf(ta, sizeof ta, "%s/target-a", dir);
         cr_assert_geq(atomic_load(&f.requests), 3, "two 503s, then the image: %d requests", atomic_load(&f.requests));
         char got[4300];
         snprintf(got, sizeof got, "%s/os-image.img", ta);
@@ -760,30 +774,6 @@ static void broken_server_down(struct broken_server *f) {
         MHD_stop_daemon(f->d);
 }
 
-/* Agent 0 with its target-a and `extra` arguments, bound to a new
- * single-node cluster sno-a of 4.15.0 that is then installed: its id. */
-static char *install_sno_a(const char *ie, const char *const *extra) {
-        char ta[4200];
-        const char *args[8] = { "--install-target", ta };
-        int n = 2;
-        for (; extra && *extra && n < 7; extra++)
-                args[n++] = *extra;
-        args[n] = NULL;
-        snprintf(ta, sizeof ta, "%s/target-a", dir);
-        tu_must("mkdir -p %s", ta);
-        start_agent(0, "run", ie, pub_file, args);
-        json_object_put(wait_host(ie, 0, tu_status_is, "known-unbound", "known-unbound"));
-        cr_assert_eq(CTL(NULL, "cluster", "create", "sno-a", "--release", "4.15.0", "--single-node", "--base-domain",
-                         "example.test", "--machine-cidr", "192.0.2.0/24"), 0);
-        char *cid = cluster_id("sno-a");
-        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid), md.admin_token,
-                                  "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
-        cr_assert_eq(CTL(NULL, "host", "bind", agents[0].host_id, "--cluster", "sno-a"), 0);
-        json_object_put(wait_host(ie, 0, tu_status_is, "known", "known"));
-        json_object_put(wait_cluster(cid, "ready"));
-        cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 0);
-        return cid;
-}
 
 /* The transfer of the OS image breaks halfway: the agent goes on from where
  * it stopped (Range), the SHA-256 carried on, and the install succeeds. */
