@@ -753,6 +753,17 @@ long tu_create_infra_env(const char *base, const char *admin, const char *name, 
         return code;
 }
 
+char *tu_create(const char *base, const char *token, const char *path, const char *body, const char *key) {
+        json_object *o = NULL;
+        long code = tu_http_json("POST", tu_url(base, "%s", path), token, body, &o);
+        cr_assert_eq(code, 201, "POST %s: %ld %s", path, code, o ? json_object_to_json_string(o) : "");
+        const char *v = tu_jstr(o, key);
+        cr_assert_not_null(v, "no \"%s\" in %s", key, json_object_to_json_string(o));
+        char *copy = strdup(v);
+        json_object_put(o);
+        return copy;
+}
+
 long tu_step_result(const char *base, const char *ie, const char *tok, const char *host, const char *step_id,
                     const char *type, int exit_code, json_object *output, const char *error) {
         json_object *res = json_object_new_object();

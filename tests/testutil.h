@@ -97,6 +97,9 @@ long tu_create_infra_env(const char *base, const char *admin, const char *name, 
 /* POST body to base/api/v2/clusters with token: the HTTP status; on 201 the
  * new cluster's id in *id (malloc'd). */
 long tu_create_cluster(const char *base, const char *token, const char *body, char **id);
+/* POST body to base+path with token; the test fails unless it answers 201.
+ * The answer's string member `key` (malloc'd). */
+char *tu_create(const char *base, const char *token, const char *path, const char *body, const char *key);
 /* POST a step's result as the agent of (ie, host) does: {step_id, step_type,
  * exit_code, output (taken over; may be NULL), error (may be NULL)}. The
  * HTTP status. */

@@ -31,12 +31,7 @@ TestSuite(binding, .init = up, .fini = down);
 #define url(...) tu_url(md.base, __VA_ARGS__)
 
 static char *create(const char *token, const char *path, const char *body, const char *key) {
-        json_object *o;
-        long code = tu_http_json("POST", url("%s", path), token, body, &o);
-        cr_assert_eq(code, 201, "POST %s: %ld %s", path, code, o ? json_object_to_json_string(o) : "");
-        char *v = strdup(tu_jstr(o, key));
-        json_object_put(o);
-        return v;
+        return tu_create(md.base, token, path, body, key);
 }
 
 static void post_result(const char *ie, const char *tok, const char *host, const char *type, json_object *output) {

@@ -167,12 +167,7 @@ static void expect_status(const char *ie, const char *host, const char *want) {
 }
 
 static char *create(const char *token, const char *path, const char *body, const char *key) {
-        json_object *o;
-        long code = tu_http_json("POST", url("%s", path), token, body, &o);
-        cr_assert_eq(code, 201, "POST %s: %ld %s", path, code, o ? json_object_to_json_string(o) : "");
-        char *v = strdup(tu_jstr(o, key));
-        json_object_put(o);
-        return v;
+        return tu_create(md.base, token, path, body, key);
 }
 
 static void bind_to(const char *token, const char *ie, const char *host, const char *cluster) {
