@@ -472,48 +472,73 @@ out:
 
 /* ---- binding ----------------------------------------------------------- */
 
-void api_host_bind(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+/* Bind (bind) or unbind a pool host. The state machine decides on the
+ * host's status as read; when the host changed meanwhile (its agent checked
+ * in between the read and the write), the request is decided again on the
+ * new status, a few times, rather than answered 409. */
+static void host_set_binding(struct musterd *d, struct http_request *req, struct http_response *resp, bool bind) {
         struct infra_env ie;
         struct host h;
         struct cluster c;
-        json_object *v;
+        json_object *v = NULL;
+        const char *verb = bind ? "bind" : "unbind";
+        int r = -ESTALE;
         cluster_init(&c);
+        host_init(&h);
+        infra_env_init(&ie);
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
-                goto out;
-        if (!json_object_object_get_ex(req->body, "cluster_id", &v) || !json_object_is_type(v, json_type_string)) {
+        if (bind && (!json_object_object_get_ex(req->body, "cluster_id", &v) ||
+                     !json_object_is_type(v, json_type_string))) {
                 http_error(resp, 400, "field \"cluster_id\" is required");
-                goto out;
+                return;
         }
-        if (api_load_cluster(d, req, resp, json_object_get_string(v), &c) < 0)
-                goto out;
-        if (h.cluster_id && strcmp(h.cluster_id, c.id) == 0) {
-                http_error(resp, 409, "host %s is already bound to cluster %s", h.id, c.id);
-                goto out;
+        enum host_status to = HOST_BINDING;
+        for (int attempt = 0; r == -ESTALE && attempt < 5; attempt++) {
+                host_free(&h);
+                infra_env_free(&ie);
+                cluster_free(&c);
+                if (api_load_host(d, req, resp, &ie, &h) < 0)
+                        goto out;
+                if (bind) {
+                        if (api_load_cluster(d, req, resp, json_object_get_string(v), &c) < 0)
+                                goto out;
+                        if (h.cluster_id && strcmp(h.cluster_id, c.id) == 0) {
+                                http_error(resp, 409, "host %s is already bound to cluster %s", h.id, c.id);
+                                goto out;
+                        }
+                } else if (h.cluster_id && store_cluster_get(d->store, h.cluster_id, &c) < 0)
+                        cluster_init(&c);
+                struct hostfsm_ctx ctx = { .cluster_installing = c.id && is_installing(&c) };
+                const char *why;
+                r = hostfsm_apply(h.status, bind ? HOSTFSM_EV_BIND : HOSTFSM_EV_UNBIND, &ctx, &to, &why);
+                if (r < 0) {
+                        http_error(resp, hostfsm_error_http(r), "cannot %s host %s (%s): %s", verb, h.id,
+                                   host_status_to_string(h.status), why);
+                        goto out;
+                }
+                r = store_host_bind(d->store, ie.id, h.id, bind ? c.id : NULL, to, hostfsm_status_info(to),
+                                    STORE_STATUS(h.status));
         }
-        struct hostfsm_ctx ctx = { .cluster_installing = is_installing(&c) };
-        enum host_status to;
-        const char *why;
-        int r = hostfsm_apply(h.status, HOSTFSM_EV_BIND, &ctx, &to, &why);
-        if (r < 0) {
-                http_error(resp, hostfsm_error_http(r), "cannot bind host %s (%s): %s", h.id,
-                           host_status_to_string(h.status), why);
-                goto out;
-        }
-        r = store_host_bind(d->store, ie.id, h.id, c.id, to, hostfsm_status_info(to), STORE_STATUS(h.status));
         if (r == -EBUSY) {
-                http_error(resp, 409, "cluster %s is installing; hosts cannot be bound to it now", c.id);
+                http_error(resp, 409, "cluster %s is installing; its hosts cannot be %s now", c.id,
+                           bind ? "bound to it" : "unbound");
                 goto out;
         }
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
         }
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id, "host %s bound to cluster %s (%s) by %s", h.id,
-                      c.name, c.id, P(req)->owner);
-        (void) refresh_cluster(d, c.id, NULL);
+        if (bind)
+                musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id, "host %s bound to cluster %s (%s) by %s",
+                              h.id, c.name, c.id, P(req)->owner);
+        else
+                musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id,
+                              "host %s unbound from cluster %s by %s%s", h.id, h.cluster_id ? h.cluster_id : "?",
+                              P(req)->owner,
+                              to == HOST_UNBINDING_PENDING_USER_ACTION ? "; boot it from the discovery ISO again" : "");
+        if (bind ? c.id != NULL : h.cluster_id != NULL)
+                (void) refresh_cluster(d, bind ? c.id : h.cluster_id, NULL);
         api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
 out:
         cluster_free(&c);
@@ -521,44 +546,10 @@ out:
         infra_env_free(&ie);
 }
 
+void api_host_bind(void *app, struct http_request *req, struct http_response *resp) {
+        host_set_binding(app, req, resp, true);
+}
+
 void api_host_unbind(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
-        struct infra_env ie;
-        struct host h;
-        struct cluster c;
-        cluster_init(&c);
-        if (!api_need_admin(req, resp))
-                return;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
-                goto out;
-        if (h.cluster_id && store_cluster_get(d->store, h.cluster_id, &c) < 0)
-                cluster_init(&c);
-        struct hostfsm_ctx ctx = { .cluster_installing = c.id && is_installing(&c) };
-        enum host_status to;
-        const char *why;
-        int r = hostfsm_apply(h.status, HOSTFSM_EV_UNBIND, &ctx, &to, &why);
-        if (r < 0) {
-                http_error(resp, hostfsm_error_http(r), "cannot unbind host %s (%s): %s", h.id,
-                           host_status_to_string(h.status), why);
-                goto out;
-        }
-        r = store_host_bind(d->store, ie.id, h.id, NULL, to, hostfsm_status_info(to), STORE_STATUS(h.status));
-        if (r == -EBUSY) {
-                http_error(resp, 409, "cluster %s is installing; its hosts cannot be unbound now", h.cluster_id);
-                goto out;
-        }
-        if (r < 0) {
-                api_store_error(resp, r, "host");
-                goto out;
-        }
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s unbound from cluster %s by %s%s",
-                      h.id, h.cluster_id ? h.cluster_id : "?", P(req)->owner,
-                      to == HOST_UNBINDING_PENDING_USER_ACTION ? "; boot it from the discovery ISO again" : "");
-        if (h.cluster_id)
-                (void) refresh_cluster(d, h.cluster_id, NULL);
-        api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
-out:
-        cluster_free(&c);
-        host_free(&h);
-        infra_env_free(&ie);
+        host_set_binding(app, req, resp, false);
 }

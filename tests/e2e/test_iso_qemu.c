@@ -414,7 +414,9 @@ static json_object *guest_iface(json_object *h, const char *name) {
 /* Bonds, VLANs and dummy links, which the kernel CI runs on cannot make
  * (no bonding, 8021q or dummy support): the ISO's Debian kernel makes them
  * from the kernel command line (systemd-network-generator's bond=, vlan=,
- * ip=), and the agent's inventory shows each as the netns suite expects. */
+ * ip=), and the agent's inventory shows each: type, members, VLAN id and
+ * parent, address and connected route. This kernel is the one the agent
+ * runs on, so these are checked here rather than in the netns suite. */
 Test(iso_qemu, bond_vlan_and_dummy_links_in_the_guest) {
         const char *uuid = "5eed0000-0000-4000-8000-0000000000d1";
         char *ie = NULL;
@@ -453,6 +455,16 @@ Test(iso_qemu, bond_vlan_and_dummy_links_in_the_guest) {
         json_object *a = tu_json_get(v, "ipv4_addresses");
         cr_assert(a && json_object_array_length(a) == 1, "%s", json_object_to_json_string(v));
         cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(a, 0)), "192.0.2.9/29");
+        /* Its connected route, on the VLAN link. */
+        json_object *routes = tu_json_get(h, "inventory.routes");
+        bool connected = false;
+        for (size_t i = 0; routes && i < json_object_array_length(routes); i++) {
+                json_object *r = json_object_array_get_idx(routes, i);
+                const char *dst = tu_jstr(r, "destination"), *dev = tu_jstr(r, "interface");
+                connected |= dst && dev && strcmp(dst, "192.0.2.8/29") == 0 && strcmp(dev, "vlan7") == 0 &&
+                             !tu_jstr(r, "gateway");
+        }
+        cr_assert(connected, "no 192.0.2.8/29 route on vlan7: %s", json_object_to_json_string(routes));
         json_object *d = guest_iface(h, "dummy0");
         cr_assert(d, "no dummy0: %s", json_object_to_json_string(tu_json_get(h, "inventory.interfaces")));
         cr_assert_str_eq(tu_jstr(d, "type"), "virtual");

@@ -1,7 +1,8 @@
 /* Integration tests of the network probe through the real muster-agent:
  * the live host against iproute2, a network namespace built here (veth,
- * bridge, bond, VLAN, routes), and captured sysroot trees, clean and
- * garbled. */
+ * bridge, addresses, routes), and captured sysroot trees, clean and
+ * garbled (bonds and VLANs among them). Live bonds, VLANs and dummy links
+ * are made under the ISO's kernel: e2e/test_iso_qemu. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -229,36 +230,6 @@ static void ns_up(void) {
         nsip("link set lo up");
 }
 
-/* `ip -n NS link add WHAT` for a link type whose driver the kernel may not
- * have (bond, dummy, 8021q: modules, or not built at all). A kernel without
- * it skips the test, counted in Criterion's summary; any other failure
- * fails it. */
-static void nsip_add_or_skip(const char *what, const char *driver) {
-        char *err = NULL;
-        int st = tu_runf(NULL, &err, "ip -n %s link add %s", ns_name, what);
-        if (st != 0) {
-                bool missing = err && (strstr(err, "Unknown device type") || strstr(err, "not supported") ||
-                                       strstr(err, "Not supported"));
-                char msg[256];
-                size_t n = err ? strlen(err) : 0;
-                while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
-                        err[--n] = '\0';
-                snprintf(msg, sizeof msg, "%s", err ? err : "");
-                free(err);
-                if (missing) {
-                        ns_fini(); /* a skipped test's .fini does not run */
-                        cr_skip_test("this kernel cannot create %s devices (`ip link add %s`: %s; CONFIG_%s "
-                                     "or its module is missing); e2e/test_iso_qemu's "
-                                     "bond_vlan_and_dummy_links_in_the_guest checks them under the ISO's kernel",
-                                     driver, what, msg,
-                                     strcmp(driver, "bond") == 0 ? "BONDING" :
-                                     strcmp(driver, "vlan") == 0 ? "VLAN_8021Q" : "DUMMY");
-                }
-                cr_assert_fail("ip link add %s: %s", what, msg);
-        }
-        free(err);
-}
-
 /* The agent's inventory from inside the namespace. */
 static json_object *ns_inventory(void) {
         char *out = NULL, *aerr = NULL;
@@ -341,57 +312,6 @@ Test(net, namespace_topology, .fini = ns_fini, .timeout = 120) {
         json_object_put(inv);
 }
 
-
-/* A bond of two veths (a dummy driver may be missing where bonding is
- * not): type bond, its members by name. */
-Test(net, bond_in_namespace, .fini = ns_fini, .timeout = 120) {
-        ns_up();
-        nsip_add_or_skip("bond0 type bond mode active-backup", "bond");
-        nsip("link add m0 type veth peer name m0p");
-        nsip("link add m1 type veth peer name m1p");
-        nsip("link set m0 master bond0");
-        nsip("link set m1 master bond0");
-        nsip("link set bond0 up");
-        json_object *inv = ns_inventory();
-        json_object *b = must_iface(inv, "bond0");
-        expect_str(b, "type", "bond");
-        expect_list(b, "bond_members", (const char *[]) { "m0", "m1", NULL });
-        expect_str(must_iface(inv, "m0"), "type", "virtual");
-        cr_expect_null(tu_json_get(must_iface(inv, "m0p"), "bond_members"));
-        json_object_put(inv);
-}
-
-/* VLAN 42 on a veth: its id, its parent, its address and connected route. */
-Test(net, vlan_in_namespace, .fini = ns_fini, .timeout = 120) {
-        ns_up();
-        nsip("link add p0 type veth peer name p0p");
-        nsip("link set p0 up");
-        nsip_add_or_skip("link p0 name vl42 type vlan id 42", "vlan");
-        nsip("link set vl42 up");
-        nsip("addr add 192.0.2.9/29 dev vl42");
-        json_object *inv = ns_inventory();
-        json_object *v = must_iface(inv, "vl42");
-        expect_str(v, "type", "vlan");
-        cr_expect_eq(jint(v, "vlan_id"), 42);
-        expect_str(v, "vlan_parent", "p0");
-        expect_list(v, "ipv4_addresses", (const char *[]) { "192.0.2.9/29", NULL });
-        expect_route(inv, 4, "192.0.2.8/29", NULL, "vl42", 0);
-        json_object_put(inv);
-}
-
-/* A dummy link: listed, virtual, its MAC and MTU. */
-Test(net, dummy_in_namespace, .fini = ns_fini, .timeout = 120) {
-        ns_up();
-        nsip_add_or_skip("dum0 type dummy", "dummy");
-        nsip("link set dum0 address 02:00:00:00:00:d0 mtu 1300");
-        nsip("link set dum0 up");
-        json_object *inv = ns_inventory();
-        json_object *d = must_iface(inv, "dum0");
-        expect_str(d, "type", "virtual");
-        expect_str(d, "mac_address", "02:00:00:00:00:d0");
-        cr_expect_eq(jint(d, "mtu"), 1300);
-        json_object_put(inv);
-}
 
 /* ---- (c) captured sysroot trees ----------------------------------------- */
 
