@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "checkins.h"
@@ -679,6 +681,18 @@ static int bound_peers_load(struct musterd *d, const struct host *h, struct boun
         return 0;
 }
 
+/* The seed of one answer's step ids: random, so that ids never repeat across
+ * restarts (rand() unseeded would). */
+static uint64_t random_seed(void) {
+        uint64_t v;
+        if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t) sizeof v) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                v = ((uint64_t) ts.tv_sec << 30) ^ (uint64_t) ts.tv_nsec ^ ((uint64_t) getpid() << 48);
+        }
+        return v;
+}
+
 static void h_instructions(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
@@ -687,8 +701,9 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 goto out;
         /* The check-in is buffered (checkins.h): a poll writes nothing. */
         char now[MODEL_TIME_LEN];
+        uint64_t polls = 1; /* not counted (a full buffer): not a multiple either */
         int r = model_now_rfc3339(now);
-        if (r >= 0 && checkins_note(d->checkins, ie.id, h.id, now) < 0)
+        if (r >= 0 && checkins_note(d->checkins, ie.id, h.id, now, &polls) < 0)
                 r = store_host_checkin(d->store, ie.id, h.id, now);
         if (r < 0) {
                 api_store_error(resp, r, "host");
@@ -710,13 +725,13 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
         struct steps_input in = {
                 .status = h.status,
                 .inventory_received = h.inventory_json != NULL,
-                .poll_count = (uint64_t) rand(),
+                .poll_count = polls,
                 .inventory_every = (unsigned) musterd_cfg(d)->inventory_every,
                 .interval_s = (unsigned) musterd_cfg(d)->instruction_interval_s,
                 .must_reregister = reregister == 1,
                 .ntp_sources = (const char *const *) ie.ntp_sources.v,
                 .n_ntp_sources = ie.ntp_sources.n,
-                .seed = ((uint64_t) rand() << 32) ^ (uint64_t) rand(),
+                .seed = random_seed(),
                 .coordinator_date = now,
                 .ntp_max_offset_ms = musterd_cfg(d)->ntp_max_offset_ms,
         };

@@ -1,24 +1,34 @@
 /* The check-in buffer (checkins.h): an open-addressing table keyed by
- * (infra-env, host), swapped out whole under the lock at each flush. */
+ * (infra-env, host) that lives as long as musterd. Each entry holds the
+ * host's poll count and, when it polled since the last flush, the time to
+ * write; a flush copies those out under the lock and writes them outside it. */
 #include "checkins.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdint.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "uuid.h"
 
+struct entry {
+        struct store_checkin c; /* c.infra_env_id[0] == 0: empty slot */
+        uint64_t polls;
+        uint64_t seen;          /* the flush generation of its last poll */
+        bool dirty;             /* c.at not written yet */
+};
+
 struct table {
-        struct store_checkin *v; /* slots; infra_env_id[0] == 0: empty */
-        size_t cap;              /* power of two */
+        struct entry *v;
+        size_t cap; /* power of two */
         size_t n;
 };
 
 struct checkin_buffer {
         pthread_mutex_t lock;
         struct table t;
+        uint64_t gen; /* flushes so far */
 };
 
 int checkins_new(struct checkin_buffer **out) {
@@ -47,22 +57,23 @@ static size_t hash(const char *ie, const char *id) {
         return (size_t) h;
 }
 
-static struct store_checkin *slot(struct table *t, const char *ie, const char *id) {
+static struct entry *slot(struct table *t, const char *ie, const char *id) {
         for (size_t i = hash(ie, id) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-                struct store_checkin *e = &t->v[i];
-                if (!e->infra_env_id[0] || (strcmp(e->infra_env_id, ie) == 0 && strcmp(e->host_id, id) == 0))
+                struct entry *e = &t->v[i];
+                if (!e->c.infra_env_id[0] ||
+                    (strcmp(e->c.infra_env_id, ie) == 0 && strcmp(e->c.host_id, id) == 0))
                         return e;
         }
 }
 
-static int grow(struct table *t) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
+/* A table of `cap` slots holding t's entries seen at or after `since`. */
+static int rebuild(struct table *t, size_t cap, uint64_t since) {
         struct table nt = { .v = calloc(cap, sizeof *nt.v), .cap = cap };
         if (!nt.v)
                 return -ENOMEM;
         for (size_t i = 0; i < t->cap; i++)
-                if (t->v[i].infra_env_id[0]) {
-                        *slot(&nt, t->v[i].infra_env_id, t->v[i].host_id) = t->v[i];
+                if (t->v[i].c.infra_env_id[0] && (t->v[i].dirty || t->v[i].seen >= since)) {
+                        *slot(&nt, t->v[i].c.infra_env_id, t->v[i].c.host_id) = t->v[i];
                         nt.n++;
                 }
         free(t->v);
@@ -70,26 +81,52 @@ static int grow(struct table *t) {
         return 0;
 }
 
-int checkins_note(struct checkin_buffer *b, const char *infra_env_id, const char *host_id, const char *at) {
-        if (!uuid_is_valid(infra_env_id) || !uuid_is_valid(host_id) || !at || strlen(at) >= MODEL_TIME_LEN)
-                return -EINVAL;
-        int r = 0;
-        pthread_mutex_lock(&b->lock);
+/* The entry of (ie, id), made when missing; NULL with *r set on failure. */
+static struct entry *find_or_add(struct checkin_buffer *b, const char *ie, const char *id, int *r) {
+        *r = 0;
         if ((b->t.n + 1) * 2 > b->t.cap) {
                 if (b->t.n >= CHECKINS_MAX)
-                        r = -E2BIG;
+                        *r = -E2BIG;
                 else
-                        r = grow(&b->t);
-        }
-        if (r == 0) {
-                struct store_checkin *e = slot(&b->t, infra_env_id, host_id);
-                if (!e->infra_env_id[0]) {
-                        strcpy(e->infra_env_id, infra_env_id);
-                        strcpy(e->host_id, host_id);
-                        b->t.n++;
+                        *r = rebuild(&b->t, b->t.cap ? b->t.cap * 2 : 1024, 0);
+                if (*r < 0) {
+                        /* A full table may still hold this host. */
+                        struct entry *e = b->t.cap ? slot(&b->t, ie, id) : NULL;
+                        if (e && e->c.infra_env_id[0]) {
+                                *r = 0;
+                                return e;
+                        }
+                        return NULL;
                 }
-                if (strcmp(at, e->at) > 0)
-                        strcpy(e->at, at);
+        }
+        struct entry *e = slot(&b->t, ie, id);
+        if (!e->c.infra_env_id[0]) {
+                strcpy(e->c.infra_env_id, ie);
+                strcpy(e->c.host_id, id);
+                b->t.n++;
+        }
+        return e;
+}
+
+static void note_time(struct entry *e, const char *at) {
+        if (!e->dirty || strcmp(at, e->c.at) > 0)
+                strcpy(e->c.at, at);
+        e->dirty = true;
+}
+
+int checkins_note(struct checkin_buffer *b, const char *infra_env_id, const char *host_id, const char *at,
+                  uint64_t *polls) {
+        if (!uuid_is_valid(infra_env_id) || !uuid_is_valid(host_id) || !at || strlen(at) >= MODEL_TIME_LEN)
+                return -EINVAL;
+        int r;
+        pthread_mutex_lock(&b->lock);
+        struct entry *e = find_or_add(b, infra_env_id, host_id, &r);
+        if (e) {
+                note_time(e, at);
+                e->seen = b->gen;
+                e->polls++;
+                if (polls)
+                        *polls = e->polls;
         }
         pthread_mutex_unlock(&b->lock);
         return r;
@@ -97,24 +134,41 @@ int checkins_note(struct checkin_buffer *b, const char *infra_env_id, const char
 
 int checkins_flush(struct checkin_buffer *b, struct store *s) {
         pthread_mutex_lock(&b->lock);
-        struct table t = b->t;
-        b->t = (struct table) { 0 };
-        pthread_mutex_unlock(&b->lock);
-        if (t.n == 0) {
-                free(t.v);
-                return 0;
-        }
-        /* Pack the used slots to the front for the store. */
         size_t n = 0;
-        for (size_t i = 0; i < t.cap; i++)
-                if (t.v[i].infra_env_id[0])
-                        t.v[n++] = t.v[i];
-        int r = store_host_checkin_many(s, t.v, n);
-        if (r < 0) {
-                /* Put them back (newer notes win). */
-                for (size_t i = 0; i < n; i++)
-                        (void) checkins_note(b, t.v[i].infra_env_id, t.v[i].host_id, t.v[i].at);
+        for (size_t i = 0; i < b->t.cap; i++)
+                n += b->t.v[i].c.infra_env_id[0] && b->t.v[i].dirty;
+        struct store_checkin *v = n ? malloc(n * sizeof *v) : NULL;
+        if (n && !v) {
+                pthread_mutex_unlock(&b->lock);
+                return -ENOMEM;
         }
-        free(t.v);
+        n = 0;
+        for (size_t i = 0; i < b->t.cap; i++) {
+                struct entry *e = &b->t.v[i];
+                if (e->c.infra_env_id[0] && e->dirty) {
+                        v[n++] = e->c;
+                        e->dirty = false;
+                }
+        }
+        b->gen++;
+        /* Now and then, forget the hosts that stopped polling. */
+        if (b->gen % 600 == 0 && b->gen > CHECKINS_FORGET_S)
+                (void) rebuild(&b->t, b->t.cap, b->gen - CHECKINS_FORGET_S);
+        pthread_mutex_unlock(&b->lock);
+        if (n == 0)
+                return 0;
+        int r = store_host_checkin_many(s, v, n);
+        if (r < 0) {
+                /* Keep them for the next flush (newer notes win). */
+                pthread_mutex_lock(&b->lock);
+                for (size_t i = 0; i < n; i++) {
+                        int rr;
+                        struct entry *e = find_or_add(b, v[i].infra_env_id, v[i].host_id, &rr);
+                        if (e)
+                                note_time(e, v[i].at);
+                }
+                pthread_mutex_unlock(&b->lock);
+        }
+        free(v);
         return r < 0 ? r : (int) n;
 }

@@ -387,3 +387,57 @@ Test(binding, cluster_input_and_pages) {
                                   NULL), 400);
         free(ie);
 }
+
+/* `[agent] inventory_every = N`: each host is asked for its inventory again
+ * on exactly every N-th poll, counted per host (two hosts polled in turns
+ * each keep their own count). */
+Test(binding, inventory_every_counts_each_hosts_polls) {
+        struct tu_musterd m2 = { 0 };
+        char *d2 = tu_mkdtemp();
+        cr_assert_eq(tu_musterd_start_in(&m2, d2, TU_CONFIG_LOW_MINIMUMS "[agent]\ninventory_every = 4\n"), 0);
+        char *ie = NULL, *tok = NULL;
+        cr_assert_eq(tu_create_infra_env(m2.base, m2.admin_token, "pool", &ie, &tok), 201);
+        const char *hosts[2] = { A, B };
+        for (int i = 0; i < 2; i++) {
+                char body[256];
+                snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", hosts[i]);
+                cr_assert_eq(tu_http_json("POST", tu_url(m2.base, "/api/v2/infra-envs/%s/hosts", ie), tok, body, NULL),
+                             201);
+        }
+        /* Before an inventory is stored, every poll asks for one. */
+        for (int poll = 1; poll <= 2; poll++) {
+                json_object *o;
+                cr_assert_eq(tu_http_json("GET", tu_url(m2.base, "/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A),
+                                          tok, NULL, &o), 200);
+                cr_assert(has_step(o, "inventory"), "poll %d without an inventory", poll);
+                json_object_put(o);
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/qemu-q35/expected.json", MUSTER_FIXTURES_DIR);
+        for (int i = 0; i < 2; i++) {
+                json_object *inv = json_object_from_file(path);
+                json_object_object_add(inv, "host_id", json_object_new_string(hosts[i]));
+                cr_assert_eq(tu_step_result(m2.base, ie, tok, hosts[i], "s-1", "inventory", 0, inv, NULL), 200);
+        }
+        /* A has polled twice, B never: A's 4th, 8th, 12th and B's 4th, 8th, 12th. */
+        int asked[2] = { 0, 0 };
+        for (int poll = 3; poll <= 12; poll++)
+                for (int i = 0; i < 2; i++) {
+                        int n = i == 0 ? poll : poll - 2;
+                        json_object *o;
+                        cr_assert_eq(tu_http_json("GET",
+                                                  tu_url(m2.base, "/api/v2/infra-envs/%s/hosts/%s/instructions", ie,
+                                                         hosts[i]), tok, NULL, &o), 200);
+                        bool inv = has_step(o, "inventory");
+                        json_object_put(o);
+                        cr_assert_eq(inv, n % 4 == 0, "host %d, poll %d: inventory %s", i, n, inv ? "asked" : "not asked");
+                        asked[i] += inv;
+                }
+        cr_assert_eq(asked[0], 3, "A's polls 4, 8, 12");
+        cr_assert_eq(asked[1], 2, "B's polls 4, 8 (of 1..10)");
+        free(ie);
+        free(tok);
+        tu_musterd_free(&m2);
+        tu_rm_rf(d2);
+        free(d2);
+}

@@ -57,10 +57,10 @@ Test(checkins, batched_writes_keep_the_latest_time) {
         cr_assert_eq(checkins_flush(b, st), 0, "nothing to write");
         /* 3000 hosts (the table grows past its first size), host 1 twice. */
         for (int i = 0; i < 3000; i++)
-                cr_assert_eq(checkins_note(b, ie.id, ids[i], "2031-05-05T10:00:00Z"), 0);
-        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:07Z"), 0);
-        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:03Z"), 0, "an older time is kept out");
-        cr_assert_eq(checkins_note(b, "not-a-uuid", ids[1], "2031-05-05T10:00:03Z"), -EINVAL);
+                cr_assert_eq(checkins_note(b, ie.id, ids[i], "2031-05-05T10:00:00Z", NULL), 0);
+        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:07Z", NULL), 0);
+        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:03Z", NULL), 0, "an older time is kept out");
+        cr_assert_eq(checkins_note(b, "not-a-uuid", ids[1], "2031-05-05T10:00:03Z", NULL), -EINVAL);
         /* Not in the store until flushed. */
         char *t = checked_in(ie.id, ids[2]);
         cr_assert(t == NULL || strcmp(t, "2031-05-05T10:00:00Z") != 0);
@@ -73,13 +73,23 @@ Test(checkins, batched_writes_keep_the_latest_time) {
         cr_assert_str_eq(t, "2031-05-05T10:00:00Z");
         free(t);
         /* A stored time newer than the buffered one stays. */
-        cr_assert_eq(checkins_note(b, ie.id, ids[0], "2029-01-01T00:00:00Z"), 0);
+        cr_assert_eq(checkins_note(b, ie.id, ids[0], "2029-01-01T00:00:00Z", NULL), 0);
         cr_assert_eq(checkins_flush(b, st), 1);
         t = checked_in(ie.id, ids[0]);
         cr_assert_str_eq(t, "2031-05-05T10:00:00Z", "the batch wrote 2031 earlier; 2029 is older");
         free(t);
+        /* Each host's polls are counted across flushes. */
+        uint64_t polls = 0;
+        cr_assert_eq(checkins_note(b, ie.id, ids[5], "2031-05-05T10:00:09Z", &polls), 0);
+        cr_assert_eq(polls, 2, "host 5 polled once before");
+        cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:09Z", &polls), 0);
+        cr_assert_eq(polls, 4, "host 1 polled three times before");
+        cr_assert_eq(checkins_flush(b, st), 2);
+        cr_assert_eq(checkins_note(b, ie.id, ids[5], "2031-05-05T10:00:10Z", &polls), 0);
+        cr_assert_eq(polls, 3);
+        cr_assert_eq(checkins_flush(b, st), 1);
         /* A host deleted meanwhile is skipped, not an error. */
-        cr_assert_eq(checkins_note(b, ie.id, "7c0ffee0-0000-4000-8000-999999999999", "2031-05-05T10:00:00Z"), 0);
+        cr_assert_eq(checkins_note(b, ie.id, "7c0ffee0-0000-4000-8000-999999999999", "2031-05-05T10:00:00Z", NULL), 0);
         cr_assert_eq(checkins_flush(b, st), 1);
         checkins_free(b);
         infra_env_free(&ie);
