@@ -2,6 +2,7 @@
  * the compiler flags a value without a name. */
 #include "protocol.h"
 
+#include <errno.h>
 #include <string.h>
 
 const char *step_type_to_string(enum step_type t) {
@@ -161,6 +162,33 @@ enum step_type step_type_from_string(const char *s) {
 enum host_status host_status_from_string(const char *s) {
         return (enum host_status) enum_lookup(s, _HOST_STATUS_MAX, status_name);
 }
+int host_status_set_parse(const char *list, uint32_t *set, const char **bad, size_t *bad_len) {
+        char name[64];
+        *set = 0;
+        if (!list)
+                return -EINVAL;
+        for (const char *p = list;;) {
+                size_t n = strcspn(p, ",");
+                enum host_status s = _HOST_STATUS_INVALID;
+                if (n > 0 && n < sizeof name) {
+                        memcpy(name, p, n);
+                        name[n] = '\0';
+                        s = host_status_from_string(name);
+                }
+                if (s == _HOST_STATUS_INVALID) {
+                        if (bad)
+                                *bad = p;
+                        if (bad_len)
+                                *bad_len = n;
+                        return -EINVAL;
+                }
+                *set |= UINT32_C(1) << s;
+                if (!p[n])
+                        return 0;
+                p += n + 1;
+        }
+}
+
 static const char *cluster_status_name(int i) { return cluster_status_to_string((enum cluster_status) i); }
 enum cluster_status cluster_status_from_string(const char *s) {
         return (enum cluster_status) enum_lookup(s, _CLUSTER_STATUS_MAX, cluster_status_name);

@@ -8,6 +8,8 @@
  *   signed payload revisions, the install step (modes install and apply),
  *   install progress, applied_revision on hosts. */
 #pragma once
+#include <stddef.h>
+#include <stdint.h>
 
 #define MUSTER_API_PREFIX "/api/v2"
 
@@ -82,6 +84,10 @@ static inline int host_status_is_installing(enum host_status s) {
         return s == HOST_PREPARING_FOR_INSTALLATION || s == HOST_INSTALLING || s == HOST_INSTALLING_IN_PROGRESS;
 }
 enum host_status host_status_from_string(const char *s);
+/* A comma-separated list of host statuses ("known-unbound,known") as a set:
+ * bit (1 << status) per status. -EINVAL (with *bad pointing at the first
+ * unknown name, its length in *bad_len) for an empty or unknown name. */
+int host_status_set_parse(const char *list, uint32_t *set, const char **bad, size_t *bad_len);
 
 /* Cluster states. A cluster waits for settings (pending-for-input), for
  * its hosts (insufficient) or is ready; `install` moves it on. While it is

@@ -914,12 +914,12 @@ static void list_hosts(struct musterd *d, struct http_request *req, struct http_
         int64_t offset = 0;
         const char *status = http_query(req, "status");
         if (status) {
-                enum host_status s = host_status_from_string(status);
-                if (s == _HOST_STATUS_INVALID) {
-                        http_error(resp, 400, "unknown host status \"%s\"", status);
+                const char *bad;
+                size_t bad_len;
+                if (host_status_set_parse(status, &f.status_mask, &bad, &bad_len) < 0) {
+                        http_error(resp, 400, "unknown host status \"%.*s\" in status=%s", (int) bad_len, bad, status);
                         return;
                 }
-                f.status_mask = STORE_STATUS(s);
         }
         f.cluster_id = http_query(req, "cluster_id");
         f.infra_env_id = infra_env_id ? infra_env_id : http_query(req, "infra_env_id");

@@ -61,10 +61,12 @@ static const struct ctl_cmd commands[] = {
           "stderr is a terminal; a summary line ends the download either way.\n",
           ctl_infraenv_download },
         { "host", "list", "[OPTIONS]", "List hosts, with filters",
-          "  --status S             Only hosts in status S (known-unbound, installing, ...)\n"
+          "  --status S[,S...]      Only hosts in one of these statuses (known-unbound,\n"
+          "                         installing, ...); may be repeated\n"
           "  --cluster C            Only hosts bound to cluster C (id, prefix or name)\n"
           "  --infra-env IE         Only hosts of infra-env IE (id, prefix or name)\n"
-          "  --unbound              Only hosts bound to no cluster\n"
+          "  --unbound              Only hosts bound to no cluster, in any state; the\n"
+          "                         validated pool is --status known-unbound\n"
           "  --min-cpu N            At least N logical CPUs\n"
           "  --min-memory SIZE      At least SIZE of memory (16GiB, 100GB, bytes)\n"
           "  --min-disk SIZE        An eligible disk of at least SIZE\n"

@@ -65,7 +65,7 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 { "STATUS-INFO", CTL_COL_WIDE, 0, 0 },
         };
         const char *status = NULL, *cluster = NULL, *ie = NULL, *hostname = NULL;
-        char cpu[24] = "", mem[24] = "", disk[24] = "", limit[24] = "";
+        char cpu[24] = "", mem[24] = "", disk[24] = "", limit[24] = "", statuses[1024] = "";
         bool unbound = false, all = false;
         int o;
 
@@ -75,12 +75,22 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 switch (o) {
                 case CTL_OPT_HELP: return CTL_EXIT_OK;
                 case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case O_STATUS:
-                        if (host_status_from_string(optarg) == _HOST_STATUS_INVALID)
-                                return ctl_usage_error(cmd, "unknown host status \"%s\" (known-unbound, "
-                                                       "insufficient-unbound, known, installing, ...)", optarg);
-                        status = optarg;
+                case O_STATUS: {
+                        /* A list, and repeatable: the union is sent. */
+                        uint32_t set;
+                        const char *bad;
+                        size_t bad_len;
+                        if (host_status_set_parse(optarg, &set, &bad, &bad_len) < 0)
+                                return ctl_usage_error(cmd, "unknown host status \"%.*s\" (known-unbound, "
+                                                       "insufficient-unbound, known, installing, ...)",
+                                                       (int) bad_len, bad);
+                        size_t used = strlen(statuses);
+                        if (used + strlen(optarg) + 2 > sizeof statuses)
+                                return ctl_usage_error(cmd, "too many --status values");
+                        snprintf(statuses + used, sizeof statuses - used, "%s%s", used ? "," : "", optarg);
+                        status = statuses;
                         break;
+                }
                 case O_CLUSTER: cluster = optarg; break;
                 case O_IE: ie = optarg; break;
                 case O_UNBOUND: unbound = true; break;

@@ -296,6 +296,32 @@ Test(musterctl, host_list_filters_and_show) {
         cr_assert_eq(CTL(&out, NULL, "host", "list", "--status", "installing"), 0);
         cr_assert_eq(rows(out), 0);
         free(out);
+        /* --unbound is every host without a cluster, whatever its state; the
+         * validated pool is --status known-unbound. Statuses: a list, or repeated. */
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--unbound"), 0);
+        cr_assert_eq(rows(out), 2, "the insufficient host is unbound too: %s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--status", "known-unbound,insufficient-unbound"), 0);
+        cr_assert_eq(rows(out), 2, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--status", "installing", "--status", "insufficient-unbound"), 0);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        cr_assert(strstr(out, "9e11c25c"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, &err, "host", "list", "--status", "known-unbound,bogus"), 2);
+        cr_assert(strstr(err, "\"bogus\""), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "list", "--status", "known-unbound,"), 2, "an empty name");
+        free(out);
+        free(err);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/hosts?status=known-unbound,nope"), md.admin_token, NULL, NULL),
+                     400);
+        cr_assert_eq(CTL(&out, NULL, "host", "--help"), 0);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "--help"), 0);
+        cr_assert(strstr(out, "validated pool is --status known-unbound"), "%s", out);
+        free(out);
 
         /* Pages: --limit 1 is one page (and says there is more); --all follows them. */
         cr_assert_eq(CTL(&out, &err, "host", "list", "--limit", "1"), 0);
