@@ -1494,7 +1494,8 @@ int step_ntp_synchronizer(json_object *args, json_object **out) {
         } else {
                 error = "no NTP source answered and no coordinator_date was given";
         }
-        bool synced = method && offset_ms <= (double) max_offset_ms && offset_ms >= -(double) max_offset_ms;
+        /* Synced means to an NTP source; the coordinator's Date is information. */
+        bool synced = best && offset_ms <= (double) max_offset_ms && offset_ms >= -(double) max_offset_ms;
         json_object_object_add(res, "synced", json_object_new_boolean(synced));
         json_object_object_add(res, "offset_ms", method ? json_ms(offset_ms) : NULL);
         json_object_object_add(res, "source", json_str_or_null(source));

@@ -64,15 +64,31 @@ static int parse_connectivity(json_object *res, struct step_facts *sf) {
         return 0;
 }
 
-static void parse_ntp(json_object *res, struct step_facts *sf) {
-        json_object *method;
-        /* A step whose method is null measured nothing. */
-        if (!res || !json_object_object_get_ex(res, "method", &method) || !json_object_is_type(method, json_type_string))
-                return;
-        if (!number(res, "offset_ms", &sf->ntp_offset_ms))
-                return;
-        sf->ntp_synced = strcmp(json_object_get_string(method), "sntp") == 0;
+static int parse_ntp(json_object *res, struct step_facts *sf) {
+        json_object *method = NULL;
+        if (!res)
+                return 0;
+        json_object *src = member(res, "sources", json_type_array);
+        for (size_t i = 0; src && i < json_object_array_length(src) && sf->ntp_tried.n < 16; i++) {
+                json_object *t = member(json_object_array_get_idx(src, i), "source", json_type_string);
+                const char *s = t ? json_object_get_string(t) : NULL;
+                if (s && strlen(s) <= 255 && strv_push(&sf->ntp_tried, s) < 0)
+                        return -ENOMEM;
+        }
+        bool has_method = json_object_object_get_ex(res, "method", &method) &&
+                          json_object_is_type(method, json_type_string);
+        /* Neither a method nor a source tried: the step measured nothing;
+         * a method without its offset is garbage. */
+        if (!has_method && !src)
+                return 0;
+        sf->ntp_has_offset = has_method && number(res, "offset_ms", &sf->ntp_offset_ms);
+        if (has_method && !sf->ntp_has_offset) {
+                strv_free(&sf->ntp_tried);
+                return 0;
+        }
+        sf->ntp_synced = sf->ntp_has_offset && strcmp(json_object_get_string(method), "sntp") == 0;
         sf->have_ntp = true;
+        return 0;
 }
 
 static int push_addresses(json_object *r, const char *key, struct strv *out) {
@@ -113,11 +129,11 @@ int step_facts_parse(const char *text, const char *api_name, struct step_facts *
                 return 0;
         int r;
         if ((r = parse_connectivity(member(o, step_type_to_string(STEP_CONNECTIVITY_CHECK), json_type_object), out)) < 0 ||
-            (r = parse_dns(member(o, step_type_to_string(STEP_DOMAIN_RESOLUTION), json_type_object), api_name, out)) < 0) {
+            (r = parse_dns(member(o, step_type_to_string(STEP_DOMAIN_RESOLUTION), json_type_object), api_name, out)) < 0 ||
+            (r = parse_ntp(member(o, step_type_to_string(STEP_NTP_SYNCHRONIZER), json_type_object), out)) < 0) {
                 step_facts_free(out);
                 return r;
         }
-        parse_ntp(member(o, step_type_to_string(STEP_NTP_SYNCHRONIZER), json_type_object), out);
         return 0;
 }
 
@@ -125,6 +141,7 @@ void step_facts_free(struct step_facts *sf) {
         free(sf->peers);
         strv_free(&sf->peer_ids);
         strv_free(&sf->api_addresses);
+        strv_free(&sf->ntp_tried);
         *sf = (struct step_facts) { 0 };
 }
 
@@ -135,6 +152,9 @@ void step_facts_apply(const struct step_facts *sf, struct host_facts *f) {
         f->ntp.present = sf->have_ntp;
         f->ntp.synced = sf->ntp_synced;
         f->ntp.offset_ms = sf->ntp_offset_ms;
+        f->ntp.has_offset = sf->ntp_has_offset;
+        f->ntp.tried = (const char *const *) sf->ntp_tried.v;
+        f->ntp.n_tried = sf->ntp_tried.n;
         f->api_dns.present = sf->have_api_dns;
         f->api_dns.addresses = (const char *const *) sf->api_addresses.v;
         f->api_dns.n_addresses = sf->api_addresses.n;

@@ -17,7 +17,9 @@ struct step_facts {
 
         bool have_ntp;
         bool ntp_synced;                 /* an NTP source answered (method "sntp") */
+        bool ntp_has_offset;
         double ntp_offset_ms;
+        struct strv ntp_tried;           /* sources[].source */
 
         bool have_api_dns;
         struct strv api_addresses;

@@ -655,17 +655,24 @@ static void v_ntp(const struct host_ctx *c, struct validation_result *r) {
                 set(r, id, VSTATUS_PENDING, "Waiting for the clock check");
                 return;
         }
+        if (!c->f->ntp.synced) {
+                /* The coordinator's whole-second Date is no NTP source: it is
+                 * told as information, never passes the check. */
+                set(r, id, VSTATUS_FAILURE, "No NTP source reachable (tried: ");
+                for (size_t i = 0; i < c->f->ntp.n_tried; i++)
+                        append(r, "%s%s", i ? ", " : "", c->f->ntp.tried[i]);
+                append(r, "%s)", c->f->ntp.n_tried ? "" : "none; set ntp_sources on the infra-env");
+                if (c->f->ntp.has_offset && !isnan(c->f->ntp.offset_ms))
+                        append(r, "; for information, the clock differs from the coordinator's by %.0f ms",
+                               c->f->ntp.offset_ms);
+                return;
+        }
         off = fabs(c->f->ntp.offset_ms);
         if (isnan(off) || off > (double) limit)
-                set(r, id, VSTATUS_FAILURE,
-                    "Clock is off by %.0f ms, at most %" PRId64 " ms allowed; %s", c->f->ntp.offset_ms, limit,
-                    c->f->ntp.synced ? "check the NTP sources" : "no NTP source could be reached, set ntp_sources on the infra-env");
-        else if (c->f->ntp.synced)
-                set(r, id, VSTATUS_SUCCESS, "Clock is synchronized (offset %.0f ms, at most %" PRId64 " ms)",
+                set(r, id, VSTATUS_FAILURE, "Clock is off by %.0f ms, at most %" PRId64 " ms allowed; check the NTP sources",
                     c->f->ntp.offset_ms, limit);
         else
-                set(r, id, VSTATUS_SUCCESS,
-                    "Clock is within %.0f ms of the coordinator's (at most %" PRId64 " ms); no NTP source was reachable",
+                set(r, id, VSTATUS_SUCCESS, "Clock is synchronized (offset %.0f ms, at most %" PRId64 " ms)",
                     c->f->ntp.offset_ms, limit);
 }
 

@@ -95,8 +95,8 @@ struct host_facts {
         /* Step results; each is "not received yet" until `present`. From the
          * agent's outputs (agent/steps_net.h): connectivity-check peers[]
          * {host_id, reachable, rtt_avg_ms, loss_pct}; ntp-synchronizer
-         * synced = (method == "sntp"), offset_ms (a step whose method is null
-         * measured nothing: leave ntp absent); domain-resolution: the
+         * synced = (method == "sntp"), offset_ms, sources[].source (a result
+         * with neither a method nor sources is absent); domain-resolution: the
          * ipv4/ipv6 addresses of the resolution named api.<cluster>.<domain>. */
         struct {
                 bool present;
@@ -105,8 +105,11 @@ struct host_facts {
         } connectivity;
         struct {
                 bool present;
-                bool synced;              /* synchronized to an NTP source */
-                double offset_ms;         /* vs the source, or the coordinator's Date */
+                bool synced;              /* an NTP source answered; offset_ms is against it */
+                bool has_offset;          /* offset_ms was measured (a source, or else the coordinator) */
+                double offset_ms;         /* vs the source, or (information only) the coordinator's Date */
+                const char *const *tried; /* the sources the agent was given */
+                size_t n_tried;
         } ntp;
         struct {
                 bool present;             /* api.<cluster>.<domain> was looked up */

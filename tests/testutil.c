@@ -1198,3 +1198,47 @@ void tu_assert_fits(const char *s, const char *token) {
                         p++;
         }
 }
+
+/* ---- an SNTP server for real agents ------------------------------------- */
+
+int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char source[64]) {
+        const char *bin = getenv("MUSTER_TEST_SNTPD");
+        char listen[64], log[4096];
+        if (!bin || !*bin)
+                return -1;
+        /* A free UDP port: in a fresh namespace every port is; on loopback,
+         * ask the kernel for one. */
+        unsigned port = 0;
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        if (fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0 &&
+            getsockname(fd, (struct sockaddr *) &a, &len) == 0)
+                port = ntohs(a.sin_port);
+        if (fd >= 0)
+                close(fd);
+        if (!port)
+                return -1;
+        snprintf(listen, sizeof listen, "%s:%u", addr, port);
+        snprintf(log, sizeof log, "%s/sntpd-%u.log", dir, port);
+        const char *plain[] = { bin, "--listen", listen, NULL };
+        const char *in_ns[] = { "ip", "netns", "exec", netns, bin, "--listen", listen, NULL };
+        int pid = tu_spawn(netns ? in_ns : plain, log);
+        if (pid < 0)
+                return -1;
+        for (int i = 0; i < 250; i++) {
+                size_t n;
+                char *text = tu_read_file(log, &n);
+                bool ready = text && strstr(text, "ready\n");
+                free(text);
+                if (ready) {
+                        snprintf(source, 64, "%s", listen);
+                        return pid;
+                }
+                if (wait_raw(pid, 0) != -1)
+                        break;
+                tu_sleep_ms(20);
+        }
+        (void) tu_stop(&pid, SIGKILL);
+        return -1;
+}

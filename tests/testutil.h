@@ -233,3 +233,10 @@ bool tu_read_until(int fd, char **buf, size_t *len, const char *needle, int time
 /* Every line of s fits 80 columns (code points), but a line that is exactly
  * `token` (NULL: none): a token is not cut. The test fails otherwise. */
 void tu_assert_fits(const char *s, const char *token);
+
+/* Start the suites' SNTP server (tests/tools/muster-test-sntpd, named by
+ * MUSTER_TEST_SNTPD) on IPv4 `addr` and a free UDP port, inside network
+ * namespace `netns` unless NULL, its log in dir; waits (5 s) until it is
+ * bound. Its pid (stop it with tu_stop: it exits 0 on SIGTERM) and in source
+ * "ADDR:PORT" for an infra-env's ntp_sources; -1 on failure. */
+int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char source[64]);

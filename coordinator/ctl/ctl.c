@@ -33,13 +33,15 @@ volatile sig_atomic_t ctl_stop;
 
 static const struct ctl_cmd commands[] = {
         { "infraenv", "create", "NAME [OPTIONS]", "Create an infra-env and print its agent token",
-          "  --pull-secret-file F   Pull secret for the hosts (JSON, read from F)\n"
-          "  --ssh-key-file F       SSH public key the discovery system accepts\n"
-          "  --ntp-source S         NTP server for the hosts (repeat for several)\n"
-          "  --http-proxy URL       Proxy for http:// from the hosts\n"
-          "  --https-proxy URL      Proxy for https:// from the hosts\n"
-          "  --no-proxy LIST        Comma-separated hosts and domains not proxied\n"
+          "  --ntp-source S         NTP server the hosts' clocks are checked against\n"
+          "                         (the ntp-synced validation; repeat for several)\n"
           "  --cpu-architecture A   x86_64 (default), aarch64, ...\n"
+          "Kept with the infra-env and shown, but not yet sent to the hosts:\n"
+          "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
+          "  --ssh-key-file F       SSH public key\n"
+          "  --http-proxy URL       Proxy for http://\n"
+          "  --https-proxy URL      Proxy for https://\n"
+          "  --no-proxy LIST        Comma-separated hosts and domains not proxied\n"
           "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
           "                         of printing it\n",
           ctl_infraenv_create },
@@ -80,7 +82,9 @@ static const struct ctl_cmd commands[] = {
         { "host", "unbind", "HOST", "Return a host to the unbound pool", HOST_OPTS, ctl_host_unbind },
         { "host", "set", "HOST [OPTIONS]", "Set a host's role, hostname or installation disk",
           "  --role R               auto, master or worker\n"
-          "  --hostname NAME        Hostname to give the host\n"
+          "  --hostname NAME        Hostname the host is known and validated by (unique\n"
+          "                         in its cluster; not yet written to the installed\n"
+          "                         system)\n"
           "  --installation-disk ID Disk to install to (its id, by-id path or name)\n" HOST_OPTS,
           ctl_host_set },
         { "host", "delete", "HOST", "Forget a host (it registers again if its agent runs)", HOST_OPTS,

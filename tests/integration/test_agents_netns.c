@@ -59,6 +59,9 @@ static bool validation_passes(json_object *h, const void *id) {
 
 /* ---- the namespaces ----------------------------------------------------- */
 
+static int sntpd_pid = -1;
+static char sntpd_source[64];
+
 static void setup(void) {
         dir = tu_mkdtemp();
         tu_fabric_up(&fab, "m", COORD_ADDR);
@@ -71,6 +74,7 @@ static void setup(void) {
 static void teardown(void) {
         for (int i = 0; i < N_AGENTS; i++)
                 tu_stop(&agent_pid[i], SIGTERM);
+        tu_stop(&sntpd_pid, SIGTERM);
         tu_stop(&md.pid, SIGTERM);
         tu_fabric_down(&fab);
         tu_musterd_free(&md);
@@ -111,6 +115,20 @@ static void start_agent(int i, const char *ie, const char *token_file) {
         cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
 }
 
+/* An infra-env whose hosts check their clocks against the suite's SNTP
+ * server beside musterd (this process is in musterd's namespace). */
+static void create_infra_env(const char *name, char **ie, char **agent_token) {
+        char source[64], body[160];
+        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, name, ie, agent_token), 201);
+        if (sntpd_pid <= 0)
+                cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
+        else
+                snprintf(source, sizeof source, "%s", sntpd_source);
+        snprintf(sntpd_source, sizeof sntpd_source, "%s", source);
+        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"]}", source);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", *ie), md.admin_token, body, NULL), 200);
+}
+
 static void bind_to(const char *ie, int i, const char *cluster) {
         char body[128];
         json_object *o;
@@ -136,7 +154,7 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
                                    "192.0.2.4 api.sno.example.test\n"), 0);
         start_musterd();
         char *ie, *agent_token;
-        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-7", &ie, &agent_token), 201);
+        create_infra_env("rack-7", &ie, &agent_token);
         cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
         free(agent_token);
         char token_file[4200];

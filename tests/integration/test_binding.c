@@ -151,13 +151,16 @@ Test(binding, bind_unbind_rebind_and_steps_feed_validations) {
         snprintf(out, sizeof out, "{\"peers\":[{\"host_id\":\"%s\",\"reachable\":false,\"loss_pct\":100}]}", B);
         post_result(ie, tok, A, "connectivity-check", json_tokener_parse(out));
         post_result(ie, tok, A, "ntp-synchronizer",
-                    json_tokener_parse("{\"synced\":true,\"offset_ms\":4,\"method\":\"coordinator-date\"}"));
+                    json_tokener_parse("{\"synced\":true,\"offset_ms\":4,\"method\":\"coordinator-date\","
+                                       "\"sources\":[{\"source\":\"ntp.example.test\",\"reachable\":false}]}"));
         post_result(ie, tok, A, "domain-resolution",
                     json_tokener_parse("{\"resolutions\":[{\"name\":\"api.c1.example.test\","
                                        "\"ipv4_addresses\":[\"192.0.2.100\"]}]}"));
         h = get_host(ie, A);
         cr_assert_str_eq(tu_validation(h, "belongs-to-majority-group"), "failure");
-        cr_assert_str_eq(tu_validation(h, "ntp-synced"), "success");
+        cr_assert_str_eq(tu_validation(h, "ntp-synced"), "failure", "the coordinator's clock is no NTP source");
+        cr_assert(strstr(json_object_to_json_string(h), "No NTP source reachable (tried: ntp.example.test)"), "%s",
+                  json_object_to_json_string(tu_json_get(h, "validations")));
         cr_assert_str_eq(tu_validation(h, "api-domain-name-resolved-correctly"), "success");
         cr_assert_str_eq(tu_jstr(h, "status"), "insufficient", "%s", tu_jstr(h, "status_info"));
         cr_assert(strstr(tu_jstr(h, "status_info"), "Reaches only 0 of 1"), "%s", tu_jstr(h, "status_info"));

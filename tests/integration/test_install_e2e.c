@@ -154,6 +154,8 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
 
 /* ---- the fabric ----------------------------------------------------------- */
 
+static int sntpd_pid = -1;
+
 static void setup(void) {
         dir = tu_mkdtemp();
         tu_fabric_up(&fab, "i", COORD_ADDR);
@@ -176,6 +178,7 @@ static void setup(void) {
 static void teardown(void) {
         for (int i = 0; i < N_AGENTS; i++)
                 tu_stop(&agent_pid[i], SIGTERM);
+        tu_stop(&sntpd_pid, SIGTERM);
         tu_stop(&md.pid, SIGTERM);
         tu_fabric_down(&fab);
         tu_musterd_free(&md);
@@ -227,9 +230,15 @@ static void start_agent(int i, const char *mode, const char *ie, const char *key
         cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
 }
 
+/* An infra-env whose hosts check their clocks against an SNTP server
+ * beside musterd (this process is in musterd's namespace). */
 static char *new_infra_env(void) {
-        char *ie, *agent_token;
+        char *ie, *agent_token, source[64], body[160];
         cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-7", &ie, &agent_token), 201);
+        tu_stop(&sntpd_pid, SIGTERM);
+        cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
+        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"]}", source);
+        cr_assert_eq(tu_http_json("PATCH", tu_url(BASE, "/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL), 200);
         cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
         free(agent_token);
         snprintf(token_file, sizeof token_file, "%s/agent.token", dir);

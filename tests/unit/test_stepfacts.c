@@ -47,6 +47,26 @@ Test(stepfacts, sntp_counts_as_synced) {
         step_facts_free(&sf);
 }
 
+Test(stepfacts, coordinator_date_is_not_synced_and_sources_are_kept) {
+        struct step_facts sf;
+        cr_assert_eq(step_facts_parse("{\"ntp-synchronizer\":{\"offset_ms\":3,\"method\":\"coordinator-date\","
+                                      "\"synced\":true,\"sources\":[{\"source\":\"ntp.example.test\"},"
+                                      "{\"source\":7},{\"source\":\"192.0.2.1:123\"}]}}", NULL, &sf), 0);
+        cr_assert(sf.have_ntp);
+        cr_assert_not(sf.ntp_synced, "the agent's \"synced\" is not trusted for the coordinator's Date");
+        cr_assert(sf.ntp_has_offset);
+        cr_assert_eq(sf.ntp_tried.n, 2);
+        cr_assert_str_eq(sf.ntp_tried.v[1], "192.0.2.1:123");
+        step_facts_free(&sf);
+        /* Every source failed and there was no Date: measured, nothing synced. */
+        cr_assert_eq(step_facts_parse("{\"ntp-synchronizer\":{\"method\":null,\"sources\":[{\"source\":\"a\"}]}}",
+                                      NULL, &sf), 0);
+        cr_assert(sf.have_ntp);
+        cr_assert_not(sf.ntp_synced);
+        cr_assert_not(sf.ntp_has_offset);
+        step_facts_free(&sf);
+}
+
 Test(stepfacts, nothing_or_garbage_reads_as_not_received) {
         static const char *const cases[] = {
                 NULL, "", "[]", "{", "{\"connectivity-check\":[]}", "{\"connectivity-check\":{\"peers\":{}}}",
