@@ -580,3 +580,37 @@ Test(install_api, no_release_no_install) {
         free(ie);
         free(tok);
 }
+
+/* The disk has-min-valid-disks approves is the disk the install step names
+ * (issue 13, item 5): with a 500 GiB single-node minimum, the first eligible
+ * disk (NVMe, 200 GiB) is too small and the 1 TiB virtio disk is chosen by
+ * both, where install used to take the first eligible disk of any size. */
+Test(install_api, install_disk_is_the_validated_disk) {
+        char *ie, *tok, *c, cfg[4200];
+        json_object *o;
+        tu_musterd_stop(&md, SIGTERM);
+        cr_assert_eq(tu_write_file(dir, "bigdisk.conf", TU_CONFIG_LOW_MINIMUMS "[requirements.sno]\ndisk = 500GiB\n"), 0);
+        snprintf(cfg, sizeof cfg, "%s/bigdisk.conf", dir);
+        cr_assert_eq(tu_musterd_restart(&md, cfg), 0);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "disks", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        expect_host(ie, A, "known");
+        json_object *h = get_host(ie, A);
+        const char *vs = json_object_to_json_string(tu_json_get(h, "validations"));
+        cr_assert(strstr(vs, "Disk vda (1.1 TB) is eligible for installation"), "%s", vs);
+        json_object_put(h);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        o = poll(ie, tok, A);
+        json_object *s = install_step(o);
+        cr_assert_not_null(s, "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(s, "args.installation_disk"), "/dev/disk/by-id/virtio-MUSTERVIRT0001");
+        json_object_put(o);
+        free(c);
+        free(ie);
+        free(tok);
+}
