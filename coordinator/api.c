@@ -192,6 +192,40 @@ int api_load_cluster(struct musterd *d, struct http_request *req, struct http_re
         return 0;
 }
 
+/* One host as answered to people: its JSON plus the installation disk the
+ * host would install to now (validations_install_disk, the choice that
+ * has-min-valid-disks approves and the install step uses):
+ * "installation_disk_id" is the requested disk, else the chosen one's id;
+ * "installation_disk_path" the chosen one's /dev path; both null when no disk
+ * fits. */
+static json_object *host_reply_json(struct musterd *d, struct host *h, unsigned flags) {
+        json_object *o = host_to_json(h, flags);
+        char err[256];
+        if (!o)
+                return NULL;
+        if (h->inventory_json && !h->inventory)
+                (void) host_parse_inventory(h, err, sizeof err);
+        bool single_node = false;
+        if (h->cluster_id) {
+                struct cluster c;
+                if (store_cluster_get(d->store, h->cluster_id, &c) == 0)
+                        single_node = c.high_availability_mode == HA_MODE_NONE;
+                cluster_free(&c);
+        }
+        const struct inv_disk *disk = NULL;
+        int i = h->inventory ? validations_install_disk(h->inventory, h->installation_disk_id, h->cluster_id != NULL,
+                                                        single_node, h->role, musterd_cfg(d))
+                             : -ENOENT;
+        if (i >= 0)
+                disk = &h->inventory->disks[i];
+        const char *id = h->installation_disk_id && *h->installation_disk_id ? h->installation_disk_id
+                         : disk ? (disk->id ? disk->id : disk->path) : NULL;
+        json_object_object_add(o, "installation_disk_id", id ? json_object_new_string(id) : NULL);
+        json_object_object_add(o, "installation_disk_path",
+                               disk && disk->path ? json_object_new_string(disk->path) : NULL);
+        return o;
+}
+
 void api_reply_host(struct musterd *d, struct http_response *resp, const char *infra_env_id, const char *host_id,
                     unsigned flags) {
         struct host h;
@@ -199,7 +233,7 @@ void api_reply_host(struct musterd *d, struct http_response *resp, const char *i
         if (r < 0)
                 api_store_error(resp, r, "host");
         else
-                http_json(resp, 200, host_to_json(&h, flags));
+                http_json(resp, 200, host_reply_json(d, &h, flags));
         host_free(&h);
 }
 
@@ -876,7 +910,7 @@ static void h_host_get(void *app, struct http_request *req, struct http_response
         struct infra_env ie;
         struct host h;
         if (api_load_host(d, req, resp, &ie, &h) == 0)
-                http_json(resp, 200, host_to_json(&h, 0));
+                http_json(resp, 200, host_reply_json(d, &h, 0));
         host_free(&h);
         infra_env_free(&ie);
 }

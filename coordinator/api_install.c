@@ -195,11 +195,9 @@ int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c
                 return 0;
         if (!h->inventory && host_parse_inventory(h, err, sizeof err) < 0)
                 return 0;
-        /* The disk has-min-valid-disks approved: the same choice, with the
-         * same minimum (the host's role's). */
-        enum req_profile prof = config_profile_for(true, c->high_availability_mode == HA_MODE_NONE, h->role);
-        int i = validations_pick_install_disk(h->inventory, h->installation_disk_id,
-                                              musterd_cfg(d)->req[prof].disk_bytes);
+        /* The disk has-min-valid-disks approved (the same function). */
+        int i = validations_install_disk(h->inventory, h->installation_disk_id, true,
+                                         c->high_availability_mode == HA_MODE_NONE, h->role, musterd_cfg(d));
         if (i >= 0) {
                 const struct inv_disk *disk = &h->inventory->disks[i];
                 /* A stable name when there is one (by-id, else by-path). */

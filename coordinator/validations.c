@@ -424,6 +424,14 @@ int validations_pick_install_disk(const struct inventory *inv, const char *disk_
         return -ENOENT;
 }
 
+int validations_install_disk(const struct inventory *inv, const char *disk_id, bool bound, bool single_node,
+                             enum host_role role, const struct muster_config *cfg) {
+        if (!cfg)
+                return -EINVAL;
+        return validations_pick_install_disk(inv, disk_id,
+                                             cfg->req[config_profile_for(bound, single_node, role)].disk_bytes);
+}
+
 static const char *disk_label(const struct inv_disk *d) {
         return d->name ? d->name : d->path ? d->path : d->id ? d->id : "?";
 }

@@ -145,6 +145,12 @@ int validations_host(const struct host_facts *f, const struct muster_config *cfg
  * of at least min_bytes. -ENOENT if none fits. */
 int validations_pick_install_disk(const struct inventory *inv, const char *disk_id, int64_t min_bytes);
 
+/* The installation disk of a host as has-min-valid-disks approves it and
+ * the install step uses it: validations_pick_install_disk with the minimum
+ * of the host's role profile (config_profile_for). -ENOENT if none fits. */
+int validations_install_disk(const struct inventory *inv, const char *disk_id, bool bound, bool single_node,
+                             enum host_role role, const struct muster_config *cfg);
+
 /* The effective hostname: requested, else the inventory's; NULL if neither. */
 const char *host_facts_hostname(const struct host_facts *f);
 

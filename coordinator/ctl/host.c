@@ -242,6 +242,7 @@ static int print_host(struct ctl *c, json_object *h, bool details) {
                 ctl_kv_add(&kv, "Progress", prog, CTL_KV_WRAP);
         }
         ctl_kv_add(&kv, "Installation disk", ctl_jstr(h, "installation_disk_id"), 0);
+        ctl_kv_add(&kv, "Installation path", ctl_jstr(h, "installation_disk_path"), 0);
         ctl_kv_add(&kv, "Agent", ctl_jstr(h, "discovery_agent_version"), 0);
         ctl_kv_add(&kv, "Checked in", ctl_when(ctl_jstr(h, "checked_in_at"), w1, sizeof w1), 0);
         ctl_kv_add(&kv, "Registered", ctl_when(ctl_jstr(h, "registered_at"), w2, sizeof w2), 0);

@@ -603,7 +603,32 @@ Test(install_api, install_disk_is_the_validated_disk) {
         json_object *h = get_host(ie, A);
         const char *vs = json_object_to_json_string(tu_json_get(h, "validations"));
         cr_assert(strstr(vs, "Disk vda (1.1 TB) is eligible for installation"), "%s", vs);
+        /* Shown on the host before the install. */
+        cr_assert_str_eq(tu_jstr(h, "installation_disk_id"), "/dev/disk/by-id/virtio-MUSTERVIRT0001");
+        cr_assert_str_eq(tu_jstr(h, "installation_disk_path"), "/dev/vda");
         json_object_put(h);
+        /* Unbound, the "any host" minimum (100 GB by default) lets the NVMe
+         * disk be the first fit; a requested disk is shown as requested. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,
+                                  NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "installation_disk_path"), "/dev/nvme0n1", "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s/hosts/%s", ie, A), md.admin_token,
+                                  "{\"installation_disk_id\":\"vda\"}", &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "installation_disk_id"), "vda");
+        cr_assert_str_eq(tu_jstr(o, "installation_disk_path"), "/dev/vda");
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s/hosts/%s", ie, A), md.admin_token,
+                                  "{\"installation_disk_id\":\"sda\"}", &o), 200);
+        cr_assert_null(tu_json_get(o, "installation_disk_path"), "sda is not eligible");
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s/hosts/%s", ie, A), md.admin_token,
+                                  "{\"installation_disk_id\":\"\"}", &o), 200);
+        json_object_put(o);
+        register_host(ie, tok, A);
+        expect_host(ie, A, "known-unbound");
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        expect_host(ie, A, "known");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
         o = poll(ie, tok, A);
         json_object *s = install_step(o);
