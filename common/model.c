@@ -926,7 +926,8 @@ void cluster_init(struct cluster *c) {
 void cluster_free(struct cluster *c) {
         char **s[] = { &c->id, &c->name, &c->owner, &c->release_version, &c->base_dns_domain,
                        &c->machine_network_cidr, &c->api_vip, &c->ingress_vip, &c->pull_secret,
-                       &c->status, &c->status_info, &c->created_at, &c->updated_at, &c->feature_set };
+                       &c->status, &c->status_info, &c->created_at, &c->updated_at, &c->feature_set,
+                       &c->cpu_architecture };
         for (size_t i = 0; i < sizeof s / sizeof *s; i++)
                 free(*s[i]);
         labels_free(&c->labels, &c->n_labels);
@@ -978,6 +979,7 @@ json_object *cluster_to_json(const struct cluster *c, unsigned flags) {
         json_object_object_add(o, "payload_revision",
                                json_object_new_int64(c->payload_revision > 0 ? c->payload_revision : 0));
         put_str(o, "feature_set", c->feature_set ? c->feature_set : "Default");
+        put_str(o, "cpu_architecture", c->cpu_architecture ? c->cpu_architecture : "x86_64");
         put_str(o, "created_at", c->created_at);
         put_str(o, "updated_at", c->updated_at);
         return o;
@@ -996,6 +998,7 @@ int cluster_from_json(json_object *o, struct cluster *cl, char *err, size_t errl
                 { "validations", CL_F_VALIDATIONS }, { "created_at", CL_F_CREATED_AT },
                 { "updated_at", CL_F_UPDATED_AT }, { "conditions", CL_F_CONDITIONS },
                 { "payload_revision", CL_F_PAYLOAD_REVISION }, { "feature_set", CL_F_FEATURE_SET },
+                { "cpu_architecture", CL_F_CPU_ARCHITECTURE },
         };
         int ha = -1;
 
@@ -1039,6 +1042,7 @@ int cluster_from_json(json_object *o, struct cluster *cl, char *err, size_t errl
                 conditions_parse(conds, &cl->conditions, &cl->n_conditions, &c);
         jget_i64(o, "payload_revision", &cl->payload_revision, INT64_MAX, &c);
         jget_str(o, "feature_set", &cl->feature_set, MODEL_MAX_CAPABILITY_NAME, &c);
+        jget_str(o, "cpu_architecture", &cl->cpu_architecture, MODEL_MAX_STRING, &c);
         get_time(o, "created_at", &cl->created_at, &c);
         get_time(o, "updated_at", &cl->updated_at, &c);
         return c.r;

@@ -252,6 +252,7 @@ enum cluster_field {
         CL_F_CONDITIONS = 1u << 18,       /* server-set */
         CL_F_PAYLOAD_REVISION = 1u << 19, /* server-set */
         CL_F_FEATURE_SET = 1u << 20,
+        CL_F_CPU_ARCHITECTURE = 1u << 21,
 };
 
 /* capabilities.spec (DESIGN §7). */
@@ -318,6 +319,7 @@ struct cluster {
         size_t n_conditions;
         int64_t payload_revision;    /* latest payload revision; 0: none yet */
         char *feature_set;           /* NULL: "Default" */
+        char *cpu_architecture;      /* NULL: x86_64 (cpu_arch_canonical names) */
         uint32_t present;            /* CL_F_* seen by cluster_from_json */
 };
 

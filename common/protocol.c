@@ -69,6 +69,7 @@ const char *validation_id_to_string(enum validation_id v) {
         case VAL_HAS_MIN_MEMORY: return "has-min-memory";
         case VAL_HAS_MIN_VALID_DISKS: return "has-min-valid-disks";
         case VAL_HOSTNAME_VALID: return "hostname-valid";
+        case VAL_CPU_ARCHITECTURE_MATCHES: return "cpu-architecture-matches";
         case VAL_HAS_CPU_CORES_FOR_ROLE: return "has-cpu-cores-for-role";
         case VAL_HAS_MEMORY_FOR_ROLE: return "has-memory-for-role";
         case VAL_HOSTNAME_UNIQUE: return "hostname-unique";
@@ -162,6 +163,17 @@ enum step_type step_type_from_string(const char *s) {
 enum host_status host_status_from_string(const char *s) {
         return (enum host_status) enum_lookup(s, _HOST_STATUS_MAX, status_name);
 }
+const char *cpu_arch_canonical(const char *s) {
+        static const char *const names[][2] = {
+                { "x86_64", "x86_64" }, { "amd64", "x86_64" }, { "aarch64", "aarch64" },
+                { "arm64", "aarch64" }, { "ppc64le", "ppc64le" }, { "s390x", "s390x" },
+        };
+        for (size_t i = 0; s && i < sizeof names / sizeof *names; i++)
+                if (strcmp(s, names[i][0]) == 0)
+                        return names[i][1];
+        return NULL;
+}
+
 int host_status_set_parse(const char *list, uint32_t *set, const char **bad, size_t *bad_len) {
         char name[64];
         *set = 0;

@@ -84,6 +84,23 @@ static inline int host_status_is_installing(enum host_status s) {
         return s == HOST_PREPARING_FOR_INSTALLATION || s == HOST_INSTALLING || s == HOST_INSTALLING_IN_PROGRESS;
 }
 enum host_status host_status_from_string(const char *s);
+/* The canonical name of a CPU architecture: x86_64, aarch64, ppc64le or
+ * s390x ("amd64" and "arm64", Debian's and Go's names, are taken as x86_64
+ * and aarch64). NULL for any other name. */
+const char *cpu_arch_canonical(const char *s);
+/* The architecture this program was built for, as cpu_arch_canonical names it. */
+#if defined(__x86_64__)
+#define CPU_ARCH_BUILD "x86_64"
+#elif defined(__aarch64__)
+#define CPU_ARCH_BUILD "aarch64"
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+#define CPU_ARCH_BUILD "ppc64le"
+#elif defined(__s390x__)
+#define CPU_ARCH_BUILD "s390x"
+#else
+#error "muster is built for x86_64, aarch64, ppc64le or s390x"
+#endif
+
 /* A comma-separated list of host statuses ("known-unbound,known") as a set:
  * bit (1 << status) per status. -EINVAL (with *bad pointing at the first
  * unknown name, its length in *bad_len) for an empty or unknown name. */
@@ -120,6 +137,7 @@ enum validation_id {
         VAL_HAS_MIN_MEMORY,
         VAL_HAS_MIN_VALID_DISKS,
         VAL_HOSTNAME_VALID,
+        VAL_CPU_ARCHITECTURE_MATCHES,
         VAL_HAS_CPU_CORES_FOR_ROLE,
         VAL_HAS_MEMORY_FOR_ROLE,
         VAL_HOSTNAME_UNIQUE,

@@ -321,6 +321,30 @@ static json_object *infra_env_reply(const struct infra_env *ie, const char *toke
         return o;
 }
 
+/* An infra-env's hosts boot the discovery ISO: its architecture must be the
+ * template's ([iso] template's sidecar). Without a readable template (agents
+ * started by hand, `make run`), only musterd's own architecture. 0, or
+ * answers 400. */
+static int ie_arch_has_iso(struct musterd *d, const char *arch, struct http_response *resp) {
+        struct iso_template t;
+        char err[512], path[CONFIG_PATH_MAX];
+        snprintf(path, sizeof path, "%s", musterd_cfg(d)->iso_template);
+        if (iso_template_open(path, &t, err, sizeof err) == 0) {
+                char have[sizeof t.cpu_architecture];
+                snprintf(have, sizeof have, "%s", t.cpu_architecture);
+                iso_template_close(&t);
+                if (strcmp(have, arch) == 0)
+                        return 0;
+                http_error(resp, 400, "no discovery ISO for %s: the ISO template %s boots %s hosts", arch, path, have);
+                return -EINVAL;
+        }
+        if (strcmp(arch, CPU_ARCH_BUILD) == 0)
+                return 0;
+        http_error(resp, 400, "no discovery ISO for %s: %s; without one only %s (musterd's own) is accepted", arch,
+                   err, CPU_ARCH_BUILD);
+        return -EINVAL;
+}
+
 static void h_ie_create(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct infra_env ie;
@@ -343,8 +367,15 @@ static void h_ie_create(void *app, struct http_request *req, struct http_respons
         }
         free(ie.owner);
         ie.owner = strdup(P(req)->owner);
-        if (!ie.cpu_architecture)
-                ie.cpu_architecture = strdup("x86_64");
+        const char *arch = cpu_arch_canonical(ie.cpu_architecture ? ie.cpu_architecture : "x86_64");
+        if (!arch) {
+                http_error(resp, 400, "field \"cpu_architecture\" must be x86_64, aarch64, ppc64le or s390x");
+                goto out;
+        }
+        if (ie_arch_has_iso(d, arch, resp) < 0)
+                goto out;
+        free(ie.cpu_architecture);
+        ie.cpu_architecture = strdup(arch);
         int r = store_infra_env_create(d->store, &ie);
         if (r < 0) {
                 api_store_error(resp, r, "infra-env");

@@ -89,6 +89,10 @@ static int check_cluster_input(const struct cluster *in, struct http_response *r
                 http_error(resp, 400, "field \"high_availability_mode\" must be Full or None");
                 return -EINVAL;
         }
+        if ((in->present & CL_F_CPU_ARCHITECTURE) && !cpu_arch_canonical(in->cpu_architecture)) {
+                http_error(resp, 400, "field \"cpu_architecture\" must be x86_64, aarch64, ppc64le or s390x");
+                return -EINVAL;
+        }
         if (in->feature_set && !feature_set_ok(in->feature_set)) {
                 http_error(resp, 400, "field \"feature_set\" must be a name of 1-64 letters and digits (Default, "
                                       "TechPreviewNoUpgrade, ...)");
@@ -176,6 +180,11 @@ void api_cluster_create(void *app, struct http_request *req, struct http_respons
         }
         if (check_cluster_input(&c, resp) < 0)
                 goto out;
+        if (c.cpu_architecture) {
+                const char *arch = cpu_arch_canonical(c.cpu_architecture);
+                free(c.cpu_architecture);
+                c.cpu_architecture = strdup(arch);
+        }
         if (caps_for_new(d, &c, resp) < 0)
                 goto out;
         c.owner = strdup(P(req)->owner);
@@ -374,6 +383,10 @@ void api_cluster_patch(void *app, struct http_request *req, struct http_response
         }
         if (check_cluster_input(&in, resp) < 0)
                 goto out;
+        if (in.present & CL_F_CPU_ARCHITECTURE) {
+                http_error(resp, 400, "field \"cpu_architecture\" is set when the cluster is created");
+                goto out;
+        }
         if (!in.present) {
                 http_error(resp, 400, "nothing to change");
                 goto out;

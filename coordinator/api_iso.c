@@ -166,6 +166,12 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
                 unavailable(resp, ie.id, err);
                 goto out;
         }
+        if (!ie.cpu_architecture || strcmp(ie.cpu_architecture, t.cpu_architecture) != 0) {
+                snprintf(err, sizeof err, "the infra-env is for %s hosts, the ISO template %s boots %s",
+                         ie.cpu_architecture ? ie.cpu_architecture : "?", tpl, t.cpu_architecture);
+                unavailable(resp, ie.id, err);
+                goto out;
+        }
         if (!(url = coordinator_url(cfg_url, req, resp)))
                 goto out;
         if (read_ca(ca_path, &ca, err, sizeof err) < 0) {

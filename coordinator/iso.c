@@ -18,6 +18,7 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "fdio.h"
+#include "protocol.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
@@ -124,6 +125,12 @@ int iso_template_open(const char *path, struct iso_template *t, char *err, size_
                 return errmsg(err, errlen, -EINVAL,
                               "the ISO template's sidecar %s needs integers config_offset, config_size and size",
                               sidecar);
+        const char *arch = "x86_64";
+        if (json_object_object_get_ex(o, "cpu_architecture", &v) &&
+            (!json_object_is_type(v, json_type_string) || !(arch = cpu_arch_canonical(json_object_get_string(v)))))
+                return errmsg(err, errlen, -EINVAL,
+                              "the ISO template's sidecar %s names no known cpu_architecture (x86_64, aarch64, "
+                              "ppc64le, s390x)", sidecar);
         if (area_size != BOOTCFG_AREA_SIZE)
                 return errmsg(err, errlen, -EINVAL, "the ISO template's sidecar %s says config_size %llu, not %d",
                               sidecar, (unsigned long long) area_size, BOOTCFG_AREA_SIZE);
@@ -153,6 +160,7 @@ int iso_template_open(const char *path, struct iso_template *t, char *err, size_
                 .ino = (uint64_t) st.st_ino,
                 .mtime_ns = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
         };
+        snprintf(t->cpu_architecture, sizeof t->cpu_architecture, "%s", arch);
         fd = -1;
         return 0;
 }

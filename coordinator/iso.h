@@ -23,11 +23,14 @@ struct iso_template {
         /* Identity, for the ETag: a rebuilt or replaced template differs. */
         uint64_t dev, ino;
         int64_t mtime_ns;
+        /* The architecture the ISO boots (sidecar "cpu_architecture",
+         * cpu_arch_canonical; templates built before it was written: x86_64). */
+        char cpu_architecture[16];
 };
 
 /* Open `path` and its sidecar path + ".json" and check them: the sidecar is
  * {"format": ISO_TEMPLATE_FORMAT, "config_offset": N, "config_size":
- * BOOTCFG_AREA_SIZE, "size": S, ...}, the file is regular with S bytes, the
+ * BOOTCFG_AREA_SIZE, "size": S, "cpu_architecture": A?, ...}, the file is regular with S bytes, the
  * area lies inside it and is all zero bytes in the template. 0 and *t (close
  * with iso_template_close); else -errno with the reason in err: -ENOENT and
  * other open errors (template or sidecar missing or unreadable), -EINVAL

@@ -64,6 +64,9 @@ int refresh_host(struct musterd *d, struct host *h) {
 
         if (h->inventory_json && !h->inventory)
                 (void) host_parse_inventory(h, err, sizeof err);
+        struct infra_env ie;
+        if (store_infra_env_get(d->store, h->infra_env_id, &ie) < 0)
+                infra_env_init(&ie); /* deleted meanwhile: nothing to compare with */
         struct host_facts f = {
                 .status = h->status,
                 .has_inventory = h->inventory_json != NULL,
@@ -71,15 +74,20 @@ int refresh_host(struct musterd *d, struct host *h) {
                 .seconds_since_checkin = 0,
                 .requested_hostname = h->requested_hostname,
                 .installation_disk_id = h->installation_disk_id,
+                .infra_env_name = ie.name,
+                .infra_env_cpu_architecture = ie.cpu_architecture,
                 .bound = h->cluster_id != NULL,
                 .role = h->role,
         };
         if (h->cluster_id) {
                 r = cluster_view_load(d, h->cluster_id, false, &view);
-                if (r < 0)
-                        return r == -ENOENT ? 0 : r;
+                if (r < 0) {
+                        r = r == -ENOENT ? 0 : r;
+                        goto out;
+                }
                 have_view = true;
                 f.cluster.single_node = view.c.high_availability_mode == HA_MODE_NONE;
+                f.cluster.cpu_architecture = view.c.cpu_architecture;
                 f.cluster.name = view.c.name;
                 f.cluster.base_dns_domain = view.c.base_dns_domain;
                 f.cluster.machine_network_cidr = view.c.machine_network_cidr;
@@ -146,6 +154,7 @@ out:
         free(peers);
         if (have_view)
                 cluster_view_free(&view);
+        infra_env_free(&ie);
         return r;
 }
 

@@ -168,6 +168,9 @@ static const char *const migrations[] = {
         "  expires_at TEXT NOT NULL,"
         "  revoked_at TEXT);"
         "CREATE INDEX tokens_owner ON tokens(owner, role);",
+        /* 5: a cluster's CPU architecture (issue 13); clusters made before
+         * were x86_64, the only architecture infra-envs defaulted to. */
+        "ALTER TABLE clusters ADD COLUMN cpu_architecture TEXT NOT NULL DEFAULT 'x86_64';",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -1758,7 +1761,7 @@ int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, c
 #define CL_COLS "seq, id, name, owner, release_version, base_dns_domain, machine_network_cidr, " \
         "api_vip, ingress_vip, high_availability_mode, pull_secret, labels, status, status_info, " \
         "validations, created_at, updated_at, capabilities_spec_json, capabilities_status_json, " \
-        "conditions_json, payload_revision, feature_set"
+        "conditions_json, payload_revision, feature_set, cpu_architecture"
 
 /* A JSON text column: 1 and *out, 0 for NULL, -EIO for text that is not JSON. */
 static int col_json(sqlite3_stmt *st, int i, json_object **out) {
@@ -1810,8 +1813,8 @@ static int read_cluster(sqlite3_stmt *st, struct cluster *cl) {
                         return -EIO;
         }
         cl->payload_revision = sqlite3_column_int64(st, 20);
-        char **fs[] = { &cl->feature_set };
-        if ((r = col_strs(st, 21, fs, 1)) < 0)
+        char **fs[] = { &cl->feature_set, &cl->cpu_architecture };
+        if ((r = col_strs(st, 21, fs, 2)) < 0)
                 return r;
         return cl->high_availability_mode < 0 ? -EIO : 0;
 }
@@ -1893,15 +1896,16 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
                 if ((r = stmt(c, "INSERT INTO clusters (id, name, owner, release_version, base_dns_domain, "
                                  "machine_network_cidr, api_vip, ingress_vip, high_availability_mode, "
                                  "pull_secret, labels, status, status_info, validations, created_at, updated_at, "
-                                 "capabilities_spec_json, capabilities_status_json, conditions_json, feature_set) "
+                                 "capabilities_spec_json, capabilities_status_json, conditions_json, feature_set, "
+                                 "cpu_architecture) "
                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-                                 "?17, ?18, ?19, coalesce(?20, 'Default'))",
+                                 "?17, ?18, ?19, coalesce(?20, 'Default'), coalesce(?21, 'x86_64'))",
                               &st)) >= 0 &&
                     (r = BIND(st, cl->id, cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
                               cl->machine_network_cidr, cl->api_vip, cl->ingress_vip,
                               ha_mode_to_string(cl->high_availability_mode), cl->pull_secret, labels,
                               cl->status, cl->status_info, vals, cl->created_at, cl->updated_at, tx.spec, tx.status,
-                              tx.conditions, cl->feature_set)) >= 0)
+                              tx.conditions, cl->feature_set, cl->cpu_architecture)) >= 0)
                         r = step_done(c, st);
         }
         return write_end(s, c, r);

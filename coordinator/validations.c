@@ -496,6 +496,39 @@ static void v_disks(const struct host_ctx *c, struct validation_result *r) {
         }
 }
 
+/* The host's CPU architecture against its infra-env's (the ISO it booted is
+ * for that one) and, when bound, its cluster's; "arm64" is "aarch64". */
+static void v_cpu_architecture(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_CPU_ARCHITECTURE_MATCHES;
+        if (need_inventory(c, r, id))
+                return;
+        const char *raw = c->inv->cpu.architecture, *have = cpu_arch_canonical(raw);
+        if (!have) {
+                set(r, id, VSTATUS_FAILURE, "The host reports %s CPU architecture", raw ? "an unknown" : "no");
+                if (raw)
+                        append(r, " (%s)", raw);
+                return;
+        }
+        const char *ie = cpu_arch_canonical(c->f->infra_env_cpu_architecture);
+        if (c->f->infra_env_cpu_architecture && (!ie || strcmp(ie, have) != 0)) {
+                set(r, id, VSTATUS_FAILURE, "The host is %s; infra-env %s is for %s hosts", have,
+                    c->f->infra_env_name ? c->f->infra_env_name : "?", c->f->infra_env_cpu_architecture);
+                return;
+        }
+        if (c->f->bound) {
+                const char *want = c->f->cluster.cpu_architecture ? c->f->cluster.cpu_architecture : "x86_64";
+                const char *cl = cpu_arch_canonical(want);
+                if (!cl || strcmp(cl, have) != 0) {
+                        set(r, id, VSTATUS_FAILURE, "The host is %s; cluster %s is %s", have,
+                            c->f->cluster.name ? c->f->cluster.name : "?", want);
+                        return;
+                }
+                set(r, id, VSTATUS_SUCCESS, "CPU architecture %s, as the infra-env's and the cluster's", have);
+                return;
+        }
+        set(r, id, VSTATUS_SUCCESS, "CPU architecture %s, as the infra-env's", have);
+}
+
 static void v_hostname_valid(const struct host_ctx *c, struct validation_result *r) {
         const char *name = host_facts_hostname(c->f);
         char whybuf[160];
@@ -787,6 +820,7 @@ int validations_host(const struct host_facts *f, const struct muster_config *cfg
         v_memory(&c, &out[n++], VAL_HAS_MIN_MEMORY, REQ_ANY, any_label);
         v_disks(&c, &out[n++]);
         v_hostname_valid(&c, &out[n++]);
+        v_cpu_architecture(&c, &out[n++]);
         if (!f->bound) {
                 apply_ignored(cfg, out, n);
                 return (int) n;

@@ -79,11 +79,14 @@ struct host_facts {
         int64_t disconnect_timeout_s;     /* <= 0: the config's */
         const char *requested_hostname;   /* overrides the inventory's */
         const char *installation_disk_id; /* chosen disk (inv_disk id, path or name); NULL = any */
+        const char *infra_env_name;       /* for messages */
+        const char *infra_env_cpu_architecture; /* NULL: not checked */
 
         bool bound;
         enum host_role role;
         struct {
                 bool single_node;         /* high_availability_mode None */
+                const char *cpu_architecture; /* NULL: x86_64 */
                 const char *name;
                 const char *base_dns_domain;
                 const char *machine_network_cidr;
@@ -125,7 +128,7 @@ struct host_facts {
         } disk_speed;
 };
 
-/* Run the host validations: the six "always" ones, plus the bound-only ones
+/* Run the host validations: the seven "always" ones, plus the bound-only ones
  * when f->bound, in validation_id order. Writes up to VAL_HOST_COUNT results;
  * returns how many, or -EINVAL on missing arguments.
  * Minimums: the "always" checks use [requirements.any]; the role checks and

@@ -314,7 +314,7 @@ cmp -s <(dd if="$iso.tmp" bs=1024 skip=$((offset / 1024)) count=$((area_size / 1
 
 mv "$iso.tmp" "$iso"
 cat >"$iso.json.tmp" <<EOF
-{"format": "muster-iso-template/1", "config_offset": $offset, "config_size": $area_size, "size": $size, "agent_version": "$agent_version", "kernel": "$kver"}
+{"format": "muster-iso-template/1", "config_offset": $offset, "config_size": $area_size, "size": $size, "agent_version": "$agent_version", "kernel": "$kver", "cpu_architecture": "$(uname -m)"}
 EOF
 mv "$iso.json.tmp" "$iso.json"
 rm -rf "$work"

@@ -48,6 +48,7 @@ static int print_cluster(struct ctl *c, json_object *o, bool details) {
         ctl_kv_add(&kv, "API VIP", ctl_jstr(o, "api_vip"), 0);
         ctl_kv_add(&kv, "Ingress VIP", ctl_jstr(o, "ingress_vip"), 0);
         ctl_kv_add(&kv, "Availability", ctl_jstr(o, "high_availability_mode"), 0);
+        ctl_kv_add(&kv, "Architecture", ctl_jstr(o, "cpu_architecture"), 0);
         ctl_kv_add(&kv, "Pull secret", ps ? (json_object_get_boolean(ps) ? "set" : "not set") : NULL, 0);
         ctl_kv_add(&kv, "Labels", labels, CTL_KV_WRAP);
         ctl_kv_add(&kv, "Feature set", ctl_jstr(o, "feature_set"), 0);
@@ -64,7 +65,7 @@ static int print_cluster(struct ctl *c, json_object *o, bool details) {
 
 /* Options that create and set share: the capability spec and feature set. */
 enum { O_RELEASE = CTL_OPT_FIRST_LOCAL, O_DOMAIN, O_CIDR, O_API, O_INGRESS, O_SNO, O_PULL, O_LABEL, O_NAME, O_BASELINE,
-       O_ENABLE, O_FEATURE_SET };
+       O_ENABLE, O_FEATURE_SET, O_ARCH };
 #define CLUSTER_OPTIONS                                                        \
         { "release", required_argument, NULL, O_RELEASE },                     \
         { "base-domain", required_argument, NULL, O_DOMAIN },                  \
@@ -97,7 +98,7 @@ static int cluster_option(const struct ctl_cmd *cmd, int o, struct cluster_args 
                 [O_RELEASE - O_RELEASE] = "release_version", [O_DOMAIN - O_RELEASE] = "base_dns_domain",
                 [O_CIDR - O_RELEASE] = "machine_network_cidr", [O_API - O_RELEASE] = "api_vip",
                 [O_INGRESS - O_RELEASE] = "ingress_vip", [O_NAME - O_RELEASE] = "name",
-                [O_FEATURE_SET - O_RELEASE] = "feature_set",
+                [O_FEATURE_SET - O_RELEASE] = "feature_set", [O_ARCH - O_RELEASE] = "cpu_architecture",
         };
         int k;
         switch (o) {
@@ -108,6 +109,7 @@ static int cluster_option(const struct ctl_cmd *cmd, int o, struct cluster_args 
                 if (!*optarg)
                         return ctl_usage_error(cmd, "--%s must not be empty", o == O_NAME ? "name" : "feature-set");
                 /* fall through */
+        case O_ARCH:
         case O_RELEASE:
         case O_DOMAIN:
         case O_CIDR:
@@ -200,6 +202,7 @@ int ctl_cluster_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         static const struct option opts[] = {
                 CLUSTER_OPTIONS,
                 { "single-node", no_argument, NULL, O_SNO },
+                { "cpu-architecture", required_argument, NULL, O_ARCH },
                 { "label", required_argument, NULL, O_LABEL },
                 CTL_GLOBAL_OPTIONS,
                 {},

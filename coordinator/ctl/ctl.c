@@ -96,6 +96,8 @@ static const struct ctl_cmd commands[] = {
           "  --api-vip IP           API virtual IP\n"
           "  --ingress-vip IP       Ingress virtual IP\n"
           "  --single-node          One host, no high availability\n"
+          "  --cpu-architecture A   x86_64 (default), aarch64, ppc64le or s390x: the\n"
+          "                         architecture its hosts must have\n"
           "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
           "  --label KEY=VALUE      A label (repeat for several)\n"
           CAP_OPTS,

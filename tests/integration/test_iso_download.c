@@ -678,3 +678,91 @@ Test(iso_download, musterctl_download) {
         reply_free(&r);
         free(ie);
 }
+
+/* An infra-env's architecture is the ISO template's (issue 13, item 10): the
+ * sidecar names it (x86_64 when it does not), infra-envs of another one are
+ * refused, an infra-env left behind by a replaced template gets no ISO, and
+ * its hosts are checked against it (cpu-architecture-matches), as they are
+ * against their cluster's. */
+Test(iso_download, infra_env_architecture_follows_the_template) {
+        start(2 * MIB, MIB, false);
+        json_object *o = NULL;
+        struct reply r;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token,
+                                  "{\"name\":\"arm\",\"cpu_architecture\":\"aarch64\"}", &o), 400);
+        cr_assert(strstr(tu_jstr(o, "reason"), "no discovery ISO for aarch64") &&
+                  strstr(tu_jstr(o, "reason"), "boots x86_64 hosts"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token,
+                                  "{\"name\":\"odd\",\"cpu_architecture\":\"sparc\"}", &o), 400);
+        cr_assert(strstr(tu_jstr(o, "reason"), "x86_64, aarch64, ppc64le or s390x"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        char *pc = tu_create(md.base, md.admin_token, "/api/v2/infra-envs",
+                             "{\"name\":\"pc\",\"cpu_architecture\":\"amd64\"}", "id");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s", pc), md.admin_token, NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "cpu_architecture"), "x86_64", "amd64 is stored by its canonical name");
+        json_object_put(o);
+
+        /* The template is rebuilt for aarch64. */
+        char side[512];
+        snprintf(side, sizeof side,
+                 "{\"format\": \"muster-iso-template/1\", \"config_offset\": %zu, \"config_size\": %d, "
+                 "\"size\": %zu, \"agent_version\": \"test\", \"cpu_architecture\": \"aarch64\"}\n",
+                 tpl_off, AREA, tpl_size);
+        cr_assert_eq(tu_write_file(dir, "discovery.iso.json", side), 0);
+        char *arm = NULL, *tok = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "arm", &arm, &tok), 400, "x86_64 has no ISO now");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token,
+                                  "{\"name\":\"arm\",\"cpu_architecture\":\"arm64\"}", &o), 201);
+        arm = strdup(tu_jstr(o, "id"));
+        tok = strdup(tu_jstr(o, "agent_token"));
+        json_object_put(o);
+        cr_assert_eq(get_image(arm, md.admin_token, NULL, &r), 200);
+        reply_free(&r);
+        cr_assert_eq(get_image(pc, md.admin_token, NULL, &r), 503);
+        cr_assert(strstr(reason(&r), "the infra-env is for x86_64 hosts") && strstr(reason(&r), "boots aarch64"), "%s",
+                  reason(&r));
+        reply_free(&r);
+
+        /* An x86_64 host in the aarch64 infra-env is not known. */
+        const char *host = "6d757374-6572-4071-8335-0000000000a1";
+        char body[256], path[4096];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", host);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", arm), tok, body, NULL), 201);
+        snprintf(path, sizeof path, "%s/qemu-q35/expected.json", MUSTER_FIXTURES_DIR);
+        json_object *inv = json_object_from_file(path);
+        cr_assert_not_null(inv);
+        json_object_object_add(inv, "host_id", json_object_new_string(host));
+        cr_assert_eq(tu_step_result(md.base, arm, tok, host, "s-1", "inventory", 0, inv, NULL), 200);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", arm, host), md.admin_token, NULL, &o),
+                     200);
+        cr_assert_str_eq(tu_validation(o, "cpu-architecture-matches"), "failure");
+        cr_assert_str_eq(tu_jstr(o, "status"), "insufficient-unbound");
+        cr_assert(strstr(tu_jstr(o, "status_info"), "The host is x86_64; infra-env arm is for aarch64 hosts"), "%s",
+                  tu_jstr(o, "status_info"));
+        json_object_put(o);
+
+        /* Clusters: the architecture is given at creation, shown, and fixed. */
+        char *out = NULL, *err = NULL;
+        const char *argv[] = { "cluster", "create", "arm-c", "--cpu-architecture", "aarch64", NULL };
+        cr_assert_eq(tu_ctl(&out, &err, md.base, md.admin_token_path, argv), 0, "%s", err ? err : "");
+        free(out);
+        free(err);
+        const char *show[] = { "cluster", "show", "arm-c", NULL };
+        cr_assert_eq(tu_ctl(&out, &err, md.base, md.admin_token_path, show), 0);
+        cr_assert(strstr(out, "Architecture") && strstr(out, "aarch64"), "%s", out);
+        free(out);
+        free(err);
+        char *c = tu_create(md.base, md.admin_token, "/api/v2/clusters", "{\"name\":\"pc-c\"}", "id");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s", c), md.admin_token, NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "cpu_architecture"), "x86_64");
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", c), md.admin_token,
+                                  "{\"cpu_architecture\":\"aarch64\"}", NULL), 400);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters"), md.admin_token,
+                                  "{\"name\":\"bad\",\"cpu_architecture\":\"vax\"}", NULL), 400);
+        free(c);
+        free(arm);
+        free(tok);
+        free(pc);
+}

@@ -125,10 +125,18 @@ static void mk_release(const char *version, struct release_info *info, struct ma
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 4
+#define SCHEMA 5
 
-/* Undo migration 4 (what a version-3 muster left). */
+/* Undo migration 5 (what a version-4 muster left). */
+static void downgrade_to_4(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE clusters DROP COLUMN cpu_architecture;"
+                                      "UPDATE schema_version SET version = 4", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 5 and 4 (what a version-3 muster left). */
 static void downgrade_to_3(sqlite3 *db) {
+        downgrade_to_4(db);
         cr_assert_eq(sqlite3_exec(db, "DROP TABLE tokens; UPDATE schema_version SET version = 3", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
 }
@@ -180,6 +188,25 @@ Test(store, fresh_database_gets_current_schema) {
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
         free(ie);
+}
+
+/* A version-4 database (before clusters had an architecture) is migrated:
+ * its clusters are x86_64, as every infra-env of that time defaulted to. */
+Test(store, version_4_database_is_migrated) {
+        char *cl = mk_cluster("carol", "old");
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_4(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_str_eq(c.cpu_architecture, "x86_64");
+        cluster_free(&c);
+        free(cl);
 }
 
 /* A version-1 database (before step results) is migrated in place and keeps

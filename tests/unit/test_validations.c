@@ -276,19 +276,20 @@ Test(hostname, rules) {
 
 /* ---- host validations: always ------------------------------------------ */
 
-Test(host, unbound_gets_the_always_six_in_order) {
+Test(host, unbound_gets_the_always_seven_in_order) {
         struct host_facts f = unbound(&q35);
         struct run r = run_host(&f);
         static const enum validation_id want[] = {
                 VAL_CONNECTED, VAL_HAS_INVENTORY, VAL_HAS_MIN_CPU_CORES,
                 VAL_HAS_MIN_MEMORY, VAL_HAS_MIN_VALID_DISKS, VAL_HOSTNAME_VALID,
+                VAL_CPU_ARCHITECTURE_MATCHES,
         };
-        cr_assert_eq(r.n, 6);
+        cr_assert_eq(r.n, 7);
         for (size_t i = 0; i < N(want); i++)
                 cr_assert_eq(r.v[i].id, want[i]);
 }
 
-Test(host, bound_gets_all_fourteen_in_order) {
+Test(host, bound_gets_all_fifteen_in_order) {
         struct host_facts f = bound_full(&q35, ROLE_WORKER);
         struct run r = run_host(&f);
         cr_assert_eq(r.n, (int) VAL_HOST_COUNT);
@@ -702,7 +703,7 @@ Test(host, json_output) {
         json_object *a = validations_to_json(r.v, (size_t) r.n), *o, *v;
 
         cr_assert_not_null(a);
-        cr_assert_eq(json_object_array_length(a), 6);
+        cr_assert_eq(json_object_array_length(a), 7);
         o = json_object_array_get_idx(a, 3);
         cr_assert(json_object_object_get_ex(o, "id", &v));
         cr_assert_str_eq(json_object_get_string(v), "has-min-memory");
@@ -1007,4 +1008,32 @@ Test(cluster, ready_cluster_passes) {
         for (int i = 0; i < r.n; i++)
                 cr_assert(r.v[i].status == VSTATUS_SUCCESS || r.v[i].status == VSTATUS_DISABLED, "%s: %s",
                           validation_id_to_string(r.v[i].id), r.v[i].message);
+}
+
+/* cpu-architecture-matches: the host's architecture against its infra-env's
+ * and, bound, its cluster's (issue 13, item 10). */
+Test(host, cpu_architecture_matches) {
+        struct host_facts f = unbound(&q35);
+        f.infra_env_name = "rack-7";
+        f.infra_env_cpu_architecture = "x86_64";
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_SUCCESS, "CPU architecture x86_64, as the infra-env's");
+        f.infra_env_cpu_architecture = "aarch64";
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_FAILURE,
+                    "The host is x86_64; infra-env rack-7 is for aarch64 hosts");
+        f = bound_full(&q35, ROLE_WORKER);
+        f.infra_env_name = "rack-7";
+        f.infra_env_cpu_architecture = "amd64";
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_SUCCESS,
+                    "CPU architecture x86_64, as the infra-env's and the cluster's");
+        f.cluster.cpu_architecture = "aarch64";
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_FAILURE, "The host is x86_64; cluster lab is aarch64");
+        /* An inventory without an architecture, or with one we do not know. */
+        struct inventory odd = q35;
+        odd.cpu.architecture = NULL;
+        f = unbound(&odd);
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_FAILURE, "The host reports no CPU architecture");
+        odd.cpu.architecture = (char *) "mips";
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_FAILURE, "The host reports an unknown CPU architecture (mips)");
+        f = unbound(NULL);
+        expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_PENDING, NULL);
 }
