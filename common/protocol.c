@@ -54,6 +54,7 @@ const char *host_status_to_string(enum host_status s) {
         case HOST_INSTALLED: return "installed";
         case HOST_ERROR: return "error";
         case HOST_UNBINDING_PENDING_USER_ACTION: return "unbinding-pending-user-action";
+        case HOST_RESETTING_PENDING_USER_ACTION: return "resetting-pending-user-action";
         case _HOST_STATUS_MAX:
         case _HOST_STATUS_INVALID:
                 break;

@@ -75,6 +75,7 @@ enum host_status {
         HOST_INSTALLED,
         HOST_ERROR,
         HOST_UNBINDING_PENDING_USER_ACTION,
+        HOST_RESETTING_PENDING_USER_ACTION, /* installed, then its cluster was reset */
         _HOST_STATUS_MAX,
         _HOST_STATUS_INVALID = -1,
 };

@@ -1368,6 +1368,7 @@ const struct http_route musterd_routes[] = {
         { "DELETE", API "/clusters/{id}", api_cluster_delete, 0, "cluster_delete" },
         { "POST", API "/clusters/{id}/actions/install", api_cluster_install, 0, "cluster_install" },
         { "POST", API "/clusters/{id}/actions/upgrade", api_cluster_upgrade, ROUTE_BODY, "cluster_upgrade" },
+        { "POST", API "/clusters/{id}/actions/reset", api_cluster_reset, 0, "cluster_reset" },
         { "GET", API "/clusters/{id}/payload", api_payload_list, 0, "payload_list" },
         { "GET", API "/clusters/{id}/payload/{rev}", api_payload_get, 0, "payload_get" },
         { "PUT", API "/infra-envs/{id}/hosts/{id}/progress", api_host_progress, ROUTE_BODY | ROUTE_AGENT, "host_progress" },

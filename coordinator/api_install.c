@@ -179,6 +179,91 @@ out:
         cluster_free(&c);
 }
 
+/* ---- reset ---------------------------------------------------------------- */
+
+/* POST /clusters/{id}/actions/reset: a failed or stuck installation goes
+ * back to where it is validated and installed again. Hosts that had started
+ * installing register again and are checked anew; installed ones wait to be
+ * booted from the discovery ISO (resetting-pending-user-action); the cluster
+ * becomes insufficient and follows its hosts. 409 where there is nothing to
+ * reset (a cluster that never started, or is installed). */
+void api_cluster_reset(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct cluster c;
+        struct cluster_view v = { 0 };
+        _cleanup_free_ struct store_host_reset *moves = NULL;
+        bool have_view = false;
+        size_t n = 0;
+        int r;
+
+        cluster_init(&v.c);
+        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+                goto out;
+        if ((r = cluster_view_load(d, c.id, false, &v)) < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        have_view = true;
+        enum cluster_status st = cluster_status_from_string(v.c.status);
+        if (st == CLUSTER_INSTALLED) {
+                http_error(resp, 409, "cluster %s is installed; change it with an upgrade or new hosts, not a reset",
+                           c.id);
+                goto out;
+        }
+        if (!(moves = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *moves))) {
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        for (size_t i = 0; i < v.hosts.n; i++) {
+                const struct host *h = &v.hosts.v[i];
+                enum host_status to;
+                if (hostfsm_apply(h->status, HOSTFSM_EV_RESET, NULL, &to, NULL) < 0 || to == h->status)
+                        continue;
+                moves[n++] = (struct store_host_reset) { h->infra_env_id, h->id, h->status, to,
+                                                         hostfsm_status_info(to) };
+        }
+        /* A reset cut short (a crash between the cluster and its hosts is
+         * not possible: one transaction) or hosts left in error by hand: a
+         * cluster that is not failed may still have hosts to bring back. */
+        if (st != CLUSTER_ERROR && !cluster_status_is_installing(st) && n == 0) {
+                http_error(resp, 409, "cluster %s is %s: only a failed or installing cluster can be reset", c.id,
+                           v.c.status);
+                goto out;
+        }
+        char info[256];
+        snprintf(info, sizeof info, "Installation reset by %s; the hosts are checked again", P(req)->owner);
+        r = store_cluster_reset(d->store, c.id, v.c.status, cluster_status_to_string(CLUSTER_INSUFFICIENT), info,
+                                moves, n);
+        if (r == -ESTALE) {
+                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
+                goto out;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL,
+                      "installation of cluster %s reset by %s: %d host(s) moved", c.id, P(req)->owner, r);
+        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name, c.id,
+                      v.c.status, cluster_status_to_string(CLUSTER_INSUFFICIENT), info);
+        for (size_t i = 0; i < n; i++)
+                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
+                              "host %s: %s -> %s: %s", moves[i].host_id, host_status_to_string(moves[i].from),
+                              host_status_to_string(moves[i].to), moves[i].status_info);
+        (void) refresh_cluster(d, c.id, NULL);
+        cluster_free(&c);
+        if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
+                api_store_error(resp, r, "cluster");
+        else
+                http_json(resp, 200, cluster_to_json(&c, 0));
+out:
+        if (have_view)
+                cluster_view_free(&v);
+        else
+                cluster_free(&v.c);
+        cluster_free(&c);
+}
+
 /* ---- the install step ----------------------------------------------------- */
 
 int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in) {

@@ -17,7 +17,8 @@ _Static_assert(_HOST_STATUS_MAX < 31, "state masks are 32 bits");
 #define B_ACTIVE (M(HOST_DISCOVERING) | M(HOST_KNOWN) | M(HOST_INSUFFICIENT) | M(HOST_PENDING_FOR_INPUT))
 #define B_PRE (M(HOST_BINDING) | B_ACTIVE | M(HOST_DISCONNECTED))
 #define INST (M(HOST_PREPARING_FOR_INSTALLATION) | M(HOST_INSTALLING) | M(HOST_INSTALLING_IN_PROGRESS))
-#define ALL (U_ALL | B_PRE | INST | M(HOST_INSTALLED) | M(HOST_ERROR) | M(HOST_UNBINDING_PENDING_USER_ACTION))
+#define RESETTING M(HOST_RESETTING_PENDING_USER_ACTION)
+#define ALL (U_ALL | B_PRE | INST | M(HOST_INSTALLED) | M(HOST_ERROR) | M(HOST_UNBINDING_PENDING_USER_ACTION) | RESETTING)
 
 #define SAME (-2) /* `to` of a row that keeps the state */
 
@@ -66,6 +67,8 @@ static const struct transition transitions[] = {
         GO(M(HOST_ERROR), REGISTERED, NULL, HOST_DISCOVERING, "Host registered again after a failed installation"),
         GO(M(HOST_UNBINDING_PENDING_USER_ACTION), REGISTERED, NULL, HOST_DISCOVERING_UNBOUND,
            "Host booted from the discovery ISO after being unbound; it is back in the pool"),
+        GO(RESETTING, REGISTERED, NULL, HOST_DISCOVERING,
+           "Host booted from the discovery ISO after its cluster was reset; it is checked again"),
 
         /* inventory-received */
         GO(U_ACTIVE | M(HOST_BINDING) | B_ACTIVE, INVENTORY_RECEIVED, NULL, SAME, "Inventory received"),
@@ -73,7 +76,8 @@ static const struct transition transitions[] = {
            "Inventory received from a disconnected host"),
         GO(M(HOST_DISCONNECTED), INVENTORY_RECEIVED, NULL, HOST_DISCOVERING,
            "Inventory received from a disconnected host"),
-        NO(INST | M(HOST_INSTALLED) | M(HOST_ERROR) | M(HOST_UNBINDING_PENDING_USER_ACTION), INVENTORY_RECEIVED,
+        NO(INST | M(HOST_INSTALLED) | M(HOST_ERROR) | M(HOST_UNBINDING_PENDING_USER_ACTION) | RESETTING,
+           INVENTORY_RECEIVED,
            NULL, -EPERM, "Inventories are not accepted once the installation has started"),
 
         /* validations-refreshed */
@@ -97,7 +101,7 @@ static const struct transition transitions[] = {
            "Host failed a validation while preparing for installation"),
         GO(M(HOST_PREPARING_FOR_INSTALLATION), VALIDATIONS_REFRESHED, NULL, SAME, "Preparing for installation"),
         GO(M(HOST_INSTALLING) | M(HOST_INSTALLING_IN_PROGRESS) | M(HOST_INSTALLED) | M(HOST_ERROR) |
-           M(HOST_UNBINDING_PENDING_USER_ACTION), VALIDATIONS_REFRESHED, NULL, SAME,
+           M(HOST_UNBINDING_PENDING_USER_ACTION) | RESETTING, VALIDATIONS_REFRESHED, NULL, SAME,
            "Validations do not change the state of a host past installation start"),
 
         /* checkin-timeout */
@@ -107,7 +111,8 @@ static const struct transition transitions[] = {
            "Host stopped checking in"),
         GO(M(HOST_INSTALLING) | M(HOST_INSTALLING_IN_PROGRESS), CHECKIN_TIMEOUT, NULL, HOST_ERROR,
            "Host stopped checking in during its installation"),
-        GO(M(HOST_INSTALLED) | M(HOST_ERROR) | M(HOST_UNBINDING_PENDING_USER_ACTION), CHECKIN_TIMEOUT, NULL, SAME,
+        GO(M(HOST_INSTALLED) | M(HOST_ERROR) | M(HOST_UNBINDING_PENDING_USER_ACTION) | RESETTING, CHECKIN_TIMEOUT,
+           NULL, SAME,
            "Host is not expected to check in in this state"),
 
         /* reconnected */
@@ -129,6 +134,7 @@ static const struct transition transitions[] = {
            "Host is already bound to a cluster; unbind it first"),
         NO(M(HOST_UNBINDING_PENDING_USER_ACTION), BIND, NULL, -EPERM,
            "Host must be booted from the discovery ISO again before it can be bound"),
+        NO(RESETTING, BIND, NULL, -EPERM, "Host is already bound to a cluster; unbind it first"),
 
         /* unbind */
         NO(B_PRE | INST | M(HOST_INSTALLED) | M(HOST_ERROR), UNBIND, installing, -EBUSY,
@@ -136,7 +142,7 @@ static const struct transition transitions[] = {
         NO(INST, UNBIND, NULL, -EBUSY, "Host is being installed; it cannot be unbound now"),
         GO(M(HOST_DISCONNECTED), UNBIND, NULL, HOST_DISCONNECTED_UNBOUND, "Host unbound; it is back in the pool"),
         GO(M(HOST_BINDING) | B_ACTIVE, UNBIND, NULL, HOST_DISCOVERING_UNBOUND, "Host unbound; it is back in the pool"),
-        GO(M(HOST_INSTALLED) | M(HOST_ERROR), UNBIND, NULL, HOST_UNBINDING_PENDING_USER_ACTION,
+        GO(M(HOST_INSTALLED) | M(HOST_ERROR) | RESETTING, UNBIND, NULL, HOST_UNBINDING_PENDING_USER_ACTION,
            "Host unbound; boot it from the discovery ISO to return it to the pool"),
         GO(M(HOST_UNBINDING_PENDING_USER_ACTION), UNBIND, NULL, SAME, "Host is already unbound"),
         NO(U_ALL, UNBIND, NULL, -EPERM, "Host is not bound to a cluster"),
@@ -164,6 +170,15 @@ static const struct transition transitions[] = {
         GO(INST, FAILED, NULL, HOST_ERROR, "Installation failed"),
         GO(M(HOST_ERROR), FAILED, NULL, SAME, "Installation already failed"),
         NO(ALL & ~(INST | M(HOST_ERROR)), FAILED, NULL, -EPERM, "Host is not installing"),
+
+        /* reset: hosts that started installing are checked and installed
+         * again; an installed one first boots from the discovery ISO. */
+        GO(INST | M(HOST_ERROR), RESET, NULL, HOST_DISCOVERING,
+           "Installation reset; the host registers again and is checked anew"),
+        GO(M(HOST_INSTALLED), RESET, NULL, HOST_RESETTING_PENDING_USER_ACTION,
+           "Installation reset; boot the host from the discovery ISO to install it again"),
+        GO(B_PRE | RESETTING, RESET, NULL, SAME, "Host had not started installing"),
+        NO(U_ALL | M(HOST_UNBINDING_PENDING_USER_ACTION), RESET, NULL, -EPERM, "Host is not bound to a cluster"),
 };
 
 const char *hostfsm_event_to_string(enum hostfsm_event ev) {
@@ -180,6 +195,7 @@ const char *hostfsm_event_to_string(enum hostfsm_event ev) {
         case HOSTFSM_EV_PROGRESS: return "progress";
         case HOSTFSM_EV_INSTALLED: return "installed";
         case HOSTFSM_EV_FAILED: return "failed";
+        case HOSTFSM_EV_RESET: return "reset";
         case _HOSTFSM_EV_MAX:
         case _HOSTFSM_EV_INVALID:
                 break;
@@ -304,6 +320,8 @@ const char *hostfsm_status_info(enum host_status s) {
         case HOST_ERROR: return "Installation failed";
         case HOST_UNBINDING_PENDING_USER_ACTION:
                 return "Host was unbound; boot it from the discovery ISO to return it to the pool";
+        case HOST_RESETTING_PENDING_USER_ACTION:
+                return "Its cluster was reset; boot the host from the discovery ISO to install it again";
         case _HOST_STATUS_MAX:
         case _HOST_STATUS_INVALID:
                 break;
@@ -343,5 +361,6 @@ char *hostfsm_format_status_info(enum host_status s, const struct validation_res
 }
 
 bool host_status_is_bound(enum host_status s) {
-        return (int) s >= 0 && s < _HOST_STATUS_MAX && ((B_PRE | INST | M(HOST_INSTALLED) | M(HOST_ERROR)) & M(s));
+        return (int) s >= 0 && s < _HOST_STATUS_MAX &&
+               ((B_PRE | INST | M(HOST_INSTALLED) | M(HOST_ERROR) | RESETTING) & M(s));
 }

@@ -27,6 +27,7 @@ enum hostfsm_event {
         HOSTFSM_EV_PROGRESS,            /* agent reported install progress */
         HOSTFSM_EV_INSTALLED,
         HOSTFSM_EV_FAILED,              /* installation failed */
+        HOSTFSM_EV_RESET,               /* user resets the host's cluster's installation */
         _HOSTFSM_EV_MAX,
         _HOSTFSM_EV_INVALID = -1,
 };

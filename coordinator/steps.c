@@ -42,6 +42,8 @@ static const struct {
         [HOST_ERROR] = { 0, false },
         /* An agent still running on an unbound host registers again. */
         [HOST_UNBINDING_PENDING_USER_ACTION] = { 0, true },
+        /* The installed system's agent is told to stop; the ISO's registers. */
+        [HOST_RESETTING_PENDING_USER_ACTION] = { 0, true },
 };
 
 unsigned steps_allowed(enum host_status s) {

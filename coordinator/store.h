@@ -232,6 +232,21 @@ struct store_host_role {
         const char *host_id;
         enum host_role role;
 };
+/* One host's move in a cluster reset: from status `from` to `to`. */
+struct store_host_reset {
+        const char *infra_env_id;
+        const char *host_id;
+        enum host_status from, to;
+        const char *status_info;
+};
+/* In one transaction: cluster `id`, in status `expect`, becomes `status`
+ * with status_info, and each host of `hosts` still bound to it and still in
+ * its `from` status moves to its `to`, told to register again
+ * (reregister_pending), its progress, step results and applied revision
+ * cleared. Returns how many hosts moved; -ESTALE if the cluster is no longer
+ * in `expect`, -ENOENT if there is none. */
+int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
+                        const char *status_info, const struct store_host_reset *hosts, size_t n);
 struct store_payload;
 /* In one transaction: a cluster in status "ready" becomes
  * preparing-for-installation with status_info; the hosts in `roles` get

@@ -2109,6 +2109,47 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
         return write_end(s, c, r);
 }
 
+int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
+                        const char *status_info, const struct store_host_reset *hosts, size_t n) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r, moved = 0;
+
+        if (norm_id(id, nid) < 0 || !expect || !status || too_long(status_info, MODEL_MAX_MESSAGE) || (n && !hosts))
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                char a[UUID_STR_LEN], b[UUID_STR_LEN];
+                if (host_key(hosts[i].infra_env_id, hosts[i].host_id, a, b) < 0 ||
+                    !host_status_to_string(hosts[i].from) || !host_status_to_string(hosts[i].to) ||
+                    too_long(hosts[i].status_info, MODEL_MAX_MESSAGE))
+                        return -EINVAL;
+        }
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE clusters SET status = ?2, status_info = ?3, updated_at = ?4 "
+                                 "WHERE id = ?1 AND status = ?5", &st)) >= 0 &&
+                    (r = BIND(st, nid, status, status_info, now, expect)) >= 0 &&
+                    (r = step_done(c, st)) >= 0 && sqlite3_changes(c->db) == 0)
+                        r = cluster_not_updated(c, nid);
+        }
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                char a[UUID_STR_LEN], b[UUID_STR_LEN];
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                (void) host_key(hosts[i].infra_env_id, hosts[i].host_id, a, b);
+                if ((r = stmt(c, "UPDATE hosts SET status = ?4, status_info = ?5, updated_at = ?6, "
+                                 "reregister_pending = 1, progress_stage = NULL, progress_percent = NULL, "
+                                 "progress_info = NULL, step_results = '{}', applied_revision = 0 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3 AND status = ?7", &st)) >= 0 &&
+                    (r = BIND(st, a, b, nid, host_status_to_string(hosts[i].to), hosts[i].status_info, now,
+                              host_status_to_string(hosts[i].from))) >= 0 &&
+                    (r = step_done(c, st)) >= 0)
+                        moved += sqlite3_changes(c->db) > 0;
+        }
+        return write_end(s, c, r < 0 ? r : moved);
+}
+
 static int count_bound(struct conn *c, const char *id, const char *statuses, int64_t *count) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         int r = stmt(c, "SELECT count(*) FROM hosts WHERE cluster_id = ?1 "

@@ -131,6 +131,13 @@ static const struct ctl_cmd commands[] = {
           "failing validations are listed when the cluster is not ready.\n"
           "musterctl cluster watch CLUSTER follows it.\n",
           ctl_cluster_install },
+        { "cluster", "reset", "CLUSTER", "Reset a failed or stuck installation",
+          "The cluster's hosts that started installing register again and are\n"
+          "checked anew; installed ones wait to be booted from the discovery ISO\n"
+          "(resetting-pending-user-action). The cluster then follows its hosts and\n"
+          "can be installed again. Refused for a cluster that is installed or never\n"
+          "started installing.\n",
+          ctl_cluster_reset },
         { "cluster", "upgrade", "CLUSTER --release V", "Move a cluster to another imported release",
           "  --release V            The release to move to\n"
           "\nCapabilities that the new release needs for what the cluster has are\n"

@@ -105,14 +105,11 @@ static void expect_cluster(const char *id, const char *status) {
         json_object_put(o);
 }
 
-/* Bind, re-register (as the agent does when told to exit) and post the
- * network results that make the host known in cluster `name`. */
-static void bind_ready(const char *ie, const char *tok, const char *host, const char *cluster, const char *name,
-                       const char *api_ip, const char *const *peers, size_t n_peers) {
-        char body[512], out[2048];
-        snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", cluster);
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, host), md.admin_token,
-                                  body, NULL), 200);
+/* Re-register (as the agent does when told to exit) and post the network
+ * results that make a bound host known in cluster `name`. */
+static void register_ready(const char *ie, const char *tok, const char *host, const char *name, const char *api_ip,
+                           const char *const *peers, size_t n_peers) {
+        char out[2048];
         register_host(ie, tok, host);
         ok_result(ie, tok, host, "ntp-synchronizer",
                   json_tokener_parse("{\"synced\":true,\"offset_ms\":1,\"method\":\"sntp\"}"));
@@ -128,6 +125,16 @@ static void bind_ready(const char *ie, const char *tok, const char *host, const 
                 snprintf(out + len, sizeof out - len, "]}");
                 ok_result(ie, tok, host, "connectivity-check", json_tokener_parse(out));
         }
+}
+
+/* Bind, then register_ready. */
+static void bind_ready(const char *ie, const char *tok, const char *host, const char *cluster, const char *name,
+                       const char *api_ip, const char *const *peers, size_t n_peers) {
+        char body[512];
+        snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", cluster);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, host), md.admin_token,
+                                  body, NULL), 200);
+        register_ready(ie, tok, host, name, api_ip, peers, n_peers);
 }
 
 static json_object *poll(const char *ie, const char *tok, const char *host) {
@@ -500,6 +507,52 @@ Test(install_api, roles_and_a_failed_host) {
         json_object *r = poll(ie, tok, H[1]);
         cr_assert_null(install_step(r));
         json_object_put(r);
+
+        /* Reset (issue 13, item 1): the failed and installing hosts register
+         * again; the installed one waits to be booted from the ISO. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/reset", c), md.admin_token, NULL, &o), 200,
+                     "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_str_neq(tu_jstr(o, "status"), "error");
+        json_object_put(o);
+        expect_host(ie, H[0], "resetting-pending-user-action");
+        for (int i = 1; i < 4; i++)
+                expect_host(ie, H[i], "discovering");
+        for (int i = 0; i < 4; i++) {
+                r = poll(ie, tok, H[i]);
+                cr_assert_str_eq(tu_jstr(r, "post_step_action"), "exit", "host %d must register again", i);
+                json_object_put(r);
+        }
+        snprintf(q, sizeof q, "cluster_id=%s", c);
+        cr_assert(events_have(q, "installation of cluster"));
+        cr_assert(events_have(q, "-> resetting-pending-user-action"));
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/reset", c), md.admin_token, NULL, &o), 409,
+                     "nothing left to reset");
+        cr_assert(strstr(tu_jstr(o, "reason"), "only a failed or installing cluster can be reset"), "%s",
+                  tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 409,
+                     "not ready before the hosts are checked again");
+        /* All four boot and are checked again (the installed one from the ISO): ready, and the retry installs. */
+        for (int i = 0; i < 4; i++) {
+                const char *peers[3];
+                size_t n = 0;
+                for (int k = 0; k < 4; k++)
+                        if (k != i)
+                                peers[n++] = H[k];
+                register_ready(ie, tok, H[i], "full", "192.0.2.100", peers, n);
+        }
+        for (int i = 0; i < 4; i++)
+                expect_host(ie, H[i], "known");
+        expect_cluster(c, "ready");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202,
+                     "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "2", "the retry builds a new revision");
+        json_object_put(o);
+        for (int i = 0; i < 4; i++) {
+                r = poll(ie, tok, H[i]);
+                cr_assert_str_eq(tu_jstr(install_step(r), "step_id"), "install-2", "host %d", i);
+                json_object_put(r);
+        }
         free(c);
         free(ie);
         free(tok);

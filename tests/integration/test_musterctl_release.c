@@ -154,7 +154,8 @@ Test(ctl_release, help_for_every_new_command) {
                 { "release", "import" }, { "release", "list" },    { "release", "show" },
                 { "release", "delete" }, { "cluster", "create" },  { "cluster", "set" },
                 { "cluster", "capabilities" }, { "cluster", "install" }, { "cluster", "upgrade" },
-                { "cluster", "payload" }, { "cluster", "watch" },  { "signing-key", NULL },
+                { "cluster", "payload" }, { "cluster", "watch" },  { "cluster", "reset" },
+                { "signing-key", NULL },
         };
         char *out;
         cr_assert_eq(CTL(&out, NULL, "--help"), 0);
@@ -928,6 +929,20 @@ Test(ctl_release, watch_tells_a_failed_install) {
         cr_assert(strstr(out, "error"), "%s", out);
         cr_assert(strstr(err, "cluster bad failed") && strstr(err, "host bad-0") && strstr(err, "the disk went away"),
                   "%s", err);
+        free(out);
+        free(err);
+        /* What an admin types next: reset; the host registers again. */
+        cr_assert_eq(CTL(&out, &err, "cluster", "reset", "bad"), 0, "%s", err);
+        cr_assert(strstr(out, "cluster bad was reset") && strstr(out, "musterctl cluster install"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "show", H1), 0, "%s", err);
+        cr_assert(strstr(out, "discovering"), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "cluster", "reset", "bad"), 1, "nothing to reset now");
+        cr_assert(strstr(err, "only a failed or installing cluster can be reset"), "%s", err);
         free(out);
         free(err);
         free(step);

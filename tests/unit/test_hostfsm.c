@@ -29,6 +29,7 @@
 #define ID HOST_INSTALLED
 #define ER HOST_ERROR
 #define UP HOST_UNBINDING_PENDING_USER_ACTION
+#define RP HOST_RESETTING_PENDING_USER_ACTION
 #define N_FROM (_HOST_STATUS_MAX + 1) /* + new host */
 
 /* Expected outcomes: a state, KEEP (same state) or a refusal. */
@@ -46,35 +47,36 @@ struct row {
 };
 
 static const struct row matrix[] = {
-        /*                                        DU    KU    IU    XU    BI    DI    KN    IN    PI    XD    PR    IS    IP    ID    ER    UP    new */
-        { HOSTFSM_EV_REGISTERED, false, V_NONE, { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   KEEP, ER,   PERM, DI,   DU,   DU } },
-        { HOSTFSM_EV_REGISTERED, true, V_NONE,  { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   KEEP, ER,   PERM, KEEP, DU,   DU } },
+        /*                                        DU    KU    IU    XU    BI    DI    KN    IN    PI    XD    PR    IS    IP    ID    ER    UP    RP    new */
+        { HOSTFSM_EV_REGISTERED, false, V_NONE, { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   KEEP, ER,   PERM, DI,   DU,   DI,   DU } },
+        { HOSTFSM_EV_REGISTERED, true, V_NONE,  { DU,   DU,   DU,   DU,   DI,   DI,   DI,   DI,   DI,   DI,   DI,   KEEP, ER,   PERM, KEEP, DU,   DI,   DU } },
         { HOSTFSM_EV_INVENTORY_RECEIVED, false, V_NONE,
-                                                { KEEP, KEEP, KEEP, DU,   KEEP, KEEP, KEEP, KEEP, KEEP, DI,   PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
+                                                { KEEP, KEEP, KEEP, DU,   KEEP, KEEP, KEEP, KEEP, KEEP, DI,   PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
         { HOSTFSM_EV_VALIDATIONS_REFRESHED, false, V_READY,
-                                                { KU,   KU,   KU,   KU,   KEEP, KN,   KN,   KN,   KN,   KN,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
+                                                { KU,   KU,   KU,   KU,   KEEP, KN,   KN,   KN,   KN,   KN,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
         { HOSTFSM_EV_VALIDATIONS_REFRESHED, false, V_FAILED,
-                                                { IU,   IU,   IU,   IU,   KEEP, IN,   IN,   IN,   IN,   IN,   IN,   KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
+                                                { IU,   IU,   IU,   IU,   KEEP, IN,   IN,   IN,   IN,   IN,   IN,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
         { HOSTFSM_EV_VALIDATIONS_REFRESHED, false, V_WAIT_AGENT,
-                                                { DU,   DU,   DU,   DU,   KEEP, DI,   DI,   DI,   DI,   DI,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
+                                                { DU,   DU,   DU,   DU,   KEEP, DI,   DI,   DI,   DI,   DI,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
         { HOSTFSM_EV_VALIDATIONS_REFRESHED, false, V_WAIT_USER,
-                                                { DU,   DU,   DU,   DU,   KEEP, PI,   PI,   PI,   PI,   PI,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
+                                                { DU,   DU,   DU,   DU,   KEEP, PI,   PI,   PI,   PI,   PI,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
         { HOSTFSM_EV_VALIDATIONS_REFRESHED, false, V_DISCONNECTED,
-                                                { XU,   XU,   XU,   XU,   XD,   XD,   XD,   XD,   XD,   XD,   XD,   KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
+                                                { XU,   XU,   XU,   XU,   XD,   XD,   XD,   XD,   XD,   XD,   XD,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
         { HOSTFSM_EV_CHECKIN_TIMEOUT, false, V_NONE,
-                                                { XU,   XU,   XU,   KEEP, XD,   XD,   XD,   XD,   XD,   KEEP, XD,   ER,   ER,   KEEP, KEEP, KEEP, PERM } },
+                                                { XU,   XU,   XU,   KEEP, XD,   XD,   XD,   XD,   XD,   KEEP, XD,   ER,   ER,   KEEP, KEEP, KEEP, KEEP, PERM } },
         { HOSTFSM_EV_RECONNECTED, false, V_NONE,
-                                                { KEEP, KEEP, KEEP, DU,   KEEP, KEEP, KEEP, KEEP, KEEP, DI,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
-        { HOSTFSM_EV_BIND, false, V_NONE,       { PERM, BI,   PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
-        { HOSTFSM_EV_BIND, true, V_NONE,        { PERM, BUSY, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
-        { HOSTFSM_EV_UNBIND, false, V_NONE,     { PERM, PERM, PERM, PERM, DU,   DU,   DU,   DU,   DU,   XU,   BUSY, BUSY, BUSY, UP,   UP,   KEEP, PERM } },
-        { HOSTFSM_EV_UNBIND, true, V_NONE,      { PERM, PERM, PERM, PERM, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, KEEP, PERM } },
+                                                { KEEP, KEEP, KEEP, DU,   KEEP, KEEP, KEEP, KEEP, KEEP, DI,   KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, PERM } },
+        { HOSTFSM_EV_BIND, false, V_NONE,       { PERM, BI,   PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
+        { HOSTFSM_EV_BIND, true, V_NONE,        { PERM, BUSY, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
+        { HOSTFSM_EV_UNBIND, false, V_NONE,     { PERM, PERM, PERM, PERM, DU,   DU,   DU,   DU,   DU,   XU,   BUSY, BUSY, BUSY, UP,   UP,   KEEP, UP,   PERM } },
+        { HOSTFSM_EV_UNBIND, true, V_NONE,      { PERM, PERM, PERM, PERM, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, BUSY, KEEP, UP,   PERM } },
         { HOSTFSM_EV_INSTALL_STARTED, false, V_NONE,
-                                                { PERM, PERM, PERM, PERM, PERM, PERM, PR,   PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
-        { HOSTFSM_EV_PREPARED, false, V_NONE,   { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, IS,   PERM, PERM, PERM, PERM, PERM, PERM } },
-        { HOSTFSM_EV_PROGRESS, false, V_NONE,   { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, IP,   KEEP, PERM, PERM, PERM, PERM } },
-        { HOSTFSM_EV_INSTALLED, false, V_NONE,  { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, ID,   ID,   KEEP, PERM, PERM, PERM } },
-        { HOSTFSM_EV_FAILED, false, V_NONE,     { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, ER,   ER,   ER,   PERM, KEEP, PERM, PERM } },
+                                                { PERM, PERM, PERM, PERM, PERM, PERM, PR,   PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
+        { HOSTFSM_EV_PREPARED, false, V_NONE,   { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, IS,   PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
+        { HOSTFSM_EV_PROGRESS, false, V_NONE,   { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, IP,   KEEP, PERM, PERM, PERM, PERM, PERM } },
+        { HOSTFSM_EV_INSTALLED, false, V_NONE,  { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, ID,   ID,   KEEP, PERM, PERM, PERM, PERM } },
+        { HOSTFSM_EV_FAILED, false, V_NONE,     { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, ER,   ER,   ER,   PERM, KEEP, PERM, PERM, PERM } },
+        { HOSTFSM_EV_RESET, false, V_NONE,      { PERM, PERM, PERM, PERM, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, DI,   DI,   DI,   RP,   DI,   PERM, KEEP, PERM } },
 };
 
 /* Validation results that produce each verdict. */
@@ -381,7 +383,7 @@ Test(hostfsm, format_status_info_cuts_and_picks) {
 Test(hostfsm, bound_states_and_http) {
         static const bool bound[_HOST_STATUS_MAX] = {
                 [BI] = true, [DI] = true, [KN] = true, [IN] = true, [PI] = true, [XD] = true,
-                [PR] = true, [IS] = true, [IP] = true, [ID] = true, [ER] = true,
+                [PR] = true, [IS] = true, [IP] = true, [ID] = true, [ER] = true, [RP] = true,
         };
         for (int s = 0; s < _HOST_STATUS_MAX; s++)
                 cr_assert_eq(host_status_is_bound((enum host_status) s), bound[s], "%s", name(s));
@@ -542,7 +544,7 @@ Test(steps, exit_and_nothing) {
                 in.status = (enum host_status) s;
                 in.must_reregister = false;
                 cr_assert_eq(steps_for_host(&in, &r), 0);
-                bool exits = s == BI || s == UP;
+                bool exits = s == BI || s == UP || s == RP;
                 cr_assert_str_eq(r.post_step_action, exits ? "exit" : "continue", "%s", name(s));
                 if (exits || s >= PR)
                         cr_assert_eq(json_object_array_length(r.instructions), 0, "%s", name(s));
