@@ -1358,6 +1358,7 @@ const struct http_route musterd_routes[] = {
         { "DELETE", API "/infra-envs/{id}/hosts/{id}", h_host_delete, 0, "host_delete" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/bind", api_host_bind, ROUTE_BODY, "host_bind" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/unbind", api_host_unbind, 0, "host_unbind" },
+        { "POST", API "/infra-envs/{id}/hosts/{id}/actions/install", api_host_install, 0, "host_install" },
         { "GET", API "/infra-envs/{id}/hosts/{id}/instructions", h_instructions, ROUTE_AGENT, "host_instructions" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/instructions", h_step_result, ROUTE_BODY | ROUTE_AGENT, "host_step_result" },
         { "GET", API "/hosts", h_hosts_list, 0, "hosts_list" },

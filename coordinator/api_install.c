@@ -264,6 +264,74 @@ out:
         cluster_free(&c);
 }
 
+/* ---- day 2: one host joins an installed cluster ---------------------------- */
+
+/* POST /infra-envs/{ie}/hosts/{id}/actions/install: a known host bound to an
+ * installed cluster installs on its own, with the cluster's current payload
+ * revision, as a worker unless its role is set; installed, it follows the
+ * cluster's later revisions like the others. */
+void api_host_install(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        struct cluster c;
+        cluster_init(&c);
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        if (!h.cluster_id) {
+                http_error(resp, 409, "host %s is bound to no cluster; bind it to an installed cluster first", h.id);
+                goto out;
+        }
+        int r = store_cluster_get(d->store, h.cluster_id, &c);
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        if (cluster_status_from_string(c.status) != CLUSTER_INSTALLED || c.payload_revision <= 0) {
+                http_error(resp, 409, "cluster %s is %s: a host installs on its own only into an installed cluster "
+                                      "(install the cluster itself with musterctl cluster install)", c.name, c.status);
+                goto out;
+        }
+        /* The latest look at the host before it moves. */
+        (void) refresh_host(d, &h);
+        enum host_status prep, inst;
+        const char *why;
+        if (hostfsm_apply(h.status, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &why) < 0) {
+                http_error(resp, 409, "host %s is %s, not known: %s", h.id, host_status_to_string(h.status),
+                           h.status_info ? h.status_info : why);
+                goto out;
+        }
+        if (h.role == ROLE_AUTO) {
+                h.role = ROLE_WORKER;
+                if ((r = store_host_update(d->store, &h, HOST_F_ROLE)) < 0) {
+                        api_store_error(resp, r, "host");
+                        goto out;
+                }
+        }
+        (void) hostfsm_apply(prep, HOSTFSM_EV_PREPARED, NULL, &inst, NULL);
+        r = store_host_set_status(d->store, ie.id, h.id, inst, hostfsm_status_info(inst), NULL, 0, STORE_STATUS(h.status));
+        if (r == -ESTALE) {
+                http_error(resp, 409, "host %s changed state meanwhile; try again", h.id);
+                goto out;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id,
+                      "day-2 install of host %s into cluster %s (payload revision %lld, role %s) started by %s", h.id,
+                      c.name, (long long) c.payload_revision, host_role_to_string(h.role), P(req)->owner);
+        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, ie.id, c.id, h.id, "host %s: %s -> %s: %s", h.id,
+                      host_status_to_string(h.status), host_status_to_string(inst), hostfsm_status_info(inst));
+        api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
+out:
+        cluster_free(&c);
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
 /* ---- the install step ----------------------------------------------------- */
 
 int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in) {

@@ -80,6 +80,11 @@ static const struct ctl_cmd commands[] = {
         { "host", "bind", "HOST --cluster C", "Bind a known unbound host to a cluster",
           "  --cluster C            The cluster (id, prefix or name)\n" HOST_OPTS, ctl_host_bind },
         { "host", "unbind", "HOST", "Return a host to the unbound pool", HOST_OPTS, ctl_host_unbind },
+        { "host", "install", "HOST", "Install a known host into its installed cluster (day 2)",
+          "The host gets the cluster's current payload revision (as a worker unless\n"
+          "its role is set) and follows the cluster's later revisions once installed.\n"
+          "For a cluster that is not installed yet, use musterctl cluster install.\n" HOST_OPTS,
+          ctl_host_install },
         { "host", "set", "HOST [OPTIONS]", "Set a host's role, hostname or installation disk",
           "  --role R               auto, master or worker\n"
           "  --hostname NAME        Hostname the host is known and validated by (unique\n"

@@ -352,6 +352,14 @@ int ctl_host_unbind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
         return host_change(c, argv[optind], "POST", "/actions/unbind", NULL, NULL);
 }
 
+int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
+                return rc;
+        return host_change(c, argv[optind], "POST", "/actions/install", NULL,
+                           "is installing into its installed cluster");
+}
+
 int ctl_host_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))

@@ -203,6 +203,7 @@ static const char *const README_8 =
         "0000_50_insights-operator_10-prometheus-rule.yaml,0000_80_hosted-only-configmap.yaml,99_site-config.yml";
 
 static const char *A = "6d757374-6572-4071-8335-00000000000a";
+static const char *B = "6d757374-6572-4071-8335-00000000000b";
 
 static bool events_have(const char *query, const char *needle) {
         json_object *o;
@@ -688,6 +689,72 @@ Test(install_api, install_disk_is_the_validated_disk) {
         cr_assert_not_null(s, "%s", json_object_to_json_string(o));
         cr_assert_str_eq(tu_jstr(s, "args.installation_disk"), "/dev/disk/by-id/virtio-MUSTERVIRT0001");
         json_object_put(o);
+        free(c);
+        free(ie);
+        free(tok);
+}
+
+/* Day 2 (issue 13, item 2): a host bound to an installed cluster installs on
+ * its own with the cluster's current revision, as a worker, and then follows
+ * the cluster's later revisions. */
+Test(install_api, day2_host_joins_an_installed_cluster) {
+        char *ie, *tok, *c;
+        json_object *o, *r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "day2", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        /* Not before the cluster is installed. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/install", ie, A), md.admin_token,
+                                  NULL, &o), 409);
+        cr_assert(strstr(tu_jstr(o, "reason"), "only into an installed cluster"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        json_object_put(poll(ie, tok, A));
+        cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200);
+        expect_cluster(c, "installed");
+
+        /* B joins: bound, checked, installed on its own. */
+        agent_boot(ie, tok, B);
+        expect_host(ie, B, "known-unbound");
+        bind_ready(ie, tok, B, c, "sno", "192.0.2.10", NULL, 0);
+        expect_host(ie, B, "known");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/install", ie, B), md.admin_token,
+                                  NULL, &o), 200, "%s", o ? json_object_to_json_string(o) : "");
+        cr_assert_str_eq(tu_jstr(o, "status"), "installing");
+        cr_assert_str_eq(tu_jstr(o, "role"), "worker", "a day-2 host is a worker unless told otherwise");
+        json_object_put(o);
+        r = poll(ie, tok, B);
+        json_object *s = install_step(r);
+        cr_assert_not_null(s, "%s", json_object_to_json_string(r));
+        cr_assert_str_eq(tu_jstr(s, "step_id"), "install-1", "the cluster's current revision");
+        cr_assert_str_eq(tu_jstr(s, "args.mode"), "install");
+        cr_assert_str_eq(tu_jstr(s, "args.role"), "worker");
+        json_object_put(r);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/install", ie, B), md.admin_token,
+                                  NULL, NULL), 409, "already installing");
+        cr_assert_eq(post_result(ie, tok, B, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200);
+        expect_host(ie, B, "installed");
+        expect_cluster(c, "installed");
+
+        /* The next revision reaches both. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/upgrade", c), md.admin_token,
+                                  "{\"release_version\":\"4.16.0\"}", &o), 200, "%s",
+                     o ? json_object_to_json_string(o) : "");
+        json_object_put(o);
+        const char *hosts[2] = { A, B };
+        for (int i = 0; i < 2; i++) {
+                r = poll(ie, tok, hosts[i]);
+                s = install_step(r);
+                cr_assert_not_null(s, "host %d: %s", i, json_object_to_json_string(r));
+                cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-2", "host %d", i);
+                json_object_put(r);
+        }
         free(c);
         free(ie);
         free(tok);

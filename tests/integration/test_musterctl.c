@@ -105,7 +105,7 @@ Test(musterctl, help_on_every_command) {
                 { "infraenv", "rotate-token" }, { "infraenv", "download" }, { "host", "list" }, { "host", "show" },
                 { "host", "bind" }, { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
                 { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
-                { "token", "create" },
+                { "token", "create" }, { "host", "install" },
         };
         char *out, *err;
         cr_assert_eq(CTL(&out, NULL, "--help"), 0);

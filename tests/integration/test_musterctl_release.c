@@ -945,6 +945,10 @@ Test(ctl_release, watch_tells_a_failed_install) {
         cr_assert(strstr(err, "only a failed or installing cluster can be reset"), "%s", err);
         free(out);
         free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "install", H1), 1, "day 2 is for installed clusters");
+        cr_assert(strstr(err, "only into an installed cluster"), "%s", err);
+        free(out);
+        free(err);
         free(step);
         free(ie);
         free(tok);
