@@ -76,6 +76,8 @@ const char *validation_id_to_string(enum validation_id v) {
         case VAL_HOSTNAME_UNIQUE: return "hostname-unique";
         case VAL_BELONGS_TO_MACHINE_CIDR: return "belongs-to-machine-cidr";
         case VAL_BELONGS_TO_MAJORITY_GROUP: return "belongs-to-majority-group";
+        case VAL_SUFFICIENT_NETWORK_LATENCY: return "sufficient-network-latency";
+        case VAL_SUFFICIENT_PACKET_LOSS: return "sufficient-packet-loss";
         case VAL_NTP_SYNCED: return "ntp-synced";
         case VAL_SUFFICIENT_INSTALLATION_DISK_SPEED: return "sufficient-installation-disk-speed";
         case VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY: return "api-domain-name-resolved-correctly";

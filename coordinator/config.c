@@ -38,6 +38,7 @@ enum section {
         SEC_RELEASES,
         SEC_INFRAENV,
         SEC_EVENTS,
+        SEC_NETWORK,
         _SEC_MAX,
 };
 
@@ -58,6 +59,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_RELEASES] = "releases",
         [SEC_INFRAENV] = "infraenv",
         [SEC_EVENTS] = "events",
+        [SEC_NETWORK] = "network",
 };
 
 enum key_type {
@@ -109,6 +111,8 @@ static const struct key_def keys[] = {
         REQ(SEC_REQ_ANY, REQ_ANY),
         { SEC_REQUIREMENTS, "install_disk_fsync_ms", KT_MILLIS, F(install_disk_fsync_ms), 1, 60000 },
         { SEC_NTP, "max_offset_ms", KT_MILLIS, F(ntp_max_offset_ms), 1, 3600000 },
+        { SEC_NETWORK, "max_latency_ms", KT_MILLIS, F(network_max_latency_ms), 1, 60000 },
+        { SEC_NETWORK, "max_packet_loss_pct", KT_INT, F(network_max_packet_loss_pct), 0, 100 },
         { SEC_ISO, "template", KT_ABS_PATH, F(iso_template), 0, 0 },
         { SEC_ISO, "coordinator_url", KT_URL, F(iso_coordinator_url), 0, 0 },
         { SEC_ISO, "ca_file", KT_ABS_PATH_OR_EMPTY, F(iso_ca_file), 0, 0 },
@@ -158,6 +162,8 @@ void config_defaults(struct muster_config *cfg) {
         cfg->req[REQ_ANY] = cfg->req[REQ_WORKER];
         cfg->install_disk_fsync_ms = 10;
         cfg->ntp_max_offset_ms = 500;
+        cfg->network_max_latency_ms = 100;
+        cfg->network_max_packet_loss_pct = 0;
         snprintf(cfg->iso_template, sizeof cfg->iso_template, "%s", CONFIG_DEFAULT_ISO_TEMPLATE);
         cfg->infraenv_max_hosts = 10000;
         cfg->infraenv_register_burst = 200;

@@ -51,6 +51,8 @@ struct muster_config {
         int64_t install_disk_fsync_ms;    /* fsync latency ceiling of the install disk */
         /* [ntp] */
         int64_t ntp_max_offset_ms;
+        int64_t network_max_latency_ms;      /* average round trip to each other bound host */
+        int64_t network_max_packet_loss_pct; /* packet loss to each other bound host */
         /* [metrics] */
         bool metrics_public;              /* GET /metrics without a token */
         /* [iso] */

@@ -687,6 +687,54 @@ static void v_majority(const struct host_ctx *c, struct validation_result *r) {
         }
 }
 
+/* sufficient-network-latency and sufficient-packet-loss: the connectivity
+ * check's average round trip and loss to each other bound host it reached,
+ * against [network] max_latency_ms and max_packet_loss_pct. Unreachable
+ * hosts are belongs-to-majority-group's to judge. */
+static void v_network(const struct host_ctx *c, struct validation_result *r, enum validation_id id) {
+        bool latency = id == VAL_SUFFICIENT_NETWORK_LATENCY;
+        double limit = (double) (latency ? c->cfg->network_max_latency_ms : c->cfg->network_max_packet_loss_pct);
+        const char *unit = latency ? " ms" : "%";
+        size_t n = c->f->cluster.n_peers, measured = 0, bad = 0;
+        double worst = 0;
+
+        if (c->f->cluster.single_node || n == 0) {
+                set(r, id, VSTATUS_DISABLED, "No other host to measure against");
+                return;
+        }
+        if (!c->f->connectivity.present) {
+                set(r, id, VSTATUS_PENDING, "Waiting for the connectivity check");
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const struct peer_connectivity *p = find_conn(c->f, c->f->cluster.peers[i].host_id);
+                double v = p ? (latency ? p->latency_ms : p->loss_pct) : NAN;
+                if (!p || !p->reachable || isnan(v))
+                        continue;
+                measured++;
+                worst = v > worst ? v : worst;
+                bad += v > limit;
+        }
+        if (measured == 0) {
+                set(r, id, VSTATUS_PENDING, "No other host measured yet");
+                return;
+        }
+        if (bad == 0) {
+                set(r, id, VSTATUS_SUCCESS, "%s to %zu other host(s) at most %.1f%s (limit %.0f%s)",
+                    latency ? "Round trip" : "Packet loss", measured, worst, unit, limit, unit);
+                return;
+        }
+        set(r, id, VSTATUS_FAILURE, "%s over %.0f%s to:", latency ? "Round trip" : "Packet loss", limit, unit);
+        for (size_t i = 0, k = 0; i < n && !truncated(r); i++) {
+                const struct host_peer *peer = &c->f->cluster.peers[i];
+                const struct peer_connectivity *p = find_conn(c->f, peer->host_id);
+                double v = p ? (latency ? p->latency_ms : p->loss_pct) : NAN;
+                if (p && p->reachable && !isnan(v) && v > limit)
+                        append(r, "%s %s (%.1f%s)", k++ ? "," : "", peer->hostname ? peer->hostname : peer->host_id, v,
+                               unit);
+        }
+}
+
 static void v_ntp(const struct host_ctx *c, struct validation_result *r) {
         const enum validation_id id = VAL_NTP_SYNCED;
         int64_t limit = c->cfg->ntp_max_offset_ms;
@@ -830,6 +878,8 @@ int validations_host(const struct host_facts *f, const struct muster_config *cfg
         v_hostname_unique(&c, &out[n++]);
         v_machine_cidr(&c, &out[n++]);
         v_majority(&c, &out[n++]);
+        v_network(&c, &out[n++], VAL_SUFFICIENT_NETWORK_LATENCY);
+        v_network(&c, &out[n++], VAL_SUFFICIENT_PACKET_LOSS);
         v_ntp(&c, &out[n++]);
         v_disk_speed(&c, &out[n++]);
         v_api_dns(&c, &out[n++]);

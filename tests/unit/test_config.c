@@ -34,6 +34,8 @@ Test(config, defaults) {
         cr_assert_eq(c.monitor_interval_s, 10);
         cr_assert_eq(c.instruction_interval_s, 60);
         cr_assert_eq(c.inventory_every, 10);
+        cr_assert_eq(c.network_max_latency_ms, 100);
+        cr_assert_eq(c.network_max_packet_loss_pct, 0);
         cr_assert_eq(c.req[REQ_MASTER].cpu_cores, 4);
         cr_assert_eq(c.req[REQ_MASTER].memory_bytes, 16 * GIB);
         cr_assert_eq(c.req[REQ_MASTER].disk_bytes, 100 * GB);
@@ -98,7 +100,10 @@ Test(config, every_key) {
                 "[requirements]\n"
                 "install_disk_fsync_ms = 20\n"
                 "[ntp]\n"
-                "max_offset_ms = 2s\n";
+                "max_offset_ms = 2s\n"
+                "[network]\n"
+                "max_latency_ms = 1s\n"
+                "max_packet_loss_pct = 10\n";
         struct muster_config c;
         char err[256];
 
@@ -114,6 +119,8 @@ Test(config, every_key) {
         cr_assert_eq(c.monitor_interval_s, 15);
         cr_assert_eq(c.instruction_interval_s, 30);
         cr_assert_eq(c.inventory_every, 20);
+        cr_assert_eq(c.network_max_latency_ms, 1000);
+        cr_assert_eq(c.network_max_packet_loss_pct, 10);
         cr_assert_eq(c.req[REQ_MASTER].cpu_cores, 6);
         cr_assert_eq(c.req[REQ_MASTER].memory_bytes, 24 * GIB);
         cr_assert_eq(c.req[REQ_MASTER].disk_bytes, 120 * GB);

@@ -2,6 +2,7 @@
  * (tests/fixtures), and the CIDR and hostname helpers under them. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,7 +290,7 @@ Test(host, unbound_gets_the_always_seven_in_order) {
                 cr_assert_eq(r.v[i].id, want[i]);
 }
 
-Test(host, bound_gets_all_fifteen_in_order) {
+Test(host, bound_gets_all_in_order) {
         struct host_facts f = bound_full(&q35, ROLE_WORKER);
         struct run r = run_host(&f);
         cr_assert_eq(r.n, (int) VAL_HOST_COUNT);
@@ -1036,4 +1037,42 @@ Test(host, cpu_architecture_matches) {
         expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_FAILURE, "The host reports an unknown CPU architecture (mips)");
         f = unbound(NULL);
         expect_host(&f, VAL_CPU_ARCHITECTURE_MATCHES, VSTATUS_PENDING, NULL);
+}
+
+/* sufficient-network-latency and sufficient-packet-loss (issue 13, item 9):
+ * the connectivity check's numbers to each reached host against [network]. */
+Test(host, network_latency_and_packet_loss) {
+        const struct host_peer peers[] = { { "peer-1", "worker-1" }, { "peer-2", "worker-2" }, { "peer-3", NULL } };
+        struct peer_connectivity conn[] = {
+                { "peer-1", true, 0.4, 0 }, { "peer-2", true, 2.5, 0 }, { "peer-3", false, NAN, 100 },
+        };
+        struct host_facts f = bound_full(&q35, ROLE_WORKER);
+        expect_host(&f, VAL_SUFFICIENT_NETWORK_LATENCY, VSTATUS_DISABLED, "No other host to measure against");
+        f.cluster.peers = peers;
+        f.cluster.n_peers = N(peers);
+        expect_host(&f, VAL_SUFFICIENT_PACKET_LOSS, VSTATUS_PENDING, "Waiting for the connectivity check");
+        f.connectivity.present = true;
+        f.connectivity.peers = conn;
+        f.connectivity.n_peers = N(conn);
+        expect_host(&f, VAL_SUFFICIENT_NETWORK_LATENCY, VSTATUS_SUCCESS,
+                    "Round trip to 2 other host(s) at most 2.5 ms (limit 100 ms)");
+        expect_host(&f, VAL_SUFFICIENT_PACKET_LOSS, VSTATUS_SUCCESS,
+                    "Packet loss to 2 other host(s) at most 0.0% (limit 0%)");
+        conn[1].latency_ms = 140;
+        conn[0].loss_pct = 20;
+        expect_host(&f, VAL_SUFFICIENT_NETWORK_LATENCY, VSTATUS_FAILURE, "Round trip over 100 ms to: worker-2 (140.0 ms)");
+        expect_host(&f, VAL_SUFFICIENT_PACKET_LOSS, VSTATUS_FAILURE, "Packet loss over 0% to: worker-1 (20.0%)");
+        /* The limits are the config's. */
+        struct muster_config loose = cfg;
+        loose.network_max_latency_ms = 200;
+        loose.network_max_packet_loss_pct = 25;
+        struct validation_result v[VAL_HOST_COUNT];
+        int n = validations_host(&f, &loose, v);
+        cr_assert_eq(validations_find(v, (size_t) n, VAL_SUFFICIENT_NETWORK_LATENCY)->status, VSTATUS_SUCCESS);
+        cr_assert_eq(validations_find(v, (size_t) n, VAL_SUFFICIENT_PACKET_LOSS)->status, VSTATUS_SUCCESS);
+        /* Only unreachable hosts: nothing measured; majority judges them. */
+        conn[0].reachable = conn[1].reachable = false;
+        expect_host(&f, VAL_SUFFICIENT_NETWORK_LATENCY, VSTATUS_PENDING, "No other host measured yet");
+        f.cluster.single_node = true;
+        expect_host(&f, VAL_SUFFICIENT_PACKET_LOSS, VSTATUS_DISABLED, "No other host to measure against");
 }
