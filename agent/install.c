@@ -131,6 +131,13 @@ int install_args_parse(json_object *args, struct install_args *out, char *err, s
                 r = errmsg(err, errlen, -EINVAL, "args.installation_disk must be an absolute path");
                 goto error;
         }
+        if ((r = arg_str(args, "host_token", 4096, true, &out->host_token, err, errlen)) < 0)
+                goto error;
+        for (const char *p = out->host_token; p && *p; p++)
+                if (*p <= ' ' || *p > '~') {
+                        r = errmsg(err, errlen, -EINVAL, "args.host_token must be a token (no spaces or controls)");
+                        goto error;
+                }
         return 0;
 error:
         install_args_free(out);
@@ -142,6 +149,10 @@ void install_args_free(struct install_args *a) {
         free(a->payload_url);
         free(a->role);
         free(a->installation_disk);
+        if (a->host_token) {
+                explicit_bzero(a->host_token, strlen(a->host_token));
+                free(a->host_token);
+        }
         memset(a, 0, sizeof *a);
 }
 
@@ -659,10 +670,20 @@ struct dir_job {
         char err[512];
 };
 
-/* agent.conf and coordinator.pub beside the manifest dir (etc/muster/). */
-static int write_node_files(const char *manifest_dir, const struct install_options *o, char *err, size_t errlen) {
+/* agent.conf and coordinator.pub beside the manifest dir (etc/muster/). The
+ * node agent's token is the host's own (host_token) when the coordinator
+ * gave one, so that rotating the infra-env's token leaves it alone. */
+static int write_node_files(const char *manifest_dir, const struct install_options *o, const char *host_token,
+                            char *err, size_t errlen) {
         if (!o || (!o->node_conf && !o->node_key_pem))
                 return 0;
+        _cleanup_free_ char *own = NULL;
+        const char *conf = o->node_conf;
+        if (conf && host_token && o->node_coordinator && o->node_infra_env) {
+                if (!(own = install_node_conf(o->node_coordinator, o->node_infra_env, host_token)))
+                        return errmsg(err, errlen, -ENOMEM, "out of memory");
+                conf = own;
+        }
         char parent[PATH_MAX];
         if (snprintf(parent, sizeof parent, "%s", manifest_dir) >= (int) sizeof parent)
                 return errmsg(err, errlen, -ENAMETOOLONG, "path too long");
@@ -678,9 +699,12 @@ static int write_node_files(const char *manifest_dir, const struct install_optio
             (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_KEY, o->node_key_pem, strlen(o->node_key_pem), 0644)) < 0)
                 return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_KEY, strerror(-r));
         /* It holds the token: root only. */
-        if (o->node_conf &&
-            (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CONF, o->node_conf, strlen(o->node_conf), 0600)) < 0)
-                return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
+        if (conf && (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CONF, conf, strlen(conf), 0600)) < 0)
+                r = errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
+        if (own)
+                explicit_bzero(own, strlen(own));
+        if (r < 0)
+                return r;
         (void) fsync(dfd);
         return 0;
 }
@@ -721,7 +745,7 @@ static int write_manifest_dir(const char *dir, void *userdata) {
         r = nodedir_apply(dir, j->a->revision, j->v->files, j->v->n_files, &j->ch, j->err, sizeof j->err);
         if (r < 0)
                 return r;
-        if (!j->apply && (r = write_node_files(dir, j->o, j->err, sizeof j->err)) < 0)
+        if (!j->apply && (r = write_node_files(dir, j->o, j->a ? j->a->host_token : NULL, j->err, sizeof j->err)) < 0)
                 return r;
         j->applied = j->a->revision;
         return 0;

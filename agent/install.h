@@ -48,6 +48,7 @@ struct install_args {
         char *payload_url;
         char *role;               /* or NULL */
         char *installation_disk;  /* or NULL */
+        char *host_token;         /* install: this host's own token for its node agent, or NULL */
 };
 /* 0, or -EINVAL with the first reason in err (naming the member), -ENOMEM.
  * *out is always initialised; free with install_args_free(). */
@@ -63,6 +64,10 @@ struct install_options {
         /* install: written beside the manifests (etc/muster/) so the installed
          * system's node agent finds its coordinator; NULL: not written. */
         const char *node_conf;     /* agent.conf text (install_node_conf()) */
+        /* With args.host_token, agent.conf is written for that token instead
+         * (install_node_conf(node_coordinator, node_infra_env, host_token)). */
+        const char *node_coordinator;
+        const char *node_infra_env;
         const char *node_key_pem;  /* coordinator.pub */
         /* The OS image download's time, retries and resumes included: this
          * many seconds (0: INSTALL_IMAGE_DEADLINE_S) plus one per

@@ -1449,6 +1449,8 @@ int run_agent(const struct run_options *o) {
                 }
                 R.inst.node_conf = node_conf;
                 R.inst.node_key_pem = node_key_pem;
+                R.inst.node_coordinator = o->coordinator;
+                R.inst.node_infra_env = o->infra_env_id;
         }
         if ((r = pthread_mutex_init(&R.jobs_lock, NULL)) != 0) {
                 log_error_errno(r, "run", "Failed to set up a mutex: %m");

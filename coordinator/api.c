@@ -85,7 +85,15 @@ bool musterd_auth(void *app, const struct http_route *route, struct http_request
                 return false;
         }
         req->auth = p;
-        if (p->kind == PRINCIPAL_AGENT) {
+        if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
+                /* A host's own token: its generation must be the host's. */
+                int64_t gen = 0;
+                int r = store_host_token_generation(d->store, p->infra_env_id, p->host_id, &gen);
+                if (r < 0 || gen != p->generation) {
+                        http_error(resp, 401, "the token was revoked");
+                        return false;
+                }
+        } else if (p->kind == PRINCIPAL_AGENT) {
                 /* Revocation: the token's generation must be the infra-env's. */
                 struct infra_env ie;
                 infra_env_init(&ie);
@@ -637,6 +645,10 @@ static void h_host_register(void *app, struct http_request *req, struct http_res
                 goto out;
         }
         const char *host_id = json_object_get_string(v);
+        if (P(req)->host_id[0] && strcasecmp(P(req)->host_id, host_id) != 0) {
+                http_error(resp, 403, "this token belongs to another host");
+                goto out;
+        }
         const char *version = NULL;
         if (json_object_object_get_ex(req->body, "discovery_agent_version", &v)) {
                 if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) > 128) {
@@ -685,6 +697,11 @@ int api_load_host(struct musterd *d, struct http_request *req, struct http_respo
         if (!uuid_is_valid(req->params[1])) {
                 http_error(resp, 400, "host id \"%s\" is not a UUID", req->params[1]);
                 return -EINVAL;
+        }
+        /* A host's own token speaks for that host only. */
+        if (p->kind == PRINCIPAL_AGENT && p->host_id[0] && strcasecmp(p->host_id, req->params[1]) != 0) {
+                http_error(resp, 403, "this token belongs to another host");
+                return -EPERM;
         }
         r = store_host_get(d->store, ie->id, req->params[1], h);
         if (r < 0) {
@@ -762,6 +779,7 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
         struct musterd *d = app;
         struct infra_env ie;
         struct host h;
+        _cleanup_free_ char *host_token = NULL; /* before any goto: its cleanup runs at out */
         if (api_load_host(d, req, resp, &ie, &h) < 0)
                 goto out;
         /* The check-in is buffered (checkins.h): a poll writes nothing. */
@@ -809,6 +827,18 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 cluster_free(&cl);
                 api_store_error(resp, r, "cluster");
                 goto out;
+        }
+        /* An installing host gets its own token for its installed system's
+         * node agent (rotated per host, not with the infra-env's). */
+        if (h.cluster_id && !in.must_reregister && host_status_is_installing(h.status)) {
+                int64_t gen = 0;
+                if ((r = store_host_token_generation(d->store, ie.id, h.id, &gen)) < 0 ||
+                    (r = auth_issue_host(d->key, ie.id, h.id, gen, &host_token)) < 0) {
+                        cluster_free(&cl);
+                        api_store_error(resp, r, "host");
+                        goto out;
+                }
+                in.host_token = host_token;
         }
         if (h.cluster_id && !in.must_reregister && (steps_allowed(h.status) & (1u << STEP_CONNECTIVITY_CHECK))) {
                 r = bound_peers_load(d, &h, &bp);
@@ -1359,6 +1389,8 @@ const struct http_route musterd_routes[] = {
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/bind", api_host_bind, ROUTE_BODY, "host_bind" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/unbind", api_host_unbind, 0, "host_unbind" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/actions/install", api_host_install, 0, "host_install" },
+        { "POST", API "/infra-envs/{id}/hosts/{id}/actions/rotate-token", api_host_rotate_token, 0,
+          "host_rotate_token" },
         { "GET", API "/infra-envs/{id}/hosts/{id}/instructions", h_instructions, ROUTE_AGENT, "host_instructions" },
         { "POST", API "/infra-envs/{id}/hosts/{id}/instructions", h_step_result, ROUTE_BODY | ROUTE_AGENT, "host_step_result" },
         { "GET", API "/hosts", h_hosts_list, 0, "hosts_list" },

@@ -332,6 +332,42 @@ out:
         infra_env_free(&ie);
 }
 
+/* POST /infra-envs/{ie}/hosts/{id}/actions/rotate-token: every earlier host
+ * token of the host is revoked; the answer carries the new one
+ * ({"host_id", "token_generation", "host_token"}), for the installed
+ * system's /etc/muster/agent.conf. The infra-env's agent token is untouched. */
+void api_host_rotate_token(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct infra_env ie;
+        struct host h;
+        _cleanup_free_ char *token = NULL;
+        int64_t gen = 0;
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_host(d, req, resp, &ie, &h) < 0)
+                goto out;
+        int r = store_host_rotate_token(d->store, ie.id, h.id, &gen);
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        if (auth_issue_host(d->key, ie.id, h.id, gen, &token) < 0) {
+                http_error(resp, 500, "could not sign the host token");
+                goto out;
+        }
+        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, ie.id, h.cluster_id, h.id,
+                      "host token of host %s rotated to generation %lld by %s; older ones are revoked", h.id,
+                      (long long) gen, P(req)->owner);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "host_id", json_object_new_string(h.id));
+        json_object_object_add(o, "token_generation", json_object_new_int64(gen));
+        json_object_object_add(o, "host_token", json_object_new_string(token));
+        http_json(resp, 200, o);
+out:
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
 /* ---- the install step ----------------------------------------------------- */
 
 int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in) {
@@ -549,7 +585,8 @@ out:
 /* An agent may fetch the payloads of a cluster one of its infra-env's hosts
  * is bound to. */
 static bool agent_may_fetch(struct musterd *d, const struct principal *p, const char *cluster_id) {
-        struct store_host_filter f = { .infra_env_id = p->infra_env_id, .cluster_id = cluster_id, .no_inventory = true };
+        struct store_host_filter f = { .infra_env_id = p->infra_env_id, .cluster_id = cluster_id, .no_inventory = true,
+                                       .host_id = p->host_id[0] ? p->host_id : NULL };
         struct store_page pg = { .limit = 1 };
         struct host_list l = { 0 };
         bool ok = store_host_list(d->store, &f, &pg, &l) == 0 && l.n > 0;

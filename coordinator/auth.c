@@ -42,6 +42,20 @@ int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64
         return r;
 }
 
+int auth_issue_host(const struct crypto_key *k, const char *infra_env_id, const char *host_id, int64_t gen,
+                    char **token) {
+        if (!uuid_is_valid(infra_env_id) || !uuid_is_valid(host_id) || gen < 1)
+                return -EINVAL;
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "sub", json_object_new_string("host"));
+        json_object_object_add(c, "infra_env_id", json_object_new_string(infra_env_id));
+        json_object_object_add(c, "host_id", json_object_new_string(host_id));
+        json_object_object_add(c, "gen", json_object_new_int64(gen));
+        int r = jwt_sign(k, c, token);
+        json_object_put(c);
+        return r;
+}
+
 int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, const char *jti,
                      int64_t iat, int64_t exp, char **token) {
         if (!owner || !*owner || strlen(owner) >= sizeof ((struct principal *) 0)->owner || !admin_role_to_string(role) ||
@@ -92,12 +106,16 @@ static int check_until(const struct crypto_key *k, const char *token, int64_t no
                 }
         }
         const char *sub = claim_str(c, "sub");
-        if (sub && strcmp(sub, "agent") == 0) {
-                const char *ie = claim_str(c, "infra_env_id");
-                if (ie && uuid_is_valid(ie) && json_object_object_get_ex(c, "gen", &v) &&
-                    json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 1) {
+        bool host = sub && strcmp(sub, "host") == 0;
+        if (sub && (strcmp(sub, "agent") == 0 || host)) {
+                const char *ie = claim_str(c, "infra_env_id"), *hid = host ? claim_str(c, "host_id") : NULL;
+                if (ie && uuid_is_valid(ie) && (!host || (hid && uuid_is_valid(hid))) &&
+                    json_object_object_get_ex(c, "gen", &v) && json_object_is_type(v, json_type_int) &&
+                    json_object_get_int64(v) >= 1) {
                         out->kind = PRINCIPAL_AGENT;
                         snprintf(out->infra_env_id, sizeof out->infra_env_id, "%s", ie);
+                        if (hid)
+                                snprintf(out->host_id, sizeof out->host_id, "%s", hid);
                         out->generation = json_object_get_int64(v);
                         r = 0;
                 }

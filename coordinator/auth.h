@@ -18,7 +18,8 @@ struct principal {
         char jti[40];              /* admins only: the token's id (a UUID) */
         int64_t expires_at;        /* admins only: "exp" */
         char infra_env_id[40];     /* agents only */
-        int64_t generation;        /* agents only */
+        char host_id[40];          /* agents with a host token only: the one host it speaks for */
+        int64_t generation;        /* agents only: the infra-env's token generation, or the host's */
 };
 
 /* The default and the longest life of a person's token. */
@@ -31,6 +32,12 @@ struct principal {
  * an id the store can revoke (store_token_*); the caller picks jti (a UUID)
  * and 0 < exp - iat <= AUTH_MAX_TTL_S. */
 int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64_t gen, char **token);
+/* A host's own token, given to its installed system's node agent:
+ * {"sub":"host","infra_env_id":..,"host_id":..,"gen":N}, N the host's token
+ * generation (rotated per host, untouched by the infra-env's rotation). It
+ * checks as PRINCIPAL_AGENT with host_id set. */
+int auth_issue_host(const struct crypto_key *k, const char *infra_env_id, const char *host_id, int64_t gen,
+                    char **token);
 int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, const char *jti,
                      int64_t iat, int64_t exp, char **token);
 

@@ -267,10 +267,13 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                 char id[STEPS_ID_MAX];
                 if (installing) {
                         snprintf(id, sizeof id, INSTALL_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
-                        r = add_step_id(arr, STEP_INSTALL,
-                                        steps_install_args(INSTALL_MODE_INSTALL, in->cluster_id, in->payload_revision,
-                                                           in->role, in->installation_disk),
-                                        in->seed, id);
+                        json_object *args = steps_install_args(INSTALL_MODE_INSTALL, in->cluster_id,
+                                                               in->payload_revision, in->role, in->installation_disk);
+                        if (args && in->host_token && jadd(args, "host_token", json_object_new_string(in->host_token)) < 0) {
+                                json_object_put(args);
+                                args = NULL;
+                        }
+                        r = add_step_id(arr, STEP_INSTALL, args, in->seed, id);
                 } else if (in->applied_revision < in->payload_revision) {
                         snprintf(id, sizeof id, APPLY_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
                         r = add_step_id(arr, STEP_INSTALL,

@@ -54,6 +54,7 @@ struct steps_input {
         int64_t applied_revision;      /* what the host last applied */
         enum host_role role;           /* the host's role at install */
         const char *installation_disk; /* device path for the install; NULL: the agent's choice */
+        const char *host_token;        /* install: the host's own token for its node agent; NULL: none */
 };
 
 struct steps_reply {

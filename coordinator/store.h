@@ -157,6 +157,10 @@ int store_host_checkin(struct store *s, const char *infra_env_id, const char *ho
  * the role back to auto. expect_mask as in set_status. -ENOENT: no such host
  * or cluster; -EBUSY: the host's cluster or the target cluster is installing
  * (checked in the same transaction). */
+/* The host's own token generation (host tokens, auth_issue_host). */
+int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen);
+/* Bumps it (every earlier host token of the host is revoked); *gen the new one. */
+int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen);
 int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
                     const char *cluster_id, enum host_status status, const char *status_info,
                     uint32_t expect_mask);

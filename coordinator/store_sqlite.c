@@ -171,6 +171,9 @@ static const char *const migrations[] = {
         /* 5: a cluster's CPU architecture (issue 13); clusters made before
          * were x86_64, the only architecture infra-envs defaulted to. */
         "ALTER TABLE clusters ADD COLUMN cpu_architecture TEXT NOT NULL DEFAULT 'x86_64';",
+        /* 6: each host's own token generation (issue 13): its installed
+         * system's node agent holds a host token, rotated per host. */
+        "ALTER TABLE hosts ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 1;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -1596,6 +1599,55 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
                     (r = BIND(st, ie, id, cp, host_status_to_string(status), status_info, now)) >= 0)
                         r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
+                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
+                        if (r == 0)
+                                r = -ENOENT;
+                        else {
+                                *gen = sqlite3_column_int64(st, 0);
+                                r = 0;
+                        }
+                }
+        }
+        conn_put(s, c);
+        return r;
+}
+
+int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        struct conn *c;
+        int r;
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET token_generation = token_generation + 1, updated_at = ?3 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, now)) >= 0 && (r = step_done(c, st)) >= 0 && sqlite3_changes(c->db) == 0)
+                        r = -ENOENT;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) > 0) {
+                        *gen = sqlite3_column_int64(st, 0);
+                        r = 0;
+                } else if (r == 0)
+                        r = -ENOENT;
         }
         return write_end(s, c, r);
 }

@@ -85,6 +85,14 @@ static const struct ctl_cmd commands[] = {
           "its role is set) and follows the cluster's later revisions once installed.\n"
           "For a cluster that is not installed yet, use musterctl cluster install.\n" HOST_OPTS,
           ctl_host_install },
+        { "host", "rotate-token", "HOST [--token-out FILE]", "Replace an installed host's own token",
+          "  --token-out FILE       Write the new token to FILE (mode 0600) instead of\n"
+          "                         printing it\n"
+          "Each host gets its own token when it installs; its installed system's\n"
+          "node agent uses it. This revokes the host's earlier tokens (put the new\n"
+          "one in its /etc/muster/agent.conf); the infra-env's agent token and the\n"
+          "other hosts are untouched, as infraenv rotate-token leaves host tokens.\n" HOST_OPTS,
+          ctl_host_rotate_token },
         { "host", "set", "HOST [OPTIONS]", "Set a host's role, hostname or installation disk",
           "  --role R               auto, master or worker\n"
           "  --hostname NAME        Hostname the host is known and validated by (unique\n"

@@ -274,6 +274,7 @@ int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc,
 int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_reset(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

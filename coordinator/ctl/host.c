@@ -360,6 +360,47 @@ int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                            "is installing into its installed cluster");
 }
 
+int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = {
+                { "token-out", required_argument, NULL, CTL_OPT_FIRST_LOCAL },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *token_out = NULL;
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, opts, &token_out, 1, "HOST", &rc))
+                return rc;
+        _cleanup_free_ char *id = NULL;
+        _cleanup_free_ char *path = host_path(c, argv[optind], "/actions/rotate-token", &id);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply r;
+        if (ctl_call_object(c, "POST", path, NULL, &r) < 0) {
+                ctl_reply_free(&r);
+                return CTL_EXIT_FAIL;
+        }
+        const char *token = ctl_jstr(r.json, "host_token");
+        rc = CTL_EXIT_OK;
+        if (!token)
+                rc = ctl_fail("the server sent no host_token");
+        else if (token_out && ctl_write_secret(token_out, token) < 0)
+                rc = CTL_EXIT_FAIL;
+        else if (c->output == CTL_OUT_JSON) {
+                if (token_out)
+                        json_object_object_del(r.json, "host_token");
+                rc = ctl_print_json(r.json);
+        } else {
+                printf("host %s: token rotated to generation %s\nIts earlier host tokens are revoked.\n", id,
+                       ctl_jstr(r.json, "token_generation") ?: "?");
+                if (token_out)
+                        printf("Host token written to %s\n", token_out);
+                else
+                        printf("Host token (put it in the host's /etc/muster/agent.conf as token = ...):\n%s\n", token);
+        }
+        ctl_reply_free(&r);
+        return rc;
+}
+
 int ctl_host_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))

@@ -759,3 +759,72 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         free(ie);
         free(tok);
 }
+
+/* Each installing host gets its own token for its installed system (issue
+ * 13, item 3): it speaks for that host only, survives the infra-env's
+ * rotation, and is rotated per host. */
+Test(install_api, host_tokens_scope_and_rotation) {
+        char *ie, *tok, *c;
+        json_object *o, *r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "tokens", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        agent_boot(ie, tok, B);
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        r = poll(ie, tok, A);
+        cr_assert_null(tu_json_get(install_step(r) ? install_step(r) : r, "args.host_token"), "not before the install");
+        json_object_put(r);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        r = poll(ie, tok, A);
+        json_object *s = install_step(r);
+        cr_assert_not_null(s);
+        char *host_tok = strdup(tu_jstr(s, "args.host_token"));
+        json_object_put(r);
+        cr_assert(host_tok && strlen(host_tok) > 20);
+        cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200);
+        expect_host(ie, A, "installed");
+
+        /* Its host, its cluster's payload; nothing of another host. */
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), host_tok, NULL,
+                                  NULL), 200);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, B), host_tok, NULL, &o),
+                     403);
+        cr_assert(strstr(tu_jstr(o, "reason"), "another host"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload/1", c), host_tok, NULL, NULL), 200);
+        char body[128];
+        snprintf(body, sizeof body, "{\"host_id\":\"%s\"}", B);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), host_tok, body, NULL), 403);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/rotate-token", ie, A), host_tok,
+                                  NULL, NULL), 403, "agents do not rotate tokens");
+
+        /* The infra-env's rotation revokes the ISO's token, not the host's. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/actions/rotate-token", ie), md.admin_token, NULL,
+                                  NULL), 200);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), tok, NULL, NULL),
+                     401);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), host_tok, NULL,
+                                  NULL), 200);
+
+        /* The host's own rotation revokes its earlier token. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/rotate-token", ie, A),
+                                  md.admin_token, NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "token_generation"), "2");
+        char *new_tok = strdup(tu_jstr(o, "host_token"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), host_tok, NULL, &o),
+                     401);
+        cr_assert(strstr(tu_jstr(o, "reason"), "revoked"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), new_tok, NULL,
+                                  NULL), 200);
+        free(new_tok);
+        free(host_tok);
+        free(c);
+        free(ie);
+        free(tok);
+}

@@ -371,15 +371,21 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
                 cr_assert_str_eq(l, REV1_LISTING, "target %d", i);
                 free(l);
                 check_manifest_bytes(p, rel15, rev1_files);
-                /* Beside them, what the installed host's node agent needs. */
+                /* Beside them, what the installed host's node agent needs: its
+                 * own host token (issue 13, item 3), not the ISO's. */
                 char *conf = NULL, *tok = NULL, want[4600];
                 cr_assert_eq(tu_runf(&conf, NULL, "cat %s/etc/muster/agent.conf", targets[i]), 0);
                 cr_assert_eq(tu_runf(&tok, NULL, "cat %s", token_file), 0);
                 tok[strcspn(tok, "\r\n")] = '\0';
-                snprintf(want, sizeof want,
-                         "\ncoordinator = " BASE "\ninfra_env = %s\ntoken = %s\n"
-                         "coordinator_key_file = /etc/muster/coordinator.pub\n", ie, tok);
-                cr_assert(strstr(conf, want), "agent.conf:\n%s", conf);
+                snprintf(want, sizeof want, "\ncoordinator = " BASE "\ninfra_env = %s\ntoken = ", ie);
+                char *at = strstr(conf, want);
+                cr_assert(at, "agent.conf:\n%s", conf);
+                at += strlen(want);
+                at[strcspn(at, "\n")] = '\0';
+                cr_assert_str_neq(at, tok, "the host's own token, not the infra-env's");
+                char name[64];
+                snprintf(name, sizeof name, "host-%d.token", i);
+                cr_assert_eq(tu_write_file(dir, name, at), 0);
                 free(conf);
                 free(tok);
                 tu_must("cmp %s %s/etc/muster/coordinator.pub", pub_file, targets[i]);
@@ -400,14 +406,20 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         /* Outside the root partition the disk image is the OS image. */
         tu_must("cmp -n 1048576 %s %s", t2, img15);
 
-        /* Day 2: the installed hosts run the node agent on their manifest dirs. */
+        /* Day 2: the installed hosts run the node agent on their manifest
+         * dirs, with the host tokens from their agent.conf; the infra-env's
+         * token is rotated first, and that does not cut them off. */
         for (int i = 0; i < N_AGENTS; i++)
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "run agent %s exits cleanly", agents[i].name);
+        cr_assert_eq(CTL(&out, "infraenv", "rotate-token", ie), 0);
+        free(out);
         char md0[4300], md1[4300];
         snprintf(md0, sizeof md0, "%s/etc/muster/manifests", t0);
         snprintf(md1, sizeof md1, "%s/etc/muster/manifests", t1);
         cr_assert_eq(tu_write_file(md0, "local-extra.yaml", "kind: ConfigMap\n"), 0);
+        snprintf(token_file, sizeof token_file, "%s/host-0.token", dir);
         start_agent(0, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md0, NULL });
+        snprintf(token_file, sizeof token_file, "%s/host-1.token", dir);
         start_agent(1, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md1, NULL });
 
         cr_assert_eq(CTL(&out, "cluster", "capabilities", "c1", "--enable", "Insights"), 0);

@@ -105,7 +105,7 @@ Test(musterctl, help_on_every_command) {
                 { "infraenv", "rotate-token" }, { "infraenv", "download" }, { "host", "list" }, { "host", "show" },
                 { "host", "bind" }, { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
                 { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
-                { "token", "create" }, { "host", "install" },
+                { "token", "create" }, { "host", "install" }, { "host", "rotate-token" },
         };
         char *out, *err;
         cr_assert_eq(CTL(&out, NULL, "--help"), 0);
@@ -333,6 +333,22 @@ Test(musterctl, host_list_filters_and_show) {
         cr_assert_eq(CTL(&out, NULL, "host", "list", "--help"), 0);
         cr_assert(strstr(out, "validated pool is --status known-unbound"), "%s", out);
         free(out);
+
+        /* A host's own token, rotated (issue 13, item 3): to a 0600 file, or printed. */
+        char tpath[4200];
+        snprintf(tpath, sizeof tpath, "%s/host.token", dir);
+        cr_assert_eq(CTL(&out, &err, "host", "rotate-token", Q35, "--token-out", tpath), 0, "%s", err);
+        cr_assert(strstr(out, "rotated to generation 2") && strstr(out, tpath), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        free(err);
+        struct stat tst;
+        cr_assert_eq(stat(tpath, &tst), 0);
+        cr_assert_eq(tst.st_mode & 07777, 0600);
+        cr_assert_eq(CTL(&out, &err, "host", "rotate-token", Q35), 0, "%s", err);
+        cr_assert(strstr(out, "generation 3") && strstr(out, "agent.conf"), "%s", out);
+        free(out);
+        free(err);
 
         /* Pages: --limit 1 is one page (and says there is more); --all follows them. */
         cr_assert_eq(CTL(&out, &err, "host", "list", "--limit", "1"), 0);

@@ -43,6 +43,34 @@ Test(auth, agent_token_round_trip_and_scope) {
         cr_assert_eq(auth_issue_agent(key, IE, 0, &t), -EINVAL);
 }
 
+/* A host's own token (issue 13, item 3): an agent principal for one host. */
+Test(auth, host_token_round_trip) {
+        static const char *const H = "6d757374-6572-4071-8335-0000000000a1";
+        char *t;
+        struct principal p;
+        cr_assert_eq(auth_issue_host(key, IE, H, 2, &t), 0);
+        cr_assert_eq(auth_check(key, t, 0, &p), 0);
+        cr_assert_eq(p.kind, PRINCIPAL_AGENT);
+        cr_assert_str_eq(p.infra_env_id, IE);
+        cr_assert_str_eq(p.host_id, H);
+        cr_assert_eq(p.generation, 2);
+        cr_assert_not(auth_is_admin(&p));
+        free(t);
+        cr_assert_eq(auth_issue_agent(key, IE, 2, &t), 0);
+        cr_assert_eq(auth_check(key, t, 0, &p), 0);
+        cr_assert_str_eq(p.host_id, "", "an infra-env token names no host");
+        free(t);
+        cr_assert_eq(auth_issue_host(key, IE, "nope", 1, &t), -EINVAL);
+        cr_assert_eq(auth_issue_host(key, IE, H, 0, &t), -EINVAL);
+        /* "sub":"host" without a host_id is no token of ours. */
+        json_object *c = json_tokener_parse("{\"sub\":\"host\",\"infra_env_id\":\"0b0e6f4e-4c1f-4b47-9d3c-0f1e2d3c4b5a\","
+                                            "\"gen\":1}");
+        cr_assert_eq(jwt_sign(key, c, &t), 0);
+        json_object_put(c);
+        cr_assert_eq(auth_check(key, t, 0, &p), -EACCES);
+        free(t);
+}
+
 Test(auth, admin_roles) {
         char *t;
         struct principal p;

@@ -125,10 +125,18 @@ static void mk_release(const char *version, struct release_info *info, struct ma
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 5
+#define SCHEMA 6
 
-/* Undo migration 5 (what a version-4 muster left). */
+/* Undo migration 6 (what a version-5 muster left). */
+static void downgrade_to_5(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN token_generation;"
+                                      "UPDATE schema_version SET version = 5", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 6 and 5 (what a version-4 muster left). */
 static void downgrade_to_4(sqlite3 *db) {
+        downgrade_to_5(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE clusters DROP COLUMN cpu_architecture;"
                                       "UPDATE schema_version SET version = 4", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -187,6 +195,32 @@ Test(store, fresh_database_gets_current_schema) {
         struct infra_env got;
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
+        free(ie);
+}
+
+/* A version-5 database (before hosts had their own tokens) is migrated:
+ * every host's token generation starts at 1; rotation bumps it. */
+Test(store, version_5_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_5(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        int64_t gen = 0;
+        cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
+        cr_assert_eq(gen, 1);
+        cr_assert_eq(store_host_rotate_token(st, ie, hid, &gen), 0);
+        cr_assert_eq(gen, 2);
+        cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
+        cr_assert_eq(gen, 2);
+        cr_assert_eq(store_host_rotate_token(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b", &gen), -ENOENT);
+        cr_assert_eq(store_host_token_generation(st, ie, "not-a-uuid", &gen), -EINVAL);
         free(ie);
 }
 
