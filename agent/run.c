@@ -547,9 +547,19 @@ void run_step_execute(const struct run_instruction *in, const struct run_step_co
         case STEP_INSTALL:
                 step_install(in, ctx, res);
                 return;
+        case STEP_STOP_INSTALLATION: {
+                bool stopped = ctx->stop_install && ctx->stop_install(ctx->cancel_userdata);
+                res->exit_code = 0;
+                res->output = json_object_new_object();
+                if (res->output)
+                        json_object_object_add(res->output, "stopped", json_object_new_boolean(stopped));
+                if (stopped)
+                        log_warning("run", "Step %s: the coordinator cancelled the installation; stopping it",
+                                    in->step_id);
+                return;
+        }
         case STEP_INSTALLATION_DISK_SPEED_CHECK:
         case STEP_LOGS_GATHER:
-        case STEP_STOP_INSTALLATION:
         case _STEP_TYPE_MAX:
         case _STEP_TYPE_INVALID:
                 break;
@@ -695,6 +705,7 @@ struct runner {
         int sfd;               /* signalfd of SIGTERM and SIGINT */
         int signo;             /* the signal that stopped us, 0 while running */
         atomic_bool stop;      /* the same for other threads */
+        atomic_bool stop_install; /* stop-installation: the running install ends */
         struct backoff bo;
         bool failing;          /* the last call had no good answer */
         struct crypto_key *key;
@@ -737,6 +748,25 @@ static bool cancel_hook(void *userdata) {
 static bool job_cancel_hook(void *userdata) {
         struct runner *R = userdata;
         return atomic_load(&R->stop);
+}
+
+/* The install's own transfers also end on stop-installation (its result is
+ * still posted, through job_cancel_hook). */
+static bool install_cancel_hook(void *userdata) {
+        struct runner *R = userdata;
+        return atomic_load(&R->stop) || atomic_load(&R->stop_install);
+}
+
+static bool stop_install(void *userdata) {
+        struct runner *R = userdata;
+        bool running = false;
+        pthread_mutex_lock(&R->jobs_lock);
+        for (size_t i = 0; i < R->n_jobs; i++)
+                running |= !R->jobs[i]->done;
+        if (running)
+                atomic_store(&R->stop_install, true);
+        pthread_mutex_unlock(&R->jobs_lock);
+        return running;
 }
 
 /* A transient failure: say so and wait. True when a signal ended the wait. */
@@ -940,8 +970,9 @@ static struct run_step_context step_context(struct runner *R) {
                 .client = &R->cl,
                 .infra_env_id = R->infra_env_id,
                 .host_id = R->host_id,
-                .cancel = job_cancel_hook,
+                .cancel = install_cancel_hook,
                 .cancel_userdata = R,
+                .stop_install = stop_install,
         };
 }
 
@@ -999,6 +1030,14 @@ static void *job_main(void *p) {
         log_info("run", "Step %s: install (cluster %s, revision %lld) started", j->in.step_id, j->cluster_id,
                  (long long) j->revision);
         run_step_execute(&j->in, &ctx, &res);
+        if (res.exit_code != 0 && atomic_load(&R->stop_install)) {
+                char *why = strdup_printf("stopped by the coordinator (stop-installation): %s",
+                                          res.error ? res.error : "no more was written");
+                if (why) {
+                        free(res.error);
+                        res.error = why;
+                }
+        }
         if (res.exit_code == 0)
                 log_info("run", "Step %s succeeded", j->in.step_id);
         else
@@ -1102,6 +1141,7 @@ static enum disposition install_dispatch(struct runner *R, const struct run_inst
                 memcpy(j->in.step_id, in->step_id, sizeof j->in.step_id);
                 memcpy(j->in.step_type, in->step_type, sizeof j->in.step_type);
                 j->in.type = in->type;
+                atomic_store(&R->stop_install, false); /* a new install: an old stop is done */
                 int r = pthread_create(&j->tid, NULL, job_main, j);
                 if (r != 0) {
                         log_warning_errno(r, "run", "Failed to start a thread for step %s: %m", in->step_id);

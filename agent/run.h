@@ -136,6 +136,9 @@ struct run_step_context {
         const char *host_id;
         bool (*cancel)(void *userdata);
         void *cancel_userdata;
+        /* stop-installation: stop a running install step (its transfers
+         * see `cancel`); returns whether one was running. NULL: none runs. */
+        bool (*stop_install)(void *userdata);
 };
 
 struct run_step_result {

@@ -853,6 +853,10 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 in.peers = bp.peers;
                 in.n_peers = bp.n;
         }
+        if (h.status == HOST_ERROR && !in.must_reregister) {
+                int sp = store_host_stop_pending(d->store, ie.id, h.id);
+                in.stop_installation = sp > 0;
+        }
         r = steps_for_host(&in, &rep);
         bound_peers_free(&bp);
         cluster_free(&cl);
@@ -890,6 +894,23 @@ static void h_step_result(void *app, struct http_request *req, struct http_respo
         }
         json_object *output = NULL;
         json_object_object_get_ex(req->body, "output", &output);
+        if (t == STEP_STOP_INSTALLATION) {
+                /* The agent stopped (or had nothing running): no more stops. */
+                int r = store_host_clear_stop(d->store, ie.id, h.id);
+                if (r < 0) {
+                        api_store_error(resp, r, "host");
+                        goto out;
+                }
+                json_object *st = NULL;
+                bool stopped = json_object_object_get_ex(output, "stopped", &st) && json_object_get_boolean(st);
+                if (r > 0)
+                        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id,
+                                      "host %s: %s", h.id,
+                                      stopped ? "the agent stopped its installation"
+                                              : "the agent had no installation running");
+                http_json(resp, 200, json_object_new_object());
+                goto out;
+        }
         if (t == STEP_INSTALL) {
                 json_object *e = NULL, *sid = NULL;
                 json_object_object_get_ex(req->body, "error", &e);
@@ -1402,6 +1423,7 @@ const struct http_route musterd_routes[] = {
         { "POST", API "/clusters/{id}/actions/install", api_cluster_install, 0, "cluster_install" },
         { "POST", API "/clusters/{id}/actions/upgrade", api_cluster_upgrade, ROUTE_BODY, "cluster_upgrade" },
         { "POST", API "/clusters/{id}/actions/reset", api_cluster_reset, 0, "cluster_reset" },
+        { "POST", API "/clusters/{id}/actions/cancel", api_cluster_cancel, 0, "cluster_cancel" },
         { "GET", API "/clusters/{id}/payload", api_payload_list, 0, "payload_list" },
         { "GET", API "/clusters/{id}/payload/{rev}", api_payload_get, 0, "payload_get" },
         { "PUT", API "/infra-envs/{id}/hosts/{id}/progress", api_host_progress, ROUTE_BODY | ROUTE_AGENT, "host_progress" },

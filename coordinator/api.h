@@ -53,6 +53,7 @@ void api_cluster_delete(void *app, struct http_request *req, struct http_respons
 void api_cluster_install(void *app, struct http_request *req, struct http_response *resp);
 void api_cluster_upgrade(void *app, struct http_request *req, struct http_response *resp);
 void api_cluster_reset(void *app, struct http_request *req, struct http_response *resp);
+void api_cluster_cancel(void *app, struct http_request *req, struct http_response *resp);
 void api_host_install(void *app, struct http_request *req, struct http_response *resp);
 void api_host_rotate_token(void *app, struct http_request *req, struct http_response *resp);
 void api_host_bind(void *app, struct http_request *req, struct http_response *resp);

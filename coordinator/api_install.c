@@ -264,6 +264,76 @@ out:
         cluster_free(&c);
 }
 
+/* POST /clusters/{id}/actions/cancel: an installation in progress stops. Its
+ * hosts that are installing fail with "cancelled" and keep their progress
+ * (what they had written); their agents are sent stop-installation, and stop
+ * before writing more. The cluster is then in error: reset it to try again. */
+void api_cluster_cancel(void *app, struct http_request *req, struct http_response *resp) {
+        struct musterd *d = app;
+        struct cluster c;
+        struct cluster_view v = { 0 };
+        _cleanup_free_ struct store_host_reset *moves = NULL;
+        bool have_view = false;
+        size_t n = 0;
+        int r;
+
+        cluster_init(&v.c);
+        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+                goto out;
+        if ((r = cluster_view_load(d, c.id, false, &v)) < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        have_view = true;
+        if (!cluster_status_is_installing(cluster_status_from_string(v.c.status))) {
+                http_error(resp, 409, "cluster %s is %s: only an installation in progress can be cancelled", c.id,
+                           v.c.status);
+                goto out;
+        }
+        char info[256];
+        snprintf(info, sizeof info, "Installation cancelled by %s", P(req)->owner);
+        if (!(moves = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *moves))) {
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        for (size_t i = 0; i < v.hosts.n; i++) {
+                const struct host *h = &v.hosts.v[i];
+                enum host_status to;
+                if (!host_status_is_installing(h->status) ||
+                    hostfsm_apply(h->status, HOSTFSM_EV_FAILED, NULL, &to, NULL) < 0)
+                        continue;
+                moves[n++] = (struct store_host_reset) { h->infra_env_id, h->id, h->status, to, info };
+        }
+        r = store_cluster_cancel(d->store, c.id, v.c.status, cluster_status_to_string(CLUSTER_ERROR), info, moves, n);
+        if (r == -ESTALE) {
+                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
+                goto out;
+        }
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL,
+                      "installation of cluster %s cancelled by %s: %d host(s) told to stop", c.id, P(req)->owner, r);
+        musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name,
+                      c.id, v.c.status, cluster_status_to_string(CLUSTER_ERROR), info);
+        for (size_t i = 0; i < n; i++)
+                musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
+                              "host %s: %s -> %s: %s", moves[i].host_id, host_status_to_string(moves[i].from),
+                              host_status_to_string(moves[i].to), info);
+        cluster_free(&c);
+        if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
+                api_store_error(resp, r, "cluster");
+        else
+                http_json(resp, 200, cluster_to_json(&c, 0));
+out:
+        if (have_view)
+                cluster_view_free(&v);
+        else
+                cluster_free(&v.c);
+        cluster_free(&c);
+}
+
 /* ---- day 2: one host joins an installed cluster ---------------------------- */
 
 /* POST /infra-envs/{ie}/hosts/{id}/actions/install: a known host bound to an

@@ -260,6 +260,12 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                 if (r < 0)
                         return r;
         }
+        /* A cancelled install: stop it, whatever the state's plan says. */
+        if (in->stop_installation) {
+                r = add_step_id(arr, STEP_STOP_INSTALLATION, json_object_new_object(), in->seed, "stop-installation");
+                if (r < 0)
+                        return r;
+        }
         /* The install step: the same id on every poll, so the agent runs it
          * once per (cluster, revision). */
         if ((allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0) {

@@ -55,6 +55,7 @@ struct steps_input {
         enum host_role role;           /* the host's role at install */
         const char *installation_disk; /* device path for the install; NULL: the agent's choice */
         const char *host_token;        /* install: the host's own token for its node agent; NULL: none */
+        bool stop_installation;        /* the install was cancelled: send stop-installation */
 };
 
 struct steps_reply {

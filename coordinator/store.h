@@ -251,6 +251,15 @@ struct store_host_reset {
  * in `expect`, -ENOENT if there is none. */
 int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
                         const char *status_info, const struct store_host_reset *hosts, size_t n);
+/* The same for a cancel: the hosts keep their progress and are marked
+ * stop_pending (their agents are sent stop-installation) instead of being
+ * told to register again. */
+int store_cluster_cancel(struct store *s, const char *id, const char *expect, const char *status,
+                         const char *status_info, const struct store_host_reset *hosts, size_t n);
+/* Whether the host's agent is still to be sent stop-installation: 1, 0, -errno. */
+int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id);
+/* Its agent answered: 1 when the mark was cleared, 0 when there was none. */
+int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id);
 struct store_payload;
 /* In one transaction: a cluster in status "ready" becomes
  * preparing-for-installation with status_info; the hosts in `roles` get

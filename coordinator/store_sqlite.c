@@ -174,6 +174,9 @@ static const char *const migrations[] = {
         /* 6: each host's own token generation (issue 13): its installed
          * system's node agent holds a host token, rotated per host. */
         "ALTER TABLE hosts ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 1;",
+        /* 7: an installation cancelled by the user: the host's agent is
+         * sent stop-installation until it answers (issue 13). */
+        "ALTER TABLE hosts ADD COLUMN stop_pending INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -2161,8 +2164,56 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
         return write_end(s, c, r);
 }
 
+static int cluster_move(struct store *s, const char *id, const char *expect, const char *status,
+                        const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop);
+
 int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
                         const char *status_info, const struct store_host_reset *hosts, size_t n) {
+        return cluster_move(s, id, expect, status, status_info, hosts, n, false);
+}
+
+int store_cluster_cancel(struct store *s, const char *id, const char *expect, const char *status,
+                         const char *status_info, const struct store_host_reset *hosts, size_t n) {
+        return cluster_move(s, id, expect, status, status_info, hosts, n, true);
+}
+
+int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
+                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r == 0 ? -ENOENT : sqlite3_column_int(st, 0) != 0;
+        }
+        conn_put(s, c);
+        return r;
+}
+
+int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        struct conn *c;
+        int r;
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
+                                 "AND stop_pending = 1", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) > 0;
+        }
+        return write_end(s, c, r);
+}
+
+/* store_cluster_reset (stop false) and store_cluster_cancel (stop true). */
+static int cluster_move(struct store *s, const char *id, const char *expect, const char *status,
+                        const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop) {
         char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         struct conn *c;
         int r, moved = 0;
@@ -2190,10 +2241,17 @@ int store_cluster_reset(struct store *s, const char *id, const char *expect, con
                 char a[UUID_STR_LEN], b[UUID_STR_LEN];
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 (void) host_key(hosts[i].infra_env_id, hosts[i].host_id, a, b);
-                if ((r = stmt(c, "UPDATE hosts SET status = ?4, status_info = ?5, updated_at = ?6, "
-                                 "reregister_pending = 1, progress_stage = NULL, progress_percent = NULL, "
-                                 "progress_info = NULL, step_results = '{}', applied_revision = 0 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3 AND status = ?7", &st)) >= 0 &&
+                /* A cancel keeps the progress (what was written); a reset
+                 * starts the host's install story again. */
+                if ((r = stmt(c, stop ? "UPDATE hosts SET status = ?4, status_info = ?5, updated_at = ?6, "
+                                        "stop_pending = 1 "
+                                        "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3 AND status = ?7"
+                                      : "UPDATE hosts SET status = ?4, status_info = ?5, updated_at = ?6, "
+                                        "reregister_pending = 1, stop_pending = 0, progress_stage = NULL, "
+                                        "progress_percent = NULL, progress_info = NULL, step_results = '{}', "
+                                        "applied_revision = 0 "
+                                        "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3 AND status = ?7",
+                              &st)) >= 0 &&
                     (r = BIND(st, a, b, nid, host_status_to_string(hosts[i].to), hosts[i].status_info, now,
                               host_status_to_string(hosts[i].from))) >= 0 &&
                     (r = step_done(c, st)) >= 0)

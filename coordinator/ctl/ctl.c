@@ -144,6 +144,12 @@ static const struct ctl_cmd commands[] = {
           "failing validations are listed when the cluster is not ready.\n"
           "musterctl cluster watch CLUSTER follows it.\n",
           ctl_cluster_install },
+        { "cluster", "cancel", "CLUSTER", "Stop an installation in progress",
+          "The installing hosts fail as cancelled, keep their progress (what they\n"
+          "wrote) and are sent stop-installation: their agents stop before writing\n"
+          "more. The cluster is then in error; musterctl cluster reset CLUSTER\n"
+          "lets it install again.\n",
+          ctl_cluster_cancel },
         { "cluster", "reset", "CLUSTER", "Reset a failed or stuck installation",
           "The cluster's hosts that started installing register again and are\n"
           "checked anew; installed ones wait to be booted from the discovery ISO\n"

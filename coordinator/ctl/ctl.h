@@ -273,6 +273,7 @@ int ctl_cluster_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
 int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_reset(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_cancel(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -828,3 +828,65 @@ Test(install_api, host_tokens_scope_and_rotation) {
         free(ie);
         free(tok);
 }
+
+/* Cancel (issue 13, item 1): an installation in progress stops; the hosts
+ * fail as cancelled, keep their progress, and their agents are sent
+ * stop-installation until they answer; reset then lets it install again. */
+Test(install_api, cancel_stops_the_hosts_and_reset_retries) {
+        char *ie, *tok, *c;
+        json_object *o, *r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "cancel", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/cancel", c), md.admin_token, NULL, &o), 409,
+                     "nothing is installing yet");
+        cr_assert(strstr(tu_jstr(o, "reason"), "only an installation in progress can be cancelled"), "%s",
+                  tu_jstr(o, "reason"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        json_object_put(poll(ie, tok, A));
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"writing-image\",\"percent\":30}"), 200);
+
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/cancel", c), md.admin_token, NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "status"), "error");
+        cr_assert(strstr(tu_jstr(o, "status_info"), "Installation cancelled by"), "%s", tu_jstr(o, "status_info"));
+        json_object_put(o);
+        json_object *h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "status"), "error");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "Installation cancelled by"), "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "writing-image", "what it had written stays");
+        cr_assert_str_eq(tu_jstr(h, "progress.percent"), "30");
+        json_object_put(h);
+        /* The agent is told to stop, on every poll until it answers. */
+        for (int i = 0; i < 2; i++) {
+                r = poll(ie, tok, A);
+                cr_assert_null(install_step(r), "no more install steps");
+                cr_assert(strstr(json_object_to_json_string(r), "\"stop-installation\""), "%s",
+                          json_object_to_json_string(r));
+                json_object_put(r);
+        }
+        cr_assert_eq(post_result(ie, tok, A, "stop-installation", "stop-installation", 0,
+                                 json_tokener_parse("{\"stopped\":true}"), NULL), 200);
+        r = poll(ie, tok, A);
+        cr_assert_null(strstr(json_object_to_json_string(r), "\"stop-installation\""), "%s",
+                       json_object_to_json_string(r));
+        json_object_put(r);
+        char q[128];
+        snprintf(q, sizeof q, "cluster_id=%s", c);
+        cr_assert(events_have(q, "the agent stopped its installation"));
+        cr_assert(events_have(q, "cancelled by"));
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/cancel", c), md.admin_token, NULL, NULL), 409,
+                     "nothing in progress now");
+        /* Reset: the host registers again and can install again. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/reset", c), md.admin_token, NULL, NULL), 200);
+        register_ready(ie, tok, A, "sno", "192.0.2.10", NULL, 0);
+        expect_host(ie, A, "known");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        free(c);
+        free(ie);
+        free(tok);
+}

@@ -840,3 +840,49 @@ Test(install_e2e, image_transfer_stalled_ends_at_the_deadline) {
         free(cid);
         free(ie);
 }
+
+/* Cancel while the image streams (issue 13, item 1): the transfer stalls
+ * halfway, the admin cancels, the agent gets stop-installation, its install
+ * ends at once (no deadline needed) saying it was stopped, and the host
+ * keeps what its progress said. */
+Test(install_e2e, cancel_stops_a_running_install) {
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        struct broken_server f;
+        broken_server_up(&f, true);
+
+        char *cid = install_sno_a(ie, NULL);
+        json_object_put(wait_host(ie, 0, tu_status_is, "installing-in-progress", "the image streams"));
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "cluster", "cancel", "sno-a"), 0);
+        cr_assert(strstr(out, "installation cancelled") && strstr(out, "musterctl cluster reset"), "%s", out);
+        free(out);
+        json_object_put(wait_host(ie, 0, tu_status_is, "error", "cancelled"));
+        /* The agent's answer to stop-installation, and its install's end. */
+        char log[4300];
+        snprintf(log, sizeof log, "%s/%s-run.log", dir, agents[0].name);
+        int64_t end = tu_mono_ms() + 60000;
+        bool stopped = false;
+        while (!stopped && tu_mono_ms() < end) {
+                size_t n;
+                char *text = tu_read_file(log, &n);
+                stopped = text && strstr(text, "stopped by the coordinator (stop-installation)") &&
+                          strstr(text, "Posted the result of step install-1");
+                free(text);
+                if (!stopped)
+                        usleep(200 * 1000);
+        }
+        cr_assert(stopped, "the agent stopped the install and said so (see %s)", log);
+        json_object *ev = NULL;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/events?cluster_id=%s", cid), md.admin_token, NULL, &ev), 200);
+        cr_assert(strstr(json_object_to_json_string(ev), "the agent stopped its installation"), "%s",
+                  json_object_to_json_string(ev));
+        json_object_put(ev);
+        cr_assert_eq(atomic_load(&f.requests), 1, "no retry after the stop");
+        broken_server_down(&f);
+        cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "agent");
+        free(cid);
+        free(ie);
+}

@@ -154,7 +154,7 @@ Test(ctl_release, help_for_every_new_command) {
                 { "release", "import" }, { "release", "list" },    { "release", "show" },
                 { "release", "delete" }, { "cluster", "create" },  { "cluster", "set" },
                 { "cluster", "capabilities" }, { "cluster", "install" }, { "cluster", "upgrade" },
-                { "cluster", "payload" }, { "cluster", "watch" },  { "cluster", "reset" },
+                { "cluster", "payload" }, { "cluster", "watch" },  { "cluster", "reset" }, { "cluster", "cancel" },
                 { "signing-key", NULL },
         };
         char *out;

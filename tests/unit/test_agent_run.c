@@ -229,8 +229,36 @@ static json_object *result_of(const char *reply, size_t idx, const struct run_st
         return doc;
 }
 
+static bool stop_running(void *userdata) {
+        (*(int *) userdata)++;
+        return true;
+}
+
+/* stop-installation: answered {"stopped": bool}, exit 0; the runner's hook
+ * says whether an install was running (none without a hook). */
+Test(agent_run, stop_installation_is_answered) {
+        struct run_step_context ctx = { 0 };
+        struct run_step_result res;
+        json_object *doc = result_of("{\"instructions\":[{\"step_id\":\"stop-installation\","
+                                     "\"step_type\":\"stop-installation\"}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 0);
+        cr_assert_eq(json_object_get_boolean(tu_json_get(doc, "output.stopped")), 0);
+        json_object_put(doc);
+        run_step_result_free(&res);
+        int calls = 0;
+        ctx.stop_install = stop_running;
+        ctx.cancel_userdata = &calls;
+        doc = result_of("{\"instructions\":[{\"step_id\":\"stop-installation\","
+                        "\"step_type\":\"stop-installation\"}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 0);
+        cr_assert_eq(json_object_get_boolean(tu_json_get(doc, "output.stopped")), 1);
+        cr_assert_eq(calls, 1);
+        json_object_put(doc);
+        run_step_result_free(&res);
+}
+
 Test(agent_run, unsupported_step_types_are_answered_not_fatal) {
-        static const char *types[] = { "installation-disk-speed-check", "logs-gather", "stop-installation", "teleport" };
+        static const char *types[] = { "installation-disk-speed-check", "logs-gather", "teleport" };
         struct run_step_context ctx = { 0 };
         for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
                 char reply[256], want[128];

@@ -536,6 +536,24 @@ Test(steps, bound_host_checks) {
         steps_reply_free(&r);
 }
 
+/* A cancelled install: stop-installation, whatever the state's plan. */
+Test(steps, stop_installation_when_asked) {
+        struct steps_input in = { .status = ER, .inventory_received = true, .stop_installation = true };
+        struct steps_reply r;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 1);
+        json_object *s = json_object_array_get_idx(r.instructions, 0), *v;
+        cr_assert(json_object_object_get_ex(s, "step_type", &v));
+        cr_assert_str_eq(json_object_get_string(v), "stop-installation");
+        cr_assert(json_object_object_get_ex(s, "step_id", &v));
+        cr_assert_str_eq(json_object_get_string(v), "stop-installation");
+        steps_reply_free(&r);
+        in.stop_installation = false;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0);
+        steps_reply_free(&r);
+}
+
 Test(steps, exit_and_nothing) {
         struct steps_input in = { .status = BI, .inventory_received = false };
         struct steps_reply r;

@@ -125,10 +125,18 @@ static void mk_release(const char *version, struct release_info *info, struct ma
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 6
+#define SCHEMA 7
 
-/* Undo migration 6 (what a version-5 muster left). */
+/* Undo migration 7 (what a version-6 muster left). */
+static void downgrade_to_6(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN stop_pending;"
+                                      "UPDATE schema_version SET version = 6", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 7 and 6 (what a version-5 muster left). */
 static void downgrade_to_5(sqlite3 *db) {
+        downgrade_to_6(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN token_generation;"
                                       "UPDATE schema_version SET version = 5", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -195,6 +203,26 @@ Test(store, fresh_database_gets_current_schema) {
         struct infra_env got;
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
+        free(ie);
+}
+
+/* A version-6 database (before cancel) is migrated: no host has a stop
+ * pending; the mark is set and cleared once. */
+Test(store, version_6_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_6(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        cr_assert_eq(store_host_stop_pending(st, ie, hid), 0);
+        cr_assert_eq(store_host_clear_stop(st, ie, hid), 0, "nothing to clear");
+        cr_assert_eq(store_host_stop_pending(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b"), -ENOENT);
         free(ie);
 }
 
