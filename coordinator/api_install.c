@@ -179,16 +179,21 @@ out:
         cluster_free(&c);
 }
 
-/* ---- reset ---------------------------------------------------------------- */
+/* ---- reset and cancel ---------------------------------------------------- */
 
 /* POST /clusters/{id}/actions/reset: a failed or stuck installation goes
  * back to where it is validated and installed again. Hosts that had started
  * installing register again and are checked anew; installed ones wait to be
  * booted from the discovery ISO (resetting-pending-user-action); the cluster
  * becomes insufficient and follows its hosts. 409 where there is nothing to
- * reset (a cluster that never started, or is installed). */
-void api_cluster_reset(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+ * reset (a cluster that never started, or is installed).
+ *
+ * POST /clusters/{id}/actions/cancel: an installation in progress stops. Its
+ * hosts that are installing fail with "cancelled" and keep their progress
+ * (what they had written); their agents are sent stop-installation, and stop
+ * before writing more. The cluster is then in error: reset it to try again. */
+static void cluster_reset_or_cancel(struct musterd *d, struct http_request *req, struct http_response *resp,
+                                    bool cancel) {
         struct cluster c;
         struct cluster_view v = { 0 };
         _cleanup_free_ struct store_host_reset *moves = NULL;
@@ -205,11 +210,19 @@ void api_cluster_reset(void *app, struct http_request *req, struct http_response
         }
         have_view = true;
         enum cluster_status st = cluster_status_from_string(v.c.status);
-        if (st == CLUSTER_INSTALLED) {
+        if (!cancel && st == CLUSTER_INSTALLED) {
                 http_error(resp, 409, "cluster %s is installed; change it with an upgrade or new hosts, not a reset",
                            c.id);
                 goto out;
         }
+        if (cancel && !cluster_status_is_installing(st)) {
+                http_error(resp, 409, "cluster %s is %s: only an installation in progress can be cancelled", c.id,
+                           v.c.status);
+                goto out;
+        }
+        char info[256];
+        snprintf(info, sizeof info, cancel ? "Installation cancelled by %s"
+                                           : "Installation reset by %s; the hosts are checked again", P(req)->owner);
         if (!(moves = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *moves))) {
                 http_error(resp, 500, "out of memory");
                 goto out;
@@ -217,23 +230,23 @@ void api_cluster_reset(void *app, struct http_request *req, struct http_response
         for (size_t i = 0; i < v.hosts.n; i++) {
                 const struct host *h = &v.hosts.v[i];
                 enum host_status to;
-                if (hostfsm_apply(h->status, HOSTFSM_EV_RESET, NULL, &to, NULL) < 0 || to == h->status)
+                if ((cancel && !host_status_is_installing(h->status)) ||
+                    hostfsm_apply(h->status, cancel ? HOSTFSM_EV_FAILED : HOSTFSM_EV_RESET, NULL, &to, NULL) < 0 ||
+                    to == h->status)
                         continue;
                 moves[n++] = (struct store_host_reset) { h->infra_env_id, h->id, h->status, to,
-                                                         hostfsm_status_info(to) };
+                                                         cancel ? info : hostfsm_status_info(to) };
         }
-        /* A reset cut short (a crash between the cluster and its hosts is
-         * not possible: one transaction) or hosts left in error by hand: a
-         * cluster that is not failed may still have hosts to bring back. */
-        if (st != CLUSTER_ERROR && !cluster_status_is_installing(st) && n == 0) {
+        /* A cluster that is not failed may still have hosts to bring back
+         * (left in error by an earlier reset of one of its hosts' states). */
+        if (!cancel && st != CLUSTER_ERROR && !cluster_status_is_installing(st) && n == 0) {
                 http_error(resp, 409, "cluster %s is %s: only a failed or installing cluster can be reset", c.id,
                            v.c.status);
                 goto out;
         }
-        char info[256];
-        snprintf(info, sizeof info, "Installation reset by %s; the hosts are checked again", P(req)->owner);
-        r = store_cluster_reset(d->store, c.id, v.c.status, cluster_status_to_string(CLUSTER_INSUFFICIENT), info,
-                                moves, n);
+        enum cluster_status to = cancel ? CLUSTER_ERROR : CLUSTER_INSUFFICIENT;
+        r = (cancel ? store_cluster_cancel : store_cluster_reset)(d->store, c.id, v.c.status,
+                                                                  cluster_status_to_string(to), info, moves, n);
         if (r == -ESTALE) {
                 http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
                 goto out;
@@ -242,15 +255,18 @@ void api_cluster_reset(void *app, struct http_request *req, struct http_response
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
-        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL,
-                      "installation of cluster %s reset by %s: %d host(s) moved", c.id, P(req)->owner, r);
-        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name, c.id,
-                      v.c.status, cluster_status_to_string(CLUSTER_INSUFFICIENT), info);
+        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL, "installation of cluster %s %s by %s: %d %s",
+                      c.id, cancel ? "cancelled" : "reset", P(req)->owner, r,
+                      cancel ? "host(s) told to stop" : "host(s) moved");
+        enum event_severity sev = cancel ? EVENT_ERROR : EVENT_INFO;
+        musterd_event(d, sev, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name, c.id,
+                      v.c.status, cluster_status_to_string(to), info);
         for (size_t i = 0; i < n; i++)
-                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
+                musterd_event(d, sev, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
                               "host %s: %s -> %s: %s", moves[i].host_id, host_status_to_string(moves[i].from),
                               host_status_to_string(moves[i].to), moves[i].status_info);
-        (void) refresh_cluster(d, c.id, NULL);
+        if (!cancel)
+                (void) refresh_cluster(d, c.id, NULL);
         cluster_free(&c);
         if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
                 api_store_error(resp, r, "cluster");
@@ -264,74 +280,12 @@ out:
         cluster_free(&c);
 }
 
-/* POST /clusters/{id}/actions/cancel: an installation in progress stops. Its
- * hosts that are installing fail with "cancelled" and keep their progress
- * (what they had written); their agents are sent stop-installation, and stop
- * before writing more. The cluster is then in error: reset it to try again. */
-void api_cluster_cancel(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
-        struct cluster c;
-        struct cluster_view v = { 0 };
-        _cleanup_free_ struct store_host_reset *moves = NULL;
-        bool have_view = false;
-        size_t n = 0;
-        int r;
+void api_cluster_reset(void *app, struct http_request *req, struct http_response *resp) {
+        cluster_reset_or_cancel(app, req, resp, false);
+}
 
-        cluster_init(&v.c);
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
-                goto out;
-        if ((r = cluster_view_load(d, c.id, false, &v)) < 0) {
-                api_store_error(resp, r, "cluster");
-                goto out;
-        }
-        have_view = true;
-        if (!cluster_status_is_installing(cluster_status_from_string(v.c.status))) {
-                http_error(resp, 409, "cluster %s is %s: only an installation in progress can be cancelled", c.id,
-                           v.c.status);
-                goto out;
-        }
-        char info[256];
-        snprintf(info, sizeof info, "Installation cancelled by %s", P(req)->owner);
-        if (!(moves = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *moves))) {
-                http_error(resp, 500, "out of memory");
-                goto out;
-        }
-        for (size_t i = 0; i < v.hosts.n; i++) {
-                const struct host *h = &v.hosts.v[i];
-                enum host_status to;
-                if (!host_status_is_installing(h->status) ||
-                    hostfsm_apply(h->status, HOSTFSM_EV_FAILED, NULL, &to, NULL) < 0)
-                        continue;
-                moves[n++] = (struct store_host_reset) { h->infra_env_id, h->id, h->status, to, info };
-        }
-        r = store_cluster_cancel(d->store, c.id, v.c.status, cluster_status_to_string(CLUSTER_ERROR), info, moves, n);
-        if (r == -ESTALE) {
-                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
-                goto out;
-        }
-        if (r < 0) {
-                api_store_error(resp, r, "cluster");
-                goto out;
-        }
-        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL,
-                      "installation of cluster %s cancelled by %s: %d host(s) told to stop", c.id, P(req)->owner, r);
-        musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name,
-                      c.id, v.c.status, cluster_status_to_string(CLUSTER_ERROR), info);
-        for (size_t i = 0; i < n; i++)
-                musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
-                              "host %s: %s -> %s: %s", moves[i].host_id, host_status_to_string(moves[i].from),
-                              host_status_to_string(moves[i].to), info);
-        cluster_free(&c);
-        if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
-                api_store_error(resp, r, "cluster");
-        else
-                http_json(resp, 200, cluster_to_json(&c, 0));
-out:
-        if (have_view)
-                cluster_view_free(&v);
-        else
-                cluster_free(&v.c);
-        cluster_free(&c);
+void api_cluster_cancel(void *app, struct http_request *req, struct http_response *resp) {
+        cluster_reset_or_cancel(app, req, resp, true);
 }
 
 /* ---- day 2: one host joins an installed cluster ---------------------------- */

@@ -30,30 +30,31 @@ int admin_role_from_string(const char *s, enum admin_role *out) {
         return 0;
 }
 
-int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64_t gen, char **token) {
-        if (!uuid_is_valid(infra_env_id) || gen < 1)
+/* An infra-env's agent token (host_id NULL) or a host's own token. */
+static int issue_machine(const struct crypto_key *k, const char *infra_env_id, const char *host_id, int64_t gen,
+                         char **token) {
+        if (!uuid_is_valid(infra_env_id) || (host_id && !uuid_is_valid(host_id)) || gen < 1)
                 return -EINVAL;
         json_object *c = json_object_new_object();
-        json_object_object_add(c, "sub", json_object_new_string("agent"));
+        json_object_object_add(c, "sub", json_object_new_string(host_id ? "host" : "agent"));
         json_object_object_add(c, "infra_env_id", json_object_new_string(infra_env_id));
+        if (host_id)
+                json_object_object_add(c, "host_id", json_object_new_string(host_id));
         json_object_object_add(c, "gen", json_object_new_int64(gen));
         int r = jwt_sign(k, c, token);
         json_object_put(c);
         return r;
 }
 
+int auth_issue_agent(const struct crypto_key *k, const char *infra_env_id, int64_t gen, char **token) {
+        return issue_machine(k, infra_env_id, NULL, gen, token);
+}
+
 int auth_issue_host(const struct crypto_key *k, const char *infra_env_id, const char *host_id, int64_t gen,
                     char **token) {
-        if (!uuid_is_valid(infra_env_id) || !uuid_is_valid(host_id) || gen < 1)
+        if (!host_id)
                 return -EINVAL;
-        json_object *c = json_object_new_object();
-        json_object_object_add(c, "sub", json_object_new_string("host"));
-        json_object_object_add(c, "infra_env_id", json_object_new_string(infra_env_id));
-        json_object_object_add(c, "host_id", json_object_new_string(host_id));
-        json_object_object_add(c, "gen", json_object_new_int64(gen));
-        int r = jwt_sign(k, c, token);
-        json_object_put(c);
-        return r;
+        return issue_machine(k, infra_env_id, host_id, gen, token);
 }
 
 int auth_issue_admin(const struct crypto_key *k, enum admin_role role, const char *owner, const char *jti,

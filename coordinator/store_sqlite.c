@@ -1606,26 +1606,12 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
         return write_end(s, c, r);
 }
 
+static int host_read_int(struct store *s, const char *infra_env_id, const char *host_id, const char *sql,
+                         int64_t *out);
+
 int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        struct conn *c = conn_get(s);
-        int r;
-        {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                r = stmt(c, "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
-                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
-                        if (r == 0)
-                                r = -ENOENT;
-                        else {
-                                *gen = sqlite3_column_int64(st, 0);
-                                r = 0;
-                        }
-                }
-        }
-        conn_put(s, c);
-        return r;
+        return host_read_int(s, infra_env_id, host_id,
+                             "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", gen);
 }
 
 int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
@@ -1655,7 +1641,10 @@ int store_host_rotate_token(struct store *s, const char *infra_env_id, const cha
         return write_end(s, c, r);
 }
 
-int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
+/* One UPDATE of a host's flag (sql binds ?1 infra-env, ?2 host): 1 when a
+ * row changed, 0 when none did, -errno. */
+static int host_clear_flag(struct store *s, const char *infra_env_id, const char *host_id, const char *sql,
+                           bool must_exist) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         struct conn *c;
         int r;
@@ -1666,14 +1655,43 @@ int store_host_take_reregister(struct store *s, const char *infra_env_id, const 
                 return r;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET reregister_pending = 0 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2 AND reregister_pending != 0", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
+                if ((r = stmt(c, sql, &st)) >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
                         r = sqlite3_changes(c->db) ? 1 : 0;
         }
-        if (r == 0)
+        if (r == 0 && must_exist)
                 r = host_expect(c, ie, id, 0);
         return write_end(s, c, r);
+}
+
+/* One integer column of a host (sql binds ?1 infra-env, ?2 host): 0 and
+ * *out, -ENOENT without the host, -errno. */
+static int host_read_int(struct store *s, const char *infra_env_id, const char *host_id, const char *sql,
+                         int64_t *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, sql, &st);
+                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
+                        if (r == 0)
+                                r = -ENOENT;
+                        else {
+                                *out = sqlite3_column_int64(st, 0);
+                                r = 0;
+                        }
+                }
+        }
+        conn_put(s, c);
+        return r;
+}
+
+int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
+        return host_clear_flag(s, infra_env_id, host_id,
+                               "UPDATE hosts SET reregister_pending = 0 "
+                               "WHERE infra_env_id = ?1 AND id = ?2 AND reregister_pending != 0", true);
 }
 
 int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
@@ -2178,37 +2196,16 @@ int store_cluster_cancel(struct store *s, const char *id, const char *expect, co
 }
 
 int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        struct conn *c = conn_get(s);
-        int r;
-        {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                r = stmt(c, "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
-                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0)
-                        r = r == 0 ? -ENOENT : sqlite3_column_int(st, 0) != 0;
-        }
-        conn_put(s, c);
-        return r;
+        int64_t v = 0;
+        int r = host_read_int(s, infra_env_id, host_id,
+                              "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &v);
+        return r < 0 ? r : v != 0;
 }
 
 int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        struct conn *c;
-        int r;
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
-                                 "AND stop_pending = 1", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) > 0;
-        }
-        return write_end(s, c, r);
+        return host_clear_flag(s, infra_env_id, host_id,
+                               "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
+                               "AND stop_pending = 1", false);
 }
 
 /* store_cluster_reset (stop false) and store_cluster_cancel (stop true). */

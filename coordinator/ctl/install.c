@@ -67,12 +67,13 @@ int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         return rc;
 }
 
-int ctl_cluster_reset(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* cluster reset and cluster cancel: POST the action, say what comes next. */
+static int reset_or_cancel(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, bool cancel) {
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
                 return rc;
         _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/reset", &id);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], cancel ? "/actions/cancel" : "/actions/reset", &id);
         if (!path)
                 return CTL_EXIT_FAIL;
         struct ctl_reply r;
@@ -85,40 +86,28 @@ int ctl_cluster_reset(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 rc = r.json ? ctl_print_json(r.json) : CTL_EXIT_OK;
         else {
                 _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(r.json, "name") ?: id);
-                printf("cluster %s was reset; it is %s\n", name ?: "", ctl_jstr(r.json, "status") ?: "?");
-                printf("Its hosts register again and are checked anew; installed hosts must be booted\n"
-                       "from the discovery ISO. Then install it again:\n  musterctl cluster install %s\n", id);
+                const char *status = ctl_jstr(r.json, "status") ?: "?";
+                if (cancel)
+                        printf("cluster %s: installation cancelled; it is %s\n"
+                               "Its installing hosts are told to stop before writing more. To try again:\n"
+                               "  musterctl cluster reset %s\n", name ?: "", status, id);
+                else
+                        printf("cluster %s was reset; it is %s\n"
+                               "Its hosts register again and are checked anew; installed hosts must be booted\n"
+                               "from the discovery ISO. Then install it again:\n  musterctl cluster install %s\n",
+                               name ?: "", status, id);
                 rc = CTL_EXIT_OK;
         }
         ctl_reply_free(&r);
         return rc;
 }
 
+int ctl_cluster_reset(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        return reset_or_cancel(c, cmd, argc, argv, false);
+}
+
 int ctl_cluster_cancel(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        int rc;
-        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
-                return rc;
-        _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/cancel", &id);
-        if (!path)
-                return CTL_EXIT_FAIL;
-        struct ctl_reply r;
-        int k = ctl_request(c, "POST", path, NULL, &r);
-        if (ctl_report(c, "POST", path, k, &r) < 0) {
-                ctl_reply_free(&r);
-                return CTL_EXIT_FAIL;
-        }
-        if (c->output == CTL_OUT_JSON)
-                rc = r.json ? ctl_print_json(r.json) : CTL_EXIT_OK;
-        else {
-                _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(r.json, "name") ?: id);
-                printf("cluster %s: installation cancelled; it is %s\n", name ?: "", ctl_jstr(r.json, "status") ?: "?");
-                printf("Its installing hosts are told to stop before writing more. To try again:\n"
-                       "  musterctl cluster reset %s\n", id);
-                rc = CTL_EXIT_OK;
-        }
-        ctl_reply_free(&r);
-        return rc;
+        return reset_or_cancel(c, cmd, argc, argv, true);
 }
 
 int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {

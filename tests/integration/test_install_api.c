@@ -202,6 +202,17 @@ static const char *const README_8 =
         "0000_50_console-operator_07-downloads-deployment.yaml,"
         "0000_50_insights-operator_10-prometheus-rule.yaml,0000_80_hosted-only-configmap.yaml,99_site-config.yml";
 
+/* A single-node cluster "sno" of `release` in 192.0.2.0/24: its id. */
+static char *sno_cluster(const char *release) {
+        char body[512], *c = NULL;
+        snprintf(body, sizeof body,
+                 "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                 "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                 "\"{\\\"auths\\\":{}}\",\"release_version\":\"%s\"}", release);
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token, body, &c), 201);
+        return c;
+}
+
 static const char *A = "6d757374-6572-4071-8335-00000000000a";
 static const char *B = "6d757374-6572-4071-8335-00000000000b";
 
@@ -567,10 +578,7 @@ Test(install_api, silent_host_fails_its_installation) {
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "quiet", &ie, &tok), 201);
         agent_boot(ie, tok, A);
         char *c;
-        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
-                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
-                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
         json_object_put(poll(ie, tok, A));
@@ -611,10 +619,7 @@ Test(install_api, no_release_no_install) {
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "sno2", &ie, &tok), 201);
         agent_boot(ie, tok, A);
         char *c;
-        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
-                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
-                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.20.0\"}", &c), 201);
+        c = sno_cluster("4.20.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         expect_host(ie, A, "known");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 409);
@@ -648,10 +653,7 @@ Test(install_api, install_disk_is_the_validated_disk) {
         cr_assert_eq(tu_musterd_restart(&md, cfg), 0);
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "disks", &ie, &tok), 201);
         agent_boot(ie, tok, A);
-        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
-                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
-                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         expect_host(ie, A, "known");
         json_object *h = get_host(ie, A);
@@ -702,10 +704,7 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         json_object *o, *r;
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "day2", &ie, &tok), 201);
         agent_boot(ie, tok, A);
-        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
-                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
-                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         /* Not before the cluster is installed. */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/install", ie, A), md.admin_token,
@@ -769,10 +768,7 @@ Test(install_api, host_tokens_scope_and_rotation) {
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "tokens", &ie, &tok), 201);
         agent_boot(ie, tok, A);
         agent_boot(ie, tok, B);
-        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
-                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
-                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         r = poll(ie, tok, A);
         cr_assert_null(tu_json_get(install_step(r) ? install_step(r) : r, "args.host_token"), "not before the install");
@@ -837,10 +833,7 @@ Test(install_api, cancel_stops_the_hosts_and_reset_retries) {
         json_object *o, *r;
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "cancel", &ie, &tok), 201);
         agent_boot(ie, tok, A);
-        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
-                                       "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
-                                       "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
-                                       "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/cancel", c), md.admin_token, NULL, &o), 409,
                      "nothing is installing yet");

@@ -245,6 +245,16 @@ static char *new_infra_env(void) {
         return ie;
 }
 
+/* musterd, an infra-env (its id) and the coordinator's key in pub_file, as
+ * the install tests start. */
+static char *start_with_key(void) {
+        start_musterd();
+        char *ie = new_infra_env();
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        return ie;
+}
+
 static char *cluster_id(const char *name) {
         char *out = NULL;
         cr_assert_eq(CTL(&out, "-o", "json", "cluster", "show", name), 0);
@@ -297,10 +307,7 @@ static void mount_root(const char *img, const char *mnt) {
 
 Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         char *out = NULL;
-        start_musterd();
-        char *ie = new_infra_env();
-        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
-        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        char *ie = start_with_key();
 
         /* Targets: two folders and one disk image file. */
         char t0[4200], t1[4200], t2[4200];
@@ -674,10 +681,7 @@ static char *install_sno_a(const char *ie, const char *const *extra) {
 /* A coordinator restart or a busy image server while a host installs: the
  * agent fetches again (bounded, with backoff) and the install succeeds. */
 Test(install_e2e, image_server_busy_at_first_install_retries) {
-        start_musterd();
-        char *ie = new_infra_env();
-        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
-        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        char *ie = start_with_key();
 
         char rel15[4200], img[4300], ta[4200];
         snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
@@ -799,10 +803,7 @@ static void broken_server_down(struct broken_server *f) {
 /* The transfer of the OS image breaks halfway: the agent goes on from where
  * it stopped (Range), the SHA-256 carried on, and the install succeeds. */
 Test(install_e2e, image_transfer_broken_midway_resumes) {
-        start_musterd();
-        char *ie = new_infra_env();
-        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
-        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        char *ie = start_with_key();
         struct broken_server f;
         broken_server_up(&f, false);
 
@@ -825,10 +826,7 @@ Test(install_e2e, image_transfer_broken_midway_resumes) {
  * (--image-timeout 1 plus a second per MiB): the host fails the install,
  * saying so, instead of waiting forever. */
 Test(install_e2e, image_transfer_stalled_ends_at_the_deadline) {
-        start_musterd();
-        char *ie = new_infra_env();
-        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
-        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        char *ie = start_with_key();
         struct broken_server f;
         broken_server_up(&f, true);
 
@@ -846,10 +844,7 @@ Test(install_e2e, image_transfer_stalled_ends_at_the_deadline) {
  * ends at once (no deadline needed) saying it was stopped, and the host
  * keeps what its progress said. */
 Test(install_e2e, cancel_stops_a_running_install) {
-        start_musterd();
-        char *ie = new_infra_env();
-        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
-        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        char *ie = start_with_key();
         struct broken_server f;
         broken_server_up(&f, true);
 

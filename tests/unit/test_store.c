@@ -174,6 +174,19 @@ static void downgrade_to_2(sqlite3 *db) {
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
 }
 
+/* Close the store, undo migrations with `down` on the file as an older
+ * muster would have left it, and open it again: migrated to SCHEMA. */
+static void reopen_after(void (*down)(sqlite3 *db)) {
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        down(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+}
+
 Test(store, fresh_database_gets_current_schema) {
         cr_assert_eq(store_schema_version(st), SCHEMA);
         struct stat sb;
@@ -212,14 +225,7 @@ Test(store, version_6_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
         cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        downgrade_to_6(db);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
+        reopen_after(downgrade_to_6);
         cr_assert_eq(store_host_stop_pending(st, ie, hid), 0);
         cr_assert_eq(store_host_clear_stop(st, ie, hid), 0, "nothing to clear");
         cr_assert_eq(store_host_stop_pending(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b"), -ENOENT);
@@ -232,14 +238,7 @@ Test(store, version_5_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
         cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        downgrade_to_5(db);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
+        reopen_after(downgrade_to_5);
         int64_t gen = 0;
         cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
         cr_assert_eq(gen, 1);
@@ -256,14 +255,7 @@ Test(store, version_5_database_is_migrated) {
  * its clusters are x86_64, as every infra-env of that time defaulted to. */
 Test(store, version_4_database_is_migrated) {
         char *cl = mk_cluster("carol", "old");
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        downgrade_to_4(db);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
+        reopen_after(downgrade_to_4);
         struct cluster c;
         cr_assert_eq(store_cluster_get(st, cl, &c), 0);
         cr_assert_str_eq(c.cpu_architecture, "x86_64");
@@ -302,14 +294,7 @@ Test(store, version_2_database_is_migrated) {
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
         cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
         cr_assert_eq(store_host_bind(st, ie, hid, cl, HOST_BINDING, NULL, 0), 0);
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        downgrade_to_2(db);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
+        reopen_after(downgrade_to_2);
         struct cluster c;
         cr_assert_eq(store_cluster_get(st, cl, &c), 0);
         cr_assert_str_eq(c.name, "old");
@@ -1652,14 +1637,7 @@ Test(store, an_owner_name_has_one_role) {
 /* A version-3 database (before tokens) gets the tokens table. */
 Test(store, version_3_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        downgrade_to_3(db);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
+        reopen_after(downgrade_to_3);
         struct infra_env got;
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
