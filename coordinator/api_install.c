@@ -247,11 +247,7 @@ static void cluster_reset_or_cancel(struct musterd *d, struct http_request *req,
         enum cluster_status to = cancel ? CLUSTER_ERROR : CLUSTER_INSUFFICIENT;
         r = (cancel ? store_cluster_cancel : store_cluster_reset)(d->store, c.id, v.c.status,
                                                                   cluster_status_to_string(to), info, moves, n);
-        if (r == -ESTALE) {
-                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
-                goto out;
-        }
-        if (r < 0) {
+        if (r < 0) { /* -ESTALE: 409, the cluster changed state meanwhile */
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
@@ -336,10 +332,6 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
         }
         (void) hostfsm_apply(prep, HOSTFSM_EV_PREPARED, NULL, &inst, NULL);
         r = store_host_set_status(d->store, ie.id, h.id, inst, hostfsm_status_info(inst), NULL, 0, STORE_STATUS(h.status));
-        if (r == -ESTALE) {
-                http_error(resp, 409, "host %s changed state meanwhile; try again", h.id);
-                goto out;
-        }
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
