@@ -24,6 +24,7 @@
 #include "cleanup.h"
 #include "errmsg.h"
 #include "fdio.h"
+#include "hostfiles.h"
 #include "jsonwrite.h"
 #include "nodedir.h"
 #include "release.h"
@@ -505,34 +506,6 @@ static void loop_detach(int lfd) {
         close(lfd);
 }
 
-/* mkdir -p of rel under the directory fd root, never following a symlink:
- * an image's /etc must not lead outside it. The final dir's fd. */
-static int mkdir_under(int root, const char *rel) {
-        _cleanup_free_ char *copy = strdup(rel);
-        int cur = dup(root);
-        char *save = NULL;
-
-        if (!copy || cur < 0) {
-                if (cur >= 0)
-                        close(cur);
-                return copy ? -errno : -ENOMEM;
-        }
-        for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
-                if (mkdirat(cur, part, 0755) < 0 && errno != EEXIST) {
-                        int r = -errno;
-                        close(cur);
-                        return r;
-                }
-                int next = openat(cur, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                int r = -errno;
-                close(cur);
-                if (next < 0)
-                        return r;
-                cur = next;
-        }
-        return cur;
-}
-
 int install_with_root_dir(const char *image, const struct install_root *root,
                           int (*fn)(const char *manifest_dir, void *userdata), void *userdata, char *err,
                           size_t errlen) {
@@ -559,7 +532,7 @@ int install_with_root_dir(const char *image, const struct install_root *root,
         }
 
         int rootfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        int dfd = rootfd < 0 ? -errno : mkdir_under(rootfd, INSTALL_MANIFEST_SUBDIR);
+        int dfd = rootfd < 0 ? -errno : nodedir_mkdir_under(rootfd, INSTALL_MANIFEST_SUBDIR, 0755);
         if (dfd < 0)
                 r = errmsg(err, errlen, dfd, "failed to create /%s in the root partition of %s: %m",
                            INSTALL_MANIFEST_SUBDIR, image);
@@ -664,6 +637,8 @@ struct dir_job {
         const struct install_options *o;
         const struct install_args *a;
         const struct verified *v;
+        const struct payload_host_view *hv;  /* install: this host's settings */
+        struct strv host_files;   /* install: what hostfiles_write() wrote */
         bool apply;               /* a revision not above the applied one is a no-op */
         int64_t applied;          /* out: the revision the directory holds after */
         struct nodedir_changes ch;
@@ -726,6 +701,24 @@ char *install_node_conf(const char *coordinator, const char *infra_env_id, const
         return s;
 }
 
+/* The host's settings into the root the manifest dir is in. */
+static int write_host_files(const char *manifest_dir, struct dir_job *j) {
+        size_t n = strlen(manifest_dir), m = strlen("/" INSTALL_MANIFEST_SUBDIR);
+        char root[PATH_MAX];
+        if (n <= m || n - m >= sizeof root || strcmp(manifest_dir + n - m, "/" INSTALL_MANIFEST_SUBDIR) != 0)
+                return errmsg(j->err, sizeof j->err, -EINVAL, "%s is not under a root's /%s", manifest_dir,
+                              INSTALL_MANIFEST_SUBDIR);
+        memcpy(root, manifest_dir, n - m);
+        root[n - m] = '\0';
+        _cleanup_close_ int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rfd < 0)
+                return errmsg(j->err, sizeof j->err, -errno, "cannot open %s: %m", root);
+        int r = hostfiles_write(rfd, j->hv, &j->host_files, j->err, sizeof j->err);
+        if (r == 0 && syncfs(rfd) < 0)
+                r = errmsg(j->err, sizeof j->err, -errno, "cannot sync %s: %m", root);
+        return r;
+}
+
 static int write_manifest_dir(const char *dir, void *userdata) {
         struct dir_job *j = userdata;
         int64_t cur = 0;
@@ -746,6 +739,8 @@ static int write_manifest_dir(const char *dir, void *userdata) {
         if (r < 0)
                 return r;
         if (!j->apply && (r = write_node_files(dir, j->o, j->a ? j->a->host_token : NULL, j->err, sizeof j->err)) < 0)
+                return r;
+        if (!j->apply && j->hv && (r = write_host_files(dir, j)) < 0)
                 return r;
         j->applied = j->a->revision;
         return 0;
@@ -842,6 +837,7 @@ static int do_install(const struct install_options *o, const struct install_args
         struct verified v = { 0 };
         struct sink_ctx sc;
         struct dir_job j = { .o = o, .a = a, .apply = false };
+        struct payload_host_view hv;
         enum install_target_kind kind;
         const char *tpath = NULL, *info = NULL;
         char err[512] = "", what[128];
@@ -860,6 +856,12 @@ static int do_install(const struct install_options *o, const struct install_args
                 r = FAIL(out, -EBADMSG, INSTALL_REFUSED_PREFIX "its os_image lacks a url, size or sha256");
                 goto out;
         }
+        /* This host's settings, checked before anything is written. */
+        if ((r = payload_host_settings(v.payload, o->host_id, &hv, err, sizeof err)) < 0) {
+                FAIL(out, r, INSTALL_REFUSED_PREFIX "%s", err);
+                goto out;
+        }
+        j.hv = &hv;
         if (kind == INSTALL_TARGET_DIR) {
                 if (asprintf(&image, "%s/%s", tpath, INSTALL_DIR_IMAGE) < 0)
                         image = NULL;
@@ -934,7 +936,8 @@ static int do_install(const struct install_options *o, const struct install_args
         res = json_object_new_object();
         if (!res || jadd(res, "applied_revision", json_object_new_int64(a->revision)) < 0 ||
             jadd(res, "root_partition", root_json(&root)) < 0 ||
-            jadd(res, "manifests", json_object_new_int64((int64_t) v.n_files)) < 0) {
+            jadd(res, "manifests", json_object_new_int64((int64_t) v.n_files)) < 0 ||
+            jadd(res, "host_files", strv_json(&j.host_files)) < 0) {
                 out->reboot = false;
                 r = FAIL(out, -ENOMEM, "out of memory");
                 goto out;
@@ -942,6 +945,7 @@ static int do_install(const struct install_options *o, const struct install_args
         out->output = TAKE_PTR(res);
         r = 0;
 out:
+        strv_free(&j.host_files);
         nodedir_changes_free(&j.ch);
         verified_free(&v);
         return r;

@@ -58,6 +58,7 @@ void install_args_free(struct install_args *a);
 struct install_options {
         const struct crypto_key *coordinator_key;  /* NULL: every install step is refused */
         const char *target;        /* --install-target, or NULL: args.installation_disk */
+        const char *host_id;       /* install: whose settings in the payload to write */
         bool no_reboot;
         bool node;                 /* muster-agent node: apply steps only */
         const char *manifest_dir;  /* node: where apply writes */
@@ -120,9 +121,11 @@ void install_outcome_free(struct install_outcome *o);
 
 /* Run one install step. Install mode: progress starting -> fetch and verify
  * the payload (nothing is written before it passes) -> writing-image ->
- * writing-payload -> rebooting (or why not) -> done; output
+ * writing-payload (the manifests, and o->host_id's settings written as
+ * hostfiles.h says) -> rebooting (or why not) -> done; output
  * {"applied_revision":N,"root_partition":{offset,size,fs_type,label,
- * partition_number,partition_name?},"manifests":count}. Apply mode: the
+ * partition_number,partition_name?},"manifests":count,"host_files":[..]}.
+ * A payload without settings for o->host_id is refused. Apply mode: the
  * manifests only, into o->manifest_dir (node), DIR/etc/muster/manifests (a
  * DIR target) or the root file system of a FILE/DISK target; output
  * {"applied_revision":N,"added":[..],"updated":[..],"removed":[..]}, and a

@@ -59,7 +59,7 @@ static int mkdir_p(const char *path) {
         return 0;
 }
 
-static int read_all_at(int dfd, const char *name, size_t max, char **out, size_t *len) {
+int nodedir_read_at(int dfd, const char *name, size_t max, char **out, size_t *len) {
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
         _cleanup_free_ char *buf = NULL;
         struct stat st;
@@ -99,7 +99,7 @@ static int read_book(int dfd, int64_t *rev, json_object **files) {
 
         *rev = 0;
         *files = NULL;
-        int k = read_all_at(dfd, NODEDIR_BOOKKEEPING, NODEDIR_MAX_BOOKKEEPING, &text, &len);
+        int k = nodedir_read_at(dfd, NODEDIR_BOOKKEEPING, NODEDIR_MAX_BOOKKEEPING, &text, &len);
         if (k == -ENOENT) {
                 *files = json_object_new_object();
                 return *files ? 0 : -ENOMEM;
@@ -157,7 +157,7 @@ int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t 
 
         for (int attempt = 0; fd < 0; attempt++) {
                 snprintf(tmp, sizeof tmp, NODEDIR_TMP_PREFIX "%s.%d.%u", name, (int) getpid(), counter++);
-                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
                 if (fd < 0 && (errno != EEXIST || attempt > 100))
                         return -errno;
         }
@@ -228,7 +228,7 @@ out:
 static bool same_content_at(int dfd, const char *name, const char *data, size_t len) {
         _cleanup_free_ char *cur = NULL;
         size_t n;
-        if (len > NODEDIR_MAX_FILE || read_all_at(dfd, name, NODEDIR_MAX_FILE, &cur, &n) < 0)
+        if (len > NODEDIR_MAX_FILE || nodedir_read_at(dfd, name, NODEDIR_MAX_FILE, &cur, &n) < 0)
                 return false;
         return n == len && memcmp(cur, data, len) == 0;
 }
@@ -371,4 +371,30 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
 oom:
         nodedir_changes_free(out);
         return -ENOMEM;
+}
+
+int nodedir_mkdir_under(int root, const char *rel, mode_t mode) {
+        _cleanup_free_ char *copy = strdup(rel);
+        int cur = dup(root);
+        char *save = NULL;
+
+        if (!copy || cur < 0) {
+                if (cur >= 0)
+                        close(cur);
+                return copy ? -errno : -ENOMEM;
+        }
+        for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+                if (mkdirat(cur, part, mode) < 0 && errno != EEXIST) {
+                        int r = -errno;
+                        close(cur);
+                        return r;
+                }
+                int next = openat(cur, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int r = -errno;
+                close(cur);
+                if (next < 0)
+                        return r;
+                cur = next;
+        }
+        return cur;
 }

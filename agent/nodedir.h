@@ -51,6 +51,17 @@ bool nodedir_name_is_valid(const char *name);
 int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
                   struct nodedir_changes *out, char *err, size_t errlen);
 
-/* Write data to dfd/name: temporary file, fsync, then rename over name, so a
- * crash leaves the old file or the new one. 0 or -errno. */
+/* Write data to dfd/name: temporary file (created 0600, then `mode`),
+ * fsync, then rename over name, so a crash leaves the old file or the new
+ * one. 0 or -errno. */
 int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);
+
+/* The regular file dfd/name (not through a symlink), at most max bytes, in
+ * a malloc'd NUL-terminated buffer. -EISDIR for anything not a regular
+ * file, -EFBIG past max, -errno. */
+int nodedir_read_at(int dfd, const char *name, size_t max, char **out, size_t *len);
+
+/* mkdir -p of rel under the directory fd root (new folders get `mode`),
+ * never following a symlink: an image's /etc must not lead outside it.
+ * The last folder's fd, or -errno. */
+int nodedir_mkdir_under(int root, const char *rel, mode_t mode);

@@ -1377,6 +1377,7 @@ static int setup_install(struct runner *R) {
 
         R->inst = (struct install_options) {
                 .target = o->install_target,
+                .host_id = R->host_id,   /* filled in before the first step */
                 .no_reboot = o->no_reboot,
                 .node = o->node,
                 .manifest_dir = o->manifest_dir,

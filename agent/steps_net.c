@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "protocol.h"
 
 #define NS_PER_SEC 1000000000LL
 #define NS_PER_MS 1000000LL
@@ -1181,47 +1182,12 @@ struct ntp_source {
         int64_t offset_ns, delay_ns;
 };
 
-/* "host", "host:port", "[v6]" , "[v6]:port", or a bare IPv6 address. */
+/* A source as ntp_source_split() reads it; no port: SNTP's. */
 static int ntp_parse_source(const char *s, char *host, size_t hostlen, uint16_t *port) {
-        const char *h = s, *hend, *ps = NULL;
-        *port = SNTP_PORT;
-        if (*s == '[') {
-                h = s + 1;
-                hend = strchr(h, ']');
-                if (!hend)
-                        return -EINVAL;
-                if (hend[1] == ':')
-                        ps = hend + 2;
-                else if (hend[1] != '\0')
-                        return -EINVAL;
-        } else {
-                const char *c = strchr(s, ':');
-                if (c && !strchr(c + 1, ':')) { /* exactly one colon: a port */
-                        hend = c;
-                        ps = c + 1;
-                } else {
-                        hend = s + strlen(s);
-                }
-        }
-        size_t hl = (size_t) (hend - h);
-        if (hl == 0 || hl >= hostlen)
-                return -EINVAL;
-        memcpy(host, h, hl);
-        host[hl] = '\0';
-        if (ps) {
-                int v = 0;
-                if (!*ps || strlen(ps) > 5)
-                        return -EINVAL;
-                for (const char *c = ps; *c; c++) {
-                        if (*c < '0' || *c > '9')
-                                return -EINVAL;
-                        v = v * 10 + (*c - '0');
-                }
-                if (v < 1 || v > 65535)
-                        return -EINVAL;
-                *port = (uint16_t) v;
-        }
-        return 0;
+        int r = ntp_source_split(s, host, hostlen, port);
+        if (r == 0 && *port == 0)
+                *port = SNTP_PORT;
+        return r;
 }
 
 static void ntp_send(struct ntp_source *s) {

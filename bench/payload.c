@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
                 struct payload_signed ps;
                 t0 = now_ms();
                 json_object *p = payload_build("7c0ffee0-0000-4000-8000-000000000001", 1, "4.16.0", img.url, &img,
-                                               &enabled, inc, included);
+                                               &enabled, inc, included, NULL);
                 if (!p || payload_sign(p, key, &ps) < 0)
                         return 1;
                 t_sign[r] = now_ms() - t0;

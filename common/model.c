@@ -540,6 +540,15 @@ int infra_env_from_json(json_object *o, struct infra_env *ie, char *err, size_t 
         jget_str(p, "https_proxy", &ie->proxy.https_proxy, MODEL_MAX_STRING, &c);
         jget_str(p, "no_proxy", &ie->proxy.no_proxy, MODEL_MAX_STRING, &c);
         jget_strv(o, "ntp_sources", &ie->ntp_sources, MODEL_MAX_NTP_SOURCES, MODEL_MAX_STRING, &c);
+        /* Both end up in the installed hosts' files (agent/hostfiles.h). */
+        for (size_t i = 0; c.r == 0 && i < ie->ntp_sources.n; i++)
+                if (!ntp_source_is_valid(ie->ntp_sources.v[i]))
+                        jfail(&c, "field \"ntp_sources\": \"%.64s\" is not a host name or address, with or without "
+                                  ":port", ie->ntp_sources.v[i]);
+        for (const char *s = ie->ssh_authorized_key; c.r == 0 && s && *s; s++)
+                if (*s != '\n' && ((unsigned char) *s < 0x20 || (unsigned char) *s == 0x7f))
+                        jfail(&c, "field \"ssh_authorized_key\" must be lines of printable characters (one key a "
+                                  "line, no CR)");
         jget_i64(o, "token_generation", &ie->token_generation, INT64_MAX, &c);
         get_time(o, "created_at", &ie->created_at, &c);
         get_time(o, "updated_at", &ie->updated_at, &c);

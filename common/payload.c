@@ -4,6 +4,7 @@
  * parsed and never trusts the bytes as sent. */
 #include "payload.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "canonjson.h"
 #include "cleanup.h"
 #include "jsonwrite.h"
+#include "protocol.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
@@ -48,6 +50,44 @@ static json_object *manifest_entry(const struct manifest *m) {
         return TAKE_PTR(o);
 }
 
+/* A string member unless s is NULL. */
+static int jadd_opt(json_object *o, const char *k, const char *s) {
+        return s ? jadd(o, k, json_object_new_string(s)) : 0;
+}
+
+static json_object *host_part(const struct payload_host *h) {
+        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        json_object *ntp = json_object_new_array();
+        if (!o || jadd(o, "ntp_sources", ntp) < 0 || jadd(o, "role", jstr_or_empty(h->role)) < 0 ||
+            jadd_opt(o, "hostname", h->hostname) < 0 || jadd_opt(o, "ssh_authorized_key", h->ssh_authorized_key) < 0)
+                return NULL;
+        for (size_t i = 0; h->ntp_sources && i < h->ntp_sources->n; i++) {
+                json_object *s = json_object_new_string(h->ntp_sources->v[i]);
+                if (!s || json_object_array_add(ntp, s) < 0) {
+                        json_object_put(s);
+                        return NULL;
+                }
+        }
+        return TAKE_PTR(o);
+}
+
+static int add_settings(json_object *p, const struct payload_settings *s) {
+        json_object *set = json_object_new_object(), *hosts;
+        if (jadd(p, "settings", set) < 0 || jadd(set, "cluster_name", jstr_or_empty(s->cluster_name)) < 0 ||
+            jadd_opt(set, "base_dns_domain", s->base_dns_domain) < 0 || jadd_opt(set, "api_vip", s->api_vip) < 0 ||
+            jadd_opt(set, "ingress_vip", s->ingress_vip) < 0 || jadd_opt(set, "pull_secret", s->pull_secret) < 0)
+                return -ENOMEM;
+        if (jadd(p, "hosts", hosts = json_object_new_object()) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_hosts; i++) {
+                if (!s->hosts[i].host_id)
+                        return -EINVAL;
+                if (jadd(hosts, s->hosts[i].host_id, host_part(&s->hosts[i])) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 struct ordered {
         const struct manifest *m;
         size_t index;
@@ -67,7 +107,8 @@ static int release_order(const void *a, const void *b) {
 json_object *payload_build(const char *cluster_id, int64_t revision, const char *release_version,
                            const char *os_image_url, const struct release_os_image *img,
                            const struct strv *enabled_capabilities,
-                           const struct manifest *const *included, size_t n_included) {
+                           const struct manifest *const *included, size_t n_included,
+                           const struct payload_settings *settings) {
         if (n_included > PAYLOAD_MAX_MANIFESTS) {
                 errno = E2BIG;
                 return NULL;
@@ -128,6 +169,8 @@ json_object *payload_build(const char *cluster_id, int64_t revision, const char 
                         return NULL;
                 }
         }
+        if (settings && add_settings(p, settings) < 0)
+                return NULL;
         errno = 0;
         return TAKE_PTR(p);
 }
@@ -566,5 +609,115 @@ int payload_image(json_object *payload, struct payload_image *out, char *err, si
                 .size = json_object_get_int64(size),
                 .root_label = json_object_get_string(label),
         };
+        return 0;
+}
+
+/* ---- one host's settings ---------------------------------------------------- */
+
+/* A string member of at most max bytes, no NUL inside; absent is NULL. */
+static int opt_string(json_object *o, const char *k, size_t max, const char **out, char *err, size_t errlen) {
+        json_object *v;
+        *out = NULL;
+        if (!json_object_object_get_ex(o, k, &v) || !v)
+                return 0;
+        if (!json_object_is_type(v, json_type_string) || !plain_string(v)) {
+                fail(err, errlen, "payload settings: %s is not a string", k);
+                return -EINVAL;
+        }
+        if ((size_t) json_object_get_string_len(v) > max) {
+                fail(err, errlen, "payload settings: %s is longer than %zu bytes", k, max);
+                return -EINVAL;
+        }
+        *out = json_object_get_string(v);
+        return 0;
+}
+
+static bool is_ip(const char *s) {
+        unsigned char b[16];
+        return s && (inet_pton(AF_INET, s, b) == 1 || inet_pton(AF_INET6, s, b) == 1);
+}
+
+/* Lines of printable ASCII: no CR, no other control character. */
+static bool printable_lines(const char *s) {
+        for (; *s; s++)
+                if (*s != '\n' && ((unsigned char) *s < 0x20 || (unsigned char) *s >= 0x7f))
+                        return false;
+        return true;
+}
+
+int payload_host_settings(json_object *payload, const char *host_id, struct payload_host_view *out, char *err,
+                          size_t errlen) {
+        json_object *set, *hosts, *h, *ntp;
+        char why[160];
+        int r;
+
+        memset(out, 0, sizeof *out);
+        if (err && errlen)
+                err[0] = '\0';
+        set = payload ? member(payload, "settings", json_type_object) : NULL;
+        hosts = payload ? member(payload, "hosts", json_type_object) : NULL;
+        if (!set || !hosts) {
+                fail(err, errlen, "payload carries no host settings");
+                return -ENODATA;
+        }
+        if (!host_id || !json_object_object_get_ex(hosts, host_id, &h) || !json_object_is_type(h, json_type_object)) {
+                fail(err, errlen, "payload carries no settings for host %.64s", host_id ? host_id : "(none)");
+                return -ENOENT;
+        }
+        out->host_id = host_id;
+        json_object *cid = member(payload, "cluster_id", json_type_string);
+        out->cluster_id = cid ? json_object_get_string(cid) : NULL;
+        if ((r = opt_string(set, "cluster_name", 253, &out->cluster_name, err, errlen)) < 0 ||
+            (r = opt_string(set, "base_dns_domain", 253, &out->base_dns_domain, err, errlen)) < 0 ||
+            (r = opt_string(set, "api_vip", 64, &out->api_vip, err, errlen)) < 0 ||
+            (r = opt_string(set, "ingress_vip", 64, &out->ingress_vip, err, errlen)) < 0 ||
+            (r = opt_string(set, "pull_secret", PAYLOAD_MAX_PULL_SECRET, &out->pull_secret, err, errlen)) < 0 ||
+            (r = opt_string(h, "role", 16, &out->role, err, errlen)) < 0 ||
+            (r = opt_string(h, "hostname", 253, &out->hostname, err, errlen)) < 0 ||
+            (r = opt_string(h, "ssh_authorized_key", PAYLOAD_MAX_SSH_KEYS, &out->ssh_authorized_key, err, errlen)) < 0)
+                return r;
+        if (!out->role || (strcmp(out->role, "master") != 0 && strcmp(out->role, "worker") != 0)) {
+                fail(err, errlen, "payload settings: role of host %.64s must be master or worker", host_id);
+                return -EINVAL;
+        }
+        if (!out->cluster_name || !dns_name_valid(out->cluster_name, "cluster name", why, sizeof why) ||
+            (out->hostname && !dns_name_valid(out->hostname, "hostname", why, sizeof why)) ||
+            (out->base_dns_domain && !dns_name_valid(out->base_dns_domain, "base DNS domain", why, sizeof why))) {
+                fail(err, errlen, "payload settings: %s", out->cluster_name ? why : "cluster_name is missing");
+                return -EINVAL;
+        }
+        if ((out->api_vip && !is_ip(out->api_vip)) || (out->ingress_vip && !is_ip(out->ingress_vip))) {
+                fail(err, errlen, "payload settings: %s is not an IP address",
+                     out->api_vip && !is_ip(out->api_vip) ? "api_vip" : "ingress_vip");
+                return -EINVAL;
+        }
+        if (out->ssh_authorized_key && !printable_lines(out->ssh_authorized_key)) {
+                fail(err, errlen, "payload settings: ssh_authorized_key must be lines of printable characters");
+                return -EINVAL;
+        }
+        if (out->pull_secret) {
+                _cleanup_(json_object_putp) json_object *ps = json_tokener_parse(out->pull_secret);
+                if (!ps || !json_object_is_type(ps, json_type_object)) {
+                        fail(err, errlen, "payload settings: pull_secret is not a JSON object");
+                        return -EINVAL;
+                }
+        }
+        ntp = member(h, "ntp_sources", json_type_array);
+        size_t n = ntp ? json_object_array_length(ntp) : 0;
+        if (n > PAYLOAD_MAX_NTP_SOURCES) {
+                fail(err, errlen, "payload settings: more than %d NTP sources", PAYLOAD_MAX_NTP_SOURCES);
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                json_object *s = json_object_array_get_idx(ntp, i);
+                const char *v = json_object_is_type(s, json_type_string) && plain_string(s) ? json_object_get_string(s)
+                                                                                           : NULL;
+                if (!v || !ntp_source_is_valid(v)) {
+                        fail(err, errlen, "payload settings: NTP source %zu is not a host name or address, "
+                                          "with or without a port", i);
+                        return -EINVAL;
+                }
+                out->ntp_sources[out->n_ntp_sources++] = v;
+        }
         return 0;
 }

@@ -6,8 +6,14 @@
  * Payload object (canonical JSON; members sorted):
  *   {cluster_id, revision, release_version, enabled_capabilities[],
  *    os_image{url, sha256, size, root_label},
- *    manifests[{path, file, group, version, kind, namespace?, name, content}]}
+ *    manifests[{path, file, group, version, kind, namespace?, name, content}],
+ *    settings?{cluster_name, base_dns_domain?, api_vip?, ingress_vip?,
+ *              pull_secret?},
+ *    hosts?{"<host id>": {role, hostname?, ntp_sources[], ssh_authorized_key?}}}
  * manifests are in release order (file name, then document index).
+ * settings and hosts are what each host's installed system is set up with
+ * (payload_host_settings() joins them for one host); a payload without them
+ * was built before they existed.
  * Envelope, as GET /clusters/{c}/payload/{rev} serves it:
  *   {"cluster_id":..,"digest":"sha256:<hex>","payload":<canonical bytes>,
  *    "revision":N,"signature":"<base64url of r||s>"}
@@ -29,10 +35,28 @@
 /* The payload object. os_image_url is the URL agents fetch the image from
  * (the release's url, or the coordinator's path for it); img gives sha256,
  * size and root_label. included: the manifests to carry. NULL on ENOMEM. */
+struct payload_host {
+        const char *host_id;
+        const char *role;                 /* "master" | "worker" */
+        const char *hostname;             /* NULL: none */
+        const struct strv *ntp_sources;   /* NULL or empty: none */
+        const char *ssh_authorized_key;   /* NULL: none; one key a line */
+};
+struct payload_settings {
+        const char *cluster_name;
+        const char *base_dns_domain;      /* NULL members are left out */
+        const char *api_vip;
+        const char *ingress_vip;
+        const char *pull_secret;
+        const struct payload_host *hosts;
+        size_t n_hosts;
+};
+/* settings NULL: a payload without settings and hosts. */
 json_object *payload_build(const char *cluster_id, int64_t revision, const char *release_version,
                            const char *os_image_url, const struct release_os_image *img,
                            const struct strv *enabled_capabilities,
-                           const struct manifest *const *included, size_t n_included);
+                           const struct manifest *const *included, size_t n_included,
+                           const struct payload_settings *settings);
 
 struct payload_signed {
         char *canonical;                       /* NUL-terminated */
@@ -83,3 +107,33 @@ struct payload_image {
         const char *root_label;
 };
 int payload_image(json_object *payload, struct payload_image *out, char *err, size_t errlen);
+
+/* One host's part of a verified payload, joined with the cluster's
+ * settings; strings point into `payload`. Every value is checked before an
+ * agent writes it into a system's files: the role is master or worker, the
+ * hostname and domain are DNS names (dns_name_valid), the VIPs IP
+ * addresses, NTP sources host names or addresses with or without a port
+ * (ntp_source_split), the SSH keys printable
+ * lines, the pull secret a JSON object. */
+#define PAYLOAD_MAX_NTP_SOURCES 16
+#define PAYLOAD_MAX_SSH_KEYS (64 * 1024)
+#define PAYLOAD_MAX_PULL_SECRET (64 * 1024)
+struct payload_host_view {
+        const char *host_id;
+        const char *role;
+        const char *hostname;             /* NULL: none */
+        const char *cluster_id;
+        const char *cluster_name;
+        const char *base_dns_domain;      /* NULL: none */
+        const char *api_vip;              /* NULL: none */
+        const char *ingress_vip;          /* NULL: none */
+        const char *pull_secret;          /* NULL: none */
+        const char *ssh_authorized_key;   /* NULL: none */
+        const char *ntp_sources[PAYLOAD_MAX_NTP_SOURCES];
+        size_t n_ntp_sources;
+};
+/* 0; -ENODATA for a payload without settings (built before they existed);
+ * -ENOENT when it has none for host_id; -EINVAL with err for a value that
+ * is not what it must be. */
+int payload_host_settings(json_object *payload, const char *host_id, struct payload_host_view *out, char *err,
+                          size_t errlen);

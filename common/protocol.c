@@ -2,7 +2,12 @@
  * the compiler flags a value without a name. */
 #include "protocol.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *step_type_to_string(enum step_type t) {
@@ -216,4 +221,125 @@ enum validation_status validation_status_from_string(const char *s) {
 }
 enum host_role host_role_from_string(const char *s) {
         return (enum host_role) enum_lookup(s, _ROLE_MAX, role_name);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static void name_why(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void name_why(char *buf, size_t n, const char *fmt, ...) {
+        va_list ap;
+
+        if (!buf || n == 0)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(buf, n, fmt, ap);
+        va_end(ap);
+}
+
+bool dns_name_valid(const char *name, const char *what, char *whybuf, size_t whylen) {
+        size_t len;
+        const char *label;
+
+        if (!name || !*name) {
+                name_why(whybuf, whylen, "%s is empty", what);
+                return false;
+        }
+        len = strlen(name);
+        if (len > 253) {
+                name_why(whybuf, whylen, "%s is %zu characters long, at most 253 are allowed", what, len);
+                return false;
+        }
+        label = name;
+        for (const char *p = name;; p++) {
+                if (*p == '.' || *p == '\0') {
+                        size_t l = (size_t) (p - label);
+                        if (l == 0) {
+                                name_why(whybuf, whylen, "%s has an empty label (leading, trailing or double dot)", what);
+                                return false;
+                        }
+                        if (l > 63) {
+                                name_why(whybuf, whylen, "a label of the %s is %zu characters long, at most 63 are allowed",
+                                    what, l);
+                                return false;
+                        }
+                        if (label[0] == '-' || p[-1] == '-') {
+                                name_why(whybuf, whylen, "label '%.*s' of the %s starts or ends with '-'", (int) l, label,
+                                    what);
+                                return false;
+                        }
+                        if (*p == '\0')
+                                return true;
+                        label = p + 1;
+                        continue;
+                }
+                unsigned char c = (unsigned char) *p;
+                if (isupper(c)) {
+                        name_why(whybuf, whylen, "%s contains upper-case letters; node names must be lower case", what);
+                        return false;
+                }
+                if (!(islower(c) || isdigit(c) || c == '-')) {
+                        if (isgraph(c))
+                                name_why(whybuf, whylen, "%s contains '%c'; only a-z, 0-9, '-' and '.' are allowed", what, c);
+                        else
+                                name_why(whybuf, whylen, "%s contains byte 0x%02x; only a-z, 0-9, '-' and '.' are allowed",
+                                    what, c);
+                        return false;
+                }
+        }
+}
+
+int ntp_source_split(const char *s, char *host, size_t hostlen, uint16_t *port) {
+        const char *h = s, *hend, *ps = NULL;
+        *port = 0;
+        if (*s == '[') {
+                h = s + 1;
+                hend = strchr(h, ']');
+                if (!hend)
+                        return -EINVAL;
+                if (hend[1] == ':')
+                        ps = hend + 2;
+                else if (hend[1] != '\0')
+                        return -EINVAL;
+        } else {
+                const char *c = strchr(s, ':');
+                if (c && !strchr(c + 1, ':')) { /* exactly one colon: a port */
+                        hend = c;
+                        ps = c + 1;
+                } else {
+                        hend = s + strlen(s);
+                }
+        }
+        size_t hl = (size_t) (hend - h);
+        if (hl == 0 || hl >= hostlen)
+                return -EINVAL;
+        memcpy(host, h, hl);
+        host[hl] = '\0';
+        if (ps) {
+                int v = 0;
+                if (!*ps || strlen(ps) > 5)
+                        return -EINVAL;
+                for (const char *c = ps; *c; c++) {
+                        if (*c < '0' || *c > '9')
+                                return -EINVAL;
+                        v = v * 10 + (*c - '0');
+                }
+                if (v < 1 || v > 65535)
+                        return -EINVAL;
+                *port = (uint16_t) v;
+        }
+        return 0;
+}
+
+bool ntp_source_is_valid(const char *s) {
+        char host[256];
+        uint16_t port;
+        unsigned char b[16];
+        if (!s || ntp_source_split(s, host, sizeof host, &port) < 0)
+                return false;
+        if (inet_pton(AF_INET, host, b) == 1 || inet_pton(AF_INET6, host, b) == 1)
+                return true;
+        /* A DNS name in any case. */
+        for (char *c = host; *c; c++)
+                *c = (char) tolower((unsigned char) *c);
+        return dns_name_valid(host, "NTP source", NULL, 0);
 }

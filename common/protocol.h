@@ -8,6 +8,8 @@
  *   signed payload revisions, the install step (modes install and apply),
  *   install progress, applied_revision on hosts. */
 #pragma once
+#include <stdbool.h>
+#include <stddef.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +91,18 @@ enum host_status host_status_from_string(const char *s);
  * s390x ("amd64" and "arm64", Debian's and Go's names, are taken as x86_64
  * and aarch64). NULL for any other name. */
 const char *cpu_arch_canonical(const char *s);
+/* A DNS name of RFC 1123 labels in lower case (a-z, 0-9, '-', '.'; labels
+ * of 1..63, at most 253 in all). False with the reason in why, naming the
+ * name as `what` ("hostname", "base DNS domain"). */
+bool dns_name_valid(const char *name, const char *what, char *why, size_t whylen);
+/* An NTP source: "host", "host:port", "[v6]", "[v6]:port" or a bare IPv6
+ * address; the host (brackets taken off) into host, *port 0 when none is
+ * named. -EINVAL for anything else (an empty host, a port outside
+ * 1..65535, a host of hostlen bytes or more). */
+int ntp_source_split(const char *s, char *host, size_t hostlen, uint16_t *port);
+/* ntp_source_split() takes it and its host is an IP address or a DNS name
+ * (dns_name_valid, in any case). */
+bool ntp_source_is_valid(const char *s);
 /* The architecture this program was built for, as cpu_arch_canonical names it. */
 #if defined(__x86_64__)
 #define CPU_ARCH_BUILD "x86_64"

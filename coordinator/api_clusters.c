@@ -327,7 +327,7 @@ static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, 
         if (installed) {
                 r = clusterrel_payload_differs(d, c, &nlr, err, sizeof err);
                 if (r > 0)
-                        r = clusterrel_build_payload(d, c, &nlr, c->payload_revision + 1, p, err, sizeof err);
+                        r = clusterrel_build_payload(d, c, &nlr, NULL, 0, c->payload_revision + 1, p, err, sizeof err);
                 if (r < 0) {
                         log_error_errno(r, "api", "Building a payload of cluster %s failed: %s", c->id, err);
                         http_error(resp, 500, "could not build the next payload of cluster %s: %s", c->id, err);

@@ -116,7 +116,7 @@ void api_cluster_install(void *app, struct http_request *req, struct http_respon
         }
         size_t n_roles = assign_roles(d, &v, roles);
         /* If the payload cannot be built, nothing moves. */
-        if ((r = clusterrel_build_payload(d, &v.c, &lr, v.c.payload_revision + 1, &p, err, sizeof err)) < 0) {
+        if ((r = clusterrel_build_payload(d, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, &p, err, sizeof err)) < 0) {
                 log_error_errno(r, "api", "Building the payload of cluster %s failed: %s", c.id, err);
                 http_error(resp, 500, "could not build the payload of cluster %s: %s", c.id, err);
                 goto out;
@@ -286,6 +286,48 @@ void api_cluster_cancel(void *app, struct http_request *req, struct http_respons
 
 /* ---- day 2: one host joins an installed cluster ---------------------------- */
 
+/* The host's settings travel in the payload: when the cluster's latest
+ * revision does not carry them as they are now (a host bound after it was
+ * built, a hostname set since), the next revision is built and stored, and
+ * the installed hosts apply it as any other. 0, or answers and -errno. */
+static int day2_payload(struct musterd *d, struct cluster *c, struct http_response *resp) {
+        struct loaded_release lr;
+        struct store_payload p;
+        char err[512] = "";
+        int r;
+
+        store_payload_init(&p);
+        if ((r = release_load(d, c->release_version, true, &lr)) < 0) {
+                if (r == -ENOENT)
+                        http_error(resp, 409, "release %s of cluster %s is not imported", c->release_version, c->name);
+                else
+                        api_store_error(resp, r, "release");
+                goto out;
+        }
+        if ((r = clusterrel_payload_differs(d, c, &lr, err, sizeof err)) == 1 &&
+            (r = clusterrel_build_payload(d, c, &lr, NULL, 0, c->payload_revision + 1, &p, err, sizeof err)) == 0) {
+                r = clusterrel_store_payload(d, c, &p);
+                if (r == 0)
+                        c->payload_revision = p.revision;
+                else if (r == -ESTALE) {
+                        http_error(resp, 409, "another payload revision of cluster %s was built meanwhile; try again",
+                                   c->name);
+                        goto out;
+                } else {
+                        api_store_error(resp, r, "payload");
+                        goto out;
+                }
+        }
+        if (r < 0) {
+                log_error_errno(r, "api", "Building a payload of cluster %s failed: %s", c->id, err);
+                http_error(resp, 500, "could not build the next payload of cluster %s: %s", c->name, err);
+        }
+out:
+        store_payload_free(&p);
+        release_unload(&lr);
+        return r < 0 ? r : 0;
+}
+
 /* POST /infra-envs/{ie}/hosts/{id}/actions/install: a known host bound to an
  * installed cluster installs on its own, with the cluster's current payload
  * revision, as a worker unless its role is set; installed, it follows the
@@ -330,6 +372,8 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
                         goto out;
                 }
         }
+        if (day2_payload(d, &c, resp) < 0)
+                goto out;
         (void) hostfsm_apply(prep, HOSTFSM_EV_PREPARED, NULL, &inst, NULL);
         r = store_host_set_status(d->store, ie.id, h.id, inst, hostfsm_status_info(inst), NULL, 0, STORE_STATUS(h.status));
         if (r < 0) {

@@ -172,9 +172,84 @@ int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct l
         return cap_upgrade_implicit(&old->ms, &oc, &nw->ms, &nc, also_enable);
 }
 
+/* What the payload tells the hosts of a cluster (payload.h "settings" and
+ * "hosts"), with the store's records it points into. */
+struct host_settings {
+        struct host_list hosts;
+        struct infra_env *ies;      /* one per host, by index */
+        struct payload_host *ph;
+        struct payload_settings s;
+};
+
+static void host_settings_free(struct host_settings *b) {
+        for (size_t i = 0; b->ies && i < b->hosts.n; i++)
+                infra_env_free(&b->ies[i]);
+        free(b->ies);
+        free(b->ph);
+        host_list_free(&b->hosts);
+        *b = (struct host_settings) { 0 };
+}
+
+/* The cluster's settings, and for each host bound to it: its role (roles[]
+ * as install assigns them, else its own; auto goes as worker, as the
+ * install step's role does), its hostname, and its infra-env's NTP sources
+ * and SSH key. */
+static int host_settings_load(struct musterd *d, const struct cluster *c, const struct store_host_role *roles,
+                              size_t n_roles, struct host_settings *b, char *err, size_t errlen) {
+        struct store_host_filter f = { .cluster_id = c->id, .no_inventory = true };
+        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        int r;
+
+        *b = (struct host_settings) { 0 };
+        if ((r = store_host_list(d->store, &f, &pg, &b->hosts)) < 0) {
+                snprintf(err, errlen, "listing the hosts of cluster %s failed", c->id);
+                return r;
+        }
+        size_t n = b->hosts.n;
+        b->ies = calloc(n ? n : 1, sizeof *b->ies);
+        b->ph = calloc(n ? n : 1, sizeof *b->ph);
+        if (!b->ies || !b->ph) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                infra_env_init(&b->ies[i]);
+        for (size_t i = 0; i < n; i++) {
+                const struct host *h = &b->hosts.v[i];
+                enum host_role role = h->role;
+                for (size_t k = 0; k < n_roles; k++)
+                        if (roles[k].host_id && strcmp(roles[k].host_id, h->id) == 0)
+                                role = roles[k].role;
+                r = store_infra_env_get(d->store, h->infra_env_id, &b->ies[i]);
+                if (r < 0 && r != -ENOENT) {
+                        snprintf(err, errlen, "reading infra-env %s of host %s failed", h->infra_env_id, h->id);
+                        return r;
+                }
+                b->ph[i] = (struct payload_host) {
+                        .host_id = h->id,
+                        .role = host_role_to_string(role == ROLE_MASTER ? ROLE_MASTER : ROLE_WORKER),
+                        .hostname = host_hostname(h),
+                        .ntp_sources = &b->ies[i].ntp_sources,
+                        .ssh_authorized_key = b->ies[i].ssh_authorized_key,
+                };
+        }
+        b->s = (struct payload_settings) {
+                .cluster_name = c->name,
+                .base_dns_domain = c->base_dns_domain,
+                .api_vip = c->api_vip,
+                .ingress_vip = c->ingress_vip,
+                .pull_secret = c->pull_secret,
+                .hosts = b->ph,
+                .n_hosts = n,
+        };
+        return 0;
+}
+
 /* The payload object of revision `revision` and how many manifests it carries. */
-static int build_object(const struct cluster *c, const struct loaded_release *lr, int64_t revision,
-                        json_object **out, size_t *n_included, char *err, size_t errlen) {
+static int build_object(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+                        const struct store_host_role *roles, size_t n_roles, int64_t revision, json_object **out,
+                        size_t *n_included, char *err, size_t errlen) {
+        _cleanup_(host_settings_free) struct host_settings hs = { 0 };
         struct filter_context ctx = filter_ctx(lr, c);
         struct filter_result *res = NULL;
         _cleanup_free_ const struct manifest **inc = NULL;
@@ -193,6 +268,8 @@ static int build_object(const struct cluster *c, const struct loaded_release *lr
                          lr->ms.n, PAYLOAD_MAX_MANIFESTS);
                 return -E2BIG;
         }
+        if ((r = host_settings_load(d, c, roles, n_roles, &hs, err, errlen)) < 0)
+                return r;
         if ((r = filter_release(&lr->ms, &ctx, &res)) < 0) {
                 snprintf(err, errlen, "filtering the manifests of release %s failed", lr->r.info.version);
                 return r;
@@ -211,7 +288,7 @@ static int build_object(const struct cluster *c, const struct loaded_release *lr
         else
                 snprintf(url, sizeof url, MUSTER_OS_IMAGE_PATH_FMT, lr->r.info.version);
         *out = payload_build(c->id, revision, c->release_version, url, &lr->r.info.os_image,
-                             &c->cap_status.enabled_capabilities, (const struct manifest *const *) inc, n);
+                             &c->cap_status.enabled_capabilities, (const struct manifest *const *) inc, n, &hs.s);
         if (!*out) {
                 snprintf(err, errlen, "out of memory building the payload");
                 return -ENOMEM;
@@ -221,14 +298,15 @@ static int build_object(const struct cluster *c, const struct loaded_release *lr
 }
 
 int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
-                             int64_t revision, struct store_payload *out, char *err, size_t errlen) {
+                             const struct store_host_role *roles, size_t n_roles, int64_t revision,
+                             struct store_payload *out, char *err, size_t errlen) {
         _cleanup_(json_object_putp) json_object *obj = NULL;
         struct payload_signed ps = { 0 };
         size_t n = 0;
         int r;
 
         store_payload_init(out);
-        if ((r = build_object(c, lr, revision, &obj, &n, err, errlen)) < 0)
+        if ((r = build_object(d, c, lr, roles, n_roles, revision, &obj, &n, err, errlen)) < 0)
                 return r;
         if ((r = payload_sign(obj, d->key, &ps)) < 0) {
                 snprintf(err, errlen, "signing the payload failed: %s", strerror(-r));
@@ -262,7 +340,7 @@ int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const
 
         if (c->payload_revision <= 0)
                 return 1;
-        if ((r = build_object(c, lr, c->payload_revision, &obj, &n, err, errlen)) < 0)
+        if ((r = build_object(d, c, lr, NULL, 0, c->payload_revision, &obj, &n, err, errlen)) < 0)
                 return r;
         if ((r = canonjson_serialize(obj, &canon, &len)) < 0) {
                 snprintf(err, errlen, "the payload is not canonical JSON");

@@ -42,13 +42,17 @@ int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct l
 /* Build and sign revision `revision` of c's payload: lr's manifests
  * filtered with c's enabled capabilities, the release's default profile and
  * c's feature set; the OS image from the release's url, or musterd's
- * MUSTER_OS_IMAGE_PATH_FMT for a path release. Not stored. lr needs its
- * manifests. err says what failed. */
+ * MUSTER_OS_IMAGE_PATH_FMT for a path release; the cluster's settings and
+ * each bound host's part (payload.h), with roles[] (may be NULL) as install
+ * assigns them before they are stored. Not stored. lr needs its manifests.
+ * err says what failed. */
 int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
-                             int64_t revision, struct store_payload *out, char *err, size_t errlen);
+                             const struct store_host_role *roles, size_t n_roles, int64_t revision,
+                             struct store_payload *out, char *err, size_t errlen);
 
-/* Does c (as given: its release, enabled set, feature set) yield a payload
- * other than its stored revision c->payload_revision? 1 yes, 0 no, -errno. */
+/* Does c (as given: its release, enabled set, feature set, settings and
+ * bound hosts as stored) yield a payload other than its stored revision
+ * c->payload_revision? 1 yes, 0 no, -errno. */
 int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
                                char *err, size_t errlen);
 

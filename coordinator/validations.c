@@ -152,59 +152,6 @@ static void why(char *buf, size_t n, const char *fmt, ...) {
         va_end(ap);
 }
 
-/* RFC 1123 labels; `what` names the thing in messages. */
-static bool dns_name_is_valid(const char *name, const char *what, char *whybuf, size_t whylen) {
-        size_t len;
-        const char *label;
-
-        if (!name || !*name) {
-                why(whybuf, whylen, "%s is empty", what);
-                return false;
-        }
-        len = strlen(name);
-        if (len > 253) {
-                why(whybuf, whylen, "%s is %zu characters long, at most 253 are allowed", what, len);
-                return false;
-        }
-        label = name;
-        for (const char *p = name;; p++) {
-                if (*p == '.' || *p == '\0') {
-                        size_t l = (size_t) (p - label);
-                        if (l == 0) {
-                                why(whybuf, whylen, "%s has an empty label (leading, trailing or double dot)", what);
-                                return false;
-                        }
-                        if (l > 63) {
-                                why(whybuf, whylen, "a label of the %s is %zu characters long, at most 63 are allowed",
-                                    what, l);
-                                return false;
-                        }
-                        if (label[0] == '-' || p[-1] == '-') {
-                                why(whybuf, whylen, "label '%.*s' of the %s starts or ends with '-'", (int) l, label,
-                                    what);
-                                return false;
-                        }
-                        if (*p == '\0')
-                                return true;
-                        label = p + 1;
-                        continue;
-                }
-                unsigned char c = (unsigned char) *p;
-                if (isupper(c)) {
-                        why(whybuf, whylen, "%s contains upper-case letters; node names must be lower case", what);
-                        return false;
-                }
-                if (!(islower(c) || isdigit(c) || c == '-')) {
-                        if (isgraph(c))
-                                why(whybuf, whylen, "%s contains '%c'; only a-z, 0-9, '-' and '.' are allowed", what, c);
-                        else
-                                why(whybuf, whylen, "%s contains byte 0x%02x; only a-z, 0-9, '-' and '.' are allowed",
-                                    what, c);
-                        return false;
-                }
-        }
-}
-
 bool hostname_is_valid(const char *name, char *whybuf, size_t whylen) {
         static const char *const loopback[] = {
                 "localhost", "localhost.localdomain", "localhost4", "localhost4.localdomain4",
@@ -217,7 +164,7 @@ bool hostname_is_valid(const char *name, char *whybuf, size_t whylen) {
                                 why(whybuf, whylen, "'%s' is a loopback name", name);
                                 return false;
                         }
-        return dns_name_is_valid(name, "hostname", whybuf, whylen);
+        return dns_name_valid(name, "hostname", whybuf, whylen);
 }
 
 /* ---- result helpers ------------------------------------------------------ */
@@ -985,7 +932,7 @@ static void c_dns_domain(const struct cluster_facts *f, struct validation_result
                 set(r, id, VSTATUS_FAILURE, "The base DNS domain is not set");
                 return;
         }
-        if (!dns_name_is_valid(d, "base DNS domain", whybuf, sizeof whybuf)) {
+        if (!dns_name_valid(d, "base DNS domain", whybuf, sizeof whybuf)) {
                 set(r, id, VSTATUS_FAILURE, "The base DNS domain '%.64s' is not valid: %s", d, whybuf);
                 return;
         }

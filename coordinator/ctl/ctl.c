@@ -34,11 +34,14 @@ volatile sig_atomic_t ctl_stop;
 static const struct ctl_cmd commands[] = {
         { "infraenv", "create", "NAME [OPTIONS]", "Create an infra-env and print its agent token",
           "  --ntp-source S         NTP server the hosts' clocks are checked against\n"
-          "                         (the ntp-synced validation; repeat for several)\n"
+          "                         (ntp-synced) and their installed systems use\n"
+          "                         (timesyncd); repeat for several\n"
+          "  --ssh-key-file F       SSH public key(s), added to the installed hosts'\n"
+          "                         /root/.ssh/authorized_keys\n"
           "  --cpu-architecture A   x86_64 (default), aarch64, ...\n"
           "Kept with the infra-env and shown, but not yet sent to the hosts:\n"
-          "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
-          "  --ssh-key-file F       SSH public key\n"
+          "  --pull-secret-file F   Pull secret (JSON, read from F); installed hosts\n"
+          "                         get their cluster's\n"
           "  --http-proxy URL       Proxy for http://\n"
           "  --https-proxy URL      Proxy for https://\n"
           "  --no-proxy LIST        Comma-separated hosts and domains not proxied\n"
@@ -96,8 +99,8 @@ static const struct ctl_cmd commands[] = {
         { "host", "set", "HOST [OPTIONS]", "Set a host's role, hostname or installation disk",
           "  --role R               auto, master or worker\n"
           "  --hostname NAME        Hostname the host is known and validated by (unique\n"
-          "                         in its cluster; not yet written to the installed\n"
-          "                         system)\n"
+          "                         in its cluster), written to the installed\n"
+          "                         system's /etc/hostname\n"
           "  --installation-disk ID Disk to install to (its id, by-id path or name)\n" HOST_OPTS,
           ctl_host_set },
         { "host", "delete", "HOST", "Forget a host (it registers again if its agent runs)", HOST_OPTS,
@@ -111,7 +114,8 @@ static const struct ctl_cmd commands[] = {
           "  --single-node          One host, no high availability\n"
           "  --cpu-architecture A   x86_64 (default), aarch64, ppc64le or s390x: the\n"
           "                         architecture its hosts must have\n"
-          "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
+          "  --pull-secret-file F   Pull secret (JSON, read from F), installed at\n"
+          "                         /etc/muster/pull-secret.json (mode 0600)\n"
           "  --label KEY=VALUE      A label (repeat for several)\n"
           CAP_OPTS,
           ctl_cluster_create },

@@ -727,19 +727,36 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         cr_assert_str_eq(tu_jstr(o, "status"), "installing");
         cr_assert_str_eq(tu_jstr(o, "role"), "worker", "a day-2 host is a worker unless told otherwise");
         json_object_put(o);
+        /* Revision 1 was built before B was bound: B's settings come in
+         * revision 2, which B installs and A applies. */
         r = poll(ie, tok, B);
         json_object *s = install_step(r);
         cr_assert_not_null(s, "%s", json_object_to_json_string(r));
-        cr_assert_str_eq(tu_jstr(s, "step_id"), "install-1", "the cluster's current revision");
+        cr_assert_str_eq(tu_jstr(s, "step_id"), "install-2", "the revision that carries B's settings");
         cr_assert_str_eq(tu_jstr(s, "args.mode"), "install");
         cr_assert_str_eq(tu_jstr(s, "args.role"), "worker");
         json_object_put(r);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload/2", c), md.admin_token, NULL, &o), 200);
+        char key[128];
+        snprintf(key, sizeof key, "payload.hosts.%s.role", B);
+        cr_assert_str_eq(tu_jstr(o, key), "worker", "%s", json_object_to_json_string(o));
+        snprintf(key, sizeof key, "payload.hosts.%s.role", A);
+        cr_assert_str_eq(tu_jstr(o, key), "master");
+        cr_assert_str_eq(tu_jstr(o, "payload.settings.cluster_name"), "sno");
+        json_object_put(o);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/install", ie, B), md.admin_token,
                                   NULL, NULL), 409, "already installing");
-        cr_assert_eq(post_result(ie, tok, B, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+        cr_assert_eq(post_result(ie, tok, B, "install-2", "install", 0, json_tokener_parse("{\"applied_revision\":2}"),
                                  NULL), 200);
         expect_host(ie, B, "installed");
         expect_cluster(c, "installed");
+        r = poll(ie, tok, A);
+        s = install_step(r);
+        cr_assert_not_null(s, "%s", json_object_to_json_string(r));
+        cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-2", "A follows the revision B joined with");
+        json_object_put(r);
+        cr_assert_eq(post_result(ie, tok, A, "apply-2", "install", 0, json_tokener_parse("{\"applied_revision\":2}"),
+                                 NULL), 200);
 
         /* The next revision reaches both. */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/upgrade", c), md.admin_token,
@@ -751,7 +768,7 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
                 r = poll(ie, tok, hosts[i]);
                 s = install_step(r);
                 cr_assert_not_null(s, "host %d: %s", i, json_object_to_json_string(r));
-                cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-2", "host %d", i);
+                cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-3", "host %d", i);
                 json_object_put(r);
         }
         free(c);

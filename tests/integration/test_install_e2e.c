@@ -232,12 +232,14 @@ static void start_agent(int i, const char *mode, const char *ie, const char *key
 
 /* An infra-env whose hosts check their clocks against an SNTP server
  * beside musterd (this process is in musterd's namespace). */
+#define SSH_KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMusterE2eKey admin@rack-7"
+
 static char *new_infra_env(void) {
-        char *ie, *agent_token, source[64], body[160];
+        char *ie, *agent_token, source[64], body[320];
         cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-7", &ie, &agent_token), 201);
         tu_stop(&sntpd_pid, SIGTERM);
         cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
-        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"]}", source);
+        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"],\"ssh_authorized_key\":\"" SSH_KEY "\"}", source);
         cr_assert_eq(tu_http_json("PATCH", tu_url(BASE, "/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL), 200);
         cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
         free(agent_token);
@@ -338,6 +340,8 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         char ps[4200];
         snprintf(ps, sizeof ps, "%s/pull-secret", dir);
         cr_assert_eq(CTL(NULL, "cluster", "set", "c1", "--pull-secret-file", ps), 0);
+        /* A hostname set by the admin is the one the installed system gets. */
+        cr_assert_eq(CTL(NULL, "host", "set", agents[0].host_id, "--hostname", "node-zero"), 0);
         for (int i = 0; i < N_AGENTS; i++)
                 cr_assert_eq(CTL(NULL, "host", "bind", agents[i].host_id, "--cluster", "c1"), 0);
         for (int i = 0; i < N_AGENTS; i++)
@@ -400,6 +404,45 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
                 snprintf(p, sizeof p, "%s/etc/muster/agent.conf", targets[i]);
                 cr_assert_eq(stat(p, &cst), 0);
                 cr_assert_eq(cst.st_mode & 07777, 0600, "agent.conf holds the token: mode %o", cst.st_mode & 07777);
+                /* The host's settings (issue 13, item 4), as the coordinator
+                 * has them for this host. */
+                json_object *h = get_json(url("/api/v2/infra-envs/%s/hosts/%s", ie, agents[i].host_id));
+                char want_name[300];
+                snprintf(want_name, sizeof want_name, "%s\n", tu_jstr(h, "requested_hostname")
+                                                                   ? tu_jstr(h, "requested_hostname")
+                                                                   : tu_jstr(h, "inventory.hostname"));
+                json_object_put(h);
+                snprintf(p, sizeof p, "%s/etc/hostname", targets[i]);
+                char *got = tu_read_file(p, NULL);
+                cr_assert_str_eq(got, want_name, "target %d", i);
+                if (i == 0)
+                        cr_assert_str_eq(got, "node-zero\n", "the hostname the admin set");
+                free(got);
+                snprintf(p, sizeof p, "%s/etc/muster/role", targets[i]);
+                got = tu_read_file(p, NULL);
+                cr_assert_str_eq(got, "master\n");
+                free(got);
+                snprintf(p, sizeof p, "%s/etc/muster/host.env", targets[i]);
+                got = tu_read_file(p, NULL);
+                cr_assert(strstr(got, "\nMUSTER_API_VIP=192.0.2.100\n") && strstr(got, "\nMUSTER_INGRESS_VIP=192.0.2.101\n") &&
+                                  strstr(got, "\nMUSTER_BASE_DOMAIN=example.test\n") &&
+                                  strstr(got, "\nMUSTER_CLUSTER_NAME=c1\n"),
+                          "%s", got);
+                free(got);
+                snprintf(p, sizeof p, "%s/etc/muster/pull-secret.json", targets[i]);
+                got = tu_read_file(p, NULL);
+                cr_assert_str_eq(got, "{\"auths\":{}}");
+                free(got);
+                cr_assert_eq(stat(p, &cst), 0);
+                cr_assert_eq(cst.st_mode & 07777, 0600, "the pull secret is private: mode %o", cst.st_mode & 07777);
+                snprintf(p, sizeof p, "%s/root/.ssh/authorized_keys", targets[i]);
+                got = tu_read_file(p, NULL);
+                cr_assert_str_eq(got, SSH_KEY "\n", "the infra-env's SSH key");
+                free(got);
+                snprintf(p, sizeof p, "%s/etc/systemd/timesyncd.conf.d/50-muster.conf", targets[i]);
+                got = tu_read_file(p, NULL);
+                cr_assert(got && strstr(got, "[Time]\nNTP="), "%s", got ? got : "(none)");
+                free(got);
         }
         char mnt[4200], mdir[4300];
         snprintf(mnt, sizeof mnt, "%s/mnt", dir);
@@ -409,6 +452,10 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         cr_assert_str_eq(l, REV1_LISTING, "disk image target");
         free(l);
         check_manifest_bytes(mdir, rel15, rev1_files);
+        snprintf(mdir, sizeof mdir, "%s/etc/muster/role", mnt);
+        l = tu_read_file(mdir, NULL);
+        cr_assert_str_eq(l, "master\n", "the settings are in the disk image's root file system");
+        free(l);
         tu_must("umount %s", mnt);
         /* Outside the root partition the disk image is the OS image. */
         tu_must("cmp -n 1048576 %s %s", t2, img15);

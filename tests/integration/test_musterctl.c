@@ -125,16 +125,19 @@ Test(musterctl, help_on_every_command) {
                 tu_assert_fits(out, NULL);
                 free(out);
         }
-        /* Help promises only what happens today (issue 13, item 13): the
-         * infra-env's pull secret, SSH key and proxy are kept and shown
+        /* Help promises only what happens today (issue 13, items 4 and 13):
+         * the infra-env's pull secret and proxy are kept and shown
          * (infraenv_create_list_show_rotate_delete reads them back), not
-         * sent; a host's hostname is validated, not yet installed. */
+         * sent; its SSH key and NTP sources, the cluster's pull secret and
+         * a host's hostname reach the installed system (install_e2e reads
+         * them back from the targets). */
         cr_assert_eq(CTL(&out, NULL, "infraenv", "create", "--help"), 0);
         cr_assert(strstr(out, "not yet sent to the hosts:\n  --pull-secret-file") && !strstr(out, "for the hosts (JSON"),
                   "%s", out);
+        cr_assert(strstr(out, "/root/.ssh/authorized_keys") && strstr(out, "(timesyncd)"), "%s", out);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "host", "set", "--help"), 0);
-        cr_assert(strstr(out, "not yet written to the installed"), "%s", out);
+        cr_assert(strstr(out, "written to the installed\n") && strstr(out, "/etc/hostname"), "%s", out);
         free(out);
         cr_assert_eq(CTL(&out, &err, "host", "explode"), 2);
         cr_assert(strstr(err, "Try 'musterctl --help'"), "%s", err);

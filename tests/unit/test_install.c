@@ -527,6 +527,20 @@ Test(install, image_stream_checks_size_and_digest, .init = mk, .fini = rm) {
 
 #define PAYLOAD_URL "/api/v2/clusters/" CLUSTER "/payload/%d"
 #define IMAGE_URL "/api/v2/releases/4.16.0/os-image"
+#define HOST "6d757374-6572-4071-8335-0000000000a1"
+#define PULL_SECRET "{\"auths\":{\"registry.example.com\":{\"auth\":\"dTpw\"}}}"
+#define SSH_KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx0ZXN0a2V5 admin@example.com"
+
+/* What the coordinator puts in a payload for HOST and one other host. */
+static const struct strv NTP = { .v = (char *[]) { "ntp1.example.com", "[2001:db8::7b]:123", "192.0.2.123:1123", NULL }, .n = 3 };
+static const struct payload_host HOSTS[] = {
+        { .host_id = HOST, .role = "master", .hostname = "node-1", .ntp_sources = &NTP, .ssh_authorized_key = SSH_KEY },
+        { .host_id = "6d757374-6572-4071-8335-0000000000a2", .role = "worker", .hostname = "node-2" },
+};
+static const struct payload_settings SETTINGS = {
+        .cluster_name = "prod", .base_dns_domain = "example.com", .api_vip = "192.0.2.10",
+        .ingress_vip = "192.0.2.11", .pull_secret = PULL_SECRET, .hosts = HOSTS, .n_hosts = 2,
+};
 
 struct feed {
         char *envelope;
@@ -596,7 +610,7 @@ static char *envelope(const struct crypto_key *key, int rev, const char *image_s
                 inc[i] = &ml.v[i];
         struct release_os_image img = { .sha256 = (char *) image_sha, .size = image_size, .root_label = "root" };
         struct strv caps = { 0 };
-        json_object *p = payload_build(CLUSTER, rev, "4.16.0", IMAGE_URL, &img, &caps, inc, ml.n);
+        json_object *p = payload_build(CLUSTER, rev, "4.16.0", IMAGE_URL, &img, &caps, inc, ml.n, &SETTINGS);
         cr_assert_not_null(p);
         struct payload_signed s;
         cr_assert_eq(payload_sign(p, key, &s), 0);
@@ -639,7 +653,7 @@ static void world_init(struct world *w, int rev) {
         snprintf(w->feed.payload_url, sizeof w->feed.payload_url, PAYLOAD_URL, rev);
         w->feed.image_path = w->image;
         w->io = (struct install_io) { feed_payload, feed_image, feed_progress, &w->feed };
-        w->opts = (struct install_options) { .coordinator_key = w->key };
+        w->opts = (struct install_options) { .coordinator_key = w->key, .host_id = HOST };
 }
 
 static void world_free(struct world *w) {
@@ -762,6 +776,9 @@ Test(install_step, into_a_file, .init = mk, .fini = rm) {
 
         char *t = read_back(target, "0000_50_console.yaml");
         cr_assert_str_eq(t, M_TEXTS[1]);
+        free(t);
+        t = read_back(target, "../../hostname");
+        cr_assert_str_eq(t, "node-1\n", "the host's settings are in the image's root file system");
         free(t);
 
         /* Apply revision 2 into the file's root partition. */
@@ -896,6 +913,122 @@ Test(install_step, refuses_bad_payloads_and_writes_nothing, .init = mk, .fini = 
         free(file);
         install_args_free(&a);
         install_args_free(&ad);
+        world_free(&w);
+}
+
+/* The host's part of the payload reaches the files a systemd host reads:
+ * its own part (not the other host's), the cluster's settings, keys added
+ * to what the image had, secrets private. */
+Test(install_step, host_settings_reach_the_target, .init = mk, .fini = rm) {
+        struct world w;
+        world_init(&w, 1);
+        char *target = path_in(tmp, "target");
+        mkdir(target, 0755);
+        cr_assert_eq(tu_write_file(tmp, "target/keep", ""), 0);
+        sh("mkdir -p '%s/root/.ssh' && chmod 0755 '%s/root/.ssh' && printf 'ssh-rsa AAAAold old@image' > "
+           "'%s/root/.ssh/authorized_keys'", target, target, target);
+        w.opts.target = target;
+        struct install_args a = args_for("install", 1);
+        struct install_outcome out;
+
+        cr_assert_eq(install_execute(&w.opts, &a, &w.io, &out), 0, "%s", out.error);
+        cr_assert_str_eq(tu_jstr(out.output, "host_files.0"), "/etc/hostname");
+        json_object *files = tu_json_get(out.output, "host_files");
+        cr_assert_eq(json_object_array_length(files), 7, "%s", json_object_to_json_string(files));
+
+        struct {
+                const char *rel, *want;
+                mode_t mode;
+        } expect[] = {
+                { "etc/hostname", "node-1\n", 0644 },
+                { "etc/muster/role", "master\n", 0644 },
+                { "etc/systemd/timesyncd.conf.d/50-muster.conf",
+                  "# Written by muster-agent: the NTP sources of the host's infra-env.\n"
+                  "# left out: 192.0.2.123:1123 (timesyncd takes no port)\n"
+                  "[Time]\nNTP=ntp1.example.com 2001:db8::7b\n", 0644 },
+                { "root/.ssh/authorized_keys", "ssh-rsa AAAAold old@image\n" SSH_KEY "\n", 0600 },
+                { "etc/muster/pull-secret.json", PULL_SECRET, 0600 },
+                { "etc/crio/crio.conf.d/50-muster-pull-secret.conf",
+                  "# Written by muster-agent: CRI-O pulls with the cluster's pull secret.\n"
+                  "[crio.image]\nglobal_auth_file = \"/etc/muster/pull-secret.json\"\n", 0644 },
+        };
+        for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
+                char *p = path_in(target, expect[i].rel);
+                char *got = slurp(p, NULL);
+                cr_assert_not_null(got, "%s was not written", expect[i].rel);
+                cr_assert_str_eq(got, expect[i].want, "%s", expect[i].rel);
+                struct stat st;
+                cr_assert_eq(lstat(p, &st), 0);
+                cr_assert(S_ISREG(st.st_mode));
+                cr_assert_eq(st.st_mode & 07777, expect[i].mode, "%s has mode %o", expect[i].rel, st.st_mode & 07777);
+                free(got);
+                free(p);
+        }
+        char *ssh = path_in(target, "root/.ssh");
+        struct stat st;
+        cr_assert_eq(stat(ssh, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0700, "/root/.ssh is private");
+        free(ssh);
+
+        char *envp = path_in(target, "etc/muster/host.env");
+        char *env = slurp(envp, NULL);
+        static const char *const lines[] = {
+                "\nMUSTER_HOST_ID=" HOST "\n", "\nMUSTER_ROLE=master\n", "\nMUSTER_HOSTNAME=node-1\n",
+                "\nMUSTER_CLUSTER_ID=" CLUSTER "\n", "\nMUSTER_CLUSTER_NAME=prod\n", "\nMUSTER_BASE_DOMAIN=example.com\n",
+                "\nMUSTER_API_VIP=192.0.2.10\n", "\nMUSTER_INGRESS_VIP=192.0.2.11\n",
+                "\nMUSTER_PULL_SECRET_FILE=/etc/muster/pull-secret.json\n",
+        };
+        for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+                cr_assert(strstr(env, lines[i]), "host.env lacks %s:\n%s", lines[i], env);
+        cr_assert_null(strstr(env, "node-2"), "another host's settings");
+        free(env);
+        free(envp);
+        install_outcome_free(&out);
+
+        /* Installed again, nothing doubles: the key is there once. */
+        cr_assert_eq(install_execute(&w.opts, &a, &w.io, &out), 0, "%s", out.error);
+        install_outcome_free(&out);
+        char *kp = path_in(target, "root/.ssh/authorized_keys");
+        char *keys = slurp(kp, NULL);
+        cr_assert_str_eq(keys, "ssh-rsa AAAAold old@image\n" SSH_KEY "\n");
+        free(keys);
+        free(kp);
+
+        install_args_free(&a);
+        free(target);
+        world_free(&w);
+}
+
+/* A host the payload says nothing about installs nothing; an image whose
+ * /root/.ssh leads elsewhere is not followed. */
+Test(install_step, host_settings_refusals, .init = mk, .fini = rm) {
+        struct world w;
+        world_init(&w, 1);
+        char *target = path_in(tmp, "target");
+        mkdir(target, 0755);
+        w.opts.target = target;
+        struct install_args a = args_for("install", 1);
+        struct install_outcome out;
+
+        w.opts.host_id = "6d757374-6572-4071-8335-0000000000ff";
+        cr_assert_lt(install_execute(&w.opts, &a, &w.io, &out), 0);
+        cr_assert(strstr(out.error, INSTALL_REFUSED_PREFIX "payload carries no settings for host "
+                                    "6d757374-6572-4071-8335-0000000000ff"), "%s", out.error);
+        cr_assert_eq(count_entries(target), 0, "nothing written for a host the payload does not know");
+        install_outcome_free(&out);
+
+        w.opts.host_id = HOST;
+        char *outside = path_in(tmp, "outside");
+        mkdir(outside, 0755);
+        sh("mkdir -p '%s/root' && ln -s '%s' '%s/root/.ssh'", target, outside, target);
+        cr_assert_lt(install_execute(&w.opts, &a, &w.io, &out), 0);
+        cr_assert(strstr(out.error, "/root/.ssh"), "%s", out.error);
+        cr_assert_eq(count_entries(outside), 0, "the symlink was followed");
+        install_outcome_free(&out);
+
+        install_args_free(&a);
+        free(outside);
+        free(target);
         world_free(&w);
 }
 

@@ -239,16 +239,33 @@ Test(model_infra_env, bad_types_name_the_field) {
                 { "{\"token_generation\":\"2\"}", "\"token_generation\"" },
                 { "{\"created_at\":\"last tuesday\"}", "\"created_at\" must be an RFC 3339 time" },
                 { "{\"pull_secret\":[]}", "\"pull_secret\"" },
+                /* What would be written into an installed host's files. */
+                { "{\"ntp_sources\":[\"pool.ntp.org\\nNTP=x\"]}", "\"ntp_sources\": \"pool.ntp.org" },
+                { "{\"ntp_sources\":[\"a b\"]}", "not a host name or address" },
+                { "{\"ntp_sources\":[\"ntp:99999\"]}", "not a host name or address" },
+                { "{\"ssh_authorized_key\":\"ssh-rsa AAAA a@b\\r\\n\"}", "\"ssh_authorized_key\" must be lines" },
         };
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
                 json_object *o = parse(cases[i].json);
                 struct infra_env ie;
-                char err[128] = "";
+                char err[160] = "";
                 cr_assert_eq(infra_env_from_json(o, &ie, err, sizeof err), -EINVAL, "case %zu", i);
                 cr_assert(strstr(err, cases[i].needle), "case %zu: \"%s\" lacks %s", i, err, cases[i].needle);
                 infra_env_free(&ie);
                 json_object_put(o);
         }
+}
+
+/* NTP sources as the agents and timesyncd take them, keys one a line. */
+Test(model_infra_env, ntp_sources_and_keys_accepted) {
+        json_object *o = parse("{\"ntp_sources\":[\"Pool.NTP.org\",\"192.0.2.1:1123\",\"[2001:db8::1]:123\","
+                               "\"2001:db8::2\"],\"ssh_authorized_key\":\"ssh-rsa AAAA a@b\\nssh-ed25519 BBBB c@d\\n\"}");
+        struct infra_env ie;
+        char err[160] = "";
+        cr_assert_eq(infra_env_from_json(o, &ie, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(ie.ntp_sources.n, 4);
+        infra_env_free(&ie);
+        json_object_put(o);
 }
 
 Test(model_infra_env, limits) {

@@ -66,7 +66,7 @@ static json_object *build(const char *cluster, int64_t rev) {
         cr_assert_eq(strv_push(&caps, "Console"), 0);
         cr_assert_eq(strv_push(&caps, "Insights"), 0);
         const struct manifest *inc[] = { &m_crd, &m_a };
-        json_object *p = payload_build(cluster, rev, "4.16.0", "http://x/os.img", &img, &caps, inc, 2);
+        json_object *p = payload_build(cluster, rev, "4.16.0", "http://x/os.img", &img, &caps, inc, 2, NULL);
         cr_assert_not_null(p);
         strv_free(&caps);
         return p;
@@ -135,7 +135,7 @@ Test(payload, build_exact_canonical_bytes) {
         crd0.doc_index = 0;
         crd0.path = s_crd_file;
         const struct manifest *shuffled[] = { &m_crd, &m_a, &crd0 };
-        p = payload_build("c-1", 1, "4.16.0", "http://x/os.img", &img0, &caps, shuffled, 3);
+        p = payload_build("c-1", 1, "4.16.0", "http://x/os.img", &img0, &caps, shuffled, 3, NULL);
         cr_assert_not_null(p);
         json_object *ms = json_object_object_get(p, "manifests");
         cr_assert_eq(json_object_array_length(ms), 3);
@@ -149,7 +149,7 @@ Test(payload, build_exact_canonical_bytes) {
 
         /* A given root_label, no manifests, no capabilities. */
         struct release_os_image img = { .url = s_path, .sha256 = s_sha, .size = 5, .root_label = s_a };
-        p = payload_build("c", 7, "v", "u", &img, NULL, NULL, 0);
+        p = payload_build("c", 7, "v", "u", &img, NULL, NULL, 0, NULL);
         cr_assert_not_null(p);
         cr_assert_eq(canonjson_serialize(p, &c, &len), 0);
         cr_assert_str_eq(c, "{\"cluster_id\":\"c\",\"enabled_capabilities\":[],\"manifests\":[],\"os_image\":"
@@ -162,10 +162,10 @@ Test(payload, build_exact_canonical_bytes) {
 Test(payload, build_limits) {
         struct release_os_image img = { .sha256 = s_sha, .size = 5 };
         errno = 0;
-        cr_assert_null(payload_build("c", 1, "v", "u", &img, NULL, NULL, PAYLOAD_MAX_MANIFESTS + 1));
+        cr_assert_null(payload_build("c", 1, "v", "u", &img, NULL, NULL, PAYLOAD_MAX_MANIFESTS + 1, NULL));
         cr_assert_eq(errno, E2BIG);
-        cr_assert_null(payload_build(NULL, 1, "v", "u", &img, NULL, NULL, 0));
-        cr_assert_null(payload_build("c", 1, "v", "u", NULL, NULL, NULL, 0));
+        cr_assert_null(payload_build(NULL, 1, "v", "u", &img, NULL, NULL, 0, NULL));
+        cr_assert_null(payload_build("c", 1, "v", "u", NULL, NULL, NULL, 0, NULL));
 }
 
 Test(payload, sign_fields) {
@@ -846,4 +846,108 @@ Test(payload, high_s_signature_is_refused) {
         free(high);
         payload_signed_free(&s);
         json_object_put(p);
+}
+
+/* The settings members: their exact canonical shape, one host's view
+ * joined from them, and every value an agent would write refused when it
+ * is not what it must be. */
+static json_object *with_settings(const struct payload_settings *s) {
+        struct release_os_image img = { .url = s_path, .sha256 = s_sha, .size = 5 };
+        json_object *p = payload_build("c-1", 1, "v", "u", &img, NULL, NULL, 0, s);
+        cr_assert_not_null(p);
+        return p;
+}
+
+Test(payload, host_settings) {
+        struct strv ntp = { 0 };
+        cr_assert_eq(strv_push(&ntp, "ntp.example.com"), 0);
+        cr_assert_eq(strv_push(&ntp, "2001:db8::123"), 0);
+        struct payload_host hosts[] = {
+                { .host_id = "h-1", .role = "master", .hostname = "node-1", .ntp_sources = &ntp,
+                  .ssh_authorized_key = "ssh-ed25519 AAAA a@b\nssh-rsa BBBB c@d\n" },
+                { .host_id = "h-2", .role = "worker" },
+        };
+        struct payload_settings s = { .cluster_name = "prod", .base_dns_domain = "example.com", .api_vip = "10.0.0.5",
+                                      .ingress_vip = "fd00::6", .pull_secret = "{\"auths\":{}}", .hosts = hosts,
+                                      .n_hosts = 2 };
+        json_object *p = with_settings(&s);
+        char *c = NULL;
+        size_t len;
+        cr_assert_eq(canonjson_serialize(p, &c, &len), 0);
+        cr_assert(strstr(c, "\"hosts\":{\"h-1\":{\"hostname\":\"node-1\",\"ntp_sources\":[\"ntp.example.com\","
+                            "\"2001:db8::123\"],\"role\":\"master\",\"ssh_authorized_key\":\"ssh-ed25519 AAAA a@b\\n"
+                            "ssh-rsa BBBB c@d\\n\"},\"h-2\":{\"ntp_sources\":[],\"role\":\"worker\"}}"), "%s", c);
+        cr_assert(strstr(c, "\"settings\":{\"api_vip\":\"10.0.0.5\",\"base_dns_domain\":\"example.com\","
+                            "\"cluster_name\":\"prod\",\"ingress_vip\":\"fd00::6\",\"pull_secret\":"
+                            "\"{\\\"auths\\\":{}}\"}"), "%s", c);
+        free(c);
+
+        struct payload_host_view v;
+        char msg[256];
+        cr_assert_eq(payload_host_settings(p, "h-1", &v, msg, sizeof msg), 0, "%s", msg);
+        cr_assert_str_eq(v.role, "master");
+        cr_assert_str_eq(v.hostname, "node-1");
+        cr_assert_str_eq(v.cluster_id, "c-1");
+        cr_assert_str_eq(v.cluster_name, "prod");
+        cr_assert_str_eq(v.api_vip, "10.0.0.5");
+        cr_assert_str_eq(v.ingress_vip, "fd00::6");
+        cr_assert_eq(v.n_ntp_sources, 2);
+        cr_assert_str_eq(v.ntp_sources[1], "2001:db8::123");
+        cr_assert_eq(payload_host_settings(p, "h-2", &v, msg, sizeof msg), 0, "%s", msg);
+        cr_assert_null(v.hostname);
+        cr_assert_null(v.ssh_authorized_key);
+        cr_assert_eq(v.n_ntp_sources, 0);
+        cr_assert_eq(payload_host_settings(p, "h-3", &v, msg, sizeof msg), -ENOENT);
+        cr_assert_str_eq(msg, "payload carries no settings for host h-3");
+        cr_assert_eq(payload_host_settings(p, NULL, &v, msg, sizeof msg), -ENOENT);
+        json_object_put(p);
+        p = with_settings(NULL);
+        cr_assert_eq(payload_host_settings(p, "h-1", &v, msg, sizeof msg), -ENODATA);
+        json_object_put(p);
+
+        /* Values an agent must not write, one at a time. */
+        struct strv badntp = { 0 };
+        cr_assert_eq(strv_push(&badntp, "ntp.example.com\nNTP=evil"), 0);
+        struct {
+                const char *what;
+                struct payload_host h;
+                struct payload_settings s;
+                const char *needle;
+        } bad[] = {
+                { "role", { .host_id = "h", .role = "boss" }, s, "role of host h" },
+                { "hostname", { .host_id = "h", .role = "worker", .hostname = "node-1\nMUSTER_ROLE=master" }, s,
+                  "hostname" },
+                { "upper-case hostname", { .host_id = "h", .role = "worker", .hostname = "Node" }, s, "lower case" },
+                { "ntp", { .host_id = "h", .role = "worker", .ntp_sources = &badntp }, s, "NTP source 0" },
+                { "ssh", { .host_id = "h", .role = "worker", .ssh_authorized_key = "ssh-rsa A\r\n" }, s,
+                  "ssh_authorized_key" },
+        };
+        size_t n_bad = sizeof bad / sizeof *bad;
+        for (size_t i = 0; i < n_bad; i++) {
+                bad[i].s.hosts = &bad[i].h;
+                bad[i].s.n_hosts = 1;
+        }
+        for (size_t i = 0; i < n_bad; i++) {
+                p = with_settings(&bad[i].s);
+                msg[0] = '\0';
+                cr_assert_eq(payload_host_settings(p, "h", &v, msg, sizeof msg), -EINVAL, "%s accepted", bad[i].what);
+                cr_assert(strstr(msg, bad[i].needle), "%s: \"%s\" lacks \"%s\"", bad[i].what, msg, bad[i].needle);
+                json_object_put(p);
+        }
+        struct payload_host ok = { .host_id = "h", .role = "worker" };
+        struct payload_settings cs[] = {
+                { .cluster_name = "prod", .api_vip = "10.0.0.300", .hosts = &ok, .n_hosts = 1 },
+                { .cluster_name = "prod", .ingress_vip = "example.com", .hosts = &ok, .n_hosts = 1 },
+                { .cluster_name = "prod", .base_dns_domain = "exa mple.com", .hosts = &ok, .n_hosts = 1 },
+                { .cluster_name = "prod", .pull_secret = "[1]", .hosts = &ok, .n_hosts = 1 },
+                { .cluster_name = "prod", .pull_secret = "{\"a\":", .hosts = &ok, .n_hosts = 1 },
+                { .cluster_name = "pr\"od", .hosts = &ok, .n_hosts = 1 },
+        };
+        for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+                p = with_settings(&cs[i]);
+                cr_assert_eq(payload_host_settings(p, "h", &v, msg, sizeof msg), -EINVAL, "cluster case %zu accepted", i);
+                json_object_put(p);
+        }
+        strv_free(&ntp);
+        strv_free(&badntp);
 }
