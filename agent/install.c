@@ -36,11 +36,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe)
 #define LOOP_MAJOR_NR 7
 #define UMOUNT_TRIES 20
 
-/* Overall percentages of the stages. */
-#define PCT_IMAGE_FIRST 5
-#define PCT_IMAGE_LAST 85
-#define PCT_PAYLOAD 90
-#define PCT_REBOOT 95
 
 #define FAIL(out, r, ...) errmsg((out)->error, sizeof (out)->error, (r), __VA_ARGS__)
 
@@ -771,21 +766,28 @@ static int resolve_target(const struct install_options *o, const struct install_
         return 0;
 }
 
+/* Progress is the share of the bytes to write that are written: the
+ * image's, then the manifests'. */
 struct sink_ctx {
         struct install_image *w;
         const struct install_io *io;
+        uint64_t total;          /* image + manifests */
         int64_t last_ms;
         int last_pct;
 };
+
+static int bytes_pct(uint64_t done, uint64_t total) {
+        if (total == 0 || done >= total)
+                return 100;
+        return (int) (done * 100.0 / (double) total);
+}
 
 static int image_sink(void *userdata, const void *data, size_t len) {
         struct sink_ctx *s = userdata;
         int r = install_image_write(s->w, data, len);
         if (r < 0)
                 return r;
-        /* PCT_IMAGE_LAST is for the checked image. */
-        int pct = PCT_IMAGE_FIRST +
-                  (int) ((PCT_IMAGE_LAST - 1 - PCT_IMAGE_FIRST) * (double) s->w->written / (double) s->w->expected);
+        int pct = bytes_pct(s->w->written, s->total);
         int64_t now = mono_ms();
         if (pct != s->last_pct && now - s->last_ms >= INSTALL_PROGRESS_MIN_MS) {
                 char info[96];
@@ -873,14 +875,18 @@ static int do_install(const struct install_options *o, const struct install_args
         }
 
         /* The image: streamed, hashed, checked, then in place. */
+        uint64_t total = (uint64_t) img->size, manifest_bytes = 0;
+        for (size_t k = 0; k < v.n_files; k++)
+                manifest_bytes += v.files[k].len;
+        total += manifest_bytes;
         snprintf(what, sizeof what, "%lld bytes to %s", (long long) img->size, install_target_kind_to_string(kind));
-        progress(io, INSTALL_STAGE_WRITING_IMAGE, PCT_IMAGE_FIRST, what);
+        progress(io, INSTALL_STAGE_WRITING_IMAGE, 0, what);
         r = install_image_begin(&w, kind, image, (uint64_t) img->size, err, sizeof err);
         if (r < 0) {
                 FAIL(out, r, "%s", err);
                 goto out;
         }
-        sc = (struct sink_ctx) { .w = &w, .io = io, .last_ms = mono_ms(), .last_pct = PCT_IMAGE_FIRST };
+        sc = (struct sink_ctx) { .w = &w, .io = io, .total = total, .last_ms = mono_ms(), .last_pct = 0 };
         err[0] = '\0';
         r = io->fetch_image(io->userdata, img->url, (uint64_t) img->size, image_sink, &sc, err, sizeof err);
         if (r == -EFBIG)
@@ -892,13 +898,12 @@ static int do_install(const struct install_options *o, const struct install_args
         install_image_abort(&w);
         if (r < 0)
                 goto out;
-        progress(io, INSTALL_STAGE_WRITING_IMAGE, PCT_IMAGE_LAST, "image written and checked");
-
         /* The root partition, and the manifests into it. */
         if ((r = find_root_or_fail(image, label, &root, out)) < 0)
                 goto out;
-        snprintf(what, sizeof what, "%zu manifests", v.n_files);
-        progress(io, INSTALL_STAGE_WRITING_PAYLOAD, PCT_PAYLOAD, what);
+        snprintf(what, sizeof what, "image written and checked; %zu manifests (%llu bytes)", v.n_files,
+                 (unsigned long long) manifest_bytes);
+        progress(io, INSTALL_STAGE_WRITING_PAYLOAD, bytes_pct((uint64_t) img->size, total), what);
         j.v = &v;
         if (kind == INSTALL_TARGET_DIR) {
                 if (asprintf(&mdir, "%s/%s", tpath, INSTALL_MANIFEST_SUBDIR) < 0) {
@@ -930,8 +935,9 @@ static int do_install(const struct install_options *o, const struct install_args
                 info = "rebooting into the installed system";
                 out->reboot = true;
         }
-        progress(io, INSTALL_STAGE_REBOOTING, PCT_REBOOT, info);
-        progress(io, INSTALL_STAGE_DONE, 100, NULL);
+        /* Everything is written; the coordinator calls the host done when
+         * its installed system checks in. */
+        progress(io, INSTALL_STAGE_REBOOTING, 100, info);
 
         res = json_object_new_object();
         if (!res || jadd(res, "applied_revision", json_object_new_int64(a->revision)) < 0 ||

@@ -122,7 +122,9 @@ void install_outcome_free(struct install_outcome *o);
 /* Run one install step. Install mode: progress starting -> fetch and verify
  * the payload (nothing is written before it passes) -> writing-image ->
  * writing-payload (the manifests, and o->host_id's settings written as
- * hostfiles.h says) -> rebooting (or why not) -> done; output
+ * hostfiles.h says) -> rebooting (or why not), the percent being the share
+ * of the image's and manifests' bytes written (100 at rebooting; "done" is
+ * the coordinator's, when the installed system checks in); output
  * {"applied_revision":N,"root_partition":{offset,size,fs_type,label,
  * partition_number,partition_name?},"manifests":count,"host_files":[..]}.
  * A payload without settings for o->host_id is refused. Apply mode: the

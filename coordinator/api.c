@@ -803,6 +803,12 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                         refresh_host(d, &h);
                 }
         }
+        /* The installed system's node agent speaks with the host's own
+         * token: its first check-in ends the installation. */
+        if (P(req)->host_id[0] && (r = install_first_boot(d, &h)) < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
         /* Only a host with the flag set costs a write. */
         int reregister = h.reregister_pending ? store_host_take_reregister(d->store, ie.id, h.id) : 0;
         struct steps_input in = {

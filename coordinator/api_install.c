@@ -440,6 +440,7 @@ int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c
         in->applied_revision = h->applied_revision;
         in->role = h->role;
         in->installation_disk = NULL;
+        in->install_written = install_waits_for_first_boot(h);
         if (h->status == HOST_INSTALLED || !h->inventory_json)
                 return 0;
         if (!h->inventory && host_parse_inventory(h, err, sizeof err) < 0)
@@ -482,27 +483,31 @@ static size_t output_count(json_object *output, const char *key) {
         return 0;
 }
 
+/* The install step's result: everything is written. The host is installed
+ * once its installed system checks in (install_first_boot); until then it
+ * waits at stage rebooting, with first_boot_timeout to do it. */
 static void install_done(struct musterd *d, struct host *h, int64_t rev, json_object *output) {
-        struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_DONE), .percent = 100 };
+        struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_REBOOTING), .percent = 100 };
         enum host_status to;
-        const char *why;
-        char info[256], more[256] = "";
+        char info[160], more[256] = "", status_info[256];
         json_object *root;
-        if (hostfsm_apply(h->status, HOSTFSM_EV_INSTALLED, NULL, &to, &why) < 0)
+        if (install_waits_for_first_boot(h))
+                return; /* a repeat */
+        if (hostfsm_apply(h->status, HOSTFSM_EV_PROGRESS, NULL, &to, NULL) < 0)
                 return;
-        snprintf(info, sizeof info, "Installed payload revision %lld", (long long) rev);
+        snprintf(info, sizeof info, "Payload revision %lld written; waiting for the installed system to check in",
+                 (long long) rev);
+        snprintf(status_info, sizeof status_info, "Installation in progress: %s", info);
         p.info = info;
-        if (store_host_set_install_state(d->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), &p, rev,
+        if (store_host_set_install_state(d->store, h->infra_env_id, h->id, to, status_info, &p, rev,
                                          STORE_STATUS(h->status)) < 0)
                 return;
         if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, "root_partition", &root) &&
             json_object_is_type(root, json_type_string))
                 snprintf(more, sizeof more, "; root file system on %.200s", json_object_get_string(root));
         musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
-                      "host %s: %s -> %s: payload revision %lld installed%s", h->id, host_status_to_string(h->status),
-                      host_status_to_string(to), (long long) rev, more);
-        if (h->cluster_id)
-                (void) install_cluster_check(d, h->cluster_id);
+                      "host %s: payload revision %lld written%s; waiting up to %lld s for its installed system to "
+                      "check in", h->id, (long long) rev, more, (long long) musterd_cfg(d)->first_boot_timeout_s);
 }
 
 static void apply_done(struct musterd *d, struct host *h, int64_t rev, int64_t exit_code, json_object *output,
@@ -572,6 +577,11 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
                 goto out;
         }
         enum install_stage stage = install_stage_from_string(json_object_get_string(v));
+        if (stage == INSTALL_STAGE_DONE) {
+                http_error(resp, 400, "stage \"done\" is the coordinator's to set: a host is done when its "
+                                      "installed system checks in");
+                goto out;
+        }
         if (!json_object_object_get_ex(req->body, "percent", &v) || !json_object_is_type(v, json_type_int) ||
             json_object_get_int64(v) < 0 || json_object_get_int64(v) > 100) {
                 http_error(resp, 400, "field \"percent\" must be an integer from 0 to 100");

@@ -103,6 +103,7 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "header_timeout", KT_SECONDS, F(header_timeout_s), 1, 3600 },
         { SEC_MONITOR, "host_disconnect_timeout", KT_SECONDS, F(host_disconnect_timeout_s), 1, 86400 },
         { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
+        { SEC_MONITOR, "first_boot_timeout", KT_SECONDS, F(first_boot_timeout_s), 1, 7 * 86400 },
         { SEC_AGENT, "instruction_interval", KT_SECONDS, F(instruction_interval_s), 1, 3600 },
         { SEC_AGENT, "inventory_every", KT_INT, F(inventory_every), 1, 10000 },
         REQ(SEC_REQ_MASTER, REQ_MASTER),
@@ -153,6 +154,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_connections_per_address = 64;
         cfg->header_timeout_s = 30;
         cfg->host_disconnect_timeout_s = 180;
+        cfg->first_boot_timeout_s = 3600;
         cfg->monitor_interval_s = 10;
         cfg->instruction_interval_s = 60;
         cfg->inventory_every = 10;

@@ -42,6 +42,9 @@ struct muster_config {
         /* [monitor] */
         int64_t host_disconnect_timeout_s;
         int64_t monitor_interval_s;       /* < host_disconnect_timeout_s */
+        /* From the install step's result to the installed system's first
+         * check-in (reboot, firmware, boot): past it the host is in error. */
+        int64_t first_boot_timeout_s;
         /* [agent] */
         int64_t instruction_interval_s;   /* next_instruction_seconds handed out */
         int64_t inventory_every;          /* re-request the inventory every N-th poll */

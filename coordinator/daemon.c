@@ -123,12 +123,12 @@ static int write_public_key(struct musterd *d, const char *dir) {
 /* Hosts in `mask` that have not checked in since `before`, a batch at a time,
  * handed to `act`, which returns how many it changed. Stops after a batch
  * that changes none or is short. Returns how many changed in all. */
-static int for_stale_hosts(struct musterd *d, const char *before, uint32_t mask,
+static int for_stale_hosts(struct musterd *d, const char *before, uint32_t mask, const char *stage, bool stage_match,
                            int (*act)(struct musterd *d, const char *before, uint32_t mask, struct host_list *l)) {
         int total = 0;
         for (;;) {
                 struct host_list l = { 0 };
-                int r = store_host_list_stale(d->store, before, mask, STALE_BATCH, &l);
+                int r = store_host_list_stale(d->store, before, mask, stage, stage_match, STALE_BATCH, &l);
                 if (r < 0 || l.n == 0) {
                         host_list_free(&l);
                         return r < 0 ? r : total;
@@ -144,10 +144,12 @@ static int for_stale_hosts(struct musterd *d, const char *before, uint32_t mask,
         }
 }
 
-/* A batch of hosts being installed that stopped checking in: error, and
- * their cluster with them. */
-static int fail_stale_installs(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
-        const char *info = "Installation failed: Host stopped checking in during installation";
+/* A batch of hosts being installed that went silent: error (status_info
+ * "Installation failed: <why>"), and their cluster with them. */
+static int fail_silent(struct musterd *d, const char *before, uint32_t mask, struct host_list *l, const char *why,
+                       int64_t after_s) {
+        char info[256];
+        snprintf(info, sizeof info, "Installation failed: %s", why);
         bool *changed = calloc(l->n, sizeof *changed);
         int r = changed ? store_host_mark_stale(d->store, l->v, l->n, before, mask, HOST_ERROR, info, changed)
                         : -ENOMEM;
@@ -156,14 +158,28 @@ static int fail_stale_installs(struct musterd *d, const char *before, uint32_t m
                         continue;
                 musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id, l->v[i].id,
                               "host %s: %s -> error: %s (no check-in for %lld s)", l->v[i].id,
-                              host_status_to_string(l->v[i].status), info,
-                              (long long) musterd_cfg(d)->host_disconnect_timeout_s);
+                              host_status_to_string(l->v[i].status), info, (long long) after_s);
                 /* Now in error: only the cluster is left to fail. */
                 l->v[i].status = HOST_ERROR;
-                (void) install_fail_host(d, &l->v[i], NULL, "Host stopped checking in during installation");
+                (void) install_fail_host(d, &l->v[i], NULL, why);
         }
         free(changed);
         return r;
+}
+
+/* Hosts that stopped checking in while writing their installation. */
+static int fail_stale_installs(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
+        return fail_silent(d, before, mask, l, "Host stopped checking in during installation",
+                           musterd_cfg(d)->host_disconnect_timeout_s);
+}
+
+/* Hosts whose installed system never checked in after the install step's
+ * result (the firmware, the boot or the node agent failed). */
+static int fail_first_boots(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
+        char why[160];
+        snprintf(why, sizeof why, "The installed system did not check in within %lld s of the install",
+                 (long long) musterd_cfg(d)->first_boot_timeout_s);
+        return fail_silent(d, before, mask, l, why, musterd_cfg(d)->first_boot_timeout_s);
 }
 
 /* A batch of hosts that stopped checking in: disconnected. */
@@ -203,11 +219,19 @@ int musterd_monitor_pass(struct musterd *d) {
                     to != (enum host_status) s && to != HOST_ERROR)
                         live |= STORE_STATUS(s);
         }
-        int failed = for_stale_hosts(d, before, installing, fail_stale_installs);
+        /* A host rebooting into its installed system is silent until that
+         * system's node agent checks in: it has first_boot_timeout. */
+        int failed = for_stale_hosts(d, before, installing, install_stage_to_string(INSTALL_STAGE_REBOOTING), false, fail_stale_installs);
         if (failed < 0)
                 return failed;
-        int disconnected = for_stale_hosts(d, before, live, mark_disconnected);
-        return disconnected < 0 ? disconnected : failed + disconnected;
+        char boot_before[MODEL_TIME_LEN];
+        model_time_format((int64_t) time(NULL) - musterd_cfg(d)->first_boot_timeout_s, boot_before);
+        int unbooted = for_stale_hosts(d, boot_before, STORE_STATUS(HOST_INSTALLING_IN_PROGRESS),
+                                       install_stage_to_string(INSTALL_STAGE_REBOOTING), true, fail_first_boots);
+        if (unbooted < 0)
+                return unbooted;
+        int disconnected = for_stale_hosts(d, before, live, NULL, false, mark_disconnected);
+        return disconnected < 0 ? disconnected : failed + unbooted + disconnected;
 }
 
 /* Every second: write the buffered check-ins; every monitor_interval: the

@@ -73,3 +73,38 @@ int install_cluster_check(struct musterd *d, const char *cluster_id) {
         cluster_free(&c);
         return r == 0 ? 1 : r == -ESTALE ? 0 : r;
 }
+
+bool install_waits_for_first_boot(const struct host *h) {
+        return h->status == HOST_INSTALLING_IN_PROGRESS && h->progress.stage &&
+               strcmp(h->progress.stage, install_stage_to_string(INSTALL_STAGE_REBOOTING)) == 0 &&
+               h->applied_revision > 0;
+}
+
+int install_first_boot(struct musterd *d, struct host *h) {
+        struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_DONE), .percent = 100 };
+        enum host_status to;
+        const char *why;
+        char info[160];
+        int r;
+
+        if (!install_waits_for_first_boot(h))
+                return 0;
+        if ((r = hostfsm_apply(h->status, HOSTFSM_EV_INSTALLED, NULL, &to, &why)) < 0)
+                return r;
+        snprintf(info, sizeof info, "Installed payload revision %lld; the installed system checked in",
+                 (long long) h->applied_revision);
+        p.info = info;
+        r = store_host_set_install_state(d->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), &p, -1,
+                                         STORE_STATUS(h->status));
+        if (r == -ESTALE)
+                return 0;
+        if (r < 0)
+                return r;
+        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                      "host %s: %s -> %s: its installed system checked in (payload revision %lld)", h->id,
+                      host_status_to_string(h->status), host_status_to_string(to), (long long) h->applied_revision);
+        h->status = to;
+        if (h->cluster_id)
+                (void) install_cluster_check(d, h->cluster_id);
+        return 1;
+}

@@ -18,3 +18,13 @@ int install_fail_host(struct musterd *d, const struct host *h, const char *prefi
 /* If every host bound to the cluster is installed, an installing cluster
  * becomes installed (event). 1 if it did, 0 if not yet, -errno. */
 int install_cluster_check(struct musterd *d, const char *cluster_id);
+
+/* Whether h's install step reported success and h waits for its installed
+ * system's first check-in (installing-in-progress at stage rebooting). */
+bool install_waits_for_first_boot(const struct host *h);
+
+/* The installed system's node agent checked in (with the host's own token):
+ * a host waiting for it becomes installed (stage done, 100%), event, and
+ * its cluster is installed when all its hosts are. 1 if it moved, 0 if it
+ * was not waiting (or moved meanwhile), -errno. h->status is updated. */
+int install_first_boot(struct musterd *d, struct host *h);

@@ -271,7 +271,9 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
         if ((allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0) {
                 bool installing = in->status == HOST_INSTALLING || in->status == HOST_INSTALLING_IN_PROGRESS;
                 char id[STEPS_ID_MAX];
-                if (installing) {
+                if (installing && in->install_written)
+                        r = 0; /* written: what is left is the installed system's to do */
+                else if (installing) {
                         snprintf(id, sizeof id, INSTALL_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
                         json_object *args = steps_install_args(INSTALL_MODE_INSTALL, in->cluster_id,
                                                                in->payload_revision, in->role, in->installation_disk);

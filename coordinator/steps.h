@@ -55,6 +55,8 @@ struct steps_input {
         enum host_role role;           /* the host's role at install */
         const char *installation_disk; /* device path for the install; NULL: the agent's choice */
         const char *host_token;        /* install: the host's own token for its node agent; NULL: none */
+        bool install_written;          /* the install step's result was taken: the host waits for
+                                        * its installed system's first check-in; no install step */
         bool stop_installation;        /* the install was cancelled: send stop-installation */
 };
 
@@ -72,7 +74,7 @@ struct steps_reply {
  * binding, or must_reregister: no steps and "exit", so the agent registers
  * again. installing and installing-in-progress: the install step
  * (mode install, step_id "install-<rev>") on every poll while the cluster
- * has a payload; installed: the install step in mode apply (step_id
+ * has a payload, until install_written; installed: the install step in mode apply (step_id
  * "apply-<rev>") while applied_revision < payload_revision; nothing else. */
 int steps_for_host(const struct steps_input *in, struct steps_reply *out);
 

@@ -177,9 +177,10 @@ int store_host_delete(struct store *s, const char *infra_env_id, const char *hos
 
 /* For the monitor: hosts in status_mask (0 = any) whose last check-in is
  * before `before` (RFC 3339), oldest first, at most `limit` of them, without
- * inventories. */
-int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, unsigned limit,
-                          struct host_list *out);
+ * inventories. With a stage: only hosts whose progress stage is it
+ * (stage_match) or is not it (!stage_match). */
+int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
+                          bool stage_match, unsigned limit, struct host_list *out);
 /* In one transaction, each of the hosts that still has not checked in since
  * `before`, is still in status_mask (0 = any) and is not disconnected
  * becomes disconnected (bound) or disconnected-unbound, with status_info.

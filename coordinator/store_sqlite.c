@@ -1735,8 +1735,8 @@ int store_host_delete(struct store *s, const char *infra_env_id, const char *hos
         return write_end(s, c, r);
 }
 
-int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, unsigned limit,
-                          struct host_list *out) {
+int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
+                          bool stage_match, unsigned limit, struct host_list *out) {
         char t[MODEL_TIME_LEN], statuses[1024];
         int r;
 
@@ -1752,8 +1752,10 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         r = stmt(c, "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.checked_in_at < ?1 "
                     "AND (?2 = ',' OR instr(?2, ',' || h.status || ',') > 0) "
+                    "AND (?4 IS NULL OR (?5 = 1 AND h.progress_stage = ?4) OR (?5 = 0 AND h.progress_stage IS NOT ?4)) "
                     "ORDER BY h.checked_in_at, h.seq LIMIT ?3", &st);
-        if (r >= 0 && (r = BIND(st, t, statuses)) >= 0 && (r = bind_i64(st, 3, (int64_t) limit)) >= 0)
+        if (r >= 0 && (r = BIND(st, t, statuses)) >= 0 && (r = bind_i64(st, 3, (int64_t) limit)) >= 0 &&
+            (r = bind_text(st, 4, stage)) >= 0 && (r = bind_i64(st, 5, stage_match ? 1 : 0)) >= 0)
                 r = read_rows(c, st, SIZE_MAX, &host_rows, (void **) &out->v, &out->n, NULL);
         stmt_resetp(&st);
         conn_put(s, c);

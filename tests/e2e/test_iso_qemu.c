@@ -316,25 +316,20 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
         cr_assert_eq(CTL(&out, &err, "cluster", "install", "sno"), 0, "%s%s", out, err);
         free(out);
         free(err);
-        int st = CTL(&out, &err, "cluster", "watch", "sno", "--interval", "2", "--timeout", "300");
-        if (st != 0)
-                log_serial_tail();
-        cr_assert_eq(st, 0, "cluster watch: %s%s", out, err);
-        cr_assert(strstr(out, "installed"), "%s", out);
-        free(out);
-        free(err);
-        json_object *h = wait_host(ie, uuid, "installed", INSTALL_WAIT_MS);
-        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
-        char cid[64];
-        snprintf(cid, sizeof cid, "%s", tu_jstr(h, "cluster_id"));
-        json_object_put(h);
-
-        /* The agent reboots into the installed system: QEMU (-no-reboot) exits. */
-        int qst = tu_wait_pid(qemu_pid, 60000);
+        /* The agent writes everything, says so, and reboots into the
+         * installed system: QEMU (-no-reboot) exits. */
+        int qst = tu_wait_pid(qemu_pid, INSTALL_WAIT_MS);
         if (qst < 0)
                 log_serial_tail();
         cr_assert(qst >= 0, "the guest did not reboot after installing");
         qemu_pid = -1;
+        /* Written: the host waits for its installed system (issue 13, item 6). */
+        json_object *h = wait_host(ie, uuid, "installing-in-progress", 10000);
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "rebooting", "%s", tu_jstr(h, "status_info"));
+        cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
+        char cid[64];
+        snprintf(cid, sizeof cid, "%s", tu_jstr(h, "cluster_id"));
+        json_object_put(h);
 
         /* The disk image: the OS image outside its root partition, and in the
          * root partition exactly the payload's manifests, byte for byte. */
@@ -386,6 +381,40 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
         free(out);
         free(err);
         tu_must("cmp %s %s/etc/muster/coordinator.pub", keyfile, mnt);
+        tu_must("umount %s", mnt);
+
+        /* The installed system's first boot, played on this side of the VM
+         * (the fixture OS image boots no kernel): its node agent, on its root
+         * file system, with the host token from its agent.conf. Its first
+         * check-in makes the host installed, and the cluster with it. */
+        tu_must("mount -o loop,offset=1048576 %s %s", disk, mnt);
+        char conf_path[4400], tok_path[4300], pub_path[4400], node_log[4300];
+        snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
+        char *c2 = tu_read_file(conf_path, NULL);
+        char *tk = c2 ? strstr(c2, "\ntoken = ") : NULL;
+        cr_assert_not_null(tk, "%s", c2 ? c2 : "(no agent.conf)");
+        tk += strlen("\ntoken = ");
+        tk[strcspn(tk, "\r\n")] = '\0';
+        cr_assert_eq(tu_write_file(dir, "host.token", tk), 0);
+        free(c2);
+        snprintf(tok_path, sizeof tok_path, "%s/host.token", dir);
+        snprintf(pub_path, sizeof pub_path, "%s/etc/muster/coordinator.pub", mnt);
+        snprintf(node_log, sizeof node_log, "%s/node.log", dir);
+        const char *bin = getenv("MUSTER_AGENT");
+        const char *argv[] = { bin && *bin ? bin : "muster-agent", "node", "--coordinator", md.base, "--infra-env", ie,
+                               "--token-file", tok_path, "--host-id", uuid, "--coordinator-key", pub_path,
+                               "--manifest-dir", mdir, NULL };
+        int node = tu_spawn(argv, node_log);
+        cr_assert_gt(node, 0);
+        int st = CTL(&out, &err, "cluster", "watch", "sno", "--interval", "1", "--timeout", "120");
+        cr_assert_eq(st, 0, "cluster watch: %s%s", out, err);
+        cr_assert(strstr(out, "installed"), "%s", out);
+        free(out);
+        free(err);
+        h = wait_host(ie, uuid, "installed", 30000);
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+        json_object_put(h);
+        cr_assert_eq(tu_stop(&node, SIGTERM), 0, "the node agent exits cleanly");
         tu_must("umount %s", mnt);
         json_object_put(env);
         free(disk);

@@ -27,7 +27,9 @@ static char *dir;
 /* The two fixture releases, imported as musterctl does. */
 static void up(void) {
         dir = tu_mkdtemp();
-        cr_assert_eq(tu_musterd_start_in(&md, dir, TU_CONFIG_LOW_MINIMUMS), 0, "musterd started");
+        /* first_boot_timeout short enough to see it end (first_boot_never_comes). */
+        cr_assert_eq(tu_musterd_start_in(&md, dir, TU_CONFIG_LOW_MINIMUMS "[monitor]\nmonitor_interval = 1\n"
+                                                   "first_boot_timeout = 5\n"), 0, "musterd started");
         static const char *const versions[] = { "4.15.0", "4.16.0" };
         for (size_t i = 0; i < 2; i++) {
                 char src[4096], rel[4096];
@@ -103,6 +105,19 @@ static void expect_cluster(const char *id, const char *status) {
         json_object *o = get_cluster(id);
         cr_assert_str_eq(tu_jstr(o, "status"), status, "cluster: %s (%s)", tu_jstr(o, "status"), tu_jstr(o, "status_info"));
         json_object_put(o);
+}
+
+/* The installed system's first check-in: its node agent polls with the
+ * host's own token (a fresh one, as musterctl host rotate-token hands out). */
+static void node_checkin(const char *ie, const char *host) {
+        json_object *o;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/rotate-token", ie, host),
+                                  md.admin_token, NULL, &o), 200);
+        char *ht = strdup(tu_jstr(o, "host_token"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), ht, NULL, NULL),
+                     200);
+        free(ht);
 }
 
 /* Re-register (as the agent does when told to exit) and post the network
@@ -332,14 +347,31 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"flying\",\"percent\":40}"), 400);
         cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\",\"percent\":101}"), 400);
         cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\"}"), 400);
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\",\"percent\":100}"), 400,
+                     "done is the coordinator's, when the installed system checks in");
         cr_assert_eq(put_progress(ie, md.admin_token, A, "{\"stage\":\"done\",\"percent\":100}"), 403);
         cr_assert_eq(put_progress(ie, other_tok, A, "{\"stage\":\"done\",\"percent\":100}"), 403);
         cr_assert(events_have(q, "installing -> installing-in-progress"));
 
-        /* Success: host and (its only host) cluster installed. */
+        /* Success: written; installed once the installed system checks in
+         * (issue 13, item 6). Until then the host waits at stage rebooting
+         * and is not handed the install again. */
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0,
                                  json_tokener_parse("{\"applied_revision\":1,\"root_partition\":\"/dev/nvme0n1p1\"}"),
                                  NULL), 200);
+        h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "status"), "installing-in-progress", "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "rebooting");
+        cr_assert_str_eq(tu_jstr(h, "progress.percent"), "100");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "waiting for the installed system to check in"), "%s",
+                  tu_jstr(h, "status_info"));
+        json_object_put(h);
+        expect_cluster(c, "installing");
+        json_object *r0 = poll(ie, tok, A);
+        cr_assert_null(install_step(r0), "written: %s", json_object_to_json_string(r0));
+        json_object_put(r0);
+        cr_assert(events_have(q, "waiting up to"));
+        node_checkin(ie, A);
         h = get_host(ie, A);
         cr_assert_str_eq(tu_jstr(h, "status"), "installed", "%s", tu_jstr(h, "status_info"));
         cr_assert_str_eq(tu_jstr(h, "applied_revision"), "1");
@@ -347,9 +379,9 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_str_eq(tu_jstr(h, "progress.percent"), "100");
         json_object_put(h);
         expect_cluster(c, "installed");
-        cr_assert(events_have(q, "payload revision 1 installed; root file system on /dev/nvme0n1p1"));
-        cr_assert(events_have(q, "installing -> installed"));
-        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"done\",\"percent\":100}"), 409, "not installing any more");
+        cr_assert(events_have(q, "payload revision 1 written; root file system on /dev/nvme0n1p1"));
+        cr_assert(events_have(q, "installing-in-progress -> installed: its installed system checked in"));
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"rebooting\",\"percent\":100}"), 409, "not installing any more");
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200, "a repeat is taken quietly");
         json_object *r = poll(ie, tok, A);
@@ -499,6 +531,7 @@ Test(install_api, roles_and_a_failed_host) {
         /* One done: the cluster still installs. */
         cr_assert_eq(post_result(ie, tok, H[0], "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
+        node_checkin(ie, H[0]);
         expect_host(ie, H[0], "installed");
         expect_cluster(c, "installing");
         /* One fails: host error with the reason, the cluster with it. */
@@ -715,6 +748,7 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         json_object_put(poll(ie, tok, A));
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
+        node_checkin(ie, A);
         expect_cluster(c, "installed");
 
         /* B joins: bound, checked, installed on its own. */
@@ -748,6 +782,7 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
                                   NULL, NULL), 409, "already installing");
         cr_assert_eq(post_result(ie, tok, B, "install-2", "install", 0, json_tokener_parse("{\"applied_revision\":2}"),
                                  NULL), 200);
+        node_checkin(ie, B);
         expect_host(ie, B, "installed");
         expect_cluster(c, "installed");
         r = poll(ie, tok, A);
@@ -776,6 +811,45 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         free(tok);
 }
 
+/* An installed system that never checks in: first_boot_timeout after the
+ * install's result the host is in error, and its cluster with it; a reset
+ * then starts again (issue 13, item 6). */
+Test(install_api, first_boot_never_comes) {
+        char *ie, *tok, *c;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "unbooted", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        c = sno_cluster("4.15.0");
+        bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        json_object_put(poll(ie, tok, A));
+        cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200);
+        expect_host(ie, A, "installing-in-progress");
+        json_object *h = NULL;
+        for (int i = 0; i < 150; i++) {
+                json_object_put(h);
+                h = get_host(ie, A);
+                if (strcmp(tu_jstr(h, "status"), "installing-in-progress") != 0)
+                        break;
+                usleep(100 * 1000);
+        }
+        cr_assert_str_eq(tu_jstr(h, "status"), "error", "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_jstr(h, "status_info"),
+                         "Installation failed: The installed system did not check in within 5 s of the install");
+        json_object_put(h);
+        json_object *o = get_cluster(c);
+        cr_assert_str_eq(tu_jstr(o, "status"), "error");
+        cr_assert(strstr(tu_jstr(o, "status_info"), "did not check in within 5 s"), "%s", tu_jstr(o, "status_info"));
+        json_object_put(o);
+        /* A late check-in does not make it installed. */
+        node_checkin(ie, A);
+        expect_host(ie, A, "error");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/reset", c), md.admin_token, NULL, NULL), 200);
+        free(c);
+        free(ie);
+        free(tok);
+}
+
 /* Each installing host gets its own token for its installed system (issue
  * 13, item 3): it speaks for that host only, survives the infra-env's
  * rotation, and is rotated per host. */
@@ -799,11 +873,16 @@ Test(install_api, host_tokens_scope_and_rotation) {
         cr_assert(host_tok && strlen(host_tok) > 20);
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
-        expect_host(ie, A, "installed");
+        expect_host(ie, A, "installing-in-progress");
+        /* The ISO's agent polling on is no installed system. */
+        json_object_put(poll(ie, tok, A));
+        expect_host(ie, A, "installing-in-progress");
 
-        /* Its host, its cluster's payload; nothing of another host. */
+        /* Its host, its cluster's payload; nothing of another host. Its
+         * first check-in with its own token: installed. */
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), host_tok, NULL,
                                   NULL), 200);
+        expect_host(ie, A, "installed");
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, B), host_tok, NULL, &o),
                      403);
         cr_assert(strstr(tu_jstr(o, "reason"), "another host"), "%s", tu_jstr(o, "reason"));

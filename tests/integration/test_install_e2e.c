@@ -86,6 +86,14 @@ static bool applied(json_object *h, const void *rev) {
         return a && json_object_get_int64(a) == *(const int64_t *) rev;
 }
 
+/* Installing-in-progress at stage rebooting: written, waiting for its
+ * installed system's first check-in. */
+static bool written(json_object *h, const void *unused) {
+        (void) unused;
+        const char *stage = tu_jstr(h, "progress.stage");
+        return strcmp(tu_jstr(h, "status"), "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0;
+}
+
 static json_object *wait_cluster(const char *cid, const char *status) {
         int64_t deadline = tu_mono_ms() + WAIT_MS;
         json_object *c = NULL;
@@ -348,22 +356,22 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
                 json_object_put(wait_host(ie, i, tu_status_is, "known", "known in c1"));
         json_object_put(wait_cluster(cid, "ready"));
 
-        /* Install, and watch it to the end. */
+        /* Install: every byte written, each host then waits for its
+         * installed system to check in (issue 13, item 6). */
         cr_assert_eq(CTL(&out, "cluster", "install", "c1"), 0, "%s", out);
         free(out);
-        cr_assert_eq(CTL(&out, "cluster", "watch", "c1", "--interval", "1", "--timeout", "120"), 0, "%s", out);
-        cr_assert(strstr(out, "installed"), "%s", out);
-        free(out);
-        json_object *c = wait_cluster(cid, "installed");
-        cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 1);
-        json_object_put(c);
         for (int i = 0; i < N_AGENTS; i++) {
-                json_object *h = wait_host(ie, i, tu_status_is, "installed", "installed");
-                cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+                json_object *h = wait_host(ie, i, written, NULL, "written, waiting for its installed system");
+                cr_assert_str_eq(tu_jstr(h, "status"), "installing-in-progress");
                 cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
                 cr_assert_eq(json_object_get_int64(tu_json_get(h, "applied_revision")), 1);
                 json_object_put(h);
         }
+        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        cr_assert_str_eq(tu_jstr(c, "status"), "installing", "not before the installed systems check in");
+        cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 1);
+        json_object_put(c);
+
         /* Roles were assigned: three masters. */
         json_object *hl = get_json(url("/api/v2/hosts?cluster_id=%s", cid));
         for (size_t i = 0; i < json_object_array_length(hl); i++)
@@ -475,11 +483,40 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         start_agent(0, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md0, NULL });
         snprintf(token_file, sizeof token_file, "%s/host-1.token", dir);
         start_agent(1, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md1, NULL });
+        /* The disk image's installed system boots too: its node agent on
+         * its root file system, with the token from its own agent.conf. */
+        char md2[4300];
+        tu_must("mount -o loop,offset=1048576 %s %s", t2, mnt);
+        snprintf(md2, sizeof md2, "%s/etc/muster/manifests", mnt);
+        char conf_path[4400];
+        snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
+        char *conf2 = tu_read_file(conf_path, NULL);
+        char *tok2 = conf2 ? strstr(conf2, "\ntoken = ") : NULL;
+        cr_assert_not_null(tok2, "%s", conf2 ? conf2 : "(no agent.conf)");
+        tok2 += strlen("\ntoken = ");
+        tok2[strcspn(tok2, "\r\n")] = '\0';
+        cr_assert_eq(tu_write_file(dir, "host-2.token", tok2), 0);
+        free(conf2);
+        snprintf(token_file, sizeof token_file, "%s/host-2.token", dir);
+        start_agent(2, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md2, NULL });
+
+        /* Their first check-ins: installed, and the cluster with them. */
+        cr_assert_eq(CTL(&out, "cluster", "watch", "c1", "--interval", "1", "--timeout", "120"), 0, "%s", out);
+        cr_assert(strstr(out, "installed"), "%s", out);
+        free(out);
+        json_object_put(wait_cluster(cid, "installed"));
+        for (int i = 0; i < N_AGENTS; i++) {
+                json_object *h = wait_host(ie, i, tu_status_is, "installed", "installed");
+                cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+                cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
+                cr_assert_eq(json_object_get_int64(tu_json_get(h, "applied_revision")), 1);
+                json_object_put(h);
+        }
 
         cr_assert_eq(CTL(&out, "cluster", "capabilities", "c1", "--enable", "Insights"), 0);
         free(out);
         int64_t rev = 2;
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < N_AGENTS; i++)
                 json_object_put(wait_host(ie, i, applied, &rev, "applied revision 2"));
         l = listing(md1);
         cr_assert_str_eq(l, REV2_LISTING);
@@ -513,7 +550,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         rev = json_object_get_int64(tu_json_get(c, "payload_revision"));
         cr_assert_gt(rev, 2);
         json_object_put(c);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < N_AGENTS; i++)
                 json_object_put(wait_host(ie, i, applied, &rev, "applied the upgrade"));
         l = listing(md1);
         cr_assert_str_eq(l, REV3_LISTING);
@@ -525,8 +562,13 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         cr_assert(strstr(out, "4.16.0"), "%s", out);
         free(out);
 
-        for (int i = 0; i < 2; i++)
+        /* The disk image's node agent followed too. */
+        l = listing(md2);
+        cr_assert_str_eq(l, REV3_LISTING, "disk image target");
+        free(l);
+        for (int i = 0; i < N_AGENTS; i++)
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "node agent %s exits cleanly", agents[i].name);
+        tu_must("umount %s", mnt);
         cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");
         free(cid);
         free(ie);
@@ -737,7 +779,7 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
         f.d = image_server_with_release(flaky_answer, &f);
 
         char *cid = install_sno_a(ie, NULL);
-        json_object_put(wait_host(ie, 0, tu_status_is, "installed", "installed after the image server came back"));
+        json_object_put(wait_host(ie, 0, written, NULL, "written after the image server came back"));
         snprintf(ta, sizeof ta, "%s/target-a", dir);
         cr_assert_geq(atomic_load(&f.requests), 3, "two 503s, then the image: %d requests", atomic_load(&f.requests));
         char got[4300];
@@ -855,7 +897,7 @@ Test(install_e2e, image_transfer_broken_midway_resumes) {
         broken_server_up(&f, false);
 
         char *cid = install_sno_a(ie, NULL);
-        json_object_put(wait_host(ie, 0, tu_status_is, "installed", "installed after the broken transfer"));
+        json_object_put(wait_host(ie, 0, written, NULL, "written after the broken transfer"));
         cr_assert_geq(atomic_load(&f.requests), 2, "%d requests", atomic_load(&f.requests));
         cr_assert_geq(atomic_load(&f.ranged), 1, "the second GET asked for the rest");
         cr_assert_gt(atomic_load(&f.range_from), 0, "it resumed after what it had");

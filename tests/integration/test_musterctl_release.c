@@ -713,6 +713,22 @@ static void ready_sno(const char *name, const char *host, char **ie, char **tok)
 }
 
 /* The host's install step id, from its instructions (polled, bounded). */
+/* The installed system's first check-in, with the host's own token as
+ * musterctl host rotate-token hands it out. */
+static void node_checkin(const char *ie, const char *host) {
+        char *out = NULL, *err = NULL, path[4200];
+        snprintf(path, sizeof path, "%s/host.token", dir);
+        cr_assert_eq(CTL(&out, &err, "host", "rotate-token", host, "--token-out", path), 0, "%s", err);
+        free(out);
+        free(err);
+        char *ht = tu_read_file(path, NULL);
+        cr_assert_not_null(ht);
+        ht[strcspn(ht, "\r\n")] = '\0';
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), ht, NULL, NULL),
+                     200);
+        free(ht);
+}
+
 static char *install_step(const char *ie, const char *tok, const char *host) {
         int64_t deadline = tu_mono_ms() + 20000;
         for (;;) {
@@ -812,6 +828,11 @@ Test(ctl_release, install_payload_and_watch) {
         cr_assert(seen, "the progress bar: %s", buf ? buf : "");
         progress(ie, tok, H1, "writing-payload", 90);
         post_result(ie, tok, H1, step, "install", 0, json_tokener_parse("{\"applied_revision\":1}"), NULL);
+        seen = tu_read_until(fd, &buf, &len, "rebooting", 20000);
+        if (!seen)
+                kill(pid, SIGKILL);
+        cr_assert(seen, "written, waiting for the installed system: %s", buf ? buf : "");
+        node_checkin(ie, H1);
         seen = tu_read_until(fd, &buf, &len, "cluster sno is installed", 20000);
         int st = seen ? tu_wait_pid(pid, 10000) : tu_kill_wait(pid, SIGKILL);
         close(fd);
@@ -860,6 +881,7 @@ Test(ctl_release, upgrade_keeps_an_implicit_capability_the_release_dropped) {
         char *step = install_step(ie, tok, H1);
         post_result(ie, tok, H1, step, "install", 0, json_tokener_parse("{\"applied_revision\":1}"), NULL);
         free(step);
+        node_checkin(ie, H1);
 
         /* Insights on, then off: it stays, implicitly. */
         cr_assert_eq(CTL(&out, &err, "cluster", "capabilities", "sno", "--enable", "Insights"), 0, "%s", err);

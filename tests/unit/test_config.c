@@ -31,6 +31,7 @@ Test(config, defaults) {
         cr_assert_eq(c.max_page_size, 1000);
         cr_assert_eq(c.max_release_bytes, 64 * MIB);
         cr_assert_eq(c.host_disconnect_timeout_s, 180);
+        cr_assert_eq(c.first_boot_timeout_s, 3600);
         cr_assert_eq(c.monitor_interval_s, 10);
         cr_assert_eq(c.instruction_interval_s, 60);
         cr_assert_eq(c.inventory_every, 10);
@@ -77,6 +78,7 @@ Test(config, every_key) {
                 "\n"
                 "[monitor]\n"
                 "host_disconnect_timeout = 5m\n"
+                "first_boot_timeout = 20m\n"
                 "monitor_interval = 15s\n"
                 "[agent]\n"
                 "instruction_interval = 30\n"
@@ -116,6 +118,7 @@ Test(config, every_key) {
         cr_assert_eq(c.max_page_size, 250);
         cr_assert_eq(c.max_release_bytes, 256 * MIB);
         cr_assert_eq(c.host_disconnect_timeout_s, 300);
+        cr_assert_eq(c.first_boot_timeout_s, 1200);
         cr_assert_eq(c.monitor_interval_s, 15);
         cr_assert_eq(c.instruction_interval_s, 30);
         cr_assert_eq(c.inventory_every, 20);

@@ -627,6 +627,13 @@ Test(steps, install_and_apply) {
         cr_assert_str_eq(json_object_get_string(member(args, "role")), "worker");
         cr_assert_not(json_object_object_get_ex(args, "installation_disk", NULL));
         steps_reply_free(&r);
+        /* Written, waiting for the installed system: no install step again. */
+        in.status = IP;
+        in.install_written = true;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0, "the install is not handed out again");
+        steps_reply_free(&r);
+        in.install_written = false;
 
         /* Installed: apply only while behind. */
         in.status = ID;

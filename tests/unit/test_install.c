@@ -702,16 +702,25 @@ Test(install_step, into_a_directory, .init = mk, .fini = rm) {
         cr_assert(exists(target, INSTALL_MANIFEST_SUBDIR "/0000_50_console.yaml"));
         cr_assert(exists(target, INSTALL_MANIFEST_SUBDIR "/" NODEDIR_BOOKKEEPING));
 
-        /* Progress: starting 0, writing-image..., writing-payload, rebooting, done 100. */
-        cr_assert_geq(w.feed.n_stages, 6);
+        /* Progress: starting 0, writing-image from 0, writing-payload at the
+         * image's share of all the bytes, rebooting at 100; "done" is the
+         * coordinator's (issue 13, item 6). */
+        cr_assert_geq(w.feed.n_stages, 4);
         cr_assert_eq(w.feed.stages[0], INSTALL_STAGE_STARTING);
         cr_assert_eq(w.feed.percents[0], 0);
         cr_assert_eq(w.feed.stages[1], INSTALL_STAGE_WRITING_IMAGE);
+        cr_assert_eq(w.feed.percents[1], 0);
         size_t n = w.feed.n_stages;
-        cr_assert_eq(w.feed.stages[n - 3], INSTALL_STAGE_WRITING_PAYLOAD);
-        cr_assert_eq(w.feed.stages[n - 2], INSTALL_STAGE_REBOOTING);
-        cr_assert_eq(w.feed.stages[n - 1], INSTALL_STAGE_DONE);
+        uint64_t manifest_bytes = strlen(M_TEXTS[0]) + strlen(M_TEXTS[1]);
+        cr_assert_eq(w.feed.stages[n - 2], INSTALL_STAGE_WRITING_PAYLOAD);
+        cr_assert_eq(w.feed.percents[n - 2], (int) (w.size * 100.0 / (double) (w.size + manifest_bytes)),
+                     "%d%% for %llu image bytes of %llu", w.feed.percents[n - 2], (unsigned long long) w.size,
+                     (unsigned long long) (w.size + manifest_bytes));
+        cr_assert_lt(w.feed.percents[n - 2], 100);
+        cr_assert_eq(w.feed.stages[n - 1], INSTALL_STAGE_REBOOTING);
         cr_assert_eq(w.feed.percents[n - 1], 100);
+        for (size_t i = 0; i < n; i++)
+                cr_assert_neq(w.feed.stages[i], INSTALL_STAGE_DONE, "the agent never says done");
         for (size_t i = 1; i < n; i++)
                 cr_assert_geq(w.feed.percents[i], w.feed.percents[i - 1], "percent never goes back");
         install_outcome_free(&out);

@@ -948,7 +948,7 @@ Test(store, monitor_stale_and_disconnect) {
                         watched |= STORE_STATUS(s);
         const char *cutoff = "2026-01-01T00:05:00Z";
         struct host_list l;
-        cr_assert_eq(store_host_list_stale(st, cutoff, watched, 100, &l), 0);
+        cr_assert_eq(store_host_list_stale(st, cutoff, watched, NULL, false, 100, &l), 0);
         cr_assert_eq(l.n, 3);
         cr_assert_null(l.v[0].inventory_json);
 
@@ -975,10 +975,10 @@ Test(store, monitor_stale_and_disconnect) {
         cr_assert_eq(h.status, HOST_DISCONNECTED, "bound hosts get the bound state");
         host_free(&h);
 
-        cr_assert_eq(store_host_list_stale(st, cutoff, 0, 2, &l), 0);
+        cr_assert_eq(store_host_list_stale(st, cutoff, 0, NULL, false, 2, &l), 0);
         cr_assert_eq(l.n, 2, "limit");
         host_list_free(&l);
-        cr_assert_eq(store_host_list_stale(st, "later", 0, 2, &l), -EINVAL);
+        cr_assert_eq(store_host_list_stale(st, "later", 0, NULL, false, 2, &l), -EINVAL);
         free(ie);
         free(cl);
 }
@@ -1548,7 +1548,7 @@ Test(store, install_start_roles_payload_and_host_states) {
         cr_assert_eq(store_host_checkin(st, ie, id[0], "2026-01-01T00:00:00Z"), 0);
         const uint32_t mask = STORE_STATUS(HOST_INSTALLING) | STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
         struct host_list l;
-        cr_assert_eq(store_host_list_stale(st, "2026-01-01T00:05:00Z", mask, 10, &l), 0);
+        cr_assert_eq(store_host_list_stale(st, "2026-01-01T00:05:00Z", mask, NULL, false, 10, &l), 0);
         cr_assert_eq(l.n, 1);
         bool changed[1];
         cr_assert_eq(store_host_mark_stale(st, l.v, l.n, "2026-01-01T00:05:00Z", mask, HOST_ERROR, "silent", changed), 1);
@@ -1560,6 +1560,20 @@ Test(store, install_start_roles_payload_and_host_states) {
         cr_assert_eq(h.status, HOST_ERROR);
         cr_assert_str_eq(h.status_info, "silent");
         host_free(&h);
+
+        /* Hosts waiting for their installed system's first check-in are
+         * listed apart (by progress stage), with their own cutoff. */
+        struct host_progress rb = { .stage = "rebooting", .percent = 100 };
+        cr_assert_eq(store_host_set_install_state(st, ie, id[1], HOST_INSTALLING_IN_PROGRESS, "waiting", &rb, 1, 0), 0);
+        cr_assert_eq(store_host_checkin(st, ie, id[1], "2026-01-01T00:00:00Z"), 0);
+        cr_assert_eq(store_host_list_stale(st, "2026-01-01T00:05:00Z", mask, "rebooting", true, 10, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].id, id[1]);
+        host_list_free(&l);
+        cr_assert_eq(store_host_list_stale(st, "2026-01-01T00:05:00Z", mask, "rebooting", false, 10, &l), 0);
+        cr_assert_eq(l.n, 0, "a rebooting host is not a silent install");
+        host_list_free(&l);
+        cr_assert_eq(store_host_set_install_state(st, ie, id[1], HOST_ERROR, "silent", NULL, -1, 0), 0);
 
         /* A new binding starts a new story: applied_revision back to 0. */
         cr_assert_eq(store_cluster_set_status(st, cl, "installed", NULL, NULL, 0), 0);
