@@ -34,10 +34,22 @@
  * for a family where ICMP is not permitted; a refused connection counts as a
  * reply. All addresses are probed at once, `count` rounds CONN_INTERVAL_MS
  * apart; a probe is lost when no reply came within timeout_ms.
+ * "mtu_probe" (boolean, true): then every address that answered ICMP gets
+ * an echo as large as the MTU of the interface the route to it leaves by,
+ * with don't-fragment set (IP_PMTUDISC_PROBE / IPV6_DONTFRAG: the path MTU
+ * the kernel may have learnt is ignored), twice CONN_INTERVAL_MS apart; it
+ * passes when a whole reply comes back within timeout_ms, and fails on an
+ * ICMP "fragmentation needed" / "packet too big" (whose MTU is kept) or no
+ * reply. Addresses reached only by TCP are not probed.
  * out {"peers":[{"host_id","reachable","loss_pct","rtt_avg_ms"(best address),
- * "addresses":[{"address","reachable","method","sent","received","loss_pct",
- * "rtt_min_ms","rtt_avg_ms","rtt_max_ms","error"}]}]}; rtt_* only when
- * something was received. */
+ * "mtu_ok","mtu","path_mtu", "addresses":[{"address","reachable","method",
+ * "sent","received","loss_pct","rtt_min_ms","rtt_avg_ms","rtt_max_ms","error",
+ * "mtu","mtu_ok","path_mtu","mtu_error"}]}]}; rtt_* only when something was
+ * received; the mtu members only with mtu_probe. An address's mtu is the MTU
+ * tried, mtu_ok null when it was not probed (mtu_error says why), path_mtu
+ * what a router reported. A peer's mtu_ok is false when one of its probed
+ * addresses failed (mtu and path_mtu are then that address's), true when
+ * all probed passed (mtu the smallest tried), null when none was probed. */
 int step_connectivity_check(json_object *args, json_object **out);
 
 /* args {"ntp_sources":["host", "host:port", "[v6]:port", ...] (<= 16),

@@ -83,9 +83,12 @@ const char *validation_id_to_string(enum validation_id v) {
         case VAL_BELONGS_TO_MAJORITY_GROUP: return "belongs-to-majority-group";
         case VAL_SUFFICIENT_NETWORK_LATENCY: return "sufficient-network-latency";
         case VAL_SUFFICIENT_PACKET_LOSS: return "sufficient-packet-loss";
+        case VAL_MTU_VALID: return "mtu-valid";
         case VAL_NTP_SYNCED: return "ntp-synced";
         case VAL_SUFFICIENT_INSTALLATION_DISK_SPEED: return "sufficient-installation-disk-speed";
         case VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY: return "api-domain-name-resolved-correctly";
+        case VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY: return "api-int-domain-name-resolved-correctly";
+        case VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY: return "apps-domain-name-resolved-correctly";
         case VAL_MACHINE_CIDR_DEFINED: return "machine-cidr-defined";
         case VAL_API_VIPS_DEFINED: return "api-vips-defined";
         case VAL_API_VIPS_VALID: return "api-vips-valid";

@@ -823,6 +823,7 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 .seed = random_seed(),
                 .coordinator_date = now,
                 .ntp_max_offset_ms = musterd_cfg(d)->ntp_max_offset_ms,
+                .skip_mtu_probe = !musterd_cfg(d)->network_mtu_check,
         };
         struct steps_reply rep = { 0 };
         struct bound_peers bp = { 0 };

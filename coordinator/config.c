@@ -39,6 +39,7 @@ enum section {
         SEC_INFRAENV,
         SEC_EVENTS,
         SEC_NETWORK,
+        SEC_DNS,
         _SEC_MAX,
 };
 
@@ -60,6 +61,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_INFRAENV] = "infraenv",
         [SEC_EVENTS] = "events",
         [SEC_NETWORK] = "network",
+        [SEC_DNS] = "dns",
 };
 
 enum key_type {
@@ -114,6 +116,10 @@ static const struct key_def keys[] = {
         { SEC_NTP, "max_offset_ms", KT_MILLIS, F(ntp_max_offset_ms), 1, 3600000 },
         { SEC_NETWORK, "max_latency_ms", KT_MILLIS, F(network_max_latency_ms), 1, 60000 },
         { SEC_NETWORK, "max_packet_loss_pct", KT_INT, F(network_max_packet_loss_pct), 0, 100 },
+        { SEC_NETWORK, "mtu_check", KT_BOOL, F(network_mtu_check), 0, 0 },
+        { SEC_NETWORK, "min_mtu", KT_INT, F(network_min_mtu), 0, 65535 },
+        { SEC_DNS, "require_api_int", KT_BOOL, F(dns_require_api_int), 0, 0 },
+        { SEC_DNS, "require_apps", KT_BOOL, F(dns_require_apps), 0, 0 },
         { SEC_ISO, "template", KT_ABS_PATH, F(iso_template), 0, 0 },
         { SEC_ISO, "coordinator_url", KT_URL, F(iso_coordinator_url), 0, 0 },
         { SEC_ISO, "ca_file", KT_ABS_PATH_OR_EMPTY, F(iso_ca_file), 0, 0 },
@@ -166,6 +172,10 @@ void config_defaults(struct muster_config *cfg) {
         cfg->ntp_max_offset_ms = 500;
         cfg->network_max_latency_ms = 100;
         cfg->network_max_packet_loss_pct = 0;
+        cfg->network_mtu_check = true;
+        cfg->network_min_mtu = 0;
+        cfg->dns_require_api_int = true;
+        cfg->dns_require_apps = true;
         snprintf(cfg->iso_template, sizeof cfg->iso_template, "%s", CONFIG_DEFAULT_ISO_TEMPLATE);
         cfg->infraenv_max_hosts = 10000;
         cfg->infraenv_register_burst = 200;
@@ -484,6 +494,15 @@ static int cross_check(const struct muster_config *cfg, const char *name, char *
                             "[server] max_inventory_bytes (%" PRId64 ") exceeds max_body_bytes (%" PRId64
                             "): an inventory arrives inside a request body",
                             cfg->max_inventory_bytes, cfg->max_body_bytes);
+        /* IPv4 links carry at least 576 bytes, IPv6 links 1280. */
+        if (cfg->network_min_mtu > 0 && cfg->network_min_mtu < 576)
+                return fail(err, errlen, name, 0,
+                            "[network] min_mtu (%" PRId64 ") must be 0 (no minimum) or at least 576",
+                            cfg->network_min_mtu);
+        if (cfg->network_min_mtu > 0 && !cfg->network_mtu_check)
+                return fail(err, errlen, name, 0,
+                            "[network] min_mtu (%" PRId64 ") needs mtu_check = true: without the probe "
+                            "nothing measures the MTU", cfg->network_min_mtu);
         for (int p = 0; p < REQ_ANY; p++) {
                 const struct role_requirements *any = &cfg->req[REQ_ANY], *role = &cfg->req[p];
                 const char *what = any->cpu_cores > role->cpu_cores ? "cpu_cores"

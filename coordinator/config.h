@@ -54,8 +54,14 @@ struct muster_config {
         int64_t install_disk_fsync_ms;    /* fsync latency ceiling of the install disk */
         /* [ntp] */
         int64_t ntp_max_offset_ms;
+        /* [network] */
         int64_t network_max_latency_ms;      /* average round trip to each other bound host */
         int64_t network_max_packet_loss_pct; /* packet loss to each other bound host */
+        bool network_mtu_check;              /* mtu-valid: full-size packets must reach each other host */
+        int64_t network_min_mtu;             /* ... and the MTU tried must be at least this (0: any) */
+        /* [dns] */
+        bool dns_require_api_int;            /* api-int.<cluster>.<domain> must resolve */
+        bool dns_require_apps;               /* *.apps.<cluster>.<domain> must resolve */
         /* [metrics] */
         bool metrics_public;              /* GET /metrics without a token */
         /* [iso] */

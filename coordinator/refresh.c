@@ -54,7 +54,7 @@ static void validation_events(struct musterd *d, const struct host *h, const str
 }
 
 int refresh_host(struct musterd *d, struct host *h) {
-        char err[256], api_name[300];
+        char err[256], cluster_domain[300];
         struct validation_result res[VAL_HOST_COUNT];
         struct cluster_view view;
         struct host_peer *peers = NULL;
@@ -92,6 +92,7 @@ int refresh_host(struct musterd *d, struct host *h) {
                 f.cluster.base_dns_domain = view.c.base_dns_domain;
                 f.cluster.machine_network_cidr = view.c.machine_network_cidr;
                 f.cluster.api_vip = view.c.api_vip;
+                f.cluster.ingress_vip = view.c.ingress_vip;
                 peers = calloc(view.hosts.n ? view.hosts.n : 1, sizeof *peers);
                 if (!peers) {
                         r = -ENOMEM;
@@ -104,10 +105,10 @@ int refresh_host(struct musterd *d, struct host *h) {
                         peers[f.cluster.n_peers++] = (struct host_peer) { p->id, host_hostname(p) };
                 }
                 f.cluster.peers = peers;
-                api_name[0] = 0;
+                cluster_domain[0] = 0;
                 if (view.c.name && view.c.base_dns_domain)
-                        snprintf(api_name, sizeof api_name, "api.%s.%s", view.c.name, view.c.base_dns_domain);
-                if ((r = step_facts_parse(h->step_results_json, api_name[0] ? api_name : NULL, &sf)) < 0)
+                        snprintf(cluster_domain, sizeof cluster_domain, "%s.%s", view.c.name, view.c.base_dns_domain);
+                if ((r = step_facts_parse(h->step_results_json, cluster_domain[0] ? cluster_domain : NULL, &sf)) < 0)
                         goto out;
                 step_facts_apply(&sf, &f);
         }

@@ -32,6 +32,13 @@ static bool number(json_object *o, const char *key, double *out) {
         return isfinite(*out);
 }
 
+/* An MTU-sized integer member (68-65535 bytes), else 0. */
+static int64_t small_int(json_object *o, const char *key) {
+        json_object *v = member(o, key, json_type_int);
+        int64_t x = v ? json_object_get_int64(v) : 0;
+        return x >= 68 && x <= 65535 ? x : 0;
+}
+
 static int parse_connectivity(json_object *res, struct step_facts *sf) {
         json_object *peers = member(res, "peers", json_type_array);
         if (!peers)
@@ -56,6 +63,14 @@ static int parse_connectivity(json_object *res, struct step_facts *sf) {
                 pc->loss_pct = NAN;
                 number(p, "rtt_avg_ms", &pc->latency_ms);
                 number(p, "loss_pct", &pc->loss_pct);
+                /* The MTU probe: a verdict only with a plausible MTU tried. */
+                json_object *ok = member(p, "mtu_ok", json_type_boolean);
+                pc->mtu = small_int(p, "mtu");
+                pc->path_mtu = small_int(p, "path_mtu");
+                if (ok && pc->mtu > 0)
+                        pc->mtu_result = json_object_get_boolean(ok) ? PEER_MTU_PASSED : PEER_MTU_FAILED;
+                else
+                        pc->mtu = pc->path_mtu = 0;
         }
         /* strv may have moved while growing: point at the final strings. */
         for (size_t i = 0; i < sf->n_peers; i++)
@@ -101,26 +116,49 @@ static int push_addresses(json_object *r, const char *key, struct strv *out) {
         return 0;
 }
 
-static int parse_dns(json_object *res, const char *api_name, struct step_facts *sf) {
+/* The agent's reason, kept printable and short: it is shown to users. */
+static char *clean_error(json_object *r) {
+        json_object *e = member(r, "error", json_type_string);
+        if (!e)
+                return NULL;
+        const char *s = json_object_get_string(e);
+        size_t n = strnlen(s, STEP_FACTS_ERROR_MAX);
+        char *c = strndup(s, n);
+        for (size_t i = 0; c && i < n; i++)
+                if ((unsigned char) c[i] < 0x20 || (unsigned char) c[i] > 0x7e)
+                        c[i] = '?';
+        return c;
+}
+
+static int parse_dns(json_object *res, const char *cluster_domain, struct step_facts *sf) {
         json_object *list = member(res, "resolutions", json_type_array);
-        if (!list || !api_name)
+        char names[_DNS_NAME_MAX][300];
+        if (!list || !cluster_domain || strlen(cluster_domain) > 253)
                 return 0;
-        for (size_t i = 0; i < json_object_array_length(list); i++) {
+        for (int k = 0; k < _DNS_NAME_MAX; k++)
+                snprintf(names[k], sizeof names[k], "%s.%s", cluster_dns_prefix((enum cluster_dns_name) k),
+                         cluster_domain);
+        for (size_t i = 0; i < json_object_array_length(list) && i < 64; i++) {
                 json_object *r = json_object_array_get_idx(list, i);
                 json_object *name = member(r, "name", json_type_string);
-                if (!name || strcasecmp(json_object_get_string(name), api_name) != 0)
+                if (!name)
                         continue;
-                int k;
-                if ((k = push_addresses(r, "ipv4_addresses", &sf->api_addresses)) < 0 ||
-                    (k = push_addresses(r, "ipv6_addresses", &sf->api_addresses)) < 0)
-                        return k;
-                sf->have_api_dns = true;
-                return 0;
+                for (int k = 0; k < _DNS_NAME_MAX; k++) {
+                        if (sf->dns[k].present || strcasecmp(json_object_get_string(name), names[k]) != 0)
+                                continue;
+                        int e;
+                        if ((e = push_addresses(r, "ipv4_addresses", &sf->dns[k].addresses)) < 0 ||
+                            (e = push_addresses(r, "ipv6_addresses", &sf->dns[k].addresses)) < 0)
+                                return e;
+                        if (member(r, "error", json_type_string) && !(sf->dns[k].error = clean_error(r)))
+                                return -ENOMEM;
+                        sf->dns[k].present = true;
+                }
         }
         return 0;
 }
 
-int step_facts_parse(const char *text, const char *api_name, struct step_facts *out) {
+int step_facts_parse(const char *text, const char *cluster_domain, struct step_facts *out) {
         *out = (struct step_facts) { 0 };
         if (!text)
                 return 0;
@@ -129,7 +167,7 @@ int step_facts_parse(const char *text, const char *api_name, struct step_facts *
                 return 0;
         int r;
         if ((r = parse_connectivity(member(o, step_type_to_string(STEP_CONNECTIVITY_CHECK), json_type_object), out)) < 0 ||
-            (r = parse_dns(member(o, step_type_to_string(STEP_DOMAIN_RESOLUTION), json_type_object), api_name, out)) < 0 ||
+            (r = parse_dns(member(o, step_type_to_string(STEP_DOMAIN_RESOLUTION), json_type_object), cluster_domain, out)) < 0 ||
             (r = parse_ntp(member(o, step_type_to_string(STEP_NTP_SYNCHRONIZER), json_type_object), out)) < 0) {
                 step_facts_free(out);
                 return r;
@@ -140,7 +178,10 @@ int step_facts_parse(const char *text, const char *api_name, struct step_facts *
 void step_facts_free(struct step_facts *sf) {
         free(sf->peers);
         strv_free(&sf->peer_ids);
-        strv_free(&sf->api_addresses);
+        for (int k = 0; k < _DNS_NAME_MAX; k++) {
+                strv_free(&sf->dns[k].addresses);
+                free(sf->dns[k].error);
+        }
         strv_free(&sf->ntp_tried);
         *sf = (struct step_facts) { 0 };
 }
@@ -155,7 +196,11 @@ void step_facts_apply(const struct step_facts *sf, struct host_facts *f) {
         f->ntp.has_offset = sf->ntp_has_offset;
         f->ntp.tried = (const char *const *) sf->ntp_tried.v;
         f->ntp.n_tried = sf->ntp_tried.n;
-        f->api_dns.present = sf->have_api_dns;
-        f->api_dns.addresses = (const char *const *) sf->api_addresses.v;
-        f->api_dns.n_addresses = sf->api_addresses.n;
+        for (int k = 0; k < _DNS_NAME_MAX; k++)
+                f->dns[k] = (struct dns_fact) {
+                        .present = sf->dns[k].present,
+                        .addresses = (const char *const *) sf->dns[k].addresses.v,
+                        .n_addresses = sf->dns[k].addresses.n,
+                        .error = sf->dns[k].error,
+                };
 }

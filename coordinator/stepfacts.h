@@ -21,17 +21,22 @@ struct step_facts {
         double ntp_offset_ms;
         struct strv ntp_tried;           /* sources[].source */
 
-        bool have_api_dns;
-        struct strv api_addresses;
+        struct {
+                bool present;
+                struct strv addresses;
+                char *error;             /* printable, at most STEP_FACTS_ERROR_MAX */
+        } dns[_DNS_NAME_MAX];
 };
+
+#define STEP_FACTS_ERROR_MAX 120
 
 void step_facts_free(struct step_facts *sf);
 
-/* Parse the stored results; `api_name` is the name whose resolution
- * api-domain-name-resolved-correctly checks (api.<cluster>.<domain>; NULL:
+/* Parse the stored results; `cluster_domain` is "<cluster>.<base domain>",
+ * whose api., api-int. and *.apps. names the DNS validations check (NULL:
  * none). Entries of the wrong shape are skipped, never trusted: a result
  * that does not parse counts as not received. 0 or -ENOMEM. */
-int step_facts_parse(const char *step_results_json, const char *api_name, struct step_facts *out);
+int step_facts_parse(const char *step_results_json, const char *cluster_domain, struct step_facts *out);
 
-/* Point f's connectivity, ntp and api_dns members at sf (which must outlive f). */
+/* Point f's connectivity, ntp and dns members at sf (which must outlive f). */
 void step_facts_apply(const struct step_facts *sf, struct host_facts *f);

@@ -84,7 +84,7 @@ static json_object *str_array(const char *const *v, size_t n, size_t cap, size_t
         return TAKE_PTR(a);
 }
 
-json_object *steps_connectivity_args(const struct step_peer *peers, size_t n) {
+json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bool mtu_probe) {
         _cleanup_(json_object_putp) json_object *args = json_object_new_object();
         json_object *list = json_object_new_array();
 
@@ -92,7 +92,7 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n) {
                 json_object_put(list);
                 return NULL;
         }
-        if (jadd(args, "peers", list) < 0)
+        if (jadd(args, "peers", list) < 0 || jadd(args, "mtu_probe", json_object_new_boolean(mtu_probe)) < 0)
                 return NULL;
         for (size_t i = 0; i < n && json_object_array_length(list) < STEPS_MAX_PEERS; i++) {
                 json_object *p;
@@ -128,7 +128,6 @@ json_object *steps_ntp_args(const char *const *sources, size_t n, const char *co
 /* The names a cluster needs: the API, the internal API and the wildcard
  * ingress name (the agent resolves a random label in place of '*'). */
 json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain) {
-        static const char *const prefixes[] = { "api", "api-int", "*.apps" };
         _cleanup_(json_object_putp) json_object *args = json_object_new_object();
         json_object *list = json_object_new_array();
 
@@ -138,10 +137,11 @@ json_object *steps_domain_args(const char *cluster_name, const char *base_dns_do
         }
         if (jadd(args, "names", list) < 0)
                 return NULL;
-        for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        for (int i = 0; i < _DNS_NAME_MAX; i++) {
                 _cleanup_free_ char *name = NULL;
                 json_object *s;
-                if (asprintf(&name, "%s.%s.%s", prefixes[i], cluster_name, base_dns_domain) < 0) {
+                if (asprintf(&name, "%s.%s.%s", cluster_dns_prefix((enum cluster_dns_name) i), cluster_name,
+                             base_dns_domain) < 0) {
                         name = NULL;
                         return NULL;
                 }
@@ -238,7 +238,7 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                         return r;
         }
         if ((allowed & S(STEP_CONNECTIVITY_CHECK)) && with_addresses > 0) {
-                r = add_step(arr, STEP_CONNECTIVITY_CHECK, steps_connectivity_args(in->peers, in->n_peers), in->seed);
+                r = add_step(arr, STEP_CONNECTIVITY_CHECK, steps_connectivity_args(in->peers, in->n_peers, !in->skip_mtu_probe), in->seed);
                 if (r < 0)
                         return r;
         }

@@ -47,6 +47,7 @@ struct steps_input {
                                         * fallback clock reference when no NTP
                                         * source answers (or none is set) */
         int64_t ntp_max_offset_ms;     /* config [ntp] max_offset_ms; <= 0: omitted */
+        bool skip_mtu_probe;           /* config [network] mtu_check = false */
         uint64_t seed;                 /* random per call: step ids derive from it */
         /* Installation (installing, installing-in-progress, installed). */
         const char *cluster_id;
@@ -98,12 +99,12 @@ int steps_host_addresses(const struct inventory *inv, const char *machine_cidr, 
 
 /* Argument builders (exposed for tests); shapes as agent/steps_net.h reads
  * them. New objects, NULL on ENOMEM.
- * connectivity-check {"peers":[{"host_id","addresses":[..]}]}: peers without
- *   addresses are left out; caps as above.
+ * connectivity-check {"peers":[{"host_id","addresses":[..]}], "mtu_probe"}:
+ *   peers without addresses are left out; caps as above.
  * ntp-synchronizer {"ntp_sources":[..], "coordinator_date"?, "max_offset_ms"?}.
  * domain-resolution {"names":["api.C.D", "api-int.C.D", "*.apps.C.D"]}; the
  *   agent resolves a random label in place of '*'. */
-json_object *steps_connectivity_args(const struct step_peer *peers, size_t n);
+json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bool mtu_probe);
 json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
                             int64_t max_offset_ms);
 json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain);

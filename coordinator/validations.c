@@ -736,12 +736,36 @@ static void v_disk_speed(const struct host_ctx *c, struct validation_result *r) 
                     disk, c->f->disk_speed.fsync_ms, limit);
 }
 
-/* api.<cluster>.<domain> must resolve to the API VIP, or on a single-node
- * cluster without one, to an address of the host itself. */
-static void v_api_dns(const struct host_ctx *c, struct validation_result *r) {
-        const enum validation_id id = VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY;
+const char *cluster_dns_prefix(enum cluster_dns_name n) {
+        switch (n) {
+        case DNS_NAME_API: return "api";
+        case DNS_NAME_API_INT: return "api-int";
+        case DNS_NAME_APPS: return "*.apps";
+        case _DNS_NAME_MAX: break;
+        }
+        return NULL;
+}
+
+/* api.<cluster>.<domain> and api-int.<cluster>.<domain> must resolve to the
+ * API VIP, *.apps.<cluster>.<domain> to the ingress VIP; on a single-node
+ * cluster without that VIP, to an address of the host itself. api-int and
+ * apps may be made optional ([dns]): then not resolving passes, resolving
+ * to the wrong address still fails. */
+static void v_dns(const struct host_ctx *c, struct validation_result *r, enum cluster_dns_name which) {
+        static const enum validation_id ids[_DNS_NAME_MAX] = {
+                [DNS_NAME_API] = VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY,
+                [DNS_NAME_API_INT] = VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY,
+                [DNS_NAME_APPS] = VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY,
+        };
+        const enum validation_id id = ids[which];
+        const struct dns_fact *d = &c->f->dns[which];
         const char *name = c->f->cluster.name, *domain = c->f->cluster.base_dns_domain;
-        const char *vip = c->f->cluster.api_vip;
+        bool apps = which == DNS_NAME_APPS;
+        const char *vip = apps ? c->f->cluster.ingress_vip : c->f->cluster.api_vip;
+        const char *vip_what = apps ? "the ingress VIP " : "the API VIP ";
+        const char *optional_key = which == DNS_NAME_API_INT ? "require_api_int" : apps ? "require_apps" : NULL;
+        bool required = which == DNS_NAME_API || (which == DNS_NAME_API_INT ? c->cfg->dns_require_api_int
+                                                                            : c->cfg->dns_require_apps);
         struct ip_addr vip_addr;
         char fqdn[300];
         bool use_vip = vip && *vip;
@@ -750,40 +774,119 @@ static void v_api_dns(const struct host_ctx *c, struct validation_result *r) {
                 set_user(r, id, "The cluster's %s is not set", !domain || !*domain ? "base DNS domain" : "name");
                 return;
         }
-        snprintf(fqdn, sizeof fqdn, "api.%s.%s", name, domain);
+        snprintf(fqdn, sizeof fqdn, "%s.%s.%s", cluster_dns_prefix(which), name, domain);
         if (use_vip && ip_parse(vip, &vip_addr) < 0) {
-                set(r, id, VSTATUS_ERROR, "The cluster's API VIP '%.64s' is not a valid address", vip);
+                set(r, id, VSTATUS_ERROR, "The cluster's %s VIP '%.64s' is not a valid address", apps ? "ingress" : "API",
+                    vip);
                 return;
         }
         if (!use_vip && !c->f->cluster.single_node) {
-                set_user(r, id, "The cluster's API VIP is not set");
+                set_user(r, id, "The cluster's %s VIP is not set", apps ? "ingress" : "API");
                 return;
         }
-        if (!c->f->api_dns.present) {
+        if (!d->present) {
                 set(r, id, VSTATUS_PENDING, "Waiting for the resolution of %.200s", fqdn);
                 return;
         }
         if (!use_vip && need_inventory(c, r, id))
                 return;
-        if (c->f->api_dns.n_addresses == 0) {
-                set(r, id, VSTATUS_FAILURE, "%.200s does not resolve; it must point to %s%s", fqdn,
-                    use_vip ? "the API VIP " : "an address of this host", use_vip ? vip : "");
+        if (d->n_addresses == 0) {
+                if (!required)
+                        set(r, id, VSTATUS_SUCCESS, "%.200s does not resolve; not required ([dns] %s = false)", fqdn,
+                            optional_key);
+                else
+                        set(r, id, VSTATUS_FAILURE, "%.200s does not resolve; it must point to %s%s", fqdn,
+                            use_vip ? vip_what : "an address of this host", use_vip ? vip : "");
+                if (d->error && !truncated(r))
+                        append(r, " (%s)", d->error);
                 return;
         }
-        for (size_t i = 0; i < c->f->api_dns.n_addresses; i++) {
+        for (size_t i = 0; i < d->n_addresses; i++) {
                 struct ip_addr a;
-                if (!c->f->api_dns.addresses[i] || ip_parse(c->f->api_dns.addresses[i], &a) < 0)
+                if (!d->addresses[i] || ip_parse(d->addresses[i], &a) < 0)
                         continue;
                 if (use_vip ? ip_equal(&a, &vip_addr) : for_each_address(c->inv, is_addr, &a, NULL) >= 0) {
-                        set(r, id, VSTATUS_SUCCESS, "%.200s resolves to %s, %s", fqdn, c->f->api_dns.addresses[i],
-                            use_vip ? "the API VIP" : "an address of this host");
+                        set(r, id, VSTATUS_SUCCESS, "%.200s resolves to %s, %s", fqdn, d->addresses[i],
+                            use_vip ? (apps ? "the ingress VIP" : "the API VIP") : "an address of this host");
                         return;
                 }
         }
         set(r, id, VSTATUS_FAILURE, "%.200s resolves to", fqdn);
-        for (size_t i = 0; i < c->f->api_dns.n_addresses && !truncated(r); i++)
-                append(r, "%s %s", i ? "," : "", c->f->api_dns.addresses[i] ? c->f->api_dns.addresses[i] : "?");
-        append(r, " instead of %s%s", use_vip ? "the API VIP " : "an address of this host", use_vip ? vip : "");
+        for (size_t i = 0; i < d->n_addresses && !truncated(r); i++)
+                append(r, "%s %s", i ? "," : "", d->addresses[i] ? d->addresses[i] : "?");
+        append(r, " instead of %s%s", use_vip ? vip_what : "an address of this host", use_vip ? vip : "");
+}
+
+/* mtu-valid: the connectivity check's full-MTU probe to each other bound
+ * host it reached; with [network] min_mtu, the MTU tried must be at least
+ * that. Unreachable hosts are belongs-to-majority-group's to judge. */
+static void v_mtu(const struct host_ctx *c, struct validation_result *r) {
+        const enum validation_id id = VAL_MTU_VALID;
+        int64_t min_mtu = c->cfg->network_min_mtu, smallest = 0;
+        size_t n = c->f->cluster.n_peers, reached = 0, measured = 0, bad = 0;
+
+        if (!c->cfg->network_mtu_check) {
+                set(r, id, VSTATUS_DISABLED, "Not checked: [network] mtu_check = false");
+                return;
+        }
+        if (c->f->cluster.single_node || n == 0) {
+                set(r, id, VSTATUS_DISABLED, "No other host to measure against");
+                return;
+        }
+        if (!c->f->connectivity.present) {
+                set(r, id, VSTATUS_PENDING, "Waiting for the connectivity check");
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const struct peer_connectivity *p = find_conn(c->f, c->f->cluster.peers[i].host_id);
+                if (!p || !p->reachable)
+                        continue;
+                reached++;
+                if (p->mtu_result == PEER_MTU_UNKNOWN)
+                        continue;
+                measured++;
+                if (smallest == 0 || p->mtu < smallest)
+                        smallest = p->mtu;
+                bad += p->mtu_result == PEER_MTU_FAILED || p->mtu < min_mtu;
+        }
+        if (reached == 0) {
+                set(r, id, VSTATUS_PENDING, "No other host reached yet");
+                return;
+        }
+        if (measured == 0) {
+                /* Reached by TCP only, or an agent without the probe. */
+                if (min_mtu > 0)
+                        set(r, id, VSTATUS_FAILURE,
+                            "The MTU could not be measured to any other host (the probe needs ICMP echo); "
+                            "[network] min_mtu = %" PRId64 " requires it", min_mtu);
+                else
+                        set(r, id, VSTATUS_DISABLED,
+                            "Could not be measured: no other host was probed with ICMP echo");
+                return;
+        }
+        if (bad == 0) {
+                set(r, id, VSTATUS_SUCCESS, "Full-size packets (MTU %" PRId64 ") reach %zu other host(s)", smallest,
+                    measured);
+                if (min_mtu > 0)
+                        append(r, "; at least %" PRId64 " required", min_mtu);
+                return;
+        }
+        set(r, id, VSTATUS_FAILURE, "Full-size packets do not reach:");
+        for (size_t i = 0, k = 0; i < n && !truncated(r); i++) {
+                const struct host_peer *peer = &c->f->cluster.peers[i];
+                const struct peer_connectivity *p = find_conn(c->f, peer->host_id);
+                const char *who = peer->hostname ? peer->hostname : peer->host_id;
+                if (!p || !p->reachable || p->mtu_result == PEER_MTU_UNKNOWN)
+                        continue;
+                if (p->mtu_result == PEER_MTU_FAILED && p->path_mtu > 0)
+                        append(r, "%s %s (MTU %" PRId64 " tried, path MTU %" PRId64 ")", k++ ? "," : "", who, p->mtu,
+                               p->path_mtu);
+                else if (p->mtu_result == PEER_MTU_FAILED)
+                        append(r, "%s %s (MTU %" PRId64 " tried, no reply)", k++ ? "," : "", who, p->mtu);
+                else if (p->mtu < min_mtu)
+                        append(r, "%s %s (MTU %" PRId64 ", below [network] min_mtu %" PRId64 ")", k++ ? "," : "", who,
+                               p->mtu, min_mtu);
+        }
 }
 
 /* ---- host validations ignored by the config ------------------------------ */
@@ -827,9 +930,12 @@ int validations_host(const struct host_facts *f, const struct muster_config *cfg
         v_majority(&c, &out[n++]);
         v_network(&c, &out[n++], VAL_SUFFICIENT_NETWORK_LATENCY);
         v_network(&c, &out[n++], VAL_SUFFICIENT_PACKET_LOSS);
+        v_mtu(&c, &out[n++]);
         v_ntp(&c, &out[n++]);
         v_disk_speed(&c, &out[n++]);
-        v_api_dns(&c, &out[n++]);
+        v_dns(&c, &out[n++], DNS_NAME_API);
+        v_dns(&c, &out[n++], DNS_NAME_API_INT);
+        v_dns(&c, &out[n++], DNS_NAME_APPS);
         apply_ignored(cfg, out, n);
         return (int) n;
 }

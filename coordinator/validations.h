@@ -58,11 +58,36 @@ bool hostname_is_valid(const char *name, char *why, size_t whylen);
 
 /* ---- host validations -------------------------------------------------- */
 
+/* The connectivity check's full-MTU probe to a peer (agent/steps_net.h). */
+enum peer_mtu {
+        PEER_MTU_UNKNOWN,  /* not probed (unreachable, TCP only, probe off) or not reported */
+        PEER_MTU_PASSED,   /* a don't-fragment echo of the interface's MTU came back whole */
+        PEER_MTU_FAILED,   /* it did not (path_mtu: what a router said, if one did) */
+};
+
 struct peer_connectivity {
         const char *peer_host_id;
         bool reachable;
         double latency_ms;
         double loss_pct;
+        enum peer_mtu mtu_result;
+        int64_t mtu;                      /* the MTU tried; 0: not known */
+        int64_t path_mtu;                 /* from an ICMP "too big"; 0: none */
+};
+
+/* The names domain-resolution looks up for a cluster C in domain D:
+ * api.C.D, api-int.C.D and *.apps.C.D (the agent resolves a random label
+ * in place of '*'). */
+enum cluster_dns_name { DNS_NAME_API, DNS_NAME_API_INT, DNS_NAME_APPS, _DNS_NAME_MAX };
+/* "api", "api-int", "*.apps"; NULL past the end. */
+const char *cluster_dns_prefix(enum cluster_dns_name n);
+
+/* One name's resolution, as the agent reported it. */
+struct dns_fact {
+        bool present;                     /* the name was looked up */
+        const char *const *addresses;     /* IPv4 then IPv6, as text */
+        size_t n_addresses;
+        const char *error;                /* the agent's reason when none; NULL: none given */
 };
 
 /* Another host bound to the same cluster. */
@@ -91,16 +116,18 @@ struct host_facts {
                 const char *base_dns_domain;
                 const char *machine_network_cidr;
                 const char *api_vip;
+                const char *ingress_vip;
                 const struct host_peer *peers; /* the other bound hosts */
                 size_t n_peers;
         } cluster;
 
         /* Step results; each is "not received yet" until `present`. From the
          * agent's outputs (agent/steps_net.h): connectivity-check peers[]
-         * {host_id, reachable, rtt_avg_ms, loss_pct}; ntp-synchronizer
-         * synced = (method == "sntp"), offset_ms, sources[].source (a result
-         * with neither a method nor sources is absent); domain-resolution: the
-         * ipv4/ipv6 addresses of the resolution named api.<cluster>.<domain>. */
+         * {host_id, reachable, rtt_avg_ms, loss_pct, mtu_ok, mtu, path_mtu};
+         * ntp-synchronizer synced = (method == "sntp"), offset_ms,
+         * sources[].source (a result with neither a method nor sources is
+         * absent); domain-resolution: per cluster name (enum
+         * cluster_dns_name) the ipv4/ipv6 addresses and error of its entry. */
         struct {
                 bool present;
                 const struct peer_connectivity *peers;
@@ -114,11 +141,7 @@ struct host_facts {
                 const char *const *tried; /* the sources the agent was given */
                 size_t n_tried;
         } ntp;
-        struct {
-                bool present;             /* api.<cluster>.<domain> was looked up */
-                const char *const *addresses;
-                size_t n_addresses;
-        } api_dns;
+        struct dns_fact dns[_DNS_NAME_MAX];
         struct {
                 bool present;
                 bool failed;              /* the step failed: see error */
@@ -138,8 +161,14 @@ struct host_facts {
  * passes when more than half of the other bound hosts are reachable.
  * sufficient-installation-disk-speed: disabled until preparing-for-installation
  * (the check writes to the disk), then pending until measured.
- * api-domain-name-resolved-correctly: api.<name>.<domain> must resolve to the
- * API VIP, or on single-node without one to an address of the host. */
+ * mtu-valid ([network] mtu_check, min_mtu): disabled like the latency check;
+ * fails when a reached host did not pass a full-MTU don't-fragment packet,
+ * or when the MTU tried is below min_mtu.
+ * api-domain-name-resolved-correctly, api-int-... and apps-...: api.<name>.
+ * <domain> and api-int.<name>.<domain> must resolve to the API VIP,
+ * *.apps.<name>.<domain> to the ingress VIP; on single-node without the VIP,
+ * to an address of the host. With [dns] require_api_int / require_apps
+ * false, that name not resolving passes (resolving elsewhere still fails). */
 int validations_host(const struct host_facts *f, const struct muster_config *cfg,
                      struct validation_result *out);
 

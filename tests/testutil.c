@@ -1056,10 +1056,14 @@ int tu_fabric_add(struct tu_fabric *f, const char *address, const char *mac) {
         return i;
 }
 
-int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const char *const *argv, const char *log) {
+int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const char *resolv, const char *const *argv,
+                    const char *log) {
         const char *v[64] = { "ip", "netns", "exec", f->node[i], "sh", "-c",
-                              "mount --bind \"$0\" /etc/hosts && exec \"$@\"", hosts };
-        int n = 8;
+                              "mount --bind \"$0\" /etc/hosts && "
+                              "if [ -n \"$1\" ]; then mount --bind \"$1\" /etc/resolv.conf || exit 1; fi && "
+                              "shift && exec \"$@\"",
+                              hosts, resolv ? resolv : "" };
+        int n = 9;
         for (; *argv && n < 63; argv++)
                 v[n++] = *argv;
         v[n] = NULL;
@@ -1200,6 +1204,36 @@ void tu_assert_fits(const char *s, const char *token) {
 }
 
 /* ---- an SNTP server for real agents ------------------------------------- */
+
+int tu_dnsd_start(const char *addr, const char *dir, const char *zone) {
+        const char *bin = getenv("MUSTER_TEST_DNSD");
+        char listen[64], log[4096], zone_path[4096], resolv[256];
+        if (!bin || !*bin || tu_write_file(dir, "dns.zone", zone) < 0)
+                return -1;
+        snprintf(resolv, sizeof resolv, "nameserver %s\noptions timeout:1 attempts:2\n", addr);
+        if (tu_write_file(dir, "resolv.conf", resolv) < 0)
+                return -1;
+        snprintf(listen, sizeof listen, "%s:53", addr);
+        snprintf(log, sizeof log, "%s/dnsd.log", dir);
+        snprintf(zone_path, sizeof zone_path, "%s/dns.zone", dir);
+        const char *argv[] = { bin, "--listen", listen, "--zone", zone_path, NULL };
+        int pid = tu_spawn(argv, log);
+        if (pid < 0)
+                return -1;
+        for (int i = 0; i < 250; i++) {
+                size_t n;
+                char *text = tu_read_file(log, &n);
+                bool ready = text && strstr(text, "ready\n");
+                free(text);
+                if (ready)
+                        return pid;
+                if (wait_raw(pid, 0) != -1)
+                        break;
+                tu_sleep_ms(20);
+        }
+        (void) tu_stop(&pid, SIGKILL);
+        return -1;
+}
 
 int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char source[64]) {
         const char *bin = getenv("MUSTER_TEST_SNTPD");

@@ -204,9 +204,11 @@ void tu_fabric_up(struct tu_fabric *f, const char *prefix, const char *coord_add
 /* One more node with address and mac: its index in f->node. */
 int tu_fabric_add(struct tu_fabric *f, const char *address, const char *mac);
 /* Spawn argv in node i's namespace (`ip netns exec`, so in a mount
- * namespace of its own) with `hosts` bind-mounted over its /etc/hosts, and
- * its output appended to log (optional): the pid, or -1. */
-int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const char *const *argv, const char *log);
+ * namespace of its own) with `hosts` bind-mounted over its /etc/hosts and
+ * `resolv` (unless NULL) over its /etc/resolv.conf, and its output appended
+ * to log (optional): the pid, or -1. */
+int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const char *resolv, const char *const *argv,
+                    const char *log);
 /* Delete every namespace of f (safe on a partly built or zeroed one). */
 void tu_fabric_down(struct tu_fabric *f);
 
@@ -240,3 +242,11 @@ void tu_assert_fits(const char *s, const char *token);
  * bound. Its pid (stop it with tu_stop: it exits 0 on SIGTERM) and in source
  * "ADDR:PORT" for an infra-env's ntp_sources; -1 on failure. */
 int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char source[64]);
+
+/* Start the suites' DNS server (tests/tools/muster-test-dnsd, named by
+ * MUSTER_TEST_DNSD) on IPv4 `addr` port 53 in this process's network
+ * namespace, answering from DIR/dns.zone ("NAME ADDRESS" lines, NAME may
+ * start with "*."; rewrite it to change an answer), and write
+ * DIR/resolv.conf naming it (for tu_fabric_spawn). Waits (5 s) until it is
+ * bound. Its pid (stop it with tu_stop), or -1. */
+int tu_dnsd_start(const char *addr, const char *dir, const char *zone);

@@ -7,9 +7,12 @@
  *   worker1 - the build machine as if booted from the ISO (its disk free);
  *   worker2 - the same with another hostname and address.
  * The namespace addresses are the fixtures' own, so the connectivity checks
- * that the agents run really cross the bridge. Each agent gets a private
- * /etc/hosts (bind-mounted inside its own mount namespace) that names the
- * clusters' API addresses. Nothing leaves the namespaces. */
+ * that the agents run really cross the bridge (full-size packets too: the
+ * MTU probe). Each agent gets a private /etc/hosts and /etc/resolv.conf
+ * (bind-mounted inside its own mount namespace), the latter naming the
+ * suite's DNS server beside musterd, which holds the clusters' api.,
+ * api-int. and *.apps. names (first a wrong ingress answer, then the right
+ * one). Nothing leaves the namespaces. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,9 +60,14 @@ static bool validation_passes(json_object *h, const void *id) {
         return s && strcmp(s, "success") == 0;
 }
 
+static bool validation_fails(json_object *h, const void *id) {
+        const char *s = tu_validation(h, id);
+        return s && strcmp(s, "failure") == 0;
+}
+
 /* ---- the namespaces ----------------------------------------------------- */
 
-static int sntpd_pid = -1;
+static int sntpd_pid = -1, dnsd_pid = -1;
 static char sntpd_source[64];
 
 static void setup(void) {
@@ -75,6 +83,7 @@ static void teardown(void) {
         for (int i = 0; i < N_AGENTS; i++)
                 tu_stop(&agent_pid[i], SIGTERM);
         tu_stop(&sntpd_pid, SIGTERM);
+        tu_stop(&dnsd_pid, SIGTERM);
         tu_stop(&md.pid, SIGTERM);
         tu_fabric_down(&fab);
         tu_musterd_free(&md);
@@ -95,7 +104,7 @@ static void start_musterd(void) {
 }
 
 static void start_agent(int i, const char *ie, const char *token_file) {
-        char root[4096], log[4096], hosts[4096];
+        char root[4096], log[4096], hosts[4096], resolv[4096];
         const char *bin = getenv("MUSTER_AGENT");
         if (agents[i].hostname) {
                 /* The build machine as it would look booted from the discovery ISO. */
@@ -107,11 +116,12 @@ static void start_agent(int i, const char *ie, const char *token_file) {
                 snprintf(root, sizeof root, "%s/%s/root", MUSTER_FIXTURES_DIR, agents[i].fixture);
         snprintf(log, sizeof log, "%s/%s.log", dir, agents[i].name);
         snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+        snprintf(resolv, sizeof resolv, "%s/resolv.conf", dir);
         /* ip netns exec gives the agent its own mount namespace (slave), so
          * the bind mount of the test's hosts file stays private to it. */
         const char *argv[] = { bin && *bin ? bin : "muster-agent", "run", "--coordinator", BASE, "--infra-env", ie,
                                "--token-file", token_file, "--sysroot", root, "--host-id", agents[i].host_id, NULL };
-        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, argv, log);
+        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, resolv, argv, log);
         cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
 }
 
@@ -148,10 +158,17 @@ static bool bound_to(json_object *h, const void *cluster) {
 
 Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
         json_object *o;
-        cr_assert_eq(tu_write_file(dir, "hosts",
-                                   "127.0.0.1 localhost\n"
-                                   "192.0.2.100 api.c1.example.test\n"
-                                   "192.0.2.4 api.sno.example.test\n"), 0);
+        cr_assert_eq(tu_write_file(dir, "hosts", "127.0.0.1 localhost\n"), 0);
+        /* c1's ingress name points at the wrong address for now. */
+        static const char zone[] = "api.c1.example.test 192.0.2.100\n"
+                                   "api-int.c1.example.test 192.0.2.100\n"
+                                   "*.apps.c1.example.test %s\n"
+                                   "api.sno.example.test 192.0.2.4\n"
+                                   "api-int.sno.example.test 192.0.2.4\n"
+                                   "*.apps.sno.example.test 192.0.2.4\n";
+        char zone_text[512];
+        snprintf(zone_text, sizeof zone_text, zone, "192.0.2.99");
+        cr_assert_gt(dnsd_pid = tu_dnsd_start(COORD_ADDR, dir, zone_text), 0, "the DNS server started");
         start_musterd();
         char *ie, *agent_token;
         create_infra_env("rack-7", &ie, &agent_token);
@@ -199,7 +216,28 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
                 json_object_put(h);
                 json_object_put(wait_host(ie, i, validation_passes, "ntp-synced", "clock checked"));
                 json_object_put(wait_host(ie, i, validation_passes, "api-domain-name-resolved-correctly", "API name resolved"));
+                json_object_put(wait_host(ie, i, validation_passes, "api-int-domain-name-resolved-correctly",
+                                          "internal API name resolved"));
+                h = wait_host(ie, i, validation_passes, "mtu-valid", "full-size packets cross the bridge");
+                cr_assert(strstr(json_object_to_json_string(tu_json_get(h, "validations")),
+                                 "Full-size packets (MTU 1500) reach 1 other host(s)"), "%s",
+                          json_object_to_json_string(tu_json_get(h, "validations")));
+                json_object_put(h);
+                h = wait_host(ie, i, validation_fails, "apps-domain-name-resolved-correctly", "wrong ingress answer");
+                cr_assert(strstr(json_object_to_json_string(tu_json_get(h, "validations")),
+                                 "*.apps.c1.example.test resolves to 192.0.2.99 instead of the ingress VIP 192.0.2.101"),
+                          "%s", json_object_to_json_string(tu_json_get(h, "validations")));
+                json_object_put(h);
+                h = wait_host(ie, i, tu_status_is, "insufficient", "insufficient (wrong ingress answer)");
+                cr_assert(strstr(tu_jstr(h, "status_info"), "*.apps.c1.example.test"), "%s", tu_jstr(h, "status_info"));
+                json_object_put(h);
         }
+        /* The DNS fixed: the next resolutions pass. */
+        snprintf(zone_text, sizeof zone_text, zone, "192.0.2.101");
+        cr_assert_eq(tu_write_file(dir, "dns.zone", zone_text), 0);
+        for (int i = 1; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, validation_passes, "apps-domain-name-resolved-correctly",
+                                          "ingress name resolved"));
         /* Cut worker2 off: worker1's next connectivity check fails it. */
         tu_must("ip -n %s link set p2 down", fab.coord);
         h = wait_host(ie, 1, tu_status_is, "insufficient", "insufficient (peer unreachable)");

@@ -252,6 +252,8 @@ Test(binding, installing_cluster_refuses_moves) {
         /* Single node without a VIP: api.<name>.<domain> must be the host itself. */
         post_result(ie, tok, A, "domain-resolution",
                     json_tokener_parse("{\"resolutions\":[{\"name\":\"api.sno.example.test\","
+                                       "\"ipv4_addresses\":[\"192.0.2.10\"]},{\"name\":\"api-int.sno.example.test\","
+                                       "\"ipv4_addresses\":[\"192.0.2.10\"]},{\"name\":\"*.apps.sno.example.test\","
                                        "\"ipv4_addresses\":[\"192.0.2.10\"]}]}"));
         expect_status(ie, A, "known");
         cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s", c), md.admin_token, NULL, &o), 200);

@@ -128,8 +128,13 @@ static void register_ready(const char *ie, const char *tok, const char *host, co
         register_host(ie, tok, host);
         ok_result(ie, tok, host, "ntp-synchronizer",
                   json_tokener_parse("{\"synced\":true,\"offset_ms\":1,\"method\":\"sntp\"}"));
-        snprintf(out, sizeof out, "{\"resolutions\":[{\"name\":\"api.%s.example.test\",\"ipv4_addresses\":[\"%s\"]}]}",
-                 name, api_ip);
+        /* *.apps: the "full" cluster's ingress VIP; a single node's own address. */
+        const char *apps_ip = strcmp(name, "full") == 0 ? "192.0.2.101" : api_ip;
+        snprintf(out, sizeof out,
+                 "{\"resolutions\":[{\"name\":\"api.%s.example.test\",\"ipv4_addresses\":[\"%s\"]},"
+                 "{\"name\":\"api-int.%s.example.test\",\"ipv4_addresses\":[\"%s\"]},"
+                 "{\"name\":\"*.apps.%s.example.test\",\"ipv4_addresses\":[\"%s\"]}]}",
+                 name, api_ip, name, api_ip, name, apps_ip);
         ok_result(ie, tok, host, "domain-resolution", json_tokener_parse(out));
         if (n_peers) {
                 size_t len = (size_t) snprintf(out, sizeof out, "{\"peers\":[");

@@ -162,7 +162,7 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
 
 /* ---- the fabric ----------------------------------------------------------- */
 
-static int sntpd_pid = -1;
+static int sntpd_pid = -1, dnsd_pid = -1;
 
 static void setup(void) {
         dir = tu_mkdtemp();
@@ -181,12 +181,19 @@ static void setup(void) {
                                    "192.0.2.100 api.c1.example.test api-int.c1.example.test\n"
                                    "192.0.2.10 api.sno-a.example.test api-int.sno-a.example.test\n"
                                    "192.0.2.11 api.sno-b.example.test api-int.sno-b.example.test\n"), 0);
+        /* The wildcard ingress names need a DNS server (no hosts file has them). */
+        cr_assert_gt(dnsd_pid = tu_dnsd_start(COORD_ADDR, dir,
+                                              "*.apps.c1.example.test 192.0.2.101\n"
+                                              "*.apps.sno-a.example.test 192.0.2.10\n"
+                                              "*.apps.sno-b.example.test 192.0.2.11\n"),
+                     0, "the DNS server started");
 }
 
 static void teardown(void) {
         for (int i = 0; i < N_AGENTS; i++)
                 tu_stop(&agent_pid[i], SIGTERM);
         tu_stop(&sntpd_pid, SIGTERM);
+        tu_stop(&dnsd_pid, SIGTERM);
         tu_stop(&md.pid, SIGTERM);
         tu_fabric_down(&fab);
         tu_musterd_free(&md);
@@ -211,9 +218,9 @@ static void start_musterd(void) {
 }
 
 /* muster-agent run|node for agent i in its namespace, with the test's
- * /etc/hosts bind-mounted privately. extra: more arguments, NULL-ended. */
+ * /etc/hosts and resolv.conf bind-mounted privately. extra: more arguments, NULL-ended. */
 static void start_agent(int i, const char *mode, const char *ie, const char *key_file, const char *const *extra) {
-        char root[4096], log[4200], hosts[4200];
+        char root[4096], log[4200], hosts[4200], resolv[4200];
         const char *bin = getenv("MUSTER_AGENT");
         snprintf(root, sizeof root, "%s/%s-root", dir, agents[i].name);
         struct stat st;
@@ -223,6 +230,7 @@ static void start_agent(int i, const char *mode, const char *ie, const char *key
                                    agents[i].mac);
         snprintf(log, sizeof log, "%s/%s-%s.log", dir, agents[i].name, mode);
         snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+        snprintf(resolv, sizeof resolv, "%s/resolv.conf", dir);
         const char *argv[40] = { bin && *bin ? bin : "muster-agent", mode, "--coordinator", BASE, "--infra-env", ie,
                                  "--token-file", token_file, "--host-id", agents[i].host_id,
                                  "--coordinator-key", key_file };
@@ -234,7 +242,7 @@ static void start_agent(int i, const char *mode, const char *ie, const char *key
         for (; extra && *extra && n < 39; extra++)
                 argv[n++] = *extra;
         argv[n] = NULL;
-        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, argv, log);
+        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, resolv, argv, log);
         cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
 }
 

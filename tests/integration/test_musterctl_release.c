@@ -666,7 +666,7 @@ static void reregister(const char *ie, const char *tok, const char *host, bool p
 /* A single-node cluster NAME on 4.15.0 whose one host (the captured QEMU
  * server) is ready, made with musterctl; *ie and *tok its infra-env. */
 static void ready_sno(const char *name, const char *host, char **ie, char **tok) {
-        char *out, *err, ps[4200], hn[64], api[128], *cerr = NULL;
+        char *out, *err, ps[4200], hn[64], api[512], *cerr = NULL;
         json_object *o;
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, name, ie, tok), 201);
         reregister(*ie, *tok, host, false);
@@ -704,7 +704,9 @@ static void ready_sno(const char *name, const char *host, char **ie, char **tok)
         post_result(*ie, *tok, host, "ntp-1", "ntp-synchronizer", 0,
                     json_tokener_parse("{\"synced\":true,\"offset_ms\":-2,\"method\":\"sntp\"}"), NULL);
         snprintf(api, sizeof api, "{\"resolutions\":[{\"name\":\"api.%s.example.test\","
-                                  "\"ipv4_addresses\":[\"192.0.2.10\"]}]}", name);
+                                  "\"ipv4_addresses\":[\"192.0.2.10\"]},{\"name\":\"api-int.%s.example.test\","
+                                  "\"ipv4_addresses\":[\"192.0.2.10\"]},{\"name\":\"*.apps.%s.example.test\","
+                                  "\"ipv4_addresses\":[\"192.0.2.10\"]}]}", name, name, name);
         post_result(*ie, *tok, host, "dns-1", "domain-resolution", 0, json_tokener_parse(api), NULL);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", *ie, host), md.admin_token, NULL, &o),
                      200);

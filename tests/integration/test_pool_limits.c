@@ -212,6 +212,8 @@ static char *install_sno(const char *ie, const char *tok) {
                     json_tokener_parse("{\"synced\":true,\"offset_ms\":-2,\"method\":\"sntp\"}"));
         post_result(ie, tok, A, "domain-resolution",
                     json_tokener_parse("{\"resolutions\":[{\"name\":\"api.sno.example.test\","
+                                       "\"ipv4_addresses\":[\"192.0.2.10\"]},{\"name\":\"api-int.sno.example.test\","
+                                       "\"ipv4_addresses\":[\"192.0.2.10\"]},{\"name\":\"*.apps.sno.example.test\","
                                        "\"ipv4_addresses\":[\"192.0.2.10\"]}]}"));
         expect_status(ie, A, "known");
         json_object *o;

@@ -87,7 +87,7 @@ static char *read_all(int fd, int timeout_ms) {
 
 /* ---- the two namespaces and the responder in B -------------------------- */
 
-static char ns_a[32], ns_b[32];
+static char ns_a[32], ns_b[32], ns_r[32];
 static pid_t responder_pid = -1, worker_pid = -1;
 
 static void kill_child(pid_t *pid) {
@@ -124,7 +124,9 @@ static void ns_fini(void) {
                 run(NULL, "ip netns del %s", ns_a);
         if (ns_b[0])
                 run(NULL, "ip netns del %s", ns_b);
-        ns_a[0] = ns_b[0] = '\0';
+        if (ns_r[0])
+                run(NULL, "ip netns del %s", ns_r);
+        ns_a[0] = ns_b[0] = ns_r[0] = '\0';
 }
 
 /* Skips the test when namespaces cannot be made for lack of privilege (not
@@ -293,6 +295,12 @@ Test(steps_netns, connectivity_icmp, .fini = ns_fini) {
         cr_expect_eq(jnum(out, "peers.1.addresses.0.sent"), 3);
         cr_expect_null(tu_json_get(out, "peers.1.addresses.0.rtt_avg_ms"));
         cr_expect_eq(jnum(out, "peers.1.addresses.0.received"), 0);
+        /* The full-MTU probe: the veth pair carries its 1500 bytes both ways. */
+        cr_expect(jbool(out, "peers.0.mtu_ok"), "%s", json_object_to_json_string(out));
+        cr_expect_eq(jnum(out, "peers.0.mtu"), 1500);
+        cr_expect(jbool(out, "peers.0.addresses.1.mtu_ok"), "IPv6: %s", json_object_to_json_string(out));
+        cr_expect_null(tu_json_get(out, "peers.1.mtu_ok"), "nobody there: not probed");
+        cr_expect_str_eq(jstr(out, "peers.1.addresses.0.mtu_error"), "not reachable");
         json_object_put(out);
 }
 
@@ -329,6 +337,130 @@ Test(steps_netns, ntp_from_peer, .fini = ns_fini) {
         cr_expect_eq(jnum(out, "sources.1.stratum"), 1);
         cr_expect_not(jbool(out, "sources.0.reachable"));
         cr_expect_str_eq(jstr(out, "sources.0.error"), "timed out");
+        json_object_put(out);
+}
+
+/* ---- the full-MTU probe through a router ----------------------------------- */
+
+#define R_ADDR_A "198.51.100.254"
+#define R_ADDR6_A "2001:db8:5163::fe"
+#define R_ADDR_B "203.0.113.254"
+#define R_ADDR6_B "2001:db8:7::fe"
+#define FAR_ADDR "203.0.113.2"
+#define FAR_ADDR6 "2001:db8:7::2"
+
+static void wait_up(const char *ns, const char *dev) {
+        for (int i = 0;; i++) {
+                char *a = NULL;
+                tu_runf(&a, NULL, "ip -n %s -o link show %s", ns, dev);
+                bool up = a && strstr(a, "state UP");
+                free(a);
+                if (up)
+                        return;
+                cr_assert_lt(i, 250, "%s in %s did not come up", dev, ns);
+                usleep(20000);
+        }
+}
+
+/* A (vA, MTU 1500) -- (rA, 1500) router (rB, far_mtu) -- (vB, far_mtu) B,
+ * IPv4 and IPv6, the router forwarding both. */
+static void routed_up(int far_mtu) {
+        netns_add(ns_a, sizeof ns_a, "a");
+        netns_add(ns_r, sizeof ns_r, "r");
+        netns_add(ns_b, sizeof ns_b, "b");
+        tu_must("ip -n %s link set lo up", ns_a);
+        tu_must("ip -n %s link set lo up", ns_r);
+        tu_must("ip -n %s link set lo up", ns_b);
+        tu_must("ip netns exec %s sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1", ns_r);
+        tu_must("ip -n %s link add vA type veth peer name rA netns %s", ns_a, ns_r);
+        tu_must("ip -n %s link add vB type veth peer name rB netns %s", ns_b, ns_r);
+        tu_must("ip -n %s link set vB mtu %d", ns_b, far_mtu);
+        tu_must("ip -n %s link set rB mtu %d", ns_r, far_mtu);
+        tu_must("ip -n %s addr add " ADDR_A "/24 dev vA", ns_a);
+        tu_must("ip -n %s addr add " ADDR6_A "/64 dev vA nodad", ns_a);
+        tu_must("ip -n %s addr add " R_ADDR_A "/24 dev rA", ns_r);
+        tu_must("ip -n %s addr add " R_ADDR6_A "/64 dev rA nodad", ns_r);
+        tu_must("ip -n %s addr add " R_ADDR_B "/24 dev rB", ns_r);
+        tu_must("ip -n %s addr add " R_ADDR6_B "/64 dev rB nodad", ns_r);
+        tu_must("ip -n %s addr add " FAR_ADDR "/24 dev vB", ns_b);
+        tu_must("ip -n %s addr add " FAR_ADDR6 "/64 dev vB nodad", ns_b);
+        tu_must("ip -n %s link set vA up", ns_a);
+        tu_must("ip -n %s link set rA up", ns_r);
+        tu_must("ip -n %s link set rB up", ns_r);
+        tu_must("ip -n %s link set vB up", ns_b);
+        wait_up(ns_a, "vA");
+        wait_up(ns_r, "rA");
+        wait_up(ns_r, "rB");
+        wait_up(ns_b, "vB");
+        tu_must("ip -n %s route add default via " R_ADDR_A, ns_a);
+        tu_must("ip -n %s -6 route add default via " R_ADDR6_A, ns_a);
+        tu_must("ip -n %s route add default via " R_ADDR_B, ns_b);
+        tu_must("ip -n %s -6 route add default via " R_ADDR6_B, ns_b);
+        /* IPv6 drops the first packets across a fresh router (neighbour
+         * discovery on links just up): wait until small probes cross. */
+        for (int i = 0;; i++) {
+                json_object *o = step_in_ns(ns_a, step_connectivity_check,
+                                            "{\"peers\":[{\"host_id\":\"" HOST_C "\",\"addresses\":[\"" FAR_ADDR "\",\""
+                                            FAR_ADDR6 "\"]}],\"count\":1,\"timeout_ms\":300,\"method\":\"icmp\","
+                                            "\"mtu_probe\":false}");
+                bool both = jbool(o, "peers.0.addresses.0.reachable") && jbool(o, "peers.0.addresses.1.reachable");
+                json_object_put(o);
+                if (both)
+                        break;
+                cr_assert_lt(i, 20, "the far host is not reachable across the router");
+        }
+}
+
+#define MTU_ARGS "{\"peers\":[{\"host_id\":\"" HOST_B "\",\"addresses\":[\"" R_ADDR_A "\",\"" R_ADDR6_A "\"]}," \
+                 "{\"host_id\":\"" HOST_C "\",\"addresses\":[\"" FAR_ADDR "\",\"" FAR_ADDR6 "\"]}]," \
+                 "\"count\":2,\"timeout_ms\":800,\"method\":\"icmp\"}"
+
+/* The far link carries 1280 bytes: small probes cross it, a full-size
+ * (1500) don't-fragment one does not, and the router says so. The router
+ * itself, on A's own link, passes. */
+Test(steps_netns, mtu_smaller_beyond_a_router, .fini = ns_fini) {
+        routed_up(1280);
+        json_object *out = step_in_ns(ns_a, step_connectivity_check, MTU_ARGS);
+        const char *all = json_object_to_json_string(out);
+        cr_expect(jbool(out, "peers.0.reachable"), "%s", all);
+        cr_expect(jbool(out, "peers.0.mtu_ok"), "%s", all);
+        cr_expect_eq(jnum(out, "peers.0.mtu"), 1500);
+        cr_expect(jbool(out, "peers.0.addresses.0.mtu_ok"));
+        cr_expect(jbool(out, "peers.0.addresses.1.mtu_ok"), "%s", all);
+        cr_expect(jbool(out, "peers.1.reachable"), "small packets cross: %s", all);
+        cr_expect_eq(jnum(out, "peers.1.addresses.0.received"), 2);
+        cr_expect_not(jbool(out, "peers.1.mtu_ok"), "%s", all);
+        cr_expect_eq(jnum(out, "peers.1.mtu"), 1500);
+        cr_expect_eq(jnum(out, "peers.1.path_mtu"), 1280, "%s", all);
+        for (int a = 0; a < 2; a++) {
+                char p[64];
+                snprintf(p, sizeof p, "peers.1.addresses.%d.mtu_ok", a);
+                cr_expect_not(jbool(out, p), "%s: %s", p, all);
+                snprintf(p, sizeof p, "peers.1.addresses.%d.mtu", a);
+                cr_expect_eq(jnum(out, p), 1500, "%s", p);
+                snprintf(p, sizeof p, "peers.1.addresses.%d.path_mtu", a);
+                cr_expect_eq(jnum(out, p), 1280, "%s: %s", p, all);
+        }
+        json_object_put(out);
+
+        /* The far link raised to 1500: now it passes, though A's kernel has
+         * learnt a path MTU of 1280 for B (the probe ignores it). */
+        tu_must("ip -n %s link set rB mtu 1500", ns_r);
+        tu_must("ip -n %s link set vB mtu 1500", ns_b);
+        out = step_in_ns(ns_a, step_connectivity_check, MTU_ARGS);
+        all = json_object_to_json_string(out);
+        cr_expect(jbool(out, "peers.1.mtu_ok"), "%s", all);
+        cr_expect_eq(jnum(out, "peers.1.mtu"), 1500);
+        cr_expect(jbool(out, "peers.1.addresses.0.mtu_ok"), "%s", all);
+        cr_expect(jbool(out, "peers.1.addresses.1.mtu_ok"), "%s", all);
+        cr_expect_null(tu_json_get(out, "peers.1.path_mtu"));
+        json_object_put(out);
+
+        /* A's own interface at 1280: that is the MTU tried, and it passes. */
+        tu_must("ip -n %s link set vA mtu 1280", ns_a);
+        out = step_in_ns(ns_a, step_connectivity_check, MTU_ARGS);
+        cr_expect(jbool(out, "peers.1.mtu_ok"), "%s", json_object_to_json_string(out));
+        cr_expect_eq(jnum(out, "peers.1.mtu"), 1280);
         json_object_put(out);
 }
 

@@ -37,6 +37,10 @@ Test(config, defaults) {
         cr_assert_eq(c.inventory_every, 10);
         cr_assert_eq(c.network_max_latency_ms, 100);
         cr_assert_eq(c.network_max_packet_loss_pct, 0);
+        cr_assert(c.network_mtu_check, "full-size packets are checked by default");
+        cr_assert_eq(c.network_min_mtu, 0, "no MTU is demanded by default");
+        cr_assert(c.dns_require_api_int);
+        cr_assert(c.dns_require_apps);
         cr_assert_eq(c.req[REQ_MASTER].cpu_cores, 4);
         cr_assert_eq(c.req[REQ_MASTER].memory_bytes, 16 * GIB);
         cr_assert_eq(c.req[REQ_MASTER].disk_bytes, 100 * GB);
@@ -105,7 +109,11 @@ Test(config, every_key) {
                 "max_offset_ms = 2s\n"
                 "[network]\n"
                 "max_latency_ms = 1s\n"
-                "max_packet_loss_pct = 10\n";
+                "max_packet_loss_pct = 10\n"
+                "min_mtu = 9000\n"
+                "[dns]\n"
+                "require_api_int = no\n"
+                "require_apps = false\n";
         struct muster_config c;
         char err[256];
 
@@ -124,6 +132,10 @@ Test(config, every_key) {
         cr_assert_eq(c.inventory_every, 20);
         cr_assert_eq(c.network_max_latency_ms, 1000);
         cr_assert_eq(c.network_max_packet_loss_pct, 10);
+        cr_assert(c.network_mtu_check);
+        cr_assert_eq(c.network_min_mtu, 9000);
+        cr_assert_not(c.dns_require_api_int);
+        cr_assert_not(c.dns_require_apps);
         cr_assert_eq(c.req[REQ_MASTER].cpu_cores, 6);
         cr_assert_eq(c.req[REQ_MASTER].memory_bytes, 24 * GIB);
         cr_assert_eq(c.req[REQ_MASTER].disk_bytes, 120 * GB);
@@ -286,6 +298,19 @@ Test(config, bad_lines_name_file_and_line) {
                   "test.conf: [monitor] monitor_interval (180s) must be shorter than host_disconnect_timeout (180s)" },
                 { "[server]\nmax_inventory_bytes = 8MiB\n",
                   "test.conf: [server] max_inventory_bytes (8388608) exceeds max_body_bytes (4194304)" },
+                { "[network]\nmin_mtu = 70000\n", "test.conf:2: min_mtu '70000' is out of range (0 to 65535)" },
+                { "[network]\nmin_mtu = -1\n", "test.conf:2: invalid min_mtu '-1': expected a whole number" },
+                { "[network]\nmin_mtu = 1500 bytes\n", "test.conf:2: invalid min_mtu '1500 bytes'" },
+                { "[network]\nmin_mtu = 500\n",
+                  "test.conf: [network] min_mtu (500) must be 0 (no minimum) or at least 576" },
+                { "[network]\nmtu_check = false\nmin_mtu = 9000\n",
+                  "test.conf: [network] min_mtu (9000) needs mtu_check = true" },
+                { "[network]\nmtu_check = sometimes\n",
+                  "test.conf:2: invalid mtu_check 'sometimes': expected true or false" },
+                { "[dns]\nrequire_apps = 2\n", "test.conf:2: invalid require_apps '2': expected true or false" },
+                { "[dns]\nrequire_api = true\n", "test.conf:2: unknown key 'require_api' in [dns]" },
+                { "[dns]\nrequire_api_int = yes\nrequire_api_int = no\n",
+                  "test.conf:3: duplicate key 'require_api_int' in [dns]" },
                 { "[requirements.any]\nmemory = 12GiB\n",
                   "test.conf: [requirements.any] memory exceeds the worker requirement" },
                 { "[requirements.any]\ncpu_cores = 5\n[requirements.worker]\ncpu_cores = 6\n",

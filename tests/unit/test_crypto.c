@@ -152,7 +152,7 @@ Test(sha256, streaming_matches_one_shot) {
         /* "abc" streamed a byte at a time; an abandoned stream frees cleanly. */
         cr_assert_eq(crypto_sha256_init(&c), 0);
         for (int i = 0; i < 3; i++)
-                cr_assert_eq(crypto_sha256_update(&c, "abc" + i, 1), 0);
+                cr_assert_eq(crypto_sha256_update(&c, &"abc"[i], 1), 0);
         cr_assert_eq(crypto_sha256_final(&c, two), 0);
         char hex[65];
         crypto_hex(two, 32, hex);

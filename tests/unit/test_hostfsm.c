@@ -319,10 +319,11 @@ Test(hostfsm, with_real_validations) {
         f.cluster.api_vip = "192.0.2.5";
         f.ntp.present = true;
         f.ntp.synced = true;
-        f.api_dns.present = true;
-        const char *vip[] = { "192.0.2.5" };
-        f.api_dns.addresses = vip;
-        f.api_dns.n_addresses = 1;
+        f.cluster.ingress_vip = "192.0.2.6";
+        const char *vip[] = { "192.0.2.5" }, *ingress[] = { "192.0.2.6" };
+        f.dns[DNS_NAME_API] = (struct dns_fact) { true, vip, 1, NULL };
+        f.dns[DNS_NAME_API_INT] = (struct dns_fact) { true, vip, 1, NULL };
+        f.dns[DNS_NAME_APPS] = (struct dns_fact) { true, ingress, 1, NULL };
         k = validations_host(&f, &cfg, v);
         ctx.n_validations = (size_t) k;
         cr_assert_eq(hostfsm_apply(DI, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, NULL), 0);
@@ -486,7 +487,7 @@ Test(steps, bound_host_checks) {
                                                         JSON_C_TO_STRING_PLAIN),
                          "{\"peers\":[{\"host_id\":\"8d3b5c3e-0000-4000-8000-000000000011\",\"addresses\":"
                          "[\"192.0.2.11\",\"2001:db8::11\"]},{\"host_id\":\"8d3b5c3e-0000-4000-8000-000000000012\","
-                         "\"addresses\":[\"192.0.2.12\"]}]}");
+                         "\"addresses\":[\"192.0.2.12\"]}],\"mtu_probe\":true}");
         cr_assert_str_eq(json_object_to_json_string_ext(member(json_object_array_get_idx(r.instructions, 1), "args"),
                                                         JSON_C_TO_STRING_PLAIN),
                          "{\"ntp_sources\":[\"0.pool.ntp.org\",\"192.0.2.1\"]}");
@@ -508,6 +509,14 @@ Test(steps, bound_host_checks) {
         }
         cr_assert_str_neq(ids[0] + strlen("connectivity-check-"), ids[1] + strlen("ntp-synchronizer-"));
         steps_reply_free(&r);
+
+        /* [network] mtu_check = false: the agent is told not to probe. */
+        in.skip_mtu_probe = true;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        json_object *probe = member(member(json_object_array_get_idx(r.instructions, 0), "args"), "mtu_probe");
+        cr_assert(json_object_is_type(probe, json_type_boolean) && !json_object_get_boolean(probe));
+        steps_reply_free(&r);
+        in.skip_mtu_probe = false;
 
         /* No peers with addresses, no names, no NTP sources: the date alone. */
         in.n_peers = 0;
@@ -740,11 +749,16 @@ Test(steps, caps_match_the_agent) {
                 snprintf(names[i], sizeof names[i], "peer-%zu", i);
                 peers[i] = (struct step_peer) { names[i], addrs, N(addrs) };
         }
-        a = steps_connectivity_args(peers, N(peers));
+        a = steps_connectivity_args(peers, N(peers), true);
         list = member(a, "peers");
+        cr_assert(json_object_get_boolean(member(a, "mtu_probe")));
         cr_assert_eq(json_object_array_length(list), STEPS_MAX_PEERS);
         cr_assert_eq(json_object_array_length(member(json_object_array_get_idx(list, 0), "addresses")),
                      STEPS_MAX_PEER_ADDRESSES);
+        json_object_put(a);
+        a = steps_connectivity_args(peers, 1, false);
+        cr_assert(json_object_is_type(member(a, "mtu_probe"), json_type_boolean));
+        cr_assert_not(json_object_get_boolean(member(a, "mtu_probe")), "[network] mtu_check = false");
         json_object_put(a);
 
         memset(longsrc, 'n', sizeof longsrc - 1);

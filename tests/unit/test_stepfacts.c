@@ -2,24 +2,29 @@
  * shapes) parsed defensively. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "stepfacts.h"
 
 static const char *const full =
         "{\"connectivity-check\":{\"peers\":["
-        "  {\"host_id\":\"a\",\"reachable\":true,\"loss_pct\":0,\"rtt_avg_ms\":0.25},"
-        "  {\"host_id\":\"b\",\"reachable\":false,\"loss_pct\":100},"
+        "  {\"host_id\":\"a\",\"reachable\":true,\"loss_pct\":0,\"rtt_avg_ms\":0.25,"
+        "   \"mtu_ok\":false,\"mtu\":1500,\"path_mtu\":1280},"
+        "  {\"host_id\":\"b\",\"reachable\":false,\"loss_pct\":100,\"mtu_ok\":null},"
         "  {\"host_id\":7,\"reachable\":true},"
         "  {\"reachable\":true}]},"
         " \"ntp-synchronizer\":{\"synced\":true,\"offset_ms\":-12.5,\"method\":\"coordinator-date\"},"
         " \"domain-resolution\":{\"resolutions\":["
         "  {\"name\":\"api-int.c.example.com\",\"ipv4_addresses\":[\"10.0.0.9\"]},"
-        "  {\"name\":\"API.c.example.com\",\"ipv4_addresses\":[\"10.0.0.5\",3],\"ipv6_addresses\":[\"fd00::5\"]}]}}";
+        "  {\"name\":\"*.apps.c.example.com\",\"queried_name\":\"muster-0a0b0c0d0e0f.apps.c.example.com\","
+        "   \"ipv4_addresses\":[],\"error\":\"Name or service not known\\n\\u0007\"},"
+        "  {\"name\":\"API.c.example.com\",\"ipv4_addresses\":[\"10.0.0.5\",3],\"ipv6_addresses\":[\"fd00::5\"]},"
+        "  {\"name\":\"api.c.example.com\",\"ipv4_addresses\":[\"10.6.6.6\"]}]}}";
 
 Test(stepfacts, all_three_results) {
         struct step_facts sf;
         struct host_facts f = { 0 };
-        cr_assert_eq(step_facts_parse(full, "api.c.example.com", &sf), 0);
+        cr_assert_eq(step_facts_parse(full, "c.example.com", &sf), 0);
         step_facts_apply(&sf, &f);
         cr_assert(f.connectivity.present);
         cr_assert_eq(f.connectivity.n_peers, 2, "entries without a string host_id are skipped");
@@ -32,10 +37,22 @@ Test(stepfacts, all_three_results) {
         cr_assert(f.ntp.present);
         cr_assert_not(f.ntp.synced, "synced by the coordinator's Date is not an NTP source answering");
         cr_assert_float_eq(f.ntp.offset_ms, -12.5, 1e-9);
-        cr_assert(f.api_dns.present);
-        cr_assert_eq(f.api_dns.n_addresses, 2, "the non-string address is skipped");
-        cr_assert_str_eq(f.api_dns.addresses[0], "10.0.0.5");
-        cr_assert_str_eq(f.api_dns.addresses[1], "fd00::5");
+        cr_assert_eq(f.connectivity.peers[0].mtu_result, PEER_MTU_FAILED);
+        cr_assert_eq(f.connectivity.peers[0].mtu, 1500);
+        cr_assert_eq(f.connectivity.peers[0].path_mtu, 1280);
+        cr_assert_eq(f.connectivity.peers[1].mtu_result, PEER_MTU_UNKNOWN, "not probed");
+        const struct dns_fact *api = &f.dns[DNS_NAME_API];
+        cr_assert(api->present);
+        cr_assert_eq(api->n_addresses, 2, "the non-string address is skipped; the later duplicate entry too");
+        cr_assert_str_eq(api->addresses[0], "10.0.0.5");
+        cr_assert_str_eq(api->addresses[1], "fd00::5");
+        cr_assert_null(api->error);
+        cr_assert(f.dns[DNS_NAME_API_INT].present);
+        cr_assert_eq(f.dns[DNS_NAME_API_INT].n_addresses, 1);
+        cr_assert_str_eq(f.dns[DNS_NAME_API_INT].addresses[0], "10.0.0.9");
+        cr_assert(f.dns[DNS_NAME_APPS].present, "the wildcard entry is found by its name, not the name queried");
+        cr_assert_eq(f.dns[DNS_NAME_APPS].n_addresses, 0);
+        cr_assert_str_eq(f.dns[DNS_NAME_APPS].error, "Name or service not known??", "control characters are replaced");
         step_facts_free(&sf);
 }
 
@@ -73,13 +90,16 @@ Test(stepfacts, nothing_or_garbage_reads_as_not_received) {
                 "{\"ntp-synchronizer\":{\"offset_ms\":3,\"method\":null}}",
                 "{\"ntp-synchronizer\":{\"offset_ms\":\"3\",\"method\":\"sntp\"}}",
                 "{\"domain-resolution\":{\"resolutions\":[{\"name\":\"other.example.com\"}]}}",
+                "{\"domain-resolution\":{\"resolutions\":[{\"name\":\"api.other.c.example.com\"},"
+                "{\"name\":\"apps.c.example.com\"},{\"name\":[\"api.c.example.com\"]}]}}",
         };
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
                 struct step_facts sf;
-                cr_assert_eq(step_facts_parse(cases[i], "api.c.example.com", &sf), 0);
+                cr_assert_eq(step_facts_parse(cases[i], "c.example.com", &sf), 0);
                 cr_assert_not(sf.have_connectivity, "case %zu", i);
                 cr_assert_not(sf.have_ntp, "case %zu", i);
-                cr_assert_not(sf.have_api_dns, "case %zu", i);
+                for (int k = 0; k < _DNS_NAME_MAX; k++)
+                        cr_assert_not(sf.dns[k].present, "case %zu", i);
                 step_facts_free(&sf);
         }
 }
@@ -87,7 +107,36 @@ Test(stepfacts, nothing_or_garbage_reads_as_not_received) {
 Test(stepfacts, no_api_name_means_no_dns_fact) {
         struct step_facts sf;
         cr_assert_eq(step_facts_parse(full, NULL, &sf), 0);
-        cr_assert_not(sf.have_api_dns);
+        for (int k = 0; k < _DNS_NAME_MAX; k++)
+                cr_assert_not(sf.dns[k].present);
         cr_assert(sf.have_connectivity);
         step_facts_free(&sf);
+}
+
+/* The MTU probe's verdict counts only with a plausible MTU tried. */
+Test(stepfacts, mtu_fields_are_checked) {
+        static const struct { const char *peer; enum peer_mtu want; int64_t mtu, path; } cases[] = {
+                { "\"mtu_ok\":true,\"mtu\":9000", PEER_MTU_PASSED, 9000, 0 },
+                { "\"mtu_ok\":false,\"mtu\":1500", PEER_MTU_FAILED, 1500, 0 },
+                { "\"mtu_ok\":false,\"mtu\":1500,\"path_mtu\":\"1280\"", PEER_MTU_FAILED, 1500, 0 },
+                { "\"mtu_ok\":false,\"mtu\":1500,\"path_mtu\":99999", PEER_MTU_FAILED, 1500, 0 },
+                { "\"mtu_ok\":true", PEER_MTU_UNKNOWN, 0, 0 },
+                { "\"mtu_ok\":true,\"mtu\":0", PEER_MTU_UNKNOWN, 0, 0 },
+                { "\"mtu_ok\":true,\"mtu\":70000", PEER_MTU_UNKNOWN, 0, 0 },
+                { "\"mtu_ok\":true,\"mtu\":1500.5", PEER_MTU_UNKNOWN, 0, 0 },
+                { "\"mtu_ok\":\"yes\",\"mtu\":1500,\"path_mtu\":1280", PEER_MTU_UNKNOWN, 0, 0 },
+                { "\"mtu\":1500", PEER_MTU_UNKNOWN, 0, 0 },
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                char text[256];
+                struct step_facts sf;
+                snprintf(text, sizeof text, "{\"connectivity-check\":{\"peers\":[{\"host_id\":\"a\",\"reachable\":true,%s}]}}",
+                         cases[i].peer);
+                cr_assert_eq(step_facts_parse(text, NULL, &sf), 0);
+                cr_assert_eq(sf.n_peers, 1, "%s", text);
+                cr_assert_eq(sf.peers[0].mtu_result, cases[i].want, "%s", text);
+                cr_assert_eq(sf.peers[0].mtu, cases[i].mtu, "%s", text);
+                cr_assert_eq(sf.peers[0].path_mtu, cases[i].path, "%s", text);
+                step_facts_free(&sf);
+        }
 }

@@ -509,6 +509,8 @@ Test(args, connectivity) {
         expect_einval(step_connectivity_check, "{\"peers\":[],\"tcp_port\":65536}");
         expect_einval(step_connectivity_check, "{\"peers\":[],\"method\":\"udp\"}");
         expect_einval(step_connectivity_check, "{\"peers\":[],\"method\":\"tcp\"}"); /* needs tcp_port */
+        expect_einval(step_connectivity_check, "{\"peers\":[],\"mtu_probe\":\"yes\"}");
+        expect_einval(step_connectivity_check, "{\"peers\":[],\"mtu_probe\":1}");
 
         /* caps: 1000 peers, 16 addresses each */
         json_object *args = json_object_new_object(), *peers = json_object_new_array();
@@ -900,11 +902,29 @@ static void expect_icmp_refused(json_object *out, const char *addr_path) {
 #define ICMP_ARGS "{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\",\"::1\"]}]," \
                   "\"count\":2,\"timeout_ms\":500,\"method\":\"icmp\"}"
 
+/* The full-MTU probe on loopback: lo's MTU (65536) is more than an IP
+ * packet holds, so the largest packet (65535 bytes) is tried, and passes. */
+static void expect_full_mtu(json_object *out, const char *addr_path) {
+        char p[128];
+        snprintf(p, sizeof p, "%s.mtu_ok", addr_path);
+        cr_expect(jbool(out, p), "%s: %s", p, json_object_to_json_string(out));
+        snprintf(p, sizeof p, "%s.mtu", addr_path);
+        cr_expect_eq(jnum(out, p), 65535, "%s", p);
+        snprintf(p, sizeof p, "%s.path_mtu", addr_path);
+        cr_expect(jnull(out, p), "%s", p);
+        snprintf(p, sizeof p, "%s.mtu_error", addr_path);
+        cr_expect(jnull(out, p), "%s", p);
+}
+
 Test(connectivity, icmp_by_ping_socket) {
         private_net(true, false);
         json_object *out = conn_run(ICMP_ARGS);
         expect_reached(out, "peers.0.addresses.0", "icmp");
         expect_reached(out, "peers.0.addresses.1", "icmp");
+        expect_full_mtu(out, "peers.0.addresses.0");
+        expect_full_mtu(out, "peers.0.addresses.1");
+        cr_expect(jbool(out, "peers.0.mtu_ok"));
+        cr_expect_eq(jnum(out, "peers.0.mtu"), 65535);
         json_object_put(out);
 }
 
@@ -913,6 +933,23 @@ Test(connectivity, icmp_by_raw_socket) {
         json_object *out = conn_run(ICMP_ARGS);
         expect_reached(out, "peers.0.addresses.0", "icmp");
         expect_reached(out, "peers.0.addresses.1", "icmp");
+        expect_full_mtu(out, "peers.0.addresses.0");
+        expect_full_mtu(out, "peers.0.addresses.1");
+        json_object_put(out);
+        /* A smaller MTU on lo is the one tried. */
+        tu_must("ip link set lo mtu 1400");
+        out = conn_run(ICMP_ARGS);
+        cr_expect(jbool(out, "peers.0.addresses.0.mtu_ok"), "%s", json_object_to_json_string(out));
+        cr_expect_eq(jnum(out, "peers.0.addresses.0.mtu"), 1400);
+        cr_expect_eq(jnum(out, "peers.0.addresses.1.mtu"), 1400);
+        cr_expect_eq(jnum(out, "peers.0.mtu"), 1400);
+        json_object_put(out);
+        /* Without the probe, no MTU members. */
+        out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\"]}],"
+                       "\"count\":1,\"method\":\"icmp\",\"mtu_probe\":false}");
+        expect_reached(out, "peers.0.addresses.0", "icmp");
+        cr_expect_null(tu_json_get(out, "peers.0.addresses.0.mtu_ok"), "%s", json_object_to_json_string(out));
+        cr_expect_not(json_object_object_get_ex(tu_json_get(out, "peers.0"), "mtu_ok", NULL));
         json_object_put(out);
 }
 
@@ -921,6 +958,9 @@ Test(connectivity, icmp_only_when_permitted) {
         json_object *out = conn_run(ICMP_ARGS);
         expect_icmp_refused(out, "peers.0.addresses.0");
         expect_icmp_refused(out, "peers.0.addresses.1");
+        cr_expect(jnull(out, "peers.0.addresses.0.mtu_ok"));
+        cr_expect_str_eq(jstr(out, "peers.0.addresses.0.mtu_error"), "not reachable");
+        cr_expect(jnull(out, "peers.0.mtu_ok"), "nothing probed");
         json_object_put(out);
 }
 
@@ -1011,6 +1051,10 @@ Test(connectivity, falls_back_to_tcp_without_icmp) {
                                     "\"count\":2,\"tcp_port\":%u}", port);
         expect_reached(out, "peers.0.addresses.0", "tcp");
         expect_reached(out, "peers.0.addresses.1", "tcp");
+        /* The MTU probe needs ICMP echo: not probed, and said why. */
+        cr_expect(jnull(out, "peers.0.addresses.0.mtu_ok"), "%s", json_object_to_json_string(out));
+        cr_expect_str_eq(jstr(out, "peers.0.addresses.0.mtu_error"), "needs ICMP echo");
+        cr_expect(jnull(out, "peers.0.mtu_ok"));
         json_object_put(out);
         out = conn_run("{\"peers\":[{\"host_id\":\"" HOST_A "\",\"addresses\":[\"127.0.0.1\"]}],\"count\":1}");
         cr_expect_not(jbool(out, "peers.0.addresses.0.reachable"));

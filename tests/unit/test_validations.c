@@ -562,8 +562,8 @@ Test(host, belongs_to_majority_group) {
                 { "peer-1", "worker-1" }, { "peer-2", "worker-2" }, { "peer-3", NULL }, { "peer-4", "worker-4" },
         };
         struct peer_connectivity conn[] = {
-                { "peer-1", true, 0.4, 0 }, { "peer-2", false, 0, 100 }, { "peer-3", false, 0, 100 },
-                { "peer-9", true, 0.3, 0 },
+                { "peer-1", true, 0.4, 0, PEER_MTU_UNKNOWN, 0, 0 }, { "peer-2", false, 0, 100, PEER_MTU_UNKNOWN, 0, 0 },
+                { "peer-3", false, 0, 100, PEER_MTU_UNKNOWN, 0, 0 }, { "peer-9", true, 0.3, 0, PEER_MTU_UNKNOWN, 0, 0 },
         };
         struct host_facts f = bound_full(&q35, ROLE_WORKER);
 
@@ -661,15 +661,15 @@ Test(host, api_domain_name_resolved) {
         struct run r;
 
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_PENDING, "Waiting for the resolution of api.lab.example.com");
-        f.api_dns.present = true;
+        f.dns[DNS_NAME_API].present = true;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
                     "api.lab.example.com does not resolve; it must point to the API VIP 192.0.2.5");
-        f.api_dns.addresses = vip_only;
-        f.api_dns.n_addresses = 1;
+        f.dns[DNS_NAME_API].addresses = vip_only;
+        f.dns[DNS_NAME_API].n_addresses = 1;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
                     "api.lab.example.com resolves to 192.0.2.5, the API VIP");
-        f.api_dns.addresses = other;
-        f.api_dns.n_addresses = 2;
+        f.dns[DNS_NAME_API].addresses = other;
+        f.dns[DNS_NAME_API].n_addresses = 2;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
                     "api.lab.example.com resolves to 10.0.0.1, 2001:db8::99 instead of the API VIP 192.0.2.5");
         f.cluster.api_vip = "192.0.2";
@@ -683,10 +683,10 @@ Test(host, api_domain_name_resolved) {
         f.cluster.single_node = true;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
                     "api.lab.example.com resolves to 10.0.0.1, 2001:db8::99 instead of an address of this host");
-        f.api_dns.addresses = own;
+        f.dns[DNS_NAME_API].addresses = own;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
                     "api.lab.example.com resolves to 2001:db8::10, an address of this host");
-        f.api_dns.n_addresses = 0;
+        f.dns[DNS_NAME_API].n_addresses = 0;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
                     "api.lab.example.com does not resolve; it must point to an address of this host");
         f.cluster.base_dns_domain = "";
@@ -696,6 +696,134 @@ Test(host, api_domain_name_resolved) {
         f.cluster.base_dns_domain = "example.com";
         f.cluster.name = NULL;
         expect_host(&f, VAL_API_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_PENDING, "The cluster's name is not set");
+}
+
+/* api-int.<name>.<domain> to the API VIP and *.apps.<name>.<domain> to the
+ * ingress VIP (issue 13, item 9); [dns] makes either optional. */
+Test(host, api_int_and_apps_resolved) {
+        const char *api_vip[] = { "192.0.2.5" };
+        const char *ingress[] = { "198.51.100.7", "192.0.2.6" };
+        const char *wrong[] = { "192.0.2.99" };
+        const char *own[] = { "2001:db8::10" };
+        struct host_facts f = bound_full(&q35, ROLE_MASTER);
+        struct muster_config loose = cfg;
+        struct validation_result v[VAL_HOST_COUNT];
+        int n;
+
+        f.cluster.ingress_vip = "192.0.2.6";
+        expect_host(&f, VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_PENDING,
+                    "Waiting for the resolution of api-int.lab.example.com");
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_PENDING,
+                    "Waiting for the resolution of *.apps.lab.example.com");
+        f.dns[DNS_NAME_API_INT] = (struct dns_fact) { true, NULL, 0, "Name or service not known" };
+        f.dns[DNS_NAME_APPS] = (struct dns_fact) { true, NULL, 0, NULL };
+        expect_host(&f, VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
+                    "api-int.lab.example.com does not resolve; it must point to the API VIP 192.0.2.5 "
+                    "(Name or service not known)");
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
+                    "*.apps.lab.example.com does not resolve; it must point to the ingress VIP 192.0.2.6");
+        /* Optional: not resolving passes... */
+        loose.dns_require_api_int = false;
+        loose.dns_require_apps = false;
+        n = validations_host(&f, &loose, v);
+        expect(v, (size_t) n, VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
+               "api-int.lab.example.com does not resolve; not required ([dns] require_api_int = false) "
+               "(Name or service not known)");
+        expect(v, (size_t) n, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
+               "*.apps.lab.example.com does not resolve; not required ([dns] require_apps = false)");
+        /* ... a wrong answer does not. */
+        f.dns[DNS_NAME_API_INT] = (struct dns_fact) { true, wrong, 1, NULL };
+        f.dns[DNS_NAME_APPS] = (struct dns_fact) { true, api_vip, 1, NULL };
+        n = validations_host(&f, &loose, v);
+        expect(v, (size_t) n, VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
+               "api-int.lab.example.com resolves to 192.0.2.99 instead of the API VIP 192.0.2.5");
+        expect(v, (size_t) n, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
+               "*.apps.lab.example.com resolves to 192.0.2.5 instead of the ingress VIP 192.0.2.6");
+        /* The right answers: api-int to the API VIP, apps to the ingress VIP. */
+        f.dns[DNS_NAME_API_INT] = (struct dns_fact) { true, api_vip, 1, NULL };
+        f.dns[DNS_NAME_APPS] = (struct dns_fact) { true, ingress, 2, NULL };
+        expect_host(&f, VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
+                    "api-int.lab.example.com resolves to 192.0.2.5, the API VIP");
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
+                    "*.apps.lab.example.com resolves to 192.0.2.6, the ingress VIP");
+        /* The ingress VIP is the user's to give; a bad one is an error. */
+        f.cluster.ingress_vip = NULL;
+        struct run r = run_host(&f);
+        expect(r.v, (size_t) r.n, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_PENDING,
+               "The cluster's ingress VIP is not set");
+        cr_assert(get(&r, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY)->awaits_user);
+        f.cluster.ingress_vip = "192.0.2.600";
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_ERROR,
+                    "The cluster's ingress VIP '192.0.2.600' is not a valid address");
+        /* Single node without VIPs: both must point at the host itself. */
+        f.cluster.single_node = true;
+        f.cluster.api_vip = f.cluster.ingress_vip = NULL;
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_FAILURE,
+                    "*.apps.lab.example.com resolves to 198.51.100.7, 192.0.2.6 instead of an address of this host");
+        f.dns[DNS_NAME_APPS] = (struct dns_fact) { true, own, 1, NULL };
+        f.dns[DNS_NAME_API_INT] = (struct dns_fact) { true, own, 1, NULL };
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
+                    "*.apps.lab.example.com resolves to 2001:db8::10, an address of this host");
+        expect_host(&f, VAL_API_INT_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_SUCCESS,
+                    "api-int.lab.example.com resolves to 2001:db8::10, an address of this host");
+        f.cluster.name = "";
+        expect_host(&f, VAL_APPS_DOMAIN_NAME_RESOLVED_CORRECTLY, VSTATUS_PENDING, "The cluster's name is not set");
+}
+
+/* mtu-valid (issue 13, item 9): the connectivity check's full-MTU probe to
+ * each reached host, and [network] mtu_check and min_mtu. */
+Test(host, mtu_valid) {
+        const struct host_peer peers[] = { { "peer-1", "worker-1" }, { "peer-2", "worker-2" }, { "peer-3", NULL } };
+        struct peer_connectivity conn[] = {
+                { "peer-1", true, 0.4, 0, PEER_MTU_PASSED, 1500, 0 },
+                { "peer-2", true, 0.5, 0, PEER_MTU_PASSED, 9000, 0 },
+                { "peer-3", false, NAN, 100, PEER_MTU_UNKNOWN, 0, 0 },
+        };
+        struct host_facts f = bound_full(&q35, ROLE_WORKER);
+        struct muster_config c2 = cfg;
+        struct validation_result v[VAL_HOST_COUNT];
+        int n;
+
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_DISABLED, "No other host to measure against");
+        f.cluster.peers = peers;
+        f.cluster.n_peers = N(peers);
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_PENDING, "Waiting for the connectivity check");
+        f.connectivity.present = true;
+        f.connectivity.peers = conn;
+        f.connectivity.n_peers = N(conn);
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_SUCCESS, "Full-size packets (MTU 1500) reach 2 other host(s)");
+        conn[1].mtu_result = PEER_MTU_FAILED;
+        conn[1].path_mtu = 1280;
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_FAILURE,
+                    "Full-size packets do not reach: worker-2 (MTU 9000 tried, path MTU 1280)");
+        conn[0].mtu_result = PEER_MTU_FAILED;
+        conn[1].path_mtu = 0;
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_FAILURE,
+                    "Full-size packets do not reach: worker-1 (MTU 1500 tried, no reply), worker-2 (MTU 9000 tried, no reply)");
+        /* min_mtu: jumbo frames demanded, worker-1's interface has 1500. */
+        conn[0].mtu_result = conn[1].mtu_result = PEER_MTU_PASSED;
+        c2.network_min_mtu = 9000;
+        n = validations_host(&f, &c2, v);
+        expect(v, (size_t) n, VAL_MTU_VALID, VSTATUS_FAILURE,
+               "Full-size packets do not reach: worker-1 (MTU 1500, below [network] min_mtu 9000)");
+        c2.network_min_mtu = 1500;
+        n = validations_host(&f, &c2, v);
+        expect(v, (size_t) n, VAL_MTU_VALID, VSTATUS_SUCCESS,
+               "Full-size packets (MTU 1500) reach 2 other host(s); at least 1500 required");
+        /* Reached, but only by TCP (no ICMP, no probe). */
+        conn[0].mtu_result = conn[1].mtu_result = PEER_MTU_UNKNOWN;
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_DISABLED, "Could not be measured: no other host was probed with ICMP echo");
+        n = validations_host(&f, &c2, v);
+        expect(v, (size_t) n, VAL_MTU_VALID, VSTATUS_FAILURE,
+               "The MTU could not be measured to any other host (the probe needs ICMP echo); "
+               "[network] min_mtu = 1500 requires it");
+        conn[0].reachable = conn[1].reachable = false;
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_PENDING, "No other host reached yet");
+        c2.network_mtu_check = false;
+        n = validations_host(&f, &c2, v);
+        expect(v, (size_t) n, VAL_MTU_VALID, VSTATUS_DISABLED, "Not checked: [network] mtu_check = false");
+        f.cluster.single_node = true;
+        expect_host(&f, VAL_MTU_VALID, VSTATUS_DISABLED, "No other host to measure against");
 }
 
 Test(host, json_output) {
@@ -1044,7 +1172,8 @@ Test(host, cpu_architecture_matches) {
 Test(host, network_latency_and_packet_loss) {
         const struct host_peer peers[] = { { "peer-1", "worker-1" }, { "peer-2", "worker-2" }, { "peer-3", NULL } };
         struct peer_connectivity conn[] = {
-                { "peer-1", true, 0.4, 0 }, { "peer-2", true, 2.5, 0 }, { "peer-3", false, NAN, 100 },
+                { "peer-1", true, 0.4, 0, PEER_MTU_UNKNOWN, 0, 0 }, { "peer-2", true, 2.5, 0, PEER_MTU_UNKNOWN, 0, 0 },
+                { "peer-3", false, NAN, 100, PEER_MTU_UNKNOWN, 0, 0 },
         };
         struct host_facts f = bound_full(&q35, ROLE_WORKER);
         expect_host(&f, VAL_SUFFICIENT_NETWORK_LATENCY, VSTATUS_DISABLED, "No other host to measure against");
