@@ -18,3 +18,15 @@ int install_fail_host(struct musterd *d, const struct host *h, const char *prefi
 /* If every host bound to the cluster is installed, an installing cluster
  * becomes installed (event). 1 if it did, 0 if not yet, -errno. */
 int install_cluster_check(struct musterd *d, const char *cluster_id);
+
+/* The preparation of an installation (preparing-for-installation): a host
+ * has passed once its installation-disk-speed-check result is in and none
+ * of its validations fails or waits.
+ * - A cluster install: when every host has passed, they all become
+ *   installing (prepared) and the cluster installing. When a host left its
+ *   preparation (insufficient on a failed check, disconnected, registered
+ *   again), the cluster goes back to insufficient saying why, its other
+ *   preparing hosts back to known (preparation-failed); nothing was written.
+ * - A day-2 host of an installed cluster: it becomes installing on its own.
+ * Events for each move. 1 if something moved, 0 if not, -errno. */
+int install_prepare_check(struct musterd *d, const char *cluster_id);
