@@ -28,6 +28,7 @@
 #include "cleanup.h"
 #include "client.h"
 #include "crypto.h"
+#include "diskspeed.h"
 #include "errmsg.h"
 #include "fdio.h"
 #include "growbuf.h"
@@ -511,6 +512,30 @@ done:
         install_args_free(&a);
 }
 
+/* installation-disk-speed-check: on the --install-target when there is one
+ * (tests), else on args.path. */
+static void step_disk_speed(const struct run_instruction *in, const struct run_step_context *ctx,
+                            struct run_step_result *res) {
+        struct diskspeed_args a;
+        json_object *out = NULL;
+        char err[512];
+        int r = diskspeed_args_parse(in->args, &a, err, sizeof err);
+        if (r >= 0)
+                r = diskspeed_run(&a, ctx->install ? ctx->install->target : NULL, &out, err, sizeof err);
+        diskspeed_args_free(&a);
+        if (r < 0) {
+                res->exit_code = 1;
+                res->error = r == -ENOMEM && !err[0] ? strdup_printf("out of memory")
+                                                     : strdup_printf("%s", err[0] ? err : "the disk speed check failed");
+                return;
+        }
+        log_info("run", "Step %s: fdatasync p99 %.2f ms on %s", in->step_id,
+                 json_object_get_double(json_object_object_get(out, "p99_ms")),
+                 json_object_get_string(json_object_object_get(out, "path")));
+        res->exit_code = 0;
+        res->output = out;
+}
+
 void run_step_execute(const struct run_instruction *in, const struct run_step_context *ctx,
                       struct run_step_result *res) {
         int (*runner)(json_object *, json_object **) = NULL;
@@ -559,6 +584,8 @@ void run_step_execute(const struct run_instruction *in, const struct run_step_co
                 return;
         }
         case STEP_INSTALLATION_DISK_SPEED_CHECK:
+                step_disk_speed(in, ctx, res);
+                return;
         case STEP_LOGS_GATHER:
         case _STEP_TYPE_MAX:
         case _STEP_TYPE_INVALID:

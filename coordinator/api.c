@@ -23,6 +23,7 @@
 #include "protocol.h"
 #include "ratelimit.h"
 #include "refresh.h"
+#include "stepfacts.h"
 #include "steps.h"
 #include "uuid.h"
 #include "validations.h"
@@ -599,6 +600,18 @@ static void reregistered(struct musterd *d, struct host *h) {
                       "host %s registered again: %s -> %s", h->id, host_status_to_string(h->status),
                       host_status_to_string(to));
         h->status = to;
+        /* A restarted or rebooted host (fixed, maybe) gets its disk measured
+         * again at the next installation: a failed check no longer holds it. */
+        if (h->cluster_id &&
+            store_host_forget_step_result(d->store, h->infra_env_id, h->id, STEP_INSTALLATION_DISK_SPEED_CHECK) > 0) {
+                struct host fresh;
+                host_init(&fresh);
+                if (store_host_get(d->store, h->infra_env_id, h->id, &fresh) == 0) {
+                        free(h->step_results_json);
+                        h->step_results_json = TAKE_PTR(fresh.step_results_json);
+                }
+                host_free(&fresh);
+        }
         (void) refresh_host(d, h);
 }
 
@@ -829,7 +842,9 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
         struct bound_peers bp = { 0 };
         struct cluster cl;
         cluster_init(&cl);
-        if (h.cluster_id && !in.must_reregister && (steps_allowed(h.status) & (1u << STEP_INSTALL)) &&
+        /* The install step and the disk speed check go to the same disk. */
+        if (h.cluster_id && !in.must_reregister &&
+            (steps_allowed(h.status) & (1u << STEP_INSTALL | 1u << STEP_INSTALLATION_DISK_SPEED_CHECK)) &&
             (r = api_install_steps_input(d, &h, &cl, &in)) < 0 && r != -ENOENT) {
                 cluster_free(&cl);
                 api_store_error(resp, r, "cluster");
@@ -860,6 +875,7 @@ static void h_instructions(void *app, struct http_request *req, struct http_resp
                 in.peers = bp.peers;
                 in.n_peers = bp.n;
         }
+        in.disk_speed_measured = step_facts_has(h.step_results_json, STEP_INSTALLATION_DISK_SPEED_CHECK);
         if (h.status == HOST_ERROR && !in.must_reregister) {
                 int sp = store_host_stop_pending(d->store, ie.id, h.id);
                 in.stop_installation = sp > 0;
@@ -925,6 +941,13 @@ static void h_step_result(void *app, struct http_request *req, struct http_respo
                 api_install_result(d, &h, json_object_is_type(sid, json_type_string) ? json_object_get_string(sid) : NULL,
                                    exit_code, output,
                                    json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL, resp);
+                goto out;
+        }
+        if (t == STEP_INSTALLATION_DISK_SPEED_CHECK) {
+                json_object *e = NULL;
+                json_object_object_get_ex(req->body, "error", &e);
+                api_disk_speed_result(d, &h, exit_code, output,
+                                      json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL, resp);
                 goto out;
         }
         if (exit_code != 0) {

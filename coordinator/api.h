@@ -77,7 +77,14 @@ void api_payload_get(void *app, struct http_request *req, struct http_response *
  * answers resp. */
 void api_install_result(struct musterd *d, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
                         const char *error, struct http_response *resp);
-/* The step arguments an installing or installed host gets on a poll: fills
- * the install members of *in (strings live in *c and *h). */
+/* The result of a host's installation-disk-speed-check: kept as its step
+ * result (for the disk the coordinator chose) while it is preparing, its
+ * validations and its cluster's preparation follow (install.h); late
+ * results are ignored. Answers resp (400 for an output of the wrong shape). */
+void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code, json_object *output,
+                           const char *error, struct http_response *resp);
+/* The step arguments a preparing, installing or installed host gets on a
+ * poll: fills the install members of *in, installation_disk included (the
+ * disk speed check's too; strings live in *c and *h). */
 struct steps_input;
 int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in);

@@ -1,7 +1,9 @@
 /* Installation over the API (DESIGN §4-6): the install action (roles,
- * payload revision 1, hosts handed the install step), the agents' progress
- * reports and step results, and the signed payload revisions they fetch. */
+ * payload revision 1, hosts preparing), the disk speed check that prepares
+ * them, the agents' progress reports and step results, and the signed
+ * payload revisions they fetch. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,15 @@
 #include "clusterrel.h"
 #include "hostfsm.h"
 #include "install.h"
+#include "jsonwrite.h"
 #include "log.h"
 #include "payload.h"
 #include "refresh.h"
 #include "steps.h"
 #include "uuid.h"
 #include "validations.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 /* ---- install ------------------------------------------------------------ */
 
@@ -62,6 +67,18 @@ static enum host_role role_of(const struct host *h, const struct store_host_role
                 if (roles[k].host_id == h->id)
                         return roles[k].role;
         return h->role;
+}
+
+/* Re-validate the cluster's preparing hosts (the disk speed check is now
+ * pending), which may also end the preparation (refresh_cluster). */
+static void refresh_preparing(struct musterd *d, const char *cluster_id) {
+        struct cluster_view v;
+        if (cluster_view_load(d, cluster_id, true, &v) < 0)
+                return;
+        for (size_t i = 0; i < v.hosts.n; i++)
+                if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION)
+                        (void) refresh_host(d, &v.hosts.v[i]);
+        cluster_view_free(&v);
 }
 
 void api_cluster_install(void *app, struct http_request *req, struct http_response *resp) {
@@ -139,31 +156,19 @@ void api_cluster_install(void *app, struct http_request *req, struct http_respon
                       cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
                       "Installation started; preparing the hosts");
         clusterrel_payload_event(d, &v.c, &p);
-        /* Prepared at once: the install step is handed out on the next poll. */
+        /* The hosts stay preparing until each has passed its disk speed check
+         * (install_prepare_check); their validations say they wait for it. */
         for (size_t i = 0; i < v.hosts.n; i++) {
                 struct host *h = &v.hosts.v[i];
-                enum host_status prep, inst;
+                enum host_status prep;
                 const char *why;
                 if (h->status != HOST_KNOWN || hostfsm_apply(HOST_KNOWN, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &why) < 0)
                         continue;
                 musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, c.id, h->id,
                               "host %s: known -> %s: %s (role %s)", h->id, host_status_to_string(prep), why,
                               host_role_to_string(role_of(h, roles, n_roles)));
-                if (hostfsm_apply(prep, HOSTFSM_EV_PREPARED, NULL, &inst, &why) < 0 ||
-                    store_host_set_status(d->store, h->infra_env_id, h->id, inst, hostfsm_status_info(inst), NULL, 0,
-                                          STORE_STATUS(prep)) < 0)
-                        continue;
-                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, c.id, h->id, "host %s: %s -> %s: %s",
-                              h->id, host_status_to_string(prep), host_status_to_string(inst), why);
         }
-        char info[256];
-        snprintf(info, sizeof info, "Installation in progress: %d host(s) installing payload revision %lld", moved,
-                 (long long) p.revision);
-        if (store_cluster_set_status_from(d->store, c.id, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
-                                          cluster_status_to_string(CLUSTER_INSTALLING), info, NULL, 0) == 0)
-                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", c.name,
-                              c.id, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
-                              cluster_status_to_string(CLUSTER_INSTALLING), info);
+        refresh_preparing(d, c.id);
         cluster_free(&c);
         if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
                 api_store_error(resp, r, "cluster");
@@ -358,7 +363,7 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
         }
         /* The latest look at the host before it moves. */
         (void) refresh_host(d, &h);
-        enum host_status prep, inst;
+        enum host_status prep;
         const char *why;
         if (hostfsm_apply(h.status, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &why) < 0) {
                 http_error(resp, 409, "host %s is %s, not known: %s", h.id, host_status_to_string(h.status),
@@ -374,8 +379,10 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
         }
         if (day2_payload(d, &c, resp) < 0)
                 goto out;
-        (void) hostfsm_apply(prep, HOSTFSM_EV_PREPARED, NULL, &inst, NULL);
-        r = store_host_set_status(d->store, ie.id, h.id, inst, hostfsm_status_info(inst), NULL, 0, STORE_STATUS(h.status));
+        /* Measured again for this installation (install_prepare_check moves it on). */
+        if ((r = store_host_forget_step_result(d->store, ie.id, h.id, STEP_INSTALLATION_DISK_SPEED_CHECK)) >= 0)
+                r = store_host_set_status(d->store, ie.id, h.id, prep, hostfsm_status_info(prep), NULL, 0,
+                                          STORE_STATUS(h.status));
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
@@ -384,8 +391,12 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
                       "day-2 install of host %s into cluster %s (payload revision %lld, role %s) started by %s", h.id,
                       c.name, (long long) c.payload_revision, host_role_to_string(h.role), P(req)->owner);
         musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, ie.id, c.id, h.id, "host %s: %s -> %s: %s", h.id,
-                      host_status_to_string(h.status), host_status_to_string(inst), hostfsm_status_info(inst));
-        api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
+                      host_status_to_string(h.status), host_status_to_string(prep), why);
+        host_free(&h);
+        host_init(&h);
+        if (store_host_get(d->store, ie.id, req->params[1], &h) == 0)
+                (void) refresh_host(d, &h);
+        api_reply_host(d, resp, ie.id, req->params[1], MODEL_JSON_NO_INVENTORY);
 out:
         cluster_free(&c);
         host_free(&h);
@@ -446,15 +457,131 @@ int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c
         if (!h->inventory && host_parse_inventory(h, err, sizeof err) < 0)
                 return 0;
         /* The disk has-min-valid-disks approved (the same function). */
-        int i = validations_install_disk(h->inventory, h->installation_disk_id, true,
-                                         c->high_availability_mode == HA_MODE_NONE, h->role, musterd_cfg(d));
-        if (i >= 0) {
-                const struct inv_disk *disk = &h->inventory->disks[i];
-                /* A stable name when there is one (by-id, else by-path). */
-                in->installation_disk = disk->id && disk->id[0] == '/' ? disk->id
-                                      : disk->path && disk->path[0] == '/' ? disk->path : NULL;
-        }
+        in->installation_disk = validations_install_disk_path(h->inventory, h->installation_disk_id,
+                                                              c->high_availability_mode == HA_MODE_NONE, h->role,
+                                                              musterd_cfg(d));
         return 0;
+}
+
+/* ---- the disk speed check ------------------------------------------------- */
+
+/* A finite number member >= 0 of o, copied into rec; false if absent or bad. */
+static bool copy_ms(json_object *o, json_object *rec, const char *key, double *out) {
+        json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) ||
+            !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+                return false;
+        double x = json_object_get_double(v);
+        if (!(x >= 0 && x < 1e9))
+                return false;
+        if (out)
+                *out = x;
+        return jadd(rec, key, json_object_new_double(x)) == 0;
+}
+
+/* A printable string member of o of at most max bytes, copied into rec. */
+static const char *copy_str(json_object *o, json_object *rec, const char *key, size_t max) {
+        json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+                return NULL;
+        const char *s = json_object_get_string(v);
+        size_t n = (size_t) json_object_get_string_len(v);
+        if (n == 0 || n > max || strlen(s) != n)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+                        return NULL;
+        return jadd(rec, key, json_object_new_string(s)) == 0 ? s : NULL;
+}
+
+void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code, json_object *output,
+                           const char *error, struct http_response *resp) {
+        _cleanup_(json_object_putp) json_object *rec = json_object_new_object();
+        struct steps_input in = { 0 };
+        struct cluster c;
+        char what[1024];
+        double p99 = 0, median = 0, max = 0;
+        int r;
+
+        cluster_init(&c);
+        /* Handed out while preparing, answered after it ended: stale. */
+        if (h->status != HOST_PREPARING_FOR_INSTALLATION || !h->cluster_id) {
+                http_json(resp, 200, json_object_new_object());
+                goto out;
+        }
+        if ((r = api_install_steps_input(d, h, &c, &in)) < 0) {
+                api_store_error(resp, r, "cluster");
+                goto out;
+        }
+        const char *disk = in.installation_disk;
+        if (!rec || jadd(rec, "disk", disk ? json_object_new_string(disk) : json_object_new_null()) < 0) {
+                http_error(resp, 500, "out of memory");
+                goto out;
+        }
+        /* The agent is not trusted: only the members the validation and the
+         * events read are kept, each checked. */
+        const char *reason = NULL;
+        if (exit_code != 0)
+                reason = error && *error ? error : "the agent gave no reason";
+        else if (!json_object_is_type(output, json_type_object) || !copy_ms(output, rec, "p99_ms", &p99))
+                reason = "the agent's result has no valid p99_ms";
+        if (reason) {
+                json_object_put(rec);
+                rec = json_object_new_object();
+                char cut[513];
+                snprintf(cut, sizeof cut, "%s", reason);
+                for (char *p = cut; *p; p++)
+                        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                                *p = ' ';
+                if (!rec || jadd(rec, "disk", disk ? json_object_new_string(disk) : json_object_new_null()) < 0 ||
+                    jadd(rec, "failed", json_object_new_boolean(true)) < 0 ||
+                    jadd(rec, "error", json_object_new_string(cut)) < 0) {
+                        http_error(resp, 500, "out of memory");
+                        goto out;
+                }
+                snprintf(what, sizeof what, "host %s: the installation disk speed check on %s failed: %s", h->id,
+                         disk ? disk : "(no disk chosen)", cut);
+        } else {
+                json_object *v;
+                bool has_median = copy_ms(output, rec, "median_ms", &median);
+                bool has_max = copy_ms(output, rec, "max_ms", &max);
+                const char *method = copy_str(output, rec, "method", 16);
+                const char *path = copy_str(output, rec, "path", 4096);
+                (void) copy_str(output, rec, "mount", 4096);
+                int64_t writes = 0;
+                if (json_object_object_get_ex(output, "writes", &v) && json_object_is_type(v, json_type_int) &&
+                    json_object_get_int64(v) >= 1 && json_object_get_int64(v) <= 1000) {
+                        writes = json_object_get_int64(v);
+                        (void) jadd(rec, "writes", json_object_new_int64(writes));
+                }
+                snprintf(what, sizeof what,
+                         "host %s: installation disk %s: fdatasync p99 %.2f ms (median %.2f, max %.2f ms; "
+                         "%lld writes, %s on %.200s); at most %lld ms allowed",
+                         h->id, disk ? disk : "(no disk chosen)", p99, has_median ? median : NAN,
+                         has_max ? max : NAN, (long long) writes, method ? method : "?", path ? path : "?",
+                         (long long) musterd_cfg(d)->install_disk_fsync_ms);
+        }
+        r = store_host_set_step_result(d->store, h->infra_env_id, h->id, STEP_INSTALLATION_DISK_SPEED_CHECK,
+                                       json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
+        if (r < 0) {
+                api_store_error(resp, r, "step result");
+                goto out;
+        }
+        musterd_event(d, reason || p99 > (double) musterd_cfg(d)->install_disk_fsync_ms ? EVENT_WARNING : EVENT_INFO,
+                      EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id, "%s", what);
+        /* The validation decides: a failure takes the host out of its
+         * preparation (and the cluster's, refresh_cluster); a pass may be the
+         * last one the cluster waited for. */
+        struct host fresh;
+        host_init(&fresh);
+        if (store_host_get(d->store, h->infra_env_id, h->id, &fresh) == 0) {
+                (void) refresh_host(d, &fresh);
+                (void) install_prepare_check(d, h->cluster_id);
+        }
+        host_free(&fresh);
+        http_json(resp, 200, json_object_new_object());
+out:
+        cluster_free(&c);
 }
 
 /* The revision a step id names ("install-3", "apply-3"), or 0. */

@@ -155,6 +155,14 @@ static const struct transition transitions[] = {
         GO(M(HOST_PREPARING_FOR_INSTALLATION), PREPARED, NULL, HOST_INSTALLING, "Host prepared; installation handed to it"),
         NO(ALL & ~M(HOST_PREPARING_FOR_INSTALLATION), PREPARED, NULL, -EPERM, "Host is not preparing for installation"),
 
+        /* preparation-failed: the cluster goes back to insufficient, and so
+         * does its installation; nothing was written, so this host is as it
+         * was (its validations then say so again). */
+        GO(M(HOST_PREPARING_FOR_INSTALLATION), PREPARATION_FAILED, NULL, HOST_KNOWN,
+           "Another host of the cluster failed its preparation; the installation did not start"),
+        NO(ALL & ~M(HOST_PREPARING_FOR_INSTALLATION), PREPARATION_FAILED, NULL, -EPERM,
+           "Host is not preparing for installation"),
+
         /* progress */
         GO(M(HOST_INSTALLING), PROGRESS, NULL, HOST_INSTALLING_IN_PROGRESS, "Installation in progress"),
         GO(M(HOST_INSTALLING_IN_PROGRESS), PROGRESS, NULL, SAME, "Installation in progress"),
@@ -196,6 +204,7 @@ const char *hostfsm_event_to_string(enum hostfsm_event ev) {
         case HOSTFSM_EV_INSTALLED: return "installed";
         case HOSTFSM_EV_FAILED: return "failed";
         case HOSTFSM_EV_RESET: return "reset";
+        case HOSTFSM_EV_PREPARATION_FAILED: return "preparation-failed";
         case _HOSTFSM_EV_MAX:
         case _HOSTFSM_EV_INVALID:
                 break;

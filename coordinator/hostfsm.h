@@ -28,6 +28,7 @@ enum hostfsm_event {
         HOSTFSM_EV_INSTALLED,
         HOSTFSM_EV_FAILED,              /* installation failed */
         HOSTFSM_EV_RESET,               /* user resets the host's cluster's installation */
+        HOSTFSM_EV_PREPARATION_FAILED,  /* another host of the cluster failed its preparation */
         _HOSTFSM_EV_MAX,
         _HOSTFSM_EV_INVALID = -1,
 };

@@ -28,3 +28,15 @@ bool install_waits_for_first_boot(const struct host *h);
  * its cluster is installed when all its hosts are. 1 if it moved, 0 if it
  * was not waiting (or moved meanwhile), -errno. h->status is updated. */
 int install_first_boot(struct musterd *d, struct host *h);
+
+/* The preparation of an installation (preparing-for-installation): a host
+ * has passed once its installation-disk-speed-check result is in and none
+ * of its validations fails or waits.
+ * - A cluster install: when every host has passed, they all become
+ *   installing (prepared) and the cluster installing. When a host left its
+ *   preparation (insufficient on a failed check, disconnected, registered
+ *   again), the cluster goes back to insufficient saying why, its other
+ *   preparing hosts back to known (preparation-failed); nothing was written.
+ * - A day-2 host of an installed cluster: it becomes installing on its own.
+ * Events for each move. 1 if something moved, 0 if not, -errno. */
+int install_prepare_check(struct musterd *d, const char *cluster_id);

@@ -10,6 +10,7 @@
 
 #include "clusterrel.h"
 #include "hostfsm.h"
+#include "install.h"
 #include "log.h"
 #include "stepfacts.h"
 #include "validations.h"
@@ -110,6 +111,10 @@ int refresh_host(struct musterd *d, struct host *h) {
                         snprintf(cluster_domain, sizeof cluster_domain, "%s.%s", view.c.name, view.c.base_dns_domain);
                 if ((r = step_facts_parse(h->step_results_json, cluster_domain[0] ? cluster_domain : NULL, &sf)) < 0)
                         goto out;
+                /* A disk speed result counts for the disk it measured only. */
+                step_facts_keep_disk(&sf, validations_install_disk_path(h->inventory, h->installation_disk_id,
+                                                                        f.cluster.single_node, h->role,
+                                                                        musterd_cfg(d)));
                 step_facts_apply(&sf, &f);
         }
         int n = validations_host(&f, musterd_cfg(d), res);
@@ -181,6 +186,7 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
         struct validation *v = NULL;
         size_t nv = 0;
         enum cluster_status cur, to = _CLUSTER_STATUS_INVALID;
+        bool preparing = false;
         struct loaded_release lr;
         char caperr[256];
         int r = cluster_view_load(d, cluster_id, true, &view);
@@ -260,6 +266,9 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                 }
         r = store_cluster_set_status_from(d->store, view.c.id, view.c.status, cluster_status_to_string(to), info, v,
                                           nv);
+        /* A host that left its preparation, or the last one passing it,
+         * moves a preparing cluster (install.h). */
+        preparing = r == 0 && cur == CLUSTER_PREPARING_FOR_INSTALLATION;
         if (r == -ESTALE) { /* changed meanwhile; whoever changed it refreshes */
                 r = 0;
                 to = cur;
@@ -272,11 +281,18 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                               view.c.id, NULL, "cluster %s (%s): %s -> %s: %s", view.c.name, view.c.id,
                               view.c.status ? view.c.status : "?", cluster_status_to_string(to), info);
 out:
-        if (r >= 0 && status_out)
-                *status_out = to;
         validation_list_free(&v, &nv);
         free(hosts);
         cluster_view_free(&view);
         release_unload(&lr);
+        if (preparing && install_prepare_check(d, cluster_id) > 0) {
+                struct cluster c;
+                cluster_init(&c);
+                if (store_cluster_get(d->store, cluster_id, &c) == 0)
+                        to = cluster_status_from_string(c.status);
+                cluster_free(&c);
+        }
+        if (r >= 0 && status_out)
+                *status_out = to;
         return r;
 }

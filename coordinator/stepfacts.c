@@ -158,6 +158,39 @@ static int parse_dns(json_object *res, const char *cluster_domain, struct step_f
         return 0;
 }
 
+static int parse_disk_speed(json_object *res, struct step_facts *sf) {
+        json_object *disk = NULL;
+        if (!res)
+                return 0;
+        if (json_object_object_get_ex(res, "disk", &disk) && disk) {
+                if (!json_object_is_type(disk, json_type_string) || json_object_get_string_len(disk) > 4096)
+                        return 0;
+                if (!(sf->disk_speed_disk = strdup(json_object_get_string(disk))))
+                        return -ENOMEM;
+        }
+        json_object *failed = member(res, "failed", json_type_boolean);
+        if (failed && json_object_get_boolean(failed)) {
+                json_object *e = member(res, "error", json_type_string);
+                if (e && !(sf->disk_speed_error = strndup(json_object_get_string(e), 512)))
+                        return -ENOMEM;
+                sf->disk_speed_failed = true;
+        } else if (!number(res, "p99_ms", &sf->disk_speed_p99_ms) || sf->disk_speed_p99_ms < 0) {
+                free(sf->disk_speed_disk);
+                sf->disk_speed_disk = NULL;
+                return 0;
+        }
+        sf->have_disk_speed = true;
+        return 0;
+}
+
+bool step_facts_has(const char *text, enum step_type t) {
+        const char *name = step_type_to_string(t);
+        if (!text || !name)
+                return false;
+        _cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
+        return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, name, NULL);
+}
+
 int step_facts_parse(const char *text, const char *cluster_domain, struct step_facts *out) {
         *out = (struct step_facts) { 0 };
         if (!text)
@@ -168,7 +201,9 @@ int step_facts_parse(const char *text, const char *cluster_domain, struct step_f
         int r;
         if ((r = parse_connectivity(member(o, step_type_to_string(STEP_CONNECTIVITY_CHECK), json_type_object), out)) < 0 ||
             (r = parse_dns(member(o, step_type_to_string(STEP_DOMAIN_RESOLUTION), json_type_object), cluster_domain, out)) < 0 ||
-            (r = parse_ntp(member(o, step_type_to_string(STEP_NTP_SYNCHRONIZER), json_type_object), out)) < 0) {
+            (r = parse_ntp(member(o, step_type_to_string(STEP_NTP_SYNCHRONIZER), json_type_object), out)) < 0 ||
+            (r = parse_disk_speed(member(o, step_type_to_string(STEP_INSTALLATION_DISK_SPEED_CHECK), json_type_object),
+                                  out)) < 0) {
                 step_facts_free(out);
                 return r;
         }
@@ -183,7 +218,20 @@ void step_facts_free(struct step_facts *sf) {
                 free(sf->dns[k].error);
         }
         strv_free(&sf->ntp_tried);
+        free(sf->disk_speed_error);
+        free(sf->disk_speed_disk);
         *sf = (struct step_facts) { 0 };
+}
+
+void step_facts_keep_disk(struct step_facts *sf, const char *install_disk) {
+        const char *was = sf->disk_speed_disk;
+        if (!sf->have_disk_speed || (!was && !install_disk) || (was && install_disk && strcmp(was, install_disk) == 0))
+                return;
+        sf->have_disk_speed = false;
+        sf->disk_speed_failed = false;
+        free(sf->disk_speed_error);
+        free(sf->disk_speed_disk);
+        sf->disk_speed_error = sf->disk_speed_disk = NULL;
 }
 
 void step_facts_apply(const struct step_facts *sf, struct host_facts *f) {
@@ -203,4 +251,9 @@ void step_facts_apply(const struct step_facts *sf, struct host_facts *f) {
                         .n_addresses = sf->dns[k].addresses.n,
                         .error = sf->dns[k].error,
                 };
+        f->disk_speed.present = sf->have_disk_speed;
+        f->disk_speed.failed = sf->disk_speed_failed;
+        f->disk_speed.error = sf->disk_speed_error;
+        f->disk_speed.disk = sf->disk_speed_disk;
+        f->disk_speed.fsync_ms = sf->disk_speed_p99_ms;
 }

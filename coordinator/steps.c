@@ -33,8 +33,8 @@ static const struct {
         [HOST_INSUFFICIENT] = { BOUND_STEPS, false },
         [HOST_PENDING_FOR_INPUT] = { BOUND_STEPS, false },
         [HOST_DISCONNECTED] = { BOUND_STEPS, false },
-        /* musterd moves preparing hosts on to installing at once. */
-        [HOST_PREPARING_FOR_INSTALLATION] = { 0, false },
+        /* Nothing is written before the disk speed check passes. */
+        [HOST_PREPARING_FOR_INSTALLATION] = { S(STEP_INSTALLATION_DISK_SPEED_CHECK), false },
         [HOST_INSTALLING] = { S(STEP_INSTALL), false },
         [HOST_INSTALLING_IN_PROGRESS] = { S(STEP_INSTALL), false },
         /* Day 2: the apply of a newer payload revision. */
@@ -176,6 +176,16 @@ json_object *steps_install_args(const char *mode, const char *cluster_id, int64_
         return TAKE_PTR(args);
 }
 
+json_object *steps_disk_speed_args(const char *path, unsigned writes) {
+        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+
+        if (!args || jadd(args, "writes", json_object_new_int64(writes ? writes : STEPS_DISK_SPEED_WRITES)) < 0)
+                return NULL;
+        if (path && *path && jadd(args, "path", json_object_new_string(path)) < 0)
+                return NULL;
+        return TAKE_PTR(args);
+}
+
 /* A step with a fixed id (id != NULL) or one derived from the seed. */
 static int add_step_id(json_object *arr, enum step_type t, json_object *args, uint64_t seed, const char *fixed_id) {
         _cleanup_(json_object_putp) json_object *a = args;
@@ -257,6 +267,13 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
         if ((allowed & S(STEP_DOMAIN_RESOLUTION)) && set_str(in->cluster_name) && set_str(in->base_dns_domain)) {
                 r = add_step(arr, STEP_DOMAIN_RESOLUTION, steps_domain_args(in->cluster_name, in->base_dns_domain),
                              in->seed);
+                if (r < 0)
+                        return r;
+        }
+        /* Preparing: the installation disk's speed, until a result is in. */
+        if ((allowed & S(STEP_INSTALLATION_DISK_SPEED_CHECK)) && !in->disk_speed_measured) {
+                r = add_step(arr, STEP_INSTALLATION_DISK_SPEED_CHECK,
+                             steps_disk_speed_args(in->installation_disk, STEPS_DISK_SPEED_WRITES), in->seed);
                 if (r < 0)
                         return r;
         }

@@ -22,6 +22,7 @@
 #define STEPS_MAX_PEER_ADDRESSES 16
 #define STEPS_MAX_NTP_SOURCES 16
 #define STEPS_MAX_NTP_SOURCE_LEN 262
+#define STEPS_DISK_SPEED_WRITES 50 /* fdatasyncs per disk speed check (the agent takes 1-1000) */
 
 /* Another bound host of the cluster and the addresses to check it on. */
 struct step_peer {
@@ -54,7 +55,9 @@ struct steps_input {
         int64_t payload_revision;      /* the cluster's latest; 0: none */
         int64_t applied_revision;      /* what the host last applied */
         enum host_role role;           /* the host's role at install */
-        const char *installation_disk; /* device path for the install; NULL: the agent's choice */
+        const char *installation_disk; /* device path for the install and the disk speed
+                                        * check; NULL: the agent's choice (none to measure) */
+        bool disk_speed_measured;      /* preparing: a disk speed result is in */
         const char *host_token;        /* install: the host's own token for its node agent; NULL: none */
         bool install_written;          /* the install step's result was taken: the host waits for
                                         * its installed system's first check-in; no install step */
@@ -73,7 +76,8 @@ struct steps_reply {
  * ntp-synchronizer (when there is an NTP source or a coordinator_date) and
  * domain-resolution (when cluster name and base domain are set).
  * binding, or must_reregister: no steps and "exit", so the agent registers
- * again. installing and installing-in-progress: the install step
+ * again. preparing-for-installation: installation-disk-speed-check on
+ * installation_disk until disk_speed_measured. installing and installing-in-progress: the install step
  * (mode install, step_id "install-<rev>") on every poll while the cluster
  * has a payload, until install_written; installed: the install step in mode apply (step_id
  * "apply-<rev>") while applied_revision < payload_revision; nothing else. */
@@ -108,6 +112,9 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bo
 json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
                             int64_t max_offset_ms);
 json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain);
+/* installation-disk-speed-check {"path"?, "writes"} (agent/diskspeed.h);
+ * writes 0 is STEPS_DISK_SPEED_WRITES, a NULL path is left out. */
+json_object *steps_disk_speed_args(const char *path, unsigned writes);
 /* install {"mode", "cluster_id", "revision", "payload_url", "role"?,
  * "installation_disk"?}; role and installation_disk only in mode install
  * (role auto is sent as worker; a NULL disk is left out). */

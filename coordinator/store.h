@@ -171,6 +171,10 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
 #define STORE_MAX_STEP_RESULT (256 * 1024)
 int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
                                enum step_type type, const char *output_json);
+/* Forget the host's latest result of that type: 1 if there was one, 0 if
+ * not, -ENOENT for no such host. */
+int store_host_forget_step_result(struct store *s, const char *infra_env_id, const char *host_id,
+                                  enum step_type type);
 /* Test-and-clear reregister_pending: 1 if it was set (answer "exit"), 0 if not. */
 int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id);
 int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id);
@@ -265,7 +269,8 @@ struct store_payload;
 /* In one transaction: a cluster in status "ready" becomes
  * preparing-for-installation with status_info; the hosts in `roles` get
  * their role; each of its hosts that is "known" becomes host_to with
- * host_info; and payload (may be NULL) is stored as the cluster's revision
+ * host_info and forgets its installation-disk-speed-check result (measured
+ * again for this installation); and payload (may be NULL) is stored as the cluster's revision
  * payload->revision (store_cluster_add_payload's rules). Returns how many
  * hosts moved; -ESTALE if the cluster is not ready, -ENOENT if there is none. */
 int store_cluster_start_install(struct store *s, const char *id, const char *status_info,

@@ -1717,6 +1717,34 @@ int store_host_set_step_result(struct store *s, const char *infra_env_id, const 
         return write_end(s, c, r == -EIO ? -EINVAL : r);
 }
 
+int store_host_forget_step_result(struct store *s, const char *infra_env_id, const char *host_id,
+                                  enum step_type type) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], path[64];
+        struct conn *c;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type))
+                return -EINVAL;
+        snprintf(path, sizeof path, "$.\"%s\"", step_type_to_string(type));
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET step_results = json_remove(step_results, ?3) "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND json_type(step_results, ?3) IS NOT NULL",
+                              &st)) >= 0 &&
+                    (r = BIND(st, ie, id, path)) >= 0 && (r = step_done(c, st)) >= 0)
+                        r = sqlite3_changes(c->db) > 0;
+        }
+        if (r == 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT 1 FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r > 0 ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
 int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         struct conn *c;
@@ -2175,7 +2203,9 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
                 r = payload_insert(c, nid, payload, now);
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET status = ?2, status_info = ?3, updated_at = ?4 "
+                /* The disk speed is measured again for each installation. */
+                if ((r = stmt(c, "UPDATE hosts SET status = ?2, status_info = ?3, updated_at = ?4, "
+                                 "step_results = json_remove(step_results, '$.\"installation-disk-speed-check\"') "
                                  "WHERE cluster_id = ?1 AND status = ?5", &st)) >= 0 &&
                     (r = BIND(st, nid, host_status_to_string(host_to), host_info, now,
                               host_status_to_string(HOST_KNOWN))) >= 0 && (r = step_done(c, st)) >= 0)

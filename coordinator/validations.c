@@ -379,6 +379,16 @@ int validations_install_disk(const struct inventory *inv, const char *disk_id, b
                                              cfg->req[config_profile_for(bound, single_node, role)].disk_bytes);
 }
 
+const char *validations_install_disk_path(const struct inventory *inv, const char *disk_id, bool single_node,
+                                          enum host_role role, const struct muster_config *cfg) {
+        int i = inv ? validations_install_disk(inv, disk_id, true, single_node, role, cfg) : -ENOENT;
+        if (i < 0)
+                return NULL;
+        const struct inv_disk *d = &inv->disks[i];
+        /* A stable name when there is one (by-id, else by-path). */
+        return d->id && d->id[0] == '/' ? d->id : d->path && d->path[0] == '/' ? d->path : NULL;
+}
+
 static const char *disk_label(const struct inv_disk *d) {
         return d->name ? d->name : d->path ? d->path : d->id ? d->id : "?";
 }
@@ -713,10 +723,13 @@ static void v_ntp(const struct host_ctx *c, struct validation_result *r) {
 }
 
 /* Measuring writes to the disk, so it runs only once the installation
- * starts (preparing-for-installation); before that it is disabled. */
+ * starts (preparing-for-installation); before that it is disabled. A result
+ * is kept (for the disk it was measured on) until the host registers again,
+ * so a host that failed it stays insufficient; the limit is the config's
+ * now, so raising it is a fix too. */
 static void v_disk_speed(const struct host_ctx *c, struct validation_result *r) {
         const enum validation_id id = VAL_SUFFICIENT_INSTALLATION_DISK_SPEED;
-        const char *disk = c->f->disk_speed.disk ? c->f->disk_speed.disk : "installation disk";
+        const char *disk = c->f->disk_speed.disk ? c->f->disk_speed.disk : "the installation disk";
         int64_t limit = c->cfg->install_disk_fsync_ms;
 
         if (!c->f->disk_speed.present) {
@@ -726,14 +739,16 @@ static void v_disk_speed(const struct host_ctx *c, struct validation_result *r) 
                         set(r, id, VSTATUS_DISABLED,
                             "Measured when the installation starts (the check writes to the disk)");
         } else if (c->f->disk_speed.failed)
-                set(r, id, VSTATUS_ERROR, "The disk speed check on %s failed: %s", disk,
+                set(r, id, VSTATUS_ERROR, "The disk speed check on %.100s failed: %.120s", disk,
                     c->f->disk_speed.error ? c->f->disk_speed.error : "no reason given");
         else if (isnan(c->f->disk_speed.fsync_ms) || c->f->disk_speed.fsync_ms > (double) limit)
-                set(r, id, VSTATUS_FAILURE, "Disk %s is too slow: fsync takes %.1f ms, at most %" PRId64 " ms allowed",
-                    disk, c->f->disk_speed.fsync_ms, limit);
+                set(r, id, VSTATUS_FAILURE,
+                    "Disk %.100s is too slow: fdatasync p99 %.1f ms, at most %" PRId64 " ms allowed", disk,
+                    c->f->disk_speed.fsync_ms, limit);
         else
-                set(r, id, VSTATUS_SUCCESS, "Disk %s is fast enough: fsync takes %.1f ms, at most %" PRId64 " ms allowed",
-                    disk, c->f->disk_speed.fsync_ms, limit);
+                set(r, id, VSTATUS_SUCCESS,
+                    "Disk %.100s is fast enough: fdatasync p99 %.1f ms, at most %" PRId64 " ms allowed", disk,
+                    c->f->disk_speed.fsync_ms, limit);
 }
 
 const char *cluster_dns_prefix(enum cluster_dns_name n) {

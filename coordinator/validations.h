@@ -142,12 +142,15 @@ struct host_facts {
                 size_t n_tried;
         } ntp;
         struct dns_fact dns[_DNS_NAME_MAX];
+        /* installation-disk-speed-check (agent/diskspeed.h): the p99 of its
+         * fdatasync latencies, or its error; only for the disk the host
+         * would install to now (stepfacts.h). */
         struct {
                 bool present;
                 bool failed;              /* the step failed: see error */
                 const char *error;
                 const char *disk;         /* which disk was measured */
-                double fsync_ms;
+                double fsync_ms;          /* p99 of fdatasync, ms */
         } disk_speed;
 };
 
@@ -160,7 +163,9 @@ struct host_facts {
  * belongs-to-majority-group: disabled for single-node and with no other host;
  * passes when more than half of the other bound hosts are reachable.
  * sufficient-installation-disk-speed: disabled until preparing-for-installation
- * (the check writes to the disk), then pending until measured.
+ * (the check writes to the disk), then pending until measured; a measured
+ * p99 fdatasync over [requirements] install_disk_fsync_ms fails, a failed
+ * check is an error (both kept after preparation, see v_disk_speed).
  * mtu-valid ([network] mtu_check, min_mtu): disabled like the latency check;
  * fails when a reached host did not pass a full-MTU don't-fragment packet,
  * or when the MTU tried is below min_mtu.
@@ -182,6 +187,12 @@ int validations_pick_install_disk(const struct inventory *inv, const char *disk_
  * of the host's role profile (config_profile_for). -ENOENT if none fits. */
 int validations_install_disk(const struct inventory *inv, const char *disk_id, bool bound, bool single_node,
                              enum host_role role, const struct muster_config *cfg);
+
+/* The device path of a bound host's installation disk as the install step
+ * and the disk speed check get it: the chosen disk's (validations_install_disk)
+ * by-id path, else its /dev path; NULL when no disk fits or it has neither. */
+const char *validations_install_disk_path(const struct inventory *inv, const char *disk_id, bool single_node,
+                                          enum host_role role, const struct muster_config *cfg);
 
 /* The effective hostname: requested, else the inventory's; NULL if neither. */
 const char *host_facts_hostname(const struct host_facts *f);

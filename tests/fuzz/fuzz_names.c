@@ -2,7 +2,8 @@
  * the agent from outside (issue 13): a host status list as
  * `GET /hosts?status=` takes it (host_status_set_parse), a CPU architecture
  * name (cpu_arch_canonical), and an install step's arguments as the agent
- * reads them (install_args_parse, host_token included). The first byte picks
+ * reads them (install_args_parse, host_token included), and the same JSON as
+ * disk speed check arguments (diskspeed_args_parse). The first byte picks
  * the reader. Invariants: a parsed set names known statuses only; a refusal
  * points inside the input; an architecture maps to one of the four names. */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diskspeed.h"
 #include "install.h"
 #include "protocol.h"
 
@@ -53,6 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                         if (*p <= ' ' || *p > '~')
                                                 abort();
                         install_args_free(&a);
+                        /* The same object as disk speed check args. */
+                        struct diskspeed_args ds;
+                        r = diskspeed_args_parse(o, &ds, err, sizeof err);
+                        if ((r < 0 && r != -EINVAL && r != -ENOMEM) ||
+                            (r == 0 && (ds.writes < 1 || ds.writes > DISKSPEED_MAX_WRITES ||
+                                        (ds.path && (ds.path[0] != '/' || strlen(ds.path) > DISKSPEED_PATH_MAX)))) ||
+                            (r < 0 && ds.path))
+                                abort();
+                        diskspeed_args_free(&ds);
                         json_object_put(o);
                 }
                 break;

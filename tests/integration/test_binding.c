@@ -261,8 +261,14 @@ Test(binding, installing_cluster_refuses_moves) {
         json_object_put(o);
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202);
-        cr_assert_str_eq(tu_jstr(o, "status"), "installing");
+        cr_assert_str_eq(tu_jstr(o, "status"), "preparing-for-installation");
         json_object_put(o);
+        expect_status(ie, A, "preparing-for-installation");
+        /* The guards hold from the preparation on. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,
+                                  NULL, NULL), 409);
+        post_result(ie, tok, A, "installation-disk-speed-check",
+                    json_tokener_parse("{\"path\":\"/dev/vda\",\"method\":\"device\",\"writes\":50,\"p99_ms\":2}"));
         expect_status(ie, A, "installing");
 
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/unbind", ie, A), md.admin_token,

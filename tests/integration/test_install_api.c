@@ -128,8 +128,8 @@ static void register_ready(const char *ie, const char *tok, const char *host, co
         register_host(ie, tok, host);
         ok_result(ie, tok, host, "ntp-synchronizer",
                   json_tokener_parse("{\"synced\":true,\"offset_ms\":1,\"method\":\"sntp\"}"));
-        /* *.apps: the "full" cluster's ingress VIP; a single node's own address. */
-        const char *apps_ip = strcmp(name, "full") == 0 ? "192.0.2.101" : api_ip;
+        /* *.apps: the multi-host clusters' ingress VIP; a single node's own address. */
+        const char *apps_ip = strcmp(name, "full") == 0 || strcmp(name, "three") == 0 ? "192.0.2.101" : api_ip;
         snprintf(out, sizeof out,
                  "{\"resolutions\":[{\"name\":\"api.%s.example.test\",\"ipv4_addresses\":[\"%s\"]},"
                  "{\"name\":\"api-int.%s.example.test\",\"ipv4_addresses\":[\"%s\"]},"
@@ -175,6 +175,30 @@ static json_object *install_step(json_object *reply) {
         }
         return found;
 }
+
+/* The one step of type `type` of a poll reply (NULL if there is none). */
+static json_object *step_of(json_object *reply, const char *type) {
+        json_object *a = tu_json_get(reply, "instructions"), *found = NULL;
+        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+                json_object *s = json_object_array_get_idx(a, i);
+                if (strcmp(tu_jstr(s, "step_type"), type) == 0) {
+                        cr_assert_null(found, "one %s step per poll", type);
+                        found = s;
+                }
+        }
+        return found;
+}
+
+/* The agent's installation-disk-speed-check result for a preparing host:
+ * p99 `p99_ms` (fast: 1.5 ms) or, with error set, a failed check. */
+static void disk_speed(const char *ie, const char *tok, const char *host, double p99_ms, const char *error) {
+        char out[256];
+        snprintf(out, sizeof out, "{\"path\":\"/dev/vda\",\"method\":\"device\",\"writes\":50,\"p99_ms\":%.2f,"
+                 "\"median_ms\":0.5,\"max_ms\":%.2f}", p99_ms, p99_ms);
+        cr_assert_eq(post_result(ie, tok, host, "installation-disk-speed-check-1", "installation-disk-speed-check",
+                                 error ? 1 : 0, error ? NULL : json_tokener_parse(out), error), 200);
+}
+#define disk_speed_ok(ie, tok, host) disk_speed(ie, tok, host, 1.5, NULL)
 
 static long put_progress(const char *ie, const char *tok, const char *host, const char *body) {
         return tu_http_json("PUT", url("/api/v2/infra-envs/%s/hosts/%s/progress", ie, host), tok, body, NULL);
@@ -266,20 +290,46 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_eq(json_object_array_length(o), 0, "no payload before the install");
         json_object_put(o);
 
-        /* Install: revision 1, cluster and host installing, the role assigned. */
+        /* Install: revision 1, cluster and host preparing, the role assigned;
+         * the host's agent gets the disk speed check on the install disk,
+         * and nothing to install yet (issue 13, item 8). */
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202,
                      "%s", o ? json_object_to_json_string(o) : "");
-        cr_assert_str_eq(tu_jstr(o, "status"), "installing", "%s", tu_jstr(o, "status_info"));
+        cr_assert_str_eq(tu_jstr(o, "status"), "preparing-for-installation", "%s", tu_jstr(o, "status_info"));
         cr_assert_str_eq(tu_jstr(o, "payload_revision"), "1");
         json_object_put(o);
         json_object *h = get_host(ie, A);
+        cr_assert_str_eq(tu_jstr(h, "status"), "preparing-for-installation");
+        cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "pending");
+        char chosen[256];
+        snprintf(chosen, sizeof chosen, "%s", tu_jstr(h, "installation_disk_id"));
+        json_object_put(h);
+        json_object *pr = poll(ie, tok, A);
+        cr_assert_null(install_step(pr), "nothing is written before the check");
+        json_object *ds = step_of(pr, "installation-disk-speed-check");
+        cr_assert_not_null(ds, "%s", json_object_to_json_string(pr));
+        cr_assert_str_eq(tu_jstr(ds, "args.path"), "/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_MUSTERNVME0001");
+        cr_assert_str_eq(tu_jstr(ds, "args.path"), chosen, "the disk shown on the host, the one installed to");
+        cr_assert_str_eq(tu_jstr(ds, "args.writes"), "50");
+        json_object_put(pr);
+        disk_speed_ok(ie, tok, A);
+        expect_cluster(c, "installing");
+        pr = poll(ie, tok, A);
+        cr_assert_null(step_of(pr, "installation-disk-speed-check"), "measured once");
+        json_object_put(pr);
+        h = get_host(ie, A);
         cr_assert_str_eq(tu_jstr(h, "status"), "installing");
+        cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "success");
+        cr_assert(strstr(json_object_to_json_string(tu_json_get(h, "validations")),
+                         "is fast enough: fdatasync p99 1.5 ms, at most 10 ms allowed"), "%s",
+                  json_object_to_json_string(tu_json_get(h, "validations")));
         cr_assert_str_eq(tu_jstr(h, "role"), "master", "the single node is the master");
         cr_assert_str_eq(tu_jstr(h, "applied_revision"), "0");
         json_object_put(h);
         char q[128];
         snprintf(q, sizeof q, "cluster_id=%s", c);
         cr_assert(events_have(q, "known -> preparing-for-installation"));
+        cr_assert(events_have(q, "fdatasync p99 1.50 ms"));
         cr_assert(events_have(q, "preparing-for-installation -> installing"));
         cr_assert(events_have(q, "ready -> preparing-for-installation"));
         cr_assert(events_have(q, "payload revision 1 of cluster"));
@@ -519,6 +569,19 @@ Test(install_api, roles_and_a_failed_host) {
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202,
                      "%s", o ? json_object_to_json_string(o) : "");
         json_object_put(o);
+        /* The hosts wait for each other: none installs before all passed. */
+        for (int i = 0; i < 4; i++) {
+                disk_speed_ok(ie, tok, H[i]);
+                if (i < 3) {
+                        expect_host(ie, H[i], "preparing-for-installation");
+                        expect_cluster(c, "preparing-for-installation");
+                        json_object *r = poll(ie, tok, H[i]);
+                        cr_assert_eq(json_object_array_length(tu_json_get(r, "instructions")), 0, "%s",
+                                     json_object_to_json_string(r));
+                        json_object_put(r);
+                }
+        }
+        expect_cluster(c, "installing");
         const char *roles[4] = { "master", "master", "master", "worker" };
         for (int i = 0; i < 4; i++) {
                 json_object *h = get_host(ie, H[i]);
@@ -598,6 +661,8 @@ Test(install_api, roles_and_a_failed_host) {
                      "%s", o ? json_object_to_json_string(o) : "");
         cr_assert_str_eq(tu_jstr(o, "payload_revision"), "2", "the retry builds a new revision");
         json_object_put(o);
+        for (int i = 0; i < 4; i++) /* measured again for the retry */
+                disk_speed_ok(ie, tok, H[i]);
         for (int i = 0; i < 4; i++) {
                 r = poll(ie, tok, H[i]);
                 cr_assert_str_eq(tu_jstr(install_step(r), "step_id"), "install-2", "host %d", i);
@@ -619,6 +684,7 @@ Test(install_api, silent_host_fails_its_installation) {
         c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        disk_speed_ok(ie, tok, A);
         json_object_put(poll(ie, tok, A));
         cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"writing-image\",\"percent\":10}"), 200);
         /* Now a short timeout, and no more polls. */
@@ -724,6 +790,12 @@ Test(install_api, install_disk_is_the_validated_disk) {
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         expect_host(ie, A, "known");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        /* The disk speed check measures the same disk. */
+        o = poll(ie, tok, A);
+        cr_assert_str_eq(tu_jstr(step_of(o, "installation-disk-speed-check"), "args.path"),
+                         "/dev/disk/by-id/virtio-MUSTERVIRT0001");
+        json_object_put(o);
+        disk_speed_ok(ie, tok, A);
         o = poll(ie, tok, A);
         json_object *s = install_step(o);
         cr_assert_not_null(s, "%s", json_object_to_json_string(o));
@@ -750,6 +822,7 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         cr_assert(strstr(tu_jstr(o, "reason"), "only into an installed cluster"), "%s", tu_jstr(o, "reason"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        disk_speed_ok(ie, tok, A);
         json_object_put(poll(ie, tok, A));
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
@@ -763,9 +836,17 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         expect_host(ie, B, "known");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/install", ie, B), md.admin_token,
                                   NULL, &o), 200, "%s", o ? json_object_to_json_string(o) : "");
-        cr_assert_str_eq(tu_jstr(o, "status"), "installing");
+        cr_assert_str_eq(tu_jstr(o, "status"), "preparing-for-installation");
         cr_assert_str_eq(tu_jstr(o, "role"), "worker", "a day-2 host is a worker unless told otherwise");
         json_object_put(o);
+        /* It prepares on its own: the disk speed check, then the install. */
+        r = poll(ie, tok, B);
+        cr_assert_null(install_step(r));
+        cr_assert_not_null(step_of(r, "installation-disk-speed-check"), "%s", json_object_to_json_string(r));
+        json_object_put(r);
+        disk_speed_ok(ie, tok, B);
+        expect_host(ie, B, "installing");
+        expect_cluster(c, "installed");
         /* Revision 1 was built before B was bound: B's settings come in
          * revision 2, which B installs and A applies. */
         r = poll(ie, tok, B);
@@ -826,6 +907,7 @@ Test(install_api, first_boot_never_comes) {
         c = sno_cluster("4.15.0");
         bind_ready(ie, tok, A, c, "sno", "192.0.2.10", NULL, 0);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        disk_speed_ok(ie, tok, A);
         json_object_put(poll(ie, tok, A));
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
@@ -870,6 +952,10 @@ Test(install_api, host_tokens_scope_and_rotation) {
         cr_assert_null(tu_json_get(install_step(r) ? install_step(r) : r, "args.host_token"), "not before the install");
         json_object_put(r);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        r = poll(ie, tok, A);
+        cr_assert_null(tu_json_get(r, "instructions.0.args.host_token"), "not while preparing");
+        json_object_put(r);
+        disk_speed_ok(ie, tok, A);
         r = poll(ie, tok, A);
         json_object *s = install_step(r);
         cr_assert_not_null(s);
@@ -942,6 +1028,7 @@ Test(install_api, cancel_stops_the_hosts_and_reset_retries) {
                   tu_jstr(o, "reason"));
         json_object_put(o);
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        disk_speed_ok(ie, tok, A);
         json_object_put(poll(ie, tok, A));
         cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"writing-image\",\"percent\":30}"), 200);
 
@@ -980,6 +1067,121 @@ Test(install_api, cancel_stops_the_hosts_and_reset_retries) {
         register_ready(ie, tok, A, "sno", "192.0.2.10", NULL, 0);
         expect_host(ie, A, "known");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        free(c);
+        free(ie);
+        free(tok);
+}
+
+/* The disk speed check (issue 13, item 8) failing: a slow disk or a check
+ * that could not run takes its host out of the preparation (insufficient,
+ * its validation saying what was measured against which limit), the other
+ * hosts back to known, the cluster back to insufficient; no host got an
+ * install step. The user fixes it without a reset: a larger limit (or
+ * another disk) and the next install measures again. */
+Test(install_api, disk_speed_failure_stops_the_preparation) {
+        static const char *const H[3] = {
+                "6d757374-6572-4071-8335-000000000031", "6d757374-6572-4071-8335-000000000032",
+                "6d757374-6572-4071-8335-000000000033",
+        };
+        char *ie, *tok, *c, q[128];
+        json_object *o, *r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "slow", &ie, &tok), 201);
+        for (int i = 0; i < 3; i++)
+                agent_boot(ie, tok, H[i]);
+        cr_assert_eq(tu_create_cluster(md.base, md.admin_token,
+                                       "{\"name\":\"three\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                                       "\"192.0.2.0/24\",\"api_vip\":\"192.0.2.100\",\"ingress_vip\":\"192.0.2.101\","
+                                       "\"pull_secret\":\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}", &c), 201);
+        for (int i = 0; i < 3; i++) {
+                const char *peers[2];
+                size_t n = 0;
+                for (int k = 0; k < 3; k++)
+                        if (k != i)
+                                peers[n++] = H[k];
+                bind_ready(ie, tok, H[i], c, "three", "192.0.2.100", peers, n);
+        }
+        expect_cluster(c, "ready");
+        snprintf(q, sizeof q, "cluster_id=%s", c);
+
+        /* 1. Host 0 passes, host 1's disk is too slow (p99 25 ms, 10 allowed). */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        disk_speed_ok(ie, tok, H[0]);
+        expect_host(ie, H[0], "preparing-for-installation");
+        disk_speed(ie, tok, H[1], 25, NULL);
+        json_object *h = get_host(ie, H[1]);
+        cr_assert_str_eq(tu_jstr(h, "status"), "insufficient", "%s", tu_jstr(h, "status_info"));
+        cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "failure");
+        cr_assert(strstr(tu_jstr(h, "status_info"),
+                         "is too slow: fdatasync p99 25.0 ms, at most 10 ms allowed"), "%s", tu_jstr(h, "status_info"));
+        json_object_put(h);
+        o = get_cluster(c);
+        cr_assert_str_eq(tu_jstr(o, "status"), "insufficient", "%s", tu_jstr(o, "status_info"));
+        json_object_put(o);
+        for (int i = 0; i < 3; i += 2) {
+                expect_host(ie, H[i], "known");
+                r = poll(ie, tok, H[i]);
+                cr_assert_null(install_step(r), "nothing written: %s", json_object_to_json_string(r));
+                json_object_put(r);
+        }
+        cr_assert(events_have(q, "preparing-for-installation -> insufficient: The installation did not start: host "
+                                 "node-32 is insufficient"));
+        cr_assert(events_have(q, "Another host of the cluster failed its preparation"));
+        cr_assert(events_have(q, "fdatasync p99 25.00 ms"));
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 409,
+                     "the slow disk still holds its host");
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/reset", c), md.admin_token, NULL, &o), 409,
+                     "no reset needed (nor possible): nothing was installed");
+        json_object_put(o);
+
+        /* 2. The fix: a limit of 30 ms; the host is known again, the cluster
+         * ready, and the next install measures again (the earlier results are
+         * forgotten): this time host 2's check fails to run. */
+        tu_musterd_stop(&md, SIGTERM);
+        cr_assert_eq(tu_write_file(dir, "limit.conf", TU_CONFIG_LOW_MINIMUMS "[requirements]\ninstall_disk_fsync_ms = 30\n"),
+                     0);
+        char cfg[4200];
+        snprintf(cfg, sizeof cfg, "%s/limit.conf", dir);
+        cr_assert_eq(tu_musterd_restart(&md, cfg), 0);
+        register_ready(ie, tok, H[1], "three", "192.0.2.100", (const char *const[]) { H[0], H[2] }, 2);
+        expect_host(ie, H[1], "known");
+        expect_cluster(c, "ready");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, NULL), 202);
+        h = get_host(ie, H[1]);
+        cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "pending", "measured again");
+        json_object_put(h);
+        disk_speed(ie, tok, H[1], 25, NULL);
+        expect_host(ie, H[1], "preparing-for-installation");
+        disk_speed(ie, tok, H[2], 0, "cannot open /dev/vda for writing: Read-only file system");
+        h = get_host(ie, H[2]);
+        cr_assert_str_eq(tu_jstr(h, "status"), "insufficient");
+        cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "error");
+        cr_assert(strstr(tu_jstr(h, "status_info"), "failed: cannot open /dev/vda for writing: Read-only file system"),
+                  "%s", tu_jstr(h, "status_info"));
+        json_object_put(h);
+        expect_cluster(c, "insufficient");
+        for (int i = 0; i < 2; i++)
+                expect_host(ie, H[i], "known");
+        /* A result that comes late (the host is no longer preparing) is not taken. */
+        disk_speed_ok(ie, tok, H[2]);
+        expect_host(ie, H[2], "insufficient");
+
+        /* 3. Host 2 fixed and rebooted: it registers again, its failed check
+         * no longer holds it, and the install goes through. */
+        register_ready(ie, tok, H[2], "three", "192.0.2.100", (const char *const[]) { H[0], H[1] }, 2);
+        expect_host(ie, H[2], "known");
+        expect_cluster(c, "ready");
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202);
+        cr_assert_str_eq(tu_jstr(o, "payload_revision"), "3", "each attempt its revision");
+        json_object_put(o);
+        for (int i = 0; i < 3; i++)
+                disk_speed_ok(ie, tok, H[i]);
+        expect_cluster(c, "installing");
+        for (int i = 0; i < 3; i++) {
+                r = poll(ie, tok, H[i]);
+                cr_assert_str_eq(tu_jstr(install_step(r), "step_id"), "install-3", "host %d", i);
+                json_object_put(r);
+        }
         free(c);
         free(ie);
         free(tok);

@@ -220,6 +220,8 @@ static char *install_sno(const char *ie, const char *tok) {
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), md.admin_token, NULL, &o), 202,
                      "%s", o ? json_object_to_json_string(o) : "");
         json_object_put(o);
+        post_result(ie, tok, A, "installation-disk-speed-check",
+                    json_tokener_parse("{\"path\":\"/dev/vda\",\"method\":\"device\",\"writes\":50,\"p99_ms\":2}"));
         expect_status(ie, A, "installing");
         return c;
 }

@@ -258,7 +258,7 @@ Test(agent_run, stop_installation_is_answered) {
 }
 
 Test(agent_run, unsupported_step_types_are_answered_not_fatal) {
-        static const char *types[] = { "installation-disk-speed-check", "logs-gather", "teleport" };
+        static const char *types[] = { "logs-gather", "teleport" };
         struct run_step_context ctx = { 0 };
         for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
                 char reply[256], want[128];
@@ -280,6 +280,42 @@ Test(agent_run, unsupported_step_types_are_answered_not_fatal) {
                 json_object_put(doc);
                 run_step_result_free(&res);
         }
+}
+
+/* installation-disk-speed-check through the dispatch: on the install target's
+ * folder with --install-target, its reason as the error when it fails. */
+Test(agent_run, disk_speed_step_on_the_install_target) {
+        char *dir = tu_mkdtemp();
+        struct install_options io = { .target = dir };
+        struct run_step_context ctx = { .install = &io };
+        struct run_step_result res;
+        json_object *doc = result_of("{\"instructions\":[{\"step_id\":\"ds\",\"step_type\":"
+                                     "\"installation-disk-speed-check\",\"args\":{\"writes\":5}}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 0, "%s", res.error ? res.error : "");
+        cr_assert_str_eq(json_object_get_string(tu_json_get(doc, "output.method")), "file");
+        cr_assert_str_eq(json_object_get_string(tu_json_get(doc, "output.path")), dir);
+        cr_assert_eq(json_object_get_int(tu_json_get(doc, "output.writes")), 5);
+        cr_assert_geq(json_object_get_double(tu_json_get(doc, "output.p99_ms")), 0);
+        json_object_put(doc);
+        run_step_result_free(&res);
+
+        doc = result_of("{\"instructions\":[{\"step_id\":\"ds\",\"step_type\":"
+                        "\"installation-disk-speed-check\",\"args\":{\"writes\":1001}}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, "args.writes must be an integer from 1 to 1000");
+        json_object_put(doc);
+        run_step_result_free(&res);
+
+        /* No target, no path: nothing to measure. */
+        ctx.install = NULL;
+        doc = result_of("{\"instructions\":[{\"step_id\":\"ds\",\"step_type\":"
+                        "\"installation-disk-speed-check\",\"args\":{}}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert(strstr(res.error, "no installation disk"), "%s", res.error);
+        json_object_put(doc);
+        run_step_result_free(&res);
+        tu_rm_rf(dir);
+        free(dir);
 }
 
 Test(agent_run, inventory_step_on_a_fixture) {

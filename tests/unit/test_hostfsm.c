@@ -76,6 +76,8 @@ static const struct row matrix[] = {
         { HOSTFSM_EV_PROGRESS, false, V_NONE,   { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, IP,   KEEP, PERM, PERM, PERM, PERM, PERM } },
         { HOSTFSM_EV_INSTALLED, false, V_NONE,  { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, ID,   ID,   KEEP, PERM, PERM, PERM, PERM } },
         { HOSTFSM_EV_FAILED, false, V_NONE,     { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, ER,   ER,   ER,   PERM, KEEP, PERM, PERM, PERM } },
+        { HOSTFSM_EV_PREPARATION_FAILED, false, V_NONE,
+                                                { PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, PERM, KN,   PERM, PERM, PERM, PERM, PERM, PERM, PERM } },
         { HOSTFSM_EV_RESET, false, V_NONE,      { PERM, PERM, PERM, PERM, KEEP, KEEP, KEEP, KEEP, KEEP, KEEP, DI,   DI,   DI,   RP,   DI,   PERM, KEEP, PERM } },
 };
 
@@ -419,6 +421,7 @@ Test(steps, allowed_per_state) {
         const unsigned want[_HOST_STATUS_MAX] = {
                 [DU] = inv, [KU] = inv, [IU] = inv, [XU] = inv,
                 [DI] = bound, [KN] = bound, [IN] = bound, [PI] = bound, [XD] = bound,
+                [PR] = 1u << STEP_INSTALLATION_DISK_SPEED_CHECK,
                 [IS] = 1u << STEP_INSTALL, [IP] = 1u << STEP_INSTALL, [ID] = 1u << STEP_INSTALL,
         };
         for (int s = 0; s < _HOST_STATUS_MAX; s++)
@@ -573,7 +576,7 @@ Test(steps, exit_and_nothing) {
                 cr_assert_eq(steps_for_host(&in, &r), 0);
                 bool exits = s == BI || s == UP || s == RP;
                 cr_assert_str_eq(r.post_step_action, exits ? "exit" : "continue", "%s", name(s));
-                if (exits || s >= PR)
+                if (exits || s > PR)
                         cr_assert_eq(json_object_array_length(r.instructions), 0, "%s", name(s));
                 steps_reply_free(&r);
 
@@ -589,6 +592,53 @@ Test(steps, exit_and_nothing) {
         in.status = _HOST_STATUS_MAX;
         cr_assert_eq(steps_for_host(&in, &r), -EINVAL);
         cr_assert_eq(steps_for_host(NULL, &r), -EINVAL);
+}
+
+/* Preparing: the disk speed check on the chosen disk (the install step's),
+ * until its result is in; nothing else, and never the install step. */
+Test(steps, preparing_measures_the_installation_disk) {
+        struct steps_input in = { .status = PR, .inventory_received = true, .cluster_id = "c", .payload_revision = 1,
+                                  .installation_disk = "/dev/disk/by-id/wwn-0x5000", .seed = 9,
+                                  .cluster_name = "lab", .base_dns_domain = "example.com",
+                                  .coordinator_date = "Mon, 01 Jan 2024 00:00:00 GMT" };
+        struct steps_reply r;
+        char t[256];
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        types(&r, t, sizeof t);
+        cr_assert_str_eq(t, "installation-disk-speed-check");
+        json_object *s = json_object_array_get_idx(r.instructions, 0);
+        cr_assert_str_eq(json_object_get_string(member(member(s, "args"), "path")), "/dev/disk/by-id/wwn-0x5000");
+        cr_assert_eq(json_object_get_int(member(member(s, "args"), "writes")), STEPS_DISK_SPEED_WRITES);
+        cr_assert(strncmp(json_object_get_string(member(s, "step_id")), "installation-disk-speed-check-", 30) == 0);
+        cr_assert_str_eq(r.post_step_action, "continue");
+        steps_reply_free(&r);
+        /* No disk chosen: no path, the agent says it has nothing to measure
+         * (or measures its --install-target). */
+        in.installation_disk = NULL;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        s = json_object_array_get_idx(r.instructions, 0);
+        cr_assert_not(json_object_object_get_ex(member(s, "args"), "path", NULL));
+        steps_reply_free(&r);
+        /* Measured: nothing more while the others finish. */
+        in.disk_speed_measured = true;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0);
+        steps_reply_free(&r);
+        /* Never outside preparing. */
+        for (int st = 0; st < _HOST_STATUS_MAX; st++) {
+                if (st == PR)
+                        continue;
+                in.status = (enum host_status) st;
+                in.disk_speed_measured = false;
+                cr_assert_eq(steps_for_host(&in, &r), 0);
+                types(&r, t, sizeof t);
+                cr_assert_null(strstr(t, "disk-speed"), "%s: %s", name(st), t);
+                steps_reply_free(&r);
+        }
+        json_object *a = steps_disk_speed_args("/dev/sda", 0);
+        cr_assert_str_eq(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+                         "{\"writes\":50,\"path\":\"/dev/sda\"}");
+        json_object_put(a);
 }
 
 /* The install step: the same id on every poll for a revision, mode install
@@ -617,16 +667,18 @@ Test(steps, install_and_apply) {
                 cr_assert_str_eq(r.post_step_action, "continue");
                 steps_reply_free(&r);
         }
-        /* No payload yet, or preparing: nothing. */
+        /* No payload yet, or preparing (measured): nothing. */
         in.payload_revision = 0;
         cr_assert_eq(steps_for_host(&in, &r), 0);
         cr_assert_eq(json_object_array_length(r.instructions), 0);
         steps_reply_free(&r);
         in.payload_revision = 1;
         in.status = PR;
+        in.disk_speed_measured = true;
         cr_assert_eq(steps_for_host(&in, &r), 0);
         cr_assert_eq(json_object_array_length(r.instructions), 0);
         steps_reply_free(&r);
+        in.disk_speed_measured = false;
         /* An auto role goes as worker; no disk, no member. */
         in.status = IS;
         in.role = ROLE_AUTO;

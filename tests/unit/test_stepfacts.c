@@ -140,3 +140,63 @@ Test(stepfacts, mtu_fields_are_checked) {
                 step_facts_free(&sf);
         }
 }
+
+/* installation-disk-speed-check as the coordinator stores it: the p99, or
+ * the failure; garbage is not a result; and only for the disk measured. */
+Test(stepfacts, disk_speed) {
+        struct step_facts sf;
+        struct host_facts f = { 0 };
+        cr_assert_eq(step_facts_parse("{\"installation-disk-speed-check\":{\"disk\":\"/dev/sda\",\"p99_ms\":3.5,"
+                                      "\"median_ms\":1,\"method\":\"device\"}}", NULL, &sf), 0);
+        step_facts_apply(&sf, &f);
+        cr_assert(f.disk_speed.present);
+        cr_assert_not(f.disk_speed.failed);
+        cr_assert_float_eq(f.disk_speed.fsync_ms, 3.5, 1e-9);
+        cr_assert_str_eq(f.disk_speed.disk, "/dev/sda");
+        cr_assert(step_facts_has("{\"installation-disk-speed-check\":{\"disk\":null}}",
+                                 STEP_INSTALLATION_DISK_SPEED_CHECK));
+        cr_assert_not(step_facts_has("{\"ntp-synchronizer\":{}}", STEP_INSTALLATION_DISK_SPEED_CHECK));
+        cr_assert_not(step_facts_has("garbage", STEP_INSTALLATION_DISK_SPEED_CHECK));
+        cr_assert_not(step_facts_has(NULL, STEP_INSTALLATION_DISK_SPEED_CHECK));
+
+        /* The same disk keeps it; another disk (or none chosen now) drops it. */
+        step_facts_keep_disk(&sf, "/dev/sda");
+        cr_assert(sf.have_disk_speed);
+        step_facts_keep_disk(&sf, "/dev/sdb");
+        cr_assert_not(sf.have_disk_speed);
+        cr_assert_null(sf.disk_speed_disk);
+        step_facts_free(&sf);
+        cr_assert_eq(step_facts_parse("{\"installation-disk-speed-check\":{\"disk\":\"/dev/sda\",\"p99_ms\":3}}", NULL,
+                                      &sf), 0);
+        step_facts_keep_disk(&sf, NULL);
+        cr_assert_not(sf.have_disk_speed);
+        step_facts_free(&sf);
+        cr_assert_eq(step_facts_parse("{\"installation-disk-speed-check\":{\"disk\":null,\"p99_ms\":3}}", NULL, &sf), 0);
+        step_facts_keep_disk(&sf, NULL);
+        cr_assert(sf.have_disk_speed, "measured with no disk chosen, still none chosen");
+        step_facts_free(&sf);
+
+        cr_assert_eq(step_facts_parse("{\"installation-disk-speed-check\":{\"disk\":\"/dev/sda\",\"failed\":true,"
+                                      "\"error\":\"cannot open /dev/sda for writing: Permission denied\"}}", NULL, &sf),
+                     0);
+        f = (struct host_facts) { 0 };
+        step_facts_apply(&sf, &f);
+        cr_assert(f.disk_speed.present);
+        cr_assert(f.disk_speed.failed);
+        cr_assert_str_eq(f.disk_speed.error, "cannot open /dev/sda for writing: Permission denied");
+        step_facts_free(&sf);
+
+        static const char *const bad[] = {
+                "{\"installation-disk-speed-check\":{}}",
+                "{\"installation-disk-speed-check\":{\"p99_ms\":\"3\"}}",
+                "{\"installation-disk-speed-check\":{\"p99_ms\":-1}}",
+                "{\"installation-disk-speed-check\":{\"p99_ms\":3,\"disk\":7}}",
+                "{\"installation-disk-speed-check\":{\"failed\":false}}",
+                "{\"installation-disk-speed-check\":[]}",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                cr_assert_eq(step_facts_parse(bad[i], NULL, &sf), 0);
+                cr_assert_not(sf.have_disk_speed, "%s", bad[i]);
+                step_facts_free(&sf);
+        }
+}

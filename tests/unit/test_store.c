@@ -749,6 +749,23 @@ Test(store, step_results_and_install_guard) {
         json_object_put(o);
         host_free(&h);
 
+        /* One result forgotten, the others kept (the disk speed check is
+         * measured again for each installation). */
+        cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_INSTALLATION_DISK_SPEED_CHECK,
+                                                "{\"disk\":null,\"p99_ms\":3}"), 0);
+        cr_assert_eq(store_host_forget_step_result(st, ie, id, STEP_INSTALLATION_DISK_SPEED_CHECK), 1);
+        cr_assert_eq(store_host_forget_step_result(st, ie, id, STEP_INSTALLATION_DISK_SPEED_CHECK), 0, "none left");
+        cr_assert_eq(store_host_forget_step_result(st, ie, "11111111-2222-4333-8444-555555555555",
+                                                   STEP_INSTALLATION_DISK_SPEED_CHECK), -ENOENT);
+        cr_assert_eq(store_host_forget_step_result(st, ie, id, _STEP_TYPE_MAX), -EINVAL);
+        cr_assert_eq(store_host_get(st, ie, id, &h), 0);
+        o = json_tokener_parse(h.step_results_json);
+        cr_assert_not(json_object_object_get_ex(o, "installation-disk-speed-check", NULL));
+        cr_assert(json_object_object_get_ex(o, "ntp-synchronizer", NULL));
+        cr_assert(json_object_object_get_ex(o, "domain-resolution", NULL));
+        json_object_put(o);
+        host_free(&h);
+
         cr_assert_eq(store_host_bind(st, ie, id, cl, HOST_BINDING, NULL, 0), 0);
         cr_assert_eq(store_host_get(st, ie, id, &h), 0);
         cr_assert_str_eq(h.step_results_json, "{}", "a new binding starts with no results");
