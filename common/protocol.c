@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errmsg.h"
+
 const char *step_type_to_string(enum step_type t) {
         switch (t) {
         case STEP_INVENTORY: return "inventory";
@@ -228,28 +230,17 @@ enum host_role host_role_from_string(const char *s) {
 
 /* ---- names ---------------------------------------------------------------- */
 
-static void name_why(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void name_why(char *buf, size_t n, const char *fmt, ...) {
-        va_list ap;
-
-        if (!buf || n == 0)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(buf, n, fmt, ap);
-        va_end(ap);
-}
-
 bool dns_name_valid(const char *name, const char *what, char *whybuf, size_t whylen) {
         size_t len;
         const char *label;
 
         if (!name || !*name) {
-                name_why(whybuf, whylen, "%s is empty", what);
+                (void) errmsg(whybuf, whylen, 0, "%s is empty", what);
                 return false;
         }
         len = strlen(name);
         if (len > 253) {
-                name_why(whybuf, whylen, "%s is %zu characters long, at most 253 are allowed", what, len);
+                (void) errmsg(whybuf, whylen, 0, "%s is %zu characters long, at most 253 are allowed", what, len);
                 return false;
         }
         label = name;
@@ -257,16 +248,16 @@ bool dns_name_valid(const char *name, const char *what, char *whybuf, size_t why
                 if (*p == '.' || *p == '\0') {
                         size_t l = (size_t) (p - label);
                         if (l == 0) {
-                                name_why(whybuf, whylen, "%s has an empty label (leading, trailing or double dot)", what);
+                                (void) errmsg(whybuf, whylen, 0, "%s has an empty label (leading, trailing or double dot)", what);
                                 return false;
                         }
                         if (l > 63) {
-                                name_why(whybuf, whylen, "a label of the %s is %zu characters long, at most 63 are allowed",
+                                (void) errmsg(whybuf, whylen, 0, "a label of the %s is %zu characters long, at most 63 are allowed",
                                     what, l);
                                 return false;
                         }
                         if (label[0] == '-' || p[-1] == '-') {
-                                name_why(whybuf, whylen, "label '%.*s' of the %s starts or ends with '-'", (int) l, label,
+                                (void) errmsg(whybuf, whylen, 0, "label '%.*s' of the %s starts or ends with '-'", (int) l, label,
                                     what);
                                 return false;
                         }
@@ -277,14 +268,14 @@ bool dns_name_valid(const char *name, const char *what, char *whybuf, size_t why
                 }
                 unsigned char c = (unsigned char) *p;
                 if (isupper(c)) {
-                        name_why(whybuf, whylen, "%s contains upper-case letters; node names must be lower case", what);
+                        (void) errmsg(whybuf, whylen, 0, "%s contains upper-case letters; node names must be lower case", what);
                         return false;
                 }
                 if (!(islower(c) || isdigit(c) || c == '-')) {
                         if (isgraph(c))
-                                name_why(whybuf, whylen, "%s contains '%c'; only a-z, 0-9, '-' and '.' are allowed", what, c);
+                                (void) errmsg(whybuf, whylen, 0, "%s contains '%c'; only a-z, 0-9, '-' and '.' are allowed", what, c);
                         else
-                                name_why(whybuf, whylen, "%s contains byte 0x%02x; only a-z, 0-9, '-' and '.' are allowed",
+                                (void) errmsg(whybuf, whylen, 0, "%s contains byte 0x%02x; only a-z, 0-9, '-' and '.' are allowed",
                                     what, c);
                         return false;
                 }

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "errmsg.h"
 #include "format.h"
 
 /* ---- addresses and networks -------------------------------------------- */
@@ -141,17 +142,6 @@ static const char *ip_string(const struct ip_addr *a, char buf[INET6_ADDRSTRLEN]
 
 /* ---- names -------------------------------------------------------------- */
 
-static void why(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void why(char *buf, size_t n, const char *fmt, ...) {
-        va_list ap;
-
-        if (!buf || n == 0)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(buf, n, fmt, ap);
-        va_end(ap);
-}
-
 bool hostname_is_valid(const char *name, char *whybuf, size_t whylen) {
         static const char *const loopback[] = {
                 "localhost", "localhost.localdomain", "localhost4", "localhost4.localdomain4",
@@ -161,7 +151,7 @@ bool hostname_is_valid(const char *name, char *whybuf, size_t whylen) {
         if (name)
                 for (size_t i = 0; i < sizeof loopback / sizeof *loopback; i++)
                         if (strcasecmp(name, loopback[i]) == 0) {
-                                why(whybuf, whylen, "'%s' is a loopback name", name);
+                                (void) errmsg(whybuf, whylen, 0, "'%s' is a loopback name", name);
                                 return false;
                         }
         return dns_name_valid(name, "hostname", whybuf, whylen);
@@ -644,6 +634,20 @@ static void v_majority(const struct host_ctx *c, struct validation_result *r) {
         }
 }
 
+/* Whether the connectivity check has other bound hosts to judge r by; if
+ * not, r says so (disabled without any, pending before the check). */
+static bool peers_measured(const struct host_ctx *c, struct validation_result *r, enum validation_id id) {
+        if (c->f->cluster.single_node || c->f->cluster.n_peers == 0) {
+                set(r, id, VSTATUS_DISABLED, "No other host to measure against");
+                return false;
+        }
+        if (!c->f->connectivity.present) {
+                set(r, id, VSTATUS_PENDING, "Waiting for the connectivity check");
+                return false;
+        }
+        return true;
+}
+
 /* sufficient-network-latency and sufficient-packet-loss: the connectivity
  * check's average round trip and loss to each other bound host it reached,
  * against [network] max_latency_ms and max_packet_loss_pct. Unreachable
@@ -655,14 +659,8 @@ static void v_network(const struct host_ctx *c, struct validation_result *r, enu
         size_t n = c->f->cluster.n_peers, measured = 0, bad = 0;
         double worst = 0;
 
-        if (c->f->cluster.single_node || n == 0) {
-                set(r, id, VSTATUS_DISABLED, "No other host to measure against");
+        if (!peers_measured(c, r, id))
                 return;
-        }
-        if (!c->f->connectivity.present) {
-                set(r, id, VSTATUS_PENDING, "Waiting for the connectivity check");
-                return;
-        }
         for (size_t i = 0; i < n; i++) {
                 const struct peer_connectivity *p = find_conn(c->f, c->f->cluster.peers[i].host_id);
                 double v = p ? (latency ? p->latency_ms : p->loss_pct) : NAN;
@@ -844,14 +842,8 @@ static void v_mtu(const struct host_ctx *c, struct validation_result *r) {
                 set(r, id, VSTATUS_DISABLED, "Not checked: [network] mtu_check = false");
                 return;
         }
-        if (c->f->cluster.single_node || n == 0) {
-                set(r, id, VSTATUS_DISABLED, "No other host to measure against");
+        if (!peers_measured(c, r, id))
                 return;
-        }
-        if (!c->f->connectivity.present) {
-                set(r, id, VSTATUS_PENDING, "Waiting for the connectivity check");
-                return;
-        }
         for (size_t i = 0; i < n; i++) {
                 const struct peer_connectivity *p = find_conn(c->f, c->f->cluster.peers[i].host_id);
                 if (!p || !p->reachable)

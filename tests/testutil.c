@@ -1205,18 +1205,9 @@ void tu_assert_fits(const char *s, const char *token) {
 
 /* ---- an SNTP server for real agents ------------------------------------- */
 
-int tu_dnsd_start(const char *addr, const char *dir, const char *zone) {
-        const char *bin = getenv("MUSTER_TEST_DNSD");
-        char listen[64], log[4096], zone_path[4096], resolv[256];
-        if (!bin || !*bin || tu_write_file(dir, "dns.zone", zone) < 0)
-                return -1;
-        snprintf(resolv, sizeof resolv, "nameserver %s\noptions timeout:1 attempts:2\n", addr);
-        if (tu_write_file(dir, "resolv.conf", resolv) < 0)
-                return -1;
-        snprintf(listen, sizeof listen, "%s:53", addr);
-        snprintf(log, sizeof log, "%s/dnsd.log", dir);
-        snprintf(zone_path, sizeof zone_path, "%s/dns.zone", dir);
-        const char *argv[] = { bin, "--listen", listen, "--zone", zone_path, NULL };
+/* A test server (sntpd, dnsd) started and waited for: it writes "ready"
+ * to its log once it listens (within 5 s). Its pid, or -1 (stopped). */
+static int spawn_until_ready(const char *const *argv, const char *log) {
         int pid = tu_spawn(argv, log);
         if (pid < 0)
                 return -1;
@@ -1233,6 +1224,21 @@ int tu_dnsd_start(const char *addr, const char *dir, const char *zone) {
         }
         (void) tu_stop(&pid, SIGKILL);
         return -1;
+}
+
+int tu_dnsd_start(const char *addr, const char *dir, const char *zone) {
+        const char *bin = getenv("MUSTER_TEST_DNSD");
+        char listen[64], log[4096], zone_path[4096], resolv[256];
+        if (!bin || !*bin || tu_write_file(dir, "dns.zone", zone) < 0)
+                return -1;
+        snprintf(resolv, sizeof resolv, "nameserver %s\noptions timeout:1 attempts:2\n", addr);
+        if (tu_write_file(dir, "resolv.conf", resolv) < 0)
+                return -1;
+        snprintf(listen, sizeof listen, "%s:53", addr);
+        snprintf(log, sizeof log, "%s/dnsd.log", dir);
+        snprintf(zone_path, sizeof zone_path, "%s/dns.zone", dir);
+        const char *argv[] = { bin, "--listen", listen, "--zone", zone_path, NULL };
+        return spawn_until_ready(argv, log);
 }
 
 int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char source[64]) {
@@ -1257,22 +1263,21 @@ int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char so
         snprintf(log, sizeof log, "%s/sntpd-%u.log", dir, port);
         const char *plain[] = { bin, "--listen", listen, NULL };
         const char *in_ns[] = { "ip", "netns", "exec", netns, bin, "--listen", listen, NULL };
-        int pid = tu_spawn(netns ? in_ns : plain, log);
-        if (pid < 0)
-                return -1;
-        for (int i = 0; i < 250; i++) {
-                size_t n;
-                char *text = tu_read_file(log, &n);
-                bool ready = text && strstr(text, "ready\n");
-                free(text);
-                if (ready) {
-                        snprintf(source, 64, "%s", listen);
-                        return pid;
-                }
-                if (wait_raw(pid, 0) != -1)
-                        break;
-                tu_sleep_ms(20);
+        int pid = spawn_until_ready(netns ? in_ns : plain, log);
+        if (pid > 0)
+                snprintf(source, 64, "%s", listen);
+        return pid;
+}
+
+char *tu_agent_conf_token(const char *conf_path) {
+        char *conf = tu_read_file(conf_path, NULL);
+        char *tk = conf ? strstr(conf, "\ntoken = ") : NULL;
+        char *out = NULL;
+        if (tk) {
+                tk += strlen("\ntoken = ");
+                tk[strcspn(tk, "\r\n")] = '\0';
+                out = strdup(tk);
         }
-        (void) tu_stop(&pid, SIGKILL);
-        return -1;
+        free(conf);
+        return out;
 }

@@ -250,3 +250,7 @@ int tu_sntpd_start(const char *netns, const char *addr, const char *dir, char so
  * DIR/resolv.conf naming it (for tu_fabric_spawn). Waits (5 s) until it is
  * bound. Its pid (stop it with tu_stop), or -1. */
 int tu_dnsd_start(const char *addr, const char *dir, const char *zone);
+
+/* The token an installed system's /etc/muster/agent.conf (at conf_path)
+ * holds, malloc'd; NULL when there is none. */
+char *tu_agent_conf_token(const char *conf_path);

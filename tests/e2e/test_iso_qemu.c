@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "bootcfg.h"
@@ -44,7 +47,7 @@
  * on the host, never passed. */
 #define CONFIG_FMT                                                                 \
         "[iso]\ntemplate = %s\ncoordinator_url = " GUEST_URL "\n"                  \
-        "[agent]\ninstruction_interval = 2\n"                                      \
+        "[agent]\ninstruction_interval = 2\ninventory_every = 10000\n"              \
         "[requirements.any]\ncpu_cores = 1\nmemory = 512MiB\ndisk = 10GB\n"        \
         "[requirements.sno]\ncpu_cores = 1\nmemory = 512MiB\ndisk = 10GB\n"        \
         "[requirements]\ninstall_disk_fsync_ms = 2000\n"                           \
@@ -54,7 +57,7 @@
 static struct tu_musterd md;
 static char *dir;
 static int qemu_pid = -1;
-static char serial_log[4200], qemu_log[4200];
+static char serial_log[4200], qemu_log[4200], qmp_socket[4200];
 
 static const char *template_path(void) {
         const char *p = getenv("MUSTER_ISO_TEMPLATE");
@@ -73,6 +76,7 @@ static void setup(void) {
         cr_assert_eq(tu_musterd_start_in(&md, dir, cfg), 0);
         snprintf(serial_log, sizeof serial_log, "%s/serial.log", dir);
         snprintf(qemu_log, sizeof qemu_log, "%s/qemu.log", dir);
+        snprintf(qmp_socket, sizeof qmp_socket, "%s/qmp.sock", dir);
 }
 
 static void teardown(void) {
@@ -157,7 +161,7 @@ static void start_qemu(const char *iso, const char *disk, const char *uuid, bool
         snprintf(fwd, sizeof fwd,
                  "user,id=n0,restrict=on,guestfwd=tcp:" GUEST_COORD ":" GUEST_PORT "-cmd:socat - TCP:127.0.0.1:%u",
                  md.port);
-        snprintf(drive, sizeof drive, "file=%s,if=virtio,format=raw,cache=unsafe", disk);
+        snprintf(drive, sizeof drive, "file=%s,if=virtio,format=raw,cache=unsafe,id=disk0", disk);
         snprintf(cdrom, sizeof cdrom, "file=%s,media=cdrom,readonly=on", iso);
         snprintf(serial, sizeof serial, "file:%s", serial_log);
         const char *argv[48];
@@ -175,6 +179,9 @@ static void start_qemu(const char *iso, const char *disk, const char *uuid, bool
         argv[n++] = "-serial"; argv[n++] = serial;
         argv[n++] = "-display"; argv[n++] = "none";
         argv[n++] = "-monitor"; argv[n++] = "none";
+        static char qmp_arg[4300];
+        snprintf(qmp_arg, sizeof qmp_arg, "unix:%s,server=on,wait=off", qmp_socket);
+        argv[n++] = "-qmp"; argv[n++] = qmp_arg;
         argv[n++] = "-no-reboot";
         if (cmdline) {
                 snprintf(kernel, sizeof kernel, "%s/vmlinuz", dir);
@@ -199,6 +206,51 @@ static void start_qemu(const char *iso, const char *disk, const char *uuid, bool
         argv[n] = NULL;
         qemu_pid = tu_spawn(argv, qemu_log);
         cr_assert(qemu_pid > 0, "cannot start qemu-system-x86_64");
+}
+
+/* A line from QEMU's control socket within 10 s, into buf. */
+static bool qmp_line(int fd, char *buf, size_t n) {
+        size_t len = 0;
+        int64_t end = tu_mono_ms() + 10000;
+        while (len + 1 < n && tu_mono_ms() < end) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                if (poll(&p, 1, 200) <= 0)
+                        continue;
+                if (read(fd, buf + len, 1) != 1)
+                        return false;
+                if (buf[len] == '\n') {
+                        buf[len] = '\0';
+                        return true;
+                }
+                len++;
+        }
+        return false;
+}
+
+/* One QMP command (JSON text) to the running guest's QEMU; its answer must
+ * be a "return", events before it skipped. */
+static void qmp(const char *command) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        cr_assert_lt(strlen(qmp_socket), sizeof a.sun_path);
+        memcpy(a.sun_path, qmp_socket, strlen(qmp_socket) + 1);
+        cr_assert(fd >= 0 && connect(fd, (struct sockaddr *) &a, sizeof a) == 0, "QMP socket %s: %s", qmp_socket,
+                  strerror(errno));
+        char line[4096];
+        cr_assert(qmp_line(fd, line, sizeof line) && strstr(line, "\"QMP\""), "QMP greeting: %s", line);
+        const char *cmds[] = { "{\"execute\":\"qmp_capabilities\"}", command };
+        for (int i = 0; i < 2; i++) {
+                cr_assert_eq(write(fd, cmds[i], strlen(cmds[i])), (ssize_t) strlen(cmds[i]));
+                cr_assert_eq(write(fd, "\n", 1), 1);
+                for (;;) {
+                        cr_assert(qmp_line(fd, line, sizeof line), "no QMP answer to %s", cmds[i]);
+                        if (strstr(line, "\"event\""))
+                                continue;
+                        cr_assert(strstr(line, "\"return\""), "QMP %s: %s", cmds[i], line);
+                        break;
+                }
+        }
+        close(fd);
 }
 
 /* GET the host; NULL while it is not there. */
@@ -286,6 +338,81 @@ static char *make_disk(void) {
         return disk;
 }
 
+/* Release 4.15.0 imported (its folder into rel), a single-node cluster
+ * `name` with a pull secret, and the guest's host bound to it and known. */
+static void bound_to_new_sno(const char *ie, const char *uuid, const char *name, char *rel, size_t rel_len) {
+        char ps[4200];
+        char *out = NULL, *err = NULL;
+        snprintf(rel, rel_len, "%s/state/images/rel-4.15.0", dir);
+        tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
+        cr_assert_eq(CTL(&out, &err, "release", "import", rel), 0, "%s%s", out, err);
+        free(out);
+        free(err);
+        cr_assert_eq(tu_write_file(dir, "pull-secret", "{\"auths\":{}}"), 0);
+        snprintf(ps, sizeof ps, "%s/pull-secret", dir);
+        cr_assert_eq(CTL(&out, &err, "cluster", "create", name, "--single-node", "--release", "4.15.0",
+                         "--base-domain", "example.test", "--machine-cidr", "10.0.2.0/24", "--pull-secret-file", ps),
+                     0, "%s%s", out, err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "bind", uuid, "--cluster", name), 0, "%s%s", out, err);
+        free(out);
+        free(err);
+        json_object_put(wait_host(ie, uuid, "known", BOOT_WAIT_MS));
+}
+
+/* The installed system's first boot, played on this side of the VM (the
+ * fixture OS image boots no kernel): its node agent, on the disk image's
+ * root file system, with the host token from its agent.conf. Its first
+ * check-in makes the host installed (stage done), and the cluster with it. */
+static void first_boot(const char *ie, const char *uuid, const char *disk, const char *cluster) {
+        char mnt[4300], mdir[4400], conf_path[4400], tok_path[4300], pub_path[4400], node_log[4300];
+        char *out = NULL, *err = NULL;
+        snprintf(mnt, sizeof mnt, "%s/mnt", dir);
+        tu_must("mkdir -p %s", mnt);
+        tu_must("mount -o loop,offset=1048576 %s %s", disk, mnt);
+        snprintf(mdir, sizeof mdir, "%s/etc/muster/manifests", mnt);
+        snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
+        char *tk = tu_agent_conf_token(conf_path);
+        cr_assert_not_null(tk, "no token in %s", conf_path);
+        cr_assert_eq(tu_write_file(dir, "host.token", tk), 0);
+        free(tk);
+        snprintf(tok_path, sizeof tok_path, "%s/host.token", dir);
+        snprintf(pub_path, sizeof pub_path, "%s/etc/muster/coordinator.pub", mnt);
+        snprintf(node_log, sizeof node_log, "%s/node.log", dir);
+        const char *bin = getenv("MUSTER_AGENT");
+        const char *argv[] = { bin && *bin ? bin : "muster-agent", "node", "--coordinator", md.base, "--infra-env", ie,
+                               "--token-file", tok_path, "--host-id", uuid, "--coordinator-key", pub_path,
+                               "--manifest-dir", mdir, NULL };
+        int node = tu_spawn(argv, node_log);
+        cr_assert_gt(node, 0);
+        int st = CTL(&out, &err, "cluster", "watch", cluster, "--interval", "1", "--timeout", "120");
+        cr_assert_eq(st, 0, "cluster watch: %s%s", out, err);
+        cr_assert(strstr(out, "installed"), "%s", out);
+        free(out);
+        free(err);
+        json_object *h = wait_host(ie, uuid, "installed", 30000);
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+        json_object_put(h);
+        cr_assert_eq(tu_stop(&node, SIGTERM), 0, "the node agent exits cleanly");
+        tu_must("umount %s", mnt);
+}
+
+/* The guest installs, says everything is written and reboots: QEMU
+ * (-no-reboot) exits; the host waits for its installed system (issue 13,
+ * item 6). */
+static void wait_written_and_rebooted(const char *ie, const char *uuid) {
+        int qst = tu_wait_pid(qemu_pid, INSTALL_WAIT_MS);
+        if (qst < 0)
+                log_serial_tail();
+        cr_assert(qst >= 0, "the guest did not reboot after installing");
+        qemu_pid = -1;
+        json_object *h = wait_host(ie, uuid, "installing-in-progress", 10000);
+        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "rebooting", "%s", tu_jstr(h, "status_info"));
+        cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
+        json_object_put(h);
+}
+
 /* ---- tests ---------------------------------------------------------------- */
 
 Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
@@ -296,38 +423,14 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
         boot_to_known(ie, uuid, false, iso, disk);
 
         /* A release, a single-node cluster, bind, install. */
-        char rel[4200], ps[4200];
-        snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
-        tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
+        char rel[4200];
+        bound_to_new_sno(ie, uuid, "sno", rel, sizeof rel);
         char *out = NULL, *err = NULL;
-        cr_assert_eq(CTL(&out, &err, "release", "import", rel), 0, "%s%s", out, err);
-        free(out);
-        free(err);
-        cr_assert_eq(tu_write_file(dir, "pull-secret", "{\"auths\":{}}"), 0);
-        snprintf(ps, sizeof ps, "%s/pull-secret", dir);
-        cr_assert_eq(CTL(&out, &err, "cluster", "create", "sno", "--single-node", "--release", "4.15.0",
-                         "--base-domain", "example.test", "--machine-cidr", "10.0.2.0/24", "--pull-secret-file", ps),
-                     0, "%s%s", out, err);
-        free(out);
-        free(err);
-        cr_assert_eq(CTL(&out, &err, "host", "bind", uuid, "--cluster", "sno"), 0, "%s%s", out, err);
-        free(out);
-        free(err);
-        json_object_put(wait_host(ie, uuid, "known", BOOT_WAIT_MS));
         cr_assert_eq(CTL(&out, &err, "cluster", "install", "sno"), 0, "%s%s", out, err);
         free(out);
         free(err);
-        /* The agent writes everything, says so, and reboots into the
-         * installed system: QEMU (-no-reboot) exits. */
-        int qst = tu_wait_pid(qemu_pid, INSTALL_WAIT_MS);
-        if (qst < 0)
-                log_serial_tail();
-        cr_assert(qst >= 0, "the guest did not reboot after installing");
-        qemu_pid = -1;
-        /* Written: the host waits for its installed system (issue 13, item 6). */
+        wait_written_and_rebooted(ie, uuid);
         json_object *h = wait_host(ie, uuid, "installing-in-progress", 10000);
-        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "rebooting", "%s", tu_jstr(h, "status_info"));
-        cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
         char cid[64];
         snprintf(cid, sizeof cid, "%s", tu_jstr(h, "cluster_id"));
         json_object_put(h);
@@ -382,42 +485,65 @@ Test(iso_qemu, bios_boot_registers_then_installs_single_node) {
         free(out);
         free(err);
         tu_must("cmp %s %s/etc/muster/coordinator.pub", keyfile, mnt);
+        /* The host's settings from the payload (issue 13, item 4). */
+        char role_path[4400];
+        snprintf(role_path, sizeof role_path, "%s/etc/muster/role", mnt);
+        char *role = tu_read_file(role_path, NULL);
+        cr_assert(role && strcmp(role, "master\n") == 0, "%s", role ? role : "(no /etc/muster/role)");
+        free(role);
         tu_must("umount %s", mnt);
 
-        /* The installed system's first boot, played on this side of the VM
-         * (the fixture OS image boots no kernel): its node agent, on its root
-         * file system, with the host token from its agent.conf. Its first
-         * check-in makes the host installed, and the cluster with it. */
-        tu_must("mount -o loop,offset=1048576 %s %s", disk, mnt);
-        char conf_path[4400], tok_path[4300], pub_path[4400], node_log[4300];
-        snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
-        char *c2 = tu_read_file(conf_path, NULL);
-        char *tk = c2 ? strstr(c2, "\ntoken = ") : NULL;
-        cr_assert_not_null(tk, "%s", c2 ? c2 : "(no agent.conf)");
-        tk += strlen("\ntoken = ");
-        tk[strcspn(tk, "\r\n")] = '\0';
-        cr_assert_eq(tu_write_file(dir, "host.token", tk), 0);
-        free(c2);
-        snprintf(tok_path, sizeof tok_path, "%s/host.token", dir);
-        snprintf(pub_path, sizeof pub_path, "%s/etc/muster/coordinator.pub", mnt);
-        snprintf(node_log, sizeof node_log, "%s/node.log", dir);
-        const char *bin = getenv("MUSTER_AGENT");
-        const char *argv[] = { bin && *bin ? bin : "muster-agent", "node", "--coordinator", md.base, "--infra-env", ie,
-                               "--token-file", tok_path, "--host-id", uuid, "--coordinator-key", pub_path,
-                               "--manifest-dir", mdir, NULL };
-        int node = tu_spawn(argv, node_log);
-        cr_assert_gt(node, 0);
-        int st = CTL(&out, &err, "cluster", "watch", "sno", "--interval", "1", "--timeout", "120");
-        cr_assert_eq(st, 0, "cluster watch: %s%s", out, err);
-        cr_assert(strstr(out, "installed"), "%s", out);
+        first_boot(ie, uuid, disk, "sno");
+        json_object_put(env);
+        free(disk);
+        free(iso);
+        free(ie);
+}
+
+/* Issue 13's acceptance: a guest whose install fails (its disk shrinks
+ * after it was bound and validated: QMP block_resize to 4 MiB, below the
+ * OS image's size) leaves host and cluster in error; the disk grows back,
+ * `musterctl cluster reset` sends the host back through discovery, and the
+ * install on the retry succeeds. */
+Test(iso_qemu, failed_install_is_reset_and_retried) {
+        const char *uuid = "5eed0000-0000-4000-8000-0000000000c1";
+        char *ie = NULL;
+        char *iso = download_iso(&ie);
+        char *disk = make_disk();
+        boot_to_known(ie, uuid, false, iso, disk);
+
+        char rel[4200];
+        bound_to_new_sno(ie, uuid, "retry", rel, sizeof rel);
+        char *out = NULL, *err = NULL;
+
+        /* The disk shrinks under the bound host; the install fails. */
+        qmp("{\"execute\":\"block_resize\",\"arguments\":{\"device\":\"disk0\",\"size\":4194304}}");
+        cr_assert_eq(CTL(&out, &err, "cluster", "install", "retry"), 0, "%s%s", out, err);
         free(out);
         free(err);
-        h = wait_host(ie, uuid, "installed", 30000);
-        cr_assert_str_eq(tu_jstr(h, "progress.stage"), "done");
+        json_object *h = wait_host(ie, uuid, "error", INSTALL_WAIT_MS);
+        printf("iso_qemu: the install failed as it should: %s\n", tu_jstr(h, "status_info"));
+        fflush(stdout);
         json_object_put(h);
-        cr_assert_eq(tu_stop(&node, SIGTERM), 0, "the node agent exits cleanly");
-        tu_must("umount %s", mnt);
-        json_object_put(env);
+        cr_assert_eq(CTL(&out, &err, "-o", "json", "cluster", "show", "retry"), 0, "%s", err);
+        json_object *c = json_tokener_parse(out);
+        cr_assert_str_eq(tu_jstr(c, "status"), "error", "%s", out);
+        json_object_put(c);
+        free(out);
+        free(err);
+
+        /* The disk is back; reset, the host goes through discovery again,
+         * and the install on the retry goes through. */
+        qmp("{\"execute\":\"block_resize\",\"arguments\":{\"device\":\"disk0\",\"size\":25769803776}}");
+        cr_assert_eq(CTL(&out, &err, "cluster", "reset", "retry"), 0, "%s%s", out, err);
+        free(out);
+        free(err);
+        json_object_put(wait_host(ie, uuid, "known", BOOT_WAIT_MS));
+        cr_assert_eq(CTL(&out, &err, "cluster", "install", "retry"), 0, "%s%s", out, err);
+        free(out);
+        free(err);
+        wait_written_and_rebooted(ie, uuid);
+        first_boot(ie, uuid, disk, "retry");
         free(disk);
         free(iso);
         free(ie);

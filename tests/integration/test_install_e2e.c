@@ -501,13 +501,10 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         snprintf(md2, sizeof md2, "%s/etc/muster/manifests", mnt);
         char conf_path[4400];
         snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
-        char *conf2 = tu_read_file(conf_path, NULL);
-        char *tok2 = conf2 ? strstr(conf2, "\ntoken = ") : NULL;
-        cr_assert_not_null(tok2, "%s", conf2 ? conf2 : "(no agent.conf)");
-        tok2 += strlen("\ntoken = ");
-        tok2[strcspn(tok2, "\r\n")] = '\0';
+        char *tok2 = tu_agent_conf_token(conf_path);
+        cr_assert_not_null(tok2, "no token in %s", conf_path);
         cr_assert_eq(tu_write_file(dir, "host-2.token", tok2), 0);
-        free(conf2);
+        free(tok2);
         snprintf(token_file, sizeof token_file, "%s/host-2.token", dir);
         start_agent(2, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md2, NULL });
 

@@ -26,35 +26,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "udpserve.h"
+
 #define MAX_PACKET 512
 #define MAX_ANSWERS 16
 #define TYPE_A 1
 #define TYPE_AAAA 28
 #define CLASS_IN 1
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig) {
-        (void) sig;
-        stop = 1;
-}
-
-static int parse_listen(const char *s, struct sockaddr_in *sa) {
-        char host[64];
-        const char *colon = strrchr(s, ':');
-        if (!colon || (size_t) (colon - s) >= sizeof host)
-                return -1;
-        memcpy(host, s, (size_t) (colon - s));
-        host[colon - s] = '\0';
-        char *end;
-        long port = strtol(colon + 1, &end, 10);
-        if (*end || port < 1 || port > 65535)
-                return -1;
-        memset(sa, 0, sizeof *sa);
-        sa->sin_family = AF_INET;
-        sa->sin_port = htons((uint16_t) port);
-        return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
-}
 
 /* Whether `pattern` (a zone name, maybe "*.rest") covers `name`. */
 static bool name_matches(const char *pattern, const char *name) {
@@ -137,8 +115,12 @@ static size_t answer(const char *zone, const uint8_t *q, size_t n, uint8_t *r) {
         return len;
 }
 
+/* udpserve's callback: the zone file's answer. */
+static size_t answer_zone(void *zone, const uint8_t *q, size_t n, uint8_t *r, size_t rmax) {
+        return rmax >= MAX_PACKET ? answer(zone, q, n, r) : 0;
+}
+
 int main(int argc, char **argv) {
-        struct sockaddr_in sa;
         const char *listen = NULL, *zone = NULL;
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc)
@@ -150,34 +132,9 @@ int main(int argc, char **argv) {
                         return 2;
                 }
         }
-        if (!listen || !zone || parse_listen(listen, &sa) < 0) {
+        if (!zone) {
                 fprintf(stderr, "%s: needs --listen with an IPv4 ADDR:PORT and --zone\n", argv[0]);
                 return 2;
         }
-        struct sigaction act = { .sa_handler = on_signal };
-        sigaction(SIGTERM, &act, NULL);
-        sigaction(SIGINT, &act, NULL);
-        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
-                fprintf(stderr, "%s: cannot bind %s: %s\n", argv[0], listen, strerror(errno));
-                return 1;
-        }
-        printf("ready\n");
-        fflush(stdout);
-        while (!stop) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                if (poll(&p, 1, 200) <= 0)
-                        continue;
-                uint8_t q[MAX_PACKET], r[MAX_PACKET];
-                struct sockaddr_storage from;
-                socklen_t fl = sizeof from;
-                ssize_t n = recvfrom(fd, q, sizeof q, 0, (struct sockaddr *) &from, &fl);
-                if (n <= 0)
-                        continue;
-                size_t len = answer(zone, q, (size_t) n, r);
-                if (len > 0)
-                        (void) sendto(fd, r, len, 0, (struct sockaddr *) &from, fl);
-        }
-        close(fd);
-        return 0;
+        return udpserve_run(argv[0], listen, answer_zone, (void *) zone);
 }
