@@ -14,11 +14,10 @@
 #include "cleanup.h"
 #include "format.h"
 #include "inventory.h"
+#include "json-cleanup.h"
 #include "log.h"
 #include "probe.h"
 #include "run.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 static void usage(FILE *f) {
         fputs("Usage: muster-agent COMMAND [OPTIONS]\n"
@@ -244,7 +243,7 @@ static int cmd_inventory(int argc, char **argv) {
                 inventory_free(&inv);
                 return 1;
         }
-        _cleanup_(json_object_putp) json_object *doc = inventory_to_json(&inv);
+        _cleanup_json_ json_object *doc = inventory_to_json(&inv);
         int flags = (compact ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
                     JSON_C_TO_STRING_NOSLASHESCAPE;
         const char *text = doc ? json_object_to_json_string_ext(doc, flags) : NULL;

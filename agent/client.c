@@ -17,8 +17,8 @@
 #include "cleanup.h"
 #include "fdio.h"
 #include "growbuf.h"
+#include "json-cleanup.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct curl_slist *, curl_slist_free_all)
 
 int client_read_token(const char *path, char **token) {

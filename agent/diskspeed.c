@@ -21,9 +21,7 @@
 #include "cleanup.h"
 #include "errmsg.h"
 #include "install.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-#define _cleanup_json_ _cleanup_(json_object_putp)
+#include "json-cleanup.h"
 
 #define TEMP_NAME ".muster-disk-speed-XXXXXX"
 

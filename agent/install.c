@@ -25,13 +25,12 @@
 #include "errmsg.h"
 #include "fdio.h"
 #include "hostfiles.h"
+#include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "nodedir.h"
 #include "release.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe)
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 #define LOOP_MAJOR_NR 7
 #define UMOUNT_TRIES 20

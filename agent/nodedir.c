@@ -17,10 +17,8 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "fdio.h"
+#include "json-cleanup.h"
 #include "manifest.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 #define SHA_HEX_LEN (2 * CRYPTO_SHA256_LEN)
 

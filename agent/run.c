@@ -34,14 +34,12 @@
 #include "growbuf.h"
 #include "install.h"
 #include "inventory.h"
+#include "json-cleanup.h"
 #include "log.h"
 #include "model.h"
 #include "probe.h"
 #include "steps_net.h"
 #include "uuid.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 #define HOST_ID_FILE "host-id"
 #define NTP_MAX_DATE_AGE_MS 3600000

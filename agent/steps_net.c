@@ -27,13 +27,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "protocol.h"
 
 #define NS_PER_SEC 1000000000LL
 #define NS_PER_MS 1000000LL
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 /* ---- small helpers ------------------------------------------------------ */
 

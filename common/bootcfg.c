@@ -10,9 +10,8 @@
 
 #include "cleanup.h"
 #include "errmsg.h"
+#include "json-cleanup.h"
 #include "uuid.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
 
 static bool url_ok(const char *u) {
         return strncmp(u, "http://", 7) == 0 ? u[7] != '\0' : strncmp(u, "https://", 8) == 0 && u[8] != '\0';
@@ -111,7 +110,7 @@ int bootcfg_decode(const uint8_t *area, size_t size, struct bootcfg *out, char *
                                       BOOTCFG_MAGIC_LEN + i);
         if (len > INT32_MAX)
                 return errmsg(err, errlen, -EINVAL, "config area: too large");
-        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new();
+        _cleanup_json_tokener_ json_tokener *tok = json_tokener_new();
         if (!tok)
                 return -ENOMEM;
         json_object *o = json_tokener_parse_ex(tok, txt, (int) len);

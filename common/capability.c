@@ -10,14 +10,10 @@
 #include <string.h>
 
 #include "cleanup.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 /* How much of an annotation value or a client's name a message quotes. */
 #define CAP_MSG_QUOTE_MAX 200
-
-static inline void strv_freep(struct strv *s) { strv_free(s); }
-#define _cleanup_strv_ _cleanup_(strv_freep)
 
 void cap_spec_init(struct cap_spec *s) {
         *s = (struct cap_spec) { 0 };
@@ -243,7 +239,7 @@ int cap_compute(const struct release_info *r, const struct cap_spec *spec,
 }
 
 json_object *cap_condition_json(const struct cap_status *st) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return NULL;
         bool implicit = st && st->implicit.n > 0;

@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "jsonread.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 /* ---- lifetime ---------------------------------------------------------- */
 
@@ -585,7 +584,7 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
 }
 
 int inventory_from_string(const char *text, struct inventory *inv, char *err, size_t errlen) {
-        _cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
+        _cleanup_json_ json_object *o = json_tokener_parse(text);
         if (!o) {
                 inventory_init(inv);
                 if (err && errlen)

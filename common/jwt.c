@@ -11,9 +11,7 @@
 
 #include "base64url.h"
 #include "cleanup.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
+#include "json-cleanup.h"
 
 static const char jwt_header[] = "{\"alg\":\"ES256\",\"typ\":\"JWT\"}";
 
@@ -76,12 +74,11 @@ static int decode_object(const char *part, size_t len, json_object **out) {
         if (n == 0 || memchr(buf, '\0', n))
                 return -EBADMSG;
 
-        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new();
+        _cleanup_json_tokener_ json_tokener *tok = json_tokener_new();
         if (!tok)
                 return -ENOMEM;
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-        _cleanup_(json_object_putp) json_object *o =
-                json_tokener_parse_ex(tok, (const char *) buf, (int) n);
+        _cleanup_json_ json_object *o = json_tokener_parse_ex(tok, (const char *) buf, (int) n);
         if (!o || json_tokener_get_error(tok) != json_tokener_success)
                 return -EBADMSG;
         for (size_t i = json_tokener_get_parse_end(tok); i < n; i++)
@@ -136,7 +133,7 @@ int jwt_verify(const struct crypto_key *k, const char *token, int64_t now, json_
                 return -EBADMSG;
 
         /* The header is unauthenticated: take "alg" from it and nothing else. */
-        _cleanup_(json_object_putp) json_object *hdr = NULL;
+        _cleanup_json_ json_object *hdr = NULL;
         int r = decode_object(token, hl, &hdr);
         if (r < 0)
                 return r;
@@ -159,7 +156,7 @@ int jwt_verify(const struct crypto_key *k, const char *token, int64_t now, json_
         if (r < 0)
                 return r;
 
-        _cleanup_(json_object_putp) json_object *c = NULL;
+        _cleanup_json_ json_object *c = NULL;
         r = decode_object(d1 + 1, pl, &c);
         if (r < 0)
                 return r;

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "jsonread.h"
 #include "jsonwrite.h"
 #include "yamlscan.h"
@@ -750,10 +751,8 @@ bool manifest_same_object(const struct manifest *a, const struct manifest *b) {
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-
 static json_object *annotations_json(const struct manifest *m) {
-        _cleanup_(json_object_putp) json_object *ann = json_object_new_object();
+        _cleanup_json_ json_object *ann = json_object_new_object();
         if (!ann)
                 return NULL;
         for (size_t i = 0; i < m->n_annotations; i++)
@@ -763,7 +762,7 @@ static json_object *annotations_json(const struct manifest *m) {
 }
 
 json_object *manifest_to_json(const struct manifest *m, bool with_content) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || jadd(o, "file", jstr_or_empty(m->file)) < 0 ||
             jadd(o, "doc_index", json_object_new_int64(m->doc_index)) < 0 ||
             jadd(o, "path", jstr_or_empty(m->path)) < 0 ||

@@ -14,8 +14,7 @@
 #include <time.h>
 
 #include "cleanup.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 /* ---- time and ids ------------------------------------------------------ */
 
@@ -696,7 +695,7 @@ static void get_inventory_text(json_object *o, char **out, struct jctx *c) {
             json_object_is_type(v, json_type_null))
                 return;
         if (json_object_is_type(v, json_type_string)) {
-                _cleanup_(json_object_putp) json_object *parsed = NULL;
+                _cleanup_json_ json_object *parsed = NULL;
                 if ((size_t) json_object_get_string_len(v) > MODEL_MAX_INVENTORY)
                         jfail(c, "field \"inventory\" is larger than %d bytes", MODEL_MAX_INVENTORY);
                 else if (!(parsed = json_tokener_parse(json_object_get_string(v))) ||

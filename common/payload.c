@@ -16,11 +16,9 @@
 #include "base64url.h"
 #include "canonjson.h"
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "protocol.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
 
 /* Envelope > payload > manifests[] > manifest {}: nothing legitimate nests
  * deeper than 4; the margin is for later payload parts. */
@@ -38,7 +36,7 @@ static void fail(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 static json_object *manifest_entry(const struct manifest *m) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || jadd(o, "path", jstr_or_empty(m->path)) < 0 || jadd(o, "file", jstr_or_empty(m->file)) < 0 ||
             jadd(o, "group", jstr_or_empty(m->group)) < 0 || jadd(o, "version", jstr_or_empty(m->version)) < 0 ||
             jadd(o, "kind", jstr_or_empty(m->kind)) < 0 ||
@@ -56,7 +54,7 @@ static int jadd_opt(json_object *o, const char *k, const char *s) {
 }
 
 static json_object *host_part(const struct payload_host *h) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         json_object *ntp = json_object_new_array();
         if (!o || jadd(o, "ntp_sources", ntp) < 0 || jadd(o, "role", jstr_or_empty(h->role)) < 0 ||
             jadd_opt(o, "hostname", h->hostname) < 0 || jadd_opt(o, "ssh_authorized_key", h->ssh_authorized_key) < 0)
@@ -124,7 +122,7 @@ json_object *payload_build(const char *cluster_id, int64_t revision, const char 
                 }
         errno = ENOMEM;
 
-        _cleanup_(json_object_putp) json_object *p = json_object_new_object();
+        _cleanup_json_ json_object *p = json_object_new_object();
         if (!p || jadd(p, "cluster_id", json_object_new_string(cluster_id)) < 0 ||
             jadd(p, "revision", json_object_new_int64(revision)) < 0 ||
             jadd(p, "release_version", jstr_or_empty(release_version)) < 0)
@@ -218,7 +216,7 @@ int payload_sign(json_object *payload, const struct crypto_key *key, struct payl
 
 /* s as a canonical JSON string, or NULL. */
 static char *json_quote(const char *s, size_t *len) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_string(s);
+        _cleanup_json_ json_object *o = json_object_new_string(s);
         char *out = NULL;
         if (!o || canonjson_serialize(o, &out, len) < 0)
                 return NULL;
@@ -324,13 +322,13 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
                 return -EINVAL;
         }
 
-        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new_ex(PAYLOAD_MAX_DEPTH);
+        _cleanup_json_tokener_ json_tokener *tok = json_tokener_new_ex(PAYLOAD_MAX_DEPTH);
         if (!tok) {
                 fail(err, errlen, "out of memory");
                 return -ENOMEM;
         }
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-        _cleanup_(json_object_putp) json_object *env = json_tokener_parse_ex(tok, envelope, (int) len);
+        _cleanup_json_ json_object *env = json_tokener_parse_ex(tok, envelope, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         if (!env || jerr != json_tokener_success) {
                 fail(err, errlen, "payload envelope is not JSON: %s",
@@ -696,7 +694,7 @@ int payload_host_settings(json_object *payload, const char *host_id, struct payl
                 return -EINVAL;
         }
         if (out->pull_secret) {
-                _cleanup_(json_object_putp) json_object *ps = json_tokener_parse(out->pull_secret);
+                _cleanup_json_ json_object *ps = json_tokener_parse(out->pull_secret);
                 if (!ps || !json_object_is_type(ps, json_type_object)) {
                         fail(err, errlen, "payload settings: pull_secret is not a JSON object");
                         return -EINVAL;

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "yamlscan.h"
 
 /* Limits of release.yaml itself (release.h has the public ones). Going past
@@ -52,7 +53,6 @@ static void ynode_free(struct ynode *n) {
 }
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct ynode *, ynode_free)
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 static int ynode_append(struct ynode *parent, struct ynode *kid) {
         if (parent->n == parent->cap) {
@@ -632,7 +632,7 @@ int release_info_parse_yaml(const char *data, size_t len, struct release_info *o
 }
 
 json_object *release_info_to_json(const struct release_info *r) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
         json_object *img = json_object_new_object(), *known = json_object_new_array(),
                     *sets = json_object_new_object();
         bool ok = o && img && known && sets;

@@ -3,6 +3,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cleanup.h"
+
 struct strv {
         char **v;   /* NULL-terminated when n > 0 */
         size_t n;
@@ -16,3 +18,7 @@ int strv_consume(struct strv *s, char *str);
 bool strv_contains(const struct strv *s, const char *str);
 void strv_sort(struct strv *s);
 void strv_free(struct strv *s);
+
+/* For _cleanup_strv_ struct strv v = { 0 }; */
+static inline void strv_freep(struct strv *s) { strv_free(s); }
+#define _cleanup_strv_ _cleanup_(strv_freep)

@@ -13,6 +13,7 @@
 #include "clusterrel.h"
 #include "hostfsm.h"
 #include "install.h"
+#include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "log.h"
 #include "payload.h"
@@ -20,8 +21,6 @@
 #include "steps.h"
 #include "uuid.h"
 #include "validations.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 /* ---- install ------------------------------------------------------------ */
 
@@ -496,7 +495,7 @@ static const char *copy_str(json_object *o, json_object *rec, const char *key, s
 
 void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code, json_object *output,
                            const char *error, struct http_response *resp) {
-        _cleanup_(json_object_putp) json_object *rec = json_object_new_object();
+        _cleanup_json_ json_object *rec = json_object_new_object();
         struct steps_input in = { 0 };
         struct cluster c;
         char what[1024];

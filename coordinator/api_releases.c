@@ -19,11 +19,10 @@
 #include "clusterrel.h"
 #include "crypto.h"
 #include "iso.h"
+#include "json-cleanup.h"
 #include "log.h"
 #include "manifest.h"
 #include "release.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 #define MAX_RELEASE_FILES 10000
 #define MAX_QUERY_LIST 256     /* entries of ?additional= and ?exclude= */
@@ -318,7 +317,7 @@ fail:
  * {file, document, capability, message}: such a manifest is never installed,
  * which is most likely a mistake in the release. NULL on ENOMEM. */
 static json_object *undeclared_warnings(const struct release_info *info, const struct manifest_list *ms) {
-        _cleanup_(json_object_putp) json_object *a = json_object_new_array();
+        _cleanup_json_ json_object *a = json_object_new_array();
         if (!a)
                 return NULL;
         for (size_t i = 0; i < ms->n; i++) {
@@ -374,7 +373,7 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
         _cleanup_free_ struct in_file *files = NULL;
         size_t n_files = 0;
         json_object *y, *strict = NULL;
-        _cleanup_(json_object_putp) json_object *warnings = NULL;
+        _cleanup_json_ json_object *warnings = NULL;
         char err[512];
         int r;
 

@@ -10,11 +10,10 @@
 
 #include "canonjson.h"
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "log.h"
 #include "payload.h"
 #include "refresh.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 int release_load(struct musterd *d, const char *version, bool with_manifests, struct loaded_release *lr) {
         *lr = (struct loaded_release) { 0 };
@@ -129,7 +128,7 @@ int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const
                         snprintf(err, errlen, "could not compute the enabled capabilities");
                 return r;
         }
-        _cleanup_(json_object_putp) json_object *cond = cap_condition_json(&st);
+        _cleanup_json_ json_object *cond = cap_condition_json(&st);
         if (!cond) {
                 cap_status_free(&st);
                 return -ENOMEM;
@@ -300,7 +299,7 @@ static int build_object(struct musterd *d, const struct cluster *c, const struct
 int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
                              const struct store_host_role *roles, size_t n_roles, int64_t revision,
                              struct store_payload *out, char *err, size_t errlen) {
-        _cleanup_(json_object_putp) json_object *obj = NULL;
+        _cleanup_json_ json_object *obj = NULL;
         struct payload_signed ps = { 0 };
         size_t n = 0;
         int r;
@@ -332,7 +331,7 @@ int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const s
 
 int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
                                char *err, size_t errlen) {
-        _cleanup_(json_object_putp) json_object *obj = NULL;
+        _cleanup_json_ json_object *obj = NULL;
         _cleanup_free_ char *canon = NULL;
         struct store_payload cur;
         size_t n = 0, len = 0;

@@ -18,10 +18,8 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "fdio.h"
+#include "json-cleanup.h"
 #include "protocol.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free)
 
 /* ---- the template ------------------------------------------------------- */
 
@@ -74,7 +72,7 @@ static int read_sidecar(const char *sidecar, json_object **out, char *err, size_
         if (n > ISO_SIDECAR_MAX)
                 return errmsg(err, errlen, -EINVAL, "the ISO template's sidecar %s is larger than %d bytes", sidecar,
                               ISO_SIDECAR_MAX);
-        _cleanup_(json_tokener_freep) json_tokener *tok = json_tokener_new_ex(16);
+        _cleanup_json_tokener_ json_tokener *tok = json_tokener_new_ex(16);
         if (!tok)
                 return errmsg(err, errlen, -ENOMEM, "out of memory");
         json_object *o = json_tokener_parse_ex(tok, text, (int) n);
@@ -88,7 +86,7 @@ static int read_sidecar(const char *sidecar, json_object **out, char *err, size_
 
 int iso_template_open(const char *path, struct iso_template *t, char *err, size_t errlen) {
         _cleanup_free_ char *sidecar = NULL;
-        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_json_ json_object *o = NULL;
         _cleanup_close_ int fd = -1;
         _cleanup_free_ uint8_t *area = NULL;
         struct stat st;

@@ -10,9 +10,8 @@
 #include <strings.h>
 
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "protocol.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 static json_object *member(json_object *o, const char *key, json_type t) {
         json_object *v;
@@ -187,7 +186,7 @@ bool step_facts_has(const char *text, enum step_type t) {
         const char *name = step_type_to_string(t);
         if (!text || !name)
                 return false;
-        _cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
+        _cleanup_json_ json_object *o = json_tokener_parse(text);
         return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, name, NULL);
 }
 
@@ -195,7 +194,7 @@ int step_facts_parse(const char *text, const char *cluster_domain, struct step_f
         *out = (struct step_facts) { 0 };
         if (!text)
                 return 0;
-        _cleanup_(json_object_putp) json_object *o = json_tokener_parse(text);
+        _cleanup_json_ json_object *o = json_tokener_parse(text);
         if (!o || !json_object_is_type(o, json_type_object))
                 return 0;
         int r;

@@ -10,14 +10,13 @@
 #include <sys/socket.h>
 
 #include "cleanup.h"
+#include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "validations.h"
 
 #define S(t) (1u << (t))
 #define DISCOVERY_STEPS S(STEP_INVENTORY)
 #define BOUND_STEPS (S(STEP_INVENTORY) | S(STEP_CONNECTIVITY_CHECK) | S(STEP_NTP_SYNCHRONIZER) | S(STEP_DOMAIN_RESOLUTION))
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 static const struct {
         unsigned steps;
@@ -67,7 +66,7 @@ void steps_make_id(enum step_type t, uint64_t seed, unsigned index, char out[STE
 
 /* An array of the non-NULL strings of v no longer than max_len, at most cap. */
 static json_object *str_array(const char *const *v, size_t n, size_t cap, size_t max_len) {
-        _cleanup_(json_object_putp) json_object *a = json_object_new_array();
+        _cleanup_json_ json_object *a = json_object_new_array();
 
         if (!a)
                 return NULL;
@@ -85,7 +84,7 @@ static json_object *str_array(const char *const *v, size_t n, size_t cap, size_t
 }
 
 json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bool mtu_probe) {
-        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        _cleanup_json_ json_object *args = json_object_new_object();
         json_object *list = json_object_new_array();
 
         if (!args) {
@@ -113,7 +112,7 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bo
 
 json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
                             int64_t max_offset_ms) {
-        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        _cleanup_json_ json_object *args = json_object_new_object();
 
         if (!args || jadd(args, "ntp_sources", str_array(sources, n, STEPS_MAX_NTP_SOURCES, STEPS_MAX_NTP_SOURCE_LEN)) < 0)
                 return NULL;
@@ -128,7 +127,7 @@ json_object *steps_ntp_args(const char *const *sources, size_t n, const char *co
 /* The names a cluster needs: the API, the internal API and the wildcard
  * ingress name (the agent resolves a random label in place of '*'). */
 json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain) {
-        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        _cleanup_json_ json_object *args = json_object_new_object();
         json_object *list = json_object_new_array();
 
         if (!args) {
@@ -156,7 +155,7 @@ json_object *steps_domain_args(const char *cluster_name, const char *base_dns_do
 
 json_object *steps_install_args(const char *mode, const char *cluster_id, int64_t revision, enum host_role role,
                                 const char *installation_disk) {
-        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        _cleanup_json_ json_object *args = json_object_new_object();
         char url[256];
         bool install = strcmp(mode, INSTALL_MODE_INSTALL) == 0;
 
@@ -177,7 +176,7 @@ json_object *steps_install_args(const char *mode, const char *cluster_id, int64_
 }
 
 json_object *steps_disk_speed_args(const char *path, unsigned writes) {
-        _cleanup_(json_object_putp) json_object *args = json_object_new_object();
+        _cleanup_json_ json_object *args = json_object_new_object();
 
         if (!args || jadd(args, "writes", json_object_new_int64(writes ? writes : STEPS_DISK_SPEED_WRITES)) < 0)
                 return NULL;
@@ -188,8 +187,8 @@ json_object *steps_disk_speed_args(const char *path, unsigned writes) {
 
 /* A step with a fixed id (id != NULL) or one derived from the seed. */
 static int add_step_id(json_object *arr, enum step_type t, json_object *args, uint64_t seed, const char *fixed_id) {
-        _cleanup_(json_object_putp) json_object *a = args;
-        _cleanup_(json_object_putp) json_object *step = NULL;
+        _cleanup_json_ json_object *a = args;
+        _cleanup_json_ json_object *step = NULL;
         char id[STEPS_ID_MAX];
 
         if (!a)
@@ -218,7 +217,7 @@ static bool set_str(const char *s) {
 }
 
 int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
-        _cleanup_(json_object_putp) json_object *arr = NULL;
+        _cleanup_json_ json_object *arr = NULL;
         unsigned every, allowed;
         size_t with_addresses = 0;
         int r;
@@ -318,7 +317,7 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
 }
 
 json_object *steps_reply_to_json(const struct steps_reply *r) {
-        _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+        _cleanup_json_ json_object *o = json_object_new_object();
 
         if (!o || !r || !r->instructions ||
             jadd(o, "next_instruction_seconds", json_object_new_int64(r->next_instruction_seconds)) < 0 ||

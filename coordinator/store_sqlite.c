@@ -17,8 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 /* Threading: a pool of POOL_SIZE connections. A call takes one for its
  * duration, so reads run side by side (WAL readers do not block each other
@@ -453,7 +452,7 @@ static int col_strs(sqlite3_stmt *st, int first, char **const *out, size_t n) {
 
 static int col_validations(sqlite3_stmt *st, int i, struct validation **v, size_t *n) {
         const unsigned char *t = sqlite3_column_text(st, i);
-        _cleanup_(json_object_putp) json_object *a = t ? json_tokener_parse((const char *) t) : NULL;
+        _cleanup_json_ json_object *a = t ? json_tokener_parse((const char *) t) : NULL;
         if (!t)
                 return 0;
         if (!a)
@@ -769,7 +768,7 @@ static int read_infra_env(sqlite3_stmt *st, struct infra_env *ie) {
         strv_free(&ie->ntp_sources);
         const unsigned char *ntp = sqlite3_column_text(st, 11);
         if (ntp) {
-                _cleanup_(json_object_putp) json_object *a = json_tokener_parse((const char *) ntp);
+                _cleanup_json_ json_object *a = json_tokener_parse((const char *) ntp);
                 if (!json_object_is_type(a, json_type_array))
                         return -EIO;
                 for (size_t i = 0; i < json_object_array_length(a); i++)
@@ -1892,25 +1891,25 @@ static int read_cluster(sqlite3_stmt *st, struct cluster *cl) {
         cl->high_availability_mode = ha_mode_from_string((const char *) sqlite3_column_text(st, 9));
         const unsigned char *lt = sqlite3_column_text(st, 11);
         if (lt) {
-                _cleanup_(json_object_putp) json_object *o = json_tokener_parse((const char *) lt);
+                _cleanup_json_ json_object *o = json_tokener_parse((const char *) lt);
                 if (!o || labels_from_json(o, &cl->labels, &cl->n_labels, NULL, 0) < 0)
                         return -EIO;
         }
         {
-                _cleanup_(json_object_putp) json_object *o = NULL;
+                _cleanup_json_ json_object *o = NULL;
                 if ((r = col_json(st, 17, &o)) < 0 ||
                     (r > 0 && cluster_cap_spec_from_json(o, &cl->cap_spec, NULL, 0) < 0))
                         return -EIO;
         }
         {
-                _cleanup_(json_object_putp) json_object *o = NULL;
+                _cleanup_json_ json_object *o = NULL;
                 if ((r = col_json(st, 18, &o)) < 0 ||
                     (r > 0 && cluster_cap_status_from_json(o, &cl->cap_status, NULL, 0) < 0))
                         return -EIO;
                 cl->has_cap_status = r > 0;
         }
         {
-                _cleanup_(json_object_putp) json_object *o = NULL;
+                _cleanup_json_ json_object *o = NULL;
                 if ((r = col_json(st, 19, &o)) < 0 ||
                     (r > 0 && model_condition_list_from_json(o, &cl->conditions, &cl->n_conditions, NULL, 0) < 0))
                         return -EIO;
@@ -2390,7 +2389,7 @@ static bool release_version_ok(const char *v) {
 
 static int read_release(sqlite3_stmt *st, struct store_release *out) {
         const unsigned char *info = sqlite3_column_text(st, 2);
-        _cleanup_(json_object_putp) json_object *o = info ? json_tokener_parse((const char *) info) : NULL;
+        _cleanup_json_ json_object *o = info ? json_tokener_parse((const char *) info) : NULL;
         char **t[] = { &out->created_at };
         int r;
 
@@ -2518,7 +2517,7 @@ int store_release_list(struct store *s, const struct store_page *pg, struct stor
 /* One row of release_manifests into a manifest appended to out. */
 static int read_manifest(sqlite3_stmt *st, struct manifest_list *out) {
         const unsigned char *ann = sqlite3_column_text(st, 10);
-        _cleanup_(json_object_putp) json_object *a = ann ? json_tokener_parse((const char *) ann) : NULL;
+        _cleanup_json_ json_object *a = ann ? json_tokener_parse((const char *) ann) : NULL;
         _cleanup_free_ struct manifest_annotation *anns = NULL;
         struct manifest m = { 0 };
 

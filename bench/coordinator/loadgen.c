@@ -21,8 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 #define API "/api/v2"
 #define MAX_FILE_BYTES (16u << 20)
@@ -129,7 +128,7 @@ static int add_patches(struct inv_template *t, const char *needle, enum patch_ki
 
 /* Load one recorded inventory (tests/fixtures/<machine>/expected.json). */
 static int template_load(const char *path, struct inv_template *t) {
-        _cleanup_(json_object_putp) json_object *inv = json_object_from_file(path);
+        _cleanup_json_ json_object *inv = json_object_from_file(path);
         char macs[MAX_MACS][18];
         unsigned n_macs = 0;
         json_object *ifs;
@@ -385,7 +384,7 @@ static double pct_ms(const struct phase *ph, double p) {
 
 /* Does the host GET of verify show the inventory that was acknowledged? */
 static bool check_host_reply(const struct slot *s, const struct sim_host *h) {
-        _cleanup_(json_object_putp) json_object *o = s->resp ? json_tokener_parse(s->resp) : NULL;
+        _cleanup_json_ json_object *o = s->resp ? json_tokener_parse(s->resp) : NULL;
         json_object *inv, *hn;
         return o && json_object_object_get_ex(o, "id", &hn) && strcasecmp(json_object_get_string(hn), h->id) == 0 &&
                json_object_object_get_ex(o, "inventory", &inv) && json_object_object_get_ex(inv, "hostname", &hn) &&
@@ -781,7 +780,7 @@ static int mode_setup(const struct options *o) {
                         resp ? resp : "");
                 return 1;
         }
-        _cleanup_(json_object_putp) json_object *reply = json_tokener_parse(resp);
+        _cleanup_json_ json_object *reply = json_tokener_parse(resp);
         json_object *id, *tok;
         if (!reply || !json_object_object_get_ex(reply, "id", &id) ||
             !json_object_object_get_ex(reply, "agent_token", &tok)) {
@@ -989,7 +988,7 @@ static int list_hosts(const struct options *o, const char *admin, char ***ids, s
                         r = -EIO;
                         break;
                 }
-                _cleanup_(json_object_putp) json_object *arr = resp ? json_tokener_parse(resp) : NULL;
+                _cleanup_json_ json_object *arr = resp ? json_tokener_parse(resp) : NULL;
                 if (!arr || !json_object_is_type(arr, json_type_array)) {
                         r = -EBADMSG;
                         break;

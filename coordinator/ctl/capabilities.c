@@ -11,8 +11,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 #define IMPLICIT_CONDITION "ImplicitlyEnabledCapabilities"
 
@@ -136,8 +135,8 @@ int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc,
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        _cleanup_(json_object_putp) json_object *enable = json_object_new_array();
-        _cleanup_(json_object_putp) json_object *disable = json_object_new_array();
+        _cleanup_json_ json_object *enable = json_object_new_array();
+        _cleanup_json_ json_object *disable = json_object_new_array();
         const char *baseline = NULL;
         int o, k;
 
@@ -191,7 +190,7 @@ int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc,
         /* The new spec: the current one, edited. */
         json_object *old_add = ctl_jget(cur.json, "capabilities.spec.additional_enabled_capabilities");
         json_object *add = json_object_new_array(), *spec = json_object_new_object(), *caps = json_object_new_object();
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        _cleanup_json_ json_object *body = json_object_new_object();
         if (!add || !spec || !caps || !body) {
                 json_object_put(add);
                 json_object_put(spec);

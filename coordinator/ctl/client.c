@@ -11,9 +11,8 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "json-cleanup.h"
 #include "protocol.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 void ctl_reply_free(struct ctl_reply *r) {
         json_object_put(r->json);
@@ -268,7 +267,7 @@ int ctl_call_object(struct ctl *c, const char *method, const char *path, json_ob
 }
 
 int ctl_get_list(struct ctl *c, const char *path, bool all, json_object **out, bool *more) {
-        _cleanup_(json_object_putp) json_object *rows = json_object_new_array();
+        _cleanup_json_ json_object *rows = json_object_new_array();
         _cleanup_free_ char *cursor = NULL;
         if (more)
                 *more = false;

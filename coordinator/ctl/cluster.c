@@ -7,9 +7,8 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "json-cleanup.h"
 #include "model.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 /* "k=v, k2=v2" of a labels object, or NULL when there are none. */
 static char *labels_text(json_object *l) {
@@ -282,7 +281,7 @@ int ctl_cluster_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 }
 
 static const struct ctl_kind cluster_kind = {
-        .name = "cluster", .arg = "CLUSTER", .path = "/clusters", .resolve = ctl_resolve_cluster, .print = print_cluster,
+        .name = "cluster", .arg = "CLUSTER", .path = "/clusters", .lookup = ctl_lookup_cluster, .print = print_cluster,
 };
 
 int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {

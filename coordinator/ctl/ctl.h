@@ -146,18 +146,18 @@ struct ctl_query {
 };
 void ctl_query_add(struct ctl_query *q, const char *key, const char *value);
 
-/* ---- resources: ids by prefix or name ------------------------------------ */
+/* ---- resources: ids by prefix or name (lookup.c) ------------------------- */
 
 /* An infra-env or cluster given as a full id, a unique id prefix or a name
  * -> its id (malloc'd). NULL with a message printed. */
-char *ctl_resolve_infra_env(struct ctl *c, const char *arg);
-char *ctl_resolve_cluster(struct ctl *c, const char *arg);
+char *ctl_lookup_infra_env(struct ctl *c, const char *arg);
+char *ctl_lookup_cluster(struct ctl *c, const char *arg);
 /* "/clusters/ID" + suffix for a CLUSTER argument (malloc'd); the id into
  * *id_out when not NULL. NULL with a message printed. */
 char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char **id_out);
 /* HOST, IE/HOST, a unique host id prefix or hostname -> its infra-env and
  * id. 0, or <0 with a message printed. */
-int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_id);
+int ctl_lookup_host(struct ctl *c, const char *arg, char **ie_id, char **host_id);
 
 /* ---- output (output.c) ---------------------------------------------------- */
 
@@ -231,7 +231,7 @@ struct ctl_kind {
         const char *name; /* "cluster", in messages */
         const char *arg;  /* "CLUSTER", in usage errors */
         const char *path; /* "/clusters" */
-        char *(*resolve)(struct ctl *c, const char *arg);
+        char *(*lookup)(struct ctl *c, const char *arg);
         ctl_print_fn print;
 };
 

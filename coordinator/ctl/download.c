@@ -187,7 +187,7 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
         if (to_stdout && isatty(STDOUT_FILENO))
                 return ctl_fail("standard output is a terminal: give -o FILE, or redirect it");
 
-        _cleanup_free_ char *id = ctl_resolve_infra_env(c, argv[optind]);
+        _cleanup_free_ char *id = ctl_lookup_infra_env(c, argv[optind]);
         _cleanup_free_ char *path = NULL, *ie_path = NULL, *part = NULL;
         if (!id)
                 return CTL_EXIT_FAIL;

@@ -11,10 +11,9 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "json-cleanup.h"
 #include "model.h"
 #include "uuid.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 #define EVENT_PAGE "1000" /* rows asked for per request, when the server allows it */
 
@@ -189,16 +188,16 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
                 return CTL_EXIT_USAGE;
 
         _cleanup_free_ char *ie_id = NULL, *cluster_id = NULL, *host_id = NULL, *host_ie = NULL, *base = NULL;
-        if (ie && !(ie_id = ctl_resolve_infra_env(c, ie)))
+        if (ie && !(ie_id = ctl_lookup_infra_env(c, ie)))
                 return CTL_EXIT_FAIL;
-        if (cluster && !(cluster_id = ctl_resolve_cluster(c, cluster)))
+        if (cluster && !(cluster_id = ctl_lookup_cluster(c, cluster)))
                 return CTL_EXIT_FAIL;
         if (host) {
                 char id[UUID_STR_LEN];
                 /* Events outlive their host: a full id needs no lookup. */
                 if (uuid_normalize(host, id) == 0)
                         host_id = strdup(id);
-                else if (ctl_resolve_host(c, host, &host_ie, &host_id) < 0)
+                else if (ctl_lookup_host(c, host, &host_ie, &host_id) < 0)
                         return CTL_EXIT_FAIL;
                 if (!host_id)
                         return ctl_fail("out of memory");
@@ -226,7 +225,7 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
                 sigaddset(&ss, SIGTERM);
                 sigprocmask(SIG_UNBLOCK, &ss, NULL);
         }
-        _cleanup_(json_object_putp) json_object *rows = json_object_new_array();
+        _cleanup_json_ json_object *rows = json_object_new_array();
         if (!rows)
                 return ctl_fail("out of memory");
         int k = fetch(&f, rows, (size_t) limit);

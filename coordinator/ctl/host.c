@@ -1,5 +1,5 @@
 /* `musterctl host ...`: the host pool. A host is keyed by (infra-env, id)
- * in the API; the user names it by id, prefix or hostname and resolve.c
+ * in the API; the user names it by id, prefix or hostname and lookup.c
  * finds its infra-env. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,9 +8,8 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "json-cleanup.h"
 #include "protocol.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 static const char *hostname_of(json_object *h) {
         return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
@@ -124,9 +123,9 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
 
         struct ctl_query q = { 0 };
         _cleanup_free_ char *cluster_id = NULL, *ie_id = NULL, *path = NULL;
-        if (cluster && !(cluster_id = ctl_resolve_cluster(c, cluster)))
+        if (cluster && !(cluster_id = ctl_lookup_cluster(c, cluster)))
                 return CTL_EXIT_FAIL;
-        if (ie && !(ie_id = ctl_resolve_infra_env(c, ie)))
+        if (ie && !(ie_id = ctl_lookup_infra_env(c, ie)))
                 return CTL_EXIT_FAIL;
         ctl_query_add(&q, "status", status);
         ctl_query_add(&q, "cluster_id", cluster_id);
@@ -143,7 +142,7 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 path = NULL;
                 return ctl_fail("out of memory");
         }
-        _cleanup_(json_object_putp) json_object *rows = NULL;
+        _cleanup_json_ json_object *rows = NULL;
         bool more = false;
         if (ctl_get_list(c, path, all, &rows, &more) < 0)
                 return CTL_EXIT_FAIL;
@@ -255,11 +254,11 @@ static int print_host(struct ctl *c, json_object *h, bool details) {
         return r;
 }
 
-/* The one HOST argument, resolved to "/infra-envs/IE/hosts/H" + suffix. */
+/* The one HOST argument, looked up, as "/infra-envs/IE/hosts/H" + suffix. */
 static char *host_path(struct ctl *c, const char *arg, const char *suffix, char **host_id) {
         _cleanup_free_ char *ie = NULL, *h = NULL;
         char *path;
-        if (ctl_resolve_host(c, arg, &ie, &h) < 0)
+        if (ctl_lookup_host(c, arg, &ie, &h) < 0)
                 return NULL;
         if (asprintf(&path, "/infra-envs/%s/hosts/%s%s", ie, h, suffix) < 0)
                 return NULL;
@@ -333,10 +332,10 @@ int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 return rc;
         if (!cluster)
                 return ctl_usage_error(cmd, "--cluster is required");
-        _cleanup_free_ char *cid = ctl_resolve_cluster(c, cluster);
+        _cleanup_free_ char *cid = ctl_lookup_cluster(c, cluster);
         if (!cid)
                 return CTL_EXIT_FAIL;
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        _cleanup_json_ json_object *body = json_object_new_object();
         if (!body)
                 return ctl_fail("out of memory");
         json_object_object_add(body, "cluster_id", json_object_new_string(cid));
@@ -417,7 +416,7 @@ int ctl_host_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        _cleanup_json_ json_object *body = json_object_new_object();
         int o;
         if (!body)
                 return ctl_fail("out of memory");

@@ -8,9 +8,8 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "json-cleanup.h"
 #include "model.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 /* "a, b, c" of a string array, or NULL when empty. */
 static char *join(json_object *a) {
@@ -113,8 +112,8 @@ int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         };
         const char *pull = NULL, *ssh = NULL, *http = NULL, *https = NULL, *noproxy = NULL, *arch = NULL,
                    *token_out = NULL;
-        _cleanup_(json_object_putp) json_object *ntp = json_object_new_array();
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        _cleanup_json_ json_object *ntp = json_object_new_array();
+        _cleanup_json_ json_object *body = json_object_new_object();
         int o;
 
         if (!ntp || !body)
@@ -200,7 +199,7 @@ static int show_infra_env(struct ctl *c, json_object *o, bool details) {
 }
 
 static const struct ctl_kind infra_env_kind = {
-        .name = "infra-env", .arg = "INFRA_ENV", .path = "/infra-envs", .resolve = ctl_resolve_infra_env,
+        .name = "infra-env", .arg = "INFRA_ENV", .path = "/infra-envs", .lookup = ctl_lookup_infra_env,
         .print = show_infra_env,
 };
 
@@ -222,7 +221,7 @@ int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, opts, &token_out, 1, "INFRA_ENV", &rc))
                 return rc;
-        _cleanup_free_ char *id = ctl_resolve_infra_env(c, argv[optind]);
+        _cleanup_free_ char *id = ctl_lookup_infra_env(c, argv[optind]);
         _cleanup_free_ char *path = NULL;
         if (!id)
                 return CTL_EXIT_FAIL;

@@ -8,8 +8,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 /* Validations that are not passing, "  id: message" a line on stderr. */
 static size_t print_failing(json_object *validations) {
@@ -125,7 +124,7 @@ int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/upgrade", NULL);
         if (!path)
                 return CTL_EXIT_FAIL;
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        _cleanup_json_ json_object *body = json_object_new_object();
         if (!body)
                 return ctl_fail("out of memory");
         json_object_object_add(body, "release_version", json_object_new_string(release));
@@ -227,10 +226,10 @@ static int show_revision(struct ctl *c, const char *id, long rev, bool manifests
                 return CTL_EXIT_FAIL;
         }
         json_object *payload = ctl_jget(r.json, "payload");
-        _cleanup_(json_object_putp) json_object *parsed = NULL;
+        _cleanup_json_ json_object *parsed = NULL;
         if (payload && json_object_is_type(payload, json_type_string))
                 payload = parsed = json_tokener_parse(json_object_get_string(payload));
-        _cleanup_(json_object_putp) json_object *none = json_object_new_array();
+        _cleanup_json_ json_object *none = json_object_new_array();
         int rc;
         if (!none)
                 rc = ctl_fail("out of memory");
@@ -284,7 +283,7 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         }
         if (ctl_want_args(cmd, argc, argv, 1, "CLUSTER"))
                 return CTL_EXIT_USAGE;
-        _cleanup_free_ char *id = ctl_resolve_cluster(c, argv[optind]);
+        _cleanup_free_ char *id = ctl_lookup_cluster(c, argv[optind]);
         if (!id)
                 return CTL_EXIT_FAIL;
         if (rev == 0 && manifests) {
@@ -311,7 +310,7 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 path = NULL;
                 return ctl_fail("out of memory");
         }
-        _cleanup_(json_object_putp) json_object *rows = NULL;
+        _cleanup_json_ json_object *rows = NULL;
         if (ctl_get_list(c, path, true, &rows, NULL) < 0)
                 return CTL_EXIT_FAIL;
         return ctl_print_rows(c, rows, cols, sizeof cols / sizeof *cols, revision_row);

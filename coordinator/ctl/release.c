@@ -15,13 +15,8 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "fdio.h"
+#include "json-cleanup.h"
 #include "strv.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
-
-static void strv_freep(struct strv *s) {
-        strv_free(s);
-}
 
 /* ---- import ----------------------------------------------------------------- */
 
@@ -246,12 +241,12 @@ int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
                 return CTL_EXIT_FAIL;
         if (absolute_image_path(root, dir, &yaml, &len))
                 return CTL_EXIT_FAIL;
-        _cleanup_(strv_freep) struct strv names = { 0 };
+        _cleanup_strv_ struct strv names = { 0 };
         uint64_t total = len;
         if (list_manifests(dfd, dir, &names, &total))
                 return CTL_EXIT_FAIL;
 
-        _cleanup_(json_object_putp) json_object *body = json_object_new_object();
+        _cleanup_json_ json_object *body = json_object_new_object();
         json_object *files = json_object_new_array();
         if (!body || !files) {
                 json_object_put(files);
@@ -450,8 +445,8 @@ int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 {},
         };
         const char *profile = NULL, *fs = NULL, *baseline = NULL;
-        _cleanup_(json_object_putp) json_object *enable = json_object_new_array();
-        _cleanup_(json_object_putp) json_object *exclude = json_object_new_array();
+        _cleanup_json_ json_object *enable = json_object_new_array();
+        _cleanup_json_ json_object *exclude = json_object_new_array();
         int o, k;
         if (!enable || !exclude)
                 return ctl_fail("out of memory");

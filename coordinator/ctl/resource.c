@@ -1,5 +1,5 @@
 /* The verbs that infra-envs, clusters and hosts share: list every row as a
- * table or JSON, show one object, delete one by its resolved id, and print
+ * table or JSON, show one object, delete one by its looked-up id, and print
  * the object a request answers with. Each resource file says only what is
  * its own (columns, how a row and an object print, its path). */
 #include <stdio.h>
@@ -7,8 +7,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 int ctl_call_print(struct ctl *c, const char *method, const char *path, json_object *body, ctl_print_fn print,
                    bool details) {
@@ -36,13 +35,13 @@ int ctl_list_all(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 0, "", &rc))
                 return rc;
-        _cleanup_(json_object_putp) json_object *rows = NULL;
+        _cleanup_json_ json_object *rows = NULL;
         if (ctl_get_list(c, path, true, &rows, NULL) < 0)
                 return CTL_EXIT_FAIL;
         return ctl_print_rows(c, rows, cols, ncols, add_row);
 }
 
-/* The one argument of a show/delete, resolved: its id (*id) and path. NULL
+/* The one argument of a show/delete, looked up: its id (*id) and path. NULL
  * with *rc the exit status. */
 static char *one_path(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct ctl_kind *k,
                       char **id, int *rc) {
@@ -50,7 +49,7 @@ static char *one_path(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, k->arg, rc))
                 return NULL;
         *rc = CTL_EXIT_FAIL;
-        if (!(*id = k->resolve(c, argv[optind])))
+        if (!(*id = k->lookup(c, argv[optind])))
                 return NULL;
         if (asprintf(&path, "%s/%s", k->path, *id) < 0) {
                 ctl_fail("out of memory");

@@ -11,8 +11,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "fdio.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 #define PEM_BEGIN "-----BEGIN PUBLIC KEY-----"
 
@@ -60,7 +59,7 @@ int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
                 if (rc == CTL_EXIT_OK && c->output != CTL_OUT_JSON)
                         printf("signing key written to %s\n", out);
         } else if (rc == CTL_EXIT_OK && c->output == CTL_OUT_JSON) {
-                _cleanup_(json_object_putp) json_object *o2 = json_object_new_object();
+                _cleanup_json_ json_object *o2 = json_object_new_object();
                 if (!o2)
                         rc = ctl_fail("out of memory");
                 else {

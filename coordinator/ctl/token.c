@@ -110,7 +110,7 @@ int ctl_token_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
 
 /* The full id of the one token whose id starts with `arg` (as the table
  * shows it), or NULL (told). */
-static char *resolve_id(struct ctl *c, const char *arg) {
+static char *lookup_id(struct ctl *c, const char *arg) {
         if (uuid_is_valid(arg))
                 return strdup(arg);
         json_object *rows = NULL;
@@ -138,7 +138,7 @@ int ctl_token_revoke(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "ID", &rc))
                 return rc;
-        char *id = resolve_id(c, argv[optind]);
+        char *id = lookup_id(c, argv[optind]);
         if (!id)
                 return CTL_EXIT_FAIL;
         char *path = NULL;

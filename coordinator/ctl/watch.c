@@ -13,8 +13,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
+#include "json-cleanup.h"
 
 #define BAR_WIDTH 20
 #define MAX_TIMEOUT (7 * 24 * 3600.0)
@@ -164,7 +163,7 @@ int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         }
         if (ctl_want_args(cmd, argc, argv, 1, "CLUSTER"))
                 return CTL_EXIT_USAGE;
-        _cleanup_free_ char *id = ctl_resolve_cluster(c, argv[optind]), *cpath = NULL, *hpath = NULL, *shown = NULL;
+        _cleanup_free_ char *id = ctl_lookup_cluster(c, argv[optind]), *cpath = NULL, *hpath = NULL, *shown = NULL;
         if (!id)
                 return CTL_EXIT_FAIL;
         if (asprintf(&cpath, "/clusters/%s", id) < 0 || asprintf(&hpath, "/hosts?cluster_id=%s", id) < 0)
@@ -178,8 +177,8 @@ int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         double deadline = timeout > 0 ? now() + timeout : 0;
         c->quiet_unreachable = true;
         for (;;) {
-                _cleanup_(json_object_putp) json_object *cl = NULL;
-                _cleanup_(json_object_putp) json_object *hosts = NULL;
+                _cleanup_json_ json_object *cl = NULL;
+                _cleanup_json_ json_object *hosts = NULL;
                 int k = poll_once(c, cpath, hpath, &cl, &hosts);
                 if (k == -EINTR || ctl_stop)
                         return ctl_fail("interrupted");

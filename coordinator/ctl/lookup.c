@@ -9,9 +9,8 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "json-cleanup.h"
 #include "uuid.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
 static bool is_id_prefix(const char *s) {
         size_t n = strlen(s);
@@ -60,7 +59,7 @@ static char *pick(json_object *rows, const char *arg, const char *kind, const ch
         return NULL;
 }
 
-static char *resolve(struct ctl *c, const char *arg, const char *path, const char *kind) {
+static char *lookup(struct ctl *c, const char *arg, const char *path, const char *kind) {
         char id[UUID_STR_LEN];
         if (uuid_normalize(arg, id) == 0)
                 return strdup(id);
@@ -68,22 +67,22 @@ static char *resolve(struct ctl *c, const char *arg, const char *path, const cha
                 ctl_fail("an empty %s name", kind);
                 return NULL;
         }
-        _cleanup_(json_object_putp) json_object *rows = NULL;
+        _cleanup_json_ json_object *rows = NULL;
         if (ctl_get_list(c, path, true, &rows, NULL) < 0)
                 return NULL;
         return pick(rows, arg, kind, "name");
 }
 
-char *ctl_resolve_infra_env(struct ctl *c, const char *arg) {
-        return resolve(c, arg, "/infra-envs", "infra-env");
+char *ctl_lookup_infra_env(struct ctl *c, const char *arg) {
+        return lookup(c, arg, "/infra-envs", "infra-env");
 }
 
-char *ctl_resolve_cluster(struct ctl *c, const char *arg) {
-        return resolve(c, arg, "/clusters", "cluster");
+char *ctl_lookup_cluster(struct ctl *c, const char *arg) {
+        return lookup(c, arg, "/clusters", "cluster");
 }
 
 char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char **id_out) {
-        _cleanup_free_ char *id = ctl_resolve_cluster(c, arg);
+        _cleanup_free_ char *id = ctl_lookup_cluster(c, arg);
         char *path;
         if (!id)
                 return NULL;
@@ -96,7 +95,7 @@ char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char 
         return path;
 }
 
-int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_id) {
+int ctl_lookup_host(struct ctl *c, const char *arg, char **ie_id, char **host_id) {
         _cleanup_free_ char *ie = NULL;
         const char *slash = strchr(arg, '/');
         struct ctl_query q = { 0 };
@@ -105,7 +104,7 @@ int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_i
 
         if (slash) {
                 _cleanup_free_ char *iearg = strndup(arg, (size_t) (slash - arg));
-                if (!iearg || !(ie = ctl_resolve_infra_env(c, iearg)))
+                if (!iearg || !(ie = ctl_lookup_infra_env(c, iearg)))
                         return -ENOENT;
                 h = slash + 1;
                 if (uuid_normalize(h, id) == 0) {
@@ -130,7 +129,7 @@ int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_i
                 ctl_fail("host \"%s\" is too long", arg);
                 return -EINVAL;
         }
-        _cleanup_(json_object_putp) json_object *rows = NULL;
+        _cleanup_json_ json_object *rows = NULL;
         if (ctl_get_list(c, path, true, &rows, NULL) < 0)
                 return -EIO;
         size_t n = json_object_array_length(rows), k = 0;
