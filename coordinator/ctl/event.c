@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "model.h"
+#include "protocol.h"
 #include "uuid.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
@@ -208,7 +209,7 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
         ctl_query_add(&q, "cluster_id", cluster_id);
         ctl_query_add(&q, "host_id", host_id);
         ctl_query_add(&q, "severity", sev);
-        if (q.overflow || asprintf(&base, "/events%s", q.buf) < 0) {
+        if (q.overflow || asprintf(&base, MUSTER_PATH_EVENTS "%s", q.buf) < 0) {
                 base = NULL;
                 return ctl_fail("out of memory");
         }

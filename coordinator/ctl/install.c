@@ -8,6 +8,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "protocol.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
@@ -32,7 +33,7 @@ int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
                 return rc;
         _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/install", &id);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], MUSTER_ACTION_INSTALL, &id);
         if (!path)
                 return CTL_EXIT_FAIL;
         struct ctl_reply r;
@@ -44,7 +45,7 @@ int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 if (conflict && !v) {
                         _cleanup_free_ char *cpath = NULL;
                         struct ctl_reply cl = { 0 };
-                        if (asprintf(&cpath, "/clusters/%s", id) < 0)
+                        if (asprintf(&cpath, MUSTER_PATH_CLUSTER("%s"), id) < 0)
                                 cpath = NULL;
                         else if (ctl_request(c, "GET", cpath, NULL, &cl) == 0 && cl.status == 200)
                                 print_failing(ctl_jget(cl.json, "validations"));
@@ -73,7 +74,7 @@ static int reset_or_cancel(struct ctl *c, const struct ctl_cmd *cmd, int argc, c
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
                 return rc;
         _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], cancel ? "/actions/cancel" : "/actions/reset", &id);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], cancel ? MUSTER_ACTION_CANCEL : MUSTER_ACTION_RESET, &id);
         if (!path)
                 return CTL_EXIT_FAIL;
         struct ctl_reply r;
@@ -122,7 +123,7 @@ int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 return rc;
         if (!release || !*release)
                 return ctl_usage_error(cmd, "--release is required");
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/upgrade", NULL);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], MUSTER_ACTION_UPGRADE, NULL);
         if (!path)
                 return CTL_EXIT_FAIL;
         _cleanup_(json_object_putp) json_object *body = json_object_new_object();
@@ -217,7 +218,7 @@ static int show_revision(struct ctl *c, const char *id, long rev, bool manifests
                 { "SIZE", CTL_COL_WIDE | CTL_COL_RIGHT, 0, 0 },
         };
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "/clusters/%s/payload/%ld", id, rev) < 0) {
+        if (asprintf(&path, MUSTER_PATH_CLUSTER_PAYLOAD("%s", "%ld"), id, rev) < 0) {
                 path = NULL;
                 return ctl_fail("out of memory");
         }
@@ -291,7 +292,7 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 /* The newest revision is the cluster's. */
                 _cleanup_free_ char *path = NULL;
                 struct ctl_reply r;
-                if (asprintf(&path, "/clusters/%s", id) < 0) {
+                if (asprintf(&path, MUSTER_PATH_CLUSTER("%s"), id) < 0) {
                         path = NULL;
                         return ctl_fail("out of memory");
                 }
@@ -307,7 +308,7 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         if (rev > 0)
                 return show_revision(c, id, rev, manifests);
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "/clusters/%s/payload", id) < 0) {
+        if (asprintf(&path, MUSTER_PATH_CLUSTER_PAYLOADS("%s"), id) < 0) {
                 path = NULL;
                 return ctl_fail("out of memory");
         }

@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "protocol.h"
 #include "uuid.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
@@ -75,11 +76,11 @@ static char *resolve(struct ctl *c, const char *arg, const char *path, const cha
 }
 
 char *ctl_resolve_infra_env(struct ctl *c, const char *arg) {
-        return resolve(c, arg, "/infra-envs", "infra-env");
+        return resolve(c, arg, MUSTER_PATH_INFRA_ENVS, "infra-env");
 }
 
 char *ctl_resolve_cluster(struct ctl *c, const char *arg) {
-        return resolve(c, arg, "/clusters", "cluster");
+        return resolve(c, arg, MUSTER_PATH_CLUSTERS, "cluster");
 }
 
 char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char **id_out) {
@@ -87,7 +88,7 @@ char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char 
         char *path;
         if (!id)
                 return NULL;
-        if (asprintf(&path, "/clusters/%s%s", id, suffix) < 0) {
+        if (asprintf(&path, MUSTER_PATH_CLUSTER("%s") "%s", id, suffix) < 0) {
                 ctl_fail("out of memory");
                 return NULL;
         }
@@ -125,7 +126,7 @@ int ctl_resolve_host(struct ctl *c, const char *arg, char **ie_id, char **host_i
         else if (by_name)
                 ctl_query_add(&q, "hostname", h); /* contains, on either hostname */
         _cleanup_free_ char *path = NULL;
-        if (q.overflow || asprintf(&path, "/hosts%s", q.buf) < 0) {
+        if (q.overflow || asprintf(&path, MUSTER_PATH_HOSTS "%s", q.buf) < 0) {
                 path = NULL;
                 ctl_fail("host \"%s\" is too long", arg);
                 return -EINVAL;

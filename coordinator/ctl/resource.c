@@ -7,6 +7,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "protocol.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put)
 
@@ -52,7 +53,7 @@ static char *one_path(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         *rc = CTL_EXIT_FAIL;
         if (!(*id = k->resolve(c, argv[optind])))
                 return NULL;
-        if (asprintf(&path, "%s/%s", k->path, *id) < 0) {
+        if (asprintf(&path, MUSTER_PATH_ITEM("%s", "%s"), k->path, *id) < 0) {
                 ctl_fail("out of memory");
                 return NULL;
         }
