@@ -38,6 +38,7 @@
 #include "log.h"
 #include "model.h"
 #include "probe.h"
+#include "protocol.h"
 #include "steps_net.h"
 #include "uuid.h"
 
@@ -479,7 +480,7 @@ static void step_install(const struct run_instruction *in, const struct run_step
                 return;
         }
         if (client_clone(&l.dl, ctx->client) < 0 || client_clone(&l.api, ctx->client) < 0 ||
-            asprintf(&l.progress_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts/%s/progress", ctx->infra_env_id,
+            asprintf(&l.progress_path, MUSTER_API_PREFIX MUSTER_PATH_HOST_PROGRESS("%s", "%s"), ctx->infra_env_id,
                      ctx->host_id) < 0) {
                 l.progress_path = NULL;
                 res->error = strdup_printf("out of memory");
@@ -1543,9 +1544,9 @@ int run_agent(const struct run_options *o) {
         if (choose_host_id(o, R.host_id) < 0)
                 goto out_sfd;
         uuid_normalize(o->infra_env_id, R.infra_env_id);
-        if (asprintf(&R.register_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts", R.infra_env_id) < 0)
+        if (asprintf(&R.register_path, MUSTER_API_PREFIX MUSTER_PATH_INFRA_ENV_HOSTS("%s"), R.infra_env_id) < 0)
                 R.register_path = NULL;
-        if (asprintf(&R.instructions_path, MUSTER_API_PREFIX "/infra-envs/%s/hosts/%s/instructions", R.infra_env_id,
+        if (asprintf(&R.instructions_path, MUSTER_API_PREFIX MUSTER_PATH_HOST_INSTRUCTIONS("%s", "%s"), R.infra_env_id,
                      R.host_id) < 0)
                 R.instructions_path = NULL;
         if (!R.register_path || !R.instructions_path) {

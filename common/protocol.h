@@ -10,10 +10,53 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #define MUSTER_API_PREFIX "/api/v2"
+
+/* Route paths, each written once (issue 14). The MUSTER_PATH_* macros are
+ * relative to MUSTER_API_PREFIX (musterctl's requests add it themselves) and
+ * take their parameters as string literals: the coordinator's route table
+ * passes placeholders ("{id}", which its matcher takes for any one segment),
+ * clients pass printf conversions ("%s"), so the server's pattern and the
+ * clients' format come from the same segments and cannot drift apart.
+ * tests/unit/test_routes.c formats each with sample ids and matches the
+ * result against the route table. */
+#define MUSTER_PATH_ITEM(coll, id) coll "/" id
+#define MUSTER_PATH_INFRA_ENVS "/infra-envs"
+#define MUSTER_PATH_INFRA_ENV(ie) MUSTER_PATH_ITEM(MUSTER_PATH_INFRA_ENVS, ie)
+#define MUSTER_PATH_INFRA_ENV_IMAGE(ie) MUSTER_PATH_INFRA_ENV(ie) "/downloads/image"
+#define MUSTER_PATH_INFRA_ENV_HOSTS(ie) MUSTER_PATH_INFRA_ENV(ie) "/hosts"
+#define MUSTER_PATH_HOST(ie, h) MUSTER_PATH_ITEM(MUSTER_PATH_INFRA_ENV_HOSTS(ie), h)
+#define MUSTER_PATH_HOST_INSTRUCTIONS(ie, h) MUSTER_PATH_HOST(ie, h) "/instructions"
+#define MUSTER_PATH_HOST_PROGRESS(ie, h) MUSTER_PATH_HOST(ie, h) "/progress"
+#define MUSTER_PATH_HOSTS "/hosts"
+#define MUSTER_PATH_CLUSTERS "/clusters"
+#define MUSTER_PATH_CLUSTER(c) MUSTER_PATH_ITEM(MUSTER_PATH_CLUSTERS, c)
+#define MUSTER_PATH_CLUSTER_PAYLOADS(c) MUSTER_PATH_CLUSTER(c) "/payload"
+#define MUSTER_PATH_CLUSTER_PAYLOAD(c, rev) MUSTER_PATH_ITEM(MUSTER_PATH_CLUSTER_PAYLOADS(c), rev)
+#define MUSTER_PATH_RELEASES "/releases"
+#define MUSTER_PATH_RELEASE(v) MUSTER_PATH_ITEM(MUSTER_PATH_RELEASES, v)
+#define MUSTER_PATH_RELEASE_PREVIEW(v) MUSTER_PATH_RELEASE(v) "/preview"
+#define MUSTER_PATH_RELEASE_OS_IMAGE(v) MUSTER_PATH_RELEASE(v) "/os-image"
+#define MUSTER_PATH_SIGNING_KEY "/signing-key"
+#define MUSTER_PATH_EVENTS "/events"
+#define MUSTER_PATH_TOKENS "/tokens"
+#define MUSTER_PATH_TOKEN(t) MUSTER_PATH_ITEM(MUSTER_PATH_TOKENS, t)
+/* Actions: a suffix to the path of an infra-env, a host, a cluster or a
+ * token (POST). */
+#define MUSTER_ACTION_ROTATE_TOKEN "/actions/rotate-token" /* infra-env, host */
+#define MUSTER_ACTION_BIND "/actions/bind"                 /* host */
+#define MUSTER_ACTION_UNBIND "/actions/unbind"             /* host */
+#define MUSTER_ACTION_INSTALL "/actions/install"           /* host, cluster */
+#define MUSTER_ACTION_UPGRADE "/actions/upgrade"           /* cluster */
+#define MUSTER_ACTION_RESET "/actions/reset"               /* cluster */
+#define MUSTER_ACTION_CANCEL "/actions/cancel"             /* cluster */
+#define MUSTER_ACTION_REVOKE "/actions/revoke"             /* token */
+/* Outside MUSTER_API_PREFIX: probes and metrics. */
+#define MUSTER_PATH_HEALTHZ "/healthz"
+#define MUSTER_PATH_READYZ "/readyz"
+#define MUSTER_PATH_METRICS "/metrics"
 
 /* Step types the coordinator hands an agent. */
 enum step_type {
@@ -41,9 +84,8 @@ enum step_type step_type_from_string(const char *s);
 #define APPLY_STEP_ID_PREFIX "apply-"
 /* Where agents fetch a payload revision and the OS image of a path release
  * (relative to the coordinator URL; printf formats). */
-#define MUSTER_PAYLOAD_PATH_FMT MUSTER_API_PREFIX "/clusters/%s/payload/%lld"
-#define MUSTER_OS_IMAGE_PATH_FMT MUSTER_API_PREFIX "/releases/%s/os-image"
-#define MUSTER_SIGNING_KEY_PATH MUSTER_API_PREFIX "/signing-key"
+#define MUSTER_PAYLOAD_PATH_FMT MUSTER_API_PREFIX MUSTER_PATH_CLUSTER_PAYLOAD("%s", "%lld")
+#define MUSTER_OS_IMAGE_PATH_FMT MUSTER_API_PREFIX MUSTER_PATH_RELEASE_OS_IMAGE("%s")
 
 /* Stages of PUT .../hosts/{h}/progress {"stage", "percent", "info"?}. */
 enum install_stage {

@@ -31,8 +31,6 @@ static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 #define MAX_STATUS_SLOTS 18
 /* Buffer of a streamed answer: the most one read callback fills. */
 #define STREAM_BLOCK (256 * 1024)
-/* Requests that matched no route count under route "unmatched". */
-#define UNMATCHED_ROUTE ((size_t) -1)
 
 struct route_stats {
         _Atomic uint64_t by_status[MAX_STATUS_SLOTS]; /* index via status_slot() */
@@ -389,7 +387,7 @@ static void record(struct http_server *s, size_t route, int status, const struct
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         double secs = (double) (now.tv_sec - start->tv_sec) + (double) (now.tv_nsec - start->tv_nsec) / 1e9;
-        struct route_stats *st = &s->stats[route == UNMATCHED_ROUTE ? s->cfg.n_routes : route];
+        struct route_stats *st = &s->stats[route == HTTP_ROUTE_UNMATCHED ? s->cfg.n_routes : route];
         atomic_fetch_add(&st->by_status[status_slot(status)], 1);
         atomic_fetch_add(&st->count, 1);
         atomic_fetch_add(&st->sum_us, (uint64_t) (secs * 1e6));
@@ -498,22 +496,19 @@ static const char *bearer_of(struct MHD_Connection *conn) {
         return *h ? h : NULL;
 }
 
-/* Route lookup: the index of the route for method+path, or
- * UNMATCHED_ROUTE with *path_known telling whether another method would
- * have matched (405 rather than 404). */
-static size_t find_route(const struct http_server *s, const char *method, const char *path,
-                         struct http_request *req, bool *path_known) {
+size_t http_route_find(const struct http_route *routes, size_t n_routes, const char *method, const char *path,
+                       struct http_request *req, bool *path_known) {
         *path_known = false;
-        for (size_t i = 0; i < s->cfg.n_routes; i++) {
-                if (!http_route_match(s->cfg.routes[i].pattern, path, NULL))
+        for (size_t i = 0; i < n_routes; i++) {
+                if (!http_route_match(routes[i].pattern, path, NULL))
                         continue;
                 *path_known = true;
-                if (strcmp(s->cfg.routes[i].method, method) == 0) {
-                        http_route_match(s->cfg.routes[i].pattern, path, req);
+                if (strcmp(routes[i].method, method) == 0) {
+                        http_route_match(routes[i].pattern, path, req);
                         return i;
                 }
         }
-        return UNMATCHED_ROUTE;
+        return HTTP_ROUTE_UNMATCHED;
 }
 
 /* The connection's entry for the header deadline: waiting for a header (from
@@ -589,16 +584,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 struct http_response resp = { .status = 500, .file_fd = -1 };
                 if (framing_refused(conn, version, &resp)) {
                         /* Answered before the body: libmicrohttpd reads no more of it. */
-                        record(s, UNMATCHED_ROUTE, resp.status, &cs->start);
+                        record(s, HTTP_ROUTE_UNMATCHED, resp.status, &cs->start);
                         enum MHD_Result ret = send_response(conn, &resp);
                         response_clear(&resp);
                         return ret;
                 }
                 /* The body limit is the route's: look it up before any byte. */
                 bool known;
-                size_t ri = find_route(s, method, url, NULL, &known);
+                size_t ri = http_route_find(s->cfg.routes, s->cfg.n_routes, method, url, NULL, &known);
                 cs->limit = s->cfg.max_body_bytes;
-                if (ri != UNMATCHED_ROUTE && (s->cfg.routes[ri].flags & ROUTE_LARGE_BODY) &&
+                if (ri != HTTP_ROUTE_UNMATCHED && (s->cfg.routes[ri].flags & ROUTE_LARGE_BODY) &&
                     s->cfg.max_large_body_bytes > cs->limit)
                         cs->limit = s->cfg.max_large_body_bytes;
                 /* Refuse a declared oversize body before reading it. */
@@ -634,8 +629,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         struct http_request req = { .method = method, .path = url, .conn = conn };
         struct http_response resp = { .status = 500, .file_fd = -1 };
         bool path_known;
-        size_t ri = find_route(s, method, url, &req, &path_known);
-        const struct http_route *route = ri == UNMATCHED_ROUTE ? NULL : &s->cfg.routes[ri];
+        size_t ri = http_route_find(s->cfg.routes, s->cfg.n_routes, method, url, &req, &path_known);
+        const struct http_route *route = ri == HTTP_ROUTE_UNMATCHED ? NULL : &s->cfg.routes[ri];
 
         if (!route) {
                 if (path_known)

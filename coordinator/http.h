@@ -128,6 +128,14 @@ int http_json_text_check(const char *text, size_t len, char *why, size_t whylen)
 
 /* Match `path` against `pattern`; fills params. Pure. */
 bool http_route_match(const char *pattern, const char *path, struct http_request *req);
+/* Route lookup as the server does it: the index of the first route of
+ * routes[0..n_routes) for method+path (params into req when not NULL), or
+ * HTTP_ROUTE_UNMATCHED with *path_known telling whether another method
+ * would have matched (405 rather than 404; the metrics count it under route
+ * "unmatched"). Pure. */
+#define HTTP_ROUTE_UNMATCHED ((size_t) -1)
+size_t http_route_find(const struct http_route *routes, size_t n_routes, const char *method, const char *path,
+                       struct http_request *req, bool *path_known);
 
 /* A query parameter of the request, or NULL. */
 const char *http_query(const struct http_request *req, const char *key);

@@ -9,6 +9,7 @@
 #include "ctl.h"
 #include "json-cleanup.h"
 #include "model.h"
+#include "protocol.h"
 
 /* "k=v, k2=v2" of a labels object, or NULL when there are none. */
 static char *labels_text(json_object *l) {
@@ -215,7 +216,7 @@ int ctl_cluster_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         json_object_object_add(a.body, "name", json_object_new_string(argv[optind]));
         if (add_cap_spec(&a, NULL) || finish_body(&a))
                 return CTL_EXIT_FAIL;
-        return ctl_call_print(c, "POST", "/clusters", a.body, print_cluster, false);
+        return ctl_call_print(c, "POST", MUSTER_PATH_CLUSTERS, a.body, print_cluster, false);
 }
 
 int ctl_cluster_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
@@ -277,11 +278,11 @@ int ctl_cluster_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 { "CREATED", CTL_COL_WIDE, 0, 0 },
                 { "AGE", 0, 1, 0 },
         };
-        return ctl_list_all(c, cmd, argc, argv, "/clusters", cols, sizeof cols / sizeof *cols, cluster_row);
+        return ctl_list_all(c, cmd, argc, argv, MUSTER_PATH_CLUSTERS, cols, sizeof cols / sizeof *cols, cluster_row);
 }
 
 static const struct ctl_kind cluster_kind = {
-        .name = "cluster", .arg = "CLUSTER", .path = "/clusters", .lookup = ctl_lookup_cluster, .print = print_cluster,
+        .name = "cluster", .arg = "CLUSTER", .path = MUSTER_PATH_CLUSTERS, .lookup = ctl_lookup_cluster, .print = print_cluster,
 };
 
 int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {

@@ -230,7 +230,7 @@ typedef int (*ctl_row_fn)(struct ctl_table *t, json_object *e);
 struct ctl_kind {
         const char *name; /* "cluster", in messages */
         const char *arg;  /* "CLUSTER", in usage errors */
-        const char *path; /* "/clusters" */
+        const char *path; /* MUSTER_PATH_CLUSTERS: the list; PATH/ID one item */
         char *(*lookup)(struct ctl *c, const char *arg);
         ctl_print_fn print;
 };

@@ -191,8 +191,8 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
         _cleanup_free_ char *path = NULL, *ie_path = NULL, *part = NULL;
         if (!id)
                 return CTL_EXIT_FAIL;
-        if (asprintf(&ie_path, "/infra-envs/%s", id) < 0 ||
-            asprintf(&path, "/infra-envs/%s/downloads/image", id) < 0 ||
+        if (asprintf(&ie_path, MUSTER_PATH_INFRA_ENV("%s"), id) < 0 ||
+            asprintf(&path, MUSTER_PATH_INFRA_ENV_IMAGE("%s"), id) < 0 ||
             (!to_stdout && asprintf(&part, "%s.part", out) < 0)) {
                 ie_path = path = part = NULL;
                 return ctl_fail("out of memory");

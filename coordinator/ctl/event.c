@@ -13,6 +13,7 @@
 #include "ctl.h"
 #include "json-cleanup.h"
 #include "model.h"
+#include "protocol.h"
 #include "uuid.h"
 
 #define EVENT_PAGE "1000" /* rows asked for per request, when the server allows it */
@@ -207,7 +208,7 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
         ctl_query_add(&q, "cluster_id", cluster_id);
         ctl_query_add(&q, "host_id", host_id);
         ctl_query_add(&q, "severity", sev);
-        if (q.overflow || asprintf(&base, "/events%s", q.buf) < 0) {
+        if (q.overflow || asprintf(&base, MUSTER_PATH_EVENTS "%s", q.buf) < 0) {
                 base = NULL;
                 return ctl_fail("out of memory");
         }

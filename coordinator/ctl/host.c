@@ -138,7 +138,7 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         ctl_query_add(&q, "limit", *limit ? limit : NULL);
         if (q.overflow)
                 return ctl_usage_error(cmd, "the filters are too long");
-        if (asprintf(&path, "/hosts%s", q.buf) < 0) {
+        if (asprintf(&path, MUSTER_PATH_HOSTS "%s", q.buf) < 0) {
                 path = NULL;
                 return ctl_fail("out of memory");
         }
@@ -260,7 +260,7 @@ static char *host_path(struct ctl *c, const char *arg, const char *suffix, char 
         char *path;
         if (ctl_lookup_host(c, arg, &ie, &h) < 0)
                 return NULL;
-        if (asprintf(&path, "/infra-envs/%s/hosts/%s%s", ie, h, suffix) < 0)
+        if (asprintf(&path, MUSTER_PATH_HOST("%s", "%s") "%s", ie, h, suffix) < 0)
                 return NULL;
         if (host_id)
                 *host_id = TAKE_PTR(h);
@@ -341,21 +341,21 @@ int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         json_object_object_add(body, "cluster_id", json_object_new_string(cid));
         char done[128];
         snprintf(done, sizeof done, "is binding to cluster %s", cid);
-        return host_change(c, argv[optind], "POST", "/actions/bind", body, done);
+        return host_change(c, argv[optind], "POST", MUSTER_ACTION_BIND, body, done);
 }
 
 int ctl_host_unbind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
                 return rc;
-        return host_change(c, argv[optind], "POST", "/actions/unbind", NULL, NULL);
+        return host_change(c, argv[optind], "POST", MUSTER_ACTION_UNBIND, NULL, NULL);
 }
 
 int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "HOST", &rc))
                 return rc;
-        return host_change(c, argv[optind], "POST", "/actions/install", NULL,
+        return host_change(c, argv[optind], "POST", MUSTER_ACTION_INSTALL, NULL,
                            "is installing into its installed cluster");
 }
 
@@ -370,7 +370,7 @@ int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
         if (!ctl_plain_args(c, cmd, argc, argv, opts, &token_out, 1, "HOST", &rc))
                 return rc;
         _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = host_path(c, argv[optind], "/actions/rotate-token", &id);
+        _cleanup_free_ char *path = host_path(c, argv[optind], MUSTER_ACTION_ROTATE_TOKEN, &id);
         if (!path)
                 return CTL_EXIT_FAIL;
         struct ctl_reply r;

@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "json-cleanup.h"
 #include "model.h"
+#include "protocol.h"
 
 /* "a, b, c" of a string array, or NULL when empty. */
 static char *join(json_object *a) {
@@ -161,7 +162,7 @@ int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                         json_object_object_add(p, "no_proxy", json_object_new_string(noproxy));
                 json_object_object_add(body, "proxy", p);
         }
-        return issue_token(c, "/infra-envs", body, token_out);
+        return issue_token(c, MUSTER_PATH_INFRA_ENVS, body, token_out);
 }
 
 static int infra_env_row(struct ctl_table *t, json_object *e) {
@@ -190,7 +191,7 @@ int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 { "CREATED", CTL_COL_WIDE, 0, 0 },
                 { "AGE", 0, 1, 0 },
         };
-        return ctl_list_all(c, cmd, argc, argv, "/infra-envs", cols, sizeof cols / sizeof *cols, infra_env_row);
+        return ctl_list_all(c, cmd, argc, argv, MUSTER_PATH_INFRA_ENVS, cols, sizeof cols / sizeof *cols, infra_env_row);
 }
 
 /* print_infra_env for show: an infra-env read back has no token. */
@@ -199,7 +200,7 @@ static int show_infra_env(struct ctl *c, json_object *o, bool details) {
 }
 
 static const struct ctl_kind infra_env_kind = {
-        .name = "infra-env", .arg = "INFRA_ENV", .path = "/infra-envs", .lookup = ctl_lookup_infra_env,
+        .name = "infra-env", .arg = "INFRA_ENV", .path = MUSTER_PATH_INFRA_ENVS, .lookup = ctl_lookup_infra_env,
         .print = show_infra_env,
 };
 
@@ -225,7 +226,7 @@ int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc
         _cleanup_free_ char *path = NULL;
         if (!id)
                 return CTL_EXIT_FAIL;
-        if (asprintf(&path, "/infra-envs/%s/actions/rotate-token", id) < 0)
+        if (asprintf(&path, MUSTER_PATH_INFRA_ENV("%s") MUSTER_ACTION_ROTATE_TOKEN, id) < 0)
                 return ctl_fail("out of memory");
         return issue_token(c, path, NULL, token_out);
 }

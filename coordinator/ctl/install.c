@@ -9,6 +9,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 
 /* Validations that are not passing, "  id: message" a line on stderr. */
 static size_t print_failing(json_object *validations) {
@@ -31,7 +32,7 @@ int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
                 return rc;
         _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/install", &id);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], MUSTER_ACTION_INSTALL, &id);
         if (!path)
                 return CTL_EXIT_FAIL;
         struct ctl_reply r;
@@ -43,7 +44,7 @@ int ctl_cluster_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 if (conflict && !v) {
                         _cleanup_free_ char *cpath = NULL;
                         struct ctl_reply cl = { 0 };
-                        if (asprintf(&cpath, "/clusters/%s", id) < 0)
+                        if (asprintf(&cpath, MUSTER_PATH_CLUSTER("%s"), id) < 0)
                                 cpath = NULL;
                         else if (ctl_request(c, "GET", cpath, NULL, &cl) == 0 && cl.status == 200)
                                 print_failing(ctl_jget(cl.json, "validations"));
@@ -72,7 +73,7 @@ static int reset_or_cancel(struct ctl *c, const struct ctl_cmd *cmd, int argc, c
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
                 return rc;
         _cleanup_free_ char *id = NULL;
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], cancel ? "/actions/cancel" : "/actions/reset", &id);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], cancel ? MUSTER_ACTION_CANCEL : MUSTER_ACTION_RESET, &id);
         if (!path)
                 return CTL_EXIT_FAIL;
         struct ctl_reply r;
@@ -121,7 +122,7 @@ int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 return rc;
         if (!release || !*release)
                 return ctl_usage_error(cmd, "--release is required");
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "/actions/upgrade", NULL);
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], MUSTER_ACTION_UPGRADE, NULL);
         if (!path)
                 return CTL_EXIT_FAIL;
         _cleanup_json_ json_object *body = json_object_new_object();
@@ -216,7 +217,7 @@ static int show_revision(struct ctl *c, const char *id, long rev, bool manifests
                 { "SIZE", CTL_COL_WIDE | CTL_COL_RIGHT, 0, 0 },
         };
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "/clusters/%s/payload/%ld", id, rev) < 0) {
+        if (asprintf(&path, MUSTER_PATH_CLUSTER_PAYLOAD("%s", "%ld"), id, rev) < 0) {
                 path = NULL;
                 return ctl_fail("out of memory");
         }
@@ -290,7 +291,7 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 /* The newest revision is the cluster's. */
                 _cleanup_free_ char *path = NULL;
                 struct ctl_reply r;
-                if (asprintf(&path, "/clusters/%s", id) < 0) {
+                if (asprintf(&path, MUSTER_PATH_CLUSTER("%s"), id) < 0) {
                         path = NULL;
                         return ctl_fail("out of memory");
                 }
@@ -306,7 +307,7 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         if (rev > 0)
                 return show_revision(c, id, rev, manifests);
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "/clusters/%s/payload", id) < 0) {
+        if (asprintf(&path, MUSTER_PATH_CLUSTER_PAYLOADS("%s"), id) < 0) {
                 path = NULL;
                 return ctl_fail("out of memory");
         }

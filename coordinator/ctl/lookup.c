@@ -10,6 +10,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 #include "uuid.h"
 
 static bool is_id_prefix(const char *s) {
@@ -74,11 +75,11 @@ static char *lookup(struct ctl *c, const char *arg, const char *path, const char
 }
 
 char *ctl_lookup_infra_env(struct ctl *c, const char *arg) {
-        return lookup(c, arg, "/infra-envs", "infra-env");
+        return lookup(c, arg, MUSTER_PATH_INFRA_ENVS, "infra-env");
 }
 
 char *ctl_lookup_cluster(struct ctl *c, const char *arg) {
-        return lookup(c, arg, "/clusters", "cluster");
+        return lookup(c, arg, MUSTER_PATH_CLUSTERS, "cluster");
 }
 
 char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char **id_out) {
@@ -86,7 +87,7 @@ char *ctl_cluster_path(struct ctl *c, const char *arg, const char *suffix, char 
         char *path;
         if (!id)
                 return NULL;
-        if (asprintf(&path, "/clusters/%s%s", id, suffix) < 0) {
+        if (asprintf(&path, MUSTER_PATH_CLUSTER("%s") "%s", id, suffix) < 0) {
                 ctl_fail("out of memory");
                 return NULL;
         }
@@ -124,7 +125,7 @@ int ctl_lookup_host(struct ctl *c, const char *arg, char **ie_id, char **host_id
         else if (by_name)
                 ctl_query_add(&q, "hostname", h); /* contains, on either hostname */
         _cleanup_free_ char *path = NULL;
-        if (q.overflow || asprintf(&path, "/hosts%s", q.buf) < 0) {
+        if (q.overflow || asprintf(&path, MUSTER_PATH_HOSTS "%s", q.buf) < 0) {
                 path = NULL;
                 ctl_fail("host \"%s\" is too long", arg);
                 return -EINVAL;

@@ -16,6 +16,7 @@
 #include "ctl.h"
 #include "fdio.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 #include "strv.h"
 
 /* ---- import ----------------------------------------------------------------- */
@@ -284,7 +285,7 @@ int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
                                 "carry", dir, strlen(text) >> 20, CTL_MAX_RELEASE_BYTES >> 20);
 
         struct ctl_reply r;
-        rc = ctl_call_object(c, "POST", "/releases", body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+        rc = ctl_call_object(c, "POST", MUSTER_PATH_RELEASES, body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
         if (rc == CTL_EXIT_OK)
                 print_warnings(r.json);
         if (rc == CTL_EXIT_OK) {
@@ -356,7 +357,7 @@ int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 { "CREATED", CTL_COL_WIDE, 0, 0 },
                 { "AGE", 0, 1, 0 },
         };
-        return ctl_list_all(c, cmd, argc, argv, "/releases", cols, sizeof cols / sizeof *cols, release_row);
+        return ctl_list_all(c, cmd, argc, argv, MUSTER_PATH_RELEASES, cols, sizeof cols / sizeof *cols, release_row);
 }
 
 /* A version as the API names it; usage error (2) otherwise. */
@@ -488,8 +489,8 @@ int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
         ctl_query_add(&q, "exclude", *exc ? exc : NULL);
         if (q.overflow)
                 return ctl_usage_error(cmd, "the options are too long");
-        if (asprintf(&rpath, "/releases/%s", version) < 0 ||
-            asprintf(&ppath, "/releases/%s/preview%s", version, q.buf) < 0)
+        if (asprintf(&rpath, MUSTER_PATH_RELEASE("%s"), version) < 0 ||
+            asprintf(&ppath, MUSTER_PATH_RELEASE_PREVIEW("%s") "%s", version, q.buf) < 0)
                 return ctl_fail("out of memory");
 
         struct ctl_reply rel, pre;
@@ -545,7 +546,7 @@ int ctl_release_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         if (check_version(cmd, argv[optind]))
                 return CTL_EXIT_USAGE;
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "/releases/%s", argv[optind]) < 0) {
+        if (asprintf(&path, MUSTER_PATH_RELEASE("%s"), argv[optind]) < 0) {
                 path = NULL;
                 return ctl_fail("out of memory");
         }

@@ -8,6 +8,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 
 int ctl_call_print(struct ctl *c, const char *method, const char *path, json_object *body, ctl_print_fn print,
                    bool details) {
@@ -51,7 +52,7 @@ static char *one_path(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         *rc = CTL_EXIT_FAIL;
         if (!(*id = k->lookup(c, argv[optind])))
                 return NULL;
-        if (asprintf(&path, "%s/%s", k->path, *id) < 0) {
+        if (asprintf(&path, MUSTER_PATH_ITEM("%s", "%s"), k->path, *id) < 0) {
                 ctl_fail("out of memory");
                 return NULL;
         }

@@ -12,6 +12,7 @@
 #include "ctl.h"
 #include "fdio.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 
 #define PEM_BEGIN "-----BEGIN PUBLIC KEY-----"
 
@@ -35,7 +36,7 @@ int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
         if (!ctl_out_args(c, cmd, argc, argv, "-o needs a file name", &out, 0, "", &rc))
                 return rc;
         struct ctl_reply r;
-        if (ctl_call(c, "GET", "/signing-key", NULL, &r) < 0) {
+        if (ctl_call(c, "GET", MUSTER_PATH_SIGNING_KEY, NULL, &r) < 0) {
                 ctl_reply_free(&r);
                 return CTL_EXIT_FAIL;
         }

@@ -8,6 +8,7 @@
 
 #include "ctl.h"
 #include "format.h"
+#include "protocol.h"
 #include "uuid.h"
 
 int ctl_token_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
@@ -58,7 +59,7 @@ int ctl_token_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
         if (ttl > 0)
                 json_object_object_add(body, "ttl_seconds", json_object_new_int64(ttl));
         struct ctl_reply r;
-        int rc = ctl_call_object(c, "POST", "/tokens", body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+        int rc = ctl_call_object(c, "POST", MUSTER_PATH_TOKENS, body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
         json_object_put(body);
         const char *token = rc == 0 ? ctl_jstr(r.json, "token") : NULL;
         if (rc == 0 && !token)
@@ -105,7 +106,7 @@ int ctl_token_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
                 { "EXPIRES", 0, 0, 19 },
                 { "REVOKED", 0, 1, 0 },
         };
-        return ctl_list_all(c, cmd, argc, argv, "/tokens", cols, sizeof cols / sizeof *cols, token_row);
+        return ctl_list_all(c, cmd, argc, argv, MUSTER_PATH_TOKENS, cols, sizeof cols / sizeof *cols, token_row);
 }
 
 /* The full id of the one token whose id starts with `arg` (as the table
@@ -114,7 +115,7 @@ static char *lookup_id(struct ctl *c, const char *arg) {
         if (uuid_is_valid(arg))
                 return strdup(arg);
         json_object *rows = NULL;
-        if (ctl_get_list(c, "/tokens", true, &rows, NULL) < 0)
+        if (ctl_get_list(c, MUSTER_PATH_TOKENS, true, &rows, NULL) < 0)
                 return NULL;
         const char *found = NULL;
         size_t n = 0, len = strlen(arg);
@@ -142,7 +143,7 @@ int ctl_token_revoke(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
         if (!id)
                 return CTL_EXIT_FAIL;
         char *path = NULL;
-        if (asprintf(&path, "/tokens/%s/actions/revoke", id) < 0) {
+        if (asprintf(&path, MUSTER_PATH_TOKEN("%s") MUSTER_ACTION_REVOKE, id) < 0) {
                 free(id);
                 return ctl_fail("out of memory");
         }

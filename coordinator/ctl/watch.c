@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 
 #define BAR_WIDTH 20
 #define MAX_TIMEOUT (7 * 24 * 3600.0)
@@ -166,7 +167,7 @@ int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         _cleanup_free_ char *id = ctl_lookup_cluster(c, argv[optind]), *cpath = NULL, *hpath = NULL, *shown = NULL;
         if (!id)
                 return CTL_EXIT_FAIL;
-        if (asprintf(&cpath, "/clusters/%s", id) < 0 || asprintf(&hpath, "/hosts?cluster_id=%s", id) < 0)
+        if (asprintf(&cpath, MUSTER_PATH_CLUSTER("%s"), id) < 0 || asprintf(&hpath, MUSTER_PATH_HOSTS "?cluster_id=%s", id) < 0)
                 return ctl_fail("out of memory");
 
         struct sigaction sa = { .sa_handler = on_signal };
