@@ -3,7 +3,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char *format_bytes(int64_t bytes, char *buf, size_t n) {
@@ -51,4 +53,27 @@ int format_parse_duration_s(const char *s, int64_t *seconds) {
                         return 0;
                 }
         return -EINVAL;
+}
+
+int format_append(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
+        for (;;) {
+                va_list ap;
+                va_start(ap, fmt);
+                int n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, ap);
+                va_end(ap);
+                if (n < 0)
+                        return -EINVAL;
+                if (*buf && *len + (size_t) n < *cap) {
+                        *len += (size_t) n;
+                        return 0;
+                }
+                size_t ncap = *cap ? *cap * 2 : 8192;
+                while (ncap < *len + (size_t) n + 1)
+                        ncap *= 2;
+                char *b = realloc(*buf, ncap);
+                if (!b)
+                        return -ENOMEM;
+                *buf = b;
+                *cap = ncap;
+        }
 }

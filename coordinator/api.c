@@ -48,27 +48,6 @@ void api_store_error(struct http_response *resp, int r, const char *what) {
         }
 }
 
-void musterd_event(struct musterd *d, enum event_severity sev, enum event_category cat, const char *infra_env_id,
-                   const char *cluster_id, const char *host_id, const char *fmt, ...) {
-        char msg[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        struct event e;
-        event_init(&e);
-        e.severity = sev;
-        e.category = cat;
-        e.infra_env_id = infra_env_id ? strdup(infra_env_id) : NULL;
-        e.cluster_id = cluster_id ? strdup(cluster_id) : NULL;
-        e.host_id = host_id ? strdup(host_id) : NULL;
-        e.message = strdup(msg);
-        int r = store_event_append(d->store, &e);
-        if (r < 0)
-                log_warning_errno(r, "api", "Failed to record event \"%s\": %m", msg);
-        event_free(&e);
-}
-
 /* ---- auth -------------------------------------------------------------- */
 
 bool musterd_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp) {
@@ -316,6 +295,11 @@ static void h_metrics(void *app, struct http_request *req, struct http_response 
                                  "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
+        if (controllers_metrics(d, &out, &len, &cap) < 0) {
+                free(out);
+                http_error(resp, 500, "out of memory");
+                return;
+        }
         resp->status = 200;
         resp->text = out;
         resp->content_type = "text/plain; version=0.0.4";

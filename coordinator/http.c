@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "format.h"
 #include "log.h"
 
 /* Latency buckets of the histogram, in seconds. */
@@ -890,34 +891,10 @@ void http_server_stop(struct http_server *s) {
                 server_free(s);
 }
 
-static int appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
-        for (;;) {
-                va_list ap;
-                va_start(ap, fmt);
-                int n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, ap);
-                va_end(ap);
-                if (n < 0)
-                        return -EINVAL;
-                if (*buf && *len + (size_t) n < *cap) {
-                        *len += (size_t) n;
-                        return 0;
-                }
-                size_t ncap = *cap ? *cap * 2 : 8192;
-                while (ncap < *len + (size_t) n + 1)
-                        ncap *= 2;
-                char *b = realloc(*buf, ncap);
-                if (!b)
-                        return -ENOMEM;
-                *buf = b;
-                *cap = ncap;
-        }
-}
-
 char *http_server_metrics(struct http_server *s) {
         char *buf = NULL;
         size_t len = 0, cap = 0;
-        appendf(&buf, &len, &cap, "# HELP muster_http_requests_total HTTP requests by route and status.\n"
+        format_append(&buf, &len, &cap, "# HELP muster_http_requests_total HTTP requests by route and status.\n"
                                   "# TYPE muster_http_requests_total counter\n");
         for (size_t i = 0; i <= s->cfg.n_routes; i++) {
                 const char *name = i < s->cfg.n_routes ? s->cfg.routes[i].name : "unmatched";
@@ -926,18 +903,18 @@ char *http_server_metrics(struct http_server *s) {
                         if (!v)
                                 continue;
                         if (status_codes[k])
-                                appendf(&buf, &len, &cap, "muster_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
+                                format_append(&buf, &len, &cap, "muster_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
                                         name, status_codes[k], (unsigned long long) v);
                         else
-                                appendf(&buf, &len, &cap, "muster_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
+                                format_append(&buf, &len, &cap, "muster_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
                                         name, (unsigned long long) v);
                 }
         }
-        appendf(&buf, &len, &cap, "# HELP muster_http_header_timeouts_total Connections closed for a request header "
+        format_append(&buf, &len, &cap, "# HELP muster_http_header_timeouts_total Connections closed for a request header "
                                   "not sent whole in time.\n# TYPE muster_http_header_timeouts_total counter\n"
                                   "muster_http_header_timeouts_total %llu\n",
                 (unsigned long long) atomic_load(&s->header_timeouts));
-        appendf(&buf, &len, &cap, "# HELP muster_http_request_duration_seconds HTTP request latency by route.\n"
+        format_append(&buf, &len, &cap, "# HELP muster_http_request_duration_seconds HTTP request latency by route.\n"
                                   "# TYPE muster_http_request_duration_seconds histogram\n");
         for (size_t i = 0; i <= s->cfg.n_routes; i++) {
                 const char *name = i < s->cfg.n_routes ? s->cfg.routes[i].name : "unmatched";
@@ -947,14 +924,14 @@ char *http_server_metrics(struct http_server *s) {
                 uint64_t cum = 0;
                 for (size_t b = 0; b < N_BUCKETS; b++) {
                         cum += atomic_load(&s->stats[i].bucket[b]);
-                        appendf(&buf, &len, &cap, "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
+                        format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
                                 name, buckets[b], (unsigned long long) cum);
                 }
-                appendf(&buf, &len, &cap, "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
+                format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
                         name, (unsigned long long) count);
-                appendf(&buf, &len, &cap, "muster_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", name,
+                format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", name,
                         (double) atomic_load(&s->stats[i].sum_us) / 1e6);
-                appendf(&buf, &len, &cap, "muster_http_request_duration_seconds_count{route=\"%s\"} %llu\n", name,
+                format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_count{route=\"%s\"} %llu\n", name,
                         (unsigned long long) count);
         }
         return buf;

@@ -7,6 +7,7 @@
 
 #include "auth.h"
 #include "config.h"
+#include "controllers.h"
 #include "crypto.h"
 #include "http.h"
 #include "store.h"
@@ -28,6 +29,7 @@ struct musterd {
         struct ratelimit *registrations; /* new hosts per infra-env ([infraenv] register_*) */
         int64_t events_pruned_to;        /* events up to this id were counted (the monitor's) */
         struct http_server *http;
+        struct controllers controllers;  /* the periodic passes, run by the monitor thread */
         pthread_t monitor;
         bool monitor_running;
         pthread_mutex_t lock;
@@ -64,13 +66,13 @@ void musterd_auth_free(void *auth);
 int api_issue_person_token(struct musterd *d, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
                            struct store_token *rec);
 
-/* One pass of the disconnect monitor (exposed for tests). Returns how many
+/* One pass of the disconnect monitor (the "monitor" controller). Returns how many
  * hosts were marked disconnected, or failed (error) for not checking in
  * during their installation, or -errno. */
 int musterd_monitor_pass(struct musterd *d);
 
-/* One pass of event retention ([events] max_age, max_per_host), run by the
- * monitor after its disconnect pass. Returns how many events went, or -errno. */
+/* One pass of event retention ([events] max_age, max_per_host): the
+ * "events" controller. Returns how many events went, or -errno. */
 int musterd_prune_events(struct musterd *d);
 
 /* Record an event; failures are logged, never fatal. */

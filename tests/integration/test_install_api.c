@@ -928,6 +928,13 @@ Test(install_api, first_boot_never_comes) {
         cr_assert_str_eq(tu_jstr(o, "status"), "error");
         cr_assert(strstr(tu_jstr(o, "status_info"), "did not check in within 5 s"), "%s", tu_jstr(o, "status_info"));
         json_object_put(o);
+        /* The monitor controller did it, and counts it. */
+        char *m = NULL;
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
+        const char *at = strstr(m, "muster_controller_changed_total{controller=\"monitor\"} ");
+        cr_assert(at && strtoull(at + strlen("muster_controller_changed_total{controller=\"monitor\"} "), NULL, 10) >= 1,
+                  "%s", m);
+        free(m);
         /* A late check-in does not make it installed. */
         node_checkin(ie, A);
         expect_host(ie, A, "error");

@@ -201,4 +201,30 @@ Test(musterd, metrics_and_readyz) {
         cr_assert(strstr(text, "muster_store_write_seconds_bucket{le=\"+Inf\"}"), "store latency");
         cr_assert(strstr(text, "muster_store_write_seconds_count "));
         free(text);
+        text = NULL;
+        /* The periodic controllers, each named, with its counters (issue
+         * 14): all three have run once their first tick came. */
+        const char *const names[] = { "checkins", "monitor", "events" };
+        for (int i = 0; i < 3; i++) {
+                char want[128];
+                snprintf(want, sizeof want, "muster_controller_runs_total{controller=\"%s\"} ", names[i]);
+                const char *at = NULL;
+                for (int k = 0; k < 50 && !at; k++) {
+                        free(text);
+                        text = NULL;
+                        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &text), 200);
+                        at = strstr(text, want);
+                        if (at && strtoull(at + strlen(want), NULL, 10) == 0)
+                                at = NULL;
+                        if (!at)
+                                usleep(100 * 1000);
+                }
+                cr_assert(at, "%s never ran: %s", names[i], text);
+                snprintf(want, sizeof want, "muster_controller_failures_total{controller=\"%s\"} 0\n", names[i]);
+                cr_assert(strstr(text, want), "%s", text);
+                snprintf(want, sizeof want, "muster_controller_last_duration_seconds{controller=\"%s\"} ", names[i]);
+                cr_assert(strstr(text, want), "%s", text);
+                free(text);
+                text = NULL;
+        }
 }

@@ -1,0 +1,128 @@
+/* The periodic passes as named controllers (controllers.h). */
+#include "controllers.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkins.h"
+#include "format.h"
+#include "log.h"
+#include "musterd.h"
+
+static int run_checkins(struct musterd *d) {
+        return checkins_flush(d->checkins, d->store);
+}
+
+static int64_t every_second(struct musterd *d) {
+        (void) d;
+        return 1;
+}
+
+static int64_t monitor_interval(struct musterd *d) {
+        int64_t s = musterd_cfg(d)->monitor_interval_s;
+        return s > 0 ? s : 1;
+}
+
+static const struct controller_def {
+        const char *name;
+        int64_t (*interval_s)(struct musterd *d);
+        int (*step)(struct musterd *d);
+        const char *changed_fmt; /* logged with the count when it changed something; NULL: not */
+} defs[_CTRL_MAX] = {
+        [CTRL_CHECKINS] = { "checkins", every_second, run_checkins, NULL },
+        [CTRL_MONITOR] = { "monitor", monitor_interval, musterd_monitor_pass,
+                           "%d host(s) marked disconnected, or failed for going silent while installing" },
+        [CTRL_EVENTS] = { "events", monitor_interval, musterd_prune_events, "%d event(s) pruned" },
+};
+
+const char *controller_name(enum controller_id id) {
+        return (int) id >= 0 && id < _CTRL_MAX ? defs[id].name : NULL;
+}
+
+static int64_t elapsed_us(const struct timespec *a, const struct timespec *b) {
+        return (int64_t) (b->tv_sec - a->tv_sec) * 1000000 + (b->tv_nsec - a->tv_nsec) / 1000;
+}
+
+static int run_one(struct musterd *d, enum controller_id id) {
+        struct controller_state *st = &d->controllers.st[id];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int r = defs[id].step(d);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        st->last = t0;
+        atomic_fetch_add(&st->runs, 1);
+        atomic_store(&st->last_duration_us, (uint64_t) elapsed_us(&t0, &t1));
+        if (r < 0) {
+                atomic_fetch_add(&st->failures, 1);
+                /* Said once while it lasts (a full disk fails every second). */
+                if (r != st->last_err)
+                        log_warning_errno(r, defs[id].name, "The %s pass failed: %m", defs[id].name);
+                st->last_err = r;
+                return r;
+        }
+        st->last_err = 0;
+        atomic_fetch_add(&st->changed, (uint64_t) r);
+        if (r > 0 && defs[id].changed_fmt) {
+                char msg[256];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+                snprintf(msg, sizeof msg, defs[id].changed_fmt, r);
+#pragma GCC diagnostic pop
+                log_info(defs[id].name, "%s", msg);
+        }
+        return r;
+}
+
+void controllers_tick(struct musterd *d) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        for (int i = 0; i < _CTRL_MAX; i++) {
+                const struct controller_state *st = &d->controllers.st[i];
+                bool never = st->last.tv_sec == 0 && st->last.tv_nsec == 0;
+                if (!never && elapsed_us(&st->last, &now) < defs[i].interval_s(d) * 1000000 - 500000)
+                        continue;
+                (void) run_one(d, (enum controller_id) i);
+        }
+}
+
+int controllers_run(struct musterd *d, const char *name) {
+        for (int i = 0; name && i < _CTRL_MAX; i++)
+                if (strcmp(defs[i].name, name) == 0)
+                        return run_one(d, (enum controller_id) i);
+        return -ENOENT;
+}
+
+int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap) {
+        static const struct {
+                const char *metric, *help, *type;
+        } m[] = {
+                { "muster_controller_runs_total", "Passes a periodic controller ran.", "counter" },
+                { "muster_controller_failures_total", "Passes a periodic controller failed.", "counter" },
+                { "muster_controller_changed_total", "Things a periodic controller changed (hosts, events, check-ins).",
+                  "counter" },
+                { "muster_controller_last_duration_seconds", "How long a periodic controller's last pass took.",
+                  "gauge" },
+        };
+        for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
+                if (format_append(buf, len, cap, "# HELP %s %s\n# TYPE %s %s\n", m[k].metric, m[k].help, m[k].metric,
+                            m[k].type) < 0)
+                        return -ENOMEM;
+                for (int i = 0; i < _CTRL_MAX; i++) {
+                        const struct controller_state *st = &d->controllers.st[i];
+                        int r;
+                        if (k == 3)
+                                r = format_append(buf, len, cap, "%s{controller=\"%s\"} %.6f\n", m[k].metric, defs[i].name,
+                                            (double) atomic_load(&st->last_duration_us) / 1e6);
+                        else
+                                r = format_append(buf, len, cap, "%s{controller=\"%s\"} %llu\n", m[k].metric, defs[i].name,
+                                            (unsigned long long) atomic_load(k == 0   ? &st->runs
+                                                                             : k == 1 ? &st->failures
+                                                                                      : &st->changed));
+                        if (r < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}

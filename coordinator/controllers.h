@@ -1,0 +1,46 @@
+/* musterd's periodic passes (issue 14): one table of named controllers,
+ * each with its interval (read from the configuration in force at every
+ * tick, so a reload takes effect), its log name, and counters that
+ * /metrics shows (muster_controller_*{controller="NAME"}). The monitor
+ * thread runs the ones that are due; a test or a service runs one by name,
+ * one step at a time.
+ *
+ *   checkins   every second: the buffered check-ins written (checkins.h)
+ *   monitor    [monitor] monitor_interval: hosts that went silent become
+ *              disconnected, or error while installing or waiting for
+ *              their first boot (musterd_monitor_pass)
+ *   events     [monitor] monitor_interval: [events] retention
+ *              (musterd_prune_events) */
+#pragma once
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct musterd;
+
+enum controller_id { CTRL_CHECKINS, CTRL_MONITOR, CTRL_EVENTS, _CTRL_MAX };
+
+struct controller_state {
+        struct timespec last;         /* CLOCK_MONOTONIC of the last run; 0: never */
+        int last_err;                 /* said once while it lasts */
+        _Atomic uint64_t runs, failures, changed, last_duration_us;
+};
+
+struct controllers {
+        struct controller_state st[_CTRL_MAX];
+};
+
+/* The controller's name ("checkins", "monitor", "events"), or NULL. */
+const char *controller_name(enum controller_id id);
+
+/* Run every controller whose interval has passed since its last run. */
+void controllers_tick(struct musterd *d);
+
+/* Run controller `name` once now, whatever its interval: what it returned
+ * (>= 0: how many things it changed; -errno), or -ENOENT for no such name. */
+int controllers_run(struct musterd *d, const char *name);
+
+/* The controllers' counters as Prometheus text, appended to *buf (malloc'd,
+ * *len bytes used of *cap). 0 or -ENOMEM. */
+int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap);

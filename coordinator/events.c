@@ -1,0 +1,33 @@
+/* The event sink (musterd.h musterd_event): every event a service, a
+ * handler or a controller raises goes up through here into the store, where
+ * GET /events and musterctl events read it. Lower layers never call the
+ * API to say something happened; they call this. */
+#include "musterd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+void musterd_event(struct musterd *d, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                   const char *cluster_id, const char *host_id, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        struct event e;
+        event_init(&e);
+        e.severity = sev;
+        e.category = cat;
+        e.infra_env_id = infra_env_id ? strdup(infra_env_id) : NULL;
+        e.cluster_id = cluster_id ? strdup(cluster_id) : NULL;
+        e.host_id = host_id ? strdup(host_id) : NULL;
+        e.message = strdup(msg);
+        int r = store_event_append(d->store, &e);
+        if (r < 0)
+                log_warning_errno(r, "events", "Failed to record event \"%s\": %m", msg);
+        event_free(&e);
+}

@@ -1,0 +1,79 @@
+/* The configuration in force (musterd.h musterd_cfg, musterd_reload): an
+ * immutable snapshot published with release order, replaced whole by a
+ * reload, the old ones kept until musterd stops (a request may still read
+ * them). */
+#include "musterd.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+const struct muster_config *musterd_cfg(struct musterd *d) {
+        /* Acquire: pairs with the release in musterd_reload(), so the
+         * snapshot's contents are seen complete. */
+        return &atomic_load_explicit(&d->config, memory_order_acquire)->cfg;
+}
+
+/* Settings a running musterd cannot take: the socket, the state directory
+ * and store, and the HTTP server's body and per-address limits (fixed at start). */
+static const struct {
+        const char *section, *key;
+        size_t offset, size;
+        bool text; /* compared up to the NUL: bytes after it mean nothing */
+} fixed_keys[] = {
+#define FIXED(sec, key, field, text) \
+        { sec, key, offsetof(struct muster_config, field), sizeof(((struct muster_config *) 0)->field), text }
+        FIXED("server", "listen", listen, true),
+        FIXED("server", "state_dir", state_dir, true),
+        FIXED("server", "store", store, true),
+        FIXED("server", "max_body_bytes", max_body_bytes, false),
+        FIXED("server", "max_release_bytes", max_release_bytes, false),
+        FIXED("server", "max_connections_per_address", max_connections_per_address, false),
+#undef FIXED
+};
+
+struct diff_log {
+        char text[1024];
+        size_t len;
+};
+
+static void add_changed(const char *section, const char *key, void *u) {
+        struct diff_log *l = u;
+        int n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s[%s] %s", l->len ? ", " : "", section, key);
+        if (n > 0)
+                l->len = l->len + (size_t) n < sizeof l->text ? l->len + (size_t) n : sizeof l->text - 1;
+}
+
+int musterd_reload(struct musterd *d, const struct muster_config *next) {
+        struct musterd_config_snapshot *cur = atomic_load_explicit(&d->config, memory_order_acquire);
+        struct musterd_config_snapshot *snap = calloc(1, sizeof *snap);
+        if (!snap)
+                return -ENOMEM;
+        snap->cfg = *next;
+        for (size_t i = 0; i < sizeof fixed_keys / sizeof *fixed_keys; i++) {
+                char *to = (char *) &snap->cfg + fixed_keys[i].offset;
+                const char *from = (const char *) &cur->cfg + fixed_keys[i].offset;
+                if (fixed_keys[i].text ? strncmp(to, from, fixed_keys[i].size) == 0
+                                       : memcmp(to, from, fixed_keys[i].size) == 0)
+                        continue;
+                memcpy(to, from, fixed_keys[i].size);
+                log_warning("musterd",
+                            "[%s] %s changed in the configuration file: it takes a restart, keeping the running value",
+                            fixed_keys[i].section, fixed_keys[i].key);
+        }
+        struct diff_log changed = { .len = 0 };
+        int n = config_diff(&cur->cfg, &snap->cfg, add_changed, &changed);
+        snap->older = cur;
+        /* Readers holding `cur` keep reading valid memory: it is freed at stop. */
+        atomic_store_explicit(&d->config, snap, memory_order_release);
+        if (d->http)
+                http_server_set_header_timeout(d->http, (unsigned) snap->cfg.header_timeout_s);
+        if (n > 0)
+                log_info("musterd", "configuration reloaded; changed: %s", changed.text);
+        else
+                log_info("musterd", "configuration reloaded; nothing changed");
+        return n;
+}
