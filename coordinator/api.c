@@ -16,6 +16,7 @@
 #include "checkins.h"
 #include "cleanup.h"
 #include "hostfsm.h"
+#include "format.h"
 #include "install.h"
 #include "iso.h"
 #include "log.h"
@@ -265,37 +266,38 @@ static void h_metrics(void *app, struct http_request *req, struct http_response 
                 if (!api_need_admin(req, resp))
                         return;
         }
-        char *m = http_server_metrics(d->http);
-        /* Hosts by status. */
-        size_t len = m ? strlen(m) : 0, cap = len + 8192;
-        char *out = realloc(m, cap);
-        if (!out) {
-                free(m);
-                http_error(resp, 500, "out of memory");
-                return;
-        }
-        len += (size_t) snprintf(out + len, cap - len, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
+        /* The HTTP layer's, then hosts by status, store latency and the
+         * controllers (each appended; a failure is out of memory). */
+        char *out = http_server_metrics(d->http);
+        size_t len = out ? strlen(out) : 0, cap = out ? len + 1 : 0;
+        int r = out ? 0 : -ENOMEM;
+        if (r == 0)
+                r = format_append(&out, &len, &cap, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
         int64_t counts[_HOST_STATUS_MAX];
-        if (store_host_count_by_status(d->store, counts) == 0)
-                for (int s = 0; s < _HOST_STATUS_MAX; s++)
-                        len += (size_t) snprintf(out + len, cap - len, "muster_hosts{status=\"%s\"} %lld\n",
-                                                 host_status_to_string((enum host_status) s), (long long) counts[s]);
+        if (r == 0 && store_host_count_by_status(d->store, counts) == 0)
+                for (int s = 0; r == 0 && s < _HOST_STATUS_MAX; s++)
+                        r = format_append(&out, &len, &cap, "muster_hosts{status=\"%s\"} %lld\n",
+                                          host_status_to_string((enum host_status) s), (long long) counts[s]);
         struct store_latency w;
         store_write_latency(d->store, &w);
-        len += (size_t) snprintf(out + len, cap - len,
-                                 "# HELP muster_store_write_seconds Store write transactions, lock wait to commit.\n"
-                                 "# TYPE muster_store_write_seconds histogram\n");
+        if (r == 0)
+                r = format_append(&out, &len, &cap,
+                                  "# HELP muster_store_write_seconds Store write transactions, lock wait to commit.\n"
+                                  "# TYPE muster_store_write_seconds histogram\n");
         uint64_t cum = 0;
-        for (int b = 0; b < STORE_LATENCY_BUCKETS; b++) {
+        for (int b = 0; r == 0 && b < STORE_LATENCY_BUCKETS; b++) {
                 cum += w.bucket[b];
-                len += (size_t) snprintf(out + len, cap - len, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
-                                         store_latency_bounds[b], (unsigned long long) cum);
+                r = format_append(&out, &len, &cap, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
+                                  store_latency_bounds[b], (unsigned long long) cum);
         }
-        len += (size_t) snprintf(out + len, cap - len,
-                                 "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
-                                 "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
-                                 (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
-        if (controllers_metrics(d, &out, &len, &cap) < 0) {
+        if (r == 0)
+                r = format_append(&out, &len, &cap,
+                                  "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
+                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
+                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
+        if (r == 0)
+                r = controllers_metrics(d, &out, &len, &cap);
+        if (r < 0) {
                 free(out);
                 http_error(resp, 500, "out of memory");
                 return;
