@@ -24,162 +24,25 @@
 
 /* ---- install ------------------------------------------------------------ */
 
-#define FULL_MASTERS 3
-
-/* Auto roles (DESIGN §5): masters first, taken from the auto hosts that
- * meet the master (single-node: sno) minimums, in bind order; the rest
- * workers. Fills roles (v->hosts.n entries at most); returns how many. */
-static size_t assign_roles(struct musterd *d, const struct cluster_view *v, struct store_host_role *roles) {
-        bool sno = v->c.high_availability_mode == HA_MODE_NONE;
-        const struct role_requirements *req = &musterd_cfg(d)->req[sno ? REQ_SNO : REQ_MASTER];
-        size_t masters = 0, n = 0;
-        long need;
-
-        for (size_t i = 0; i < v->hosts.n; i++)
-                masters += v->hosts.v[i].role == ROLE_MASTER;
-        need = (long) (sno ? 1 : FULL_MASTERS) - (long) masters;
-        /* Two passes: capable hosts become masters, then the rest workers. */
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < v->hosts.n; i++) {
-                        const struct host *h = &v->hosts.v[i];
-                        bool taken = false;
-                        if (h->role != ROLE_AUTO)
-                                continue;
-                        for (size_t k = 0; k < n; k++)
-                                taken |= roles[k].host_id == h->id;
-                        if (taken)
-                                continue;
-                        bool capable = h->facts.cpu_count >= req->cpu_cores && h->facts.memory_bytes >= req->memory_bytes;
-                        if (pass == 0 && (!capable || need <= 0))
-                                continue;
-                        roles[n++] = (struct store_host_role) {
-                                h->infra_env_id, h->id, pass == 0 || (sno && need > 0) ? ROLE_MASTER : ROLE_WORKER
-                        };
-                        if (pass == 0 || (sno && need > 0))
-                                need--;
-                }
-        return n;
-}
-
-static enum host_role role_of(const struct host *h, const struct store_host_role *roles, size_t n) {
-        for (size_t k = 0; k < n; k++)
-                if (roles[k].host_id == h->id)
-                        return roles[k].role;
-        return h->role;
-}
-
-/* Re-validate the cluster's preparing hosts (the disk speed check is now
- * pending), which may also end the preparation (refresh_cluster). */
-static void refresh_preparing(struct musterd *d, const char *cluster_id) {
-        struct cluster_view v;
-        if (cluster_view_load(d, cluster_id, true, &v) < 0)
-                return;
-        for (size_t i = 0; i < v.hosts.n; i++)
-                if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION)
-                        (void) refresh_host(d, &v.hosts.v[i]);
-        cluster_view_free(&v);
-}
-
+/* POST /clusters/{id}/actions/install: install_start_cluster() decides;
+ * 202 with the cluster. */
 void api_cluster_install(void *app, struct http_request *req, struct http_response *resp) {
         struct musterd *d = app;
         struct cluster c;
-        struct cluster_view v = { 0 };
-        struct loaded_release lr;
-        struct store_payload p;
-        _cleanup_free_ struct store_host_role *roles = NULL;
-        enum cluster_status st;
-        char err[512];
-        bool have_view = false;
-        int r;
-
-        cluster_init(&v.c);
-        store_payload_init(&p);
-        lr = (struct loaded_release) { 0 };
+        char err[512] = "";
         if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
                 goto out;
-        if ((r = refresh_cluster(d, c.id, &st)) < 0) {
-                api_store_error(resp, r, "cluster");
-                goto out;
-        }
-        if ((r = cluster_view_load(d, c.id, false, &v)) < 0) {
-                api_store_error(resp, r, "cluster");
-                goto out;
-        }
-        have_view = true;
-        if (st != CLUSTER_READY) {
-                http_error(resp, 409, "cluster is %s, not ready to install: %s", cluster_status_to_string(st),
-                           v.c.status_info ? v.c.status_info : "see its validations");
-                goto out;
-        }
-        if ((r = release_load(d, v.c.release_version, true, &lr)) < 0) {
-                if (r == -ENOENT)
-                        http_error(resp, 409, "release %s is not imported", v.c.release_version ? v.c.release_version : "(none)");
-                else
-                        api_store_error(resp, r, "release");
-                goto out;
-        }
-        if (!v.c.has_cap_status) {
-                if (clusterrel_compute(&lr, &v.c, &v.c.cap_spec, true, NULL, err, sizeof err) < 0 ||
-                    (r = store_cluster_update(d->store, &v.c, CL_F_CAP_STATUS | CL_F_CONDITIONS)) < 0) {
-                        http_error(resp, 409, "the capabilities of cluster %s cannot be computed: %s", c.id, err);
-                        goto out;
-                }
-        }
-        roles = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *roles);
-        if (!roles) {
-                http_error(resp, 500, "out of memory");
-                goto out;
-        }
-        size_t n_roles = assign_roles(d, &v, roles);
-        /* If the payload cannot be built, nothing moves. */
-        if ((r = clusterrel_build_payload(d, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, &p, err, sizeof err)) < 0) {
-                log_error_errno(r, "api", "Building the payload of cluster %s failed: %s", c.id, err);
-                http_error(resp, 500, "could not build the payload of cluster %s: %s", c.id, err);
-                goto out;
-        }
-        r = store_cluster_start_install(d->store, c.id, "Installation started; preparing the hosts",
-                                        HOST_PREPARING_FOR_INSTALLATION,
-                                        hostfsm_status_info(HOST_PREPARING_FOR_INSTALLATION), roles, n_roles, &p);
-        if (r == -ESTALE) {
-                http_error(resp, 409, "cluster %s changed state meanwhile; try again", c.id);
-                goto out;
-        }
+        int r = install_start_cluster(d, c.id, P(req)->owner, err, sizeof err);
         if (r < 0) {
-                api_store_error(resp, r, "cluster");
+                api_svc_error(resp, r, err, "cluster");
                 goto out;
         }
-        int moved = r;
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL,
-                      "installation of cluster %s started by %s with %d host(s)", c.id, P(req)->owner, moved);
-        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): ready -> %s: %s", c.name, c.id,
-                      cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
-                      "Installation started; preparing the hosts");
-        clusterrel_payload_event(d, &v.c, &p);
-        /* The hosts stay preparing until each has passed its disk speed check
-         * (install_prepare_check); their validations say they wait for it. */
-        for (size_t i = 0; i < v.hosts.n; i++) {
-                struct host *h = &v.hosts.v[i];
-                enum host_status prep;
-                const char *why;
-                if (h->status != HOST_KNOWN || hostfsm_apply(HOST_KNOWN, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &why) < 0)
-                        continue;
-                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, c.id, h->id,
-                              "host %s: known -> %s: %s (role %s)", h->id, host_status_to_string(prep), why,
-                              host_role_to_string(role_of(h, roles, n_roles)));
-        }
-        refresh_preparing(d, c.id);
         cluster_free(&c);
         if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
                 api_store_error(resp, r, "cluster");
         else
                 http_json(resp, 202, cluster_to_json(&c, 0));
 out:
-        store_payload_free(&p);
-        release_unload(&lr);
-        if (have_view)
-                cluster_view_free(&v);
-        else
-                cluster_free(&v.c);
         cluster_free(&c);
 }
 

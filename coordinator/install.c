@@ -3,9 +3,14 @@
 #include "install.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cleanup.h"
+#include "clusterrel.h"
+#include "errmsg.h"
 #include "hostfsm.h"
 #include "log.h"
 #include "refresh.h"
@@ -213,5 +218,158 @@ int install_prepare_check(struct musterd *d, const char *cluster_id) {
                         r = moved > 0;
         }
         cluster_view_free(&v);
+        return r;
+}
+
+/* ---- starting a cluster's installation ------------------------------------ */
+
+#define FULL_MASTERS 3
+
+/* Auto roles (DESIGN §5): masters first, taken from the auto hosts that
+ * meet the master (single-node: sno) minimums, in bind order; the rest
+ * workers. Fills roles (v->hosts.n entries at most); returns how many. */
+static size_t assign_roles(struct musterd *d, const struct cluster_view *v, struct store_host_role *roles) {
+        bool sno = v->c.high_availability_mode == HA_MODE_NONE;
+        const struct role_requirements *req = &musterd_cfg(d)->req[sno ? REQ_SNO : REQ_MASTER];
+        size_t masters = 0, n = 0;
+        long need;
+
+        for (size_t i = 0; i < v->hosts.n; i++)
+                masters += v->hosts.v[i].role == ROLE_MASTER;
+        need = (long) (sno ? 1 : FULL_MASTERS) - (long) masters;
+        /* Two passes: capable hosts become masters, then the rest workers. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < v->hosts.n; i++) {
+                        const struct host *h = &v->hosts.v[i];
+                        bool taken = false;
+                        if (h->role != ROLE_AUTO)
+                                continue;
+                        for (size_t k = 0; k < n; k++)
+                                taken |= roles[k].host_id == h->id;
+                        if (taken)
+                                continue;
+                        bool capable = h->facts.cpu_count >= req->cpu_cores && h->facts.memory_bytes >= req->memory_bytes;
+                        if (pass == 0 && (!capable || need <= 0))
+                                continue;
+                        roles[n++] = (struct store_host_role) {
+                                h->infra_env_id, h->id, pass == 0 || (sno && need > 0) ? ROLE_MASTER : ROLE_WORKER
+                        };
+                        if (pass == 0 || (sno && need > 0))
+                                need--;
+                }
+        return n;
+}
+
+static enum host_role role_of(const struct host *h, const struct store_host_role *roles, size_t n) {
+        for (size_t k = 0; k < n; k++)
+                if (roles[k].host_id == h->id)
+                        return roles[k].role;
+        return h->role;
+}
+
+/* Re-validate the cluster's preparing hosts (the disk speed check is now
+ * pending), which may also end the preparation (refresh_cluster). */
+static void refresh_preparing(struct musterd *d, const char *cluster_id) {
+        struct cluster_view v;
+        if (cluster_view_load(d, cluster_id, true, &v) < 0)
+                return;
+        for (size_t i = 0; i < v.hosts.n; i++)
+                if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION)
+                        (void) refresh_host(d, &v.hosts.v[i]);
+        cluster_view_free(&v);
+}
+
+int install_start_cluster(struct musterd *d, const char *cluster_id, const char *by, char *err, size_t errlen) {
+        struct cluster_view v = { 0 };
+        struct loaded_release lr;
+        struct store_payload p;
+        _cleanup_free_ struct store_host_role *roles = NULL;
+        enum cluster_status st;
+        bool have_view = false;
+        int r;
+
+        cluster_init(&v.c);
+        store_payload_init(&p);
+        lr = (struct loaded_release) { 0 };
+        if ((r = refresh_cluster(d, cluster_id, &st)) < 0 || (r = cluster_view_load(d, cluster_id, false, &v)) < 0) {
+                errmsg(err, errlen, r, "cluster %s cannot be read", cluster_id);
+                goto out;
+        }
+        have_view = true;
+        if (st != CLUSTER_READY) {
+                r = errmsg(err, errlen, -EBUSY, "cluster is %s, not ready to install: %s", cluster_status_to_string(st),
+                           v.c.status_info ? v.c.status_info : "see its validations");
+                goto out;
+        }
+        if ((r = release_load(d, v.c.release_version, true, &lr)) < 0) {
+                if (r == -ENOENT)
+                        r = errmsg(err, errlen, -ENOPKG, "release %s is not imported",
+                                   v.c.release_version ? v.c.release_version : "(none)");
+                else
+                        errmsg(err, errlen, r, "release %s cannot be read", v.c.release_version);
+                goto out;
+        }
+        if (!v.c.has_cap_status) {
+                char why[400] = "";
+                if (clusterrel_compute(&lr, &v.c, &v.c.cap_spec, true, NULL, why, sizeof why) < 0 ||
+                    store_cluster_update(d->store, &v.c, CL_F_CAP_STATUS | CL_F_CONDITIONS) < 0) {
+                        r = errmsg(err, errlen, -EDOM, "the capabilities of cluster %s cannot be computed: %s", v.c.id,
+                                   why);
+                        goto out;
+                }
+        }
+        roles = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *roles);
+        if (!roles) {
+                r = errmsg(err, errlen, -ENOMEM, "out of memory");
+                goto out;
+        }
+        size_t n_roles = assign_roles(d, &v, roles);
+        /* If the payload cannot be built, nothing moves. */
+        char why[400] = "";
+        if ((r = clusterrel_build_payload(d, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, &p, why, sizeof why)) <
+            0) {
+                log_error_errno(r, "install", "Building the payload of cluster %s failed: %s", v.c.id, why);
+                r = errmsg(err, errlen, r == -ENOMEM ? -ENOMEM : -EIO, "could not build the payload of cluster %s: %s",
+                           v.c.id, why);
+                goto out;
+        }
+        r = store_cluster_start_install(d->store, v.c.id, "Installation started; preparing the hosts",
+                                        HOST_PREPARING_FOR_INSTALLATION,
+                                        hostfsm_status_info(HOST_PREPARING_FOR_INSTALLATION), roles, n_roles, &p);
+        if (r < 0) {
+                errmsg(err, errlen, r, r == -ESTALE ? "cluster %s changed state meanwhile; try again"
+                                                    : "cluster %s cannot be written", v.c.id);
+                goto out;
+        }
+        int moved = r;
+        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, v.c.id, NULL,
+                      "installation of cluster %s started by %s with %d host(s)", v.c.id, by, moved);
+        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, v.c.id, NULL, "cluster %s (%s): ready -> %s: %s", v.c.name,
+                      v.c.id,
+                      cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
+                      "Installation started; preparing the hosts");
+        clusterrel_payload_event(d, &v.c, &p);
+        /* The hosts stay preparing until each has passed its disk speed check
+         * (install_prepare_check); their validations say they wait for it. */
+        for (size_t i = 0; i < v.hosts.n; i++) {
+                struct host *h = &v.hosts.v[i];
+                enum host_status prep;
+                const char *moved_why;
+                if (h->status != HOST_KNOWN ||
+                    hostfsm_apply(HOST_KNOWN, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &moved_why) < 0)
+                        continue;
+                musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, v.c.id, h->id,
+                              "host %s: known -> %s: %s (role %s)", h->id, host_status_to_string(prep), moved_why,
+                              host_role_to_string(role_of(h, roles, n_roles)));
+        }
+        refresh_preparing(d, v.c.id);
+        r = 0;
+out:
+        store_payload_free(&p);
+        release_unload(&lr);
+        if (have_view)
+                cluster_view_free(&v);
+        else
+                cluster_free(&v.c);
         return r;
 }

@@ -40,3 +40,16 @@ int install_first_boot(struct musterd *d, struct host *h);
  * - A day-2 host of an installed cluster: it becomes installing on its own.
  * Events for each move. 1 if something moved, 0 if not, -errno. */
 int install_prepare_check(struct musterd *d, const char *cluster_id);
+
+/* Start installing cluster `cluster_id` (the user `by` asked, for the
+ * event): re-validated, it must be ready; auto roles are assigned (masters
+ * first from the capable hosts), payload revision N+1 is built and signed,
+ * and in one transaction the cluster becomes preparing-for-installation
+ * and its known hosts preparing (their disk speed check comes next). If
+ * anything fails, nothing moves. 0, or -errno with err:
+ *   -EBUSY    not ready (its status and why)
+ *   -ENOPKG   its release is not imported
+ *   -EDOM     its capabilities cannot be computed
+ *   -ESTALE   it changed state meanwhile
+ *   -EIO      the payload could not be built; -ENOMEM; store errors. */
+int install_start_cluster(struct musterd *d, const char *cluster_id, const char *by, char *err, size_t errlen);
