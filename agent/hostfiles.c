@@ -15,21 +15,23 @@
 #include "nodedir.h"
 #include "protocol.h"
 
-/* rel's folder (made as needed, `dir_mode` for new folders) and its last
- * component. */
-static int open_parent(int rootfd, const char *rel, mode_t dir_mode, const char **base) {
-        char parent[256];
+/* rel's folder part into parent and its last component into *base; -1
+ * when rel has no folder or it is too long. */
+static int split_parent(const char *rel, char parent[256], const char **base) {
         const char *slash = strrchr(rel, '/');
-        if (!slash) {
-                int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-                *base = rel;
-                return fd < 0 ? -errno : fd;
-        }
-        if ((size_t) (slash - rel) >= sizeof parent)
-                return -ENAMETOOLONG;
+        if (!slash || (size_t) (slash - rel) >= 256)
+                return -1;
         memcpy(parent, rel, (size_t) (slash - rel));
         parent[slash - rel] = '\0';
         *base = slash + 1;
+        return 0;
+}
+
+/* rel's folder (made as needed, `dir_mode` for new folders). */
+static int open_parent(int rootfd, const char *rel, mode_t dir_mode, const char **base) {
+        char parent[256];
+        if (split_parent(rel, parent, base) < 0)
+                return -ENAMETOOLONG;
         return nodedir_mkdir_under(rootfd, parent, dir_mode);
 }
 
@@ -54,16 +56,14 @@ static int put(int rootfd, const char *rel, const char *data, mode_t mode, mode_
 
 /* A file muster owns that the settings no longer ask for goes. */
 static int drop(int rootfd, const char *rel, char *err, size_t errlen) {
-        const char *slash = strrchr(rel, '/');
         char parent[256];
-        if (!slash || (size_t) (slash - rel) >= sizeof parent)
+        const char *base;
+        if (split_parent(rel, parent, &base) < 0)
                 return 0;
-        memcpy(parent, rel, (size_t) (slash - rel));
-        parent[slash - rel] = '\0';
         _cleanup_close_ int dfd = openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
                 return 0;
-        if (unlinkat(dfd, slash + 1, 0) < 0 && errno != ENOENT)
+        if (unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
                 return errmsg(err, errlen, -errno, "cannot remove /%s: %m", rel);
         return 0;
 }
@@ -181,24 +181,22 @@ int hostfiles_write(int rootfd, const struct payload_host_view *v, struct strv *
                 FILE *f = open_memstream(&ntp, &nlen);
                 if (!f)
                         return errmsg(err, errlen, -ENOMEM, "out of memory");
+                /* timesyncd asks every server on port 123: the others are named
+                 * in comments above the [Time] section. */
+                char kept[PAYLOAD_MAX_NTP_SOURCES * 258] = "";
+                size_t klen = 0;
                 fputs("# Written by muster-agent: the NTP sources of the host's infra-env.\n", f);
-                /* timesyncd asks every server on port 123. */
                 for (size_t i = 0; i < v->n_ntp_sources; i++) {
                         char host[256];
                         uint16_t port = 0;
-                        if (ntp_source_split(v->ntp_sources[i], host, sizeof host, &port) == 0 && port && port != 123)
-                                fprintf(f, "# left out: %s (timesyncd takes no port)\n", v->ntp_sources[i]);
-                }
-                fputs("[Time]\nNTP=", f);
-                bool first = true;
-                for (size_t i = 0; i < v->n_ntp_sources; i++) {
-                        char host[256];
-                        uint16_t port = 0;
-                        if (ntp_source_split(v->ntp_sources[i], host, sizeof host, &port) < 0 || (port && port != 123))
+                        if (ntp_source_split(v->ntp_sources[i], host, sizeof host, &port) < 0)
                                 continue;
-                        fprintf(f, "%s%s", first ? "" : " ", host);
-                        first = false;
+                        if (port && port != 123)
+                                fprintf(f, "# left out: %s (timesyncd takes no port)\n", v->ntp_sources[i]);
+                        else
+                                klen += (size_t) snprintf(kept + klen, sizeof kept - klen, "%s%s", klen ? " " : "", host);
                 }
+                fprintf(f, "[Time]\nNTP=%s", kept);
                 fputc('\n', f);
                 if (!memstream_done(f, &ntp, true))
                         return errmsg(err, errlen, -ENOMEM, "out of memory");

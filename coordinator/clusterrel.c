@@ -219,17 +219,25 @@ static int host_settings_load(struct musterd *d, const struct cluster *c, const 
                 for (size_t k = 0; k < n_roles; k++)
                         if (roles[k].host_id && strcmp(roles[k].host_id, h->id) == 0)
                                 role = roles[k].role;
-                r = store_infra_env_get(d->store, h->infra_env_id, &b->ies[i]);
-                if (r < 0 && r != -ENOENT) {
-                        snprintf(err, errlen, "reading infra-env %s of host %s failed", h->infra_env_id, h->id);
-                        return r;
+                /* Hosts mostly share an infra-env: each is read once. */
+                const struct infra_env *ie = NULL;
+                for (size_t k = 0; k < i && !ie; k++)
+                        if (strcmp(b->hosts.v[k].infra_env_id, h->infra_env_id) == 0)
+                                ie = &b->ies[k];
+                if (!ie) {
+                        r = store_infra_env_get(d->store, h->infra_env_id, &b->ies[i]);
+                        if (r < 0 && r != -ENOENT) {
+                                snprintf(err, errlen, "reading infra-env %s of host %s failed", h->infra_env_id, h->id);
+                                return r;
+                        }
+                        ie = &b->ies[i];
                 }
                 b->ph[i] = (struct payload_host) {
                         .host_id = h->id,
                         .role = host_role_to_string(role == ROLE_MASTER ? ROLE_MASTER : ROLE_WORKER),
                         .hostname = host_hostname(h),
-                        .ntp_sources = &b->ies[i].ntp_sources,
-                        .ssh_authorized_key = b->ies[i].ssh_authorized_key,
+                        .ntp_sources = &ie->ntp_sources,
+                        .ssh_authorized_key = ie->ssh_authorized_key,
                 };
         }
         b->s = (struct payload_settings) {
