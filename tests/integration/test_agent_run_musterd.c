@@ -352,7 +352,10 @@ Test(agent_run, state_dir_keeps_the_host_id) {
         cr_assert_eq(agent_stop(&a), 0);
         assert_first_line(path, "0b0e6f4e-4c1f-4b47-9d3c-00000000000a\n");
 
-        /* Restart without --host-id: the recorded id, not the machine's. */
+        /* Restart without --host-id: the recorded id, not the machine's.
+         * Check-ins are written a second at a time: the first agent's last
+         * one is in before `before` is read, so only the new agent's counts. */
+        sleep_ms(1100);
         char *before = checked_in_at(ie, X);
         sleep_ms(1100);
         agent_start(&b, ie, tok, "--state-dir", state, NULL);
