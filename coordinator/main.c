@@ -96,6 +96,16 @@ int main(int argc, char **argv) {
         char err[512];
         int c;
 
+        /* First thing: a SIGTERM during start-up waits for sigwait below
+         * (a clean stop once started) instead of killing musterd halfway. */
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGHUP);
+        pthread_sigmask(SIG_BLOCK, &set, NULL); /* every thread inherits the mask */
+        signal(SIGPIPE, SIG_IGN);
+
         while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'l': o.listen = optarg; break;
@@ -120,14 +130,6 @@ int main(int argc, char **argv) {
                 log_error("musterd", "--state-dir is required (or state_dir in the config file)");
                 return 2;
         }
-
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        sigaddset(&set, SIGHUP);
-        pthread_sigmask(SIG_BLOCK, &set, NULL); /* every thread inherits the mask */
-        signal(SIGPIPE, SIG_IGN);
 
         struct musterd d;
         if (musterd_start(&d, &cfg) < 0) {

@@ -2,6 +2,7 @@
  * real musterd and agents by PID, HTTP on loopback, JSON paths, fixture
  * releases, network namespaces and musterctl. */
 #include "testutil.h"
+#include "protocol.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -556,9 +557,23 @@ static void tu_sleep_ms(long ms) {
                 ;
 }
 
+/* Whether the musterd answering at m->base is the one with m->state_dir:
+ * it takes the admin token that this state dir holds (another musterd on a
+ * reused port signs with another key and answers 401). */
+static bool musterd_is_ours(struct tu_musterd *m) {
+        char url[160];
+        free(m->admin_token);
+        m->admin_token = NULL;
+        if (read_admin_token(m) < 0)
+                return false;
+        snprintf(url, sizeof url, "%s" MUSTER_API_PREFIX MUSTER_PATH_TOKENS, m->base);
+        return tu_http("GET", url, m->admin_token, NULL, 0, NULL) == 200;
+}
+
 /* Spawn musterd on m->base's address with m->state_dir and wait up to 20 s
- * for /healthz: 1 when it answers; 0 when it exited (the port taken?) or
- * never answered (then it is killed); -1 when it could not be spawned. */
+ * for /healthz from it (not from another test's musterd that took the same
+ * free port): 1 when it answers; 0 when it exited (the port taken?) or never
+ * answered (then it is killed); -1 when it could not be spawned. */
 static int spawn_musterd(struct tu_musterd *m, const char *config) {
         const char *bin = getenv("MUSTERD");
         char url[128];
@@ -572,7 +587,7 @@ static int spawn_musterd(struct tu_musterd *m, const char *config) {
         m->pid = pid;
         for (int i = 0; i < 400; i++) {
                 int st;
-                if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200)
+                if (tu_http("GET", url, NULL, NULL, 0, NULL) == 200 && musterd_is_ours(m))
                         return 1;
                 if (waitpid(pid, &st, WNOHANG) == pid) {
                         m->pid = 0;
@@ -595,11 +610,8 @@ int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *co
                 int r = spawn_musterd(m, config);
                 if (r < 0)
                         return -1;
-                if (r > 0) {
-                        free(m->admin_token);
-                        m->admin_token = NULL;
-                        return read_admin_token(m);
-                }
+                if (r > 0)
+                        return 0; /* spawn_musterd read its admin token */
         }
         return -1;
 }
@@ -633,9 +645,7 @@ int tu_musterd_start_at(struct tu_musterd *m, const char *listen, const char *di
                 m->log = NULL;
         m->port = (unsigned) strtoul(colon + 1, NULL, 10);
         snprintf(m->base, sizeof m->base, "http://%s", listen);
-        if (spawn_musterd(m, *config ? config : NULL) <= 0)
-                return -1;
-        return read_admin_token(m);
+        return spawn_musterd(m, *config ? config : NULL) > 0 ? 0 : -1;
 }
 
 void tu_musterd_stop(struct tu_musterd *m, int sig) {
@@ -814,7 +824,7 @@ int tu_musterd_restart(struct tu_musterd *m, const char *config) {
                 if (r < 0)
                         return -1;
                 if (r > 0)
-                        return read_admin_token(m);
+                        return 0;
                 tu_sleep_ms(200);
         }
         return -1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 
@@ -227,4 +228,21 @@ Test(musterd, metrics_and_readyz) {
                 free(text);
                 text = NULL;
         }
+}
+
+/* The CI flake of iso_download::musterctl_download: another test's musterd
+ * took the same free port, answered /healthz first, and the test's own
+ * musterd was taken for up. Starting one more musterd on this suite's port
+ * must fail (its own musterd cannot listen there), not report the other
+ * one as its own. */
+Test(musterd, a_musterd_on_a_taken_port_is_not_taken_for_another) {
+        struct tu_musterd second = { 0 };
+        char other[4200], listen[64];
+        snprintf(other, sizeof other, "%s/second", dir);
+        cr_assert_eq(mkdir(other, 0700), 0);
+        snprintf(listen, sizeof listen, "127.0.0.1:%u", md.port);
+        cr_assert_eq(tu_musterd_start_at(&second, listen, other, NULL), -1, "the port is the suite's musterd's");
+        cr_assert_eq(second.pid, 0, "the second musterd exited (its port was taken)");
+        tu_musterd_free(&second);
+        cr_assert_eq(tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL), 200, "the first one still serves");
 }
