@@ -126,7 +126,10 @@ static int print_capabilities(struct ctl *c, json_object *cl, json_object *wante
         return r;
 }
 
-int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* The options into *baseline, enable and disable, and the one CLUSTER.
+ * true to go on; false with *rc the exit status (0 after --help). */
+static bool parse_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const char **baseline,
+                          json_object *enable, json_object *disable, int *rc) {
         enum { O_BASELINE = CTL_OPT_FIRST_LOCAL, O_ENABLE, O_DISABLE };
         static const struct option opts[] = {
                 { "baseline", required_argument, NULL, O_BASELINE },
@@ -135,70 +138,78 @@ int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc,
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        _cleanup_json_ json_object *enable = json_object_new_array();
-        _cleanup_json_ json_object *disable = json_object_new_array();
-        const char *baseline = NULL;
-        int o, k;
-
-        if (!enable || !disable)
-                return ctl_fail("out of memory");
+        int o;
         while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                *rc = CTL_EXIT_USAGE;
                 switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case CTL_OPT_HELP: *rc = CTL_EXIT_OK; return false;
+                case CTL_OPT_BAD: return false;
                 case O_BASELINE:
-                        if (!*optarg)
-                                return ctl_usage_error(cmd, "--baseline takes a capability set (None, v4.11, ..., "
-                                                       "vCurrent)");
-                        baseline = optarg;
+                        if (!*optarg) {
+                                *rc = ctl_usage_error(cmd, "--baseline takes a capability set (None, v4.11, ..., "
+                                                      "vCurrent)");
+                                return false;
+                        }
+                        *baseline = optarg;
                         break;
                 case O_ENABLE:
                 case O_DISABLE:
-                        k = ctl_csv_append(o == O_ENABLE ? enable : disable, optarg);
-                        if (k == -ENOMEM)
-                                return ctl_fail("out of memory");
-                        if (k < 0 || !*optarg)
-                                return ctl_usage_error(cmd, "%s takes capabilities separated by commas (at most %d), "
-                                                       "not \"%s\"", o == O_ENABLE ? "--enable" : "--disable",
-                                                       CTL_MAX_NAMES, optarg);
+                        *rc = ctl_opt_names(cmd, o == O_ENABLE ? "--enable" : "--disable", "capabilities",
+                                            o == O_ENABLE ? enable : disable, optarg, false);
+                        if (*rc)
+                                return false;
                         break;
-                default: return CTL_EXIT_USAGE;
+                default: return false;
                 }
         }
-        if (ctl_want_args(cmd, argc, argv, 1, "CLUSTER"))
-                return CTL_EXIT_USAGE;
-        size_t ne = json_object_array_length(enable), nd = json_object_array_length(disable);
+        if ((*rc = ctl_want_args(cmd, argc, argv, 1, "CLUSTER")))
+                return false;
+        size_t nd = json_object_array_length(disable);
         for (size_t i = 0; i < nd; i++) {
                 const char *s = json_object_get_string(json_object_array_get_idx(disable, i));
-                if (ctl_array_has(enable, s))
-                        return ctl_usage_error(cmd, "%s is both enabled and disabled", s);
+                if (ctl_array_has(enable, s)) {
+                        *rc = ctl_usage_error(cmd, "%s is both enabled and disabled", s);
+                        return false;
+                }
         }
-        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "", NULL);
-        if (!path)
-                return CTL_EXIT_FAIL;
-        struct ctl_reply cur;
-        if (ctl_call_object(c, "GET", path, NULL, &cur) < 0) {
-                ctl_reply_free(&cur);
-                return CTL_EXIT_FAIL;
-        }
-        if (!baseline && ne == 0 && nd == 0) {
-                int r = print_capabilities(c, cur.json, NULL, false);
-                ctl_reply_free(&cur);
-                return r;
-        }
+        return true;
+}
 
-        /* The new spec: the current one, edited. */
-        json_object *old_add = ctl_jget(cur.json, "capabilities.spec.additional_enabled_capabilities");
+/* 0 when every capability of `disable` is one of the additional ones
+ * (`old_add`); only those can be taken off the list. Else CTL_EXIT_FAIL,
+ * the first other one told. */
+static int check_disable(json_object *old_add, json_object *disable, const char *cluster) {
+        size_t nd = json_object_array_length(disable);
+        for (size_t i = 0; i < nd; i++) {
+                const char *s = json_object_get_string(json_object_array_get_idx(disable, i));
+                if (!ctl_array_has(old_add, s)) {
+                        _cleanup_free_ char *t = ctl_text_sanitize(s);
+                        _cleanup_free_ char *list = ctl_join(old_add, "none");
+                        _cleanup_free_ char *tl = list ? ctl_text_sanitize(list) : NULL;
+                        return ctl_fail("%s is not one of the additional capabilities of %s (%s): nothing changed",
+                                        t ?: "", cluster, tl ?: "none");
+                }
+        }
+        return 0;
+}
+
+/* The PATCH body: the cluster's current spec, edited. The additional list
+ * loses `disable` and gains `enable`; the baseline set becomes `baseline`
+ * when it is given. NULL with the reason printed: then nothing is sent,
+ * as for a refused request. */
+static json_object *edited_spec(json_object *cluster, const char *baseline, json_object *enable,
+                                json_object *disable, const char *arg) {
+        json_object *old_add = ctl_jget(cluster, "capabilities.spec.additional_enabled_capabilities");
         json_object *add = json_object_new_array(), *spec = json_object_new_object(), *caps = json_object_new_object();
         _cleanup_json_ json_object *body = json_object_new_object();
         if (!add || !spec || !caps || !body) {
                 json_object_put(add);
                 json_object_put(spec);
                 json_object_put(caps);
-                ctl_reply_free(&cur);
-                return ctl_fail("out of memory");
+                ctl_fail("out of memory");
+                return NULL;
         }
-        size_t no = ctl_jlen(old_add);
+        size_t no = ctl_jlen(old_add), ne = json_object_array_length(enable);
         for (size_t i = 0; i < no; i++) {
                 const char *s = json_object_get_string(json_object_array_get_idx(old_add, i));
                 if (s && !ctl_array_has(disable, s) && !ctl_array_has(add, s))
@@ -209,33 +220,52 @@ int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc,
                 if (!ctl_array_has(add, s))
                         json_object_array_add(add, json_object_new_string(s));
         }
-        /* Only an additional capability can be taken off the list: anything
-         * else is refused, and nothing is sent (as for a refused request). */
-        for (size_t i = 0; i < nd; i++) {
-                const char *s = json_object_get_string(json_object_array_get_idx(disable, i));
-                if (!ctl_array_has(old_add, s)) {
-                        _cleanup_free_ char *t = ctl_text_sanitize(s);
-                        _cleanup_free_ char *list = ctl_join(old_add, "none");
-                        _cleanup_free_ char *tl = list ? ctl_text_sanitize(list) : NULL;
-                        json_object_put(add);
-                        json_object_put(spec);
-                        json_object_put(caps);
-                        ctl_reply_free(&cur);
-                        return ctl_fail("%s is not one of the additional capabilities of %s (%s): nothing changed",
-                                        t ?: "", argv[optind], tl ?: "none");
-                }
+        if (check_disable(old_add, disable, arg)) {
+                json_object_put(add);
+                json_object_put(spec);
+                json_object_put(caps);
+                return NULL;
         }
-        json_object *old_base = ctl_jget(cur.json, "capabilities.spec.baseline_capability_set");
+        json_object *old_base = ctl_jget(cluster, "capabilities.spec.baseline_capability_set");
         json_object_object_add(spec, "baseline_capability_set",
                                baseline ? json_object_new_string(baseline) : json_object_get(old_base));
         json_object_object_add(spec, "additional_enabled_capabilities", add);
         json_object_object_add(caps, "spec", spec);
         json_object_object_add(body, "capabilities", caps);
+        return TAKE_PTR(body);
+}
+
+int ctl_cluster_capabilities(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        _cleanup_json_ json_object *enable = json_object_new_array();
+        _cleanup_json_ json_object *disable = json_object_new_array();
+        const char *baseline = NULL;
+        int rc;
+
+        if (!enable || !disable)
+                return ctl_fail("out of memory");
+        if (!parse_options(c, cmd, argc, argv, &baseline, enable, disable, &rc))
+                return rc;
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "", NULL);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply cur;
+        if (ctl_call_object(c, "GET", path, NULL, &cur) < 0) {
+                ctl_reply_free(&cur);
+                return CTL_EXIT_FAIL;
+        }
+        if (!baseline && json_object_array_length(enable) == 0 && json_object_array_length(disable) == 0) {
+                rc = print_capabilities(c, cur.json, NULL, false);
+                ctl_reply_free(&cur);
+                return rc;
+        }
+        _cleanup_json_ json_object *body = edited_spec(cur.json, baseline, enable, disable, argv[optind]);
         ctl_reply_free(&cur);
+        if (!body)
+                return CTL_EXIT_FAIL;
 
         struct ctl_reply r;
-        int rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL
-                                                                  : print_capabilities(c, r.json, disable, true);
+        rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL
+                                                              : print_capabilities(c, r.json, disable, true);
         ctl_reply_free(&r);
         return rc;
 }

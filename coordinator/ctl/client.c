@@ -135,9 +135,9 @@ static int on_progress(void *u, curl_off_t a, curl_off_t b, curl_off_t cc, curl_
         return ctl_stop ? 1 : 0;
 }
 
-int ctl_request(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r) {
-        memset(r, 0, sizeof *r);
-        c->errbuf[0] = '\0';
+/* The token and the libcurl handle, made by the first request and kept for
+ * the next ones. 0, or -errno with c->errbuf saying why. */
+static int open_session(struct ctl *c) {
         int k = load_token(c);
         if (k < 0) {
                 snprintf(c->errbuf, sizeof c->errbuf, "%s", strerror(-k));
@@ -147,6 +147,47 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
                 snprintf(c->errbuf, sizeof c->errbuf, "cannot initialise libcurl");
                 return -ENOMEM;
         }
+        return 0;
+}
+
+/* The request's headers; one that cannot be added is left out. An empty
+ * "Expect:" keeps libcurl from waiting for a 100-continue on a large body. */
+static struct curl_slist *request_headers(const char *auth, bool has_body) {
+        struct curl_slist *hdrs = NULL, *t;
+        if ((t = curl_slist_append(hdrs, auth)))
+                hdrs = t;
+        if ((t = curl_slist_append(hdrs, "Accept: application/json")))
+                hdrs = t;
+        if (has_body && (t = curl_slist_append(hdrs, "Content-Type: application/json")))
+                hdrs = t;
+        if ((t = curl_slist_append(hdrs, "Expect:")))
+                hdrs = t;
+        return hdrs;
+}
+
+/* A transfer that brought no answer: the part of the body received is
+ * dropped and c->errbuf says why. -EINTR (ctl_stop), -ETIMEDOUT or -EIO. */
+static int transfer_failed(struct ctl *c, CURLcode cr, struct sink *sink, struct ctl_reply *r) {
+        free(sink->d);
+        free(r->next_after);
+        r->next_after = NULL;
+        if (cr == CURLE_ABORTED_BY_CALLBACK) {
+                snprintf(c->errbuf, sizeof c->errbuf, "interrupted");
+                return -EINTR;
+        }
+        if (sink->too_big)
+                snprintf(c->errbuf, sizeof c->errbuf, "the reply is larger than %d MiB", CTL_MAX_REPLY >> 20);
+        else if (!c->errbuf[0])
+                snprintf(c->errbuf, sizeof c->errbuf, "%s", curl_easy_strerror(cr));
+        return cr == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
+}
+
+int ctl_request(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r) {
+        memset(r, 0, sizeof *r);
+        c->errbuf[0] = '\0';
+        int k = open_session(c);
+        if (k < 0)
+                return k;
         CURL *h = c->curl;
         _cleanup_free_ char *url = NULL, *auth = NULL;
         if (asprintf(&url, "%s%s%s", c->server, MUSTER_API_PREFIX, path) < 0 ||
@@ -155,21 +196,13 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
                 snprintf(c->errbuf, sizeof c->errbuf, "out of memory");
                 return -ENOMEM;
         }
-        struct curl_slist *hdrs = NULL, *t;
         const char *text = NULL;
         bool sends = strcmp(method, "POST") == 0 || strcmp(method, "PATCH") == 0 || strcmp(method, "PUT") == 0;
         if (body)
                 text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
         else if (sends)
                 text = "{}";
-        if ((t = curl_slist_append(hdrs, auth)))
-                hdrs = t;
-        if ((t = curl_slist_append(hdrs, "Accept: application/json")))
-                hdrs = t;
-        if (text && (t = curl_slist_append(hdrs, "Content-Type: application/json")))
-                hdrs = t;
-        if ((t = curl_slist_append(hdrs, "Expect:")))
-                hdrs = t;
+        struct curl_slist *hdrs = request_headers(auth, text != NULL);
 
         struct sink sink = { 0 };
         curl_easy_reset(h);
@@ -200,21 +233,8 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
         curl_slist_free_all(hdrs);
         /* The token stays in the session; the header copy goes now. */
         explicit_bzero(auth, strlen(auth));
-        if (cr != CURLE_OK) {
-                free(sink.d);
-                free(r->next_after);
-                r->next_after = NULL;
-                if (cr == CURLE_ABORTED_BY_CALLBACK) {
-                        snprintf(c->errbuf, sizeof c->errbuf, "interrupted");
-                        return -EINTR;
-                }
-                if (sink.too_big)
-                        snprintf(c->errbuf, sizeof c->errbuf, "the reply is larger than %d MiB",
-                                 CTL_MAX_REPLY >> 20);
-                else if (!c->errbuf[0])
-                        snprintf(c->errbuf, sizeof c->errbuf, "%s", curl_easy_strerror(cr));
-                return cr == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
-        }
+        if (cr != CURLE_OK)
+                return transfer_failed(c, cr, &sink, r);
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
         r->body = sink.d;
         if (r->body && *r->body)
@@ -249,6 +269,12 @@ int ctl_report(struct ctl *c, const char *method, const char *path, int k, const
                 return 0;
         print_http_error(c, method, path, r);
         return -EPROTO;
+}
+
+void ctl_still_trying(struct ctl *c, bool *unreachable) {
+        if (!*unreachable)
+                ctl_fail("cannot reach musterd at %s: %s; still trying", c->server, c->errbuf);
+        *unreachable = true;
 }
 
 int ctl_call(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r) {

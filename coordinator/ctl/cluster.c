@@ -100,7 +100,6 @@ static int cluster_option(const struct ctl_cmd *cmd, int o, struct cluster_args 
                 [O_INGRESS - O_RELEASE] = "ingress_vip", [O_NAME - O_RELEASE] = "name",
                 [O_FEATURE_SET - O_RELEASE] = "feature_set", [O_ARCH - O_RELEASE] = "cpu_architecture",
         };
-        int k;
         switch (o) {
         case CTL_OPT_HELP: return -1;
         case CTL_OPT_BAD: return CTL_EXIT_USAGE;
@@ -127,13 +126,7 @@ static int cluster_option(const struct ctl_cmd *cmd, int o, struct cluster_args 
         case O_ENABLE:
                 if (!a->enable && !(a->enable = json_object_new_array()))
                         return ctl_fail("out of memory");
-                k = ctl_csv_append(a->enable, optarg);
-                if (k == -ENOMEM)
-                        return ctl_fail("out of memory");
-                if (k < 0)
-                        return ctl_usage_error(cmd, "--enable takes capabilities separated by commas (at most %d), "
-                                               "not \"%s\"", CTL_MAX_NAMES, optarg);
-                return 0;
+                return ctl_opt_names(cmd, "--enable", "capabilities", a->enable, optarg, true);
         case O_LABEL: {
                 const char *eq = strchr(optarg, '=');
                 if (!eq || eq == optarg)

@@ -1,7 +1,7 @@
 /* musterctl's front: global options, the command table and its help, the
- * option and file helpers every command uses. Nothing here talks HTTP; a
- * command runs only once its arguments are known to be good, so usage
- * errors never reach the server. */
+ * option, file and stop-signal helpers every command uses. Nothing here
+ * talks HTTP; a command runs only once its arguments are known to be good,
+ * so usage errors never reach the server. */
 #include "ctl.h"
 
 #include <curl/curl.h>
@@ -9,17 +9,38 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "fdio.h"
 
 volatile sig_atomic_t ctl_stop;
+
+static void on_stop_signal(int sig) {
+        ctl_stop = 1;
+}
+
+void ctl_catch_stop(struct sigaction *old_int, struct sigaction *old_term) {
+        struct sigaction sa = { .sa_handler = on_stop_signal };
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, old_int);
+        sigaction(SIGTERM, &sa, old_term);
+}
+
+void ctl_nap(double seconds) {
+        if (seconds <= 0)
+                return;
+        struct timespec ts = { (time_t) seconds, (long) ((seconds - floor(seconds)) * 1e9) };
+        while (!ctl_stop && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
 
 #define CAP_OPTS                                                                                         \
         "  --baseline SET         Baseline capability set of the release (None,\n"                      \
@@ -315,6 +336,23 @@ int ctl_opt_interval(const struct ctl_cmd *cmd, const char *arg, double *out) {
         return 0;
 }
 
+int ctl_opt_limit(const struct ctl_cmd *cmd, const char *arg, long max, long *out) {
+        if (ctl_parse_long(arg, 1, max, out) < 0)
+                return ctl_usage_error(cmd, "--limit needs a number from 1 to %ld, not \"%s\"", max, arg);
+        return 0;
+}
+
+int ctl_opt_names(const struct ctl_cmd *cmd, const char *opt, const char *what, json_object *array, const char *arg,
+                  bool allow_empty) {
+        int k = ctl_csv_append(array, arg);
+        if (k == -ENOMEM)
+                return ctl_fail("out of memory");
+        if (k < 0 || (!allow_empty && !*arg))
+                return ctl_usage_error(cmd, "%s takes %s separated by commas (at most %d), not \"%s\"", opt, what,
+                                       CTL_MAX_NAMES, arg);
+        return 0;
+}
+
 bool ctl_plain_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts,
                     const char **value, int n, const char *what, int *rc) {
         static const struct option global[] = { CTL_GLOBAL_OPTIONS, {} };
@@ -523,84 +561,99 @@ static bool is_help(const char *s) {
         return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 || strcmp(s, "help") == 0;
 }
 
-int ctl_main(int argc, char **argv) {
+/* The locale's character set, the default output and the server
+ * ($MUSTER_SERVER). 0, or CTL_EXIT_USAGE with the error printed. */
+static int setup(struct ctl *c) {
+        /* Only the character set: "…" where it can be shown, "~" elsewhere. */
+        setlocale(LC_CTYPE, "");
+        c->fmt.ellipsis = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\xe2\x80\xa6" : "~";
+        set_output(c, "table");
+        const char *env = getenv("MUSTER_SERVER");
+        if (set_server(c, env && *env ? env : CTL_DEFAULT_SERVER) < 0)
+                return ctl_usage_error(NULL, "$MUSTER_SERVER needs an http:// or https:// URL, not \"%s\"", env);
+        return 0;
+}
+
+/* The options before the command. true to go on; false with *rc the exit
+ * status (after --help, --version or a usage error). */
+static bool global_options(struct ctl *c, int argc, char **argv, int *rc) {
         static const struct option opts[] = {
                 CTL_GLOBAL_OPTIONS,
                 { "version", no_argument, NULL, CTL_OPT_VERSION },
                 {},
         };
-        struct ctl c = { 0 };
-        int r = CTL_EXIT_USAGE;
-
-        /* Only the character set: "…" where it can be shown, "~" elsewhere. */
-        setlocale(LC_CTYPE, "");
-        c.fmt.ellipsis = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\xe2\x80\xa6" : "~";
-        set_output(&c, "table");
-        const char *env = getenv("MUSTER_SERVER");
-        if (set_server(&c, env && *env ? env : CTL_DEFAULT_SERVER) < 0) {
-                ctl_usage_error(NULL, "$MUSTER_SERVER needs an http:// or https:// URL, not \"%s\"", env);
-                goto out;
-        }
-
+        /* ctl_next_opt applies the global options itself: what comes back
+         * ends the parse. */
         optind = 0;
-        for (;;) {
-                int o = ctl_next_opt(&c, NULL, argc, argv, opts);
-                if (o == CTL_OPT_END)
-                        break;
-                if (o == CTL_OPT_HELP) {
-                        r = CTL_EXIT_OK;
-                        goto out;
-                }
-                if (o == CTL_OPT_VERSION) {
-                        printf("musterctl %s\n", MUSTER_VERSION);
-                        r = CTL_EXIT_OK;
-                        goto out;
-                }
-                goto out; /* CTL_OPT_BAD */
-        }
+        int o = ctl_next_opt(c, NULL, argc, argv, opts);
+        if (o == CTL_OPT_END)
+                return true;
+        if (o == CTL_OPT_VERSION)
+                printf("musterctl %s\n", MUSTER_VERSION);
+        *rc = o == CTL_OPT_HELP || o == CTL_OPT_VERSION ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        return false;
+}
+
+/* The command that argv[optind..] names (RESOURCE VERB, or RESOURCE alone
+ * for one without verbs); its arguments start at argv[*first], its name.
+ * NULL with *rc the exit status after a help or a usage error. */
+static const struct ctl_cmd *pick_command(int argc, char **argv, int *first, int *rc) {
+        *rc = CTL_EXIT_USAGE;
         if (optind >= argc) {
                 usage(stderr);
-                goto out;
+                return NULL;
         }
         const char *resource = argv[optind];
         if (is_help(resource)) {
                 usage(stdout);
-                r = CTL_EXIT_OK;
-                goto out;
+                *rc = CTL_EXIT_OK;
+                return NULL;
         }
         if (!find_command(resource, NULL)) {
                 ctl_usage_error(NULL, "unknown command \"%s\"", resource);
-                goto out;
+                return NULL;
         }
         /* A command without a verb takes its options right after its name. */
         const struct ctl_cmd *cmd = find_command(resource, "");
-        int first = optind;
-        if (!cmd) {
-                if (optind + 1 >= argc || is_help(argv[optind + 1])) {
-                        bool asked = optind + 1 < argc;
-                        resource_usage(asked ? stdout : stderr, resource);
-                        r = asked ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-                        goto out;
-                }
-                cmd = find_command(resource, argv[optind + 1]);
-                if (!cmd) {
-                        ctl_usage_error(NULL, "unknown command \"%s %s\"", resource, argv[optind + 1]);
-                        goto out;
-                }
-                first = optind + 1;
+        *first = optind;
+        if (cmd)
+                return cmd;
+        if (optind + 1 >= argc || is_help(argv[optind + 1])) {
+                bool asked = optind + 1 < argc;
+                resource_usage(asked ? stdout : stderr, resource);
+                *rc = asked ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+                return NULL;
         }
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
-                r = ctl_fail("cannot initialise libcurl");
-                goto out;
-        }
+        cmd = find_command(resource, argv[optind + 1]);
+        if (!cmd)
+                ctl_usage_error(NULL, "unknown command \"%s %s\"", resource, argv[optind + 1]);
+        *first = optind + 1;
+        return cmd;
+}
+
+/* cmd over argv (argv[0] its name) with libcurl set up around it; the exit
+ * status, which a failure to write the output makes a failure. */
+static int run_command(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+                return ctl_fail("cannot initialise libcurl");
         optind = 0;
-        r = cmd->run(&c, cmd, argc - first, argv + first);
-        if (c.curl)
-                curl_easy_cleanup(c.curl);
+        int r = cmd->run(c, cmd, argc, argv);
+        if (c->curl)
+                curl_easy_cleanup(c->curl);
         curl_global_cleanup();
         if (fflush(stdout) != 0 && r == CTL_EXIT_OK)
                 r = ctl_fail("cannot write the output: %s", strerror(errno));
-out:
+        return r;
+}
+
+int ctl_main(int argc, char **argv) {
+        struct ctl c = { 0 };
+        const struct ctl_cmd *cmd;
+        int first = 0;
+        int r = setup(&c);
+
+        if (r == 0 && global_options(&c, argc, argv, &r) && (cmd = pick_command(argc, argv, &first, &r)))
+                r = run_command(&c, cmd, argc - first, argv + first);
         free(c.server);
         if (c.token) {
                 explicit_bzero(c.token, strlen(c.token));

@@ -41,6 +41,12 @@ struct ctl {
  * requests in flight are abandoned when it is set. */
 extern volatile sig_atomic_t ctl_stop;
 
+/* From now on SIGINT and SIGTERM set ctl_stop; the actions they had go to
+ * *old_int and *old_term unless those are NULL. */
+void ctl_catch_stop(struct sigaction *old_int, struct sigaction *old_term);
+/* Sleep `seconds` (not at all when <= 0); less once ctl_stop is set. */
+void ctl_nap(double seconds);
+
 /* A command: `musterctl RESOURCE VERB ARGS`, or `musterctl RESOURCE ARGS`
  * when verb is "" (signing-key). */
 struct ctl_cmd {
@@ -89,6 +95,16 @@ int ctl_want_args(const struct ctl_cmd *cmd, int argc, char **argv, int n, const
 /* The value of an --interval option (ctl_parse_interval) into *out: 0, or
  * CTL_EXIT_USAGE with the error printed. */
 int ctl_opt_interval(const struct ctl_cmd *cmd, const char *arg, double *out);
+/* The value of a --limit option, a number from 1 to max, into *out: 0, or
+ * CTL_EXIT_USAGE with the error printed. */
+int ctl_opt_limit(const struct ctl_cmd *cmd, const char *arg, long max, long *out);
+/* The value of an option `opt` ("--enable") that takes names separated by
+ * commas, appended to `array` as ctl_csv_append does; `what` ("names",
+ * "capabilities") is what the usage error calls them. An empty value is a
+ * usage error unless allow_empty. 0, or the exit status with the error
+ * printed. */
+int ctl_opt_names(const struct ctl_cmd *cmd, const char *opt, const char *what, json_object *array, const char *arg,
+                  bool allow_empty);
 /* A command with at most one option of its own: `opts` are it and the global
  * options (NULL: the global ones only) and its argument goes to *value; then
  * exactly `n` positional arguments. true to go on; false with *rc the exit
@@ -129,6 +145,10 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
 /* What ctl_request's result k and reply r mean, printed the CLI's way when
  * it is a failure; 0 only on 2xx. */
 int ctl_report(struct ctl *c, const char *method, const char *path, int k, const struct ctl_reply *r);
+/* For a command that keeps polling through a restart of musterd: "cannot
+ * reach musterd ...; still trying" on stderr, once until *unreachable is
+ * cleared again, which this sets. */
+void ctl_still_trying(struct ctl *c, bool *unreachable);
 /* ctl_request + ctl_report. */
 int ctl_call(struct ctl *c, const char *method, const char *path, json_object *body, struct ctl_reply *r);
 /* ctl_call for a reply that must be a JSON object. */

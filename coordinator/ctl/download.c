@@ -102,10 +102,6 @@ static int on_progress(void *u, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
         return 0;
 }
 
-static void on_signal(int sig) {
-        ctl_stop = 1;
-}
-
 /* GET the image into t->fd. 0, or CTL_EXIT_FAIL with the reason printed. */
 static int fetch(struct ctl *c, const char *path, struct transfer *t) {
         _cleanup_free_ char *url = NULL, *auth = NULL;
@@ -214,10 +210,8 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                         return ctl_fail("cannot write %s: %s", part, strerror(errno));
                 t.target = part;
         }
-        struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
+        struct sigaction old_int, old_term;
+        ctl_catch_stop(&old_int, &old_term);
         double t0 = now_s();
         rc = fetch(c, path, &t);
         double secs = now_s() - t0;

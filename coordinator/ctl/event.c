@@ -2,12 +2,10 @@
  * pages forward with since_id, so the newest N are found by reading to the
  * end; --follow then polls with the last id seen until SIGINT/SIGTERM. */
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cleanup.h"
 #include "ctl.h"
@@ -129,18 +127,18 @@ static int print_events(struct follow *f, json_object *rows, bool follow) {
         return CTL_EXIT_OK;
 }
 
-static void on_signal(int sig) {
-        ctl_stop = 1;
-}
+/* What `event list` was asked for. */
+struct event_opts {
+        const char *ie, *cluster, *host, *sev; /* as given */
+        long limit;
+        double interval;
+        bool follow;
+};
 
-/* Sleep `seconds`, or less when a signal asks to stop. */
-static void nap(double seconds) {
-        struct timespec ts = { (time_t) seconds, (long) ((seconds - floor(seconds)) * 1e9) };
-        while (!ctl_stop && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
-
-int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* The options, and no argument. true to go on; false with *rc the exit
+ * status (0 after --help). */
+static bool parse_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, struct event_opts *eo,
+                          int *rc) {
         enum { O_IE = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_HOST, O_SEV, O_LIMIT, O_FOLLOW, O_INTERVAL };
         static const struct option opts[] = {
                 { "infra-env", required_argument, NULL, O_IE },
@@ -153,73 +151,116 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        const char *ie = NULL, *cluster = NULL, *host = NULL, *sev = NULL;
-        long limit = 100;
-        double interval = 1;
-        bool follow = false;
         int o;
-
+        *rc = CTL_EXIT_USAGE;
         while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
                 switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case O_IE: ie = optarg; break;
-                case O_CLUSTER: cluster = optarg; break;
-                case O_HOST: host = optarg; break;
+                case CTL_OPT_HELP: *rc = CTL_EXIT_OK; return false;
+                case CTL_OPT_BAD: return false;
+                case O_IE: eo->ie = optarg; break;
+                case O_CLUSTER: eo->cluster = optarg; break;
+                case O_HOST: eo->host = optarg; break;
                 case O_SEV:
-                        if (event_severity_from_string(optarg) == _EVENT_SEVERITY_INVALID)
-                                return ctl_usage_error(cmd, "--severity takes info, warning, error or critical, "
-                                                       "not \"%s\"", optarg);
-                        sev = optarg;
+                        if (event_severity_from_string(optarg) == _EVENT_SEVERITY_INVALID) {
+                                *rc = ctl_usage_error(cmd, "--severity takes info, warning, error or critical, "
+                                                      "not \"%s\"", optarg);
+                                return false;
+                        }
+                        eo->sev = optarg;
                         break;
                 case O_LIMIT:
-                        if (ctl_parse_long(optarg, 1, 1000000, &limit) < 0)
-                                return ctl_usage_error(cmd, "--limit needs a number from 1 to 1000000, not \"%s\"",
-                                                       optarg);
+                        if (ctl_opt_limit(cmd, optarg, 1000000, &eo->limit))
+                                return false;
                         break;
-                case O_FOLLOW: follow = true; break;
+                case O_FOLLOW: eo->follow = true; break;
                 case O_INTERVAL:
-                        if (ctl_opt_interval(cmd, optarg, &interval))
-                                return CTL_EXIT_USAGE;
+                        if (ctl_opt_interval(cmd, optarg, &eo->interval))
+                                return false;
                         break;
-                default: return CTL_EXIT_USAGE;
+                default: return false;
                 }
         }
-        if (ctl_want_args(cmd, argc, argv, 0, ""))
-                return CTL_EXIT_USAGE;
+        *rc = ctl_want_args(cmd, argc, argv, 0, "");
+        return *rc == 0;
+}
 
-        _cleanup_free_ char *ie_id = NULL, *cluster_id = NULL, *host_id = NULL, *host_ie = NULL, *base = NULL;
-        if (ie && !(ie_id = ctl_lookup_infra_env(c, ie)))
-                return CTL_EXIT_FAIL;
-        if (cluster && !(cluster_id = ctl_lookup_cluster(c, cluster)))
-                return CTL_EXIT_FAIL;
-        if (host) {
+/* "/events?filters": the infra-env, cluster and host looked up, their ids
+ * and the severity in the query (malloc'd). NULL with a message printed. */
+static char *events_path(struct ctl *c, const struct event_opts *eo) {
+        _cleanup_free_ char *ie_id = NULL, *cluster_id = NULL, *host_id = NULL, *host_ie = NULL;
+        char *base;
+        if (eo->ie && !(ie_id = ctl_lookup_infra_env(c, eo->ie)))
+                return NULL;
+        if (eo->cluster && !(cluster_id = ctl_lookup_cluster(c, eo->cluster)))
+                return NULL;
+        if (eo->host) {
                 char id[UUID_STR_LEN];
                 /* Events outlive their host: a full id needs no lookup. */
-                if (uuid_normalize(host, id) == 0)
+                if (uuid_normalize(eo->host, id) == 0)
                         host_id = strdup(id);
-                else if (ctl_lookup_host(c, host, &host_ie, &host_id) < 0)
-                        return CTL_EXIT_FAIL;
-                if (!host_id)
-                        return ctl_fail("out of memory");
+                else if (ctl_lookup_host(c, eo->host, &host_ie, &host_id) < 0)
+                        return NULL;
+                if (!host_id) {
+                        ctl_fail("out of memory");
+                        return NULL;
+                }
         }
         struct ctl_query q = { 0 };
         ctl_query_add(&q, "infra_env_id", ie_id);
         ctl_query_add(&q, "cluster_id", cluster_id);
         ctl_query_add(&q, "host_id", host_id);
-        ctl_query_add(&q, "severity", sev);
+        ctl_query_add(&q, "severity", eo->sev);
         if (q.overflow || asprintf(&base, MUSTER_PATH_EVENTS "%s", q.buf) < 0) {
-                base = NULL;
-                return ctl_fail("out of memory");
+                ctl_fail("out of memory");
+                return NULL;
         }
+        return base;
+}
+
+/* --follow after the first rows: new events every `interval` seconds until
+ * SIGINT/SIGTERM. Keeps following through a restart of musterd; stops on
+ * what it refuses. The exit status. */
+static int follow_events(struct follow *f, double interval) {
+        struct ctl *c = f->c;
+        bool unreachable = false;
+        c->quiet_unreachable = true;
+        while (!ctl_stop) {
+                ctl_nap(interval);
+                if (ctl_stop)
+                        break;
+                json_object *fresh = json_object_new_array();
+                if (!fresh)
+                        return ctl_fail("out of memory");
+                int k = fetch(f, fresh, 0);
+                int r = print_events(f, fresh, true); /* what came before a failure too */
+                json_object_put(fresh);
+                if (k == -EINTR)
+                        break;
+                if (k == -EIO || k == -ETIMEDOUT) {
+                        ctl_still_trying(c, &unreachable);
+                        continue;
+                }
+                unreachable = false;
+                if (k < 0 || r != CTL_EXIT_OK)
+                        return CTL_EXIT_FAIL;
+                fflush(stdout);
+        }
+        return CTL_EXIT_OK;
+}
+
+int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        struct event_opts eo = { .limit = 100, .interval = 1 };
+        int rc;
+        if (!parse_options(c, cmd, argc, argv, &eo, &rc))
+                return rc;
+        _cleanup_free_ char *base = events_path(c, &eo);
+        if (!base)
+                return CTL_EXIT_FAIL;
 
         struct follow f = { .c = c, .base = base, .paged = true };
-        if (follow) {
+        if (eo.follow) {
                 /* Set before the first request so an early signal is not lost. */
-                struct sigaction sa = { .sa_handler = on_signal };
-                sigemptyset(&sa.sa_mask);
-                sigaction(SIGINT, &sa, NULL);
-                sigaction(SIGTERM, &sa, NULL);
+                ctl_catch_stop(NULL, NULL);
                 sigset_t ss;
                 sigemptyset(&ss);
                 sigaddset(&ss, SIGINT);
@@ -229,40 +270,14 @@ int ctl_event_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
         _cleanup_json_ json_object *rows = json_object_new_array();
         if (!rows)
                 return ctl_fail("out of memory");
-        int k = fetch(&f, rows, (size_t) limit);
+        int k = fetch(&f, rows, (size_t) eo.limit);
         if (k == -EINTR)
                 return CTL_EXIT_OK;
         if (k < 0)
                 return CTL_EXIT_FAIL;
-        int r = print_events(&f, rows, follow);
-        if (!follow || r != CTL_EXIT_OK)
+        int r = print_events(&f, rows, eo.follow);
+        if (!eo.follow || r != CTL_EXIT_OK)
                 return r;
         fflush(stdout);
-        /* Keep following through a restart of musterd; stop on what it refuses. */
-        bool unreachable = false;
-        c->quiet_unreachable = true;
-        while (!ctl_stop) {
-                nap(interval);
-                if (ctl_stop)
-                        break;
-                json_object *fresh = json_object_new_array();
-                if (!fresh)
-                        return ctl_fail("out of memory");
-                k = fetch(&f, fresh, 0);
-                r = print_events(&f, fresh, true); /* what came before a failure too */
-                json_object_put(fresh);
-                if (k == -EINTR)
-                        break;
-                if (k == -EIO || k == -ETIMEDOUT) {
-                        if (!unreachable)
-                                ctl_fail("cannot reach musterd at %s: %s; still trying", c->server, c->errbuf);
-                        unreachable = true;
-                        continue;
-                }
-                unreachable = false;
-                if (k < 0 || r != CTL_EXIT_OK)
-                        return CTL_EXIT_FAIL;
-                fflush(stdout);
-        }
-        return CTL_EXIT_OK;
+        return follow_events(&f, eo.interval);
 }

@@ -31,7 +31,36 @@ static int host_row(struct ctl_table *t, json_object *h) {
         return ctl_table_add(t, row);
 }
 
-int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* The filters of `host list`, as the query sends them. */
+struct host_filters {
+        const char *status, *cluster, *ie, *hostname; /* cluster and ie as given */
+        char cpu[24], mem[24], disk[24], limit[24];   /* "" when not given */
+        char statuses[1024];                          /* what status points to */
+        bool unbound, all;
+};
+
+/* A --status value added to the ones before: a list, and repeatable, so
+ * the union is sent. 0, or the exit status with the error printed. */
+static int add_status(const struct ctl_cmd *cmd, struct host_filters *f, const char *arg) {
+        uint32_t set;
+        const char *bad;
+        size_t bad_len;
+        if (host_status_set_parse(arg, &set, &bad, &bad_len) < 0)
+                return ctl_usage_error(cmd, "unknown host status \"%.*s\" (known-unbound, "
+                                       "insufficient-unbound, known, installing, ...)",
+                                       (int) bad_len, bad);
+        size_t used = strlen(f->statuses);
+        if (used + strlen(arg) + 2 > sizeof f->statuses)
+                return ctl_usage_error(cmd, "too many --status values");
+        snprintf(f->statuses + used, sizeof f->statuses - used, "%s%s", used ? "," : "", arg);
+        f->status = f->statuses;
+        return 0;
+}
+
+/* The options into f, and no argument. true to go on; false with *rc the
+ * exit status (0 after --help). */
+static bool parse_filters(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, struct host_filters *f,
+                          int *rc) {
         enum { O_STATUS = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_IE, O_UNBOUND, O_CPU, O_MEM, O_DISK, O_HOSTNAME, O_LIMIT,
                O_ALL };
         static const struct option opts[] = {
@@ -48,6 +77,84 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                int64_t size;
+                long n;
+                *rc = CTL_EXIT_USAGE;
+                switch (o) {
+                case CTL_OPT_HELP: *rc = CTL_EXIT_OK; return false;
+                case CTL_OPT_BAD: return false;
+                case O_STATUS:
+                        if ((*rc = add_status(cmd, f, optarg)))
+                                return false;
+                        break;
+                case O_CLUSTER: f->cluster = optarg; break;
+                case O_IE: f->ie = optarg; break;
+                case O_UNBOUND: f->unbound = true; break;
+                case O_CPU:
+                        if (ctl_parse_long(optarg, 0, 1000000, &n) < 0) {
+                                *rc = ctl_usage_error(cmd, "--min-cpu needs a number of CPUs, not \"%s\"", optarg);
+                                return false;
+                        }
+                        snprintf(f->cpu, sizeof f->cpu, "%ld", n);
+                        break;
+                case O_MEM:
+                case O_DISK:
+                        if (ctl_parse_size(optarg, &size) < 0) {
+                                *rc = ctl_usage_error(cmd, "%s needs a size such as 16GiB, 100GB or 512, not \"%s\"",
+                                                      o == O_MEM ? "--min-memory" : "--min-disk", optarg);
+                                return false;
+                        }
+                        snprintf(o == O_MEM ? f->mem : f->disk, sizeof f->mem, "%lld", (long long) size);
+                        break;
+                case O_HOSTNAME: f->hostname = optarg; break;
+                case O_LIMIT:
+                        if (ctl_opt_limit(cmd, optarg, 100000, &n))
+                                return false;
+                        snprintf(f->limit, sizeof f->limit, "%ld", n);
+                        break;
+                case O_ALL: f->all = true; break;
+                default: return false;
+                }
+        }
+        if ((*rc = ctl_want_args(cmd, argc, argv, 0, "")))
+                return false;
+        if (f->unbound && f->cluster) {
+                *rc = ctl_usage_error(cmd, "--unbound and --cluster exclude each other");
+                return false;
+        }
+        return true;
+}
+
+/* "/hosts?filters" into *path, the cluster and infra-env looked up. 0, or
+ * the exit status with the error printed. */
+static int filters_path(struct ctl *c, const struct ctl_cmd *cmd, const struct host_filters *f, char **path) {
+        struct ctl_query q = { 0 };
+        _cleanup_free_ char *cluster_id = NULL, *ie_id = NULL;
+        if (f->cluster && !(cluster_id = ctl_lookup_cluster(c, f->cluster)))
+                return CTL_EXIT_FAIL;
+        if (f->ie && !(ie_id = ctl_lookup_infra_env(c, f->ie)))
+                return CTL_EXIT_FAIL;
+        ctl_query_add(&q, "status", f->status);
+        ctl_query_add(&q, "cluster_id", cluster_id);
+        ctl_query_add(&q, "infra_env_id", ie_id);
+        ctl_query_add(&q, "unbound", f->unbound ? "true" : NULL);
+        ctl_query_add(&q, "min_cpu_cores", *f->cpu ? f->cpu : NULL);
+        ctl_query_add(&q, "min_memory_bytes", *f->mem ? f->mem : NULL);
+        ctl_query_add(&q, "min_disk_bytes", *f->disk ? f->disk : NULL);
+        ctl_query_add(&q, "hostname", f->hostname);
+        ctl_query_add(&q, "limit", *f->limit ? f->limit : NULL);
+        if (q.overflow)
+                return ctl_usage_error(cmd, "the filters are too long");
+        if (asprintf(path, MUSTER_PATH_HOSTS "%s", q.buf) < 0) {
+                *path = NULL;
+                return ctl_fail("out of memory");
+        }
+        return 0;
+}
+
+int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         static const struct ctl_col cols[] = {
                 { "ID", CTL_COL_ID, 0, 0 },
                 { "HOSTNAME", CTL_COL_FLEX, 0, 10 },
@@ -63,93 +170,22 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 { "SEEN", 0, 4, 0 },
                 { "STATUS-INFO", CTL_COL_WIDE, 0, 0 },
         };
-        const char *status = NULL, *cluster = NULL, *ie = NULL, *hostname = NULL;
-        char cpu[24] = "", mem[24] = "", disk[24] = "", limit[24] = "", statuses[1024] = "";
-        bool unbound = false, all = false;
-        int o;
-
-        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
-                int64_t size;
-                long n;
-                switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case O_STATUS: {
-                        /* A list, and repeatable: the union is sent. */
-                        uint32_t set;
-                        const char *bad;
-                        size_t bad_len;
-                        if (host_status_set_parse(optarg, &set, &bad, &bad_len) < 0)
-                                return ctl_usage_error(cmd, "unknown host status \"%.*s\" (known-unbound, "
-                                                       "insufficient-unbound, known, installing, ...)",
-                                                       (int) bad_len, bad);
-                        size_t used = strlen(statuses);
-                        if (used + strlen(optarg) + 2 > sizeof statuses)
-                                return ctl_usage_error(cmd, "too many --status values");
-                        snprintf(statuses + used, sizeof statuses - used, "%s%s", used ? "," : "", optarg);
-                        status = statuses;
-                        break;
-                }
-                case O_CLUSTER: cluster = optarg; break;
-                case O_IE: ie = optarg; break;
-                case O_UNBOUND: unbound = true; break;
-                case O_CPU:
-                        if (ctl_parse_long(optarg, 0, 1000000, &n) < 0)
-                                return ctl_usage_error(cmd, "--min-cpu needs a number of CPUs, not \"%s\"", optarg);
-                        snprintf(cpu, sizeof cpu, "%ld", n);
-                        break;
-                case O_MEM:
-                case O_DISK:
-                        if (ctl_parse_size(optarg, &size) < 0)
-                                return ctl_usage_error(cmd, "%s needs a size such as 16GiB, 100GB or 512, not \"%s\"",
-                                                       o == O_MEM ? "--min-memory" : "--min-disk", optarg);
-                        snprintf(o == O_MEM ? mem : disk, sizeof mem, "%lld", (long long) size);
-                        break;
-                case O_HOSTNAME: hostname = optarg; break;
-                case O_LIMIT:
-                        if (ctl_parse_long(optarg, 1, 100000, &n) < 0)
-                                return ctl_usage_error(cmd, "--limit needs a number from 1 to 100000, not \"%s\"",
-                                                       optarg);
-                        snprintf(limit, sizeof limit, "%ld", n);
-                        break;
-                case O_ALL: all = true; break;
-                default: return CTL_EXIT_USAGE;
-                }
-        }
-        if (ctl_want_args(cmd, argc, argv, 0, ""))
-                return CTL_EXIT_USAGE;
-        if (unbound && cluster)
-                return ctl_usage_error(cmd, "--unbound and --cluster exclude each other");
-
-        struct ctl_query q = { 0 };
-        _cleanup_free_ char *cluster_id = NULL, *ie_id = NULL, *path = NULL;
-        if (cluster && !(cluster_id = ctl_lookup_cluster(c, cluster)))
-                return CTL_EXIT_FAIL;
-        if (ie && !(ie_id = ctl_lookup_infra_env(c, ie)))
-                return CTL_EXIT_FAIL;
-        ctl_query_add(&q, "status", status);
-        ctl_query_add(&q, "cluster_id", cluster_id);
-        ctl_query_add(&q, "infra_env_id", ie_id);
-        ctl_query_add(&q, "unbound", unbound ? "true" : NULL);
-        ctl_query_add(&q, "min_cpu_cores", *cpu ? cpu : NULL);
-        ctl_query_add(&q, "min_memory_bytes", *mem ? mem : NULL);
-        ctl_query_add(&q, "min_disk_bytes", *disk ? disk : NULL);
-        ctl_query_add(&q, "hostname", hostname);
-        ctl_query_add(&q, "limit", *limit ? limit : NULL);
-        if (q.overflow)
-                return ctl_usage_error(cmd, "the filters are too long");
-        if (asprintf(&path, MUSTER_PATH_HOSTS "%s", q.buf) < 0) {
-                path = NULL;
-                return ctl_fail("out of memory");
-        }
+        struct host_filters f = { 0 };
+        _cleanup_free_ char *path = NULL;
         _cleanup_json_ json_object *rows = NULL;
         bool more = false;
-        if (ctl_get_list(c, path, all, &rows, &more) < 0)
+        int rc;
+
+        if (!parse_filters(c, cmd, argc, argv, &f, &rc))
+                return rc;
+        if ((rc = filters_path(c, cmd, &f, &path)))
+                return rc;
+        if (ctl_get_list(c, path, f.all, &rows, &more) < 0)
                 return CTL_EXIT_FAIL;
-        int r = ctl_print_rows(c, rows, cols, sizeof cols / sizeof *cols, host_row);
+        rc = ctl_print_rows(c, rows, cols, sizeof cols / sizeof *cols, host_row);
         if (more && c->output != CTL_OUT_JSON)
                 fputs("musterctl: there are more hosts; --all lists every page\n", stderr);
-        return r;
+        return rc;
 }
 
 /* ---- one host --------------------------------------------------------------- */

@@ -209,23 +209,104 @@ static void print_warnings(json_object *answer) {
                 fprintf(stderr, "musterctl: --strict refuses a release with such warnings\n");
 }
 
-int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* --strict into *strict, and the one DIR. true to go on; false with *rc
+ * the exit status (0 after --help). */
+static bool parse_import_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, bool *strict,
+                                 int *rc) {
         enum { O_STRICT = CTL_OPT_FIRST_LOCAL };
         static const struct option opts[] = {
                 { "strict", no_argument, NULL, O_STRICT },
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        bool strict = false;
-        int rc, o;
+        int o;
         while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
                 switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case O_STRICT: strict = true; break;
-                default: return CTL_EXIT_USAGE;
+                case CTL_OPT_HELP: *rc = CTL_EXIT_OK; return false;
+                case O_STRICT: *strict = true; break;
+                default: *rc = CTL_EXIT_USAGE; return false;
                 }
         }
-        if ((rc = ctl_want_args(cmd, argc, argv, 1, "DIR")))
+        *rc = ctl_want_args(cmd, argc, argv, 1, "DIR");
+        return *rc == 0;
+}
+
+/* The manifests `names` of the release folder (dfd; `dir` as given, `root`
+ * canonical) appended to `files` as {name, content}; `total` counts the
+ * bytes sent so far. 0, or CTL_EXIT_FAIL with the reason printed. */
+static int add_manifests(json_object *files, int dfd, const char *root, const char *dir, const struct strv *names,
+                         uint64_t total) {
+        for (size_t i = 0; i < names->n; i++) {
+                size_t n;
+                if (check_inside(root, dir, names->v[i]))
+                        return CTL_EXIT_FAIL;
+                _cleanup_free_ char *content = read_exact(dfd, dir, names->v[i], CTL_MAX_RELEASE_BYTES, &n);
+                if (!content)
+                        return CTL_EXIT_FAIL;
+                total += n;
+                if (total > CTL_MAX_RELEASE_BYTES)
+                        return ctl_fail("the release in %s is larger than the %d MiB an import may carry", dir,
+                                        CTL_MAX_RELEASE_BYTES >> 20);
+                json_object *f = json_object_new_object();
+                if (!f)
+                        return ctl_fail("out of memory");
+                json_object_object_add(f, "name", json_object_new_string(names->v[i]));
+                json_object_object_add(f, "content", json_object_new_string_len(content, (int) n));
+                json_object_array_add(files, f);
+        }
+        return 0;
+}
+
+/* The import request: release.yaml's text (`yaml`), the manifests and
+ * --strict. NULL with the reason printed, also when the request would be
+ * larger than an import may carry. */
+static json_object *import_body(int dfd, const char *root, const char *dir, const char *yaml, size_t len,
+                                const struct strv *names, bool strict) {
+        _cleanup_json_ json_object *body = json_object_new_object();
+        json_object *files = json_object_new_array();
+        if (!body || !files) {
+                json_object_put(files);
+                ctl_fail("out of memory");
+                return NULL;
+        }
+        json_object_object_add(body, "release_yaml", json_object_new_string_len(yaml, (int) len));
+        json_object_object_add(body, "files", files);
+        if (strict)
+                json_object_object_add(body, "strict", json_object_new_boolean(true));
+        if (add_manifests(files, dfd, root, dir, names, len))
+                return NULL;
+        /* Escaping makes the request larger than the files; the server's limit is on the request. */
+        const char *text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+        if (!text) {
+                ctl_fail("out of memory");
+                return NULL;
+        }
+        if (strlen(text) > CTL_MAX_RELEASE_BYTES) {
+                ctl_fail("the release in %s is %zu MiB as a request, more than the %d MiB an import may carry", dir,
+                         strlen(text) >> 20, CTL_MAX_RELEASE_BYTES >> 20);
+                return NULL;
+        }
+        return TAKE_PTR(body);
+}
+
+/* What the import answered: the release object with -o json, else a line
+ * with its version and how many manifests came of `nfiles` files. */
+static int print_imported(struct ctl *c, json_object *answer, size_t nfiles) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(answer);
+        _cleanup_free_ char *v = ctl_text_sanitize(ctl_jstr(answer, "version") ?: "?");
+        int64_t m = ctl_jint(answer, "manifest_count", -1);
+        if (m >= 0)
+                printf("release %s imported: %lld manifests from %zu files\n", v, (long long) m, nfiles);
+        else
+                printf("release %s imported: %zu files\n", v, nfiles);
+        return CTL_EXIT_OK;
+}
+
+int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        bool strict = false;
+        int rc;
+        if (!parse_import_options(c, cmd, argc, argv, &strict, &rc))
                 return rc;
         const char *dir = argv[optind];
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -246,60 +327,15 @@ int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         uint64_t total = len;
         if (list_manifests(dfd, dir, &names, &total))
                 return CTL_EXIT_FAIL;
-
-        _cleanup_json_ json_object *body = json_object_new_object();
-        json_object *files = json_object_new_array();
-        if (!body || !files) {
-                json_object_put(files);
-                return ctl_fail("out of memory");
-        }
-        json_object_object_add(body, "release_yaml", json_object_new_string_len(yaml, (int) len));
-        json_object_object_add(body, "files", files);
-        if (strict)
-                json_object_object_add(body, "strict", json_object_new_boolean(true));
-        total = len;
-        for (size_t i = 0; i < names.n; i++) {
-                size_t n;
-                if (check_inside(root, dir, names.v[i]))
-                        return CTL_EXIT_FAIL;
-                _cleanup_free_ char *content = read_exact(dfd, dir, names.v[i], CTL_MAX_RELEASE_BYTES, &n);
-                if (!content)
-                        return CTL_EXIT_FAIL;
-                total += n;
-                if (total > CTL_MAX_RELEASE_BYTES)
-                        return ctl_fail("the release in %s is larger than the %d MiB an import may carry", dir,
-                                        CTL_MAX_RELEASE_BYTES >> 20);
-                json_object *f = json_object_new_object();
-                if (!f)
-                        return ctl_fail("out of memory");
-                json_object_object_add(f, "name", json_object_new_string(names.v[i]));
-                json_object_object_add(f, "content", json_object_new_string_len(content, (int) n));
-                json_object_array_add(files, f);
-        }
-        /* Escaping makes the request larger than the files; the server's limit is on the request. */
-        const char *text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
-        if (!text)
-                return ctl_fail("out of memory");
-        if (strlen(text) > CTL_MAX_RELEASE_BYTES)
-                return ctl_fail("the release in %s is %zu MiB as a request, more than the %d MiB an import may "
-                                "carry", dir, strlen(text) >> 20, CTL_MAX_RELEASE_BYTES >> 20);
+        _cleanup_json_ json_object *body = import_body(dfd, root, dir, yaml, len, &names, strict);
+        if (!body)
+                return CTL_EXIT_FAIL;
 
         struct ctl_reply r;
         rc = ctl_call_object(c, "POST", MUSTER_PATH_RELEASES, body, &r) < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
-        if (rc == CTL_EXIT_OK)
-                print_warnings(r.json);
         if (rc == CTL_EXIT_OK) {
-                if (c->output == CTL_OUT_JSON)
-                        rc = ctl_print_json(r.json);
-                else {
-                        _cleanup_free_ char *v = ctl_text_sanitize(ctl_jstr(r.json, "version") ?: "?");
-                        int64_t m = ctl_jint(r.json, "manifest_count", -1);
-                        if (m >= 0)
-                                printf("release %s imported: %lld manifests from %zu files\n", v, (long long) m,
-                                       names.n);
-                        else
-                                printf("release %s imported: %zu files\n", v, names.n);
-                }
+                print_warnings(r.json);
+                rc = print_imported(c, r.json, names.n);
         }
         ctl_reply_free(&r);
         return rc;
@@ -434,7 +470,16 @@ static int print_manifests(struct ctl *c, json_object *list, bool excluded) {
         return r;
 }
 
-int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* What `release show` was asked for: the preview's options. */
+struct show_opts {
+        const char *profile, *fs, *baseline;
+        json_object *enable, *exclude; /* arrays of names */
+};
+
+/* The options into so, and the one VERSION. true to go on; false with *rc
+ * the exit status (0 after --help). */
+static bool parse_show_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, struct show_opts *so,
+                               int *rc) {
         enum { O_PROFILE = CTL_OPT_FIRST_LOCAL, O_FS, O_BASELINE, O_ENABLE, O_EXCLUDE };
         static const struct option opts[] = {
                 { "profile", required_argument, NULL, O_PROFILE },
@@ -445,53 +490,99 @@ int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        const char *profile = NULL, *fs = NULL, *baseline = NULL;
-        _cleanup_json_ json_object *enable = json_object_new_array();
-        _cleanup_json_ json_object *exclude = json_object_new_array();
-        int o, k;
-        if (!enable || !exclude)
-                return ctl_fail("out of memory");
+        int o;
         while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                *rc = CTL_EXIT_USAGE;
                 switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
-                case O_PROFILE: profile = optarg; break;
-                case O_FS: fs = optarg; break;
-                case O_BASELINE: baseline = optarg; break;
+                case CTL_OPT_HELP: *rc = CTL_EXIT_OK; return false;
+                case CTL_OPT_BAD: return false;
+                case O_PROFILE: so->profile = optarg; break;
+                case O_FS: so->fs = optarg; break;
+                case O_BASELINE: so->baseline = optarg; break;
                 case O_ENABLE:
                 case O_EXCLUDE:
-                        k = ctl_csv_append(o == O_ENABLE ? enable : exclude, optarg);
-                        if (k == -ENOMEM)
-                                return ctl_fail("out of memory");
-                        if (k < 0)
-                                return ctl_usage_error(cmd, "%s takes names separated by commas (at most %d), not "
-                                                       "\"%s\"", o == O_ENABLE ? "--enable" : "--exclude",
-                                                       CTL_MAX_NAMES, optarg);
+                        *rc = ctl_opt_names(cmd, o == O_ENABLE ? "--enable" : "--exclude", "names",
+                                            o == O_ENABLE ? so->enable : so->exclude, optarg, true);
+                        if (*rc)
+                                return false;
                         break;
-                default: return CTL_EXIT_USAGE;
+                default: return false;
                 }
         }
+        *rc = CTL_EXIT_USAGE;
         if (ctl_want_args(cmd, argc, argv, 1, "VERSION") || check_version(cmd, argv[optind]))
-                return CTL_EXIT_USAGE;
-        if ((profile && !*profile) || (fs && !*fs) || (baseline && !*baseline))
-                return ctl_usage_error(cmd, "--profile, --feature-set and --baseline take a name");
-        const char *version = argv[optind];
+                return false;
+        if ((so->profile && !*so->profile) || (so->fs && !*so->fs) || (so->baseline && !*so->baseline)) {
+                ctl_usage_error(cmd, "--profile, --feature-set and --baseline take a name");
+                return false;
+        }
+        return true;
+}
 
-        _cleanup_free_ char *rpath = NULL, *ppath = NULL, *add = ctl_join_sep(enable, ",", ""),
-                                *exc = ctl_join_sep(exclude, ",", "");
+/* The release's path into *rpath and its preview's, the options in the
+ * query, into *ppath. 0, or the exit status with the error printed. */
+static int show_paths(const struct ctl_cmd *cmd, const struct show_opts *so, const char *version, char **rpath,
+                      char **ppath) {
+        _cleanup_free_ char *add = ctl_join_sep(so->enable, ",", ""), *exc = ctl_join_sep(so->exclude, ",", "");
         if (!add || !exc)
                 return ctl_fail("out of memory");
         struct ctl_query q = { 0 };
-        ctl_query_add(&q, "profile", profile);
-        ctl_query_add(&q, "feature_set", fs);
-        ctl_query_add(&q, "baseline", baseline);
+        ctl_query_add(&q, "profile", so->profile);
+        ctl_query_add(&q, "feature_set", so->fs);
+        ctl_query_add(&q, "baseline", so->baseline);
         ctl_query_add(&q, "additional", *add ? add : NULL);
         ctl_query_add(&q, "exclude", *exc ? exc : NULL);
         if (q.overflow)
                 return ctl_usage_error(cmd, "the options are too long");
-        if (asprintf(&rpath, MUSTER_PATH_RELEASE("%s"), version) < 0 ||
-            asprintf(&ppath, MUSTER_PATH_RELEASE_PREVIEW("%s") "%s", version, q.buf) < 0)
+        if (asprintf(rpath, MUSTER_PATH_RELEASE("%s"), version) < 0 ||
+            asprintf(ppath, MUSTER_PATH_RELEASE_PREVIEW("%s") "%s", version, q.buf) < 0)
                 return ctl_fail("out of memory");
+        return 0;
+}
+
+/* The release, then what a cluster of it gets and the manifests included
+ * and excluded, each after a heading. */
+static int print_release(struct ctl *c, const struct show_opts *so, json_object *rel, json_object *pre) {
+        struct ctl_kv kv = { 0 };
+        add_release_kv(&kv, rel);
+        int r = ctl_print_kv(c, &kv);
+        ctl_kv_free(&kv);
+        json_object *inc = ctl_jget(pre, "included"), *exl = ctl_jget(pre, "excluded");
+        size_t ni = ctl_jlen(inc);
+        size_t ne = ctl_jlen(exl);
+        _cleanup_free_ char *enabled = ctl_join(ctl_jget(pre, "capabilities.enabled"), "none");
+        struct ctl_kv pk = { 0 };
+        ctl_kv_add(&pk, "Profile", ctl_jstr(pre, "profile") ?: so->profile, 0);
+        ctl_kv_add(&pk, "Feature set", ctl_jstr(pre, "feature_set") ?: so->fs, 0);
+        ctl_kv_add(&pk, "Enabled caps", enabled, CTL_KV_WRAP);
+        if (r == 0) {
+                puts("\nWhat a cluster gets:");
+                r = ctl_print_kv(c, &pk);
+        }
+        ctl_kv_free(&pk);
+        if (r == 0) {
+                printf("\nIncluded manifests (%zu):\n", ni);
+                r = print_manifests(c, inc, false);
+        }
+        if (r == 0) {
+                printf("\nExcluded manifests (%zu):\n", ne);
+                r = print_manifests(c, exl, true);
+        }
+        return r;
+}
+
+int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        _cleanup_json_ json_object *enable = json_object_new_array();
+        _cleanup_json_ json_object *exclude = json_object_new_array();
+        struct show_opts so = { .enable = enable, .exclude = exclude };
+        int r;
+        if (!enable || !exclude)
+                return ctl_fail("out of memory");
+        if (!parse_show_options(c, cmd, argc, argv, &so, &r))
+                return r;
+        _cleanup_free_ char *rpath = NULL, *ppath = NULL;
+        if ((r = show_paths(cmd, &so, argv[optind], &rpath, &ppath)))
+                return r;
 
         struct ctl_reply rel, pre;
         if (ctl_call_object(c, "GET", rpath, NULL, &rel) < 0) {
@@ -503,37 +594,11 @@ int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 ctl_reply_free(&pre);
                 return CTL_EXIT_FAIL;
         }
-        int r;
         if (c->output == CTL_OUT_JSON) {
                 json_object_object_add(rel.json, "preview", json_object_get(pre.json));
                 r = ctl_print_json(rel.json);
-        } else {
-                struct ctl_kv kv = { 0 };
-                add_release_kv(&kv, rel.json);
-                r = ctl_print_kv(c, &kv);
-                ctl_kv_free(&kv);
-                json_object *inc = ctl_jget(pre.json, "included"), *exl = ctl_jget(pre.json, "excluded");
-                size_t ni = ctl_jlen(inc);
-                size_t ne = ctl_jlen(exl);
-                _cleanup_free_ char *enabled = ctl_join(ctl_jget(pre.json, "capabilities.enabled"), "none");
-                struct ctl_kv pk = { 0 };
-                ctl_kv_add(&pk, "Profile", ctl_jstr(pre.json, "profile") ?: profile, 0);
-                ctl_kv_add(&pk, "Feature set", ctl_jstr(pre.json, "feature_set") ?: fs, 0);
-                ctl_kv_add(&pk, "Enabled caps", enabled, CTL_KV_WRAP);
-                if (r == 0) {
-                        puts("\nWhat a cluster gets:");
-                        r = ctl_print_kv(c, &pk);
-                }
-                ctl_kv_free(&pk);
-                if (r == 0) {
-                        printf("\nIncluded manifests (%zu):\n", ni);
-                        r = print_manifests(c, inc, false);
-                }
-                if (r == 0) {
-                        printf("\nExcluded manifests (%zu):\n", ne);
-                        r = print_manifests(c, exl, true);
-                }
-        }
+        } else
+                r = print_release(c, &so, rel.json, pre.json);
         ctl_reply_free(&rel);
         ctl_reply_free(&pre);
         return r;

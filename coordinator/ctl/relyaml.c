@@ -68,6 +68,68 @@ static int found(const char *text, size_t len, const yaml_event_t *e, size_t *st
         return 1;
 }
 
+/* Whether the scalar value about to be read is os_image.path's: the
+ * document's mapping at key os_image, and in it a mapping at key path. */
+static bool at_image_path(const struct frame *st, size_t depth) {
+        return depth == 2 && st[0].mapping && st[0].key && strcmp(st[0].key, "os_image") == 0 && st[1].mapping &&
+               st[1].key && strcmp(st[1].key, "path") == 0;
+}
+
+/* A scalar or an alias in the open collections st[0..depth): a mapping's
+ * key (an alias one is not ours to follow), os_image.path's value (1, the
+ * event left for found()), or another value, which ends its key. 0, 1 or
+ * -ENOMEM. */
+static int on_scalar(struct frame *st, size_t depth, const yaml_event_t *e) {
+        struct frame *top = depth ? &st[depth - 1] : NULL;
+        bool scalar = e->type == YAML_SCALAR_EVENT;
+        if (top && top->mapping && top->want_key) {
+                top->key = scalar ? strndup((const char *) e->data.scalar.value, e->data.scalar.length) : NULL;
+                top->want_key = false;
+                return scalar && !top->key ? -ENOMEM : 0;
+        }
+        if (scalar && at_image_path(st, depth))
+                return 1;
+        if (top && top->mapping) {
+                free(top->key);
+                top->key = NULL;
+                top->want_key = true;
+        }
+        return 0;
+}
+
+/* A mapping or a sequence opens. 0, or -EINVAL past MAX_DEPTH. */
+static int on_start(struct frame *st, size_t *depth, bool mapping) {
+        struct frame *top = *depth ? &st[*depth - 1] : NULL;
+        if (*depth == MAX_DEPTH)
+                return -EINVAL;
+        st[*depth] = (struct frame) {
+                .mapping = mapping,
+                .want_key = true,
+                .as_key = top && top->mapping && top->want_key,
+        };
+        (*depth)++;
+        return 0;
+}
+
+/* A mapping or a sequence closes: as a value it ends its parent's key; as
+ * a (complex) key its value comes next. */
+static void on_end(struct frame *st, size_t *depth) {
+        if (*depth == 0)
+                return;
+        (*depth)--;
+        free(st[*depth].key);
+        bool as_key = st[*depth].as_key;
+        st[*depth] = (struct frame) { 0 };
+        if (*depth > 0 && st[*depth - 1].mapping) {
+                struct frame *parent = &st[*depth - 1];
+                if (!as_key) {
+                        free(parent->key);
+                        parent->key = NULL;
+                }
+                parent->want_key = !as_key;
+        }
+}
+
 int ctl_release_find_path(const char *text, size_t len, size_t *start, size_t *end, char **value, int *quote) {
         struct frame st[MAX_DEPTH] = { 0 };
         size_t depth = 0;
@@ -85,7 +147,6 @@ int ctl_release_find_path(const char *text, size_t len, size_t *start, size_t *e
                         r = p.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
                         break;
                 }
-                struct frame *top = depth ? &st[depth - 1] : NULL;
                 switch (e.type) {
                 case YAML_DOCUMENT_END_EVENT: /* only the first document is the release */
                 case YAML_STREAM_END_EVENT:
@@ -93,58 +154,19 @@ int ctl_release_find_path(const char *text, size_t len, size_t *start, size_t *e
                         break;
                 case YAML_SCALAR_EVENT:
                 case YAML_ALIAS_EVENT:
-                        if (top && top->mapping && top->want_key) {
-                                top->key = e.type == YAML_SCALAR_EVENT ? strndup((const char *) e.data.scalar.value,
-                                                                                 e.data.scalar.length)
-                                                                       : NULL;
-                                if (e.type == YAML_SCALAR_EVENT && !top->key)
-                                        r = -ENOMEM;
-                                top->want_key = false;
-                                break;
-                        }
-                        if (e.type == YAML_SCALAR_EVENT && depth == 2 && st[0].mapping && st[0].key &&
-                            strcmp(st[0].key, "os_image") == 0 && st[1].mapping && st[1].key &&
-                            strcmp(st[1].key, "path") == 0) {
+                        r = on_scalar(st, depth, &e);
+                        if (r == 1) {
                                 r = found(text, len, &e, start, end, value, quote);
                                 done = true;
-                                break;
-                        }
-                        if (top && top->mapping) {
-                                free(top->key);
-                                top->key = NULL;
-                                top->want_key = true;
                         }
                         break;
                 case YAML_MAPPING_START_EVENT:
                 case YAML_SEQUENCE_START_EVENT:
-                        if (depth == MAX_DEPTH) {
-                                r = -EINVAL;
-                                done = true;
-                                break;
-                        }
-                        st[depth] = (struct frame) {
-                                .mapping = e.type == YAML_MAPPING_START_EVENT,
-                                .want_key = true,
-                                .as_key = top && top->mapping && top->want_key,
-                        };
-                        depth++;
+                        r = on_start(st, &depth, e.type == YAML_MAPPING_START_EVENT);
                         break;
                 case YAML_MAPPING_END_EVENT:
                 case YAML_SEQUENCE_END_EVENT:
-                        if (depth == 0)
-                                break;
-                        depth--;
-                        free(st[depth].key);
-                        bool as_key = st[depth].as_key;
-                        st[depth] = (struct frame) { 0 };
-                        if (top && depth > 0 && st[depth - 1].mapping) {
-                                struct frame *parent = &st[depth - 1];
-                                if (!as_key) {
-                                        free(parent->key);
-                                        parent->key = NULL;
-                                }
-                                parent->want_key = !as_key;
-                        }
+                        on_end(st, &depth);
                         break;
                 default:
                         break;

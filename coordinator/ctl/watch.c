@@ -3,8 +3,6 @@
  * or file), and ends with the outcome: 0 installed, 1 error, timeout or
  * interrupted. The block is built by a pure function the unit tests call. */
 #include <errno.h>
-#include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,22 +81,10 @@ char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ct
         return out;
 }
 
-static void on_signal(int sig) {
-        ctl_stop = 1;
-}
-
 static double now(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static void nap(double seconds) {
-        if (seconds <= 0)
-                return;
-        struct timespec ts = { (time_t) seconds, (long) ((seconds - floor(seconds)) * 1e9) };
-        while (!ctl_stop && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
 }
 
 /* The cluster and its hosts now. 0, -EIO/-ETIMEDOUT when musterd is not
@@ -136,7 +122,10 @@ static void tell_failure(json_object *cl, json_object *hosts) {
         }
 }
 
-int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+/* The options into *interval and *timeout, and the one CLUSTER. true to go
+ * on; false with *rc the exit status (0 after --help). */
+static bool parse_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, double *interval,
+                          double *timeout, int *rc) {
         enum { O_INTERVAL = CTL_OPT_FIRST_LOCAL, O_TIMEOUT };
         static const struct option opts[] = {
                 { "interval", required_argument, NULL, O_INTERVAL },
@@ -144,37 +133,105 @@ int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        double interval = 2, timeout = 0;
         int o;
+        *rc = CTL_EXIT_USAGE;
         while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
                 switch (o) {
-                case CTL_OPT_HELP: return CTL_EXIT_OK;
-                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case CTL_OPT_HELP: *rc = CTL_EXIT_OK; return false;
+                case CTL_OPT_BAD: return false;
                 case O_INTERVAL:
-                        if (ctl_opt_interval(cmd, optarg, &interval))
-                                return CTL_EXIT_USAGE;
+                        if (ctl_opt_interval(cmd, optarg, interval))
+                                return false;
                         break;
                 case O_TIMEOUT:
-                        if (ctl_parse_duration(optarg, MAX_TIMEOUT, &timeout) < 0)
-                                return ctl_usage_error(cmd, "--timeout needs a duration (90, 90s, 10m, 2h; at most "
-                                                       "a week), not \"%s\"", optarg);
+                        if (ctl_parse_duration(optarg, MAX_TIMEOUT, timeout) < 0) {
+                                ctl_usage_error(cmd, "--timeout needs a duration (90, 90s, 10m, 2h; at most a week), "
+                                                "not \"%s\"", optarg);
+                                return false;
+                        }
                         break;
-                default: return CTL_EXIT_USAGE;
+                default: return false;
                 }
         }
-        if (ctl_want_args(cmd, argc, argv, 1, "CLUSTER"))
-                return CTL_EXIT_USAGE;
-        _cleanup_free_ char *id = ctl_lookup_cluster(c, argv[optind]), *cpath = NULL, *hpath = NULL, *shown = NULL;
-        if (!id)
-                return CTL_EXIT_FAIL;
-        if (asprintf(&cpath, MUSTER_PATH_CLUSTER("%s"), id) < 0 || asprintf(&hpath, MUSTER_PATH_HOSTS "?cluster_id=%s", id) < 0)
-                return ctl_fail("out of memory");
+        *rc = ctl_want_args(cmd, argc, argv, 1, "CLUSTER");
+        return *rc == 0;
+}
 
-        struct sigaction sa = { .sa_handler = on_signal };
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        bool tty = isatty(STDOUT_FILENO) && c->output != CTL_OUT_JSON, unreachable = false, first = true;
+/* One watch of one cluster. */
+struct watch {
+        struct ctl *c;
+        const char *id;    /* the cluster's */
+        bool tty;          /* redraw in place */
+        bool first;        /* nothing shown yet */
+        char *shown;       /* the text last shown (owned) */
+};
+
+/* What is shown of the cluster and its hosts: one line of JSON with -o
+ * json, else the block. malloc'd, NULL on ENOMEM. */
+static char *watch_text(struct ctl *c, json_object *cl, json_object *hosts) {
+        if (c->output != CTL_OUT_JSON)
+                return ctl_watch_render(cl, hosts, &c->fmt);
+        json_object *both = json_object_new_object();
+        char *text = NULL;
+        if (both) {
+                json_object_object_add(both, "cluster", json_object_get(cl));
+                json_object_object_add(both, "hosts", json_object_get(hosts));
+                const char *s = json_object_to_json_string_ext(both, JSON_C_TO_STRING_PLAIN |
+                                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
+                text = s ? strdup(s) : NULL;
+                json_object_put(both);
+        }
+        return text;
+}
+
+/* Show the cluster and its hosts when they look other than last time: in
+ * place on a terminal, else after a blank line. 0, or CTL_EXIT_FAIL. */
+static int show(struct watch *w, json_object *cl, json_object *hosts) {
+        struct ctl *c = w->c;
+        _cleanup_free_ char *text = watch_text(c, cl, hosts);
+        if (!text)
+                return ctl_fail("out of memory");
+        if (w->shown && strcmp(w->shown, text) == 0)
+                return 0;
+        if (w->tty)
+                fputs("\033[H\033[J", stdout);
+        else if (!w->first && c->output != CTL_OUT_JSON)
+                fputs("\n", stdout);
+        fputs(text, stdout);
+        if (c->output == CTL_OUT_JSON)
+                fputs("\n", stdout);
+        fflush(stdout);
+        free(w->shown);
+        w->shown = TAKE_PTR(text);
+        w->first = false;
+        return 0;
+}
+
+/* One answer of musterd shown and judged: -1 to keep watching, else the
+ * exit status (the install's outcome, told). */
+static int look(struct watch *w, json_object *cl, json_object *hosts) {
+        if (show(w, cl, hosts))
+                return CTL_EXIT_FAIL;
+        int outcome = ctl_watch_outcome(cl);
+        if (outcome > 0) {
+                _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(cl, "name") ?: w->id);
+                if (w->c->output != CTL_OUT_JSON)
+                        printf("cluster %s is installed\n", name ?: w->id);
+                return CTL_EXIT_OK;
+        }
+        if (outcome < 0) {
+                tell_failure(cl, hosts);
+                return CTL_EXIT_FAIL;
+        }
+        return -1;
+}
+
+/* Poll every `interval` seconds until the outcome, `timeout` (0: never) or
+ * a signal; quiet while musterd cannot be reached. The exit status. */
+static int watch_loop(struct watch *w, const char *cpath, const char *hpath, double interval, double timeout,
+                      const char *arg) {
+        struct ctl *c = w->c;
+        bool unreachable = false;
         double deadline = timeout > 0 ? now() + timeout : 0;
         c->quiet_unreachable = true;
         for (;;) {
@@ -183,62 +240,46 @@ int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 int k = poll_once(c, cpath, hpath, &cl, &hosts);
                 if (k == -EINTR || ctl_stop)
                         return ctl_fail("interrupted");
-                if (k == -EIO || k == -ETIMEDOUT) {
-                        if (!unreachable)
-                                ctl_fail("cannot reach musterd at %s: %s; still trying", c->server, c->errbuf);
-                        unreachable = true;
-                } else if (k < 0)
+                if (k == -EIO || k == -ETIMEDOUT)
+                        ctl_still_trying(c, &unreachable);
+                else if (k < 0)
                         return CTL_EXIT_FAIL;
                 else {
                         unreachable = false;
-                        _cleanup_free_ char *text = NULL;
-                        if (c->output == CTL_OUT_JSON) {
-                                json_object *both = json_object_new_object();
-                                if (both) {
-                                        json_object_object_add(both, "cluster", json_object_get(cl));
-                                        json_object_object_add(both, "hosts", json_object_get(hosts));
-                                        const char *s = json_object_to_json_string_ext(
-                                                both, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-                                        text = s ? strdup(s) : NULL;
-                                        json_object_put(both);
-                                }
-                        } else
-                                text = ctl_watch_render(cl, hosts, &c->fmt);
-                        if (!text)
-                                return ctl_fail("out of memory");
-                        if (!shown || strcmp(shown, text) != 0) {
-                                if (tty)
-                                        fputs("\033[H\033[J", stdout);
-                                else if (!first && c->output != CTL_OUT_JSON)
-                                        fputs("\n", stdout);
-                                fputs(text, stdout);
-                                if (c->output == CTL_OUT_JSON)
-                                        fputs("\n", stdout);
-                                fflush(stdout);
-                                free(shown);
-                                shown = TAKE_PTR(text);
-                                first = false;
-                        }
-                        int outcome = ctl_watch_outcome(cl);
-                        if (outcome > 0) {
-                                _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(cl, "name") ?: id);
-                                if (c->output != CTL_OUT_JSON)
-                                        printf("cluster %s is installed\n", name ?: id);
-                                return CTL_EXIT_OK;
-                        }
-                        if (outcome < 0) {
-                                tell_failure(cl, hosts);
-                                return CTL_EXIT_FAIL;
-                        }
+                        int rc = look(w, cl, hosts);
+                        if (rc >= 0)
+                                return rc;
                 }
                 double left = deadline > 0 ? deadline - now() : interval;
                 if (left <= 0) {
                         const char *st = cl ? ctl_jstr(cl, "status") : NULL;
-                        return ctl_fail("cluster %s is still %s after %gs", argv[optind], st ?: "not answering",
-                                        timeout);
+                        return ctl_fail("cluster %s is still %s after %gs", arg, st ?: "not answering", timeout);
                 }
-                nap(left < interval ? left : interval);
+                ctl_nap(left < interval ? left : interval);
                 if (ctl_stop)
                         return ctl_fail("interrupted");
         }
+}
+
+int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        double interval = 2, timeout = 0;
+        int rc;
+        if (!parse_options(c, cmd, argc, argv, &interval, &timeout, &rc))
+                return rc;
+        _cleanup_free_ char *id = ctl_lookup_cluster(c, argv[optind]), *cpath = NULL, *hpath = NULL;
+        if (!id)
+                return CTL_EXIT_FAIL;
+        if (asprintf(&cpath, MUSTER_PATH_CLUSTER("%s"), id) < 0 || asprintf(&hpath, MUSTER_PATH_HOSTS "?cluster_id=%s", id) < 0)
+                return ctl_fail("out of memory");
+
+        ctl_catch_stop(NULL, NULL);
+        struct watch w = {
+                .c = c,
+                .id = id,
+                .tty = isatty(STDOUT_FILENO) && c->output != CTL_OUT_JSON,
+                .first = true,
+        };
+        rc = watch_loop(&w, cpath, hpath, interval, timeout, argv[optind]);
+        free(w.shown);
+        return rc;
 }

@@ -924,7 +924,16 @@ Test(install_api, first_boot_never_comes) {
         cr_assert_str_eq(tu_jstr(h, "status_info"),
                          "Installation failed: The installed system did not check in within 5 s of the install");
         json_object_put(h);
-        json_object *o = get_cluster(c);
+        /* The host's error is written first, its cluster's just after (two
+         * transactions of the same pass): wait for the second. */
+        json_object *o = NULL;
+        for (int i = 0; i < 50; i++) {
+                json_object_put(o);
+                o = get_cluster(c);
+                if (strcmp(tu_jstr(o, "status"), "installing") != 0)
+                        break;
+                usleep(100 * 1000);
+        }
         cr_assert_str_eq(tu_jstr(o, "status"), "error");
         cr_assert(strstr(tu_jstr(o, "status_info"), "did not check in within 5 s"), "%s", tu_jstr(o, "status_info"));
         json_object_put(o);

@@ -201,6 +201,18 @@ Test(musterd, metrics_and_readyz) {
         cr_assert(strstr(text, "muster_hosts{status=\"known-unbound\"} 0"));
         cr_assert(strstr(text, "muster_store_write_seconds_bucket{le=\"+Inf\"}"), "store latency");
         cr_assert(strstr(text, "muster_store_write_seconds_count "));
+        cr_assert(strstr(text, "muster_events_total{severity=\"info\"} 0\n"), "no event yet: %s", text);
+        free(text);
+        text = NULL;
+        /* The event sink: an infra-env's creation is one info event, counted
+         * by the daemon as it goes up. */
+        char *ie, *tok;
+        make_ie("counted", &ie, &tok);
+        free(ie);
+        free(tok);
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &text), 200);
+        cr_assert(strstr(text, "muster_events_total{severity=\"info\"} 1\n"), "%s", text);
+        cr_assert(strstr(text, "muster_events_total{severity=\"warning\"} 0\n"), "%s", text);
         free(text);
         text = NULL;
         /* The periodic controllers, each named, with its counters (issue

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "http.h"
-#include "musterd.h"
+#include "api.h"
 #include "protocol.h"
 
 /* Sample ids. */
@@ -40,9 +40,9 @@ static bool hit[128];
 static void expect(const char *method, const char *path, const char *name, const char *p0, const char *p1) {
         struct http_request req = { 0 };
         bool known;
-        size_t i = http_route_find(musterd_routes, musterd_n_routes, method, path, &req, &known);
+        size_t i = http_route_find(api_routes, api_n_routes, method, path, &req, &known);
         cr_assert_neq(i, HTTP_ROUTE_UNMATCHED, "%s %s matches no route (path known: %d)", method, path, known);
-        cr_assert_str_eq(musterd_routes[i].name, name, "%s %s", method, path);
+        cr_assert_str_eq(api_routes[i].name, name, "%s %s", method, path);
         cr_assert_eq(req.n_params, !!p0 + !!p1, "%s %s: %d parameters", method, path, req.n_params);
         if (p0)
                 cr_assert_str_eq(req.params[0], p0);
@@ -53,7 +53,7 @@ static void expect(const char *method, const char *path, const char *name, const
 }
 
 Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
-        cr_assert_leq(musterd_n_routes, sizeof hit / sizeof *hit);
+        cr_assert_leq(api_n_routes, sizeof hit / sizeof *hit);
 
         expect("GET", MUSTER_PATH_HEALTHZ, "healthz", NULL, NULL);
         expect("GET", MUSTER_PATH_READYZ, "readyz", NULL, NULL);
@@ -120,9 +120,9 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", API MUSTER_PATH_TOKENS, "token_list", NULL, NULL);
         expect("POST", PATH(API MUSTER_PATH_TOKEN(S) MUSTER_ACTION_REVOKE, TOK), "token_revoke", TOK, NULL);
 
-        for (size_t i = 0; i < musterd_n_routes; i++)
-                cr_expect(hit[i], "route %s %s (%s) is reached by no path of common/protocol.h", musterd_routes[i].method,
-                          musterd_routes[i].pattern, musterd_routes[i].name);
+        for (size_t i = 0; i < api_n_routes; i++)
+                cr_expect(hit[i], "route %s %s (%s) is reached by no path of common/protocol.h", api_routes[i].method,
+                          api_routes[i].pattern, api_routes[i].name);
 }
 
 /* The macros spell the paths of the v2 API as they go on the wire. */
@@ -141,11 +141,11 @@ Test(routes, wire_spelling) {
  * rather than 404), as the server answers. */
 Test(routes, method_and_unknown_path) {
         bool known;
-        cr_assert_eq(http_route_find(musterd_routes, musterd_n_routes, "PUT",
+        cr_assert_eq(http_route_find(api_routes, api_n_routes, "PUT",
                                      PATH(API MUSTER_PATH_CLUSTER(S) MUSTER_ACTION_INSTALL, CID), NULL, &known),
                      HTTP_ROUTE_UNMATCHED);
         cr_assert(known);
-        cr_assert_eq(http_route_find(musterd_routes, musterd_n_routes, "GET", API "/clusterz", NULL, &known),
+        cr_assert_eq(http_route_find(api_routes, api_n_routes, "GET", API "/clusterz", NULL, &known),
                      HTTP_ROUTE_UNMATCHED);
         cr_assert_not(known);
 }

@@ -6,35 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkins.h"
 #include "format.h"
 #include "log.h"
 #include "musterd.h"
 
-static int run_checkins(struct musterd *d) {
-        return checkins_flush(d->checkins, d->store);
-}
-
-static int64_t every_second(struct musterd *d) {
-        (void) d;
+static int64_t every_second(struct svc *sv) {
+        (void) sv;
         return 1;
 }
 
-static int64_t monitor_interval(struct musterd *d) {
-        int64_t s = musterd_cfg(d)->monitor_interval_s;
+static int64_t monitor_interval(struct svc *sv) {
+        int64_t s = svc_cfg(sv)->monitor_interval_s;
         return s > 0 ? s : 1;
 }
 
 static const struct controller_def {
         const char *name;
-        int64_t (*interval_s)(struct musterd *d);
-        int (*step)(struct musterd *d);
+        int64_t (*interval_s)(struct svc *sv);
+        int (*step)(struct svc *sv); /* a service (svc.h) */
         const char *changed_fmt; /* logged with the count when it changed something; NULL: not */
 } defs[_CTRL_MAX] = {
-        [CTRL_CHECKINS] = { "checkins", every_second, run_checkins, NULL },
-        [CTRL_MONITOR] = { "monitor", monitor_interval, musterd_monitor_pass,
+        [CTRL_CHECKINS] = { "checkins", every_second, svc_flush_checkins, NULL },
+        [CTRL_MONITOR] = { "monitor", monitor_interval, svc_monitor_pass,
                            "%d host(s) marked disconnected, or failed for going silent while installing" },
-        [CTRL_EVENTS] = { "events", monitor_interval, musterd_prune_events, "%d event(s) pruned" },
+        [CTRL_EVENTS] = { "events", monitor_interval, svc_prune_events, "%d event(s) pruned" },
 };
 
 const char *controller_name(enum controller_id id) {
@@ -49,7 +44,7 @@ static int run_one(struct musterd *d, enum controller_id id) {
         struct controller_state *st = &d->controllers.st[id];
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        int r = defs[id].step(d);
+        int r = defs[id].step(&d->svc);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         st->last = t0;
         atomic_fetch_add(&st->runs, 1);
@@ -81,7 +76,7 @@ void controllers_tick(struct musterd *d) {
         for (int i = 0; i < _CTRL_MAX; i++) {
                 const struct controller_state *st = &d->controllers.st[i];
                 bool never = st->last.tv_sec == 0 && st->last.tv_nsec == 0;
-                if (!never && elapsed_us(&st->last, &now) < defs[i].interval_s(d) * 1000000 - 500000)
+                if (!never && elapsed_us(&st->last, &now) < defs[i].interval_s(&d->svc) * 1000000 - 500000)
                         continue;
                 (void) run_one(d, (enum controller_id) i);
         }

@@ -1,20 +1,48 @@
-/* The configuration in force (musterd.h musterd_cfg, musterd_reload): an
- * immutable snapshot published with release order, replaced whole by a
- * reload, the old ones kept until musterd stops (a request may still read
+/* The services' shared state (svc.h): set-up and the configuration in
+ * force, an immutable snapshot published with release order, replaced whole
+ * by a reload, the old ones kept until svc_fini (a request may still read
  * them). */
-#include "musterd.h"
+#include "svc.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkins.h"
 #include "log.h"
+#include "ratelimit.h"
 
-const struct muster_config *musterd_cfg(struct musterd *d) {
-        /* Acquire: pairs with the release in musterd_reload(), so the
+int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const struct muster_config *cfg) {
+        *s = (struct svc) { .store = store, .key = key };
+        struct svc_config_snapshot *snap = calloc(1, sizeof *snap);
+        if (!snap)
+                return -ENOMEM;
+        snap->cfg = *cfg;
+        atomic_init(&s->config, snap);
+        int r;
+        if ((r = auth_cache_new(&s->auth_cache)) < 0 || (r = checkins_new(&s->checkins)) < 0 ||
+            (r = ratelimit_new(&s->registrations)) < 0)
+                return r;
+        return 0;
+}
+
+void svc_fini(struct svc *s) {
+        checkins_free(s->checkins);
+        ratelimit_free(s->registrations);
+        auth_cache_free(s->auth_cache);
+        for (struct svc_config_snapshot *c = atomic_load(&s->config), *older; c; c = older) {
+                older = c->older;
+                free(c);
+        }
+        *s = (struct svc) { 0 };
+}
+
+const struct muster_config *svc_cfg(struct svc *s) {
+        /* Acquire: pairs with the release in svc_config_publish(), so the
          * snapshot's contents are seen complete. */
-        return &atomic_load_explicit(&d->config, memory_order_acquire)->cfg;
+        return &atomic_load_explicit(&s->config, memory_order_acquire)->cfg;
 }
 
 /* Settings a running musterd cannot take: the socket, the state directory
@@ -47,9 +75,9 @@ static void add_changed(const char *section, const char *key, void *u) {
                 l->len = l->len + (size_t) n < sizeof l->text ? l->len + (size_t) n : sizeof l->text - 1;
 }
 
-int musterd_reload(struct musterd *d, const struct muster_config *next) {
-        struct musterd_config_snapshot *cur = atomic_load_explicit(&d->config, memory_order_acquire);
-        struct musterd_config_snapshot *snap = calloc(1, sizeof *snap);
+int svc_config_publish(struct svc *s, const struct muster_config *next) {
+        struct svc_config_snapshot *cur = atomic_load_explicit(&s->config, memory_order_acquire);
+        struct svc_config_snapshot *snap = calloc(1, sizeof *snap);
         if (!snap)
                 return -ENOMEM;
         snap->cfg = *next;
@@ -68,9 +96,7 @@ int musterd_reload(struct musterd *d, const struct muster_config *next) {
         int n = config_diff(&cur->cfg, &snap->cfg, add_changed, &changed);
         snap->older = cur;
         /* Readers holding `cur` keep reading valid memory: it is freed at stop. */
-        atomic_store_explicit(&d->config, snap, memory_order_release);
-        if (d->http)
-                http_server_set_header_timeout(d->http, (unsigned) snap->cfg.header_timeout_s);
+        atomic_store_explicit(&s->config, snap, memory_order_release);
         if (n > 0)
                 log_info("musterd", "configuration reloaded; changed: %s", changed.text);
         else

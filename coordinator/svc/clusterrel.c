@@ -15,17 +15,17 @@
 #include "payload.h"
 #include "refresh.h"
 
-int release_load(struct musterd *d, const char *version, bool with_manifests, struct loaded_release *lr) {
+int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr) {
         *lr = (struct loaded_release) { 0 };
         store_release_init(&lr->r);
         if (!version)
                 return -ENOENT;
-        int r = store_release_get(d->store, version, &lr->r);
+        int r = store_release_get(sv->store, version, &lr->r);
         if (r < 0)
                 return r == -EINVAL ? -ENOENT : r;
         lr->loaded = true;
         if (with_manifests) {
-                r = store_release_manifests(d->store, version, &lr->ms);
+                r = store_release_manifests(sv->store, version, &lr->ms);
                 if (r < 0) {
                         release_unload(lr);
                         return r;
@@ -193,14 +193,14 @@ static void host_settings_free(struct host_settings *b) {
  * as install assigns them, else its own; auto goes as worker, as the
  * install step's role does), its hostname, and its infra-env's NTP sources
  * and SSH key. */
-static int host_settings_load(struct musterd *d, const struct cluster *c, const struct store_host_role *roles,
+static int host_settings_load(struct svc *sv, const struct cluster *c, const struct store_host_role *roles,
                               size_t n_roles, struct host_settings *b, char *err, size_t errlen) {
         struct store_host_filter f = { .cluster_id = c->id, .no_inventory = true };
         struct store_page pg = { .limit = STORE_MAX_LIMIT };
         int r;
 
         *b = (struct host_settings) { 0 };
-        if ((r = store_host_list(d->store, &f, &pg, &b->hosts)) < 0) {
+        if ((r = store_host_list(sv->store, &f, &pg, &b->hosts)) < 0) {
                 snprintf(err, errlen, "listing the hosts of cluster %s failed", c->id);
                 return r;
         }
@@ -225,7 +225,7 @@ static int host_settings_load(struct musterd *d, const struct cluster *c, const 
                         if (strcmp(b->hosts.v[k].infra_env_id, h->infra_env_id) == 0)
                                 ie = &b->ies[k];
                 if (!ie) {
-                        r = store_infra_env_get(d->store, h->infra_env_id, &b->ies[i]);
+                        r = store_infra_env_get(sv->store, h->infra_env_id, &b->ies[i]);
                         if (r < 0 && r != -ENOENT) {
                                 snprintf(err, errlen, "reading infra-env %s of host %s failed", h->infra_env_id, h->id);
                                 return r;
@@ -253,7 +253,7 @@ static int host_settings_load(struct musterd *d, const struct cluster *c, const 
 }
 
 /* The payload object of revision `revision` and how many manifests it carries. */
-static int build_object(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+static int build_object(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                         const struct store_host_role *roles, size_t n_roles, int64_t revision, json_object **out,
                         size_t *n_included, char *err, size_t errlen) {
         _cleanup_(host_settings_free) struct host_settings hs = { 0 };
@@ -275,7 +275,7 @@ static int build_object(struct musterd *d, const struct cluster *c, const struct
                          lr->ms.n, PAYLOAD_MAX_MANIFESTS);
                 return -E2BIG;
         }
-        if ((r = host_settings_load(d, c, roles, n_roles, &hs, err, errlen)) < 0)
+        if ((r = host_settings_load(sv, c, roles, n_roles, &hs, err, errlen)) < 0)
                 return r;
         if ((r = filter_release(&lr->ms, &ctx, &res)) < 0) {
                 snprintf(err, errlen, "filtering the manifests of release %s failed", lr->r.info.version);
@@ -304,7 +304,7 @@ static int build_object(struct musterd *d, const struct cluster *c, const struct
         return 0;
 }
 
-int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                              const struct store_host_role *roles, size_t n_roles, int64_t revision,
                              struct store_payload *out, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
@@ -313,9 +313,9 @@ int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const s
         int r;
 
         store_payload_init(out);
-        if ((r = build_object(d, c, lr, roles, n_roles, revision, &obj, &n, err, errlen)) < 0)
+        if ((r = build_object(sv, c, lr, roles, n_roles, revision, &obj, &n, err, errlen)) < 0)
                 return r;
-        if ((r = payload_sign(obj, d->key, &ps)) < 0) {
+        if ((r = payload_sign(obj, sv->key, &ps)) < 0) {
                 snprintf(err, errlen, "signing the payload failed: %s", strerror(-r));
                 payload_signed_free(&ps);
                 return r;
@@ -337,7 +337,7 @@ int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const s
         return 0;
 }
 
-int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                                char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         _cleanup_free_ char *canon = NULL;
@@ -347,13 +347,13 @@ int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const
 
         if (c->payload_revision <= 0)
                 return 1;
-        if ((r = build_object(d, c, lr, NULL, 0, c->payload_revision, &obj, &n, err, errlen)) < 0)
+        if ((r = build_object(sv, c, lr, NULL, 0, c->payload_revision, &obj, &n, err, errlen)) < 0)
                 return r;
         if ((r = canonjson_serialize(obj, &canon, &len)) < 0) {
                 snprintf(err, errlen, "the payload is not canonical JSON");
                 return r;
         }
-        r = store_payload_get(d->store, c->id, c->payload_revision, &cur);
+        r = store_payload_get(sv->store, c->id, c->payload_revision, &cur);
         if (r == -ENOENT) {
                 store_payload_free(&cur);
                 return 1;
@@ -367,30 +367,30 @@ int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const
         return same ? 0 : 1;
 }
 
-void clusterrel_payload_event(struct musterd *d, const struct cluster *c, const struct store_payload *p) {
-        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c->id, NULL,
+void clusterrel_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p) {
+        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c->id, NULL,
                       "payload revision %lld of cluster %s built: release %s, %lld manifests, %s",
                       (long long) p->revision, c->id, p->release_version, (long long) p->manifest_count, p->digest);
 }
 
-int clusterrel_store_payload(struct musterd *d, const struct cluster *c, struct store_payload *p) {
-        int r = store_cluster_add_payload(d->store, p);
+int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p) {
+        int r = store_cluster_add_payload(sv->store, p);
         if (r < 0)
                 return r;
-        clusterrel_payload_event(d, c, p);
+        clusterrel_payload_event(sv, c, p);
         return 0;
 }
 
-void clusterrel_release_imported(struct musterd *d, const char *version) {
+void clusterrel_release_imported(struct svc *sv, const char *version) {
         struct loaded_release lr;
         struct store_page pg = { .limit = STORE_MAX_LIMIT };
         char err[256];
 
-        if (release_load(d, version, false, &lr) < 0)
+        if (release_load(sv, version, false, &lr) < 0)
                 return;
         for (;;) {
                 struct cluster_list l = { 0 };
-                if (store_cluster_list(d->store, NULL, &pg, &l) < 0) {
+                if (store_cluster_list(sv->store, NULL, &pg, &l) < 0) {
                         cluster_list_free(&l);
                         break;
                 }
@@ -400,8 +400,8 @@ void clusterrel_release_imported(struct musterd *d, const char *version) {
                                 continue;
                         if (clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err) < 0)
                                 continue; /* capabilities-valid says why */
-                        if (store_cluster_update(d->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) == 0)
-                                (void) refresh_cluster(d, c->id, NULL);
+                        if (store_cluster_update(sv->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) == 0)
+                                (void) refresh_cluster(sv, c->id, NULL);
                 }
                 pg.after = l.next_after;
                 cluster_list_free(&l);

@@ -6,14 +6,14 @@
  * unbind, a PATCH. */
 #pragma once
 #include "model.h"
-#include "musterd.h"
+#include "svc.h"
 
 /* A cluster and every host bound to it (inventories parsed when asked). */
 struct cluster_view {
         struct cluster c;
         struct host_list hosts;
 };
-int cluster_view_load(struct musterd *d, const char *cluster_id, bool with_inventory, struct cluster_view *v);
+int cluster_view_load(struct svc *sv, const char *cluster_id, bool with_inventory, struct cluster_view *v);
 void cluster_view_free(struct cluster_view *v);
 
 /* Re-validate h (as read from the store) and store its new status and
@@ -21,10 +21,10 @@ void cluster_view_free(struct cluster_view *v);
  * start or stop failing. If the host is bound and its status changed, the
  * cluster is refreshed too. Returns 0 (a lost race counts as done) or
  * -errno. h->status is updated. */
-int refresh_host(struct musterd *d, struct host *h);
+int refresh_host(struct svc *sv, struct host *h);
 
 /* Re-validate a cluster. Before installation its status follows the
  * verdict: pending-for-input (a setting is missing), insufficient (a host or
  * a rule fails) or ready; during and after installation only the
  * validations are stored. *status_out (may be NULL) gets the status. */
-int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_status *status_out);
+int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status *status_out);

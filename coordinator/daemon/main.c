@@ -138,8 +138,8 @@ int main(int argc, char **argv) {
                 return 1;
         }
         char serving[CONFIG_LISTEN_MAX + 64];
-        snprintf(serving, sizeof serving, "Serving on %s (port %u)", cfg.listen, http_server_port(d.http));
-        log_info("musterd", "serving on %s (port %u), state in %s", cfg.listen, http_server_port(d.http), cfg.state_dir);
+        snprintf(serving, sizeof serving, "Serving on %s (port %u)", cfg.listen, http_server_port(d.api.http));
+        log_info("musterd", "serving on %s (port %u), state in %s", cfg.listen, http_server_port(d.api.http), cfg.state_dir);
         (void) sd_notifyf(0, "READY=1\nSTATUS=%s", serving);
 
         for (;;) {

@@ -2,15 +2,15 @@
  * each with its interval (read from the configuration in force at every
  * tick, so a reload takes effect), its log name, and counters that
  * /metrics shows (muster_controller_*{controller="NAME"}). The monitor
- * thread runs the ones that are due; a test or a service runs one by name,
+ * thread runs the ones that are due; controllers_run runs one by name,
  * one step at a time.
  *
- *   checkins   every second: the buffered check-ins written (checkins.h)
+ *   checkins   every second: the buffered check-ins written (svc_flush_checkins)
  *   monitor    [monitor] monitor_interval: hosts that went silent become
  *              disconnected, or error while installing or waiting for
- *              their first boot (musterd_monitor_pass)
+ *              their first boot (svc_monitor_pass)
  *   events     [monitor] monitor_interval: [events] retention
- *              (musterd_prune_events) */
+ *              (svc_prune_events) */
 #pragma once
 #include <stdatomic.h>
 #include <stddef.h>

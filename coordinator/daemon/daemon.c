@@ -1,6 +1,6 @@
 /* musterd's lifetime: state directory, signing key (and its public half
- * for agents), the first admin token, the store, the HTTP server and the
- * disconnect monitor. */
+ * for agents), the first admin token, the store, the services, the HTTP
+ * server with the API, and the thread that runs the controllers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,15 +14,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "hostfsm.h"
-#include "log.h"
-#include "checkins.h"
 #include "controllers.h"
-#include "install.h"
+#include "format.h"
 #include "jwt.h"
+#include "log.h"
 #include "musterd.h"
-#include "ratelimit.h"
-#include "refresh.h"
 
 /* Write text (and a newline after it when `newline`) to path with `mode`,
  * through path.tmp and a rename: a reader never sees half a file. */
@@ -74,7 +70,7 @@ static int write_admin_token(struct musterd *d, const char *dir) {
         } else if (errno != ENOENT)
                 return -errno;
         struct store_token rec;
-        int r = api_issue_person_token(d, ROLE_INFRA_ADMIN, "admin", ADMIN_TOKEN_TTL_S, &token, &rec);
+        int r = svc_token_issue(&d->svc, ROLE_INFRA_ADMIN, "admin", ADMIN_TOKEN_TTL_S, &token, &rec);
         if (r < 0)
                 return r;
         log_info("musterd", "Wrote %s: infra-admin token %s, expires %s", path, rec.id, rec.expires_at);
@@ -117,132 +113,6 @@ static int write_public_key(struct musterd *d, const char *dir) {
         return write_file_atomic(path, pem, false, 0644);
 }
 
-/* Stale hosts are handled in batches, so a fleet going dark is one
- * transaction per batch. */
-#define STALE_BATCH 500
-
-/* Hosts in `mask` that have not checked in since `before`, a batch at a time,
- * handed to `act`, which returns how many it changed. Stops after a batch
- * that changes none or is short. Returns how many changed in all. */
-static int for_stale_hosts(struct musterd *d, const char *before, uint32_t mask, const char *stage, bool stage_match,
-                           int (*act)(struct musterd *d, const char *before, uint32_t mask, struct host_list *l)) {
-        int total = 0;
-        for (;;) {
-                struct host_list l = { 0 };
-                int r = store_host_list_stale(d->store, before, mask, stage, stage_match, STALE_BATCH, &l);
-                if (r < 0 || l.n == 0) {
-                        host_list_free(&l);
-                        return r < 0 ? r : total;
-                }
-                r = act(d, before, mask, &l);
-                size_t n = l.n;
-                host_list_free(&l);
-                if (r < 0)
-                        return r;
-                total += r;
-                if (r == 0 || n < STALE_BATCH)
-                        return total;
-        }
-}
-
-/* A batch of hosts being installed that went silent: error (status_info
- * "Installation failed: <why>"), and their cluster with them. */
-static int fail_silent(struct musterd *d, const char *before, uint32_t mask, struct host_list *l, const char *why,
-                       int64_t after_s) {
-        char info[256];
-        snprintf(info, sizeof info, "Installation failed: %s", why);
-        bool *changed = calloc(l->n, sizeof *changed);
-        int r = changed ? store_host_mark_stale(d->store, l->v, l->n, before, mask, HOST_ERROR, info, changed)
-                        : -ENOMEM;
-        for (size_t i = 0; r > 0 && i < l->n; i++) {
-                if (!changed[i])
-                        continue;
-                musterd_event(d, EVENT_ERROR, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id, l->v[i].id,
-                              "host %s: %s -> error: %s (no check-in for %lld s)", l->v[i].id,
-                              host_status_to_string(l->v[i].status), info, (long long) after_s);
-                /* Now in error: only the cluster is left to fail. */
-                l->v[i].status = HOST_ERROR;
-                (void) install_fail_host(d, &l->v[i], NULL, why);
-        }
-        free(changed);
-        return r;
-}
-
-/* Hosts that stopped checking in while writing their installation. */
-static int fail_stale_installs(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
-        return fail_silent(d, before, mask, l, "Host stopped checking in during installation",
-                           musterd_cfg(d)->host_disconnect_timeout_s);
-}
-
-/* Hosts whose installed system never checked in after the install step's
- * result (the firmware, the boot or the node agent failed). */
-static int fail_first_boots(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
-        char why[160];
-        snprintf(why, sizeof why, "The installed system did not check in within %lld s of the install",
-                 (long long) musterd_cfg(d)->first_boot_timeout_s);
-        return fail_silent(d, before, mask, l, why, musterd_cfg(d)->first_boot_timeout_s);
-}
-
-/* A batch of hosts that stopped checking in: disconnected. */
-static int mark_disconnected(struct musterd *d, const char *before, uint32_t mask, struct host_list *l) {
-        int r = store_host_mark_disconnected(d->store, l->v, l->n, before, mask,
-                                             "The host has not checked in within the disconnect timeout");
-        for (size_t i = 0; r > 0 && i < l->n; i++) {
-                musterd_event(d, EVENT_WARNING, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id,
-                              l->v[i].id, "host %s is disconnected: no check-in for %lld s", l->v[i].id,
-                              (long long) musterd_cfg(d)->host_disconnect_timeout_s);
-                /* A bound host going dark changes its cluster's verdict; once
-                 * per cluster and batch. */
-                bool seen = !l->v[i].cluster_id;
-                for (size_t k = 0; k < i && !seen; k++)
-                        seen = l->v[k].cluster_id && strcmp(l->v[k].cluster_id, l->v[i].cluster_id) == 0;
-                if (!seen)
-                        (void) refresh_cluster(d, l->v[i].cluster_id, NULL);
-        }
-        return r;
-}
-
-int musterd_monitor_pass(struct musterd *d) {
-        char before[MODEL_TIME_LEN];
-        int flushed = checkins_flush(d->checkins, d->store);
-        if (flushed < 0)
-                return flushed;
-        int64_t cutoff = (int64_t) time(NULL) - musterd_cfg(d)->host_disconnect_timeout_s;
-        const uint32_t installing = STORE_STATUS(HOST_INSTALLING) | STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
-        uint32_t live = 0;
-
-        model_time_format(cutoff, before);
-        /* States the timeout moves to disconnected; those it moves to error
-         * (an installation in progress) are fail_stale_installs()'s. */
-        for (int s = 0; s < _HOST_STATUS_MAX; s++) {
-                enum host_status to;
-                if (hostfsm_apply((enum host_status) s, HOSTFSM_EV_CHECKIN_TIMEOUT, NULL, &to, NULL) == 0 &&
-                    to != (enum host_status) s && to != HOST_ERROR)
-                        live |= STORE_STATUS(s);
-        }
-        /* A host rebooting into its installed system is silent until that
-         * system's node agent checks in: it has first_boot_timeout. */
-        int failed = for_stale_hosts(d, before, installing, install_stage_to_string(INSTALL_STAGE_REBOOTING), false, fail_stale_installs);
-        if (failed < 0)
-                return failed;
-        char boot_before[MODEL_TIME_LEN];
-        model_time_format((int64_t) time(NULL) - musterd_cfg(d)->first_boot_timeout_s, boot_before);
-        int unbooted = for_stale_hosts(d, boot_before, STORE_STATUS(HOST_INSTALLING_IN_PROGRESS),
-                                       install_stage_to_string(INSTALL_STAGE_REBOOTING), true, fail_first_boots);
-        if (unbooted < 0)
-                return unbooted;
-        int disconnected = for_stale_hosts(d, before, live, NULL, false, mark_disconnected);
-        return disconnected < 0 ? disconnected : failed + unbooted + disconnected;
-}
-
-/* Every second: write the buffered check-ins; every monitor_interval: the
- * disconnect pass (which flushes first, so fresh check-ins count). */
-int musterd_prune_events(struct musterd *d) {
-        char before[MODEL_TIME_LEN];
-        model_time_format((int64_t) time(NULL) - musterd_cfg(d)->events_max_age_s, before);
-        return store_event_prune(d->store, before, musterd_cfg(d)->events_max_per_host, &d->events_pruned_to);
-}
-
 /* The periodic controllers (controllers.h), each when due; woken every
  * second, or at once to stop. */
 static void *monitor_main(void *arg) {
@@ -280,6 +150,28 @@ static void raise_file_limit(void) {
                                   (unsigned long long) want);
 }
 
+/* The event sink: the services recorded the event; the daemon counts it
+ * for /metrics (muster_events_total). */
+static void count_event(void *ctx, const struct event *e) {
+        struct musterd *d = ctx;
+        if ((int) e->severity >= 0 && e->severity < _EVENT_SEVERITY_MAX)
+                atomic_fetch_add(&d->events[e->severity], 1);
+}
+
+/* The daemon's part of /metrics: the controllers and the events counted. */
+static int daemon_metrics(void *ctx, char **buf, size_t *len, size_t *cap) {
+        struct musterd *d = ctx;
+        int r = controllers_metrics(d, buf, len, cap);
+        if (r == 0)
+                r = format_append(buf, len, cap, "# HELP muster_events_total Events recorded since start, by severity.\n"
+                                                 "# TYPE muster_events_total counter\n");
+        for (int i = 0; r == 0 && i < _EVENT_SEVERITY_MAX; i++)
+                r = format_append(buf, len, cap, "muster_events_total{severity=\"%s\"} %llu\n",
+                                  event_severity_to_string((enum event_severity) i),
+                                  (unsigned long long) atomic_load(&d->events[i]));
+        return r;
+}
+
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         char path[PATH_MAX];
         int r;
@@ -287,12 +179,6 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         memset(d, 0, sizeof *d);
         pthread_mutex_init(&d->lock, NULL);
         pthread_cond_init(&d->wake, NULL);
-        struct musterd_config_snapshot *snap = calloc(1, sizeof *snap);
-        if (!snap)
-                return log_error_errno(ENOMEM, "musterd", "Out of memory: %m");
-        snap->cfg = *cfg;
-        atomic_init(&d->config, snap);
-        cfg = &snap->cfg; /* the server keeps pointers into it (listen) */
         if (mkdir(cfg->state_dir, 0700) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "musterd", "Failed to create state dir %s: %m", cfg->state_dir);
         if (snprintf(path, sizeof path, "%s/signing-key.pem", cfg->state_dir) >= (int) sizeof path)
@@ -311,21 +197,25 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 return log_error_errno(ENAMETOOLONG, "musterd", "Store path is too long");
         if ((r = store_open(path, &d->store)) < 0)
                 return log_error_errno(r, "musterd", "Failed to open store %s: %m", path);
+        if ((r = svc_init(&d->svc, d->store, d->key, cfg)) < 0)
+                return log_error_errno(r, "musterd", "Out of memory: %m");
+        d->svc_ready = true;
+        d->svc.sink = (struct svc_event_sink) { count_event, d };
+        cfg = svc_cfg(&d->svc); /* the server keeps pointers into it (listen) */
         if ((r = write_admin_token(d, cfg->state_dir)) < 0)
                 return log_error_errno(r, "musterd", "Failed to write %s/admin.token: %m", cfg->state_dir);
-        if ((r = auth_cache_new(&d->auth_cache)) < 0 || (r = checkins_new(&d->checkins)) < 0 ||
-            (r = ratelimit_new(&d->registrations)) < 0)
-                return log_error_errno(r, "musterd", "Out of memory: %m");
         raise_file_limit();
+        d->api = (struct api) { .svc = &d->svc, .metrics = daemon_metrics, .metrics_ctx = d };
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
                 .max_connections_per_address = (unsigned) cfg->max_connections_per_address,
                 .header_timeout_s = (unsigned) cfg->header_timeout_s,
-                .routes = musterd_routes, .n_routes = musterd_n_routes, .auth = musterd_auth,
-                .auth_free = musterd_auth_free, .app = d,
+                .routes = api_routes, .n_routes = api_n_routes, .auth = api_auth,
+                .auth_free = api_auth_free, .app = &d->api,
         };
-        if ((r = http_server_start(&hc, &d->http)) < 0)
+        /* api.http is set before the first request can arrive. */
+        if ((r = http_server_start(&hc, &d->api.http)) < 0)
                 return log_error_errno(r, "musterd", "Failed to listen on %s: %m", cfg->listen);
         if ((r = -pthread_create(&d->monitor, NULL, monitor_main, d)) < 0)
                 return log_error_errno(r, "musterd", "Failed to start the monitor: %m");
@@ -341,22 +231,23 @@ void musterd_stop(struct musterd *d) {
                 pthread_mutex_unlock(&d->lock);
                 pthread_join(d->monitor, NULL);
         }
-        http_server_stop(d->http);
-        if (d->checkins && d->store) {
-                int r = checkins_flush(d->checkins, d->store);
+        http_server_stop(d->api.http);
+        if (d->svc_ready) {
+                int r = svc_flush_checkins(&d->svc);
                 if (r < 0)
                         log_warning_errno(r, "musterd", "Failed to write the last check-ins: %m");
+                svc_fini(&d->svc);
         }
-        checkins_free(d->checkins);
-        ratelimit_free(d->registrations);
-        auth_cache_free(d->auth_cache);
         store_close(d->store);
         crypto_key_free(d->key);
-        for (struct musterd_config_snapshot *s = atomic_load(&d->config), *older; s; s = older) {
-                older = s->older;
-                free(s);
-        }
         pthread_cond_destroy(&d->wake);
         pthread_mutex_destroy(&d->lock);
         memset(d, 0, sizeof *d);
+}
+
+int musterd_reload(struct musterd *d, const struct muster_config *next) {
+        int n = svc_config_publish(&d->svc, next);
+        if (n >= 0 && d->api.http)
+                http_server_set_header_timeout(d->api.http, (unsigned) svc_cfg(&d->svc)->header_timeout_s);
+        return n;
 }

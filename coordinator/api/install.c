@@ -27,18 +27,18 @@
 /* POST /clusters/{id}/actions/install: install_start_cluster() decides;
  * 202 with the cluster. */
 void api_cluster_install(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
         char err[512] = "";
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        int r = install_start_cluster(d, c.id, P(req)->owner, err, sizeof err);
+        int r = install_start_cluster(sv, c.id, P(req)->owner, err, sizeof err);
         if (r < 0) {
                 api_svc_error(resp, r, err, "cluster");
                 goto out;
         }
         cluster_free(&c);
-        if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
+        if ((r = store_cluster_get(sv->store, req->params[0], &c)) < 0)
                 api_store_error(resp, r, "cluster");
         else
                 http_json(resp, 202, cluster_to_json(&c, 0));
@@ -59,7 +59,7 @@ out:
  * hosts that are installing fail with "cancelled" and keep their progress
  * (what they had written); their agents are sent stop-installation, and stop
  * before writing more. The cluster is then in error: reset it to try again. */
-static void cluster_reset_or_cancel(struct musterd *d, struct http_request *req, struct http_response *resp,
+static void cluster_reset_or_cancel(struct svc *sv, struct http_request *req, struct http_response *resp,
                                     bool cancel) {
         struct cluster c;
         struct cluster_view v = { 0 };
@@ -69,9 +69,9 @@ static void cluster_reset_or_cancel(struct musterd *d, struct http_request *req,
         int r;
 
         cluster_init(&v.c);
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        if ((r = cluster_view_load(d, c.id, false, &v)) < 0) {
+        if ((r = cluster_view_load(sv, c.id, false, &v)) < 0) {
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
@@ -112,26 +112,26 @@ static void cluster_reset_or_cancel(struct musterd *d, struct http_request *req,
                 goto out;
         }
         enum cluster_status to = cancel ? CLUSTER_ERROR : CLUSTER_INSUFFICIENT;
-        r = (cancel ? store_cluster_cancel : store_cluster_reset)(d->store, c.id, v.c.status,
+        r = (cancel ? store_cluster_cancel : store_cluster_reset)(sv->store, c.id, v.c.status,
                                                                   cluster_status_to_string(to), info, moves, n);
         if (r < 0) { /* -ESTALE: 409, the cluster changed state meanwhile */
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
-        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL, "installation of cluster %s %s by %s: %d %s",
+        svc_event(sv, EVENT_WARNING, EVENT_CAT_USER, NULL, c.id, NULL, "installation of cluster %s %s by %s: %d %s",
                       c.id, cancel ? "cancelled" : "reset", P(req)->owner, r,
                       cancel ? "host(s) told to stop" : "host(s) moved");
         enum event_severity sev = cancel ? EVENT_ERROR : EVENT_INFO;
-        musterd_event(d, sev, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name, c.id,
+        svc_event(sv, sev, EVENT_CAT_SYSTEM, NULL, c.id, NULL, "cluster %s (%s): %s -> %s: %s", v.c.name, c.id,
                       v.c.status, cluster_status_to_string(to), info);
         for (size_t i = 0; i < n; i++)
-                musterd_event(d, sev, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
+                svc_event(sv, sev, EVENT_CAT_SYSTEM, moves[i].infra_env_id, c.id, moves[i].host_id,
                               "host %s: %s -> %s: %s", moves[i].host_id, host_status_to_string(moves[i].from),
                               host_status_to_string(moves[i].to), moves[i].status_info);
         if (!cancel)
-                (void) refresh_cluster(d, c.id, NULL);
+                (void) refresh_cluster(sv, c.id, NULL);
         cluster_free(&c);
-        if ((r = store_cluster_get(d->store, req->params[0], &c)) < 0)
+        if ((r = store_cluster_get(sv->store, req->params[0], &c)) < 0)
                 api_store_error(resp, r, "cluster");
         else
                 http_json(resp, 200, cluster_to_json(&c, 0));
@@ -144,11 +144,11 @@ out:
 }
 
 void api_cluster_reset(void *app, struct http_request *req, struct http_response *resp) {
-        cluster_reset_or_cancel(app, req, resp, false);
+        cluster_reset_or_cancel(api_svc(app), req, resp, false);
 }
 
 void api_cluster_cancel(void *app, struct http_request *req, struct http_response *resp) {
-        cluster_reset_or_cancel(app, req, resp, true);
+        cluster_reset_or_cancel(api_svc(app), req, resp, true);
 }
 
 /* ---- day 2: one host joins an installed cluster ---------------------------- */
@@ -157,23 +157,23 @@ void api_cluster_cancel(void *app, struct http_request *req, struct http_respons
  * revision does not carry them as they are now (a host bound after it was
  * built, a hostname set since), the next revision is built and stored, and
  * the installed hosts apply it as any other. 0, or answers and -errno. */
-static int day2_payload(struct musterd *d, struct cluster *c, struct http_response *resp) {
+static int day2_payload(struct svc *sv, struct cluster *c, struct http_response *resp) {
         struct loaded_release lr;
         struct store_payload p;
         char err[512] = "";
         int r;
 
         store_payload_init(&p);
-        if ((r = release_load(d, c->release_version, true, &lr)) < 0) {
+        if ((r = release_load(sv, c->release_version, true, &lr)) < 0) {
                 if (r == -ENOENT)
                         http_error(resp, 409, "release %s of cluster %s is not imported", c->release_version, c->name);
                 else
                         api_store_error(resp, r, "release");
                 goto out;
         }
-        if ((r = clusterrel_payload_differs(d, c, &lr, err, sizeof err)) == 1 &&
-            (r = clusterrel_build_payload(d, c, &lr, NULL, 0, c->payload_revision + 1, &p, err, sizeof err)) == 0) {
-                r = clusterrel_store_payload(d, c, &p);
+        if ((r = clusterrel_payload_differs(sv, c, &lr, err, sizeof err)) == 1 &&
+            (r = clusterrel_build_payload(sv, c, &lr, NULL, 0, c->payload_revision + 1, &p, err, sizeof err)) == 0) {
+                r = clusterrel_store_payload(sv, c, &p);
                 if (r == 0)
                         c->payload_revision = p.revision;
                 else if (r == -ESTALE) {
@@ -200,20 +200,20 @@ out:
  * revision, as a worker unless its role is set; installed, it follows the
  * cluster's later revisions like the others. */
 void api_host_install(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
         struct cluster c;
         cluster_init(&c);
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, &ie, &h) < 0)
                 goto out;
         if (!h.cluster_id) {
                 http_error(resp, 409, "host %s is bound to no cluster; bind it to an installed cluster first", h.id);
                 goto out;
         }
-        int r = store_cluster_get(d->store, h.cluster_id, &c);
+        int r = store_cluster_get(sv->store, h.cluster_id, &c);
         if (r < 0) {
                 api_store_error(resp, r, "cluster");
                 goto out;
@@ -224,7 +224,7 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
                 goto out;
         }
         /* The latest look at the host before it moves. */
-        (void) refresh_host(d, &h);
+        (void) refresh_host(sv, &h);
         enum host_status prep;
         const char *why;
         if (hostfsm_apply(h.status, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &why) < 0) {
@@ -234,31 +234,31 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
         }
         if (h.role == ROLE_AUTO) {
                 h.role = ROLE_WORKER;
-                if ((r = store_host_update(d->store, &h, HOST_F_ROLE)) < 0) {
+                if ((r = store_host_update(sv->store, &h, HOST_F_ROLE)) < 0) {
                         api_store_error(resp, r, "host");
                         goto out;
                 }
         }
-        if (day2_payload(d, &c, resp) < 0)
+        if (day2_payload(sv, &c, resp) < 0)
                 goto out;
         /* Measured again for this installation (install_prepare_check moves it on). */
-        if ((r = store_host_forget_step_result(d->store, ie.id, h.id, STEP_INSTALLATION_DISK_SPEED_CHECK)) >= 0)
-                r = store_host_set_status(d->store, ie.id, h.id, prep, hostfsm_status_info(prep), NULL, 0,
+        if ((r = store_host_forget_step_result(sv->store, ie.id, h.id, STEP_INSTALLATION_DISK_SPEED_CHECK)) >= 0)
+                r = store_host_set_status(sv->store, ie.id, h.id, prep, hostfsm_status_info(prep), NULL, 0,
                                           STORE_STATUS(h.status));
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
         }
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id,
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id,
                       "day-2 install of host %s into cluster %s (payload revision %lld, role %s) started by %s", h.id,
                       c.name, (long long) c.payload_revision, host_role_to_string(h.role), P(req)->owner);
-        musterd_event(d, EVENT_INFO, EVENT_CAT_SYSTEM, ie.id, c.id, h.id, "host %s: %s -> %s: %s", h.id,
+        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, ie.id, c.id, h.id, "host %s: %s -> %s: %s", h.id,
                       host_status_to_string(h.status), host_status_to_string(prep), why);
         host_free(&h);
         host_init(&h);
-        if (store_host_get(d->store, ie.id, req->params[1], &h) == 0)
-                (void) refresh_host(d, &h);
-        api_reply_host(d, resp, ie.id, req->params[1], MODEL_JSON_NO_INVENTORY);
+        if (store_host_get(sv->store, ie.id, req->params[1], &h) == 0)
+                (void) refresh_host(sv, &h);
+        api_reply_host(sv, resp, ie.id, req->params[1], MODEL_JSON_NO_INVENTORY);
 out:
         cluster_free(&c);
         host_free(&h);
@@ -270,25 +270,25 @@ out:
  * ({"host_id", "token_generation", "host_token"}), for the installed
  * system's /etc/muster/agent.conf. The infra-env's agent token is untouched. */
 void api_host_rotate_token(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
         _cleanup_free_ char *token = NULL;
         int64_t gen = 0;
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, &ie, &h) < 0)
                 goto out;
-        int r = store_host_rotate_token(d->store, ie.id, h.id, &gen);
+        int r = store_host_rotate_token(sv->store, ie.id, h.id, &gen);
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 goto out;
         }
-        if (auth_issue_host(d->key, ie.id, h.id, gen, &token) < 0) {
+        if (auth_issue_host(sv->key, ie.id, h.id, gen, &token) < 0) {
                 http_error(resp, 500, "could not sign the host token");
                 goto out;
         }
-        musterd_event(d, EVENT_WARNING, EVENT_CAT_USER, ie.id, h.cluster_id, h.id,
+        svc_event(sv, EVENT_WARNING, EVENT_CAT_USER, ie.id, h.cluster_id, h.id,
                       "host token of host %s rotated to generation %lld by %s; older ones are revoked", h.id,
                       (long long) gen, P(req)->owner);
         json_object *o = json_object_new_object();
@@ -303,9 +303,9 @@ out:
 
 /* ---- the install step ----------------------------------------------------- */
 
-int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in) {
+int api_install_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in) {
         char err[256];
-        int r = store_cluster_get(d->store, h->cluster_id, c);
+        int r = store_cluster_get(sv->store, h->cluster_id, c);
         if (r < 0)
                 return r;
         in->cluster_id = c->id;
@@ -321,7 +321,7 @@ int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c
         /* The disk has-min-valid-disks approved (the same function). */
         in->installation_disk = validations_install_disk_path(h->inventory, h->installation_disk_id,
                                                               c->high_availability_mode == HA_MODE_NONE, h->role,
-                                                              musterd_cfg(d));
+                                                              svc_cfg(sv));
         return 0;
 }
 
@@ -356,7 +356,7 @@ static const char *copy_str(json_object *o, json_object *rec, const char *key, s
         return jadd(rec, key, json_object_new_string(s)) == 0 ? s : NULL;
 }
 
-void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code, json_object *output,
+void api_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
                            const char *error, struct http_response *resp) {
         _cleanup_json_ json_object *rec = json_object_new_object();
         struct steps_input in = { 0 };
@@ -371,7 +371,7 @@ void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code,
                 http_json(resp, 200, json_object_new_object());
                 goto out;
         }
-        if ((r = api_install_steps_input(d, h, &c, &in)) < 0) {
+        if ((r = api_install_steps_input(sv, h, &c, &in)) < 0) {
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
@@ -421,24 +421,24 @@ void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code,
                          "%lld writes, %s on %.200s); at most %lld ms allowed",
                          h->id, disk ? disk : "(no disk chosen)", p99, has_median ? median : NAN,
                          has_max ? max : NAN, (long long) writes, method ? method : "?", path ? path : "?",
-                         (long long) musterd_cfg(d)->install_disk_fsync_ms);
+                         (long long) svc_cfg(sv)->install_disk_fsync_ms);
         }
-        r = store_host_set_step_result(d->store, h->infra_env_id, h->id, STEP_INSTALLATION_DISK_SPEED_CHECK,
+        r = store_host_set_step_result(sv->store, h->infra_env_id, h->id, STEP_INSTALLATION_DISK_SPEED_CHECK,
                                        json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
         if (r < 0) {
                 api_store_error(resp, r, "step result");
                 goto out;
         }
-        musterd_event(d, reason || p99 > (double) musterd_cfg(d)->install_disk_fsync_ms ? EVENT_WARNING : EVENT_INFO,
+        svc_event(sv, reason || p99 > (double) svc_cfg(sv)->install_disk_fsync_ms ? EVENT_WARNING : EVENT_INFO,
                       EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id, "%s", what);
         /* The validation decides: a failure takes the host out of its
          * preparation (and the cluster's, refresh_cluster); a pass may be the
          * last one the cluster waited for. */
         struct host fresh;
         host_init(&fresh);
-        if (store_host_get(d->store, h->infra_env_id, h->id, &fresh) == 0) {
-                (void) refresh_host(d, &fresh);
-                (void) install_prepare_check(d, h->cluster_id);
+        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
+                (void) refresh_host(sv, &fresh);
+                (void) install_prepare_check(sv, h->cluster_id);
         }
         host_free(&fresh);
         http_json(resp, 200, json_object_new_object());
@@ -475,7 +475,7 @@ static size_t output_count(json_object *output, const char *key) {
 /* The install step's result: everything is written. The host is installed
  * once its installed system checks in (install_first_boot); until then it
  * waits at stage rebooting, with first_boot_timeout to do it. */
-static void install_done(struct musterd *d, struct host *h, int64_t rev, json_object *output) {
+static void install_done(struct svc *sv, struct host *h, int64_t rev, json_object *output) {
         struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_REBOOTING), .percent = 100 };
         enum host_status to;
         char info[160], more[256] = "", status_info[256];
@@ -488,26 +488,26 @@ static void install_done(struct musterd *d, struct host *h, int64_t rev, json_ob
                  (long long) rev);
         snprintf(status_info, sizeof status_info, "Installation in progress: %s", info);
         p.info = info;
-        if (store_host_set_install_state(d->store, h->infra_env_id, h->id, to, status_info, &p, rev,
+        if (store_host_set_install_state(sv->store, h->infra_env_id, h->id, to, status_info, &p, rev,
                                          STORE_STATUS(h->status)) < 0)
                 return;
         if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, "root_partition", &root) &&
             json_object_is_type(root, json_type_string))
                 snprintf(more, sizeof more, "; root file system on %.200s", json_object_get_string(root));
-        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+        svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                       "host %s: payload revision %lld written%s; waiting up to %lld s for its installed system to "
-                      "check in", h->id, (long long) rev, more, (long long) musterd_cfg(d)->first_boot_timeout_s);
+                      "check in", h->id, (long long) rev, more, (long long) svc_cfg(sv)->first_boot_timeout_s);
 }
 
-static void apply_done(struct musterd *d, struct host *h, int64_t rev, int64_t exit_code, json_object *output,
+static void apply_done(struct svc *sv, struct host *h, int64_t rev, int64_t exit_code, json_object *output,
                        const char *error) {
         char info[1024];
         if (exit_code != 0) {
                 snprintf(info, sizeof info, "Applying payload revision %lld failed: %s", (long long) rev,
                          error && *error ? error : "no reason given");
-                (void) store_host_set_install_state(d->store, h->infra_env_id, h->id, HOST_INSTALLED, info, NULL, -1,
+                (void) store_host_set_install_state(sv->store, h->infra_env_id, h->id, HOST_INSTALLED, info, NULL, -1,
                                                     STORE_STATUS(HOST_INSTALLED));
-                musterd_event(d, EVENT_ERROR, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                svc_event(sv, EVENT_ERROR, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                               "host %s failed to apply payload revision %lld: %s", h->id, (long long) rev,
                               error && *error ? error : "no reason given");
                 return;
@@ -515,17 +515,17 @@ static void apply_done(struct musterd *d, struct host *h, int64_t rev, int64_t e
         int64_t applied = output_i64(output, "applied_revision", rev);
         if (applied <= h->applied_revision)
                 return; /* a repeat */
-        if (store_host_set_install_state(d->store, h->infra_env_id, h->id, HOST_INSTALLED,
+        if (store_host_set_install_state(sv->store, h->infra_env_id, h->id, HOST_INSTALLED,
                                          hostfsm_status_info(HOST_INSTALLED), NULL, applied,
                                          STORE_STATUS(HOST_INSTALLED)) < 0)
                 return;
-        musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+        svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                       "host %s applied payload revision %lld: %zu added, %zu updated, %zu removed", h->id,
                       (long long) applied, output_count(output, "added"), output_count(output, "updated"),
                       output_count(output, "removed"));
 }
 
-void api_install_result(struct musterd *d, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
+void api_install_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
                         const char *error, struct http_response *resp) {
         int64_t rev_install = step_revision(step_id, INSTALL_STEP_ID_PREFIX);
         int64_t rev_apply = step_revision(step_id, APPLY_STEP_ID_PREFIX);
@@ -533,13 +533,13 @@ void api_install_result(struct musterd *d, struct host *h, const char *step_id, 
 
         if (rev_apply || (!rev_install && h->status == HOST_INSTALLED)) {
                 if (h->status == HOST_INSTALLED)
-                        apply_done(d, h, rev_apply ? rev_apply : output_i64(output, "applied_revision", 0), exit_code,
+                        apply_done(sv, h, rev_apply ? rev_apply : output_i64(output, "applied_revision", 0), exit_code,
                                    output, error);
         } else if (installing) {
                 if (exit_code == 0)
-                        install_done(d, h, output_i64(output, "applied_revision", rev_install), output);
+                        install_done(sv, h, output_i64(output, "applied_revision", rev_install), output);
                 else
-                        (void) install_fail_host(d, h, NULL, error);
+                        (void) install_fail_host(sv, h, NULL, error);
         }
         /* Anything else is a late repeat of a result already taken. */
         http_json(resp, 200, json_object_new_object());
@@ -548,12 +548,12 @@ void api_install_result(struct musterd *d, struct host *h, const char *step_id, 
 /* ---- progress ------------------------------------------------------------ */
 
 void api_host_progress(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
         json_object *v;
         char *info = NULL;
-        if (api_load_host(d, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, &ie, &h) < 0)
                 goto out;
         if (P(req)->kind != PRINCIPAL_AGENT) {
                 http_error(resp, 403, "install progress is reported by the host's agent");
@@ -594,7 +594,7 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
         snprintf(status_info, sizeof status_info, "Installation in progress: %s (%lld%%)",
                  install_stage_to_string(stage), (long long) percent);
         struct host_progress p = { .stage = (char *) install_stage_to_string(stage), .percent = percent, .info = info };
-        int r = store_host_set_install_state(d->store, ie.id, h.id, to, status_info, &p, -1, STORE_STATUS(h.status));
+        int r = store_host_set_install_state(sv->store, ie.id, h.id, to, status_info, &p, -1, STORE_STATUS(h.status));
         if (r == -ESTALE) {
                 http_error(resp, 409, "host %s changed state meanwhile", h.id);
                 goto out;
@@ -604,7 +604,7 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
                 goto out;
         }
         if (to != h.status)
-                musterd_event(d, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id, "host %s: %s -> %s: %s", h.id,
+                svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, ie.id, h.cluster_id, h.id, "host %s: %s -> %s: %s", h.id,
                               host_status_to_string(h.status), host_status_to_string(to), status_info);
         http_json(resp, 200, json_object_new_object());
 out:
@@ -615,12 +615,12 @@ out:
 /* ---- payload revisions ---------------------------------------------------- */
 
 void api_payload_list(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
         struct store_payload_list l = { 0 };
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        int r = store_payload_list(d->store, c.id, &l);
+        int r = store_payload_list(sv->store, c.id, &l);
         if (r < 0) {
                 api_store_error(resp, r, "payload revisions");
                 goto out;
@@ -643,18 +643,18 @@ out:
 
 /* An agent may fetch the payloads of a cluster one of its infra-env's hosts
  * is bound to. */
-static bool agent_may_fetch(struct musterd *d, const struct principal *p, const char *cluster_id) {
+static bool agent_may_fetch(struct svc *sv, const struct principal *p, const char *cluster_id) {
         struct store_host_filter f = { .infra_env_id = p->infra_env_id, .cluster_id = cluster_id, .no_inventory = true,
                                        .host_id = p->host_id[0] ? p->host_id : NULL };
         struct store_page pg = { .limit = 1 };
         struct host_list l = { 0 };
-        bool ok = store_host_list(d->store, &f, &pg, &l) == 0 && l.n > 0;
+        bool ok = store_host_list(sv->store, &f, &pg, &l) == 0 && l.n > 0;
         host_list_free(&l);
         return ok;
 }
 
 void api_payload_get(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
         struct store_payload p;
         char *end;
@@ -670,18 +670,18 @@ void api_payload_get(void *app, struct http_request *req, struct http_response *
                         http_error(resp, 400, "cluster id \"%s\" is not a UUID", req->params[0]);
                         goto out;
                 }
-                if (!agent_may_fetch(d, P(req), req->params[0])) {
+                if (!agent_may_fetch(sv, P(req), req->params[0])) {
                         http_error(resp, 403, "no host of this infra-env is bound to cluster %s", req->params[0]);
                         goto out;
                 }
-                int r = store_cluster_get(d->store, req->params[0], &c);
+                int r = store_cluster_get(sv->store, req->params[0], &c);
                 if (r < 0) {
                         api_store_error(resp, r, "cluster");
                         goto out;
                 }
-        } else if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        } else if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        int r = store_payload_get(d->store, c.id, rev, &p);
+        int r = store_payload_get(sv->store, c.id, rev, &p);
         if (r == -ENOENT) {
                 http_error(resp, 404, "cluster %s has no payload revision %lld", c.id, rev);
                 goto out;

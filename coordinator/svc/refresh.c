@@ -15,16 +15,16 @@
 #include "stepfacts.h"
 #include "validations.h"
 
-int cluster_view_load(struct musterd *d, const char *cluster_id, bool with_inventory, struct cluster_view *v) {
+int cluster_view_load(struct svc *sv, const char *cluster_id, bool with_inventory, struct cluster_view *v) {
         char err[256];
         cluster_init(&v->c);
         v->hosts = (struct host_list) { 0 };
-        int r = store_cluster_get(d->store, cluster_id, &v->c);
+        int r = store_cluster_get(sv->store, cluster_id, &v->c);
         if (r < 0)
                 return r;
         struct store_host_filter f = { .cluster_id = cluster_id, .no_inventory = !with_inventory };
         struct store_page pg = { .limit = STORE_MAX_LIMIT };
-        r = store_host_list(d->store, &f, &pg, &v->hosts);
+        r = store_host_list(sv->store, &f, &pg, &v->hosts);
         if (r < 0) {
                 cluster_view_free(v);
                 return r;
@@ -41,20 +41,20 @@ void cluster_view_free(struct cluster_view *v) {
 }
 
 /* Events for validations that start or stop failing. */
-static void validation_events(struct musterd *d, const struct host *h, const struct validation_result *res, size_t n) {
+static void validation_events(struct svc *sv, const struct host *h, const struct validation_result *res, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 const struct validation *old = validation_list_find(h->validations, h->n_validations, res[i].id);
                 bool bad_now = res[i].status == VSTATUS_FAILURE || res[i].status == VSTATUS_ERROR;
                 bool bad_before = old && (old->status == VSTATUS_FAILURE || old->status == VSTATUS_ERROR);
                 if (bad_now == bad_before || (!old && !bad_now))
                         continue;
-                musterd_event(d, bad_now ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id,
+                svc_event(sv, bad_now ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id,
                               h->id, "host %s: validation %s %s: %s", h->id, validation_id_to_string(res[i].id),
                               bad_now ? "fails" : "passes now", res[i].message);
         }
 }
 
-int refresh_host(struct musterd *d, struct host *h) {
+int refresh_host(struct svc *sv, struct host *h) {
         char err[256], cluster_domain[300];
         struct validation_result res[VAL_HOST_COUNT];
         struct cluster_view view;
@@ -66,7 +66,7 @@ int refresh_host(struct musterd *d, struct host *h) {
         if (h->inventory_json && !h->inventory)
                 (void) host_parse_inventory(h, err, sizeof err);
         struct infra_env ie;
-        if (store_infra_env_get(d->store, h->infra_env_id, &ie) < 0)
+        if (store_infra_env_get(sv->store, h->infra_env_id, &ie) < 0)
                 infra_env_init(&ie); /* deleted meanwhile: nothing to compare with */
         struct host_facts f = {
                 .status = h->status,
@@ -81,7 +81,7 @@ int refresh_host(struct musterd *d, struct host *h) {
                 .role = h->role,
         };
         if (h->cluster_id) {
-                r = cluster_view_load(d, h->cluster_id, false, &view);
+                r = cluster_view_load(sv, h->cluster_id, false, &view);
                 if (r < 0) {
                         r = r == -ENOENT ? 0 : r;
                         goto out;
@@ -114,10 +114,10 @@ int refresh_host(struct musterd *d, struct host *h) {
                 /* A disk speed result counts for the disk it measured only. */
                 step_facts_keep_disk(&sf, validations_install_disk_path(h->inventory, h->installation_disk_id,
                                                                         f.cluster.single_node, h->role,
-                                                                        musterd_cfg(d)));
+                                                                        svc_cfg(sv)));
                 step_facts_apply(&sf, &f);
         }
-        int n = validations_host(&f, musterd_cfg(d), res);
+        int n = validations_host(&f, svc_cfg(sv), res);
         if (n < 0) {
                 r = n;
                 goto out;
@@ -138,7 +138,7 @@ int refresh_host(struct musterd *d, struct host *h) {
                 }
         char info[1024];
         hostfsm_format_status_info(to, res, (size_t) n, info, sizeof info);
-        r = store_host_set_status(d->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
+        r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
         validation_list_free(&v, &nv);
         if (r == -ESTALE) {
                 r = 0;
@@ -146,14 +146,14 @@ int refresh_host(struct musterd *d, struct host *h) {
         }
         if (r < 0)
                 goto out;
-        validation_events(d, h, res, (size_t) n);
+        validation_events(sv, h, res, (size_t) n);
         if (to != h->status) {
-                musterd_event(d, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
+                svc_event(sv, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
                               EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
                               host_status_to_string(h->status), host_status_to_string(to), info);
                 h->status = to;
                 if (h->cluster_id)
-                        (void) refresh_cluster(d, h->cluster_id, NULL);
+                        (void) refresh_cluster(sv, h->cluster_id, NULL);
         }
 out:
         step_facts_free(&sf);
@@ -179,7 +179,7 @@ static bool said_before(const struct validation_result *res, int i, const char *
         return false;
 }
 
-int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_status *status_out) {
+int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status *status_out) {
         struct validation_result res[VAL_CLUSTER_COUNT];
         struct cluster_view view;
         struct cluster_host *hosts = NULL;
@@ -189,10 +189,10 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
         bool preparing = false;
         struct loaded_release lr;
         char caperr[256];
-        int r = cluster_view_load(d, cluster_id, true, &view);
+        int r = cluster_view_load(sv, cluster_id, true, &view);
         if (r < 0)
                 return r;
-        bool imported = release_load(d, view.c.release_version, false, &lr) == 0;
+        bool imported = release_load(sv, view.c.release_version, false, &lr) == 0;
         const char *capmsg = NULL;
         if (imported) {
                 struct cap_spec sp = { .baseline = view.c.cap_spec.baseline_capability_set,
@@ -227,7 +227,7 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                 .n_enabled_capabilities = view.c.cap_status.enabled_capabilities.n,
                 .n_known_capabilities = imported ? lr.r.info.known_capabilities.n : 0,
         };
-        int n = validations_cluster(&f, musterd_cfg(d), res);
+        int n = validations_cluster(&f, svc_cfg(sv), res);
         if (n < 0) {
                 r = n;
                 goto out;
@@ -264,7 +264,7 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
                         r = -ENOMEM;
                         goto out;
                 }
-        r = store_cluster_set_status_from(d->store, view.c.id, view.c.status, cluster_status_to_string(to), info, v,
+        r = store_cluster_set_status_from(sv->store, view.c.id, view.c.status, cluster_status_to_string(to), info, v,
                                           nv);
         /* A host that left its preparation, or the last one passing it,
          * moves a preparing cluster (install.h). */
@@ -277,7 +277,7 @@ int refresh_cluster(struct musterd *d, const char *cluster_id, enum cluster_stat
         if (r < 0)
                 goto out;
         if (to != cur)
-                musterd_event(d, to == CLUSTER_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, NULL,
+                svc_event(sv, to == CLUSTER_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, NULL,
                               view.c.id, NULL, "cluster %s (%s): %s -> %s: %s", view.c.name, view.c.id,
                               view.c.status ? view.c.status : "?", cluster_status_to_string(to), info);
 out:
@@ -285,10 +285,10 @@ out:
         free(hosts);
         cluster_view_free(&view);
         release_unload(&lr);
-        if (preparing && install_prepare_check(d, cluster_id) > 0) {
+        if (preparing && install_prepare_check(sv, cluster_id) > 0) {
                 struct cluster c;
                 cluster_init(&c);
-                if (store_cluster_get(d->store, cluster_id, &c) == 0)
+                if (store_cluster_get(sv->store, cluster_id, &c) == 0)
                         to = cluster_status_from_string(c.status);
                 cluster_free(&c);
         }

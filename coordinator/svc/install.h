@@ -6,18 +6,18 @@
 #include <stdbool.h>
 
 #include "model.h"
-#include "musterd.h"
+#include "svc.h"
 
 /* Host h failed its installation because of `why`: unless it is already in
  * error, it becomes error with status_info "<prefix><why>" (prefix NULL:
  * "Installation failed: "), only from the status it has in h; then its
  * cluster, if installing, becomes error with "Host <hostname> failed:
  * <why>". Events for both. 0, or -ESTALE if the host moved meanwhile. */
-int install_fail_host(struct musterd *d, const struct host *h, const char *prefix, const char *why);
+int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why);
 
 /* If every host bound to the cluster is installed, an installing cluster
  * becomes installed (event). 1 if it did, 0 if not yet, -errno. */
-int install_cluster_check(struct musterd *d, const char *cluster_id);
+int install_cluster_check(struct svc *sv, const char *cluster_id);
 
 /* Whether h's install step reported success and h waits for its installed
  * system's first check-in (installing-in-progress at stage rebooting). */
@@ -27,7 +27,7 @@ bool install_waits_for_first_boot(const struct host *h);
  * a host waiting for it becomes installed (stage done, 100%), event, and
  * its cluster is installed when all its hosts are. 1 if it moved, 0 if it
  * was not waiting (or moved meanwhile), -errno. h->status is updated. */
-int install_first_boot(struct musterd *d, struct host *h);
+int install_first_boot(struct svc *sv, struct host *h);
 
 /* The preparation of an installation (preparing-for-installation): a host
  * has passed once its installation-disk-speed-check result is in and none
@@ -39,7 +39,7 @@ int install_first_boot(struct musterd *d, struct host *h);
  *   preparing hosts back to known (preparation-failed); nothing was written.
  * - A day-2 host of an installed cluster: it becomes installing on its own.
  * Events for each move. 1 if something moved, 0 if not, -errno. */
-int install_prepare_check(struct musterd *d, const char *cluster_id);
+int install_prepare_check(struct svc *sv, const char *cluster_id);
 
 /* Start installing cluster `cluster_id` (the user `by` asked, for the
  * event): re-validated, it must be ready; auto roles are assigned (masters
@@ -52,4 +52,4 @@ int install_prepare_check(struct musterd *d, const char *cluster_id);
  *   -EDOM     its capabilities cannot be computed
  *   -ESTALE   it changed state meanwhile
  *   -EIO      the payload could not be built; -ENOMEM; store errors. */
-int install_start_cluster(struct musterd *d, const char *cluster_id, const char *by, char *err, size_t errlen);
+int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen);

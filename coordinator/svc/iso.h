@@ -77,8 +77,3 @@ bool iso_host_ok(const char *host);
  * '_', no leading '.', at most `n - 5` bytes, "discovery" when nothing is
  * left; then ".iso". out has n bytes (n >= 16). Pure. */
 void iso_file_name(const char *name, char *out, size_t n);
-
-/* GET and HEAD /api/v2/infra-envs/{id}/downloads/image (api_iso.c). */
-struct http_request;
-struct http_response;
-void api_iso_download(void *app, struct http_request *req, struct http_response *resp);

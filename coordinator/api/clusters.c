@@ -19,10 +19,10 @@
 #include "validations.h"
 
 /* The cluster as stored now (after a refresh), as the answer. */
-static void reply_cluster(struct musterd *d, struct http_response *resp, int status, const char *id) {
+static void reply_cluster(struct svc *sv, struct http_response *resp, int status, const char *id) {
         struct cluster c;
         cluster_init(&c);
-        int r = store_cluster_get(d->store, id, &c);
+        int r = store_cluster_get(sv->store, id, &c);
         if (r < 0)
                 api_store_error(resp, r, "cluster");
         else
@@ -111,12 +111,12 @@ static const char *feature_set_name(const char *fs) {
 }
 
 /* An event when the condition changed status (before_status: what it was). */
-static void caps_events(struct musterd *d, const struct cluster *c, const char *before_status) {
+static void caps_events(struct svc *sv, const struct cluster *c, const char *before_status) {
         for (size_t i = 0; i < c->n_conditions; i++) {
                 const struct model_condition *k = &c->conditions[i];
                 if (!k->type || strcmp(k->type, CAP_CONDITION_TYPE) != 0 || same_str(before_status, k->status))
                         continue;
-                musterd_event(d, strcmp(k->status, "True") == 0 ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, NULL,
+                svc_event(sv, strcmp(k->status, "True") == 0 ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, NULL,
                               c->id, NULL, "cluster %s: %s=%s (%s): %s", c->id, k->type, k->status,
                               k->reason ? k->reason : "", k->message ? k->message : "");
         }
@@ -133,7 +133,7 @@ static const char *condition_status(const struct cluster *c) {
  * imported. A spec needs an imported release; a plain release_version need
  * not be imported yet (capabilities-valid then says so). 0, or answers and
  * returns -errno. */
-static int caps_for_new(struct musterd *d, struct cluster *c, struct http_response *resp) {
+static int caps_for_new(struct svc *sv, struct cluster *c, struct http_response *resp) {
         struct loaded_release lr;
         char err[512];
         bool given = c->present & CL_F_CAPABILITIES;
@@ -145,7 +145,7 @@ static int caps_for_new(struct musterd *d, struct cluster *c, struct http_respon
         }
         if (!c->release_version)
                 return 0;
-        r = release_load(d, c->release_version, false, &lr);
+        r = release_load(sv, c->release_version, false, &lr);
         if (r == -ENOENT) {
                 release_unload(&lr);
                 if (!given)
@@ -165,7 +165,7 @@ static int caps_for_new(struct musterd *d, struct cluster *c, struct http_respon
 }
 
 void api_cluster_create(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
         char err[256];
         if (!api_need_admin(req, resp))
@@ -185,29 +185,29 @@ void api_cluster_create(void *app, struct http_request *req, struct http_respons
                 free(c.cpu_architecture);
                 c.cpu_architecture = strdup(arch);
         }
-        if (caps_for_new(d, &c, resp) < 0)
+        if (caps_for_new(sv, &c, resp) < 0)
                 goto out;
         c.owner = strdup(P(req)->owner);
-        int r = store_cluster_create(d->store, &c);
+        int r = store_cluster_create(sv->store, &c);
         if (r < 0) {
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) created by %s", c.name, c.id,
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) created by %s", c.name, c.id,
                       c.owner);
-        (void) refresh_cluster(d, c.id, NULL);
-        reply_cluster(d, resp, 201, c.id);
+        (void) refresh_cluster(sv, c.id, NULL);
+        reply_cluster(sv, resp, 201, c.id);
 out:
         cluster_free(&c);
 }
 
 void api_cluster_list(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster_list l = { 0 };
         struct store_page pg;
-        if (!api_need_admin(req, resp) || api_query_page(d, req, resp, &pg) < 0)
+        if (!api_need_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
-        int r = store_cluster_list(d->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
+        int r = store_cluster_list(sv->store, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
         if (r < 0)
                 api_store_error(resp, r, "clusters");
         else {
@@ -218,20 +218,20 @@ void api_cluster_list(void *app, struct http_request *req, struct http_response 
 }
 
 void api_cluster_get(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
-        if (api_load_cluster(d, req, resp, req->params[0], &c) == 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) == 0)
                 http_json(resp, 200, cluster_to_json(&c, 0));
         cluster_free(&c);
 }
 
 /* Every bound host re-validated (the cluster's settings feed theirs). */
-static void refresh_bound_hosts(struct musterd *d, const char *cluster_id) {
+static void refresh_bound_hosts(struct svc *sv, const char *cluster_id) {
         struct cluster_view v;
-        if (cluster_view_load(d, cluster_id, true, &v) < 0)
+        if (cluster_view_load(sv, cluster_id, true, &v) < 0)
                 return;
         for (size_t i = 0; i < v.hosts.n; i++)
-                (void) refresh_host(d, &v.hosts.v[i]);
+                (void) refresh_host(sv, &v.hosts.v[i]);
         cluster_view_free(&v);
 }
 
@@ -246,7 +246,7 @@ static bool is_installing(const struct cluster *c) {
  * whose payload content changes, revision N+1 built and signed into *p (not
  * stored). *fields gets the members to store. 0, or answers and returns
  * -errno; then nothing is to be stored. */
-static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, const char *rel,
+static int cluster_rework(struct svc *sv, struct cluster *c, bool rel_given, const char *rel,
                           const struct cluster_cap_spec *spec, bool fs_given, const char *fs, bool upgrade,
                           struct store_payload *p, uint32_t *fields, struct http_response *resp) {
         struct loaded_release nlr, olr;
@@ -273,7 +273,7 @@ static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, 
         }
         if (condition_status(c) && !(before = strdup(condition_status(c))))
                 return -ENOMEM;
-        r = release_load(d, target, installed || upgrade, &nlr);
+        r = release_load(sv, target, installed || upgrade, &nlr);
         if (r == -ENOENT) {
                 release_unload(&nlr);
                 if (spec || installed || upgrade) {
@@ -299,7 +299,7 @@ static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, 
                 return r;
         }
         if ((upgrade || installed) && rel_change && c->has_cap_status && c->release_version &&
-            (r = release_load(d, c->release_version, true, &olr)) == 0 &&
+            (r = release_load(sv, c->release_version, true, &olr)) == 0 &&
             (r = clusterrel_upgrade_implicit(&olr, &nlr, c, &also)) < 0) {
                 http_error(resp, 500, "the upgrade rule failed for release %s -> %s", c->release_version, target);
                 goto out;
@@ -325,9 +325,9 @@ static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, 
         *fields = CL_F_CAP_STATUS | CL_F_CONDITIONS | (spec ? CL_F_CAPABILITIES : 0) |
                   (rel_change ? CL_F_RELEASE_VERSION : 0) | (fs_given ? CL_F_FEATURE_SET : 0);
         if (installed) {
-                r = clusterrel_payload_differs(d, c, &nlr, err, sizeof err);
+                r = clusterrel_payload_differs(sv, c, &nlr, err, sizeof err);
                 if (r > 0)
-                        r = clusterrel_build_payload(d, c, &nlr, NULL, 0, c->payload_revision + 1, p, err, sizeof err);
+                        r = clusterrel_build_payload(sv, c, &nlr, NULL, 0, c->payload_revision + 1, p, err, sizeof err);
                 if (r < 0) {
                         log_error_errno(r, "api", "Building a payload of cluster %s failed: %s", c->id, err);
                         http_error(resp, 500, "could not build the next payload of cluster %s: %s", c->id, err);
@@ -336,7 +336,7 @@ static int cluster_rework(struct musterd *d, struct cluster *c, bool rel_given, 
                 }
                 r = 0;
         }
-        caps_events(d, c, before);
+        caps_events(sv, c, before);
 out:
         strv_free(&also);
         release_unload(&olr);
@@ -345,15 +345,15 @@ out:
 }
 
 /* Store what cluster_rework decided, and the new payload revision. */
-static int rework_store(struct musterd *d, struct cluster *c, uint32_t fields, struct store_payload *p,
+static int rework_store(struct svc *sv, struct cluster *c, uint32_t fields, struct store_payload *p,
                         struct http_response *resp) {
-        int r = fields ? store_cluster_update(d->store, c, fields) : 0;
+        int r = fields ? store_cluster_update(sv->store, c, fields) : 0;
         if (r < 0) {
                 api_store_error(resp, r, "cluster");
                 return r;
         }
         if (p->canonical) {
-                r = clusterrel_store_payload(d, c, p);
+                r = clusterrel_store_payload(sv, c, p);
                 if (r == -ESTALE) {
                         http_error(resp, 409, "another payload revision of cluster %s was built meanwhile; try again",
                                    c->id);
@@ -368,14 +368,14 @@ static int rework_store(struct musterd *d, struct cluster *c, uint32_t fields, s
 }
 
 void api_cluster_patch(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c, in;
         struct store_payload p;
         uint32_t fields = 0;
         char err[256];
         cluster_init(&in);
         store_payload_init(&p);
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
         if (cluster_from_json(req->body, &in, err, sizeof err) < 0) {
                 http_error(resp, 400, "%s", err);
@@ -395,7 +395,7 @@ void api_cluster_patch(void *app, struct http_request *req, struct http_response
                 http_error(resp, 409, "cluster %s is %s; its settings cannot change now", c.id, c.status);
                 goto out;
         }
-        if (cluster_rework(d, &c, in.present & CL_F_RELEASE_VERSION, in.release_version,
+        if (cluster_rework(sv, &c, in.present & CL_F_RELEASE_VERSION, in.release_version,
                            (in.present & CL_F_CAPABILITIES) ? &in.cap_spec : NULL, in.present & CL_F_FEATURE_SET,
                            in.feature_set, false, &p, &fields, resp) < 0)
                 goto out;
@@ -403,17 +403,17 @@ void api_cluster_patch(void *app, struct http_request *req, struct http_response
         in.id = strdup(c.id);
         /* The release, spec and feature set go with the status (c). */
         uint32_t plain = in.present & ~(CL_F_CAPABILITIES | CL_F_RELEASE_VERSION | CL_F_FEATURE_SET);
-        int r = plain ? store_cluster_update(d->store, &in, plain) : 0;
+        int r = plain ? store_cluster_update(sv->store, &in, plain) : 0;
         if (r < 0) {
                 api_store_error(resp, r, "cluster");
                 goto out;
         }
-        if (rework_store(d, &c, fields, &p, resp) < 0)
+        if (rework_store(sv, &c, fields, &p, resp) < 0)
                 goto out;
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s updated by %s", c.id, P(req)->owner);
-        refresh_bound_hosts(d, c.id);
-        (void) refresh_cluster(d, c.id, NULL);
-        reply_cluster(d, resp, 200, c.id);
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s updated by %s", c.id, P(req)->owner);
+        refresh_bound_hosts(sv, c.id);
+        (void) refresh_cluster(sv, c.id, NULL);
+        reply_cluster(sv, resp, 200, c.id);
 out:
         store_payload_free(&p);
         cluster_free(&in);
@@ -421,14 +421,14 @@ out:
 }
 
 void api_cluster_upgrade(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
         struct store_payload p;
         uint32_t fields = 0;
         json_object *v;
         char *from = NULL;
         store_payload_init(&p);
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
         if (!json_object_object_get_ex(req->body, "release_version", &v) || !json_object_is_type(v, json_type_string) ||
             json_object_get_string_len(v) == 0 || json_object_get_string_len(v) > RELEASE_MAX_VERSION) {
@@ -445,15 +445,15 @@ void api_cluster_upgrade(void *app, struct http_request *req, struct http_respon
                 goto out;
         }
         from = c.release_version ? strdup(c.release_version) : NULL;
-        if (cluster_rework(d, &c, true, to, NULL, false, NULL, true, &p, &fields, resp) < 0 ||
-            rework_store(d, &c, fields, &p, resp) < 0)
+        if (cluster_rework(sv, &c, true, to, NULL, false, NULL, true, &p, &fields, resp) < 0 ||
+            rework_store(sv, &c, fields, &p, resp) < 0)
                 goto out;
-        musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) upgraded from release %s to %s by %s%s",
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) upgraded from release %s to %s by %s%s",
                       c.name, c.id, from ? from : "(none)", to, P(req)->owner,
                       p.canonical ? "; a new payload revision is built" : "");
-        refresh_bound_hosts(d, c.id);
-        (void) refresh_cluster(d, c.id, NULL);
-        reply_cluster(d, resp, 200, c.id);
+        refresh_bound_hosts(sv, c.id);
+        (void) refresh_cluster(sv, c.id, NULL);
+        reply_cluster(sv, resp, 200, c.id);
 out:
         free(from);
         store_payload_free(&p);
@@ -461,21 +461,21 @@ out:
 }
 
 void api_cluster_delete(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct cluster c;
-        if (api_load_cluster(d, req, resp, req->params[0], &c) < 0)
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
         if (is_installing(&c)) {
                 http_error(resp, 409, "cluster %s is %s; it cannot be deleted now", c.id, c.status);
                 goto out;
         }
-        int r = store_cluster_delete(d->store, c.id);
+        int r = store_cluster_delete(sv->store, c.id);
         if (r == -EBUSY)
                 http_error(resp, 409, "cluster %s still has hosts bound; unbind them first", c.id);
         else if (r < 0)
                 api_store_error(resp, r, "cluster");
         else {
-                musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) deleted by %s", c.name,
+                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s (%s) deleted by %s", c.name,
                               c.id, P(req)->owner);
                 api_no_content(resp);
         }
@@ -489,7 +489,7 @@ out:
  * host's status as read; when the host changed meanwhile (its agent checked
  * in between the read and the write), the request is decided again on the
  * new status, a few times, rather than answered 409. */
-static void host_set_binding(struct musterd *d, struct http_request *req, struct http_response *resp, bool bind) {
+static void host_set_binding(struct svc *sv, struct http_request *req, struct http_response *resp, bool bind) {
         struct infra_env ie;
         struct host h;
         struct cluster c;
@@ -511,16 +511,16 @@ static void host_set_binding(struct musterd *d, struct http_request *req, struct
                 host_free(&h);
                 infra_env_free(&ie);
                 cluster_free(&c);
-                if (api_load_host(d, req, resp, &ie, &h) < 0)
+                if (api_load_host(sv, req, resp, &ie, &h) < 0)
                         goto out;
                 if (bind) {
-                        if (api_load_cluster(d, req, resp, json_object_get_string(v), &c) < 0)
+                        if (api_load_cluster(sv, req, resp, json_object_get_string(v), &c) < 0)
                                 goto out;
                         if (h.cluster_id && strcmp(h.cluster_id, c.id) == 0) {
                                 http_error(resp, 409, "host %s is already bound to cluster %s", h.id, c.id);
                                 goto out;
                         }
-                } else if (h.cluster_id && store_cluster_get(d->store, h.cluster_id, &c) < 0)
+                } else if (h.cluster_id && store_cluster_get(sv->store, h.cluster_id, &c) < 0)
                         cluster_init(&c);
                 struct hostfsm_ctx ctx = { .cluster_installing = c.id && is_installing(&c) };
                 const char *why;
@@ -530,7 +530,7 @@ static void host_set_binding(struct musterd *d, struct http_request *req, struct
                                    host_status_to_string(h.status), why);
                         goto out;
                 }
-                r = store_host_bind(d->store, ie.id, h.id, bind ? c.id : NULL, to, hostfsm_status_info(to),
+                r = store_host_bind(sv->store, ie.id, h.id, bind ? c.id : NULL, to, hostfsm_status_info(to),
                                     STORE_STATUS(h.status));
         }
         if (r == -EBUSY) {
@@ -543,16 +543,16 @@ static void host_set_binding(struct musterd *d, struct http_request *req, struct
                 goto out;
         }
         if (bind)
-                musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id, "host %s bound to cluster %s (%s) by %s",
+                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, c.id, h.id, "host %s bound to cluster %s (%s) by %s",
                               h.id, c.name, c.id, P(req)->owner);
         else
-                musterd_event(d, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id,
+                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id,
                               "host %s unbound from cluster %s by %s%s", h.id, h.cluster_id ? h.cluster_id : "?",
                               P(req)->owner,
                               to == HOST_UNBINDING_PENDING_USER_ACTION ? "; boot it from the discovery ISO again" : "");
         if (bind ? c.id != NULL : h.cluster_id != NULL)
-                (void) refresh_cluster(d, bind ? c.id : h.cluster_id, NULL);
-        api_reply_host(d, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
+                (void) refresh_cluster(sv, bind ? c.id : h.cluster_id, NULL);
+        api_reply_host(sv, resp, ie.id, h.id, MODEL_JSON_NO_INVENTORY);
 out:
         cluster_free(&c);
         host_free(&h);
@@ -560,9 +560,9 @@ out:
 }
 
 void api_host_bind(void *app, struct http_request *req, struct http_response *resp) {
-        host_set_binding(app, req, resp, true);
+        host_set_binding(api_svc(app), req, resp, true);
 }
 
 void api_host_unbind(void *app, struct http_request *req, struct http_response *resp) {
-        host_set_binding(app, req, resp, false);
+        host_set_binding(api_svc(app), req, resp, false);
 }

@@ -1,8 +1,9 @@
-/* The event sink (musterd.h musterd_event): every event a service, a
- * handler or a controller raises goes up through here into the store, where
- * GET /events and musterctl events read it. Lower layers never call the
- * API to say something happened; they call this. */
-#include "musterd.h"
+/* The event sink (svc.h svc_event): every event a service or a controller
+ * raises is recorded in the store, where GET /events and musterctl events
+ * read it, and then handed up to the sink that the daemon wired. Lower
+ * layers never call a higher one to say something happened; they call
+ * this. */
+#include "svc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,8 +12,8 @@
 
 #include "log.h"
 
-void musterd_event(struct musterd *d, enum event_severity sev, enum event_category cat, const char *infra_env_id,
-                   const char *cluster_id, const char *host_id, const char *fmt, ...) {
+void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+               const char *cluster_id, const char *host_id, const char *fmt, ...) {
         char msg[1024];
         va_list ap;
         va_start(ap, fmt);
@@ -26,8 +27,10 @@ void musterd_event(struct musterd *d, enum event_severity sev, enum event_catego
         e.cluster_id = cluster_id ? strdup(cluster_id) : NULL;
         e.host_id = host_id ? strdup(host_id) : NULL;
         e.message = strdup(msg);
-        int r = store_event_append(d->store, &e);
+        int r = store_event_append(s->store, &e);
         if (r < 0)
                 log_warning_errno(r, "events", "Failed to record event \"%s\": %m", msg);
+        else if (s->sink.emit)
+                s->sink.emit(s->sink.ctx, &e);
         event_free(&e);
 }

@@ -139,7 +139,7 @@ static void unavailable(struct http_response *resp, const char *ie_id, const cha
 }
 
 void api_iso_download(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct iso_template t = { .fd = -1 };
         char err[512], etag[ISO_ETAG_MAX], fname[128];
@@ -150,10 +150,10 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
         int r;
 
         infra_env_init(&ie);
-        if (!api_need_admin(req, resp) || api_load_infra_env(d, req, resp, req->params[0], &ie) < 0)
+        if (!api_need_admin(req, resp) || api_load_infra_env(sv, req, resp, req->params[0], &ie) < 0)
                 goto out;
         /* The configuration once, copied: the stream outlives the request. */
-        const struct muster_config *cfg = musterd_cfg(d);
+        const struct muster_config *cfg = svc_cfg(sv);
         tpl = strdup(cfg->iso_template);
         cfg_url = strdup(cfg->iso_coordinator_url);
         ca_path = strdup(cfg->iso_ca_file);
@@ -178,11 +178,11 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
                 unavailable(resp, ie.id, err);
                 goto out;
         }
-        if (auth_issue_agent(d->key, ie.id, ie.token_generation, &token) < 0) {
+        if (auth_issue_agent(sv->key, ie.id, ie.token_generation, &token) < 0) {
                 http_error(resp, 500, "could not sign the agent token");
                 goto out;
         }
-        if (crypto_key_public_pem(d->key, &pem) < 0) {
+        if (crypto_key_public_pem(sv->key, &pem) < 0) {
                 http_error(resp, 500, "could not encode the public key");
                 goto out;
         }

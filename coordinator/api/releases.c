@@ -42,7 +42,7 @@ static bool version_ok(const char *v) {
 }
 
 /* The release of the path, or answers (400, 404) and returns -errno. */
-static int load(struct musterd *d, struct http_request *req, struct http_response *resp, bool manifests,
+static int load(struct svc *sv, struct http_request *req, struct http_response *resp, bool manifests,
                 struct loaded_release *lr) {
         const char *v = req->params[0];
         if (!version_ok(v)) {
@@ -51,7 +51,7 @@ static int load(struct musterd *d, struct http_request *req, struct http_respons
                 http_error(resp, 400, "\"%.64s\" is not a release version", v);
                 return -EINVAL;
         }
-        int r = release_load(d, v, manifests, lr);
+        int r = release_load(sv, v, manifests, lr);
         if (r == -ENOENT)
                 http_error(resp, 404, "release %s is not imported", v);
         else if (r < 0)
@@ -117,8 +117,8 @@ static int open_beneath(int dfd, const char *rel, const char *whole) {
  * the state directory's files. The fd (blocking again) and its stat, or
  * -errno with the reason in why: a reason names the path and the folder,
  * never anything about the file's content. Nothing here blocks on a FIFO. */
-static int os_image_open(struct musterd *d, const char *path, struct stat *st, char *why, size_t whylen) {
-        const struct muster_config *cfg = musterd_cfg(d);
+static int os_image_open(struct svc *sv, const char *path, struct stat *st, char *why, size_t whylen) {
+        const struct muster_config *cfg = svc_cfg(sv);
         char folder[PATH_MAX], state[PATH_MAX], real[PATH_MAX];
         _cleanup_free_ char *configured = NULL, *joined = NULL;
 
@@ -195,7 +195,7 @@ static int os_image_open(struct musterd *d, const char *path, struct stat *st, c
  * release.yaml describes it. 0, or answers 400 and returns -errno. A refusal
  * names what release.yaml says, never the size or digest of the file found
  * (which may be any file: they would tell an admin about a key). */
-static int check_os_image(struct musterd *d, const struct release_os_image *img, struct http_response *resp) {
+static int check_os_image(struct svc *sv, const struct release_os_image *img, struct http_response *resp) {
         struct crypto_sha256_ctx ctx;
         uint8_t sum[CRYPTO_SHA256_LEN];
         char hex[2 * CRYPTO_SHA256_LEN + 1], why[1024] = "";
@@ -204,7 +204,7 @@ static int check_os_image(struct musterd *d, const struct release_os_image *img,
         const size_t bufsz = 1 << 20;
         int64_t total = 0;
 
-        _cleanup_close_ int fd = os_image_open(d, img->path, &st, why, sizeof why);
+        _cleanup_close_ int fd = os_image_open(sv, img->path, &st, why, sizeof why);
         if (fd == -ENOMEM) {
                 http_error(resp, 500, "out of memory");
                 return fd;
@@ -366,7 +366,7 @@ static void refuse_warnings(json_object *warnings, struct http_response *resp) {
 }
 
 void api_release_import(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct release_info info;
         struct manifest_list ms = { 0 };
         struct store_release stored;
@@ -435,9 +435,9 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
                 refuse_warnings(warnings, resp);
                 goto out;
         }
-        if (info.os_image.path && check_os_image(d, &info.os_image, resp) < 0)
+        if (info.os_image.path && check_os_image(sv, &info.os_image, resp) < 0)
                 goto out;
-        r = store_release_import(d->store, &info, &ms, &stored);
+        r = store_release_import(sv->store, &info, &ms, &stored);
         if (r == -EEXIST) {
                 http_error(resp, 409, "release %s is already imported", info.version);
                 goto out;
@@ -451,10 +451,10 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
         if (n_warn)
                 snprintf(extra, sizeof extra, "; %zu warning%s: capabilities release.yaml does not declare", n_warn,
                          n_warn == 1 ? "" : "s");
-        musterd_event(d, n_warn ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL,
+        svc_event(sv, n_warn ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL,
                       "release %s imported by %s: %zu manifests from %zu files%s", info.version, P(req)->owner, ms.n,
                       n_files, extra);
-        clusterrel_release_imported(d, info.version);
+        clusterrel_release_imported(sv, info.version);
         json_object *answer = release_json(&stored);
         if (answer)
                 json_object_object_add(answer, "warnings", TAKE_PTR(warnings));
@@ -468,12 +468,12 @@ out:
 /* ---- read, delete ------------------------------------------------------- */
 
 void api_release_list(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct store_release_list l = { 0 };
         struct store_page pg;
-        if (!api_need_admin(req, resp) || api_query_page(d, req, resp, &pg) < 0)
+        if (!api_need_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
-        int r = store_release_list(d->store, &pg, &l);
+        int r = store_release_list(sv->store, &pg, &l);
         if (r < 0) {
                 api_store_error(resp, r, "releases");
                 return;
@@ -487,11 +487,11 @@ void api_release_list(void *app, struct http_request *req, struct http_response 
 }
 
 void api_release_get(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct loaded_release lr;
         if (!api_need_admin(req, resp))
                 return;
-        if (load(d, req, resp, true, &lr) == 0) {
+        if (load(sv, req, resp, true, &lr) == 0) {
                 json_object *o = release_json(&lr.r);
                 json_object *a = json_object_new_array_ext((int) lr.ms.n);
                 for (size_t i = 0; a && i < lr.ms.n; i++)
@@ -506,7 +506,7 @@ void api_release_get(void *app, struct http_request *req, struct http_response *
 }
 
 void api_release_delete(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         const char *v = req->params[0];
         if (!api_need_infra_admin(req, resp))
                 return;
@@ -514,7 +514,7 @@ void api_release_delete(void *app, struct http_request *req, struct http_respons
                 http_error(resp, 400, "\"%.64s\" is not a release version", v);
                 return;
         }
-        int r = store_release_delete(d->store, v);
+        int r = store_release_delete(sv->store, v);
         if (r == -EBUSY)
                 http_error(resp, 409, "release %s is the release of a cluster; it cannot be deleted", v);
         else if (r == -ENOENT)
@@ -522,7 +522,7 @@ void api_release_delete(void *app, struct http_request *req, struct http_respons
         else if (r < 0)
                 api_store_error(resp, r, "release");
         else {
-                musterd_event(d, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "release %s deleted by %s", v,
+                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "release %s deleted by %s", v,
                               P(req)->owner);
                 api_no_content(resp);
         }
@@ -588,7 +588,7 @@ static json_object *manifest_ref(const struct manifest *m) {
 }
 
 void api_release_preview(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct loaded_release lr;
         struct strv additional = { 0 }, exclude = { 0 };
         struct cap_status st;
@@ -599,7 +599,7 @@ void api_release_preview(void *app, struct http_request *req, struct http_respon
         cap_status_init(&st);
         if (!api_need_admin(req, resp))
                 return;
-        if (load(d, req, resp, true, &lr) < 0)
+        if (load(sv, req, resp, true, &lr) < 0)
                 goto out;
         const char *profile = query_token(req, resp, "profile", &bad);
         const char *feature_set = bad ? NULL : query_token(req, resp, "feature_set", &bad);
@@ -683,10 +683,10 @@ static void image_part_free(void *cls) {
 }
 
 void api_release_os_image(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         struct loaded_release lr;
         struct stat st;
-        if (load(d, req, resp, false, &lr) < 0)
+        if (load(sv, req, resp, false, &lr) < 0)
                 goto out;
         const struct release_os_image *img = &lr.r.info.os_image;
         if (!img->path) {
@@ -695,7 +695,7 @@ void api_release_os_image(void *app, struct http_request *req, struct http_respo
                 goto out;
         }
         char why[1024] = "";
-        int fd = os_image_open(d, img->path, &st, why, sizeof why);
+        int fd = os_image_open(sv, img->path, &st, why, sizeof why);
         if (fd < 0) {
                 /* The folder or the file changed since the import (or the
                  * release predates the folder): the reason goes to the log. */
@@ -743,9 +743,9 @@ out:
 }
 
 void api_signing_key(void *app, struct http_request *req, struct http_response *resp) {
-        struct musterd *d = app;
+        struct svc *sv = api_svc(app);
         char *pem = NULL;
-        if (crypto_key_public_pem(d->key, &pem) < 0) {
+        if (crypto_key_public_pem(sv->key, &pem) < 0) {
                 http_error(resp, 500, "could not encode the public key");
                 return;
         }

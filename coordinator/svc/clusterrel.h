@@ -9,7 +9,7 @@
 
 #include "capability.h"
 #include "model.h"
-#include "musterd.h"
+#include "svc.h"
 #include "store.h"
 
 /* A release as the store has it, with its manifests when asked. */
@@ -21,7 +21,7 @@ struct loaded_release {
 };
 
 /* -ENOENT: not imported. lr is always freeable. */
-int release_load(struct musterd *d, const char *version, bool with_manifests, struct loaded_release *lr);
+int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr);
 void release_unload(struct loaded_release *lr);
 
 /* Recompute c's capabilities status under lr from `spec` (stored into
@@ -46,23 +46,23 @@ int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct l
  * each bound host's part (payload.h), with roles[] (may be NULL) as install
  * assigns them before they are stored. Not stored. lr needs its manifests.
  * err says what failed. */
-int clusterrel_build_payload(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                              const struct store_host_role *roles, size_t n_roles, int64_t revision,
                              struct store_payload *out, char *err, size_t errlen);
 
 /* Does c (as given: its release, enabled set, feature set, settings and
  * bound hosts as stored) yield a payload other than its stored revision
  * c->payload_revision? 1 yes, 0 no, -errno. */
-int clusterrel_payload_differs(struct musterd *d, const struct cluster *c, const struct loaded_release *lr,
+int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                                char *err, size_t errlen);
 
 /* The event of a new payload revision. */
-void clusterrel_payload_event(struct musterd *d, const struct cluster *c, const struct store_payload *p);
+void clusterrel_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p);
 
 /* Store p as c's next revision and record the event. -ESTALE when another
  * revision won the race. */
-int clusterrel_store_payload(struct musterd *d, const struct cluster *c, struct store_payload *p);
+int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p);
 
 /* Compute and store the status of every cluster that names `version` and
  * has none yet (the release was imported after the cluster was created). */
-void clusterrel_release_imported(struct musterd *d, const char *version);
+void clusterrel_release_imported(struct svc *sv, const char *version);

@@ -1,11 +1,33 @@
-/* What the API's handler files share (api.c, api_clusters.c): the caller's
- * principal, store errors as HTTP answers, and loading a path's resources
- * with the scope checks done. Internal to musterd. */
+/* The API layer (DESIGN §2, §4): the route table, the authentication hook,
+ * and one file per resource whose handlers parse and authorize a request,
+ * call a service and write the answer. The daemon hands the HTTP server
+ * a struct api as every handler's `app`. */
 #pragma once
 #include "auth.h"
 #include "http.h"
 #include "model.h"
-#include "musterd.h"
+#include "svc.h"
+
+struct api {
+        struct svc *svc;
+        struct http_server *http; /* its own counters in /metrics */
+        /* More /metrics text from the layer that runs the API (the daemon's
+         * controllers), appended to *buf (*len used of *cap); may be NULL. */
+        int (*metrics)(void *ctx, char **buf, size_t *len, size_t *cap);
+        void *metrics_ctx;
+};
+
+/* The route table, and the hook the HTTP layer runs before a handler:
+ * the token checked (signature, revocation, agent-only routes). */
+extern const struct http_route api_routes[];
+extern const size_t api_n_routes;
+bool api_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp);
+void api_auth_free(void *auth);
+
+/* A handler's services. */
+static inline struct svc *api_svc(void *app) {
+        return ((struct api *) app)->svc;
+}
 
 #define P(req) ((const struct principal *) (req)->auth)
 
@@ -24,14 +46,14 @@ bool api_need_infra_admin(struct http_request *req, struct http_response *resp);
 
 /* The infra-env `id` if the caller may use it; else answers and returns
  * -errno. ie is always freeable. */
-int api_load_infra_env(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+int api_load_infra_env(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
                        struct infra_env *ie);
 /* The host of /infra-envs/{params[0]}/hosts/{params[1]}. A cluster creator
  * reaches unbound hosts and those of its own clusters. */
-int api_load_host(struct musterd *d, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
                   struct host *h);
 /* The cluster `id` if the caller may see it (agents: never). */
-int api_load_cluster(struct musterd *d, struct http_request *req, struct http_response *resp, const char *id,
+int api_load_cluster(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
                      struct cluster *c);
 
 /* The query parameter `key` as an integer in 0..max into *out (left alone
@@ -39,17 +61,21 @@ int api_load_cluster(struct musterd *d, struct http_request *req, struct http_re
 int api_query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out);
 /* ?limit= (at most the configured page size) and ?after= into *pg (offset 0).
  * 0, or answers 400 and returns -EINVAL. */
-int api_query_page(struct musterd *d, struct http_request *req, struct http_response *resp, struct store_page *pg);
+int api_query_page(struct svc *sv, struct http_request *req, struct http_response *resp, struct store_page *pg);
 
+/* A host as answered to people: host_to_json with `flags`, plus the
+ * installation disk it would install to now ("installation_disk_id",
+ * "installation_disk_path"; null when no disk fits). */
+json_object *api_host_json(struct svc *sv, struct host *h, unsigned flags);
 /* 200 with the host as stored now (after a change), model flags as
  * host_to_json's; or the store's error. */
-void api_reply_host(struct musterd *d, struct http_response *resp, const char *infra_env_id, const char *host_id,
+void api_reply_host(struct svc *sv, struct http_response *resp, const char *infra_env_id, const char *host_id,
                     unsigned flags);
 
 /* An answer of 204 with no body. */
 void api_no_content(struct http_response *resp);
 
-/* Cluster and binding handlers (api_clusters.c). */
+/* Clusters and binding (clusters.c). */
 void api_cluster_create(void *app, struct http_request *req, struct http_response *resp);
 void api_cluster_list(void *app, struct http_request *req, struct http_response *resp);
 void api_cluster_get(void *app, struct http_request *req, struct http_response *resp);
@@ -64,7 +90,7 @@ void api_host_rotate_token(void *app, struct http_request *req, struct http_resp
 void api_host_bind(void *app, struct http_request *req, struct http_response *resp);
 void api_host_unbind(void *app, struct http_request *req, struct http_response *resp);
 
-/* Releases and the signing key (api_releases.c). */
+/* Releases and the signing key (releases.c). */
 void api_release_import(void *app, struct http_request *req, struct http_response *resp);
 void api_release_list(void *app, struct http_request *req, struct http_response *resp);
 void api_release_get(void *app, struct http_request *req, struct http_response *resp);
@@ -73,23 +99,55 @@ void api_release_preview(void *app, struct http_request *req, struct http_respon
 void api_release_os_image(void *app, struct http_request *req, struct http_response *resp);
 void api_signing_key(void *app, struct http_request *req, struct http_response *resp);
 
-/* Installation (api_install.c): the install action, progress reports,
+/* Probes and metrics (health.c). */
+void api_healthz(void *app, struct http_request *req, struct http_response *resp);
+void api_readyz(void *app, struct http_request *req, struct http_response *resp);
+void api_metrics(void *app, struct http_request *req, struct http_response *resp);
+
+/* Infra-envs (infra_envs.c) and their discovery ISO (iso.c). */
+void api_infra_env_create(void *app, struct http_request *req, struct http_response *resp);
+void api_infra_env_list(void *app, struct http_request *req, struct http_response *resp);
+void api_infra_env_get(void *app, struct http_request *req, struct http_response *resp);
+void api_infra_env_delete(void *app, struct http_request *req, struct http_response *resp);
+void api_infra_env_patch(void *app, struct http_request *req, struct http_response *resp);
+void api_infra_env_rotate_token(void *app, struct http_request *req, struct http_response *resp);
+void api_iso_download(void *app, struct http_request *req, struct http_response *resp);
+
+/* What agents call (agents.c). */
+void api_host_register(void *app, struct http_request *req, struct http_response *resp);
+void api_host_instructions(void *app, struct http_request *req, struct http_response *resp);
+void api_host_step_result(void *app, struct http_request *req, struct http_response *resp);
+
+/* Hosts as people see them (hosts.c). */
+void api_host_get(void *app, struct http_request *req, struct http_response *resp);
+void api_hosts_list(void *app, struct http_request *req, struct http_response *resp);
+void api_infra_env_hosts_list(void *app, struct http_request *req, struct http_response *resp);
+void api_host_patch(void *app, struct http_request *req, struct http_response *resp);
+void api_host_delete(void *app, struct http_request *req, struct http_response *resp);
+
+/* Events (events.c) and people's tokens (tokens.c). */
+void api_events_list(void *app, struct http_request *req, struct http_response *resp);
+void api_token_create(void *app, struct http_request *req, struct http_response *resp);
+void api_token_list(void *app, struct http_request *req, struct http_response *resp);
+void api_token_revoke(void *app, struct http_request *req, struct http_response *resp);
+
+/* Installation (install.c): the install action, progress reports,
  * payload revisions, and the results of install steps. */
 void api_host_progress(void *app, struct http_request *req, struct http_response *resp);
 void api_payload_list(void *app, struct http_request *req, struct http_response *resp);
 void api_payload_get(void *app, struct http_request *req, struct http_response *resp);
 /* The result of an install step (mode install or apply) of host h:
  * answers resp. */
-void api_install_result(struct musterd *d, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
+void api_install_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
                         const char *error, struct http_response *resp);
 /* The result of a host's installation-disk-speed-check: kept as its step
  * result (for the disk the coordinator chose) while it is preparing, its
  * validations and its cluster's preparation follow (install.h); late
  * results are ignored. Answers resp (400 for an output of the wrong shape). */
-void api_disk_speed_result(struct musterd *d, struct host *h, int64_t exit_code, json_object *output,
+void api_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
                            const char *error, struct http_response *resp);
 /* The step arguments a preparing, installing or installed host gets on a
  * poll: fills the install members of *in, installation_disk included (the
  * disk speed check's too; strings live in *c and *h). */
 struct steps_input;
-int api_install_steps_input(struct musterd *d, struct host *h, struct cluster *c, struct steps_input *in);
+int api_install_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in);

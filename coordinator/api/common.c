@@ -1,0 +1,242 @@
+/* What the API's handlers share: a service's or the store's -errno as an
+ * HTTP answer (the one table), the role checks, loading a path's resources
+ * with the scope checks done, query parameters, and a host's answer. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "log.h"
+#include "uuid.h"
+#include "validations.h"
+
+
+/* A service's -errno as an HTTP status: the one table (issue 14). */
+static const struct {
+        int err;
+        int status;
+} svc_status[] = {
+        { -EINVAL, 400 }, { -EPERM, 403 },  { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },  { -ESTALE, 409 },
+        { -ENOPKG, 409 }, { -EDOM, 409 },   { -E2BIG, 413 },  { -EAGAIN, 503 }, { -ENOSPC, 507 },
+};
+
+void api_svc_error(struct http_response *resp, int r, const char *err, const char *what) {
+        if (!err || !*err) {
+                api_store_error(resp, r, what);
+                return;
+        }
+        for (size_t i = 0; i < sizeof svc_status / sizeof *svc_status; i++)
+                if (svc_status[i].err == r) {
+                        http_error(resp, svc_status[i].status, "%s", err);
+                        return;
+                }
+        log_error_errno(r, "api", "%s: %m", err);
+        http_error(resp, 500, "%s", err);
+}
+
+void api_store_error(struct http_response *resp, int r, const char *what) {
+        switch (r) {
+        case -ENOENT: http_error(resp, 404, "%s not found", what); break;
+        case -EEXIST: http_error(resp, 409, "%s already exists", what); break;
+        case -EBUSY: http_error(resp, 409, "%s is still in use", what); break;
+        case -ESTALE: http_error(resp, 409, "%s changed state meanwhile; try again", what); break;
+        case -EINVAL: http_error(resp, 400, "invalid %s", what); break;
+        case -E2BIG: http_error(resp, 413, "%s is too large", what); break;
+        case -EAGAIN: http_error(resp, 503, "store is busy; try again"); break;
+        case -ENOSPC:
+                http_error(resp, 507, "the store's file system is full: %s is not written (reads still work)", what);
+                break;
+        default:
+                log_error_errno(r, "api", "store failed on %s: %m", what);
+                http_error(resp, 500, "internal error on %s", what);
+        }
+}
+
+bool api_need_admin(struct http_request *req, struct http_response *resp) {
+        if (auth_is_admin(P(req)))
+                return true;
+        http_error(resp, 403, "this call is for administrators, not agents");
+        return false;
+}
+
+bool api_need_infra_admin(struct http_request *req, struct http_response *resp) {
+        if (auth_is_admin(P(req)) && P(req)->role == ROLE_INFRA_ADMIN)
+                return true;
+        http_error(resp, 403, "this call needs the infra-admin role");
+        return false;
+}
+
+/* The infra-env without the owner check (callers add the right one). */
+static int get_infra_env(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
+                         struct infra_env *ie) {
+        infra_env_init(ie);
+        if (!uuid_is_valid(id)) {
+                http_error(resp, 400, "infra-env id \"%s\" is not a UUID", id);
+                return -EINVAL;
+        }
+        /* An agent of another infra-env is refused before anything is read. */
+        if (P(req)->kind == PRINCIPAL_AGENT && strcasecmp(P(req)->infra_env_id, id) != 0) {
+                http_error(resp, 403, "this token belongs to another infra-env");
+                return -EPERM;
+        }
+        int r = store_infra_env_get(sv->store, id, ie);
+        if (r < 0)
+                api_store_error(resp, r, "infra-env");
+        return r;
+}
+
+int api_load_infra_env(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
+                       struct infra_env *ie) {
+        int r = get_infra_env(sv, req, resp, id, ie);
+        if (r < 0)
+                return r;
+        if (!auth_may_use_infra_env(P(req), ie->id, ie->owner)) {
+                http_error(resp, 403, "infra-env %s belongs to another owner", ie->id);
+                return -EPERM;
+        }
+        return 0;
+}
+
+int api_load_cluster(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
+                     struct cluster *c) {
+        cluster_init(c);
+        if (P(req)->kind != PRINCIPAL_ADMIN) {
+                http_error(resp, 403, "agents have no access to clusters");
+                return -EPERM;
+        }
+        if (!uuid_is_valid(id)) {
+                http_error(resp, 400, "cluster id \"%s\" is not a UUID", id);
+                return -EINVAL;
+        }
+        int r = store_cluster_get(sv->store, id, c);
+        if (r < 0) {
+                api_store_error(resp, r, "cluster");
+                return r;
+        }
+        if (!auth_may_see_cluster(P(req), c->owner)) {
+                /* Not even its existence is told to another owner. */
+                http_error(resp, 404, "cluster not found");
+                return -EPERM;
+        }
+        return 0;
+}
+
+/* One host as answered to people: its JSON plus the installation disk the
+ * host would install to now (validations_install_disk, the choice that
+ * has-min-valid-disks approves and the install step uses):
+ * "installation_disk_id" is the requested disk, else the chosen one's id;
+ * "installation_disk_path" the chosen one's /dev path; both null when no disk
+ * fits. */
+json_object *api_host_json(struct svc *sv, struct host *h, unsigned flags) {
+        json_object *o = host_to_json(h, flags);
+        char err[256];
+        if (!o)
+                return NULL;
+        if (h->inventory_json && !h->inventory)
+                (void) host_parse_inventory(h, err, sizeof err);
+        bool single_node = false;
+        if (h->cluster_id) {
+                struct cluster c;
+                if (store_cluster_get(sv->store, h->cluster_id, &c) == 0)
+                        single_node = c.high_availability_mode == HA_MODE_NONE;
+                cluster_free(&c);
+        }
+        const struct inv_disk *disk = NULL;
+        int i = h->inventory ? validations_install_disk(h->inventory, h->installation_disk_id, h->cluster_id != NULL,
+                                                        single_node, h->role, svc_cfg(sv))
+                             : -ENOENT;
+        if (i >= 0)
+                disk = &h->inventory->disks[i];
+        const char *id = h->installation_disk_id && *h->installation_disk_id ? h->installation_disk_id
+                         : disk ? (disk->id ? disk->id : disk->path) : NULL;
+        json_object_object_add(o, "installation_disk_id", id ? json_object_new_string(id) : NULL);
+        json_object_object_add(o, "installation_disk_path",
+                               disk && disk->path ? json_object_new_string(disk->path) : NULL);
+        return o;
+}
+
+void api_reply_host(struct svc *sv, struct http_response *resp, const char *infra_env_id, const char *host_id,
+                    unsigned flags) {
+        struct host h;
+        int r = store_host_get(sv->store, infra_env_id, host_id, &h);
+        if (r < 0)
+                api_store_error(resp, r, "host");
+        else
+                http_json(resp, 200, api_host_json(sv, &h, flags));
+        host_free(&h);
+}
+
+void api_no_content(struct http_response *resp) {
+        resp->status = 204;
+        resp->text = strdup("");
+}
+
+int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                  struct host *h) {
+        host_init(h);
+        const struct principal *p = P(req);
+        /* A cluster creator picks hosts from any infra-env's pool. */
+        bool creator = p->kind == PRINCIPAL_ADMIN && p->role == ROLE_CLUSTER_CREATOR;
+        int r = creator ? get_infra_env(sv, req, resp, req->params[0], ie)
+                        : api_load_infra_env(sv, req, resp, req->params[0], ie);
+        if (r < 0)
+                return r;
+        if (!uuid_is_valid(req->params[1])) {
+                http_error(resp, 400, "host id \"%s\" is not a UUID", req->params[1]);
+                return -EINVAL;
+        }
+        /* A host's own token speaks for that host only. */
+        if (p->kind == PRINCIPAL_AGENT && p->host_id[0] && strcasecmp(p->host_id, req->params[1]) != 0) {
+                http_error(resp, 403, "this token belongs to another host");
+                return -EPERM;
+        }
+        r = store_host_get(sv->store, ie->id, req->params[1], h);
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                return r;
+        }
+        if (creator && !(ie->owner && strcmp(ie->owner, p->owner) == 0) && h->cluster_id) {
+                struct cluster c;
+                cluster_init(&c);
+                bool mine = store_cluster_get(sv->store, h->cluster_id, &c) == 0 && auth_may_see_cluster(p, c.owner);
+                cluster_free(&c);
+                if (!mine) {
+                        http_error(resp, 404, "host not found");
+                        return -EPERM;
+                }
+        }
+        return 0;
+}
+
+/* The other hosts of a bound host's cluster with the addresses to check them
+ * on (inside the machine network when it is set). */
+int api_query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out) {
+        const char *s = http_query(req, key);
+        if (!s)
+                return 0;
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || *end || end == s || v < 0 || v > max) {
+                http_error(resp, 400, "query parameter %s must be an integer from 0 to %lld", key, (long long) max);
+                return -EINVAL;
+        }
+        *out = v;
+        return 0;
+}
+
+int api_query_page(struct svc *sv, struct http_request *req, struct http_response *resp, struct store_page *pg) {
+        int64_t limit = 0, after = 0;
+        int r;
+        if ((r = api_query_i64(req, resp, "limit", svc_cfg(sv)->max_page_size, &limit)) < 0 ||
+            (r = api_query_i64(req, resp, "after", INT64_MAX, &after)) < 0)
+                return r;
+        *pg = (struct store_page) { .limit = (unsigned) limit, .after = after };
+        return 0;
+}
+

@@ -1,0 +1,207 @@
+/* Hosts as people see them: show, list (all, or an infra-env's), change
+ * (role, hostname, installation disk), delete. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "cleanup.h"
+#include "hostfsm.h"
+#include "log.h"
+#include "refresh.h"
+#include "uuid.h"
+#include "validations.h"
+
+void api_host_get(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct infra_env ie;
+        struct host h;
+        if (api_load_host(sv, req, resp, &ie, &h) == 0)
+                http_json(resp, 200, api_host_json(sv, &h, 0));
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+/* GET /hosts, and GET /infra-envs/{id}/hosts with infra_env_id given. */
+static void list_hosts(struct svc *sv, struct http_request *req, struct http_response *resp,
+                       const char *infra_env_id) {
+        struct store_host_filter f = { .no_inventory = true };
+        struct store_page pg = { 0 };
+        int64_t offset = 0;
+        const char *status = http_query(req, "status");
+        if (status) {
+                const char *bad;
+                size_t bad_len;
+                if (host_status_set_parse(status, &f.status_mask, &bad, &bad_len) < 0) {
+                        http_error(resp, 400, "unknown host status \"%.*s\" in status=%s", (int) bad_len, bad, status);
+                        return;
+                }
+        }
+        f.cluster_id = http_query(req, "cluster_id");
+        f.infra_env_id = infra_env_id ? infra_env_id : http_query(req, "infra_env_id");
+        f.host_id = http_query(req, "id");
+        if ((f.cluster_id && !uuid_is_valid(f.cluster_id)) || (f.infra_env_id && !uuid_is_valid(f.infra_env_id)) ||
+            (f.host_id && !uuid_is_valid(f.host_id))) {
+                http_error(resp, 400, "id, cluster_id and infra_env_id must be UUIDs");
+                return;
+        }
+        const char *unbound = http_query(req, "unbound");
+        f.unbound_only = unbound && strcmp(unbound, "true") == 0;
+        f.hostname_contains = http_query(req, "hostname");
+        if (api_query_i64(req, resp, "min_cpu_cores", INT64_MAX, &f.min_cpu_cores) < 0 ||
+            api_query_i64(req, resp, "min_memory_bytes", INT64_MAX, &f.min_memory_bytes) < 0 ||
+            api_query_i64(req, resp, "min_disk_bytes", INT64_MAX, &f.min_disk_bytes) < 0 ||
+            api_query_page(sv, req, resp, &pg) < 0 || api_query_i64(req, resp, "offset", UINT_MAX, &offset) < 0)
+                return;
+        pg.offset = (unsigned) offset;
+        if (P(req)->role == ROLE_CLUSTER_CREATOR)
+                f.cluster_owner = P(req)->owner;
+        struct host_list l = { 0 };
+        int r = store_host_list(sv->store, &f, &pg, &l);
+        if (r < 0)
+                api_store_error(resp, r, "hosts");
+        else {
+                http_json(resp, 200, host_list_to_json(&l, MODEL_JSON_NO_INVENTORY));
+                resp->next_after = l.next_after;
+        }
+        host_list_free(&l);
+}
+
+void api_hosts_list(void *app, struct http_request *req, struct http_response *resp) {
+        if (api_need_admin(req, resp))
+                list_hosts(api_svc(app), req, resp, NULL);
+}
+
+void api_infra_env_hosts_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct infra_env ie;
+        infra_env_init(&ie);
+        if (api_need_admin(req, resp) && api_load_infra_env(sv, req, resp, req->params[0], &ie) == 0)
+                list_hosts(sv, req, resp, ie.id);
+        infra_env_free(&ie);
+}
+
+/* Changing a host (rename, delete) is for its infra-env's owner and for the
+ * creator of the cluster it is bound to; a cluster creator picks hosts from
+ * every pool but does not change other owners' pool hosts. */
+static bool may_change_host(struct svc *sv, struct http_request *req, struct http_response *resp,
+                            const struct infra_env *ie, const struct host *h) {
+        const struct principal *p = P(req);
+        if (p->kind != PRINCIPAL_ADMIN || p->role != ROLE_CLUSTER_CREATOR ||
+            (ie->owner && strcmp(ie->owner, p->owner) == 0))
+                return true;
+        bool mine = false;
+        if (h->cluster_id) {
+                struct cluster c;
+                cluster_init(&c);
+                mine = store_cluster_get(sv->store, h->cluster_id, &c) == 0 && auth_may_see_cluster(p, c.owner);
+                cluster_free(&c);
+        }
+        if (!mine)
+                http_error(resp, 403, "host %s is in another owner's infra-env and not bound to one of your clusters",
+                           h->id);
+        return mine;
+}
+
+/* PATCH a host: role, requested_hostname, installation_disk_id. */
+void api_host_patch(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct infra_env ie;
+        struct host h, in;
+        char err[256];
+        host_init(&in);
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_host(sv, req, resp, &ie, &h) < 0 || !may_change_host(sv, req, resp, &ie, &h))
+                goto out;
+        if (host_from_json(req->body, &in, err, sizeof err) < 0) {
+                http_error(resp, 400, "%s", err);
+                goto out;
+        }
+        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
+        if (in.present & ~allowed) {
+                http_error(resp, 400, "only role, requested_hostname and installation_disk_id can be changed");
+                goto out;
+        }
+        if (!in.present) {
+                http_error(resp, 400, "nothing to change: give role, requested_hostname or installation_disk_id");
+                goto out;
+        }
+        if ((in.present & HOST_F_ROLE) && in.role == _ROLE_INVALID) {
+                http_error(resp, 400, "field \"role\" must be auto, master or worker");
+                goto out;
+        }
+        if ((in.present & HOST_F_REQUESTED_HOSTNAME) && in.requested_hostname &&
+            !hostname_is_valid(in.requested_hostname, err, sizeof err)) {
+                http_error(resp, 400, "requested_hostname \"%.64s\" is not valid: %s", in.requested_hostname, err);
+                goto out;
+        }
+        if (host_status_is_installing(h.status) || h.status == HOST_INSTALLED) {
+                http_error(resp, 409, "host %s is %s; its settings cannot change now", h.id,
+                           host_status_to_string(h.status));
+                goto out;
+        }
+        free(in.infra_env_id);
+        free(in.id);
+        in.infra_env_id = strdup(ie.id);
+        in.id = strdup(h.id);
+        int r = store_host_update(sv->store, &in, in.present);
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s updated by %s%s%s%s%s%s%s",
+                      h.id, P(req)->owner, in.present & HOST_F_ROLE ? ": role " : "",
+                      in.present & HOST_F_ROLE ? host_role_to_string(in.role) : "",
+                      in.present & HOST_F_REQUESTED_HOSTNAME ? "; hostname " : "",
+                      in.present & HOST_F_REQUESTED_HOSTNAME ? (in.requested_hostname ? in.requested_hostname : "(none)") : "",
+                      in.present & HOST_F_INSTALLATION_DISK_ID ? "; installation disk " : "",
+                      in.present & HOST_F_INSTALLATION_DISK_ID
+                              ? (in.installation_disk_id ? in.installation_disk_id : "(any)") : "");
+        host_free(&h);
+        if ((r = store_host_get(sv->store, ie.id, in.id, &h)) < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        (void) refresh_host(sv, &h);
+        if (h.cluster_id)
+                (void) refresh_cluster(sv, h.cluster_id, NULL);
+        api_reply_host(sv, resp, ie.id, in.id, 0);
+out:
+        host_free(&in);
+        host_free(&h);
+        infra_env_free(&ie);
+}
+
+void api_host_delete(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct infra_env ie;
+        struct host h;
+        if (!api_need_admin(req, resp))
+                return;
+        if (api_load_host(sv, req, resp, &ie, &h) < 0 || !may_change_host(sv, req, resp, &ie, &h))
+                goto out;
+        if (host_status_is_installing(h.status)) {
+                http_error(resp, 409, "host %s is being installed; it cannot be deleted now", h.id);
+                goto out;
+        }
+        int r = store_host_delete(sv->store, ie.id, h.id);
+        if (r < 0) {
+                api_store_error(resp, r, "host");
+                goto out;
+        }
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s deleted by %s", h.id,
+                      P(req)->owner);
+        if (h.cluster_id)
+                (void) refresh_cluster(sv, h.cluster_id, NULL);
+        api_no_content(resp);
+out:
+        host_free(&h);
+        infra_env_free(&ie);
+}
+

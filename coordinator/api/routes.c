@@ -1,0 +1,135 @@
+/* The route table of the API (method, path pattern, handler, flags, name)
+ * and the authentication hook the HTTP layer runs before any handler:
+ * the token's signature, its revocation, and agent-only routes. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "iso.h"
+#include "protocol.h"
+
+bool api_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct principal *p;
+
+        if (!req->bearer) {
+                http_error(resp, 401, "an Authorization: Bearer token is required");
+                return false;
+        }
+        p = calloc(1, sizeof *p);
+        if (!p || auth_check_cached(sv->auth_cache, sv->key, req->bearer, (int64_t) time(NULL), p) < 0) {
+                free(p);
+                http_error(resp, 401, "the token is not valid");
+                return false;
+        }
+        req->auth = p;
+        if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
+                /* A host's own token: its generation must be the host's. */
+                int64_t gen = 0;
+                int r = store_host_token_generation(sv->store, p->infra_env_id, p->host_id, &gen);
+                if (r < 0 || gen != p->generation) {
+                        http_error(resp, 401, "the token was revoked");
+                        return false;
+                }
+        } else if (p->kind == PRINCIPAL_AGENT) {
+                /* Revocation: the token's generation must be the infra-env's. */
+                struct infra_env ie;
+                infra_env_init(&ie);
+                int r = store_infra_env_get(sv->store, p->infra_env_id, &ie);
+                bool ok = r == 0 && ie.token_generation == p->generation;
+                infra_env_free(&ie);
+                if (!ok) {
+                        http_error(resp, 401, "the token was revoked");
+                        return false;
+                }
+        } else {
+                /* A person's token: on the revocation list, or never issued
+                 * by this store, it is refused; checked on every request. */
+                int r = store_token_check(sv->store, p->jti);
+                if (r == -EKEYREVOKED || r == -ENOENT) {
+                        http_error(resp, 401, r == -ENOENT ? "the token is not known to this coordinator"
+                                                           : "the token was revoked");
+                        return false;
+                }
+                if (r < 0) {
+                        api_store_error(resp, r, "token");
+                        return false;
+                }
+        }
+        /* Routes only a host's agent calls (its heartbeat, its results, its
+         * install progress): a person's token would forge them. */
+        if ((route->flags & ROUTE_AGENT) && p->kind != PRINCIPAL_AGENT) {
+                http_error(resp, 403, "this call is for a host's agent; people's tokens are refused here");
+                return false;
+        }
+        return true;
+}
+
+void api_auth_free(void *auth) {
+        free(auth);
+}
+
+
+/* The paths come from common/protocol.h (MUSTER_PATH_*), with placeholders
+ * where the clients put ids. */
+#define API MUSTER_API_PREFIX
+#define ID "{id}"
+#define IE_HOST API MUSTER_PATH_HOST(ID, ID)
+#define CLUSTER API MUSTER_PATH_CLUSTER(ID)
+#define VERSION "{version}"
+const struct http_route api_routes[] = {
+        { "GET", MUSTER_PATH_HEALTHZ, api_healthz, ROUTE_PUBLIC, "healthz" },
+        { "GET", MUSTER_PATH_READYZ, api_readyz, ROUTE_PUBLIC, "readyz" },
+        { "GET", MUSTER_PATH_METRICS, api_metrics, ROUTE_TOKEN_OPTIONAL, "metrics" },
+        { "POST", API MUSTER_PATH_INFRA_ENVS, api_infra_env_create, ROUTE_BODY, "infra_env_create" },
+        { "GET", API MUSTER_PATH_INFRA_ENVS, api_infra_env_list, 0, "infra_env_list" },
+        { "GET", API MUSTER_PATH_INFRA_ENV(ID), api_infra_env_get, 0, "infra_env_get" },
+        { "DELETE", API MUSTER_PATH_INFRA_ENV(ID), api_infra_env_delete, 0, "infra_env_delete" },
+        { "PATCH", API MUSTER_PATH_INFRA_ENV(ID), api_infra_env_patch, ROUTE_BODY, "infra_env_patch" },
+        { "POST", API MUSTER_PATH_INFRA_ENV(ID) MUSTER_ACTION_ROTATE_TOKEN, api_infra_env_rotate_token, 0, "infra_env_rotate_token" },
+        { "GET", API MUSTER_PATH_INFRA_ENV_IMAGE(ID), api_iso_download, 0, "infra_env_image" },
+        { "HEAD", API MUSTER_PATH_INFRA_ENV_IMAGE(ID), api_iso_download, 0, "infra_env_image_head" },
+        { "POST", API MUSTER_PATH_INFRA_ENV_HOSTS(ID), api_host_register, ROUTE_BODY | ROUTE_AGENT, "host_register" },
+        { "GET", API MUSTER_PATH_INFRA_ENV_HOSTS(ID), api_infra_env_hosts_list, 0, "infra_env_hosts_list" },
+        { "GET", IE_HOST, api_host_get, 0, "host_get" },
+        { "PATCH", IE_HOST, api_host_patch, ROUTE_BODY, "host_patch" },
+        { "DELETE", IE_HOST, api_host_delete, 0, "host_delete" },
+        { "POST", IE_HOST MUSTER_ACTION_BIND, api_host_bind, ROUTE_BODY, "host_bind" },
+        { "POST", IE_HOST MUSTER_ACTION_UNBIND, api_host_unbind, 0, "host_unbind" },
+        { "POST", IE_HOST MUSTER_ACTION_INSTALL, api_host_install, 0, "host_install" },
+        { "POST", IE_HOST MUSTER_ACTION_ROTATE_TOKEN, api_host_rotate_token, 0, "host_rotate_token" },
+        { "GET", API MUSTER_PATH_HOST_INSTRUCTIONS(ID, ID), api_host_instructions, ROUTE_AGENT, "host_instructions" },
+        { "POST", API MUSTER_PATH_HOST_INSTRUCTIONS(ID, ID), api_host_step_result, ROUTE_BODY | ROUTE_AGENT,
+          "host_step_result" },
+        { "GET", API MUSTER_PATH_HOSTS, api_hosts_list, 0, "hosts_list" },
+        { "POST", API MUSTER_PATH_CLUSTERS, api_cluster_create, ROUTE_BODY, "cluster_create" },
+        { "GET", API MUSTER_PATH_CLUSTERS, api_cluster_list, 0, "cluster_list" },
+        { "GET", CLUSTER, api_cluster_get, 0, "cluster_get" },
+        { "PATCH", CLUSTER, api_cluster_patch, ROUTE_BODY, "cluster_patch" },
+        { "DELETE", CLUSTER, api_cluster_delete, 0, "cluster_delete" },
+        { "POST", CLUSTER MUSTER_ACTION_INSTALL, api_cluster_install, 0, "cluster_install" },
+        { "POST", CLUSTER MUSTER_ACTION_UPGRADE, api_cluster_upgrade, ROUTE_BODY, "cluster_upgrade" },
+        { "POST", CLUSTER MUSTER_ACTION_RESET, api_cluster_reset, 0, "cluster_reset" },
+        { "POST", CLUSTER MUSTER_ACTION_CANCEL, api_cluster_cancel, 0, "cluster_cancel" },
+        { "GET", API MUSTER_PATH_CLUSTER_PAYLOADS(ID), api_payload_list, 0, "payload_list" },
+        { "GET", API MUSTER_PATH_CLUSTER_PAYLOAD(ID, "{rev}"), api_payload_get, 0, "payload_get" },
+        { "PUT", API MUSTER_PATH_HOST_PROGRESS(ID, ID), api_host_progress, ROUTE_BODY | ROUTE_AGENT, "host_progress" },
+        { "POST", API MUSTER_PATH_RELEASES, api_release_import, ROUTE_BODY | ROUTE_LARGE_BODY, "release_import" },
+        { "GET", API MUSTER_PATH_RELEASES, api_release_list, 0, "release_list" },
+        { "GET", API MUSTER_PATH_RELEASE(VERSION), api_release_get, 0, "release_get" },
+        { "DELETE", API MUSTER_PATH_RELEASE(VERSION), api_release_delete, 0, "release_delete" },
+        { "GET", API MUSTER_PATH_RELEASE_PREVIEW(VERSION), api_release_preview, 0, "release_preview" },
+        { "GET", API MUSTER_PATH_RELEASE_OS_IMAGE(VERSION), api_release_os_image, 0, "release_os_image" },
+        { "GET", API MUSTER_PATH_SIGNING_KEY, api_signing_key, 0, "signing_key" },
+        { "GET", API MUSTER_PATH_EVENTS, api_events_list, 0, "events_list" },
+        { "POST", API MUSTER_PATH_TOKENS, api_token_create, ROUTE_BODY, "token_create" },
+        { "GET", API MUSTER_PATH_TOKENS, api_token_list, 0, "token_list" },
+        { "POST", API MUSTER_PATH_TOKEN(ID) MUSTER_ACTION_REVOKE, api_token_revoke, 0, "token_revoke" },
+};
+const size_t api_n_routes = sizeof api_routes / sizeof *api_routes;

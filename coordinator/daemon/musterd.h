@@ -1,0 +1,38 @@
+/* musterd's process: the services, the API the HTTP server serves, the
+ * controllers (the periodic passes) and the thread that runs them. The top
+ * layer: it wires the ones below and nothing calls up into it. */
+#pragma once
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "config.h"
+#include "controllers.h"
+#include "svc.h"
+
+struct musterd {
+        struct svc svc;                  /* the services and their shared state */
+        struct api api;                  /* the handlers' app (api.http: the server) */
+        struct store *store;             /* opened here, the services' */
+        struct crypto_key *key;          /* loaded here, the services' */
+        struct controllers controllers;  /* the periodic passes, run by the monitor thread */
+        _Atomic uint64_t events[_EVENT_SEVERITY_MAX]; /* the event sink's count, by severity */
+        bool svc_ready;
+        pthread_t monitor;
+        bool monitor_running;
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        bool stopping;
+};
+
+/* Start everything: state dir, key, admin token, store, services, HTTP,
+ * monitor. Logs what fails and returns -errno. */
+int musterd_start(struct musterd *d, const struct muster_config *cfg);
+void musterd_stop(struct musterd *d);
+
+/* Put `next` in force (SIGHUP): svc_config_publish, then the HTTP server's
+ * header timeout. Returns how many settings changed, or -ENOMEM (the old
+ * configuration stays). */
+int musterd_reload(struct musterd *d, const struct muster_config *next);

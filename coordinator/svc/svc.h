@@ -1,0 +1,87 @@
+/* The service layer: what users and agents do (register, bind, install,
+ * releases, capabilities, payloads, tokens) and the periodic passes' work,
+ * over the store, with no HTTP. A service returns 0 or -errno (and its own
+ * words in an err buffer where the user must read why); the API maps that
+ * to a status in one table. Events go up through the sink, never by a call
+ * into a higher layer. A test builds a struct svc on a real store and calls
+ * services without a socket (tests/unit/test_svc.c). */
+#pragma once
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "auth.h"
+#include "config.h"
+#include "crypto.h"
+#include "model.h"
+#include "store.h"
+
+/* One configuration in force: immutable once published. A reload publishes
+ * a new one and keeps the old ones (a request may still be reading them)
+ * until svc_fini() frees them all. */
+struct svc_config_snapshot {
+        struct muster_config cfg;
+        struct svc_config_snapshot *older;
+};
+
+/* Where events go after the store has them: the layer that wired the
+ * services (the daemon: /metrics counts them) is told, without the services
+ * knowing who listens. emit may be NULL. */
+struct svc_event_sink {
+        void (*emit)(void *ctx, const struct event *e);
+        void *ctx;
+};
+
+struct svc {
+        struct svc_config_snapshot *_Atomic config; /* read through svc_cfg() */
+        struct store *store;
+        struct crypto_key *key;           /* signs tokens and payloads */
+        struct auth_cache *auth_cache;    /* verified tokens (revocation forgets one) */
+        struct checkin_buffer *checkins;  /* agents' check-ins, written in batches */
+        struct ratelimit *registrations;  /* new hosts per infra-env ([infraenv] register_*) */
+        int64_t events_pruned_to;         /* events up to this id were counted (retention) */
+        struct svc_event_sink sink;
+};
+
+/* Set up s over an open store and key (both stay the caller's) with `cfg`
+ * in force: the caches and buffers are made here. -ENOMEM. */
+int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const struct muster_config *cfg);
+/* Free what svc_init made (every configuration snapshot included). */
+void svc_fini(struct svc *s);
+
+/* The configuration in force (a reload may replace it: read it through
+ * this, once per request, and never keep the pointer past the request). */
+const struct muster_config *svc_cfg(struct svc *s);
+
+/* Put `next` in force. What cannot change while running (listen,
+ * state_dir, store, the HTTP body limits max_body_bytes and
+ * max_release_bytes, and max_connections_per_address) keeps its running
+ * value, with a warning naming each such key that differs. One caller at a
+ * time. Returns how many settings changed, or -ENOMEM (the old
+ * configuration stays). */
+int svc_config_publish(struct svc *s, const struct muster_config *next);
+
+/* Record an event in the store, then hand it to the sink; a failure is
+ * logged, never fatal. */
+void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+               const char *cluster_id, const char *host_id, const char *fmt, ...)
+        __attribute__((format(printf, 7, 8)));
+
+/* Issue a person's token for ttl_s seconds and record it in the store
+ * (rec gets the record; both the caller's to free). -EINVAL for a bad
+ * owner or ttl, -EPERM when the owner name already has the other role. */
+int svc_token_issue(struct svc *s, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
+                    struct store_token *rec);
+
+/* One pass of the disconnect monitor: hosts that went silent become
+ * disconnected, or error while installing or waiting for their first boot
+ * (their cluster with them). Returns how many hosts moved, or -errno. */
+int svc_monitor_pass(struct svc *s);
+
+/* One pass of event retention ([events] max_age, max_per_host). Returns how
+ * many events went, or -errno. */
+int svc_prune_events(struct svc *s);
+
+/* Write the buffered check-ins. Returns how many, or -errno. */
+int svc_flush_checkins(struct svc *s);

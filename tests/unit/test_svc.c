@@ -1,0 +1,166 @@
+/* The service layer without a socket (issue 14): a struct svc over a real
+ * SQLite file and a real key, its services called directly. Events reach
+ * the store and the sink; tokens are signed and recorded; a reload keeps
+ * what cannot change and leaves old snapshots readable; the monitor's pass
+ * disconnects a silent host; starting an install refuses what is not ready
+ * in words. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "crypto.h"
+#include "svc/install.h" /* not the agent's install.h */
+#include "store.h"
+#include "svc.h"
+#include "testutil.h"
+
+static char *dir;
+static struct store *st;
+static struct crypto_key *key;
+static struct svc sv;
+static struct muster_config cfg;
+
+/* What the sink was handed. */
+static int sunk[_EVENT_SEVERITY_MAX];
+static char last_sunk[1024];
+
+static void sink(void *ctx, const struct event *e) {
+        cr_assert_eq(ctx, &sv, "the sink's context comes back");
+        sunk[e->severity]++;
+        snprintf(last_sunk, sizeof last_sunk, "%s", e->message);
+}
+
+static void setup(void) {
+        char path[4200];
+        dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        snprintf(path, sizeof path, "%s/muster.db", dir);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(crypto_key_generate(&key), 0);
+        config_defaults(&cfg);
+        snprintf(cfg.listen, sizeof cfg.listen, "127.0.0.1:1");
+        snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", dir);
+        cr_assert_eq(svc_init(&sv, st, key, &cfg), 0);
+        sv.sink = (struct svc_event_sink) { sink, &sv };
+        memset(sunk, 0, sizeof sunk);
+        last_sunk[0] = '\0';
+}
+
+static void teardown(void) {
+        svc_fini(&sv);
+        store_close(st);
+        crypto_key_free(key);
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(svc, .init = setup, .fini = teardown);
+
+static char *mk_infra_env(const char *owner) {
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup("rack-1");
+        ie.owner = strdup(owner);
+        ie.cpu_architecture = strdup("x86_64");
+        ie.pull_secret = strdup("{\"auths\":{}}");
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        char *id = strdup(ie.id);
+        infra_env_free(&ie);
+        return id;
+}
+
+Test(svc, events_reach_the_store_and_the_sink) {
+        char *ie = mk_infra_env("admin");
+        svc_event(&sv, EVENT_WARNING, EVENT_CAT_USER, ie, NULL, NULL, "rack %d is %s", 1, "cold");
+        svc_event(&sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, NULL, NULL, "plain");
+        struct store_event_filter f = { .infra_env_id = ie };
+        struct event_list l = { 0 };
+        cr_assert_eq(store_event_list(st, &f, &l), 0);
+        cr_assert_eq(l.n, 1, "the infra-env's event, not the other");
+        cr_assert_str_eq(l.v[0].message, "rack 1 is cold");
+        cr_assert_eq(l.v[0].severity, EVENT_WARNING);
+        event_list_free(&l);
+        cr_assert_eq(sunk[EVENT_WARNING], 1);
+        cr_assert_eq(sunk[EVENT_INFO], 1);
+        cr_assert_str_eq(last_sunk, "plain");
+        free(ie);
+}
+
+Test(svc, tokens_are_signed_and_recorded) {
+        char *token = NULL;
+        struct store_token rec;
+        cr_assert_eq(svc_token_issue(&sv, ROLE_CLUSTER_CREATOR, "alice", 3600, &token, &rec), 0);
+        struct principal p;
+        cr_assert_eq(auth_check(key, token, (int64_t) time(NULL), &p), 0, "signed with the services' key");
+        cr_assert_str_eq(p.owner, "alice");
+        cr_assert_eq(p.role, ROLE_CLUSTER_CREATOR);
+        cr_assert_str_eq(p.jti, rec.id);
+        cr_assert_eq(store_token_check(st, rec.id), 0, "the store knows it");
+        cr_assert_str_eq(rec.role, "cluster-creator");
+        free(token);
+        store_token_free(&rec);
+
+        token = NULL;
+        cr_assert_eq(svc_token_issue(&sv, ROLE_INFRA_ADMIN, "alice", 3600, &token, &rec), -EPERM,
+                     "an owner name belongs to one role");
+        cr_assert_null(token);
+        cr_assert_eq(svc_token_issue(&sv, ROLE_INFRA_ADMIN, "bob", 0, &token, &rec), -EINVAL, "ttl 0");
+        cr_assert_null(token);
+}
+
+Test(svc, a_reload_keeps_what_cannot_change) {
+        const struct muster_config *before = svc_cfg(&sv);
+        int64_t interval = before->monitor_interval_s;
+        struct muster_config next = cfg;
+        snprintf(next.listen, sizeof next.listen, "127.0.0.1:2");
+        next.monitor_interval_s = interval + 7;
+        next.max_page_size = cfg.max_page_size + 1;
+        cr_assert_eq(svc_config_publish(&sv, &next), 2, "monitor_interval and max_page_size changed");
+        cr_assert_str_eq(svc_cfg(&sv)->listen, "127.0.0.1:1", "listen takes a restart");
+        cr_assert_eq(svc_cfg(&sv)->monitor_interval_s, interval + 7);
+        cr_assert_eq(before->monitor_interval_s, interval, "a reader's old snapshot stays as it was");
+        cr_assert_eq(svc_config_publish(&sv, &next), 0, "nothing changed the second time");
+}
+
+Test(svc, the_monitor_disconnects_a_silent_host) {
+        char *ie = mk_infra_env("admin");
+        const char *quiet = "00000000-0000-4000-8000-000000000001", *alive = "00000000-0000-4000-8000-000000000002";
+        cr_assert_eq(store_host_register(st, ie, quiet, "test", NULL), 1);
+        cr_assert_eq(store_host_register(st, ie, alive, "test", NULL), 1);
+        cr_assert_eq(store_host_checkin(st, ie, quiet, "2020-01-01T00:00:00Z"), 0);
+        cr_assert_eq(svc_monitor_pass(&sv), 1, "one host went silent");
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, quiet, &h), 0);
+        cr_assert_eq(h.status, HOST_DISCONNECTED_UNBOUND);
+        host_free(&h);
+        cr_assert_eq(store_host_get(st, ie, alive, &h), 0);
+        cr_assert_neq(h.status, HOST_DISCONNECTED_UNBOUND, "the other checked in just now");
+        host_free(&h);
+        cr_assert_eq(sunk[EVENT_WARNING], 1, "the event went up through the sink");
+        cr_assert(strstr(last_sunk, "is disconnected"), "%s", last_sunk);
+        cr_assert_eq(svc_monitor_pass(&sv), 0, "nothing more to do");
+        free(ie);
+}
+
+Test(svc, an_install_that_cannot_start_says_why) {
+        char err[512] = "";
+        struct cluster c;
+        cluster_init(&c);
+        c.name = strdup("c1");
+        c.owner = strdup("alice");
+        cr_assert_eq(store_cluster_create(st, &c), 0);
+        cr_assert_eq(install_start_cluster(&sv, c.id, "alice", err, sizeof err), -EBUSY);
+        cr_assert(strstr(err, "not ready to install"), "%s", err);
+        struct cluster now;
+        cr_assert_eq(store_cluster_get(st, c.id, &now), 0);
+        cr_assert_neq(now.status, CLUSTER_PREPARING_FOR_INSTALLATION, "nothing moved");
+        cluster_free(&now);
+        cluster_free(&c);
+        err[0] = '\0';
+        cr_assert_eq(install_start_cluster(&sv, "00000000-0000-4000-8000-00000000dead", "alice", err, sizeof err),
+                     -ENOENT);
+        cr_assert(strstr(err, "cannot be read"), "%s", err);
+}
