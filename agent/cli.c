@@ -164,6 +164,13 @@ static int parse_min_disk(const char *s, int64_t *out) {
         return 0;
 }
 
+/* The long options without a letter, of every command. */
+enum {
+        OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT, OPT_COORDINATOR, OPT_INFRA_ENV, OPT_TOKEN_FILE,
+        OPT_CA, OPT_HOST_ID, OPT_STATE_DIR, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
+        OPT_BOOT_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT,
+};
+
 /* The options of every command; common_option handles them. */
 #define COMMON_OPTIONS { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }
 
@@ -192,8 +199,23 @@ static int no_arguments(const char *cmd, int argc, char **argv) {
         return 0;
 }
 
+/* text and a newline as the file at path. Written beside it and renamed:
+ * a reader never sees half a file. 0, or -errno after logging. */
+static int write_output(const char *path, const char *text) {
+        char tmp[4096];
+        int r = 0;
+
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "we");
+        if (!f || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0 || fclose(f) != 0 || rename(tmp, path) < 0) {
+                r = log_error_errno(errno, "agent", "Failed to write %s: %m", path);
+                if (f)
+                        unlink(tmp);
+        }
+        return r;
+}
+
 static int cmd_inventory(int argc, char **argv) {
-        enum { OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT };
         static const struct option opts[] = {
                 { "sysroot", required_argument, NULL, OPT_SYSROOT },
                 { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
@@ -252,19 +274,7 @@ static int cmd_inventory(int argc, char **argv) {
                 log_error("agent", "Out of memory while writing the inventory");
                 return 1;
         }
-        r = 0;
-        if (output) {
-                /* Write beside the target and rename: a reader never sees half a file. */
-                char tmp[4096];
-                snprintf(tmp, sizeof tmp, "%s.tmp", output);
-                FILE *f = fopen(tmp, "we");
-                if (!f || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0 || fclose(f) != 0 ||
-                    rename(tmp, output) < 0) {
-                        r = log_error_errno(errno, "agent", "Failed to write %s: %m", output);
-                        if (f)
-                                unlink(tmp);
-                }
-        }
+        r = output ? write_output(output, text) : 0;
         if (summary) {
                 print_summary(stdout, &inv);
                 if (output && r == 0)
@@ -328,12 +338,8 @@ static int flag(struct agentconf *flags, const char *key, const char *name, cons
         return 0;
 }
 
-/* `run` and `node`: one option parser, the settings merged from their
- * sources (agentconf.h), one loop (run.h). */
-static int cmd_agent(int argc, char **argv, bool node) {
-        enum { OPT_COORDINATOR = 256, OPT_INFRA_ENV, OPT_TOKEN_FILE, OPT_CA, OPT_SYSROOT, OPT_HOST_ID, OPT_STATE_DIR,
-               OPT_MIN_DISK, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
-               OPT_BOOT_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT };
+/* The options of `run` and of `node`: where the settings come from, then
+ * each command's own. */
 #define SOURCE_OPTIONS                                                    \
         { "coordinator", required_argument, NULL, OPT_COORDINATOR },          \
         { "infra-env", required_argument, NULL, OPT_INFRA_ENV },              \
@@ -345,23 +351,110 @@ static int cmd_agent(int argc, char **argv, bool node) {
         { "boot-config", required_argument, NULL, OPT_BOOT_CONFIG },          \
         { "agent-conf", required_argument, NULL, OPT_AGENT_CONF },            \
         { "cmdline", required_argument, NULL, OPT_CMDLINE }
-        static const struct option run_opts[] = {
-                SOURCE_OPTIONS,
-                { "sysroot", required_argument, NULL, OPT_SYSROOT },
-                { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
-                { "install-target", required_argument, NULL, OPT_INSTALL_TARGET },
-                { "no-reboot", no_argument, NULL, OPT_NO_REBOOT },
-                { "image-timeout", required_argument, NULL, OPT_IMAGE_TIMEOUT },
-                COMMON_OPTIONS,
-                {},
-        };
-        static const struct option node_opts[] = {
-                SOURCE_OPTIONS,
-                { "manifest-dir", required_argument, NULL, OPT_MANIFEST_DIR },
-                COMMON_OPTIONS,
-                {},
-        };
+static const struct option run_opts[] = {
+        SOURCE_OPTIONS,
+        { "sysroot", required_argument, NULL, OPT_SYSROOT },
+        { "min-disk-bytes", required_argument, NULL, OPT_MIN_DISK },
+        { "install-target", required_argument, NULL, OPT_INSTALL_TARGET },
+        { "no-reboot", no_argument, NULL, OPT_NO_REBOOT },
+        { "image-timeout", required_argument, NULL, OPT_IMAGE_TIMEOUT },
+        COMMON_OPTIONS,
+        {},
+};
+static const struct option node_opts[] = {
+        SOURCE_OPTIONS,
+        { "manifest-dir", required_argument, NULL, OPT_MANIFEST_DIR },
+        COMMON_OPTIONS,
+        {},
+};
 #undef SOURCE_OPTIONS
+
+/* One option of `run` or `node` (getopt_long's c): settings of agent.conf
+ * go to flags, the others to ro and paths. -1 to go on, else the exit
+ * status. */
+static int agent_option(int c, struct agentconf *flags, struct run_options *ro, struct agentconf_paths *paths) {
+        int r = 0;
+
+        switch (c) {
+        case OPT_COORDINATOR:
+                r = flag(flags, "coordinator", "--coordinator", optarg);
+                break;
+        case OPT_INFRA_ENV:
+                r = flag(flags, "infra_env", "--infra-env", optarg);
+                break;
+        case OPT_TOKEN_FILE:
+                r = flag(flags, "token_file", "--token-file", optarg);
+                break;
+        case OPT_CA:
+                r = flag(flags, "ca_file", "--ca", optarg);
+                break;
+        case OPT_STATE_DIR:
+                r = flag(flags, "state_dir", "--state-dir", optarg);
+                break;
+        case OPT_MIN_DISK:
+                r = flag(flags, "min_disk_bytes", "--min-disk-bytes", optarg);
+                break;
+        case OPT_COORDINATOR_KEY:
+                r = flag(flags, "coordinator_key_file", "--coordinator-key", optarg);
+                break;
+        case OPT_INSTALL_TARGET:
+                r = flag(flags, "install_target", "--install-target", optarg);
+                break;
+        case OPT_SYSROOT:
+                ro->sysroot = optarg;
+                break;
+        case OPT_HOST_ID:
+                ro->host_id = optarg;
+                break;
+        case OPT_NO_REBOOT:
+                ro->no_reboot = true;
+                break;
+        case OPT_IMAGE_TIMEOUT:
+                if ((ro->image_timeout_s = parse_seconds(optarg)) <= 0) {
+                        log_error("agent", "--image-timeout takes a duration (1800, 30m, 2h), not \"%s\"", optarg);
+                        return RUN_EXIT_USAGE;
+                }
+                break;
+        case OPT_MANIFEST_DIR:
+                ro->manifest_dir = optarg;
+                break;
+        case OPT_BOOT_CONFIG:
+                paths->boot_config = optarg;
+                break;
+        case OPT_AGENT_CONF:
+                paths->agent_conf = optarg;
+                break;
+        case OPT_CMDLINE:
+                paths->cmdline = optarg;
+                break;
+        default:
+                return common_option(c);
+        }
+        return r ? r : -1;
+}
+
+/* The merged settings as the loop takes them. */
+static void options_from_conf(const struct agentconf *conf, struct run_options *ro) {
+        ro->coordinator = conf->coordinator;
+        ro->infra_env_id = conf->infra_env_id;
+        ro->token = conf->token;
+        ro->token_file = conf->token_file;
+        ro->ca = conf->ca_file;
+        ro->ca_pem = conf->ca_pem;
+        ro->coordinator_key = conf->coordinator_key_file;
+        ro->coordinator_key_pem = conf->coordinator_key_pem;
+        ro->install_target = conf->install_target;
+        ro->min_disk_bytes = conf->min_disk_bytes;
+        ro->state_dir = conf->state_dir;
+        /* A host configured by its boot medium or its files keeps its id; a
+         * command line that names the coordinator keeps none unless asked. */
+        if (!ro->state_dir && conf->from[AGENTCONF_COORDINATOR] != AGENTCONF_SRC_FLAG)
+                ro->state_dir = AGENTCONF_DEFAULT_STATE_DIR;
+}
+
+/* `run` and `node`: one option parser, the settings merged from their
+ * sources (agentconf.h), one loop (run.h). */
+static int cmd_agent(int argc, char **argv, bool node) {
         const char *cmd = node ? "node" : "run";
         struct agentconf_paths paths = { AGENTCONF_DEFAULT_BOOT_CONFIG, AGENTCONF_DEFAULT_AGENT_CONF,
                                          AGENTCONF_DEFAULT_CMDLINE };
@@ -371,70 +464,9 @@ static int cmd_agent(int argc, char **argv, bool node) {
         int c, r;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "vh", node ? node_opts : run_opts, NULL)) >= 0) {
-                r = 0;
-                switch (c) {
-                case OPT_COORDINATOR:
-                        r = flag(&flags, "coordinator", "--coordinator", optarg);
-                        break;
-                case OPT_INFRA_ENV:
-                        r = flag(&flags, "infra_env", "--infra-env", optarg);
-                        break;
-                case OPT_TOKEN_FILE:
-                        r = flag(&flags, "token_file", "--token-file", optarg);
-                        break;
-                case OPT_CA:
-                        r = flag(&flags, "ca_file", "--ca", optarg);
-                        break;
-                case OPT_STATE_DIR:
-                        r = flag(&flags, "state_dir", "--state-dir", optarg);
-                        break;
-                case OPT_MIN_DISK:
-                        r = flag(&flags, "min_disk_bytes", "--min-disk-bytes", optarg);
-                        break;
-                case OPT_COORDINATOR_KEY:
-                        r = flag(&flags, "coordinator_key_file", "--coordinator-key", optarg);
-                        break;
-                case OPT_INSTALL_TARGET:
-                        r = flag(&flags, "install_target", "--install-target", optarg);
-                        break;
-                case OPT_SYSROOT:
-                        ro.sysroot = optarg;
-                        break;
-                case OPT_HOST_ID:
-                        ro.host_id = optarg;
-                        break;
-                case OPT_NO_REBOOT:
-                        ro.no_reboot = true;
-                        break;
-                case OPT_IMAGE_TIMEOUT:
-                        if ((ro.image_timeout_s = parse_seconds(optarg)) <= 0) {
-                                log_error("agent", "--image-timeout takes a duration (1800, 30m, 2h), not \"%s\"",
-                                          optarg);
-                                return RUN_EXIT_USAGE;
-                        }
-                        break;
-                case OPT_MANIFEST_DIR:
-                        ro.manifest_dir = optarg;
-                        break;
-                case OPT_BOOT_CONFIG:
-                        paths.boot_config = optarg;
-                        break;
-                case OPT_AGENT_CONF:
-                        paths.agent_conf = optarg;
-                        break;
-                case OPT_CMDLINE:
-                        paths.cmdline = optarg;
-                        break;
-                default:
-                        if ((r = common_option(c)) >= 0)
-                                return r;
-                        r = 0;
-                        break;
-                }
-                if (r)
+        while ((c = getopt_long(argc, argv, "vh", node ? node_opts : run_opts, NULL)) >= 0)
+                if ((r = agent_option(c, &flags, &ro, &paths)) >= 0)
                         return r;
-        }
         if ((r = no_arguments(cmd, argc, argv)))
                 return r;
 
@@ -454,22 +486,7 @@ static int cmd_agent(int argc, char **argv, bool node) {
         if (missing)
                 return RUN_EXIT_USAGE;
 
-        ro.coordinator = conf.coordinator;
-        ro.infra_env_id = conf.infra_env_id;
-        ro.token = conf.token;
-        ro.token_file = conf.token_file;
-        ro.ca = conf.ca_file;
-        ro.ca_pem = conf.ca_pem;
-        ro.coordinator_key = conf.coordinator_key_file;
-        ro.coordinator_key_pem = conf.coordinator_key_pem;
-        ro.install_target = conf.install_target;
-        ro.min_disk_bytes = conf.min_disk_bytes;
-        ro.state_dir = conf.state_dir;
-        /* A host configured by its boot medium or its files keeps its id; a
-         * command line that names the coordinator keeps none unless asked. */
-        if (!ro.state_dir && conf.from[AGENTCONF_COORDINATOR] != AGENTCONF_SRC_FLAG)
-                ro.state_dir = AGENTCONF_DEFAULT_STATE_DIR;
-
+        options_from_conf(&conf, &ro);
         agentconf_describe(&conf, err, sizeof err);
         log_info("agent", "Settings: %s; state dir %s", err, ro.state_dir ? ro.state_dir : "none");
         return run_agent(&ro);

@@ -249,6 +249,21 @@ static bool is_live_mount(const char *mp) {
         return false;
 }
 
+/* A device mounted at mp (or not: NULL) whose filesystem has `label` is
+ * the medium this system booted from. */
+static bool is_live_medium(const struct disk_ctx *c, const char *mp, const char *label) {
+        return is_live_mount(mp) || (c->live_label && label && strcmp(c->live_label, label) == 0);
+}
+
+/* The entries of the holders directory at path join the disk's, each once
+ * (a partition's holders keep the whole disk busy too). */
+static void add_holders(const struct sysroot *sr, const char *path, struct inv_disk *d) {
+        _cleanup_closedir_ DIR *h = sr_opendir(sr, path);
+        for (struct dirent *he; h && (he = readdir(h));)
+                if (he->d_name[0] != '.' && d->holders.n < INV_MAX_HOLDERS && !strv_contains(&d->holders, he->d_name))
+                        strv_push(&d->holders, he->d_name);
+}
+
 static int cmp_name(const void *a, const void *b) {
         return strverscmp(*(char *const *) a, *(char *const *) b);
 }
@@ -305,16 +320,11 @@ static int read_partitions(struct disk_ctx *c, const char *name, struct inv_disk
                         fsinfo_free(&fs);
                         udev_record_free(&rec);
                 }
-                *media |= is_live_mount(p->mountpoint) ||
-                          (c->live_label && p->label && strcmp(c->live_label, p->label) == 0);
+                *media |= is_live_medium(c, p->mountpoint, p->label);
                 *swap |= strv_contains(&c->swaps, pn);
                 /* Holders of a partition keep the whole disk busy. */
                 snprintf(path, sizeof path, "/sys/block/%s/%s/holders", name, pn);
-                _cleanup_closedir_ DIR *h = sr_opendir(c->sr, path);
-                for (struct dirent *he; h && (he = readdir(h));)
-                        if (he->d_name[0] != '.' && d->holders.n < INV_MAX_HOLDERS &&
-                            !strv_contains(&d->holders, he->d_name))
-                                strv_push(&d->holders, he->d_name);
+                add_holders(c->sr, path, d);
         }
         if (names.n > d->n_partitions)
                 inv_trunc_note(&d->truncated, "partitions", (int64_t) names.n, (int64_t) d->n_partitions);
@@ -323,21 +333,10 @@ out:
         return r;
 }
 
-static int probe_one(struct disk_ctx *c, const char *name, const char *dm_uuid, struct inv_disk *d) {
-        const struct sysroot *sr = c->sr;
-        char buf[PATH_MAX], devpath[PATH_MAX] = "";
+/* Size, sector sizes and flags from the disk's own sysfs attributes. */
+static void read_block_attrs(const struct sysroot *sr, const char *name, struct inv_disk *d) {
         int64_t v;
-        unsigned ma = 0, mi = 0;
-        bool have_dev = false, media = false, swap = false;
-        struct udev_record rec = { 0 };
 
-        d->name = strdup(name);
-        if (asprintf(&d->path, "/dev/%s", name) < 0)
-                d->path = NULL;
-        if (!d->name || !d->path)
-                return -ENOMEM;
-        if (sr_read_strf(sr, buf, sizeof buf, "/sys/block/%s/dev", name) > 0 && devnum_parse(buf, &ma, &mi) == 0)
-                have_dev = true;
         if (sr_read_i64f(sr, &v, "/sys/block/%s/size", name) == 0 && v >= 0 && v <= INT64_MAX / 512)
                 d->size_bytes = v * 512; /* the kernel counts 512-byte sectors here */
         if (sr_read_i64f(sr, &v, "/sys/block/%s/queue/logical_block_size", name) == 0 && v > 0)
@@ -350,6 +349,84 @@ static int probe_one(struct disk_ctx *c, const char *name, const char *dm_uuid, 
                 d->read_only = v ? TRI_TRUE : TRI_FALSE;
         if (sr_read_i64f(sr, &v, "/sys/block/%s/queue/rotational", name) == 0)
                 d->rotational = v ? TRI_TRUE : TRI_FALSE;
+}
+
+/* Identity: udev first (it reads VPD pages and NVMe identify), sysfs next;
+ * then the links, and the id the disk goes by. */
+static void read_identity(const struct sysroot *sr, const char *name, const struct udev_record *rec,
+                          struct inv_disk *d) {
+        d->model = udev_unescape(udev_record_get(rec, "ID_MODEL_ENC"));
+        if (!d->model)
+                d->model = sysattr(sr, name, "device/model");
+        if (!d->model)
+                d->model = str_dup_trimmed(udev_record_get(rec, "ID_MODEL"));
+        d->vendor = udev_unescape(udev_record_get(rec, "ID_VENDOR_ENC"));
+        if (!d->vendor)
+                d->vendor = sysattr(sr, name, "device/vendor");
+        if (d->vendor && strncmp(name, "vd", 2) == 0 && strncmp(d->vendor, "0x", 2) == 0) {
+                free(d->vendor); /* virtio's device/vendor is a PCI-style id, not a name */
+                d->vendor = NULL;
+        }
+        d->serial = str_dup_trimmed(udev_record_get(rec, "ID_SERIAL_SHORT"));
+        if (!d->serial)
+                d->serial = str_dup_trimmed(udev_record_get(rec, "ID_SCSI_SERIAL"));
+        if (!d->serial)
+                d->serial = sysattr(sr, name, "device/serial");
+        if (!d->serial)
+                d->serial = sysattr(sr, name, "serial");
+        d->wwn = str_dup_trimmed(udev_record_get(rec, "ID_WWN_WITH_EXTENSION"));
+        if (!d->wwn)
+                d->wwn = str_dup_trimmed(udev_record_get(rec, "ID_WWN"));
+        if (!d->wwn) {
+                _cleanup_free_ char *wwid = sysattr(sr, name, "wwid");
+                if (!wwid)
+                        wwid = sysattr(sr, name, "device/wwid");
+                d->wwn = wwn_from_wwid(wwid);
+        }
+        d->by_id = pick_link(&rec->links, "disk/by-id/");
+        d->by_path = pick_link(&rec->links, "disk/by-path/");
+        if (!d->by_path && udev_record_get(rec, "ID_PATH"))
+                if (asprintf(&d->by_path, "/dev/disk/by-path/%s", udev_record_get(rec, "ID_PATH")) < 0)
+                        d->by_path = NULL;
+        d->id = strdup(d->by_id ? d->by_id : d->by_path ? d->by_path : d->path);
+}
+
+/* Whole-disk filesystem and mounts (of device ma:mi when have_dev). True
+ * when that makes the disk the medium this system booted from. */
+static bool read_disk_fs(struct disk_ctx *c, const char *name, const struct udev_record *rec, bool have_dev,
+                         unsigned ma, unsigned mi, struct inv_disk *d) {
+        struct fsinfo fs = { 0 };
+        probe_fs(c, name, rec, &fs);
+        if (have_dev) {
+                const struct mount_entry *me = mount_table_find(&c->mounts, ma, mi);
+                d->mountpoint = me ? strdup(me->mountpoint) : NULL;
+                /* The kernel mounted it, so it knows the type even where
+                 * no signature can be read (overlay-backed devices). */
+                if (!fs.type && me && me->fstype)
+                        fs.type = strdup(me->fstype);
+        }
+        d->fstype = TAKE_PTR(fs.type);
+        bool media = is_live_medium(c, d->mountpoint, fs.label) ||
+                     (c->boot_live && d->fstype && strcmp(d->fstype, "iso9660") == 0);
+        fsinfo_free(&fs);
+        return media;
+}
+
+static int probe_one(struct disk_ctx *c, const char *name, const char *dm_uuid, struct inv_disk *d) {
+        const struct sysroot *sr = c->sr;
+        char buf[PATH_MAX], devpath[PATH_MAX] = "";
+        unsigned ma = 0, mi = 0;
+        bool have_dev = false, media, swap;
+        struct udev_record rec = { 0 };
+
+        d->name = strdup(name);
+        if (asprintf(&d->path, "/dev/%s", name) < 0)
+                d->path = NULL;
+        if (!d->name || !d->path)
+                return -ENOMEM;
+        if (sr_read_strf(sr, buf, sizeof buf, "/sys/block/%s/dev", name) > 0 && devnum_parse(buf, &ma, &mi) == 0)
+                have_dev = true;
+        read_block_attrs(sr, name, d);
 
         snprintf(buf, sizeof buf, "/sys/block/%s", name);
         if (sr_resolve(sr, buf, devpath, sizeof devpath) < 0)
@@ -363,65 +440,12 @@ static int probe_one(struct disk_ctx *c, const char *name, const char *dm_uuid, 
         d->transport = tran ? strdup(tran) : NULL;
         d->hctl = hctl_from_path(devpath);
 
-        /* Identity: udev first (it reads VPD pages and NVMe identify), sysfs next. */
-        d->model = udev_unescape(udev_record_get(&rec, "ID_MODEL_ENC"));
-        if (!d->model)
-                d->model = sysattr(sr, name, "device/model");
-        if (!d->model)
-                d->model = str_dup_trimmed(udev_record_get(&rec, "ID_MODEL"));
-        d->vendor = udev_unescape(udev_record_get(&rec, "ID_VENDOR_ENC"));
-        if (!d->vendor)
-                d->vendor = sysattr(sr, name, "device/vendor");
-        if (d->vendor && strncmp(name, "vd", 2) == 0 && strncmp(d->vendor, "0x", 2) == 0) {
-                free(d->vendor); /* virtio's device/vendor is a PCI-style id, not a name */
-                d->vendor = NULL;
-        }
-        d->serial = str_dup_trimmed(udev_record_get(&rec, "ID_SERIAL_SHORT"));
-        if (!d->serial)
-                d->serial = str_dup_trimmed(udev_record_get(&rec, "ID_SCSI_SERIAL"));
-        if (!d->serial)
-                d->serial = sysattr(sr, name, "device/serial");
-        if (!d->serial)
-                d->serial = sysattr(sr, name, "serial");
-        d->wwn = str_dup_trimmed(udev_record_get(&rec, "ID_WWN_WITH_EXTENSION"));
-        if (!d->wwn)
-                d->wwn = str_dup_trimmed(udev_record_get(&rec, "ID_WWN"));
-        if (!d->wwn) {
-                _cleanup_free_ char *wwid = sysattr(sr, name, "wwid");
-                if (!wwid)
-                        wwid = sysattr(sr, name, "device/wwid");
-                d->wwn = wwn_from_wwid(wwid);
-        }
-        d->by_id = pick_link(&rec.links, "disk/by-id/");
-        d->by_path = pick_link(&rec.links, "disk/by-path/");
-        if (!d->by_path && udev_record_get(&rec, "ID_PATH"))
-                if (asprintf(&d->by_path, "/dev/disk/by-path/%s", udev_record_get(&rec, "ID_PATH")) < 0)
-                        d->by_path = NULL;
-        d->id = strdup(d->by_id ? d->by_id : d->by_path ? d->by_path : d->path);
-
-        /* Whole-disk filesystem and mounts. */
-        struct fsinfo fs = { 0 };
-        probe_fs(c, name, &rec, &fs);
-        if (have_dev) {
-                const struct mount_entry *me = mount_table_find(&c->mounts, ma, mi);
-                d->mountpoint = me ? strdup(me->mountpoint) : NULL;
-                /* The kernel mounted it, so it knows the type even where
-                 * no signature can be read (overlay-backed devices). */
-                if (!fs.type && me && me->fstype)
-                        fs.type = strdup(me->fstype);
-        }
-        d->fstype = TAKE_PTR(fs.type);
-        media |= is_live_mount(d->mountpoint) ||
-                 (c->live_label && fs.label && strcmp(c->live_label, fs.label) == 0) ||
-                 (c->boot_live && d->fstype && strcmp(d->fstype, "iso9660") == 0);
-        fsinfo_free(&fs);
-        swap |= strv_contains(&c->swaps, name);
+        read_identity(sr, name, &rec, d);
+        media = read_disk_fs(c, name, &rec, have_dev, ma, mi, d);
+        swap = strv_contains(&c->swaps, name);
 
         snprintf(buf, sizeof buf, "/sys/block/%s/holders", name);
-        _cleanup_closedir_ DIR *h = sr_opendir(sr, buf);
-        for (struct dirent *he; h && (he = readdir(h));)
-                if (he->d_name[0] != '.' && d->holders.n < INV_MAX_HOLDERS)
-                        strv_push(&d->holders, he->d_name);
+        add_holders(sr, buf, d);
         int r = read_partitions(c, name, d, &media, &swap);
         strv_sort(&d->holders);
         d->is_installation_media = media ? TRI_TRUE : TRI_FALSE;

@@ -53,13 +53,69 @@ static bool parse_i64(const char *s, int64_t *out) {
         return true;
 }
 
+/* What cpuinfo_parse() keeps from stanza to stanza. */
+struct cpuinfo_scan {
+        struct pair *pkgs, *cores;   /* packages and (package, core) pairs seen */
+        size_t npkgs, ncores;
+        int64_t cur_pkg, cur_core;   /* of the stanza being read; -1 until given */
+        bool first_done;             /* the first stanza has ended */
+        bool have_flags;
+        bool topo_missing;           /* a stanza without physical id or core id */
+};
+
+/* A stanza ended: count its package and core. */
+static void cpuinfo_end_stanza(struct cpuinfo_scan *sc) {
+        if (sc->cur_pkg < 0 || sc->cur_core < 0)
+                sc->topo_missing = true;
+        else {
+                if (!pair_seen(sc->pkgs, sc->npkgs, sc->cur_pkg, 0) && sc->npkgs < CPUINFO_MAX_TOPO)
+                        sc->pkgs[sc->npkgs++] = (struct pair) { sc->cur_pkg, 0 };
+                if (!pair_seen(sc->cores, sc->ncores, sc->cur_pkg, sc->cur_core) && sc->ncores < CPUINFO_MAX_TOPO)
+                        sc->cores[sc->ncores++] = (struct pair) { sc->cur_pkg, sc->cur_core };
+        }
+        sc->first_done = true;
+}
+
+/* One "key: value" line of a stanza. The flags are the first stanza's. 0
+ * or -ENOMEM. */
+static int cpuinfo_field(struct cpuinfo *ci, struct cpuinfo_scan *sc, const char *k, char *v) {
+        if (strcmp(k, "model name") == 0 || strcmp(k, "cpu model") == 0 ||
+            strcmp(k, "Model") == 0) {
+                if (!ci->model_name && *v)
+                        ci->model_name = strdup(v);
+        } else if (strcmp(k, "vendor_id") == 0) {
+                if (!ci->vendor_id && *v)
+                        ci->vendor_id = strdup(v);
+        } else if (strcmp(k, "physical id") == 0) {
+                if (!parse_i64(v, &sc->cur_pkg))
+                        sc->cur_pkg = -1;
+        } else if (strcmp(k, "core id") == 0) {
+                if (!parse_i64(v, &sc->cur_core))
+                        sc->cur_core = -1;
+        } else if (strcmp(k, "cpu MHz") == 0) {
+                char *end;
+                double mhz = strtod(v, &end);
+                if (end != v && !*end && mhz > 0 && mhz < 1e6 && mhz > ci->max_mhz)
+                        ci->max_mhz = mhz;
+        } else if ((strcmp(k, "flags") == 0 || strcmp(k, "Features") == 0) &&
+                   !sc->first_done && !sc->have_flags) {
+                sc->have_flags = true;
+                char *s2 = NULL;
+                for (char *f = strtok_r(v, " \t", &s2); f && ci->flags.n < INV_MAX_CPU_FLAGS;
+                     f = strtok_r(NULL, " \t", &s2))
+                        if (strv_push(&ci->flags, f) < 0)
+                                return -ENOMEM;
+        } else if (strcmp(k, "CPU architecture") == 0 && !ci->arch_hint) {
+                if (strcmp(v, "8") == 0 || strcmp(v, "AArch64") == 0)
+                        ci->arch_hint = strdup("aarch64");
+        }
+        return 0;
+}
+
 int cpuinfo_parse(const char *text, struct cpuinfo *ci) {
         _cleanup_free_ char *copy = strdup(text ? text : "");
         _cleanup_free_ struct pair *pkgs = NULL, *cores = NULL;
-        size_t npkgs = 0, ncores = 0;
-        int64_t cur_pkg = -1, cur_core = -1;
-        bool first_done = false, have_flags = false;
-        bool topo_missing = false;
+        struct cpuinfo_scan sc = { .cur_pkg = -1, .cur_core = -1 };
 
         *ci = (struct cpuinfo) { .sockets = -1, .cores = -1, .max_mhz = -1 };
         if (!copy)
@@ -69,6 +125,8 @@ int cpuinfo_parse(const char *text, struct cpuinfo *ci) {
         cores = calloc(CPUINFO_MAX_TOPO, sizeof *cores);
         if (!pkgs || !cores)
                 return -ENOMEM;
+        sc.pkgs = pkgs;
+        sc.cores = cores;
 
         char *save = NULL;
         for (char *line = strtok_r(copy, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
@@ -76,55 +134,18 @@ int cpuinfo_parse(const char *text, struct cpuinfo *ci) {
                 /* A stanza ends at "processor" of the next one or at EOF. */
                 bool new_proc = line && split_kv(line, &k, &v) && strcmp(k, "processor") == 0;
                 if (!line || new_proc) {
-                        if (ci->processors > 0) {
-                                if (cur_pkg < 0 || cur_core < 0)
-                                        topo_missing = true;
-                                else {
-                                        if (!pair_seen(pkgs, npkgs, cur_pkg, 0) && npkgs < CPUINFO_MAX_TOPO)
-                                                pkgs[npkgs++] = (struct pair) { cur_pkg, 0 };
-                                        if (!pair_seen(cores, ncores, cur_pkg, cur_core) && ncores < CPUINFO_MAX_TOPO)
-                                                cores[ncores++] = (struct pair) { cur_pkg, cur_core };
-                                }
-                                first_done = true;
-                        }
+                        if (ci->processors > 0)
+                                cpuinfo_end_stanza(&sc);
                         if (!line)
                                 break;
                         ci->processors++;
-                        cur_pkg = cur_core = -1;
+                        sc.cur_pkg = sc.cur_core = -1;
                         continue;
                 }
                 if (!k || !v)
                         continue;
-                if (strcmp(k, "model name") == 0 || strcmp(k, "cpu model") == 0 ||
-                    strcmp(k, "Model") == 0) {
-                        if (!ci->model_name && *v)
-                                ci->model_name = strdup(v);
-                } else if (strcmp(k, "vendor_id") == 0) {
-                        if (!ci->vendor_id && *v)
-                                ci->vendor_id = strdup(v);
-                } else if (strcmp(k, "physical id") == 0) {
-                        if (!parse_i64(v, &cur_pkg))
-                                cur_pkg = -1;
-                } else if (strcmp(k, "core id") == 0) {
-                        if (!parse_i64(v, &cur_core))
-                                cur_core = -1;
-                } else if (strcmp(k, "cpu MHz") == 0) {
-                        char *end;
-                        double mhz = strtod(v, &end);
-                        if (end != v && !*end && mhz > 0 && mhz < 1e6 && mhz > ci->max_mhz)
-                                ci->max_mhz = mhz;
-                } else if ((strcmp(k, "flags") == 0 || strcmp(k, "Features") == 0) &&
-                           !first_done && !have_flags) {
-                        have_flags = true;
-                        char *s2 = NULL;
-                        for (char *f = strtok_r(v, " \t", &s2); f && ci->flags.n < INV_MAX_CPU_FLAGS;
-                             f = strtok_r(NULL, " \t", &s2))
-                                if (strv_push(&ci->flags, f) < 0)
-                                        return -ENOMEM;
-                } else if (strcmp(k, "CPU architecture") == 0 && !ci->arch_hint) {
-                        if (strcmp(v, "8") == 0 || strcmp(v, "AArch64") == 0)
-                                ci->arch_hint = strdup("aarch64");
-                }
+                if (cpuinfo_field(ci, &sc, k, v) < 0)
+                        return -ENOMEM;
         }
         if (!ci->arch_hint && ci->vendor_id && ci->flags.n) {
                 if (strv_contains(&ci->flags, "lm"))
@@ -132,9 +153,9 @@ int cpuinfo_parse(const char *text, struct cpuinfo *ci) {
                 else
                         ci->arch_hint = strdup("i686");
         }
-        if (!topo_missing && npkgs > 0) {
-                ci->sockets = (int64_t) npkgs;
-                ci->cores = (int64_t) ncores;
+        if (!sc.topo_missing && sc.npkgs > 0) {
+                ci->sockets = (int64_t) sc.npkgs;
+                ci->cores = (int64_t) sc.ncores;
         }
         return 0;
 }

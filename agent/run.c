@@ -1192,6 +1192,34 @@ static void jobs_stop(struct runner *R) {
         R->n_jobs = 0;
 }
 
+/* The steps of one poll: install steps go to the background, the others
+ * run now; then the results are posted. RUN_ACT_OK, the action that stopped
+ * the posting (a backoff already waited out), or STOPPED. */
+static int run_steps(struct runner *R, const struct run_instructions *ins, const char *date, int64_t received) {
+        struct run_step_context ctx = step_context(R);
+        ctx.coordinator_date = date;
+        ctx.date_received_ms = received;
+        struct run_step_result *res = calloc(ins->n, sizeof *res);
+        uint8_t *disp = calloc(ins->n, sizeof *disp);
+        if (!res || !disp) {
+                free(res);
+                free(disp);
+                if (back_off(R, "Out of memory for the step results"))
+                        return STOPPED;
+                return RUN_ACT_BACKOFF;
+        }
+        for (size_t i = 0; i < ins->n; i++)
+                disp[i] = ins->v[i].type == STEP_INSTALL ? install_dispatch(R, &ins->v[i], &res[i]) : DISP_RUN;
+        run_all(ins, &ctx, disp, res);
+        /* A signal during the steps: they are done, stop before posting. */
+        int ret = wait_signal(R, 0) ? STOPPED : post_results(R, ins, disp, res);
+        for (size_t i = 0; i < ins->n; i++)
+                run_step_result_free(&res[i]);
+        free(res);
+        free(disp);
+        return ret;
+}
+
 /* One poll: GET instructions, run them, post the results. Returns the
  * action for the loop (RUN_ACT_OK: sleep *sleep_s, then poll again) or
  * STOPPED. A backoff has already been waited out when it returns
@@ -1242,31 +1270,7 @@ static int poll_once(struct runner *R, unsigned *sleep_s, bool *reregister) {
         log_debug("run", "%zu instruction(s), next poll in %u s%s", ins.n, ins.next_instruction_seconds,
                   ins.exit ? ", register again" : "");
 
-        int ret = RUN_ACT_OK;
-        if (ins.n > 0) {
-                struct run_step_context ctx = step_context(R);
-                ctx.coordinator_date = date;
-                ctx.date_received_ms = received;
-                struct run_step_result *res = calloc(ins.n, sizeof *res);
-                uint8_t *disp = calloc(ins.n, sizeof *disp);
-                if (!res || !disp) {
-                        free(res);
-                        free(disp);
-                        run_instructions_free(&ins);
-                        if (back_off(R, "Out of memory for the step results"))
-                                return STOPPED;
-                        return RUN_ACT_BACKOFF;
-                }
-                for (size_t i = 0; i < ins.n; i++)
-                        disp[i] = ins.v[i].type == STEP_INSTALL ? install_dispatch(R, &ins.v[i], &res[i]) : DISP_RUN;
-                run_all(&ins, &ctx, disp, res);
-                /* A signal during the steps: they are done, stop before posting. */
-                ret = wait_signal(R, 0) ? STOPPED : post_results(R, &ins, disp, res);
-                for (size_t i = 0; i < ins.n; i++)
-                        run_step_result_free(&res[i]);
-                free(res);
-                free(disp);
-        }
+        int ret = ins.n > 0 ? run_steps(R, &ins, date, received) : RUN_ACT_OK;
         if (ret == RUN_ACT_OK && ins.exit) {
                 snprintf(err, sizeof err, "Coordinator asked host %s to register again", R->host_id);
                 ret = host_unknown(R, err);
@@ -1454,15 +1458,9 @@ static int setup_install(struct runner *R) {
         return RUN_EXIT_OK;
 }
 
-int run_agent(const struct run_options *o) {
-        struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
-        _cleanup_free_ char *token = NULL;
-        char *node_conf = NULL, *node_key_pem = NULL;
-        sigset_t mask, old;
-        bool ran = false;
-        int r, ret = RUN_EXIT_FAILURE;
-
-        atomic_init(&R.stop, false);
+/* What run_agent() cannot go without: a coordinator URL, an infra-env and
+ * a token, and ids that are UUIDs. RUN_EXIT_OK or RUN_EXIT_USAGE (logged). */
+static int check_options(const struct run_options *o) {
         if (!o->coordinator || !o->infra_env_id || (!o->token && !o->token_file)) {
                 log_error("run", "A coordinator, an infra-env and a token are needed");
                 return RUN_EXIT_USAGE;
@@ -1479,20 +1477,25 @@ int run_agent(const struct run_options *o) {
                 log_error("run", "--host-id needs a UUID, not \"%s\"", o->host_id);
                 return RUN_EXIT_USAGE;
         }
-        if ((ret = setup_install(&R)) != RUN_EXIT_OK)
-                goto out_key;
-        ret = RUN_EXIT_FAILURE;
+        return RUN_EXIT_OK;
+}
+
+/* The token, inline or from its file, into *token. 0, or -1 after logging
+ * why not. */
+static int load_token(const struct run_options *o, char **token) {
+        int r;
+
         if (o->token) {
                 r = client_check_token(o->token);
                 if (r < 0) {
                         log_error("run", "The token is empty, longer than %d bytes or not a token", CLIENT_TOKEN_MAX);
-                        goto out_key;
+                        return -1;
                 }
-                if (!(token = strdup(o->token))) {
+                if (!(*token = strdup(o->token))) {
                         log_error("run", "Out of memory");
-                        goto out_key;
+                        return -1;
                 }
-        } else if ((r = client_read_token(o->token_file, &token)) < 0) {
+        } else if ((r = client_read_token(o->token_file, token)) < 0) {
                 if (r == -EINVAL)
                         log_error("run", "Token file %s is empty or not a token (spaces or control characters inside)",
                                   o->token_file);
@@ -1500,73 +1503,124 @@ int run_agent(const struct run_options *o) {
                         log_error("run", "Token file %s is longer than %d bytes", o->token_file, CLIENT_TOKEN_MAX);
                 else
                         log_error_errno(r, "run", "Failed to read token file %s: %m", o->token_file);
-                goto out_key;
+                return -1;
         }
+        return 0;
+}
+
+/* What an installed host's node agent will need (written beside its
+ * manifests at install): its agent.conf and the coordinator key, owned by
+ * the caller in *node_conf and *node_key_pem. 0, or -1 after logging. */
+static int prepare_node_agent(struct runner *R, const char *token, char **node_conf, char **node_key_pem) {
+        const struct run_options *o = R->o;
+
+        if (!(*node_conf = install_node_conf(o->coordinator, o->infra_env_id, token)) ||
+            crypto_key_public_pem(R->key, node_key_pem) < 0) {
+                log_error("run", "Out of memory");
+                return -1;
+        }
+        R->inst.node_conf = *node_conf;
+        R->inst.node_key_pem = *node_key_pem;
+        R->inst.node_coordinator = o->coordinator;
+        R->inst.node_infra_env = o->infra_env_id;
+        return 0;
+}
+
+/* SIGTERM and SIGINT arrive on a descriptor, so every wait — the sleep, a
+ * request, the backoff — ends at once; the step threads inherit the
+ * blocked mask. *old gets the mask before. 0, or -1 after logging (with
+ * the mask as it was). */
+static int block_signals(struct runner *R, sigset_t *old) {
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        if ((r = pthread_sigmask(SIG_BLOCK, &mask, old)) != 0) {
+                log_error_errno(r, "run", "Failed to block signals: %m");
+                return -1;
+        }
+        R->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (R->sfd < 0) {
+                log_error_errno(errno, "run", "Failed to create a signalfd: %m");
+                pthread_sigmask(SIG_SETMASK, old, NULL);
+                return -1;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        return 0;
+}
+
+/* The coordinator paths of this host. 0, or -1 after logging. */
+static int make_paths(struct runner *R) {
+        uuid_normalize(R->o->infra_env_id, R->infra_env_id);
+        if (asprintf(&R->register_path, MUSTER_API_PREFIX MUSTER_PATH_INFRA_ENV_HOSTS("%s"), R->infra_env_id) < 0)
+                R->register_path = NULL;
+        if (asprintf(&R->instructions_path, MUSTER_API_PREFIX MUSTER_PATH_HOST_INSTRUCTIONS("%s", "%s"),
+                     R->infra_env_id, R->host_id) < 0)
+                R->instructions_path = NULL;
+        if (!R->register_path || !R->instructions_path) {
+                log_error("run", "Out of memory");
+                return -1;
+        }
+        return 0;
+}
+
+/* libcurl and the coordinator client, which takes the token (wiped here
+ * once the client holds it). 0, or -1 after logging, with libcurl cleaned
+ * up again. */
+static int connect_client(struct runner *R, char *token) {
+        const struct run_options *o = R->o;
+        int r;
+
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+                log_error("run", "Failed to initialise libcurl");
+                return -1;
+        }
+        r = client_init(&R->cl, o->coordinator, token, o->ca);
+        explicit_bzero(token, strlen(token));
+        if (r == 0 && o->ca_pem && (r = client_set_ca_pem(&R->cl, o->ca_pem)) < 0)
+                client_done(&R->cl);
+        if (r < 0) {
+                log_error_errno(r, "run", "Failed to set up the coordinator client: %m");
+                curl_global_cleanup();
+                return -1;
+        }
+        R->cl.cancel = cancel_hook;
+        R->cl.cancel_userdata = R;
+        return 0;
+}
+
+int run_agent(const struct run_options *o) {
+        struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
+        _cleanup_free_ char *token = NULL;
+        char *node_conf = NULL, *node_key_pem = NULL;
+        sigset_t old;
+        bool ran = false;
+        int r, ret;
+
+        atomic_init(&R.stop, false);
+        if ((ret = check_options(o)) != RUN_EXIT_OK)
+                return ret;
+        if ((ret = setup_install(&R)) != RUN_EXIT_OK)
+                goto out_key;
+        ret = RUN_EXIT_FAILURE;
+        if (load_token(o, &token) < 0)
+                goto out_key;
         if (o->ca && access(o->ca, R_OK) < 0) {
                 log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
                 goto out_token;
         }
-        /* What an installed host's node agent will need (written beside its
-         * manifests at install). */
-        if (!o->node && R.key) {
-                if (!(node_conf = install_node_conf(o->coordinator, o->infra_env_id, token)) ||
-                    crypto_key_public_pem(R.key, &node_key_pem) < 0) {
-                        log_error("run", "Out of memory");
-                        goto out_token;
-                }
-                R.inst.node_conf = node_conf;
-                R.inst.node_key_pem = node_key_pem;
-                R.inst.node_coordinator = o->coordinator;
-                R.inst.node_infra_env = o->infra_env_id;
-        }
+        if (!o->node && R.key && prepare_node_agent(&R, token, &node_conf, &node_key_pem) < 0)
+                goto out_token;
         if ((r = pthread_mutex_init(&R.jobs_lock, NULL)) != 0) {
                 log_error_errno(r, "run", "Failed to set up a mutex: %m");
                 goto out_token;
         }
-
-        /* SIGTERM and SIGINT arrive on a descriptor, so every wait — the
-         * sleep, a request, the backoff — ends at once; the step threads
-         * inherit the blocked mask. */
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        if ((r = pthread_sigmask(SIG_BLOCK, &mask, &old)) != 0) {
-                log_error_errno(r, "run", "Failed to block signals: %m");
+        if (block_signals(&R, &old) < 0)
                 goto out_mutex;
-        }
-        R.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (R.sfd < 0) {
-                log_error_errno(errno, "run", "Failed to create a signalfd: %m");
-                goto out_mask;
-        }
-        signal(SIGPIPE, SIG_IGN);
-
-        if (choose_host_id(o, R.host_id) < 0)
-                goto out_sfd;
-        uuid_normalize(o->infra_env_id, R.infra_env_id);
-        if (asprintf(&R.register_path, MUSTER_API_PREFIX MUSTER_PATH_INFRA_ENV_HOSTS("%s"), R.infra_env_id) < 0)
-                R.register_path = NULL;
-        if (asprintf(&R.instructions_path, MUSTER_API_PREFIX MUSTER_PATH_HOST_INSTRUCTIONS("%s", "%s"), R.infra_env_id,
-                     R.host_id) < 0)
-                R.instructions_path = NULL;
-        if (!R.register_path || !R.instructions_path) {
-                log_error("run", "Out of memory");
+        if (choose_host_id(o, R.host_id) < 0 || make_paths(&R) < 0 || connect_client(&R, token) < 0)
                 goto out_paths;
-        }
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-                log_error("run", "Failed to initialise libcurl");
-                goto out_paths;
-        }
-        r = client_init(&R.cl, o->coordinator, token, o->ca);
-        explicit_bzero(token, strlen(token));
-        if (r == 0 && o->ca_pem && (r = client_set_ca_pem(&R.cl, o->ca_pem)) < 0)
-                client_done(&R.cl);
-        if (r < 0) {
-                log_error_errno(r, "run", "Failed to set up the coordinator client: %m");
-                goto out_curl;
-        }
-        R.cl.cancel = cancel_hook;
-        R.cl.cancel_userdata = &R;
         if (o->node)
                 log_info("run", "muster-agent %s node: host %s, infra-env %s, coordinator %s, manifests in %s",
                          MUSTER_VERSION, R.host_id, R.infra_env_id, R.cl.base, o->manifest_dir);
@@ -1580,14 +1634,11 @@ int run_agent(const struct run_options *o) {
         ran = true;
         jobs_stop(&R);
         client_done(&R.cl);
-out_curl:
         curl_global_cleanup();
 out_paths:
         free(R.register_path);
         free(R.instructions_path);
-out_sfd:
         close(R.sfd);
-out_mask:
         /* After a run the signals stay blocked: the process is about to
          * exit, and a second SIGTERM must not kill it halfway through. */
         if (!ran)

@@ -1172,19 +1172,17 @@ static void mtu_receive(struct mtu_run *m, int lane) {
         }
 }
 
-/* Probe every reached ICMP target with one echo of its interface's MTU,
- * don't fragment, MTU_TRIES times CONN_INTERVAL_MS apart; no answer within
- * timeout_ns of the last is a failure. 0 or -errno. */
-static int mtu_probe_all(struct conn_target *targets, size_t n, int64_t timeout_ns) {
-        struct mtu_run m = { .targets = targets, .n_targets = n, .fd = { -1, -1 } };
+/* Which targets the MTU probe takes, each at its interface's MTU (the others
+ * get the reason why not), and the ICMP socket of each family they need.
+ * Counts them in m->pending. */
+static void mtu_select(struct mtu_run *m) {
         bool tried[2] = { false, false };
         struct ifaddrs *ifa = NULL;
-        int r = 0;
 
         if (getifaddrs(&ifa) < 0)
                 ifa = NULL; /* then no address has an interface: said per address */
-        for (size_t i = 0; i < n; i++) {
-                struct conn_target *t = &targets[i];
+        for (size_t i = 0; i < m->n_targets; i++) {
+                struct conn_target *t = &m->targets[i];
                 if (t->lane == LANE_NONE || t->received == 0) {
                         t->mtu_why = "not reachable";
                         continue;
@@ -1207,42 +1205,36 @@ static int mtu_probe_all(struct conn_target *targets, size_t n, int64_t timeout_
                 }
                 if (!tried[t->lane]) {
                         tried[t->lane] = true;
-                        m.fd[t->lane] = mtu_socket(t->lane, &m.raw[t->lane]);
+                        m->fd[t->lane] = mtu_socket(t->lane, &m->raw[t->lane]);
                 }
-                if (m.fd[t->lane] < 0) {
+                if (m->fd[t->lane] < 0) {
                         t->mtu_why = "no ICMP socket for the probe";
                         continue;
                 }
                 t->mtu_state = MTU_PENDING;
-                m.pending++;
+                m->pending++;
         }
-        if (m.pending == 0)
-                goto out;
-        m.buf = malloc(MTU_PACKET_MAX);
-        m.rbuf = malloc(MTU_PACKET_MAX + 60);
-        if (!m.buf || !m.rbuf) {
-                r = -ENOMEM;
-                goto out;
-        }
-        random_bytes(m.cookie, sizeof m.cookie);
-        random_bytes(&m.id, sizeof m.id);
-        for (size_t k = ECHO_LEN; k < MTU_PACKET_MAX; k++)
-                m.buf[k] = (uint8_t) k;
+        if (ifa)
+                freeifaddrs(ifa);
+}
 
-        /* Rounds CONN_INTERVAL_MS apart; a round that finds the socket's
-         * buffer full goes on 5 ms later (receiving meanwhile), for at most
-         * the timeout. The last probe sent has the timeout to be answered. */
+/* Send the rounds and take the answers until every probe is answered or
+ * the last one sent has had timeout_ns. Rounds are CONN_INTERVAL_MS apart;
+ * a round that finds the socket's buffer full goes on 5 ms later
+ * (receiving meanwhile), for at most the timeout. 0 or -errno. */
+static int mtu_exchange(struct mtu_run *m, int64_t timeout_ns) {
         int64_t start = clock_ns(CLOCK_MONOTONIC), last_send = start;
         unsigned attempt = 0;
         size_t cursor = 0;
-        while (m.pending > 0) {
+
+        while (m->pending > 0) {
                 int64_t now = clock_ns(CLOCK_MONOTONIC), next = INT64_MAX;
                 int64_t due = start + (int64_t) attempt * CONN_INTERVAL_MS * NS_PER_MS;
                 if (attempt < MTU_TRIES && now >= due) {
                         bool blocked = false;
-                        for (; cursor < n && !blocked; cursor++)
-                                if (targets[cursor].mtu_state == MTU_PENDING)
-                                        blocked = mtu_send(&m, cursor, attempt) == -EAGAIN;
+                        for (; cursor < m->n_targets && !blocked; cursor++)
+                                if (m->targets[cursor].mtu_state == MTU_PENDING)
+                                        blocked = mtu_send(m, cursor, attempt) == -EAGAIN;
                         last_send = now;
                         if (blocked && now - due < timeout_ns) {
                                 cursor--; /* that one again */
@@ -1265,30 +1257,52 @@ static int mtu_probe_all(struct conn_target *targets, size_t n, int64_t timeout_
                 int lanes[2];
                 nfds_t k = 0;
                 for (int l = LANE_ICMP4; l <= LANE_ICMP6; l++)
-                        if (m.fd[l] >= 0) {
-                                pfd[k] = (struct pollfd) { .fd = m.fd[l], .events = POLLIN };
+                        if (m->fd[l] >= 0) {
+                                pfd[k] = (struct pollfd) { .fd = m->fd[l], .events = POLLIN };
                                 lanes[k++] = l;
                         }
                 int p = poll(pfd, k, (int) ((next - now + NS_PER_MS - 1) / NS_PER_MS));
-                if (p < 0 && errno != EINTR) {
-                        r = -errno;
-                        goto out;
-                }
+                if (p < 0 && errno != EINTR)
+                        return -errno;
                 for (nfds_t i = 0; p > 0 && i < k; i++) {
                         if (pfd[i].revents & POLLERR)
-                                mtu_errqueue(&m, lanes[i]);
+                                mtu_errqueue(m, lanes[i]);
                         if (pfd[i].revents & POLLIN)
-                                mtu_receive(&m, lanes[i]);
+                                mtu_receive(m, lanes[i]);
                 }
         }
+        return 0;
+}
+
+/* Probe every reached ICMP target with one echo of its interface's MTU,
+ * don't fragment, MTU_TRIES times CONN_INTERVAL_MS apart; no answer within
+ * timeout_ns of the last is a failure. 0 or -errno. */
+static int mtu_probe_all(struct conn_target *targets, size_t n, int64_t timeout_ns) {
+        struct mtu_run m = { .targets = targets, .n_targets = n, .fd = { -1, -1 } };
+        int r = 0;
+
+        mtu_select(&m);
+        if (m.pending == 0)
+                goto out;
+        m.buf = malloc(MTU_PACKET_MAX);
+        m.rbuf = malloc(MTU_PACKET_MAX + 60);
+        if (!m.buf || !m.rbuf) {
+                r = -ENOMEM;
+                goto out;
+        }
+        random_bytes(m.cookie, sizeof m.cookie);
+        random_bytes(&m.id, sizeof m.id);
+        for (size_t k = ECHO_LEN; k < MTU_PACKET_MAX; k++)
+                m.buf[k] = (uint8_t) k;
+
+        if ((r = mtu_exchange(&m, timeout_ns)) < 0)
+                goto out;
         for (size_t i = 0; i < n; i++)
                 if (targets[i].mtu_state == MTU_PENDING) {
                         targets[i].mtu_state = MTU_FAILED;
                         targets[i].mtu_why = "no reply to a full-size packet";
                 }
 out:
-        if (ifa)
-                freeifaddrs(ifa);
         free(m.buf);
         free(m.rbuf);
         for (int l = LANE_ICMP4; l <= LANE_ICMP6; l++)
@@ -1414,6 +1428,56 @@ static int conn_validate(json_object *peers, size_t *n_targets) {
         return 0;
 }
 
+/* How many TCP connects may be in flight at once: TCP_WINDOW_MAX, or a
+ * quarter of the descriptors the process may open when that is fewer. */
+static size_t tcp_window(void) {
+        struct rlimit rl;
+        size_t window = TCP_WINDOW_MAX;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < window)
+                window = rl.rlim_cur / 4 > 0 ? rl.rlim_cur / 4 : 1;
+        return window;
+}
+
+/* Each address of the peers as a target (r->targets, in order) with its
+ * lane: ICMP echo when wanted and its family has a socket (opened at the
+ * family's first address), else TCP when wanted; otherwise the target
+ * says why not. */
+static void conn_assign_lanes(struct conn_run *r, json_object *peers, bool want_icmp, bool want_tcp) {
+        bool icmp_tried[2] = { false, false };
+        size_t ti = 0;
+
+        for (size_t i = 0; i < json_object_array_length(peers); i++) {
+                json_object *addrs = NULL;
+                json_object_object_get_ex(json_object_array_get_idx(peers, i), "addresses", &addrs);
+                for (size_t a = 0; addrs && a < json_object_array_length(addrs); a++, ti++) {
+                        struct conn_target *t = &r->targets[ti];
+                        t->address = json_object_get_string(json_object_array_get_idx(addrs, a));
+                        t->lane = LANE_NONE;
+                        if (parse_numeric_address(t->address, &t->sa, &t->salen) < 0) {
+                                t->why = "not an IP address";
+                                continue;
+                        }
+                        int fam = t->sa.ss_family == AF_INET ? LANE_ICMP4 : LANE_ICMP6;
+                        if (want_icmp && !icmp_tried[fam]) {
+                                icmp_tried[fam] = true;
+                                int fd = icmp_open(fam == LANE_ICMP4 ? AF_INET : AF_INET6, &r->icmp_raw[fam]);
+                                if (fd >= 0)
+                                        r->icmp_fd[fam] = fd;
+                                else
+                                        snprintf(r->icmp_why[fam], sizeof r->icmp_why[fam],
+                                                 "no ICMP echo here (%s)%s", strerror(-fd),
+                                                 r->tcp_port ? "" : " and no tcp_port was given");
+                        }
+                        if (want_icmp && r->icmp_fd[fam] >= 0)
+                                t->lane = fam;
+                        else if (want_tcp)
+                                t->lane = LANE_TCP;
+                        else
+                                t->why = r->icmp_why[fam];
+                }
+        }
+}
+
 int step_connectivity_check(json_object *args, json_object **out) {
         json_object *peers = NULL;
         const char *method = NULL;
@@ -1455,10 +1519,7 @@ int step_connectivity_check(json_object *args, json_object **out) {
         _cleanup_free_ struct conn_target *targets = calloc(n_targets ? n_targets : 1, sizeof *targets);
         _cleanup_free_ struct conn_probe *probes = calloc(n_targets ? n_targets * (size_t) count : 1,
                                                           sizeof *probes);
-        struct rlimit rl;
-        run.window = TCP_WINDOW_MAX;
-        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < run.window)
-                run.window = rl.rlim_cur / 4 > 0 ? rl.rlim_cur / 4 : 1;
+        run.window = tcp_window();
         _cleanup_free_ size_t *live = calloc(run.window, sizeof *live);
         if (!targets || !probes || !live)
                 return -ENOMEM;
@@ -1468,39 +1529,7 @@ int step_connectivity_check(json_object *args, json_object **out) {
         run.n_probes = n_targets * (size_t) count;
         random_bytes(run.cookie, sizeof run.cookie);
         random_bytes(&run.icmp_id, sizeof run.icmp_id);
-        bool icmp_tried[2] = { false, false };
-
-        size_t ti = 0;
-        for (size_t i = 0; i < json_object_array_length(peers); i++) {
-                json_object *addrs = NULL;
-                json_object_object_get_ex(json_object_array_get_idx(peers, i), "addresses", &addrs);
-                for (size_t a = 0; addrs && a < json_object_array_length(addrs); a++, ti++) {
-                        struct conn_target *t = &targets[ti];
-                        t->address = json_object_get_string(json_object_array_get_idx(addrs, a));
-                        t->lane = LANE_NONE;
-                        if (parse_numeric_address(t->address, &t->sa, &t->salen) < 0) {
-                                t->why = "not an IP address";
-                                continue;
-                        }
-                        int fam = t->sa.ss_family == AF_INET ? LANE_ICMP4 : LANE_ICMP6;
-                        if (want_icmp && !icmp_tried[fam]) {
-                                icmp_tried[fam] = true;
-                                r = icmp_open(fam == LANE_ICMP4 ? AF_INET : AF_INET6, &run.icmp_raw[fam]);
-                                if (r >= 0)
-                                        run.icmp_fd[fam] = r;
-                                else
-                                        snprintf(run.icmp_why[fam], sizeof run.icmp_why[fam],
-                                                 "no ICMP echo here (%s)%s", strerror(-r),
-                                                 tcp_port ? "" : " and no tcp_port was given");
-                        }
-                        if (want_icmp && run.icmp_fd[fam] >= 0)
-                                t->lane = fam;
-                        else if (want_tcp)
-                                t->lane = LANE_TCP;
-                        else
-                                t->why = run.icmp_why[fam];
-                }
-        }
+        conn_assign_lanes(&run, peers, want_icmp, want_tcp);
         for (size_t p = 0; p < run.n_probes; p++) {
                 probes[p].fd = -1;
                 if (targets[p % n_targets].lane == LANE_NONE) {
@@ -1720,44 +1749,28 @@ static json_object *ntp_source_json(const struct ntp_source *s) {
         return o;
 }
 
-int step_ntp_synchronizer(json_object *args, json_object **out) {
-        json_object *sources = NULL;
-        const char *date = NULL;
-        int64_t timeout_ms, max_offset_ms, date_age_ms, date_ms = 0;
-        bool have_date = false;
-        int r;
+/* The coordinator's clock when the step started, from its Date (IMF
+ * fixdate or RFC 3339) received age_ms ago. 0 or -EINVAL. */
+static int ntp_coordinator_ms(const char *date, int64_t age_ms, int64_t *date_ms) {
+        int64_t s;
+        bool sub = false;
 
-        if (!out)
+        if (date_parse_imf_fixdate(date, &s) == 0)
+                *date_ms = s * 1000;
+        else if (date_parse_rfc3339(date, date_ms, &sub) < 0)
                 return -EINVAL;
-        *out = NULL;
-        if (!json_object_is_type(args, json_type_object))
-                return -EINVAL;
-        if ((r = arg_array(args, "ntp_sources", NTP_MAX_SOURCES, &sources)) < 0 ||
-            (r = arg_string(args, "coordinator_date", &date)) < 0 ||
-            (r = arg_int(args, "timeout_ms", 2000, 10, 60000, &timeout_ms)) < 0 ||
-            (r = arg_int(args, "max_offset_ms", 500, 1, 3600000, &max_offset_ms)) < 0 ||
-            (r = arg_int(args, "coordinator_date_age_ms", 0, 0, 3600000, &date_age_ms)) < 0)
-                return r;
-        if (date) {
-                int64_t s;
-                bool sub = false;
-                if (date_parse_imf_fixdate(date, &s) == 0)
-                        date_ms = s * 1000;
-                else if (date_parse_rfc3339(date, &date_ms, &sub) < 0)
-                        return -EINVAL;
-                /* A whole second was printed: the coordinator's clock was
-                 * somewhere in [D, D+1), the middle is the best guess. */
-                if (!sub)
-                        date_ms += 500;
-                date_ms += date_age_ms;
-                have_date = true;
-        }
-        size_t n = sources ? json_object_array_length(sources) : 0;
-        if (n == 0 && !have_date)
-                return -EINVAL;
+        /* A whole second was printed: the coordinator's clock was
+         * somewhere in [D, D+1), the middle is the best guess. */
+        if (!sub)
+                *date_ms += 500;
+        *date_ms += age_ms;
+        return 0;
+}
 
-        struct ntp_source src[NTP_MAX_SOURCES];
-        memset(src, 0, sizeof src);
+/* The n sources of the args into src: each an address, a name to look up,
+ * or done with the reason it is neither. -EINVAL when one is not a string
+ * of at most NTP_MAX_SOURCE_LEN bytes. */
+static int ntp_read_sources(json_object *sources, size_t n, struct ntp_source *src) {
         for (size_t i = 0; i < n; i++) {
                 json_object *v = json_object_array_get_idx(sources, i);
                 if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) > NTP_MAX_SOURCE_LEN)
@@ -1779,16 +1792,13 @@ int step_ntp_synchronizer(json_object *args, json_object **out) {
                         s->done = true;
                 }
         }
-        if ((r = ntp_resolve(src, n, timeout_ms)) < 0)
-                return r;
-        for (size_t i = 0; i < n; i++)
-                if (!src[i].done) {
-                        sockaddr_set_port(&src[i].sa, src[i].port);
-                        sockaddr_to_text((struct sockaddr *) &src[i].sa, src[i].address, sizeof src[i].address);
-                }
-        if ((r = ntp_query_all(src, n, timeout_ms)) < 0)
-                return r;
+        return 0;
+}
 
+/* The step's output: every source, and the offset of the nearest one that
+ * answered, else of the coordinator's Date when there is one. */
+static int ntp_output(const struct ntp_source *src, size_t n, bool have_date, int64_t date_ms,
+                      int64_t max_offset_ms, json_object **out) {
         const struct ntp_source *best = NULL;
         for (size_t i = 0; i < n; i++)
                 if (src[i].ok && (!best || src[i].delay_ns < best->delay_ns))
@@ -1832,6 +1842,49 @@ int step_ntp_synchronizer(json_object *args, json_object **out) {
         return 0;
 }
 
+int step_ntp_synchronizer(json_object *args, json_object **out) {
+        json_object *sources = NULL;
+        const char *date = NULL;
+        int64_t timeout_ms, max_offset_ms, date_age_ms, date_ms = 0;
+        bool have_date = false;
+        int r;
+
+        if (!out)
+                return -EINVAL;
+        *out = NULL;
+        if (!json_object_is_type(args, json_type_object))
+                return -EINVAL;
+        if ((r = arg_array(args, "ntp_sources", NTP_MAX_SOURCES, &sources)) < 0 ||
+            (r = arg_string(args, "coordinator_date", &date)) < 0 ||
+            (r = arg_int(args, "timeout_ms", 2000, 10, 60000, &timeout_ms)) < 0 ||
+            (r = arg_int(args, "max_offset_ms", 500, 1, 3600000, &max_offset_ms)) < 0 ||
+            (r = arg_int(args, "coordinator_date_age_ms", 0, 0, 3600000, &date_age_ms)) < 0)
+                return r;
+        if (date) {
+                if (ntp_coordinator_ms(date, date_age_ms, &date_ms) < 0)
+                        return -EINVAL;
+                have_date = true;
+        }
+        size_t n = sources ? json_object_array_length(sources) : 0;
+        if (n == 0 && !have_date)
+                return -EINVAL;
+
+        struct ntp_source src[NTP_MAX_SOURCES];
+        memset(src, 0, sizeof src);
+        if ((r = ntp_read_sources(sources, n, src)) < 0)
+                return r;
+        if ((r = ntp_resolve(src, n, timeout_ms)) < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if (!src[i].done) {
+                        sockaddr_set_port(&src[i].sa, src[i].port);
+                        sockaddr_to_text((struct sockaddr *) &src[i].sa, src[i].address, sizeof src[i].address);
+                }
+        if ((r = ntp_query_all(src, n, timeout_ms)) < 0)
+                return r;
+        return ntp_output(src, n, have_date, date_ms, max_offset_ms, out);
+}
+
 /* ---- domain-resolution -------------------------------------------------- */
 
 /* Append the address as text unless it is there already. */
@@ -1849,6 +1902,56 @@ static int add_unique_address(json_object *arr, const struct sockaddr *sa) {
                 json_object_put(s);
                 return -ENOMEM;
         }
+        return 0;
+}
+
+/* The name to look up for `name` into queried: itself, or with its
+ * wildcard label replaced by a random one. NULL, or why it is not looked
+ * up. */
+static const char *dns_query_name(const char *name, char *queried, size_t n) {
+        snprintf(queried, n, "%s", name);
+        if (dns_name_check(name, true) < 0)
+                return "not a valid host name";
+        if (name[0] == '*') {
+                uint8_t rnd[6];
+                random_bytes(rnd, sizeof rnd);
+                if (dns_name_expand_wildcard(name, rnd, queried, n) < 0)
+                        return "name too long once the wildcard is replaced";
+        }
+        return NULL;
+}
+
+/* One name's entry of the output, appended to list: its addresses from
+ * the lookup l (NULL when it was not looked up, because of why). */
+static int dns_resolution_json(json_object *list, const char *name, const char *queried, const char *why,
+                               const struct lookup *l) {
+        json_object *o = json_object_new_object(), *v4 = json_object_new_array(), *v6 = json_object_new_array();
+        char ebuf[96];
+        const char *err = why;
+
+        if (!o || !v4 || !v6 || json_object_array_add(list, o) < 0) {
+                json_object_put(o);
+                json_object_put(v4);
+                json_object_put(v6);
+                return -ENOMEM;
+        }
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "queried_name", json_object_new_string(queried));
+        json_object_object_add(o, "ipv4_addresses", v4);
+        json_object_object_add(o, "ipv6_addresses", v6);
+        if (l) {
+                err = lookup_error(l, ebuf, sizeof ebuf);
+                for (const struct addrinfo *ai = l->res; ai; ai = ai->ai_next) {
+                        int r = 0;
+                        if (ai->ai_family == AF_INET)
+                                r = add_unique_address(v4, ai->ai_addr);
+                        else if (ai->ai_family == AF_INET6)
+                                r = add_unique_address(v6, ai->ai_addr);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        json_object_object_add(o, "error", json_str_or_null(err));
         return 0;
 }
 
@@ -1881,19 +1984,8 @@ int step_domain_resolution(json_object *args, json_object **out) {
         struct lookup res[DNS_MAX_NAMES];
         for (size_t i = 0; i < n; i++) {
                 const char *name = json_object_get_string(json_object_array_get_idx(names, i));
-                snprintf(queried[i], sizeof queried[i], "%s", name);
-                if (dns_name_check(name, true) < 0) {
-                        why[i] = "not a valid host name";
+                if ((why[i] = dns_query_name(name, queried[i], sizeof queried[i])))
                         continue;
-                }
-                if (name[0] == '*') {
-                        uint8_t rnd[6];
-                        random_bytes(rnd, sizeof rnd);
-                        if (dns_name_expand_wildcard(name, rnd, queried[i], sizeof queried[i]) < 0) {
-                                why[i] = "name too long once the wildcard is replaced";
-                                continue;
-                        }
-                }
                 nodes[k] = queried[i];
                 which[k++] = i;
         }
@@ -1910,34 +2002,11 @@ int step_domain_resolution(json_object *args, json_object **out) {
         json_object_object_add(result, "resolutions", list);
         for (size_t i = 0, j = 0; i < n; i++) {
                 const char *name = json_object_get_string(json_object_array_get_idx(names, i));
-                json_object *o = json_object_new_object(), *v4 = json_object_new_array(),
-                            *v6 = json_object_new_array();
-                char ebuf[96];
-                const char *err = why[i];
-                if (!o || !v4 || !v6 || json_object_array_add(list, o) < 0) {
-                        json_object_put(o);
-                        json_object_put(v4);
-                        json_object_put(v6);
-                        r = -ENOMEM;
+                bool looked_up = j < k && which[j] == i;
+                if ((r = dns_resolution_json(list, name, queried[i], why[i], looked_up ? &res[j] : NULL)) < 0)
                         goto finish;
-                }
-                json_object_object_add(o, "name", json_object_new_string(name));
-                json_object_object_add(o, "queried_name", json_object_new_string(queried[i]));
-                json_object_object_add(o, "ipv4_addresses", v4);
-                json_object_object_add(o, "ipv6_addresses", v6);
-                if (j < k && which[j] == i) {
-                        err = lookup_error(&res[j], ebuf, sizeof ebuf);
-                        for (const struct addrinfo *ai = res[j].res; ai; ai = ai->ai_next) {
-                                if (ai->ai_family == AF_INET)
-                                        r = add_unique_address(v4, ai->ai_addr);
-                                else if (ai->ai_family == AF_INET6)
-                                        r = add_unique_address(v6, ai->ai_addr);
-                                if (r < 0)
-                                        goto finish;
-                        }
+                if (looked_up)
                         j++;
-                }
-                json_object_object_add(o, "error", json_str_or_null(err));
         }
         *out = TAKE_PTR(result);
         r = 0;

@@ -205,7 +205,87 @@ static void put_trunc(json_object *o, const struct inv_trunc_set *t) {
         json_object_object_add(o, "truncated", tr);
 }
 
-static json_object *disk_to_json(const struct inv_disk *d) {
+/* The list v of n entries of `size` bytes, each written by to_json, as
+ * array k of o. */
+static void put_list(json_object *o, const char *k, const void *v, size_t n, size_t size,
+                     json_object *(*to_json)(const void *entry)) {
+        json_object *a = json_object_new_array_ext((int) n);
+        for (size_t i = 0; i < n; i++)
+                json_object_array_add(a, to_json((const char *) v + i * size));
+        json_object_object_add(o, k, a);
+}
+
+static json_object *cpu_to_json(const struct inv_cpu *cpu) {
+        json_object *c = json_object_new_object();
+        put_str(c, "architecture", cpu->architecture);
+        put_str(c, "model_name", cpu->model_name);
+        put_i64(c, "count", cpu->count);
+        put_i64(c, "sockets", cpu->sockets);
+        put_i64(c, "cores_per_socket", cpu->cores_per_socket);
+        put_i64(c, "threads_per_core", cpu->threads_per_core);
+        if (cpu->frequency_mhz >= 0) {
+                /* Three decimals, as /proc/cpuinfo gives them; no binary noise. */
+                char num[32];
+                snprintf(num, sizeof num, "%.3f", cpu->frequency_mhz);
+                char *e = num + strlen(num) - 1;
+                while (*e == '0')
+                        *e-- = '\0';
+                if (*e == '.')
+                        *e = '\0';
+                json_object_object_add(c, "frequency_mhz",
+                                       json_object_new_double_s(strtod(num, NULL), num));
+        }
+        put_strv(c, "flags", &cpu->flags, true);
+        return c;
+}
+
+static json_object *memory_to_json(const struct inv_memory *mem) {
+        json_object *m = json_object_new_object();
+        put_i64(m, "usable_bytes", mem->usable_bytes);
+        put_i64(m, "physical_bytes", mem->physical_bytes);
+        put_str(m, "physical_bytes_method", mem->physical_bytes_method);
+        return m;
+}
+
+static json_object *system_vendor_to_json(const struct inv_system_vendor *sv) {
+        json_object *s = json_object_new_object();
+        put_str(s, "manufacturer", sv->manufacturer);
+        put_str(s, "product_name", sv->product_name);
+        put_str(s, "serial_number", sv->serial_number);
+        put_str(s, "uuid", sv->uuid);
+        put_tri(s, "virtual", sv->virtual_machine);
+        put_str(s, "virtual_method", sv->virtual_method);
+        json_object *fw = json_object_new_object();
+        put_str(fw, "vendor", sv->firmware_vendor);
+        put_str(fw, "version", sv->firmware_version);
+        put_str(fw, "date", sv->firmware_date);
+        json_object_object_add(s, "firmware", fw);
+        return s;
+}
+
+static json_object *boot_to_json(const struct inv_boot *boot) {
+        json_object *b = json_object_new_object();
+        put_str(b, "current_boot_mode", boot->current_boot_mode);
+        put_str(b, "secure_boot_state", boot->secure_boot_state);
+        put_str(b, "pxe_interface", boot->pxe_interface);
+        put_str(b, "command_line", boot->command_line);
+        return b;
+}
+
+static json_object *partition_to_json(const void *entry) {
+        const struct inv_partition *p = entry;
+        json_object *po = json_object_new_object();
+        put_str(po, "name", p->name);
+        put_i64(po, "size_bytes", p->size_bytes);
+        put_str(po, "fstype", p->fstype);
+        put_str(po, "label", p->label);
+        put_str(po, "uuid", p->uuid);
+        put_str(po, "mountpoint", p->mountpoint);
+        return po;
+}
+
+static json_object *disk_to_json(const void *entry) {
+        const struct inv_disk *d = entry;
         json_object *o = json_object_new_object();
         put_str(o, "name", d->name);
         put_str(o, "path", d->path);
@@ -228,19 +308,7 @@ static json_object *disk_to_json(const struct inv_disk *d) {
         put_str(o, "fstype", d->fstype);
         put_str(o, "mountpoint", d->mountpoint);
         put_strv(o, "holders", &d->holders, true);
-        json_object *parts = json_object_new_array_ext((int) d->n_partitions);
-        for (size_t i = 0; i < d->n_partitions; i++) {
-                const struct inv_partition *p = &d->partitions[i];
-                json_object *po = json_object_new_object();
-                put_str(po, "name", p->name);
-                put_i64(po, "size_bytes", p->size_bytes);
-                put_str(po, "fstype", p->fstype);
-                put_str(po, "label", p->label);
-                put_str(po, "uuid", p->uuid);
-                put_str(po, "mountpoint", p->mountpoint);
-                json_object_array_add(parts, po);
-        }
-        json_object_object_add(o, "partitions", parts);
+        put_list(o, "partitions", d->partitions, d->n_partitions, sizeof *d->partitions, partition_to_json);
         put_tri(o, "is_installation_media", d->is_installation_media);
         json_object *el = json_object_new_object();
         json_object_object_add(el, "eligible", json_object_new_boolean(d->eligible));
@@ -250,7 +318,8 @@ static json_object *disk_to_json(const struct inv_disk *d) {
         return o;
 }
 
-static json_object *iface_to_json(const struct inv_interface *i) {
+static json_object *iface_to_json(const void *entry) {
+        const struct inv_interface *i = entry;
         json_object *o = json_object_new_object();
         put_str(o, "name", i->name);
         put_str(o, "mac_address", i->mac_address);
@@ -270,6 +339,28 @@ static json_object *iface_to_json(const struct inv_interface *i) {
         return o;
 }
 
+static json_object *route_to_json(const void *entry) {
+        const struct inv_route *r = entry;
+        json_object *ro = json_object_new_object();
+        put_str(ro, "destination", r->destination);
+        put_str(ro, "gateway", r->gateway);
+        put_str(ro, "interface", r->interface);
+        json_object_object_add(ro, "family", json_object_new_int(r->family));
+        put_i64(ro, "metric", r->metric);
+        return ro;
+}
+
+static json_object *gpu_to_json(const void *entry) {
+        const struct inv_gpu *g = entry;
+        json_object *go = json_object_new_object();
+        put_str(go, "pci_address", g->pci_address);
+        put_str(go, "vendor_id", g->vendor_id);
+        put_str(go, "device_id", g->device_id);
+        put_str(go, "class_id", g->class_id);
+        put_str(go, "driver", g->driver);
+        return go;
+}
+
 json_object *inventory_to_json(const struct inventory *inv) {
         json_object *o = json_object_new_object();
         if (!o)
@@ -278,92 +369,14 @@ json_object *inventory_to_json(const struct inventory *inv) {
         put_str(o, "host_id", inv->host_id);
         put_str(o, "host_id_source", inv->host_id_source);
         put_str(o, "hostname", inv->hostname);
-
-        json_object *c = json_object_new_object();
-        put_str(c, "architecture", inv->cpu.architecture);
-        put_str(c, "model_name", inv->cpu.model_name);
-        put_i64(c, "count", inv->cpu.count);
-        put_i64(c, "sockets", inv->cpu.sockets);
-        put_i64(c, "cores_per_socket", inv->cpu.cores_per_socket);
-        put_i64(c, "threads_per_core", inv->cpu.threads_per_core);
-        if (inv->cpu.frequency_mhz >= 0) {
-                /* Three decimals, as /proc/cpuinfo gives them; no binary noise. */
-                char num[32];
-                snprintf(num, sizeof num, "%.3f", inv->cpu.frequency_mhz);
-                char *e = num + strlen(num) - 1;
-                while (*e == '0')
-                        *e-- = '\0';
-                if (*e == '.')
-                        *e = '\0';
-                json_object_object_add(c, "frequency_mhz",
-                                       json_object_new_double_s(strtod(num, NULL), num));
-        }
-        put_strv(c, "flags", &inv->cpu.flags, true);
-        json_object_object_add(o, "cpu", c);
-
-        json_object *m = json_object_new_object();
-        put_i64(m, "usable_bytes", inv->memory.usable_bytes);
-        put_i64(m, "physical_bytes", inv->memory.physical_bytes);
-        put_str(m, "physical_bytes_method", inv->memory.physical_bytes_method);
-        json_object_object_add(o, "memory", m);
-
-        const struct inv_system_vendor *sv = &inv->system_vendor;
-        json_object *s = json_object_new_object();
-        put_str(s, "manufacturer", sv->manufacturer);
-        put_str(s, "product_name", sv->product_name);
-        put_str(s, "serial_number", sv->serial_number);
-        put_str(s, "uuid", sv->uuid);
-        put_tri(s, "virtual", sv->virtual_machine);
-        put_str(s, "virtual_method", sv->virtual_method);
-        json_object *fw = json_object_new_object();
-        put_str(fw, "vendor", sv->firmware_vendor);
-        put_str(fw, "version", sv->firmware_version);
-        put_str(fw, "date", sv->firmware_date);
-        json_object_object_add(s, "firmware", fw);
-        json_object_object_add(o, "system_vendor", s);
-
-        json_object *b = json_object_new_object();
-        put_str(b, "current_boot_mode", inv->boot.current_boot_mode);
-        put_str(b, "secure_boot_state", inv->boot.secure_boot_state);
-        put_str(b, "pxe_interface", inv->boot.pxe_interface);
-        put_str(b, "command_line", inv->boot.command_line);
-        json_object_object_add(o, "boot", b);
-
-        json_object *a = json_object_new_array_ext((int) inv->n_disks);
-        for (size_t i = 0; i < inv->n_disks; i++)
-                json_object_array_add(a, disk_to_json(&inv->disks[i]));
-        json_object_object_add(o, "disks", a);
-
-        a = json_object_new_array_ext((int) inv->n_interfaces);
-        for (size_t i = 0; i < inv->n_interfaces; i++)
-                json_object_array_add(a, iface_to_json(&inv->interfaces[i]));
-        json_object_object_add(o, "interfaces", a);
-
-        a = json_object_new_array_ext((int) inv->n_routes);
-        for (size_t i = 0; i < inv->n_routes; i++) {
-                const struct inv_route *r = &inv->routes[i];
-                json_object *ro = json_object_new_object();
-                put_str(ro, "destination", r->destination);
-                put_str(ro, "gateway", r->gateway);
-                put_str(ro, "interface", r->interface);
-                json_object_object_add(ro, "family", json_object_new_int(r->family));
-                put_i64(ro, "metric", r->metric);
-                json_object_array_add(a, ro);
-        }
-        json_object_object_add(o, "routes", a);
-
-        a = json_object_new_array_ext((int) inv->n_gpus);
-        for (size_t i = 0; i < inv->n_gpus; i++) {
-                const struct inv_gpu *g = &inv->gpus[i];
-                json_object *go = json_object_new_object();
-                put_str(go, "pci_address", g->pci_address);
-                put_str(go, "vendor_id", g->vendor_id);
-                put_str(go, "device_id", g->device_id);
-                put_str(go, "class_id", g->class_id);
-                put_str(go, "driver", g->driver);
-                json_object_array_add(a, go);
-        }
-        json_object_object_add(o, "gpus", a);
+        json_object_object_add(o, "cpu", cpu_to_json(&inv->cpu));
+        json_object_object_add(o, "memory", memory_to_json(&inv->memory));
+        json_object_object_add(o, "system_vendor", system_vendor_to_json(&inv->system_vendor));
+        json_object_object_add(o, "boot", boot_to_json(&inv->boot));
+        put_list(o, "disks", inv->disks, inv->n_disks, sizeof *inv->disks, disk_to_json);
+        put_list(o, "interfaces", inv->interfaces, inv->n_interfaces, sizeof *inv->interfaces, iface_to_json);
+        put_list(o, "routes", inv->routes, inv->n_routes, sizeof *inv->routes, route_to_json);
+        put_list(o, "gpus", inv->gpus, inv->n_gpus, sizeof *inv->gpus, gpu_to_json);
         put_str(o, "tpm_version", inv->tpm_version);
         put_trunc(o, &inv->truncated);
         return o;
@@ -409,7 +422,74 @@ static void get_trunc(json_object *o, struct inv_trunc_set *t, struct jctx *c) {
         }
 }
 
-static void disk_from_json(json_object *o, struct inv_disk *d, struct jctx *c) {
+/* The array k of o (at most max entries), each an object that from_json
+ * reads into a new zeroed entry of `size` bytes appended to *v. Stops at
+ * the first failure. */
+static void get_list(json_object *o, const char *k, size_t max, void **v, size_t *n, size_t size,
+                     void (*from_json)(json_object *e, void *entry, struct jctx *c), struct jctx *c) {
+        json_object *a = jget_array(o, k, max, c);
+        for (size_t i = 0; a && i < json_object_array_length(a) && c->r == 0; i++) {
+                json_object *e = jget_elem(a, i, k, c);
+                void *entry = e ? inv_array_append(v, n, size) : NULL;
+                if (!entry)
+                        break;
+                from_json(e, entry, c);
+        }
+}
+
+static void cpu_from_json(json_object *o, struct inv_cpu *cpu, struct jctx *c) {
+        json_object *v;
+        get_str(o, "architecture", &cpu->architecture, c);
+        get_str(o, "model_name", &cpu->model_name, c);
+        get_i64(o, "count", &cpu->count, c);
+        get_i64(o, "sockets", &cpu->sockets, c);
+        get_i64(o, "cores_per_socket", &cpu->cores_per_socket, c);
+        get_i64(o, "threads_per_core", &cpu->threads_per_core, c);
+        if ((v = jget(o, "frequency_mhz", json_type_double, c)))
+                cpu->frequency_mhz = json_object_get_double(v);
+        get_strv(o, "flags", &cpu->flags, INV_MAX_CPU_FLAGS, c);
+}
+
+static void memory_from_json(json_object *o, struct inv_memory *mem, struct jctx *c) {
+        get_i64(o, "usable_bytes", &mem->usable_bytes, c);
+        get_i64(o, "physical_bytes", &mem->physical_bytes, c);
+        get_str(o, "physical_bytes_method", &mem->physical_bytes_method, c);
+}
+
+static void system_vendor_from_json(json_object *o, struct inv_system_vendor *sv, struct jctx *c) {
+        get_str(o, "manufacturer", &sv->manufacturer, c);
+        get_str(o, "product_name", &sv->product_name, c);
+        get_str(o, "serial_number", &sv->serial_number, c);
+        get_str(o, "uuid", &sv->uuid, c);
+        get_tri(o, "virtual", &sv->virtual_machine, c);
+        get_str(o, "virtual_method", &sv->virtual_method, c);
+        json_object *fw = jget(o, "firmware", json_type_object, c);
+        get_str(fw, "vendor", &sv->firmware_vendor, c);
+        get_str(fw, "version", &sv->firmware_version, c);
+        get_str(fw, "date", &sv->firmware_date, c);
+}
+
+static void boot_from_json(json_object *o, struct inv_boot *boot, struct jctx *c) {
+        get_str(o, "current_boot_mode", &boot->current_boot_mode, c);
+        get_str(o, "secure_boot_state", &boot->secure_boot_state, c);
+        get_str(o, "pxe_interface", &boot->pxe_interface, c);
+        get_str(o, "command_line", &boot->command_line, c);
+}
+
+static void partition_from_json(json_object *o, void *entry, struct jctx *c) {
+        struct inv_partition *p = entry;
+        inv_partition_init(p);
+        get_str(o, "name", &p->name, c);
+        get_i64(o, "size_bytes", &p->size_bytes, c);
+        get_str(o, "fstype", &p->fstype, c);
+        get_str(o, "label", &p->label, c);
+        get_str(o, "uuid", &p->uuid, c);
+        get_str(o, "mountpoint", &p->mountpoint, c);
+}
+
+static void disk_from_json(json_object *o, void *entry, struct jctx *c) {
+        struct inv_disk *d = entry;
+        inv_disk_init(d);
         get_str(o, "name", &d->name, c);
         get_str(o, "path", &d->path, c);
         get_str(o, "id", &d->id, c);
@@ -431,21 +511,8 @@ static void disk_from_json(json_object *o, struct inv_disk *d, struct jctx *c) {
         get_str(o, "fstype", &d->fstype, c);
         get_str(o, "mountpoint", &d->mountpoint, c);
         get_strv(o, "holders", &d->holders, INV_MAX_HOLDERS, c);
-        json_object *parts = jget_array(o, "partitions", INV_MAX_PARTITIONS, c);
-        for (size_t i = 0; parts && i < json_object_array_length(parts) && c->r == 0; i++) {
-                json_object *po = jget_elem(parts, i, "partitions", c);
-                struct inv_partition *p = po ? inv_array_append((void **) &d->partitions,
-                                                                &d->n_partitions, sizeof *p) : NULL;
-                if (!p)
-                        break;
-                inv_partition_init(p);
-                get_str(po, "name", &p->name, c);
-                get_i64(po, "size_bytes", &p->size_bytes, c);
-                get_str(po, "fstype", &p->fstype, c);
-                get_str(po, "label", &p->label, c);
-                get_str(po, "uuid", &p->uuid, c);
-                get_str(po, "mountpoint", &p->mountpoint, c);
-        }
+        get_list(o, "partitions", INV_MAX_PARTITIONS, (void **) &d->partitions, &d->n_partitions,
+                 sizeof *d->partitions, partition_from_json, c);
         get_tri(o, "is_installation_media", &d->is_installation_media, c);
         json_object *el = jget(o, "installation_eligibility", json_type_object, c);
         json_object *v = el ? jget(el, "eligible", json_type_boolean, c) : NULL;
@@ -455,7 +522,9 @@ static void disk_from_json(json_object *o, struct inv_disk *d, struct jctx *c) {
         get_trunc(o, &d->truncated, c);
 }
 
-static void iface_from_json(json_object *o, struct inv_interface *i, struct jctx *c) {
+static void iface_from_json(json_object *o, void *entry, struct jctx *c) {
+        struct inv_interface *i = entry;
+        inv_interface_init(i);
         get_str(o, "name", &i->name, c);
         get_str(o, "mac_address", &i->mac_address, c);
         get_tri(o, "mac_is_permanent", &i->mac_is_permanent, c);
@@ -473,9 +542,32 @@ static void iface_from_json(json_object *o, struct inv_interface *i, struct jctx
         get_str(o, "vlan_parent", &i->vlan_parent, c);
 }
 
+static void route_from_json(json_object *o, void *entry, struct jctx *c) {
+        struct inv_route *r = entry;
+        json_object *v;
+        r->metric = INV_UNSET;
+        get_str(o, "destination", &r->destination, c);
+        get_str(o, "gateway", &r->gateway, c);
+        get_str(o, "interface", &r->interface, c);
+        if ((v = jget(o, "family", json_type_int, c)))
+                r->family = json_object_get_int(v);
+        if (r->family != 4 && r->family != 6)
+                jfail(c, "route family must be 4 or 6");
+        get_i64(o, "metric", &r->metric, c);
+}
+
+static void gpu_from_json(json_object *o, void *entry, struct jctx *c) {
+        struct inv_gpu *g = entry;
+        get_str(o, "pci_address", &g->pci_address, c);
+        get_str(o, "vendor_id", &g->vendor_id, c);
+        get_str(o, "device_id", &g->device_id, c);
+        get_str(o, "class_id", &g->class_id, c);
+        get_str(o, "driver", &g->driver, c);
+}
+
 int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size_t errlen) {
         struct jctx c = { .err = err, .errlen = errlen };
-        json_object *v, *a;
+        json_object *v;
 
         inventory_init(inv);
         if (err && errlen)
@@ -492,92 +584,18 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
         get_str(obj, "host_id", &inv->host_id, &c);
         get_str(obj, "host_id_source", &inv->host_id_source, &c);
         get_str(obj, "hostname", &inv->hostname, &c);
-
-        json_object *cpu = jget(obj, "cpu", json_type_object, &c);
-        get_str(cpu, "architecture", &inv->cpu.architecture, &c);
-        get_str(cpu, "model_name", &inv->cpu.model_name, &c);
-        get_i64(cpu, "count", &inv->cpu.count, &c);
-        get_i64(cpu, "sockets", &inv->cpu.sockets, &c);
-        get_i64(cpu, "cores_per_socket", &inv->cpu.cores_per_socket, &c);
-        get_i64(cpu, "threads_per_core", &inv->cpu.threads_per_core, &c);
-        if ((v = jget(cpu, "frequency_mhz", json_type_double, &c)))
-                inv->cpu.frequency_mhz = json_object_get_double(v);
-        get_strv(cpu, "flags", &inv->cpu.flags, INV_MAX_CPU_FLAGS, &c);
-
-        json_object *m = jget(obj, "memory", json_type_object, &c);
-        get_i64(m, "usable_bytes", &inv->memory.usable_bytes, &c);
-        get_i64(m, "physical_bytes", &inv->memory.physical_bytes, &c);
-        get_str(m, "physical_bytes_method", &inv->memory.physical_bytes_method, &c);
-
-        struct inv_system_vendor *sv = &inv->system_vendor;
-        json_object *s = jget(obj, "system_vendor", json_type_object, &c);
-        get_str(s, "manufacturer", &sv->manufacturer, &c);
-        get_str(s, "product_name", &sv->product_name, &c);
-        get_str(s, "serial_number", &sv->serial_number, &c);
-        get_str(s, "uuid", &sv->uuid, &c);
-        get_tri(s, "virtual", &sv->virtual_machine, &c);
-        get_str(s, "virtual_method", &sv->virtual_method, &c);
-        json_object *fw = jget(s, "firmware", json_type_object, &c);
-        get_str(fw, "vendor", &sv->firmware_vendor, &c);
-        get_str(fw, "version", &sv->firmware_version, &c);
-        get_str(fw, "date", &sv->firmware_date, &c);
-
-        json_object *b = jget(obj, "boot", json_type_object, &c);
-        get_str(b, "current_boot_mode", &inv->boot.current_boot_mode, &c);
-        get_str(b, "secure_boot_state", &inv->boot.secure_boot_state, &c);
-        get_str(b, "pxe_interface", &inv->boot.pxe_interface, &c);
-        get_str(b, "command_line", &inv->boot.command_line, &c);
-
-        a = jget_array(obj, "disks", INV_MAX_DISKS, &c);
-        for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jget_elem(a, i, "disks", &c);
-                struct inv_disk *d = e ? inv_array_append((void **) &inv->disks, &inv->n_disks,
-                                                          sizeof *d) : NULL;
-                if (!d)
-                        break;
-                inv_disk_init(d);
-                disk_from_json(e, d, &c);
-        }
-        a = jget_array(obj, "interfaces", INV_MAX_INTERFACES, &c);
-        for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jget_elem(a, i, "interfaces", &c);
-                struct inv_interface *it = e ? inv_array_append((void **) &inv->interfaces,
-                                                                &inv->n_interfaces, sizeof *it) : NULL;
-                if (!it)
-                        break;
-                inv_interface_init(it);
-                iface_from_json(e, it, &c);
-        }
-        a = jget_array(obj, "routes", INV_MAX_ROUTES, &c);
-        for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jget_elem(a, i, "routes", &c);
-                struct inv_route *r = e ? inv_array_append((void **) &inv->routes, &inv->n_routes,
-                                                           sizeof *r) : NULL;
-                if (!r)
-                        break;
-                r->metric = INV_UNSET;
-                get_str(e, "destination", &r->destination, &c);
-                get_str(e, "gateway", &r->gateway, &c);
-                get_str(e, "interface", &r->interface, &c);
-                if ((v = jget(e, "family", json_type_int, &c)))
-                        r->family = json_object_get_int(v);
-                if (r->family != 4 && r->family != 6)
-                        jfail(&c, "route family must be 4 or 6");
-                get_i64(e, "metric", &r->metric, &c);
-        }
-        a = jget_array(obj, "gpus", INV_MAX_GPUS, &c);
-        for (size_t i = 0; a && i < json_object_array_length(a) && c.r == 0; i++) {
-                json_object *e = jget_elem(a, i, "gpus", &c);
-                struct inv_gpu *g = e ? inv_array_append((void **) &inv->gpus, &inv->n_gpus,
-                                                         sizeof *g) : NULL;
-                if (!g)
-                        break;
-                get_str(e, "pci_address", &g->pci_address, &c);
-                get_str(e, "vendor_id", &g->vendor_id, &c);
-                get_str(e, "device_id", &g->device_id, &c);
-                get_str(e, "class_id", &g->class_id, &c);
-                get_str(e, "driver", &g->driver, &c);
-        }
+        cpu_from_json(jget(obj, "cpu", json_type_object, &c), &inv->cpu, &c);
+        memory_from_json(jget(obj, "memory", json_type_object, &c), &inv->memory, &c);
+        system_vendor_from_json(jget(obj, "system_vendor", json_type_object, &c), &inv->system_vendor, &c);
+        boot_from_json(jget(obj, "boot", json_type_object, &c), &inv->boot, &c);
+        get_list(obj, "disks", INV_MAX_DISKS, (void **) &inv->disks, &inv->n_disks, sizeof *inv->disks,
+                 disk_from_json, &c);
+        get_list(obj, "interfaces", INV_MAX_INTERFACES, (void **) &inv->interfaces, &inv->n_interfaces,
+                 sizeof *inv->interfaces, iface_from_json, &c);
+        get_list(obj, "routes", INV_MAX_ROUTES, (void **) &inv->routes, &inv->n_routes, sizeof *inv->routes,
+                 route_from_json, &c);
+        get_list(obj, "gpus", INV_MAX_GPUS, (void **) &inv->gpus, &inv->n_gpus, sizeof *inv->gpus, gpu_from_json,
+                 &c);
         get_str(obj, "tpm_version", &inv->tpm_version, &c);
         get_trunc(obj, &inv->truncated, &c);
         return c.r;

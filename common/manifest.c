@@ -411,6 +411,19 @@ static int parse_metadata(struct mparse *p, struct manifest *m) {
 }
 
 /* The document's root mapping; p->ev is its MAPPING_START. */
+/* m->group and m->version from m->api_version: "group/version", or
+ * "version" (the core group). 0, -EINVAL (neither) or -ENOMEM. */
+static int split_api_version(struct manifest *m) {
+        const char *slash = strchr(m->api_version, '/');
+        if (slash && (slash == m->api_version || !slash[1] || strchr(slash + 1, '/')))
+                return -EINVAL;
+        m->group = slash ? strndup(m->api_version, slash - m->api_version) : strdup("");
+        m->version = strdup(slash ? slash + 1 : m->api_version);
+        if (!m->group || !m->version)
+                return -ENOMEM;
+        return 0;
+}
+
 static int parse_root(struct mparse *p, struct manifest *m) {
         static const char *const names[] = { "apiVersion", "kind", "metadata", NULL };
         enum { K_OTHER = -1, K_API, K_KIND, K_META };
@@ -450,13 +463,10 @@ static int parse_root(struct mparse *p, struct manifest *m) {
         if (!m->name)
                 return fail(p, -EINVAL, doc_line, "missing metadata.name");
 
-        /* "group/version" or "version" (the core group). */
-        const char *slash = strchr(m->api_version, '/');
-        if (slash && (slash == m->api_version || !slash[1] || strchr(slash + 1, '/')))
+        r = split_api_version(m);
+        if (r == -EINVAL)
                 return fail(p, -EINVAL, doc_line, "apiVersion \"%s\" is not group/version", m->api_version);
-        m->group = slash ? strndup(m->api_version, slash - m->api_version) : strdup("");
-        m->version = strdup(slash ? slash + 1 : m->api_version);
-        if (!m->group || !m->version)
+        if (r < 0)
                 return fail(p, -ENOMEM, 0, "out of memory");
         return 0;
 }
@@ -796,28 +806,86 @@ static void jident(json_object *o, const char *k, char **out, size_t max, bool r
         }
 }
 
+/* Where the manifest comes from: "file", "doc_index", and "path", which is
+ * the file's name or the name of that document of it. */
+static void origin_from_json(json_object *o, struct manifest *m, struct jctx *c) {
+        char why[MANIFEST_MAX_FILE_NAME + 64];
+        jident(o, "file", &m->file, MANIFEST_MAX_FILE_NAME, true, c);
+        if (c->r == 0 && check_file_name(m->file, why, sizeof why) < 0)
+                jfail(c, "field \"file\": %s", why);
+        int64_t idx = 0;
+        jget_i64(o, "doc_index", &idx, MANIFEST_MAX_DOCS_PER_FILE - 1, c);
+        m->doc_index = (unsigned) idx;
+        jident(o, "path", &m->path, MANIFEST_MAX_FILE_NAME, true, c);
+        if (c->r == 0) {
+                _cleanup_free_ char *derived = doc_path(m->file, m->doc_index);
+                if (!derived)
+                        joom(c);
+                else if (strcmp(m->path, m->file) != 0 && strcmp(m->path, derived) != 0)
+                        jfail(c, "field \"path\" must be \"%s\" or \"%s\"", m->file, derived);
+        }
+}
+
+/* "annotations": an object of strings, within the limits. */
+static void annotations_from_json(json_object *o, struct manifest *m, struct jctx *c) {
+        json_object *ann = jget(o, "annotations", json_type_object, c);
+        if (ann && json_object_object_length(ann) > MANIFEST_MAX_ANNOTATIONS)
+                jfail(c, "field \"annotations\" has more than %d entries", MANIFEST_MAX_ANNOTATIONS);
+        if (!ann || c->r != 0)
+                return;
+        size_t total = 0;
+        json_object_object_foreach(ann, k, v) {
+                if (c->r < 0)
+                        break;
+                if (!json_object_is_type(v, json_type_string)) {
+                        jfail(c, "annotation \"%s\" must be a string", k);
+                        break;
+                }
+                size_t kn = strlen(k), vn = (size_t) json_object_get_string_len(v);
+                total += kn + vn;
+                if (!kn || kn > MAX_ANNOTATION_KEY)
+                        jfail(c, "annotation keys must be 1 to %d bytes", MAX_ANNOTATION_KEY);
+                else if (total > MAX_ANNOTATIONS_BYTES)
+                        jfail(c, "annotations are larger than %d bytes", MAX_ANNOTATIONS_BYTES);
+                else if (strlen(json_object_get_string(v)) != vn)
+                        jfail(c, "annotation \"%s\" contains a NUL byte", k);
+                else if (add_annotation(m, strdup(k), strdup(json_object_get_string(v))) < 0)
+                        joom(c);
+        }
+}
+
+/* "content": required, at most MANIFEST_MAX_FILE bytes, no NUL. */
+static void content_from_json(json_object *o, struct manifest *m, struct jctx *c) {
+        json_object *content = jget(o, "content", json_type_string, c);
+        if (c->r < 0)
+                return;
+        if (!content) {
+                jfail(c, "field \"content\" is required");
+                return;
+        }
+        size_t n = (size_t) json_object_get_string_len(content);
+        const char *s = json_object_get_string(content);
+        if (n > MANIFEST_MAX_FILE)
+                jfail(c, "field \"content\" is larger than %d bytes", MANIFEST_MAX_FILE);
+        else if (memchr(s, 0, n))
+                jfail(c, "field \"content\" contains a NUL byte");
+        else if (!(m->content = malloc(n + 1)))
+                joom(c);
+        else {
+                memcpy(m->content, s, n);
+                m->content[n] = 0;
+                m->content_len = n;
+        }
+}
+
 int manifest_from_json(json_object *o, struct manifest *m, char *err, size_t errlen) {
         struct jctx c = { .err = err, .errlen = errlen };
-        char why[MANIFEST_MAX_FILE_NAME + 64];
         *m = (struct manifest) { 0 };
         if (!json_object_is_type(o, json_type_object)) {
                 jfail(&c, "a manifest must be an object");
                 return c.r;
         }
-        jident(o, "file", &m->file, MANIFEST_MAX_FILE_NAME, true, &c);
-        if (c.r == 0 && check_file_name(m->file, why, sizeof why) < 0)
-                jfail(&c, "field \"file\": %s", why);
-        int64_t idx = 0;
-        jget_i64(o, "doc_index", &idx, MANIFEST_MAX_DOCS_PER_FILE - 1, &c);
-        m->doc_index = (unsigned) idx;
-        jident(o, "path", &m->path, MANIFEST_MAX_FILE_NAME, true, &c);
-        if (c.r == 0) {
-                _cleanup_free_ char *derived = doc_path(m->file, m->doc_index);
-                if (!derived)
-                        joom(&c);
-                else if (strcmp(m->path, m->file) != 0 && strcmp(m->path, derived) != 0)
-                        jfail(&c, "field \"path\" must be \"%s\" or \"%s\"", m->file, derived);
-        }
+        origin_from_json(o, m, &c);
         jident(o, "api_version", &m->api_version, MAX_API_VERSION, true, &c);
         jident(o, "kind", &m->kind, MAX_KIND, true, &c);
         jident(o, "name", &m->name, MANIFEST_MAX_NAME, true, &c);
@@ -825,17 +893,13 @@ int manifest_from_json(json_object *o, struct manifest *m, char *err, size_t err
         if (c.r < 0)
                 return c.r;
 
-        const char *slash = strchr(m->api_version, '/');
-        if (slash && (slash == m->api_version || !slash[1] || strchr(slash + 1, '/'))) {
+        int r = split_api_version(m);
+        if (r == -EINVAL)
                 jfail(&c, "field \"api_version\" is not group/version");
-                return c.r;
-        }
-        m->group = slash ? strndup(m->api_version, slash - m->api_version) : strdup("");
-        m->version = strdup(slash ? slash + 1 : m->api_version);
-        if (!m->group || !m->version) {
+        else if (r < 0)
                 joom(&c);
+        if (r < 0)
                 return c.r;
-        }
         _cleanup_free_ char *group = NULL, *version = NULL;
         jget_str(o, "group", &group, MAX_API_VERSION, &c);
         jget_str(o, "version", &version, MAX_API_VERSION, &c);
@@ -844,53 +908,10 @@ int manifest_from_json(json_object *o, struct manifest *m, char *err, size_t err
         if (c.r == 0 && version && strcmp(version, m->version) != 0)
                 jfail(&c, "field \"version\" does not match api_version");
 
-        json_object *ann = jget(o, "annotations", json_type_object, &c);
-        if (ann && json_object_object_length(ann) > MANIFEST_MAX_ANNOTATIONS)
-                jfail(&c, "field \"annotations\" has more than %d entries", MANIFEST_MAX_ANNOTATIONS);
-        if (ann && c.r == 0) {
-                size_t total = 0;
-                json_object_object_foreach(ann, k, v) {
-                        if (c.r < 0)
-                                break;
-                        if (!json_object_is_type(v, json_type_string)) {
-                                jfail(&c, "annotation \"%s\" must be a string", k);
-                                break;
-                        }
-                        size_t kn = strlen(k), vn = (size_t) json_object_get_string_len(v);
-                        total += kn + vn;
-                        if (!kn || kn > MAX_ANNOTATION_KEY)
-                                jfail(&c, "annotation keys must be 1 to %d bytes", MAX_ANNOTATION_KEY);
-                        else if (total > MAX_ANNOTATIONS_BYTES)
-                                jfail(&c, "annotations are larger than %d bytes", MAX_ANNOTATIONS_BYTES);
-                        else if (strlen(json_object_get_string(v)) != vn)
-                                jfail(&c, "annotation \"%s\" contains a NUL byte", k);
-                        else if (add_annotation(m, strdup(k), strdup(json_object_get_string(v))) < 0)
-                                joom(&c);
-                }
-        }
+        annotations_from_json(o, m, &c);
         if (c.r < 0)
                 return c.r;
-
-        json_object *content = jget(o, "content", json_type_string, &c);
-        if (c.r < 0)
-                return c.r;
-        if (!content) {
-                jfail(&c, "field \"content\" is required");
-                return c.r;
-        }
-        size_t n = (size_t) json_object_get_string_len(content);
-        const char *s = json_object_get_string(content);
-        if (n > MANIFEST_MAX_FILE)
-                jfail(&c, "field \"content\" is larger than %d bytes", MANIFEST_MAX_FILE);
-        else if (memchr(s, 0, n))
-                jfail(&c, "field \"content\" contains a NUL byte");
-        else if (!(m->content = malloc(n + 1)))
-                joom(&c);
-        else {
-                memcpy(m->content, s, n);
-                m->content[n] = 0;
-                m->content_len = n;
-        }
+        content_from_json(o, m, &c);
         return c.r;
 }
 

@@ -484,6 +484,50 @@ static int path_cmp(const void *a, const void *b) {
         return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
+/* Manifest i of the payload, e, as a file: its path must be a plain file
+ * name. 0 or -EINVAL with err. */
+static int manifest_file(json_object *e, size_t i, struct payload_file *f, char *err, size_t errlen) {
+        if (!json_object_is_type(e, json_type_object)) {
+                fail(err, errlen, "manifest %zu is not an object", i);
+                return -EINVAL;
+        }
+        json_object *jp = member(e, "path", json_type_string);
+        json_object *jc = member(e, "content", json_type_string);
+        if (!jp) {
+                fail(err, errlen, "manifest %zu has no string \"path\"", i);
+                return -EINVAL;
+        }
+        const char *path = json_object_get_string(jp);
+        size_t plen = (size_t) json_object_get_string_len(jp);
+        if (plen == 0) {
+                fail(err, errlen, "manifest %zu: empty path", i);
+                return -EINVAL;
+        }
+        if (plen > MANIFEST_MAX_FILE_NAME) {
+                fail(err, errlen, "manifest %zu: path is longer than %d bytes", i, MANIFEST_MAX_FILE_NAME);
+                return -EINVAL;
+        }
+        for (size_t j = 0; j < plen; j++)
+                if ((unsigned char) path[j] < 0x20 || path[j] == 0x7f) {
+                        fail(err, errlen, "manifest %zu: path contains a control character", i);
+                        return -EINVAL;
+                }
+        if (strchr(path, '/')) {
+                fail(err, errlen, "manifest %zu: path \"%s\" is not a plain file name", i, path);
+                return -EINVAL;
+        }
+        if (path[0] == '.') {
+                fail(err, errlen, "manifest %zu: path \"%s\" starts with '.'", i, path);
+                return -EINVAL;
+        }
+        if (!jc) {
+                fail(err, errlen, "manifest %zu (\"%s\") has no string \"content\"", i, path);
+                return -EINVAL;
+        }
+        *f = (struct payload_file) { path, json_object_get_string(jc), (size_t) json_object_get_string_len(jc) };
+        return 0;
+}
+
 int payload_files(json_object *payload, struct payload_file **out, size_t *n, char *err, size_t errlen) {
         if (err && errlen)
                 err[0] = '\0';
@@ -513,47 +557,10 @@ int payload_files(json_object *payload, struct payload_file **out, size_t *n, ch
                 return -ENOMEM;
         }
         for (size_t i = 0; i < count; i++) {
-                json_object *e = json_object_array_get_idx(ms, i);
-                if (!json_object_is_type(e, json_type_object)) {
-                        fail(err, errlen, "manifest %zu is not an object", i);
-                        return -EINVAL;
-                }
-                json_object *jp = member(e, "path", json_type_string);
-                json_object *jc = member(e, "content", json_type_string);
-                if (!jp) {
-                        fail(err, errlen, "manifest %zu has no string \"path\"", i);
-                        return -EINVAL;
-                }
-                const char *path = json_object_get_string(jp);
-                size_t plen = (size_t) json_object_get_string_len(jp);
-                if (plen == 0) {
-                        fail(err, errlen, "manifest %zu: empty path", i);
-                        return -EINVAL;
-                }
-                if (plen > MANIFEST_MAX_FILE_NAME) {
-                        fail(err, errlen, "manifest %zu: path is longer than %d bytes", i, MANIFEST_MAX_FILE_NAME);
-                        return -EINVAL;
-                }
-                for (size_t j = 0; j < plen; j++)
-                        if ((unsigned char) path[j] < 0x20 || path[j] == 0x7f) {
-                                fail(err, errlen, "manifest %zu: path contains a control character", i);
-                                return -EINVAL;
-                        }
-                if (strchr(path, '/')) {
-                        fail(err, errlen, "manifest %zu: path \"%s\" is not a plain file name", i, path);
-                        return -EINVAL;
-                }
-                if (path[0] == '.') {
-                        fail(err, errlen, "manifest %zu: path \"%s\" starts with '.'", i, path);
-                        return -EINVAL;
-                }
-                if (!jc) {
-                        fail(err, errlen, "manifest %zu (\"%s\") has no string \"content\"", i, path);
-                        return -EINVAL;
-                }
-                files[i] = (struct payload_file) { path, json_object_get_string(jc),
-                                                   (size_t) json_object_get_string_len(jc) };
-                refs[i] = (struct path_ref) { path, i };
+                int r = manifest_file(json_object_array_get_idx(ms, i), i, &files[i], err, errlen);
+                if (r < 0)
+                        return r;
+                refs[i] = (struct path_ref) { files[i].path, i };
         }
         qsort(refs, count, sizeof *refs, path_cmp);
         for (size_t i = 1; i < count; i++)

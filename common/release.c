@@ -123,12 +123,16 @@ struct ybuild {
         yaml_parser_t parser;
         yaml_event_t ev;
         bool have_ev;
+        struct ynode *root;
+        struct ynode *stack[MAX_DEPTH]; /* the sequences and mappings still open */
+        size_t depth, nodes;
 };
 
 static void ybuild_done(struct ybuild *b) {
         if (b->have_ev)
                 yaml_event_delete(&b->ev);
         yaml_parser_delete(&b->parser);
+        ynode_free(b->root);
 }
 
 static int ynext(struct ybuild *b, struct vctx *c, const char *data, size_t len) {
@@ -141,12 +145,58 @@ static int ynext(struct ybuild *b, struct vctx *c, const char *data, size_t len)
         return 0;
 }
 
+/* The node of a scalar event, or of the start of a sequence or mapping
+ * opened at `depth`. 0, or -errno with the reason in c. */
+static int event_node(const yaml_event_t *e, size_t depth, struct ynode **out, struct vctx *c) {
+        size_t line = e->start_mark.line + 1;
+        struct ynode *n = NULL;
+
+        if (e->type == YAML_SCALAR_EVENT) {
+                const char *tag = (const char *) e->data.scalar.tag;
+                const char *s = (const char *) e->data.scalar.value;
+                size_t sn = e->data.scalar.length;
+                bool plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+                bool is_null = tag ? strcmp(tag, TAG_NULL) == 0 : plain && yscan_plain_is_null(s, sn);
+                bool quoted = tag ? strcmp(tag, TAG_STR) == 0 || strcmp(tag, "!") == 0 : !plain;
+                if (memchr(s, 0, sn))
+                        return fail(c, -EINVAL, line, "a value contains a NUL byte");
+                n = scalar_node(s, is_null ? 0 : sn, line, is_null, quoted);
+        } else {
+                if (depth >= MAX_DEPTH)
+                        return fail(c, -EINVAL, line, "nested deeper than %d levels", MAX_DEPTH);
+                if ((n = calloc(1, sizeof *n)))
+                        *n = (struct ynode) {
+                                .type = e->type == YAML_SEQUENCE_START_EVENT ? YN_SEQ : YN_MAP,
+                                .line = line,
+                        };
+        }
+        if (!n)
+                return fail(c, -ENOMEM, 0, "out of memory");
+        *out = n;
+        return 0;
+}
+
+/* Hang n (owned) under the innermost open sequence or mapping, or make it
+ * the root; a sequence or mapping stays open until its end event. */
+static int ybuild_add(struct ybuild *b, struct ynode *n, size_t line, struct vctx *c) {
+        if (++b->nodes > MAX_NODES) {
+                ynode_free(n);
+                return fail(c, -EINVAL, line, "more than %d values", MAX_NODES);
+        }
+        if (b->depth == 0) {
+                b->root = n;
+        } else if (ynode_append(b->stack[b->depth - 1], n) < 0) {
+                ynode_free(n);
+                return fail(c, -ENOMEM, 0, "out of memory");
+        }
+        if (n->type != YN_SCALAR)
+                b->stack[b->depth++] = n;
+        return 0;
+}
+
 /* The one document of data as a tree; *out NULL for an empty document. */
 static int yaml_tree(const char *data, size_t len, struct ynode **out, struct vctx *c) {
         struct ybuild b = { 0 };
-        struct ynode *stack[MAX_DEPTH];
-        size_t depth = 0, nodes = 0;
-        _cleanup_(ynode_freep) struct ynode *root = NULL;
         int r;
 
         if (!yaml_parser_initialize(&b.parser))
@@ -168,7 +218,7 @@ static int yaml_tree(const char *data, size_t len, struct ynode **out, struct vc
                         done = true;
                         continue;
                 case YAML_DOCUMENT_START_EVENT:
-                        if (root || in_doc) {
+                        if (b.root || in_doc) {
                                 r = fail(c, -EINVAL, line, "release.yaml must hold one document");
                                 goto out;
                         }
@@ -181,59 +231,21 @@ static int yaml_tree(const char *data, size_t len, struct ynode **out, struct vc
                         goto out;
                 case YAML_SEQUENCE_END_EVENT:
                 case YAML_MAPPING_END_EVENT:
-                        depth--;
+                        b.depth--;
                         continue;
-                case YAML_SCALAR_EVENT: {
-                        const char *tag = (const char *) e->data.scalar.tag;
-                        const char *s = (const char *) e->data.scalar.value;
-                        size_t sn = e->data.scalar.length;
-                        bool plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-                        bool is_null = tag ? strcmp(tag, TAG_NULL) == 0 : plain && yscan_plain_is_null(s, sn);
-                        bool quoted = tag ? strcmp(tag, TAG_STR) == 0 || strcmp(tag, "!") == 0 : !plain;
-                        if (memchr(s, 0, sn)) {
-                                r = fail(c, -EINVAL, line, "a value contains a NUL byte");
-                                goto out;
-                        }
-                        n = scalar_node(s, is_null ? 0 : sn, line, is_null, quoted);
-                        break;
-                }
+                case YAML_SCALAR_EVENT:
                 case YAML_SEQUENCE_START_EVENT:
                 case YAML_MAPPING_START_EVENT:
-                        if (depth >= MAX_DEPTH) {
-                                r = fail(c, -EINVAL, line, "nested deeper than %d levels", MAX_DEPTH);
-                                goto out;
-                        }
-                        if ((n = calloc(1, sizeof *n)))
-                                *n = (struct ynode) {
-                                        .type = e->type == YAML_SEQUENCE_START_EVENT ? YN_SEQ : YN_MAP,
-                                        .line = line,
-                                };
                         break;
                 }
-                if (!n) {
-                        r = fail(c, -ENOMEM, 0, "out of memory");
+                if ((r = event_node(e, b.depth, &n, c)) < 0 || (r = ybuild_add(&b, n, line, c)) < 0)
                         goto out;
-                }
-                if (++nodes > MAX_NODES) {
-                        ynode_free(n);
-                        r = fail(c, -EINVAL, line, "more than %d values", MAX_NODES);
-                        goto out;
-                }
-                if (depth == 0) {
-                        root = n;
-                } else if (ynode_append(stack[depth - 1], n) < 0) {
-                        ynode_free(n);
-                        r = fail(c, -ENOMEM, 0, "out of memory");
-                        goto out;
-                }
-                if (n->type != YN_SCALAR)
-                        stack[depth++] = n;
         }
-        if (root && root->type == YN_SCALAR && root->is_null) {
-                ynode_free(root);
-                root = NULL;
+        if (b.root && b.root->type == YN_SCALAR && b.root->is_null) {
+                ynode_free(b.root);
+                b.root = NULL;
         }
-        *out = TAKE_PTR(root);
+        *out = TAKE_PTR(b.root);
         r = 0;
 out:
         ybuild_done(&b);
