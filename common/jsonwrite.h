@@ -6,5 +6,9 @@
 /* Add v (owned) as member k of o; -ENOMEM, with v released, when v is NULL
  * (a failed allocation) or cannot be added. */
 int jadd(json_object *o, const char *k, json_object *v);
+/* Add s as string member k of o, or JSON null when s is NULL (json-c's null
+ * is a NULL object, which jadd would take for a failed allocation). 0 or
+ * -ENOMEM. */
+int jadd_str_or_null(json_object *o, const char *k, const char *s);
 /* A JSON string of s, "" for NULL; NULL on allocation failure. */
 json_object *jstr_or_empty(const char *s);

@@ -35,8 +35,9 @@ static inline struct svc *api_svc(void *app) {
 void api_store_error(struct http_response *resp, int r, const char *what);
 /* A service's answer: -errno with the service's own words in err (none:
  * api_store_error's about `what`), its status from one table (-EINVAL 400,
- * -EPERM 403, -ENOENT 404, -EEXIST/-EBUSY/-ESTALE/-ENOPKG/-EDOM 409, -E2BIG
- * 413, -EAGAIN 503, -ENOSPC 507, anything else 500, logged). */
+ * -EPERM 403, -ENOENT 404, -EEXIST/-EBUSY/-ESTALE/-ENOPKG/-EDOM/-EDQUOT 409,
+ * -E2BIG 413, -EUSERS 429 (too many at once: a rate), -EAGAIN 503, -ENOSPC
+ * 507, anything else 500, logged). */
 void api_svc_error(struct http_response *resp, int r, const char *err, const char *what);
 
 /* 403 unless the caller is an administrator (any role). */

@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "clusters.h"
+#include "hosts.h"
+#include "infra_envs.h"
 #include "log.h"
 #include "uuid.h"
 #include "validations.h"
@@ -22,7 +25,8 @@ static const struct {
         int status;
 } svc_status[] = {
         { -EINVAL, 400 }, { -EPERM, 403 },  { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },  { -ESTALE, 409 },
-        { -ENOPKG, 409 }, { -EDOM, 409 },   { -E2BIG, 413 },  { -EAGAIN, 503 }, { -ENOSPC, 507 },
+        { -ENOPKG, 409 }, { -EDOM, 409 },   { -EDQUOT, 409 }, { -E2BIG, 413 },  { -EUSERS, 429 }, { -EAGAIN, 503 },
+        { -ENOSPC, 507 },
 };
 
 void api_svc_error(struct http_response *resp, int r, const char *err, const char *what) {
@@ -84,7 +88,7 @@ static int get_infra_env(struct svc *sv, struct http_request *req, struct http_r
                 http_error(resp, 403, "this token belongs to another infra-env");
                 return -EPERM;
         }
-        int r = store_infra_env_get(sv->store, id, ie);
+        int r = svc_infra_env_get(sv, id, ie);
         if (r < 0)
                 api_store_error(resp, r, "infra-env");
         return r;
@@ -113,7 +117,7 @@ int api_load_cluster(struct svc *sv, struct http_request *req, struct http_respo
                 http_error(resp, 400, "cluster id \"%s\" is not a UUID", id);
                 return -EINVAL;
         }
-        int r = store_cluster_get(sv->store, id, c);
+        int r = svc_cluster_get(sv, id, c);
         if (r < 0) {
                 api_store_error(resp, r, "cluster");
                 return r;
@@ -134,36 +138,19 @@ int api_load_cluster(struct svc *sv, struct http_request *req, struct http_respo
  * fits. */
 json_object *api_host_json(struct svc *sv, struct host *h, unsigned flags) {
         json_object *o = host_to_json(h, flags);
-        char err[256];
         if (!o)
                 return NULL;
-        if (h->inventory_json && !h->inventory)
-                (void) host_parse_inventory(h, err, sizeof err);
-        bool single_node = false;
-        if (h->cluster_id) {
-                struct cluster c;
-                if (store_cluster_get(sv->store, h->cluster_id, &c) == 0)
-                        single_node = c.high_availability_mode == HA_MODE_NONE;
-                cluster_free(&c);
-        }
-        const struct inv_disk *disk = NULL;
-        int i = h->inventory ? validations_install_disk(h->inventory, h->installation_disk_id, h->cluster_id != NULL,
-                                                        single_node, h->role, svc_cfg(sv))
-                             : -ENOENT;
-        if (i >= 0)
-                disk = &h->inventory->disks[i];
-        const char *id = h->installation_disk_id && *h->installation_disk_id ? h->installation_disk_id
-                         : disk ? (disk->id ? disk->id : disk->path) : NULL;
+        const char *id, *path;
+        svc_host_install_disk(sv, h, &id, &path);
         json_object_object_add(o, "installation_disk_id", id ? json_object_new_string(id) : NULL);
-        json_object_object_add(o, "installation_disk_path",
-                               disk && disk->path ? json_object_new_string(disk->path) : NULL);
+        json_object_object_add(o, "installation_disk_path", path ? json_object_new_string(path) : NULL);
         return o;
 }
 
 void api_reply_host(struct svc *sv, struct http_response *resp, const char *infra_env_id, const char *host_id,
                     unsigned flags) {
         struct host h;
-        int r = store_host_get(sv->store, infra_env_id, host_id, &h);
+        int r = svc_host_get(sv, infra_env_id, host_id, &h);
         if (r < 0)
                 api_store_error(resp, r, "host");
         else
@@ -195,7 +182,7 @@ int api_load_host(struct svc *sv, struct http_request *req, struct http_response
                 http_error(resp, 403, "this token belongs to another host");
                 return -EPERM;
         }
-        r = store_host_get(sv->store, ie->id, req->params[1], h);
+        r = svc_host_get(sv, ie->id, req->params[1], h);
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 return r;
@@ -203,7 +190,7 @@ int api_load_host(struct svc *sv, struct http_request *req, struct http_response
         if (creator && !(ie->owner && strcmp(ie->owner, p->owner) == 0) && h->cluster_id) {
                 struct cluster c;
                 cluster_init(&c);
-                bool mine = store_cluster_get(sv->store, h->cluster_id, &c) == 0 && auth_may_see_cluster(p, c.owner);
+                bool mine = svc_host_cluster(sv, h, &c) == 0 && auth_may_see_cluster(p, c.owner);
                 cluster_free(&c);
                 if (!mine) {
                         http_error(resp, 404, "host not found");

@@ -1,19 +1,19 @@
-/* The event list, filtered by scope, severity and position. */
+/* The event list, filtered by scope, severity and position
+ * (svc_event_list). */
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "api.h"
+#include "events.h"
 
 void api_events_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct store_event_filter f = { 0 };
         int64_t since = 0, limit = 0;
+        char err[512] = "";
         if (!api_need_admin(req, resp))
                 return;
         f.infra_env_id = http_query(req, "infra_env_id");
@@ -34,27 +34,16 @@ void api_events_list(void *app, struct http_request *req, struct http_response *
         f.since_id = since;
         f.limit = (unsigned) limit;
         /* A cluster creator sees only its own clusters' events. */
-        if (P(req)->role == ROLE_CLUSTER_CREATOR && !f.cluster_id) {
+        bool creator = P(req)->role == ROLE_CLUSTER_CREATOR;
+        if (creator && !f.cluster_id) {
                 http_error(resp, 403, "cluster creators list events of one of their clusters (cluster_id=...)");
                 return;
         }
-        if (P(req)->role == ROLE_CLUSTER_CREATOR) {
-                struct cluster c;
-                cluster_init(&c);
-                int r = store_cluster_get(sv->store, f.cluster_id, &c);
-                bool ok = r == 0 && auth_may_see_cluster(P(req), c.owner);
-                cluster_free(&c);
-                if (!ok) {
-                        http_error(resp, 404, "cluster not found");
-                        return;
-                }
-        }
         struct event_list l = { 0 };
-        int r = store_event_list(sv->store, &f, &l);
+        int r = svc_event_list(sv, &f, creator ? P(req)->owner : NULL, &l, err, sizeof err);
         if (r < 0)
-                api_store_error(resp, r, "events");
+                api_svc_error(resp, r, err, "events");
         else
                 http_json(resp, 200, event_list_to_json(&l, 0));
         event_list_free(&l);
 }
-

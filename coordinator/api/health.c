@@ -21,17 +21,9 @@ void api_healthz(void *app, struct http_request *req, struct http_response *resp
 
 void api_readyz(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct infra_env_list l = { 0 };
-        struct store_page pg = { .limit = 1 };
-        int r = store_infra_env_list(sv->store, NULL, &pg, &l);
-        infra_env_list_free(&l);
-        int64_t room = INT64_MAX;
-        if (r < 0)
-                http_error(resp, 503, "store is not ready");
-        else if (store_free_space(sv->store, &room) == 0 && room < STORE_MIN_FREE_BYTES)
-                http_error(resp, 503, "the store's file system is full (%lld bytes free, writes need %lld): "
-                           "reads are served, writes are refused with 507", (long long) room,
-                           (long long) STORE_MIN_FREE_BYTES);
+        char err[512] = "";
+        if (svc_ready(sv, err, sizeof err) < 0)
+                http_error(resp, 503, "%s", err);
         else
                 http_json(resp, 200, json_object_new_string("ready"));
 }
@@ -55,29 +47,7 @@ void api_metrics(void *app, struct http_request *req, struct http_response *resp
         size_t len = out ? strlen(out) : 0, cap = out ? len + 1 : 0;
         int r = out ? 0 : -ENOMEM;
         if (r == 0)
-                r = format_append(&out, &len, &cap, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
-        int64_t counts[_HOST_STATUS_MAX];
-        if (r == 0 && store_host_count_by_status(sv->store, counts) == 0)
-                for (int s = 0; r == 0 && s < _HOST_STATUS_MAX; s++)
-                        r = format_append(&out, &len, &cap, "muster_hosts{status=\"%s\"} %lld\n",
-                                          host_status_to_string((enum host_status) s), (long long) counts[s]);
-        struct store_latency w;
-        store_write_latency(sv->store, &w);
-        if (r == 0)
-                r = format_append(&out, &len, &cap,
-                                  "# HELP muster_store_write_seconds Store write transactions, lock wait to commit.\n"
-                                  "# TYPE muster_store_write_seconds histogram\n");
-        uint64_t cum = 0;
-        for (int b = 0; r == 0 && b < STORE_LATENCY_BUCKETS; b++) {
-                cum += w.bucket[b];
-                r = format_append(&out, &len, &cap, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
-                                  store_latency_bounds[b], (unsigned long long) cum);
-        }
-        if (r == 0)
-                r = format_append(&out, &len, &cap,
-                                  "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
-                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
-                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
+                r = svc_metrics(sv, &out, &len, &cap);
         if (r == 0 && a->metrics)
                 r = a->metrics(a->metrics_ctx, &out, &len, &cap);
         if (r < 0) {

@@ -10,12 +10,8 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "cleanup.h"
-#include "hostfsm.h"
-#include "log.h"
-#include "refresh.h"
+#include "hosts.h"
 #include "uuid.h"
-#include "validations.h"
 
 void api_host_get(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
@@ -62,7 +58,7 @@ static void list_hosts(struct svc *sv, struct http_request *req, struct http_res
         if (P(req)->role == ROLE_CLUSTER_CREATOR)
                 f.cluster_owner = P(req)->owner;
         struct host_list l = { 0 };
-        int r = store_host_list(sv->store, &f, &pg, &l);
+        int r = svc_host_list(sv, &f, &pg, &l);
         if (r < 0)
                 api_store_error(resp, r, "hosts");
         else {
@@ -95,13 +91,9 @@ static bool may_change_host(struct svc *sv, struct http_request *req, struct htt
         if (p->kind != PRINCIPAL_ADMIN || p->role != ROLE_CLUSTER_CREATOR ||
             (ie->owner && strcmp(ie->owner, p->owner) == 0))
                 return true;
-        bool mine = false;
-        if (h->cluster_id) {
-                struct cluster c;
-                cluster_init(&c);
-                mine = store_cluster_get(sv->store, h->cluster_id, &c) == 0 && auth_may_see_cluster(p, c.owner);
-                cluster_free(&c);
-        }
+        struct cluster c;
+        bool mine = svc_host_cluster(sv, h, &c) == 0 && auth_may_see_cluster(p, c.owner);
+        cluster_free(&c);
         if (!mine)
                 http_error(resp, 403, "host %s is in another owner's infra-env and not bound to one of your clusters",
                            h->id);
@@ -123,54 +115,12 @@ void api_host_patch(void *app, struct http_request *req, struct http_response *r
                 http_error(resp, 400, "%s", err);
                 goto out;
         }
-        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
-        if (in.present & ~allowed) {
-                http_error(resp, 400, "only role, requested_hostname and installation_disk_id can be changed");
-                goto out;
-        }
-        if (!in.present) {
-                http_error(resp, 400, "nothing to change: give role, requested_hostname or installation_disk_id");
-                goto out;
-        }
-        if ((in.present & HOST_F_ROLE) && in.role == _ROLE_INVALID) {
-                http_error(resp, 400, "field \"role\" must be auto, master or worker");
-                goto out;
-        }
-        if ((in.present & HOST_F_REQUESTED_HOSTNAME) && in.requested_hostname &&
-            !hostname_is_valid(in.requested_hostname, err, sizeof err)) {
-                http_error(resp, 400, "requested_hostname \"%.64s\" is not valid: %s", in.requested_hostname, err);
-                goto out;
-        }
-        if (host_status_is_installing(h.status) || h.status == HOST_INSTALLED) {
-                http_error(resp, 409, "host %s is %s; its settings cannot change now", h.id,
-                           host_status_to_string(h.status));
-                goto out;
-        }
-        free(in.infra_env_id);
-        free(in.id);
-        in.infra_env_id = strdup(ie.id);
-        in.id = strdup(h.id);
-        int r = store_host_update(sv->store, &in, in.present);
+        err[0] = '\0';
+        int r = svc_host_update(sv, &h, &in, P(req)->owner, err, sizeof err);
         if (r < 0) {
-                api_store_error(resp, r, "host");
+                api_svc_error(resp, r, err, "host");
                 goto out;
         }
-        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s updated by %s%s%s%s%s%s%s",
-                      h.id, P(req)->owner, in.present & HOST_F_ROLE ? ": role " : "",
-                      in.present & HOST_F_ROLE ? host_role_to_string(in.role) : "",
-                      in.present & HOST_F_REQUESTED_HOSTNAME ? "; hostname " : "",
-                      in.present & HOST_F_REQUESTED_HOSTNAME ? (in.requested_hostname ? in.requested_hostname : "(none)") : "",
-                      in.present & HOST_F_INSTALLATION_DISK_ID ? "; installation disk " : "",
-                      in.present & HOST_F_INSTALLATION_DISK_ID
-                              ? (in.installation_disk_id ? in.installation_disk_id : "(any)") : "");
-        host_free(&h);
-        if ((r = store_host_get(sv->store, ie.id, in.id, &h)) < 0) {
-                api_store_error(resp, r, "host");
-                goto out;
-        }
-        (void) refresh_host(sv, &h);
-        if (h.cluster_id)
-                (void) refresh_cluster(sv, h.cluster_id, NULL);
         api_reply_host(sv, resp, ie.id, in.id, 0);
 out:
         host_free(&in);
@@ -186,19 +136,12 @@ void api_host_delete(void *app, struct http_request *req, struct http_response *
                 return;
         if (api_load_host(sv, req, resp, &ie, &h) < 0 || !may_change_host(sv, req, resp, &ie, &h))
                 goto out;
-        if (host_status_is_installing(h.status)) {
-                http_error(resp, 409, "host %s is being installed; it cannot be deleted now", h.id);
-                goto out;
-        }
-        int r = store_host_delete(sv->store, ie.id, h.id);
+        char err[256] = "";
+        int r = svc_host_delete(sv, &h, P(req)->owner, err, sizeof err);
         if (r < 0) {
-                api_store_error(resp, r, "host");
+                api_svc_error(resp, r, err, "host");
                 goto out;
         }
-        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, ie.id, h.cluster_id, h.id, "host %s deleted by %s", h.id,
-                      P(req)->owner);
-        if (h.cluster_id)
-                (void) refresh_cluster(sv, h.cluster_id, NULL);
         api_no_content(resp);
 out:
         host_free(&h);

@@ -4,7 +4,6 @@
  * and overlaid with the area (iso_read), so a download costs one open file
  * and the area's 256 KiB. Range, If-Range and If-None-Match are honoured. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,7 @@
 
 #include "api.h"
 #include "cleanup.h"
-#include "fdio.h"
-#include "iso.h"
+#include "downloads.h"
 #include "log.h"
 
 #define ISO_CONTENT_TYPE "application/x-iso9660-image"
@@ -70,37 +68,6 @@ static void iso_stream_free(void *cls) {
         free(s);
 }
 
-/* [iso] ca_file's text: 0 and *out (NULL when none is configured), or
- * -errno with the reason in err. */
-static int read_ca(const char *path, char **out, char *err, size_t errlen) {
-        *out = NULL;
-        if (!path[0])
-                return 0;
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
-                int r = -errno;
-                snprintf(err, errlen, "[iso] ca_file %s cannot be read: %s", path, strerror(-r));
-                return r;
-        }
-        _cleanup_free_ char *buf = malloc(BOOTCFG_PEM_MAX + 2);
-        if (!buf) {
-                snprintf(err, errlen, "out of memory");
-                return -ENOMEM;
-        }
-        ssize_t n = fd_read_full(fd, buf, BOOTCFG_PEM_MAX + 1);
-        if (n < 0) {
-                snprintf(err, errlen, "[iso] ca_file %s cannot be read: %s", path, strerror((int) -n));
-                return (int) n;
-        }
-        if (n > BOOTCFG_PEM_MAX || n == 0 || memchr(buf, '\0', (size_t) n)) {
-                snprintf(err, errlen, "[iso] ca_file %s is not PEM text of at most %d bytes", path, BOOTCFG_PEM_MAX);
-                return -EINVAL;
-        }
-        buf[n] = '\0';
-        *out = TAKE_PTR(buf);
-        return 0;
-}
-
 /* The coordinator URL the ISO's agent uses: [iso] coordinator_url, else
  * http:// and the Host the client reached us by. NULL after answering. */
 static char *coordinator_url(const char *configured, struct http_request *req, struct http_response *resp) {
@@ -138,119 +105,76 @@ static void unavailable(struct http_response *resp, const char *ie_id, const cha
         http_error(resp, 503, "the discovery ISO cannot be served: %s", why);
 }
 
-void api_iso_download(void *app, struct http_request *req, struct http_response *resp) {
-        struct svc *sv = api_svc(app);
-        struct infra_env ie;
-        struct iso_template t = { .fd = -1 };
-        char err[512], etag[ISO_ETAG_MAX], fname[128];
-        _cleanup_free_ char *tpl = NULL, *cfg_url = NULL, *ca_path = NULL, *url = NULL, *token = NULL,
-                            *pem = NULL, *ca = NULL;
-        _cleanup_free_ uint8_t *area = NULL;
-        struct iso_stream *s = NULL;
-        int r;
-
-        infra_env_init(&ie);
-        if (!api_need_admin(req, resp) || api_load_infra_env(sv, req, resp, req->params[0], &ie) < 0)
-                goto out;
-        /* The configuration once, copied: the stream outlives the request. */
-        const struct muster_config *cfg = svc_cfg(sv);
-        tpl = strdup(cfg->iso_template);
-        cfg_url = strdup(cfg->iso_coordinator_url);
-        ca_path = strdup(cfg->iso_ca_file);
-        cfg = NULL;
-        if (!tpl || !cfg_url || !ca_path) {
-                http_error(resp, 500, "out of memory");
-                goto out;
-        }
-        if ((r = iso_template_open(tpl, &t, err, sizeof err)) < 0) {
-                unavailable(resp, ie.id, err);
-                goto out;
-        }
-        if (!ie.cpu_architecture || strcmp(ie.cpu_architecture, t.cpu_architecture) != 0) {
-                snprintf(err, sizeof err, "the infra-env is for %s hosts, the ISO template %s boots %s",
-                         ie.cpu_architecture ? ie.cpu_architecture : "?", tpl, t.cpu_architecture);
-                unavailable(resp, ie.id, err);
-                goto out;
-        }
-        if (!(url = coordinator_url(cfg_url, req, resp)))
-                goto out;
-        if (read_ca(ca_path, &ca, err, sizeof err) < 0) {
-                unavailable(resp, ie.id, err);
-                goto out;
-        }
-        if (auth_issue_agent(sv->key, ie.id, ie.token_generation, &token) < 0) {
-                http_error(resp, 500, "could not sign the agent token");
-                goto out;
-        }
-        if (crypto_key_public_pem(sv->key, &pem) < 0) {
-                http_error(resp, 500, "could not encode the public key");
-                goto out;
-        }
-        if (!(area = malloc(BOOTCFG_AREA_SIZE))) {
-                http_error(resp, 500, "out of memory");
-                goto out;
-        }
-        struct bootcfg bc = {
-                .coordinator_url = url, .infra_env_id = ie.id, .token = token, .coordinator_key_pem = pem,
-                .ca_pem = ca,
-        };
-        if ((r = iso_build_area(&bc, area)) < 0) {
-                snprintf(err, sizeof err, "%s",
-                         r == -E2BIG    ? "the config (coordinator URL, token, key, CA) does not fit the ISO's config area"
-                         : r == -EINVAL ? "the coordinator URL, token or key cannot go into the ISO's config area"
-                                        : "out of memory");
-                unavailable(resp, ie.id, err);
-                goto out;
-        }
-        iso_etag(&t, area, BOOTCFG_AREA_SIZE, etag);
-
+/* The answer's headers and body: 304, 416, or the image (a part of it) as
+ * a stream that takes img's open template and area. */
+static void answer(struct http_request *req, struct http_response *resp, const struct infra_env *ie,
+                   struct iso_image *img) {
+        char fname[128];
         /* RFC 9110 §13.2.2: If-None-Match, then If-Range and Range. */
-        if (iso_etag_none_match(http_header(req, "If-None-Match"), etag)) {
+        if (iso_etag_none_match(http_header(req, "If-None-Match"), img->etag)) {
                 http_text(resp, 304, NULL, 0, NULL);
-                http_header_add(resp, "ETag", "%s", etag);
-                goto out;
+                http_header_add(resp, "ETag", "%s", img->etag);
+                return;
         }
         const char *range = http_header(req, "Range"), *if_range = http_header(req, "If-Range");
-        uint64_t start = 0, len = t.size;
-        if (range && if_range && !iso_etag_if_range(if_range, etag))
+        uint64_t size = img->t.size, start = 0, len = size;
+        if (range && if_range && !iso_etag_if_range(if_range, img->etag))
                 range = NULL; /* the client's part is of another ISO: send it all */
-        r = iso_range_parse(range, t.size, &start, &len);
+        int r = iso_range_parse(range, size, &start, &len);
         if (r == -ERANGE) {
                 http_error(resp, 416, "the range \"%.64s\" is not within the image's %llu bytes", range,
-                           (unsigned long long) t.size);
-                http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) t.size);
-                goto out;
+                           (unsigned long long) size);
+                http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) size);
+                return;
         }
         if (r == 0) {
                 start = 0;
-                len = t.size;
+                len = size;
         }
-        if (!(s = calloc(1, sizeof *s))) {
+        struct iso_stream *s = calloc(1, sizeof *s);
+        if (!s) {
                 http_error(resp, 500, "out of memory");
-                goto out;
+                return;
         }
         *s = (struct iso_stream) {
-                .fd = t.fd, .area_offset = t.area_offset, .area = TAKE_PTR(area), .start = start, .len = len,
-                .size = t.size, .head = strcmp(req->method, "HEAD") == 0,
+                .fd = img->t.fd, .area_offset = img->t.area_offset, .area = TAKE_PTR(img->area), .start = start,
+                .len = len, .size = size, .head = strcmp(req->method, "HEAD") == 0,
         };
-        t.fd = -1;
-        snprintf(s->infra_env_id, sizeof s->infra_env_id, "%s", ie.id);
+        img->t.fd = -1;
+        snprintf(s->infra_env_id, sizeof s->infra_env_id, "%s", ie->id);
         clock_gettime(CLOCK_MONOTONIC, &s->t0);
         http_stream(resp, r == 1 ? 206 : 200, len, iso_stream_read, iso_stream_free, s, ISO_CONTENT_TYPE);
-        iso_file_name(ie.name, fname, sizeof fname);
+        iso_file_name(ie->name, fname, sizeof fname);
         http_header_add(resp, "Accept-Ranges", "bytes");
-        http_header_add(resp, "ETag", "%s", etag);
+        http_header_add(resp, "ETag", "%s", img->etag);
         http_header_add(resp, "Content-Disposition", "attachment; filename=\"%s\"", fname);
         /* It carries an agent token: no shared cache keeps it. */
         http_header_add(resp, "Cache-Control", "private");
         if (r == 1)
                 http_header_add(resp, "Content-Range", "bytes %llu-%llu/%llu", (unsigned long long) start,
-                                (unsigned long long) (start + len - 1), (unsigned long long) t.size);
+                                (unsigned long long) (start + len - 1), (unsigned long long) size);
+}
+
+void api_iso_download(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct infra_env ie;
+        struct iso_image img = { .t.fd = -1 };
+        char err[512] = "";
+        _cleanup_free_ char *url = NULL;
+
+        infra_env_init(&ie);
+        if (!api_need_admin(req, resp) || api_load_infra_env(sv, req, resp, req->params[0], &ie) < 0)
+                goto out;
+        if (!(url = coordinator_url(svc_cfg(sv)->iso_coordinator_url, req, resp)))
+                goto out;
+        int r = svc_iso_image_open(sv, &ie, url, &img, err, sizeof err);
+        if (r == -ENODATA)
+                unavailable(resp, ie.id, err);
+        else if (r < 0)
+                http_error(resp, 500, "%s", err);
+        else
+                answer(req, resp, &ie, &img);
 out:
-        if (token)
-                explicit_bzero(token, strlen(token));
-        if (area)
-                explicit_bzero(area, BOOTCFG_AREA_SIZE);
-        iso_template_close(&t);
+        svc_iso_image_close(&img);
         infra_env_free(&ie);
 }

@@ -22,46 +22,20 @@ bool api_auth(void *app, const struct http_route *route, struct http_request *re
                 http_error(resp, 401, "an Authorization: Bearer token is required");
                 return false;
         }
+        char err[256] = "";
         p = calloc(1, sizeof *p);
-        if (!p || auth_check_cached(sv->auth_cache, sv->key, req->bearer, (int64_t) time(NULL), p) < 0) {
+        int r = p ? svc_principal(sv, req->bearer, p, err, sizeof err) : -ENOMEM;
+        if (r < 0 && *err) {
                 free(p);
-                http_error(resp, 401, "the token is not valid");
+                http_error(resp, 401, "%s", err);
+                return false;
+        }
+        if (r < 0) {
+                free(p);
+                api_store_error(resp, r, "token");
                 return false;
         }
         req->auth = p;
-        if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
-                /* A host's own token: its generation must be the host's. */
-                int64_t gen = 0;
-                int r = store_host_token_generation(sv->store, p->infra_env_id, p->host_id, &gen);
-                if (r < 0 || gen != p->generation) {
-                        http_error(resp, 401, "the token was revoked");
-                        return false;
-                }
-        } else if (p->kind == PRINCIPAL_AGENT) {
-                /* Revocation: the token's generation must be the infra-env's. */
-                struct infra_env ie;
-                infra_env_init(&ie);
-                int r = store_infra_env_get(sv->store, p->infra_env_id, &ie);
-                bool ok = r == 0 && ie.token_generation == p->generation;
-                infra_env_free(&ie);
-                if (!ok) {
-                        http_error(resp, 401, "the token was revoked");
-                        return false;
-                }
-        } else {
-                /* A person's token: on the revocation list, or never issued
-                 * by this store, it is refused; checked on every request. */
-                int r = store_token_check(sv->store, p->jti);
-                if (r == -EKEYREVOKED || r == -ENOENT) {
-                        http_error(resp, 401, r == -ENOENT ? "the token is not known to this coordinator"
-                                                           : "the token was revoked");
-                        return false;
-                }
-                if (r < 0) {
-                        api_store_error(resp, r, "token");
-                        return false;
-                }
-        }
         /* Routes only a host's agent calls (its heartbeat, its results, its
          * install progress): a person's token would forge them. */
         if ((route->flags & ROUTE_AGENT) && p->kind != PRINCIPAL_AGENT) {

@@ -1,15 +1,12 @@
-/* People's tokens: issue, list, revoke (infra admins only). */
+/* People's tokens: issue, list, revoke (infra admins only). The token
+ * service (svc/tokens.h) decides; these parse, authorize and answer. */
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "api.h"
-#include "log.h"
+#include "tokens.h"
 #include "uuid.h"
 
 static json_object *token_record_to_json(const struct store_token *t) {
@@ -29,7 +26,7 @@ void api_token_create(void *app, struct http_request *req, struct http_response 
         json_object *v, *owner;
         enum admin_role role;
         int64_t ttl = AUTH_DEFAULT_TTL_S;
-        _cleanup_free_ char *token = NULL;
+        char err[512] = "";
         if (!api_need_infra_admin(req, resp))
                 return;
         if (!json_object_object_get_ex(req->body, "role", &v) || admin_role_from_string(json_object_get_string(v), &role) < 0) {
@@ -52,24 +49,18 @@ void api_token_create(void *app, struct http_request *req, struct http_response 
                 ttl = json_object_get_int64(v);
         }
         struct store_token rec;
-        int r = svc_token_issue(sv, role, json_object_get_string(owner), ttl, &token, &rec);
-        if (r == -EPERM) {
-                http_error(resp, 409, "owner \"%s\" already has tokens of the other role; an owner name belongs to "
-                                      "one role (pick another name)", json_object_get_string(owner));
-                return;
+        char *token = NULL;
+        int r = svc_token_create(sv, role, json_object_get_string(owner), ttl, P(req)->owner, &token, &rec, err,
+                                 sizeof err);
+        if (r < 0)
+                api_svc_error(resp, r, err, "token");
+        else {
+                json_object *o = token_record_to_json(&rec);
+                json_object_object_add(o, "token", json_object_new_string(token));
+                http_json(resp, 201, o);
         }
-        if (r < 0) {
-                api_store_error(resp, r, "token");
-                return;
-        }
-        json_object *o = token_record_to_json(&rec);
-        json_object_object_add(o, "token", json_object_new_string(token));
         store_token_free(&rec);
-        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "%s token %s for %s issued by %s, expires %s",
-                      json_object_get_string(json_object_object_get(o, "role")), json_object_get_string(
-                              json_object_object_get(o, "id")), json_object_get_string(owner), P(req)->owner,
-                      json_object_get_string(json_object_object_get(o, "expires_at")));
-        http_json(resp, 201, o);
+        free(token);
 }
 
 void api_token_list(void *app, struct http_request *req, struct http_response *resp) {
@@ -78,7 +69,7 @@ void api_token_list(void *app, struct http_request *req, struct http_response *r
         struct store_token_list l = { 0 };
         if (!api_need_infra_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
-        int r = store_token_list(sv->store, http_query(req, "owner"), &pg, &l);
+        int r = svc_token_list(sv, http_query(req, "owner"), &pg, &l);
         if (r < 0) {
                 api_store_error(resp, r, "tokens");
                 return;
@@ -100,18 +91,8 @@ void api_token_revoke(void *app, struct http_request *req, struct http_response 
                 http_error(resp, 400, "token id \"%s\" is not a UUID", req->params[0]);
                 return;
         }
-        int r = store_token_revoke(sv->store, req->params[0]);
-        if (r < 0) {
-                api_store_error(resp, r, "token");
-                return;
-        }
-        /* The store is asked on every request anyway; this also drops it
-         * from the cache of checked signatures at once. */
-        auth_cache_forget(sv->auth_cache, req->params[0]);
-        if (r == 0)
-                svc_event(sv, EVENT_WARNING, EVENT_CAT_USER, NULL, NULL, NULL, "token %s revoked by %s",
-                              req->params[0], P(req)->owner);
-        if ((r = store_token_get(sv->store, req->params[0], &t)) < 0)
+        int r = svc_token_revoke(sv, req->params[0], P(req)->owner, &t);
+        if (r < 0)
                 api_store_error(resp, r, "token");
         else
                 http_json(resp, 200, token_record_to_json(&t));

@@ -216,31 +216,15 @@ static bool set_str(const char *s) {
         return s && *s;
 }
 
-int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
-        _cleanup_json_ json_object *arr = NULL;
-        unsigned every, allowed;
+/* The facts a state gathers: the inventory (first, then every `every`
+ * polls), connectivity to the peers that have addresses, the clock against
+ * the NTP sources or the coordinator's date, the cluster's DNS names. */
+static int add_fact_steps(json_object *arr, const struct steps_input *in, unsigned allowed) {
+        unsigned every = in->inventory_every ? in->inventory_every : STEPS_DEFAULT_INVENTORY_EVERY;
         size_t with_addresses = 0;
         int r;
-
-        if (!in || !out || (int) in->status < 0 || in->status >= _HOST_STATUS_MAX)
-                return -EINVAL;
-        memset(out, 0, sizeof *out);
-        arr = json_object_new_array();
-        if (!arr)
-                return -ENOMEM;
-
-        if (in->must_reregister || plan[in->status].exit) {
-                out->instructions = TAKE_PTR(arr);
-                out->next_instruction_seconds = 0;
-                out->post_step_action = "exit";
-                return 0;
-        }
-
-        allowed = plan[in->status].steps;
-        every = in->inventory_every ? in->inventory_every : STEPS_DEFAULT_INVENTORY_EVERY;
         for (size_t i = 0; i < in->n_peers; i++)
                 with_addresses += in->peers[i].host_id && in->peers[i].n_addresses > 0;
-
         if ((allowed & S(STEP_INVENTORY)) && (!in->inventory_received || in->poll_count % every == 0)) {
                 r = add_step(arr, STEP_INVENTORY, json_object_new_object(), in->seed);
                 if (r < 0)
@@ -263,12 +247,58 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                 if (r < 0)
                         return r;
         }
-        if ((allowed & S(STEP_DOMAIN_RESOLUTION)) && set_str(in->cluster_name) && set_str(in->base_dns_domain)) {
-                r = add_step(arr, STEP_DOMAIN_RESOLUTION, steps_domain_args(in->cluster_name, in->base_dns_domain),
-                             in->seed);
-                if (r < 0)
-                        return r;
+        if ((allowed & S(STEP_DOMAIN_RESOLUTION)) && set_str(in->cluster_name) && set_str(in->base_dns_domain))
+                return add_step(arr, STEP_DOMAIN_RESOLUTION, steps_domain_args(in->cluster_name, in->base_dns_domain),
+                                in->seed);
+        return 0;
+}
+
+/* The install step: the same id on every poll, so the agent runs it once
+ * per (cluster, revision); an installed host applies newer revisions. */
+static int add_install_step(json_object *arr, const struct steps_input *in) {
+        bool installing = in->status == HOST_INSTALLING || in->status == HOST_INSTALLING_IN_PROGRESS;
+        char id[STEPS_ID_MAX];
+        if (installing && in->install_written)
+                return 0; /* written: what is left is the installed system's to do */
+        if (installing) {
+                snprintf(id, sizeof id, INSTALL_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
+                json_object *args = steps_install_args(INSTALL_MODE_INSTALL, in->cluster_id, in->payload_revision,
+                                                       in->role, in->installation_disk);
+                if (args && in->host_token && jadd(args, "host_token", json_object_new_string(in->host_token)) < 0) {
+                        json_object_put(args);
+                        args = NULL;
+                }
+                return add_step_id(arr, STEP_INSTALL, args, in->seed, id);
         }
+        if (in->applied_revision >= in->payload_revision)
+                return 0;
+        snprintf(id, sizeof id, APPLY_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
+        return add_step_id(arr, STEP_INSTALL,
+                           steps_install_args(INSTALL_MODE_APPLY, in->cluster_id, in->payload_revision, in->role, NULL),
+                           in->seed, id);
+}
+
+int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
+        _cleanup_json_ json_object *arr = NULL;
+        int r;
+
+        if (!in || !out || (int) in->status < 0 || in->status >= _HOST_STATUS_MAX)
+                return -EINVAL;
+        memset(out, 0, sizeof *out);
+        arr = json_object_new_array();
+        if (!arr)
+                return -ENOMEM;
+
+        if (in->must_reregister || plan[in->status].exit) {
+                out->instructions = TAKE_PTR(arr);
+                out->next_instruction_seconds = 0;
+                out->post_step_action = "exit";
+                return 0;
+        }
+
+        unsigned allowed = plan[in->status].steps;
+        if ((r = add_fact_steps(arr, in, allowed)) < 0)
+                return r;
         /* Preparing: the installation disk's speed, until a result is in. */
         if ((allowed & S(STEP_INSTALLATION_DISK_SPEED_CHECK)) && !in->disk_speed_measured) {
                 r = add_step(arr, STEP_INSTALLATION_DISK_SPEED_CHECK,
@@ -282,33 +312,9 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                 if (r < 0)
                         return r;
         }
-        /* The install step: the same id on every poll, so the agent runs it
-         * once per (cluster, revision). */
-        if ((allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0) {
-                bool installing = in->status == HOST_INSTALLING || in->status == HOST_INSTALLING_IN_PROGRESS;
-                char id[STEPS_ID_MAX];
-                if (installing && in->install_written)
-                        r = 0; /* written: what is left is the installed system's to do */
-                else if (installing) {
-                        snprintf(id, sizeof id, INSTALL_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
-                        json_object *args = steps_install_args(INSTALL_MODE_INSTALL, in->cluster_id,
-                                                               in->payload_revision, in->role, in->installation_disk);
-                        if (args && in->host_token && jadd(args, "host_token", json_object_new_string(in->host_token)) < 0) {
-                                json_object_put(args);
-                                args = NULL;
-                        }
-                        r = add_step_id(arr, STEP_INSTALL, args, in->seed, id);
-                } else if (in->applied_revision < in->payload_revision) {
-                        snprintf(id, sizeof id, APPLY_STEP_ID_PREFIX "%lld", (long long) in->payload_revision);
-                        r = add_step_id(arr, STEP_INSTALL,
-                                        steps_install_args(INSTALL_MODE_APPLY, in->cluster_id, in->payload_revision,
-                                                           in->role, NULL),
-                                        in->seed, id);
-                } else
-                        r = 0;
-                if (r < 0)
-                        return r;
-        }
+        if ((allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0 &&
+            (r = add_install_step(arr, in)) < 0)
+                return r;
 
         out->instructions = TAKE_PTR(arr);
         out->next_instruction_seconds = in->interval_s ? in->interval_s : STEPS_DEFAULT_INTERVAL_S;

@@ -1241,3 +1241,46 @@ const struct validation_result *validations_find(const struct validation_result 
                         return &v[i];
         return NULL;
 }
+
+/* Validations whose failure means a setting is missing, not a host. */
+static bool is_setting(enum validation_id id) {
+        return id == VAL_MACHINE_CIDR_DEFINED || id == VAL_API_VIPS_DEFINED || id == VAL_DNS_DOMAIN_DEFINED ||
+               id == VAL_PULL_SECRET_SET || id == VAL_CAPABILITIES_VALID;
+}
+
+/* Whether a result before res[i] that goes into the status has this message. */
+static bool said_before(const struct validation_result *res, size_t i, const char *message) {
+        for (size_t k = 0; k < i; k++)
+                if (res[k].status != VSTATUS_SUCCESS && res[k].status != VSTATUS_DISABLED &&
+                    strcmp(res[k].message, message) == 0)
+                        return true;
+        return false;
+}
+
+enum cluster_status validations_cluster_status(const struct validation_result *res, size_t n, char *info,
+                                               size_t infolen) {
+        bool missing = false, failing = false;
+        size_t len = 0;
+        info[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+                if (res[i].status == VSTATUS_SUCCESS || res[i].status == VSTATUS_DISABLED)
+                        continue;
+                if (is_setting(res[i].id))
+                        missing = true;
+                else
+                        failing = true;
+                /* Several validations wait on the same missing setting
+                 * (api-vips-defined and api-vips-valid both on the API
+                 * VIP): the status names each thing once. */
+                if (said_before(res, i, res[i].message))
+                        continue;
+                if (len < infolen - 1)
+                        len += (size_t) snprintf(info + len, infolen - len, "%s%s", len ? "; " : "", res[i].message);
+        }
+        if (missing)
+                return CLUSTER_PENDING_FOR_INPUT;
+        if (failing)
+                return CLUSTER_INSUFFICIENT;
+        snprintf(info, infolen, "Cluster is ready to install");
+        return CLUSTER_READY;
+}

@@ -235,6 +235,14 @@ struct cluster_facts {
 int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
                         struct validation_result *out);
 
+/* The status a cluster's validations give it before installation: ready
+ * when all pass; pending-for-input when a setting is missing (machine CIDR,
+ * API VIPs, DNS domain, pull secret, capabilities); insufficient when
+ * something else fails. info gets the status text: "Cluster is ready to
+ * install", or the failing messages, each once, joined by "; ". */
+enum cluster_status validations_cluster_status(const struct validation_result *res, size_t n, char *info,
+                                               size_t infolen);
+
 /* ---- output ------------------------------------------------------------ */
 
 /* [{"id", "status", "message"}, ...]; NULL on ENOMEM. */

@@ -1,15 +1,19 @@
 /* The event sink (svc.h svc_event): every event a service or a controller
  * raises is recorded in the store, where GET /events and musterctl events
- * read it, and then handed up to the sink that the daemon wired. Lower
- * layers never call a higher one to say something happened; they call
- * this. */
+ * read it (svc_event_list, events.h), and then handed up to the sink that
+ * the daemon wired. Lower layers never call a higher one to say something
+ * happened; they call this. */
 #include "svc.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
+#include "events.h"
 #include "log.h"
 
 void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, const char *infra_env_id,
@@ -33,4 +37,19 @@ void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, 
         else if (s->sink.emit)
                 s->sink.emit(s->sink.ctx, &e);
         event_free(&e);
+}
+
+int svc_event_list(struct svc *sv, const struct store_event_filter *f, const char *owner, struct event_list *out,
+                   char *err, size_t errlen) {
+        *out = (struct event_list) { 0 };
+        if (owner) {
+                struct cluster c;
+                cluster_init(&c);
+                bool mine = f->cluster_id && store_cluster_get(sv->store, f->cluster_id, &c) == 0 && c.owner &&
+                            strcmp(c.owner, owner) == 0;
+                cluster_free(&c);
+                if (!mine)
+                        return errmsg(err, errlen, -ENOENT, "cluster not found");
+        }
+        return store_event_list(sv->store, f, out);
 }

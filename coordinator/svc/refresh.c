@@ -54,14 +54,86 @@ static void validation_events(struct svc *sv, const struct host *h, const struct
         }
 }
 
+/* What a bound host's validations compare it with: its cluster's settings,
+ * its peers' names, and its network steps' results (a disk speed result
+ * for the disk it measured only). The strings live in *view (*have_view
+ * once it is loaded), *peers, *sf. */
+static int bound_facts(struct svc *sv, struct host *h, struct host_facts *f, struct cluster_view *view,
+                       bool *have_view, struct host_peer **peers, struct step_facts *sf) {
+        char cluster_domain[300] = "";
+        int r = cluster_view_load(sv, h->cluster_id, false, view);
+        if (r < 0)
+                return r;
+        *have_view = true;
+        f->cluster.single_node = view->c.high_availability_mode == HA_MODE_NONE;
+        f->cluster.cpu_architecture = view->c.cpu_architecture;
+        f->cluster.name = view->c.name;
+        f->cluster.base_dns_domain = view->c.base_dns_domain;
+        f->cluster.machine_network_cidr = view->c.machine_network_cidr;
+        f->cluster.api_vip = view->c.api_vip;
+        f->cluster.ingress_vip = view->c.ingress_vip;
+        *peers = calloc(view->hosts.n ? view->hosts.n : 1, sizeof **peers);
+        if (!*peers)
+                return -ENOMEM;
+        for (size_t i = 0; i < view->hosts.n; i++) {
+                const struct host *p = &view->hosts.v[i];
+                if (host_same(p, h))
+                        continue;
+                (*peers)[f->cluster.n_peers++] = (struct host_peer) { p->id, host_hostname(p) };
+        }
+        f->cluster.peers = *peers;
+        if (view->c.name && view->c.base_dns_domain)
+                snprintf(cluster_domain, sizeof cluster_domain, "%s.%s", view->c.name, view->c.base_dns_domain);
+        if ((r = step_facts_parse(h->step_results_json, cluster_domain[0] ? cluster_domain : NULL, sf)) < 0)
+                return r;
+        step_facts_keep_disk(sf, validations_install_disk_path(h->inventory, h->installation_disk_id,
+                                                                f->cluster.single_node, h->role, svc_cfg(sv)));
+        step_facts_apply(sf, f);
+        return 0;
+}
+
+/* Store the status the validations res[0..n) give h (when its state
+ * follows validations), with events for what changed; a bound host's
+ * cluster follows a change. 0 (a lost race counts as done) or -errno. */
+static int store_host_verdict(struct svc *sv, struct host *h, const struct validation_result *res, size_t n) {
+        struct hostfsm_ctx ctx = { .validations = res, .n_validations = n };
+        enum host_status to;
+        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, NULL) < 0)
+                return 0; /* this state does not follow validations */
+        struct validation *v = NULL;
+        size_t nv = 0;
+        for (size_t i = 0; i < n; i++)
+                if (validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message) < 0) {
+                        validation_list_free(&v, &nv);
+                        return -ENOMEM;
+                }
+        char info[1024];
+        hostfsm_format_status_info(to, res, n, info, sizeof info);
+        int r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
+        validation_list_free(&v, &nv);
+        if (r == -ESTALE)
+                return 0;
+        if (r < 0)
+                return r;
+        validation_events(sv, h, res, n);
+        if (to != h->status) {
+                svc_event(sv, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
+                          EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
+                          host_status_to_string(h->status), host_status_to_string(to), info);
+                h->status = to;
+                if (h->cluster_id)
+                        (void) refresh_cluster(sv, h->cluster_id, NULL);
+        }
+        return 0;
+}
+
 int refresh_host(struct svc *sv, struct host *h) {
-        char err[256], cluster_domain[300];
+        char err[256];
         struct validation_result res[VAL_HOST_COUNT];
         struct cluster_view view;
         struct host_peer *peers = NULL;
         struct step_facts sf = { 0 };
-        bool have_view = false;
-        int r;
+        int r = 0;
 
         if (h->inventory_json && !h->inventory)
                 (void) host_parse_inventory(h, err, sizeof err);
@@ -80,81 +152,16 @@ int refresh_host(struct svc *sv, struct host *h) {
                 .bound = h->cluster_id != NULL,
                 .role = h->role,
         };
+        bool have_view = false;
         if (h->cluster_id) {
-                r = cluster_view_load(sv, h->cluster_id, false, &view);
+                r = bound_facts(sv, h, &f, &view, &have_view, &peers, &sf);
                 if (r < 0) {
-                        r = r == -ENOENT ? 0 : r;
+                        r = r == -ENOENT ? 0 : r; /* unbound meanwhile */
                         goto out;
                 }
-                have_view = true;
-                f.cluster.single_node = view.c.high_availability_mode == HA_MODE_NONE;
-                f.cluster.cpu_architecture = view.c.cpu_architecture;
-                f.cluster.name = view.c.name;
-                f.cluster.base_dns_domain = view.c.base_dns_domain;
-                f.cluster.machine_network_cidr = view.c.machine_network_cidr;
-                f.cluster.api_vip = view.c.api_vip;
-                f.cluster.ingress_vip = view.c.ingress_vip;
-                peers = calloc(view.hosts.n ? view.hosts.n : 1, sizeof *peers);
-                if (!peers) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                for (size_t i = 0; i < view.hosts.n; i++) {
-                        const struct host *p = &view.hosts.v[i];
-                        if (host_same(p, h))
-                                continue;
-                        peers[f.cluster.n_peers++] = (struct host_peer) { p->id, host_hostname(p) };
-                }
-                f.cluster.peers = peers;
-                cluster_domain[0] = 0;
-                if (view.c.name && view.c.base_dns_domain)
-                        snprintf(cluster_domain, sizeof cluster_domain, "%s.%s", view.c.name, view.c.base_dns_domain);
-                if ((r = step_facts_parse(h->step_results_json, cluster_domain[0] ? cluster_domain : NULL, &sf)) < 0)
-                        goto out;
-                /* A disk speed result counts for the disk it measured only. */
-                step_facts_keep_disk(&sf, validations_install_disk_path(h->inventory, h->installation_disk_id,
-                                                                        f.cluster.single_node, h->role,
-                                                                        svc_cfg(sv)));
-                step_facts_apply(&sf, &f);
         }
         int n = validations_host(&f, svc_cfg(sv), res);
-        if (n < 0) {
-                r = n;
-                goto out;
-        }
-        struct hostfsm_ctx ctx = { .validations = res, .n_validations = (size_t) n };
-        enum host_status to;
-        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, NULL) < 0) {
-                r = 0; /* this state does not follow validations */
-                goto out;
-        }
-        struct validation *v = NULL;
-        size_t nv = 0;
-        for (int i = 0; i < n; i++)
-                if (validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message) < 0) {
-                        validation_list_free(&v, &nv);
-                        r = -ENOMEM;
-                        goto out;
-                }
-        char info[1024];
-        hostfsm_format_status_info(to, res, (size_t) n, info, sizeof info);
-        r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
-        validation_list_free(&v, &nv);
-        if (r == -ESTALE) {
-                r = 0;
-                goto out;
-        }
-        if (r < 0)
-                goto out;
-        validation_events(sv, h, res, (size_t) n);
-        if (to != h->status) {
-                svc_event(sv, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
-                              EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
-                              host_status_to_string(h->status), host_status_to_string(to), info);
-                h->status = to;
-                if (h->cluster_id)
-                        (void) refresh_cluster(sv, h->cluster_id, NULL);
-        }
+        r = n < 0 ? n : store_host_verdict(sv, h, res, (size_t) n);
 out:
         step_facts_free(&sf);
         free(peers);
@@ -164,19 +171,45 @@ out:
         return r;
 }
 
-/* Validations whose failure means a setting is missing, not a host. */
-static bool is_setting(enum validation_id id) {
-        return id == VAL_MACHINE_CIDR_DEFINED || id == VAL_API_VIPS_DEFINED || id == VAL_DNS_DOMAIN_DEFINED ||
-               id == VAL_PULL_SECRET_SET || id == VAL_CAPABILITIES_VALID;
-}
-
-/* Whether a result before res[i] that goes into the status has this message. */
-static bool said_before(const struct validation_result *res, int i, const char *message) {
-        for (int k = 0; k < i; k++)
-                if (res[k].status != VSTATUS_SUCCESS && res[k].status != VSTATUS_DISABLED &&
-                    strcmp(res[k].message, message) == 0)
-                        return true;
-        return false;
+/* What a cluster's validations look at: its settings, its hosts, its
+ * release (imported or not) and whether its capabilities can be computed.
+ * The strings live in *view, *lr, *hosts and caperr. */
+static int cluster_facts(struct svc *sv, const struct cluster_view *view, struct loaded_release *lr,
+                         struct cluster_host **hosts, char *caperr, size_t caperrlen, struct cluster_facts *f) {
+        bool imported = release_load(sv, view->c.release_version, false, lr) == 0;
+        const char *capmsg = NULL;
+        if (imported) {
+                struct cap_spec sp = { .baseline = view->c.cap_spec.baseline_capability_set,
+                                       .additional = view->c.cap_spec.additional_enabled_capabilities };
+                if (cap_validate_spec(&lr->r.info, &sp, caperr, caperrlen) < 0)
+                        capmsg = caperr;
+                else if (!view->c.has_cap_status)
+                        capmsg = "the capabilities status is not computed yet";
+        }
+        *hosts = calloc(view->hosts.n ? view->hosts.n : 1, sizeof **hosts);
+        if (!*hosts)
+                return -ENOMEM;
+        for (size_t i = 0; i < view->hosts.n; i++) {
+                const struct host *h = &view->hosts.v[i];
+                (*hosts)[i] = (struct cluster_host) { h->id, host_hostname(h), h->role, h->status, h->inventory };
+        }
+        *f = (struct cluster_facts) {
+                .single_node = view->c.high_availability_mode == HA_MODE_NONE,
+                .name = view->c.name,
+                .base_dns_domain = view->c.base_dns_domain,
+                .machine_network_cidr = view->c.machine_network_cidr,
+                .api_vip = view->c.api_vip,
+                .ingress_vip = view->c.ingress_vip,
+                .pull_secret = view->c.pull_secret,
+                .hosts = *hosts,
+                .n_hosts = view->hosts.n,
+                .release_version = view->c.release_version,
+                .release_imported = imported,
+                .capabilities_error = capmsg,
+                .n_enabled_capabilities = view->c.cap_status.enabled_capabilities.n,
+                .n_known_capabilities = imported ? lr->r.info.known_capabilities.n : 0,
+        };
+        return 0;
 }
 
 int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status *status_out) {
@@ -192,41 +225,10 @@ int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status 
         int r = cluster_view_load(sv, cluster_id, true, &view);
         if (r < 0)
                 return r;
-        bool imported = release_load(sv, view.c.release_version, false, &lr) == 0;
-        const char *capmsg = NULL;
-        if (imported) {
-                struct cap_spec sp = { .baseline = view.c.cap_spec.baseline_capability_set,
-                                       .additional = view.c.cap_spec.additional_enabled_capabilities };
-                if (cap_validate_spec(&lr.r.info, &sp, caperr, sizeof caperr) < 0)
-                        capmsg = caperr;
-                else if (!view.c.has_cap_status)
-                        capmsg = "the capabilities status is not computed yet";
-        }
-        hosts = calloc(view.hosts.n ? view.hosts.n : 1, sizeof *hosts);
-        if (!hosts) {
-                r = -ENOMEM;
+        struct cluster_facts f;
+        lr = (struct loaded_release) { 0 };
+        if ((r = cluster_facts(sv, &view, &lr, &hosts, caperr, sizeof caperr, &f)) < 0)
                 goto out;
-        }
-        for (size_t i = 0; i < view.hosts.n; i++) {
-                const struct host *h = &view.hosts.v[i];
-                hosts[i] = (struct cluster_host) { h->id, host_hostname(h), h->role, h->status, h->inventory };
-        }
-        struct cluster_facts f = {
-                .single_node = view.c.high_availability_mode == HA_MODE_NONE,
-                .name = view.c.name,
-                .base_dns_domain = view.c.base_dns_domain,
-                .machine_network_cidr = view.c.machine_network_cidr,
-                .api_vip = view.c.api_vip,
-                .ingress_vip = view.c.ingress_vip,
-                .pull_secret = view.c.pull_secret,
-                .hosts = hosts,
-                .n_hosts = view.hosts.n,
-                .release_version = view.c.release_version,
-                .release_imported = imported,
-                .capabilities_error = capmsg,
-                .n_enabled_capabilities = view.c.cap_status.enabled_capabilities.n,
-                .n_known_capabilities = imported ? lr.r.info.known_capabilities.n : 0,
-        };
         int n = validations_cluster(&f, svc_cfg(sv), res);
         if (n < 0) {
                 r = n;
@@ -234,30 +236,10 @@ int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status 
         }
         cur = to = cluster_status_from_string(view.c.status);
         char info[1024] = "";
-        size_t len = 0;
         if (cur == CLUSTER_PENDING_FOR_INPUT || cur == CLUSTER_INSUFFICIENT || cur == CLUSTER_READY ||
-            cur == _CLUSTER_STATUS_INVALID) {
-                bool missing = false, failing = false;
-                for (int i = 0; i < n; i++) {
-                        if (res[i].status == VSTATUS_SUCCESS || res[i].status == VSTATUS_DISABLED)
-                                continue;
-                        if (is_setting(res[i].id))
-                                missing = true;
-                        else
-                                failing = true;
-                        /* Several validations wait on the same missing setting
-                         * (api-vips-defined and api-vips-valid both on the API
-                         * VIP): the status names each thing once. */
-                        if (said_before(res, i, res[i].message))
-                                continue;
-                        if (len < sizeof info - 1)
-                                len += (size_t) snprintf(info + len, sizeof info - len, "%s%s", len ? "; " : "",
-                                                         res[i].message);
-                }
-                to = missing ? CLUSTER_PENDING_FOR_INPUT : failing ? CLUSTER_INSUFFICIENT : CLUSTER_READY;
-                if (to == CLUSTER_READY)
-                        snprintf(info, sizeof info, "Cluster is ready to install");
-        } else
+            cur == _CLUSTER_STATUS_INVALID)
+                to = validations_cluster_status(res, (size_t) n, info, sizeof info);
+        else
                 snprintf(info, sizeof info, "%s", view.c.status_info ? view.c.status_info : "");
         for (int i = 0; i < n; i++)
                 if (validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message) < 0) {

@@ -83,5 +83,19 @@ int svc_monitor_pass(struct svc *s);
  * many events went, or -errno. */
 int svc_prune_events(struct svc *s);
 
+/* Who `token` speaks for: its signature (cached), then its revocation in
+ * the store. 0, -EACCES with err saying why it is refused ("the token is
+ * not valid", "... was revoked", "... is not known to this coordinator"),
+ * or a store error. */
+int svc_principal(struct svc *sv, const char *token, struct principal *p, char *err, size_t errlen);
+
+/* Whether the services can serve: the store answers and has room to write.
+ * 0, or -errno with err saying why not. */
+int svc_ready(struct svc *sv, char *err, size_t errlen);
+
+/* The services' part of /metrics (hosts by status, store write latency)
+ * as Prometheus text appended to *buf (*len used of *cap). 0 or -ENOMEM. */
+int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap);
+
 /* Write the buffered check-ins. Returns how many, or -errno. */
 int svc_flush_checkins(struct svc *s);

@@ -1,5 +1,8 @@
-/* People's tokens: signed here, recorded in the store (a token is good
- * only once the store knows it), revoked there. */
+/* People's tokens (svc.h svc_token_issue, tokens.h): signed here, recorded
+ * in the store (a token is good only once the store knows it), revoked
+ * there. */
+#include "tokens.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -9,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "svc.h"
 #include "uuid.h"
 
@@ -43,3 +47,35 @@ int svc_token_issue(struct svc *sv, enum admin_role role, const char *owner, int
         return r;
 }
 
+
+int svc_token_create(struct svc *sv, enum admin_role role, const char *owner, int64_t ttl_s, const char *by,
+                     char **token, struct store_token *rec, char *err, size_t errlen) {
+        *token = NULL;
+        int r = svc_token_issue(sv, role, owner, ttl_s, token, rec);
+        if (r == -EPERM)
+                return errmsg(err, errlen, -EEXIST,
+                              "owner \"%s\" already has tokens of the other role; an owner name belongs to one role "
+                              "(pick another name)", owner);
+        if (r < 0)
+                return r;
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "%s token %s for %s issued by %s, expires %s",
+                  rec->role, rec->id, owner, by, rec->expires_at);
+        return 0;
+}
+
+int svc_token_list(struct svc *sv, const char *owner, const struct store_page *pg, struct store_token_list *out) {
+        return store_token_list(sv->store, owner, pg, out);
+}
+
+int svc_token_revoke(struct svc *sv, const char *id, const char *by, struct store_token *out) {
+        store_token_init(out);
+        int r = store_token_revoke(sv->store, id);
+        if (r < 0)
+                return r;
+        /* The store is asked on every request anyway; this also drops it
+         * from the cache of checked signatures at once. */
+        auth_cache_forget(sv->auth_cache, id);
+        if (r == 0)
+                svc_event(sv, EVENT_WARNING, EVENT_CAT_USER, NULL, NULL, NULL, "token %s revoked by %s", id, by);
+        return store_token_get(sv->store, id, out);
+}

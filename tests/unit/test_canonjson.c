@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "canonjson.h"
+#include "jsonwrite.h"
 
 static json_object *parse(const char *text) {
         json_tokener *tok = json_tokener_new();
@@ -262,5 +263,18 @@ Test(canonjson, large_string) {
         cr_assert(memcmp(out + 1 + n / 2, "\\n", 2) == 0);
         free(out);
         free(s);
+        json_object_put(o);
+}
+
+/* jadd_str_or_null: json-c's null is a NULL object, which jadd takes for a
+ * failed allocation; a record with no disk chosen (the disk speed check's)
+ * must still be written, with "disk": null. */
+Test(jsonwrite, str_or_null) {
+        json_object *o = json_object_new_object();
+        cr_assert_eq(jadd_str_or_null(o, "disk", NULL), 0);
+        cr_assert_eq(jadd_str_or_null(o, "path", "/dev/vda"), 0);
+        cr_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+                         "{\"disk\":null,\"path\":\"/dev/vda\"}");
+        cr_assert_eq(jadd(o, "x", NULL), -ENOMEM, "jadd still refuses NULL");
         json_object_put(o);
 }

@@ -1,16 +1,16 @@
-/* The store on a real SQLite file: CRUD of every resource, idempotent
- * registration, filters and pages, the monitor's calls, migrations,
- * releases and payload revisions, durability across kill -9 and concurrent
- * writers. */
+/* The store through store.h alone, on the back-end MUSTER_TEST_STORE names
+ * (sqlite, the default), so that every back-end passes the same suite: CRUD
+ * of every resource, idempotent registration, filters and pages, the
+ * monitor's calls, releases and payload revisions, durability across kill -9
+ * and concurrent writers. What only SQLite's file shows is test_store_sqlite.c. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,21 +18,55 @@
 #include "testutil.h"
 
 static char *dir;
-static char path[4096];
+static char url[4200];
 static struct store *st;
 
+/* A store URL of one back-end for a test's temporary folder. */
+typedef void backend_url_fn(const char *folder, char *out, size_t n);
+
+static void sqlite_url(const char *folder, char *out, size_t n) {
+        snprintf(out, n, "sqlite:%s/muster.db", folder);
+}
+
+/* The back-ends this suite runs on, by MUSTER_TEST_STORE. */
+static const struct {
+        const char *name;
+        backend_url_fn *url;
+} backends[] = {
+        { "sqlite", sqlite_url },
+};
+
+/* The URL maker of back-end `name` (NULL, unset: sqlite); NULL for a name
+ * this suite does not know. */
+static backend_url_fn *backend_url(const char *name) {
+        if (!name)
+                name = "sqlite";
+        for (size_t i = 0; i < sizeof backends / sizeof *backends; i++)
+                if (strcmp(name, backends[i].name) == 0)
+                        return backends[i].url;
+        return NULL;
+}
+
+/* An unknown MUSTER_TEST_STORE fails every test, with the reason: a suite
+ * that skipped or fell back to SQLite would pass without testing anything. */
 static void setup(void) {
+        const char *name = getenv("MUSTER_TEST_STORE");
+        backend_url_fn *make_url = backend_url(name);
+        cr_assert_not_null(make_url,
+                           "MUSTER_TEST_STORE=\"%s\": this suite knows no such store back-end (known: sqlite)", name);
         dir = tu_mkdtemp();
         cr_assert_not_null(dir);
-        snprintf(path, sizeof path, "%s/muster.db", dir);
-        cr_assert_eq(store_open(path, &st), 0);
+        make_url(dir, url, sizeof url);
+        cr_assert_eq(store_open(url, &st), 0, "store_open(%s)", url);
 }
 
 static void teardown(void) {
         store_close(st);
         st = NULL;
-        tu_rm_rf(dir);
+        if (dir)
+                tu_rm_rf(dir);
         free(dir);
+        dir = NULL;
 }
 
 TestSuite(store, .init = setup, .fini = teardown);
@@ -123,227 +157,71 @@ static void mk_release(const char *version, struct release_info *info, struct ma
         cr_assert_eq(ms->n, 3);
 }
 
-/* ---- open, migrations --------------------------------------------------- */
+/* ---- the back-end under test ------------------------------------------- */
 
-#define SCHEMA 7
-
-/* Undo migration 7 (what a version-6 muster left). */
-static void downgrade_to_6(sqlite3 *db) {
-        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN stop_pending;"
-                                      "UPDATE schema_version SET version = 6", NULL, NULL, NULL),
-                     SQLITE_OK, "%s", sqlite3_errmsg(db));
-}
-
-/* Undo migrations 7 and 6 (what a version-5 muster left). */
-static void downgrade_to_5(sqlite3 *db) {
-        downgrade_to_6(db);
-        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN token_generation;"
-                                      "UPDATE schema_version SET version = 5", NULL, NULL, NULL),
-                     SQLITE_OK, "%s", sqlite3_errmsg(db));
-}
-
-/* Undo migrations 6 and 5 (what a version-4 muster left). */
-static void downgrade_to_4(sqlite3 *db) {
-        downgrade_to_5(db);
-        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE clusters DROP COLUMN cpu_architecture;"
-                                      "UPDATE schema_version SET version = 4", NULL, NULL, NULL),
-                     SQLITE_OK, "%s", sqlite3_errmsg(db));
-}
-
-/* Undo migrations 5 and 4 (what a version-3 muster left). */
-static void downgrade_to_3(sqlite3 *db) {
-        downgrade_to_4(db);
-        cr_assert_eq(sqlite3_exec(db, "DROP TABLE tokens; UPDATE schema_version SET version = 3", NULL, NULL, NULL),
-                     SQLITE_OK, "%s", sqlite3_errmsg(db));
-}
-
-/* Undo migrations 4 and 3 on an open database file (what a version-2 muster left). */
-static void downgrade_to_2(sqlite3 *db) {
-        downgrade_to_3(db);
-        cr_assert_eq(sqlite3_exec(db,
-                                  "DROP TABLE payload_revisions; DROP TABLE release_manifests; DROP TABLE releases;"
-                                  "DROP INDEX clusters_release;"
-                                  "ALTER TABLE clusters DROP COLUMN capabilities_spec_json;"
-                                  "ALTER TABLE clusters DROP COLUMN capabilities_status_json;"
-                                  "ALTER TABLE clusters DROP COLUMN conditions_json;"
-                                  "ALTER TABLE clusters DROP COLUMN payload_revision;"
-                                  "ALTER TABLE clusters DROP COLUMN feature_set;"
-                                  "ALTER TABLE hosts DROP COLUMN applied_revision;"
-                                  "UPDATE schema_version SET version = 2",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK, "%s", sqlite3_errmsg(db));
-}
-
-/* Close the store, undo migrations with `down` on the file as an older
- * muster would have left it, and open it again: migrated to SCHEMA. */
-static void reopen_after(void (*down)(sqlite3 *db)) {
+/* A store closed and opened again keeps its data and its schema. */
+Test(store, reopening_keeps_data) {
+        char *ie = mk_infra_env("admin", "keep");
+        int version = store_schema_version(st);
+        cr_assert_gt(version, 0);
         store_close(st);
         st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        down(db);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
-}
-
-Test(store, fresh_database_gets_current_schema) {
-        cr_assert_eq(store_schema_version(st), SCHEMA);
-        struct stat sb;
-        cr_assert_eq(stat(path, &sb), 0);
-        cr_assert_eq(sb.st_mode & 0777, 0600, "pull secrets live there");
-
-        sqlite3 *db;
-        sqlite3_stmt *q;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
-        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
-        cr_assert_str_eq((const char *) sqlite3_column_text(q, 0), "wal");
-        sqlite3_finalize(q);
-        cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), max(version) FROM schema_version", -1, &q, NULL),
-                     SQLITE_OK);
-        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
-        cr_assert_eq(sqlite3_column_int(q, 0), 1);
-        cr_assert_eq(sqlite3_column_int(q, 1), SCHEMA);
-        sqlite3_finalize(q);
-        sqlite3_close(db);
-
-        /* Reopening migrates nothing and keeps data. */
-        char *ie = mk_infra_env("admin", "keep");
-        store_close(st);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
+        cr_assert_eq(store_open(url, &st), 0);
+        cr_assert_eq(store_schema_version(st), version);
         struct infra_env got;
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
+        cr_assert_str_eq(got.name, "keep");
         infra_env_free(&got);
         free(ie);
 }
 
-/* A version-6 database (before cancel) is migrated: no host has a stop
- * pending; the mark is set and cleared once. */
-Test(store, version_6_database_is_migrated) {
-        char *ie = mk_infra_env("admin", "old");
-        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
-        reopen_after(downgrade_to_6);
-        cr_assert_eq(store_host_stop_pending(st, ie, hid), 0);
-        cr_assert_eq(store_host_clear_stop(st, ie, hid), 0, "nothing to clear");
-        cr_assert_eq(store_host_stop_pending(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b"), -ENOENT);
+/* This suite's test `filter` in a child with MUSTER_TEST_STORE=value (and
+ * not as a worker of this run: BXFI_MAP goes); its output in out. */
+static int run_suite(const char *value, const char *filter, char *out, size_t n) {
+        char self[PATH_MAX], cmd[PATH_MAX + 512];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        cr_assert_gt(len, 0);
+        self[len] = '\0';
+        snprintf(cmd, sizeof cmd, "env -u BXFI_MAP MUSTER_TEST_STORE='%s' '%s' --filter='%s' --jobs=1 2>&1", value,
+                 self, filter);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t got = fread(out, 1, n - 1, p);
+        out[got] = '\0';
+        return pclose(p);
+}
+
+/* MUSTER_TEST_STORE=sqlite, said outright, runs the suite on SQLite. */
+Test(store, explicit_sqlite_backend) {
+        char out[16384];
+        cr_assert_eq(setenv("MUSTER_TEST_STORE", "sqlite", 1), 0);
+        teardown();
+        setup();
+        cr_assert(strncmp(url, "sqlite:", 7) == 0, "%s", url);
+        char *ie = mk_infra_env("admin", "explicit");
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
+        cr_assert_str_eq(got.name, "explicit");
+        infra_env_free(&got);
         free(ie);
+
+        int status = run_suite("sqlite", "store/reopening_keeps_data", out, sizeof out);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d:\n%s", status, out);
+        cr_assert(strstr(out, "Passing: 1"), "%s", out);
 }
 
-/* A version-5 database (before hosts had their own tokens) is migrated:
- * every host's token generation starts at 1; rotation bumps it. */
-Test(store, version_5_database_is_migrated) {
-        char *ie = mk_infra_env("admin", "old");
-        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
-        reopen_after(downgrade_to_5);
-        int64_t gen = 0;
-        cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
-        cr_assert_eq(gen, 1);
-        cr_assert_eq(store_host_rotate_token(st, ie, hid, &gen), 0);
-        cr_assert_eq(gen, 2);
-        cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
-        cr_assert_eq(gen, 2);
-        cr_assert_eq(store_host_rotate_token(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b", &gen), -ENOENT);
-        cr_assert_eq(store_host_token_generation(st, ie, "not-a-uuid", &gen), -EINVAL);
-        free(ie);
-}
+/* Any other value fails every test and says why; it never passes or skips. */
+Test(store, unknown_backend_fails_loudly) {
+        char out[16384];
+        const char *unknown[] = { "nosuch", "", "SQLite", "sqlite3" };
+        for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
+                cr_assert_null(backend_url(unknown[i]), "%s", unknown[i]);
+        cr_assert_eq(backend_url(NULL), sqlite_url, "unset is sqlite");
 
-/* A version-4 database (before clusters had an architecture) is migrated:
- * its clusters are x86_64, as every infra-env of that time defaulted to. */
-Test(store, version_4_database_is_migrated) {
-        char *cl = mk_cluster("carol", "old");
-        reopen_after(downgrade_to_4);
-        struct cluster c;
-        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
-        cr_assert_str_eq(c.cpu_architecture, "x86_64");
-        cluster_free(&c);
-        free(cl);
-}
-
-/* A version-1 database (before step results) is migrated in place and keeps
- * its hosts. */
-Test(store, version_1_database_is_migrated) {
-        char *ie = mk_infra_env("admin", "old");
-        cr_assert_eq(store_host_register(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", "0.1", NULL), 1);
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        downgrade_to_2(db);
-        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN step_results;"
-                                      "UPDATE schema_version SET version = 1", NULL, NULL, NULL), SQLITE_OK);
-        sqlite3_close(db);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(store_schema_version(st), SCHEMA);
-        struct host h;
-        cr_assert_eq(store_host_get(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", &h), 0);
-        cr_assert_str_eq(h.step_results_json, "{}");
-        host_free(&h);
-        free(ie);
-}
-
-/* A version-2 database (before releases) is migrated in place: its clusters
- * and hosts stay, with no capabilities status, no payload, feature set
- * Default and applied_revision 0; releases can be imported at once. */
-Test(store, version_2_database_is_migrated) {
-        char *ie = mk_infra_env("admin", "old");
-        char *cl = mk_cluster("carol", "old");
-        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
-        cr_assert_eq(store_host_bind(st, ie, hid, cl, HOST_BINDING, NULL, 0), 0);
-        reopen_after(downgrade_to_2);
-        struct cluster c;
-        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
-        cr_assert_str_eq(c.name, "old");
-        cr_assert_eq(c.payload_revision, 0);
-        cr_assert_str_eq(c.feature_set, "Default");
-        cr_assert_not(c.has_cap_status);
-        cr_assert_eq(c.n_conditions, 0);
-        cr_assert_null(c.cap_spec.baseline_capability_set);
-        cluster_free(&c);
-        struct host h;
-        cr_assert_eq(store_host_get(st, ie, hid, &h), 0);
-        cr_assert_str_eq(h.cluster_id, cl);
-        cr_assert_eq(h.applied_revision, 0);
-        host_free(&h);
-        struct release_info info;
-        struct manifest_list ms = { 0 };
-        mk_release("1.0.0", &info, &ms);
-        cr_assert_eq(store_release_import(st, &info, &ms, NULL), 0);
-        release_info_free(&info);
-        manifest_list_free(&ms);
-        free(ie);
-        free(cl);
-}
-
-Test(store, newer_schema_refuses_to_open) {
-        store_close(st);
-        st = NULL;
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-        cr_assert_eq(sqlite3_exec(db, "UPDATE schema_version SET version = 99", NULL, NULL, NULL), SQLITE_OK);
-        sqlite3_close(db);
-        struct store *s2 = (struct store *) 1;
-        cr_assert_eq(store_open(path, &s2), -EPROTO);
-        cr_assert_null(s2);
-}
-
-Test(store, urls) {
-        struct store *s2;
-        char url[4200];
-        snprintf(url, sizeof url, "sqlite:%s", path);
-        cr_assert_eq(store_open(url, &s2), 0, "a second store on the same file");
-        store_close(s2);
-        snprintf(url, sizeof url, "sqlite://%s", path);
-        cr_assert_eq(store_open(url, &s2), 0);
-        store_close(s2);
-        cr_assert_eq(store_open("postgres://db/muster", &s2), -EPROTONOSUPPORT);
-        cr_assert_eq(store_open("sqlite:", &s2), -EINVAL);
-        cr_assert_eq(store_open(":memory:", &s2), -EINVAL);
-        cr_assert_eq(store_open("/nonexistent-dir/x/muster.db", &s2), -ENOENT);
+        int status = run_suite("nosuch", "store/reopening_keeps_data", out, sizeof out);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 0, "the suite passed on an unknown back-end:\n%s", out);
+        cr_assert(strstr(out, "MUSTER_TEST_STORE=\"nosuch\": this suite knows no such store back-end"), "%s", out);
+        cr_assert(strstr(out, "Failing: 1"), "%s", out);
 }
 
 /* ---- infra-envs -------------------------------------------------------- */
@@ -1190,7 +1068,7 @@ Test(store, acknowledged_writes_survive_kill9) {
         if (pid == 0) {
                 struct store *cs;
                 close(fds[0]);
-                if (store_open(path, &cs) < 0)
+                if (store_open(url, &cs) < 0)
                         _exit(2);
                 for (int i = 0; i < 1000000; i++) {
                         char id[UUID_STR_LEN];
@@ -1216,7 +1094,7 @@ Test(store, acknowledged_writes_survive_kill9) {
         close(fds[0]);
         cr_assert_geq(acked, 149);
 
-        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_open(url, &st), 0);
         for (int k = 0; k <= acked; k++) {
                 char id[UUID_STR_LEN];
                 struct host h;
@@ -1663,17 +1541,6 @@ Test(store, an_owner_name_has_one_role) {
         cr_assert_eq(store_token_add(st, &t), -EPERM);
         t.owner = "carol";
         cr_assert_eq(store_token_add(st, &t), 0);
-}
-
-/* A version-3 database (before tokens) gets the tokens table. */
-Test(store, version_3_database_is_migrated) {
-        char *ie = mk_infra_env("admin", "old");
-        reopen_after(downgrade_to_3);
-        struct infra_env got;
-        cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
-        infra_env_free(&got);
-        mk_token("71111111-2222-4333-8444-555555555555", "infra-admin", "admin");
-        free(ie);
 }
 
 /* An infra-env's delete is refused while a host installs or serves another

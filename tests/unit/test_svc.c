@@ -3,7 +3,8 @@
  * the store and the sink; tokens are signed and recorded; a reload keeps
  * what cannot change and leaves old snapshots readable; the monitor's pass
  * disconnects a silent host; starting an install refuses what is not ready
- * in words. */
+ * in words; a revoked token no longer speaks for anyone; new hosts are
+ * rate-limited and capped per infra-env, known ones never. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +13,12 @@
 #include <time.h>
 
 #include "crypto.h"
+#include "ratelimit.h"
 #include "svc/install.h" /* not the agent's install.h */
 #include "store.h"
+#include "agents.h"
 #include "svc.h"
+#include "tokens.h"
 #include "testutil.h"
 
 static char *dir;
@@ -163,4 +167,63 @@ Test(svc, an_install_that_cannot_start_says_why) {
         cr_assert_eq(install_start_cluster(&sv, "00000000-0000-4000-8000-00000000dead", "alice", err, sizeof err),
                      -ENOENT);
         cr_assert(strstr(err, "cannot be read"), "%s", err);
+}
+
+Test(svc, a_revoked_token_speaks_for_no_one) {
+        char *token = NULL, err[256] = "";
+        struct store_token rec, after;
+        cr_assert_eq(svc_token_create(&sv, ROLE_INFRA_ADMIN, "carol", 3600, "admin", &token, &rec, err, sizeof err), 0);
+        struct principal p;
+        cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(p.owner, "carol");
+        cr_assert_eq(svc_token_revoke(&sv, rec.id, "admin", &after), 0);
+        cr_assert_not_null(after.revoked_at);
+        cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), -EACCES, "the cache forgot it at once");
+        cr_assert_str_eq(err, "the token was revoked");
+        cr_assert_eq(svc_principal(&sv, "not-a-token", &p, err, sizeof err), -EACCES);
+        cr_assert_str_eq(err, "the token is not valid");
+        cr_assert_eq(sunk[EVENT_INFO] + sunk[EVENT_WARNING], 2, "an event for each: issued, revoked");
+        free(token);
+        store_token_free(&rec);
+        store_token_free(&after);
+}
+
+Test(svc, new_hosts_are_limited_known_ones_never) {
+        struct muster_config next = cfg;
+        next.infraenv_register_burst = 2;
+        next.infraenv_register_interval_ms = 3600 * 1000;
+        next.infraenv_max_hosts = 2;
+        cr_assert_geq(svc_config_publish(&sv, &next), 1);
+        char *id = mk_infra_env("admin");
+        struct infra_env ie;
+        cr_assert_eq(store_infra_env_get(st, id, &ie), 0);
+        const char *h[3] = { "00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000a2",
+                             "00000000-0000-4000-8000-0000000000a3" };
+        struct host out;
+        char err[512] = "";
+        int64_t retry = 0;
+        for (int i = 0; i < 2; i++) {
+                cr_assert_eq(svc_agent_register(&sv, &ie, h[i], "test", &out, &retry, err, sizeof err), 1, "%s", err);
+                cr_assert_str_eq(out.id, h[i]);
+                host_free(&out);
+        }
+        cr_assert_eq(svc_agent_register(&sv, &ie, h[2], "test", &out, &retry, err, sizeof err), -EUSERS,
+                     "the bucket of two is empty");
+        host_free(&out);
+        cr_assert(retry >= 3599 && retry <= 3600, "retry after %lld s", (long long) retry);
+        cr_assert(strstr(err, "registers new hosts too fast"), "%s", err);
+        cr_assert_eq(svc_agent_register(&sv, &ie, h[0], "test", &out, &retry, err, sizeof err), 0,
+                     "a known host registers again whatever the rate");
+        host_free(&out);
+
+        /* The cap: a fresh bucket, still two hosts at most. */
+        next.infraenv_register_burst = 10;
+        cr_assert_geq(svc_config_publish(&sv, &next), 1);
+        ratelimit_forget(sv.registrations, ie.id);
+        err[0] = '\0';
+        cr_assert_eq(svc_agent_register(&sv, &ie, h[2], "test", &out, &retry, err, sizeof err), -EDQUOT);
+        host_free(&out);
+        cr_assert(strstr(err, "already holds 2 hosts, its cap ([infraenv] max_hosts)"), "%s", err);
+        infra_env_free(&ie);
+        free(id);
 }

@@ -1253,3 +1253,34 @@ Test(host, network_latency_and_packet_loss) {
         f.cluster.single_node = true;
         expect_host(&f, VAL_SUFFICIENT_PACKET_LOSS, VSTATUS_DISABLED, "No other host to measure against");
 }
+
+/* The status a cluster's results give it before installation (moved from
+ * the refresh service into the domain, issue 14): a missing setting wins
+ * over a failing host rule, each message is said once, all passing (or
+ * disabled) is ready. */
+Test(cluster, status_from_results) {
+        char info[1024];
+        struct validation_result pass[] = {
+                { .id = VAL_MACHINE_CIDR_DEFINED, .status = VSTATUS_SUCCESS, .message = "ok" },
+                { .id = VAL_SUFFICIENT_MASTERS_COUNT, .status = VSTATUS_DISABLED, .message = "off" },
+        };
+        cr_assert_eq(validations_cluster_status(pass, 2, info, sizeof info), CLUSTER_READY);
+        cr_assert_str_eq(info, "Cluster is ready to install");
+
+        struct validation_result mixed[] = {
+                { .id = VAL_SUFFICIENT_MASTERS_COUNT, .status = VSTATUS_FAILURE, .message = "need 3 masters" },
+                { .id = VAL_API_VIPS_DEFINED, .status = VSTATUS_PENDING, .message = "API VIP missing" },
+                { .id = VAL_API_VIPS_VALID, .status = VSTATUS_PENDING, .message = "API VIP missing" },
+                { .id = VAL_DNS_DOMAIN_DEFINED, .status = VSTATUS_SUCCESS, .message = "ok" },
+        };
+        cr_assert_eq(validations_cluster_status(mixed, 4, info, sizeof info), CLUSTER_PENDING_FOR_INPUT,
+                     "a missing setting: pending for input");
+        cr_assert_str_eq(info, "need 3 masters; API VIP missing", "each message once");
+
+        cr_assert_eq(validations_cluster_status(mixed, 1, info, sizeof info), CLUSTER_INSUFFICIENT);
+        cr_assert_str_eq(info, "need 3 masters");
+
+        char small[8];
+        cr_assert_eq(validations_cluster_status(mixed, 4, small, sizeof small), CLUSTER_PENDING_FOR_INPUT);
+        cr_assert_str_eq(small, "need 3 ", "cut to the buffer, NUL-terminated");
+}

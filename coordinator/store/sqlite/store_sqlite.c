@@ -1,7 +1,9 @@
-/* The SQLite back-end of store.h: one database file in WAL mode, a small
- * pool of connections with their prepared statements, versioned schema
- * migrations. */
+/* The SQLite back-end of store.h (store_sqlite_backend): one database file
+ * in WAL mode, a small pool of connections with their prepared statements,
+ * versioned schema migrations. store.c has checked and normalised the
+ * arguments before any of these runs (store-backend.h). */
 #include "store.h"
+#include "store-backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,7 +196,8 @@ struct conn {
         bool in_use;
 };
 
-struct store {
+struct sqlite_store {
+        struct store base;
         char *path;                 /* the database file (for statvfs) */
         pthread_mutex_t lock;       /* guards conns[].in_use */
         pthread_cond_t freed;
@@ -207,8 +210,9 @@ struct store {
         struct store_latency writes;
 };
 
-const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                                             0.05, 0.1, 0.25, 0.5, 1 };
+static struct sqlite_store *sq(struct store *s) {
+        return (struct sqlite_store *) s;
+}
 
 static int sql_err(int rc) {
         switch (rc) {
@@ -317,7 +321,8 @@ static int step_row(struct conn *c, sqlite3_stmt *st) {
         return sql_err(sqlite3_extended_errcode(c->db));
 }
 
-static struct conn *conn_get(struct store *s) {
+static struct conn *conn_get(struct store *base) {
+        struct sqlite_store *s = sq(base);
         pthread_mutex_lock(&s->lock);
         for (;;) {
                 for (int i = 0; i < POOL_SIZE; i++)
@@ -332,37 +337,39 @@ static struct conn *conn_get(struct store *s) {
         }
 }
 
-static void conn_put(struct store *s, struct conn *c) {
+static void conn_put(struct store *base, struct conn *c) {
+        struct sqlite_store *s = sq(base);
         pthread_mutex_lock(&s->lock);
         c->in_use = false;
         pthread_cond_signal(&s->freed);
         pthread_mutex_unlock(&s->lock);
 }
 
-int store_free_space(struct store *s, int64_t *bytes) {
+static int sqlite_free_space(struct store *s, int64_t *bytes) {
         struct statvfs v;
-        if (statvfs(s->path, &v) < 0)
+        if (statvfs(sq(s)->path, &v) < 0)
                 return -errno;
         uint64_t b = (uint64_t) v.f_bavail * (uint64_t) v.f_frsize;
         *bytes = b > INT64_MAX ? INT64_MAX : (int64_t) b;
         return 0;
 }
 
-static int write_begin(struct store *s, struct conn **out) {
+static int write_begin(struct store *base, struct conn **out) {
+        struct sqlite_store *s = sq(base);
         struct timespec t0;
         int64_t room = INT64_MAX;
         /* Refused before it starts on a (nearly) full file system: SQLite
          * needs room for the WAL and its checkpoints, and a write that half
          * fits is worse than one refused (507 at the API). */
-        if (store_free_space(s, &room) == 0 && room < STORE_MIN_FREE_BYTES)
+        if (sqlite_free_space(base, &room) == 0 && room < STORE_MIN_FREE_BYTES)
                 return -ENOSPC;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         pthread_mutex_lock(&s->write_lock);
         s->write_started = t0;
-        struct conn *c = conn_get(s);
+        struct conn *c = conn_get(base);
         int r = exec(c, "BEGIN IMMEDIATE");
         if (r < 0) {
-                conn_put(s, c);
+                conn_put(base, c);
                 pthread_mutex_unlock(&s->write_lock);
                 return r;
         }
@@ -371,7 +378,8 @@ static int write_begin(struct store *s, struct conn **out) {
 }
 
 /* Commit if r >= 0, else roll back; returns r or the commit's error. */
-static int write_end(struct store *s, struct conn *c, int r) {
+static int write_end(struct store *base, struct conn *c, int r) {
+        struct sqlite_store *s = sq(base);
         if (r >= 0) {
                 int k = exec(c, "COMMIT");
                 if (k < 0)
@@ -379,22 +387,17 @@ static int write_end(struct store *s, struct conn *c, int r) {
         }
         if (!sqlite3_get_autocommit(c->db))
                 (void) exec(c, "ROLLBACK");
-        conn_put(s, c);
+        conn_put(base, c);
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        double secs = (double) (t1.tv_sec - s->write_started.tv_sec) +
-                      (double) (t1.tv_nsec - s->write_started.tv_nsec) / 1e9;
-        size_t b = 0;
-        while (b < STORE_LATENCY_BUCKETS && secs > store_latency_bounds[b])
-                b++;
-        s->writes.bucket[b]++;
-        s->writes.count++;
-        s->writes.sum_s += secs;
+        store_latency_add(&s->writes, (double) (t1.tv_sec - s->write_started.tv_sec) +
+                                              (double) (t1.tv_nsec - s->write_started.tv_nsec) / 1e9);
         pthread_mutex_unlock(&s->write_lock);
         return r;
 }
 
-void store_write_latency(struct store *s, struct store_latency *out) {
+static void sqlite_write_latency(struct store *base, struct store_latency *out) {
+        struct sqlite_store *s = sq(base);
         pthread_mutex_lock(&s->write_lock);
         *out = s->writes;
         pthread_mutex_unlock(&s->write_lock);
@@ -506,33 +509,6 @@ static int status_set(uint32_t mask, char *buf, size_t n) {
                 return -ENOBUFS;
         buf[len] = ',';
         buf[len + 1] = '\0';
-        return 0;
-}
-
-static int norm_id(const char *in, char out[UUID_STR_LEN]) {
-        return uuid_normalize(in, out) < 0 ? -EINVAL : 0;
-}
-
-/* An optional id: NULL stays NULL (out[0] = 0, *p = NULL). */
-static int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p) {
-        *p = NULL;
-        if (!in)
-                return 0;
-        if (norm_id(in, out) < 0)
-                return -EINVAL;
-        *p = out;
-        return 0;
-}
-
-static bool too_long(const char *s, size_t max) {
-        return s && strnlen(s, max + 1) > max;
-}
-
-static int page_limit(const struct store_page *pg, unsigned *limit) {
-        unsigned l = pg ? pg->limit : 0;
-        if (l > STORE_MAX_LIMIT)
-                return -EINVAL;
-        *limit = l ? l : STORE_DEFAULT_LIMIT;
         return 0;
 }
 
@@ -680,23 +656,20 @@ static int migrate(struct conn *c, int *version) {
         }
 }
 
+/* "sqlite://PATH", "sqlite:PATH" or a plain PATH (store.c sent other
+ * schemes elsewhere). */
 static const char *url_path(const char *url) {
         if (strncmp(url, "sqlite://", 9) == 0)
                 return url + 9;
         if (strncmp(url, "sqlite:", 7) == 0)
                 return url + 7;
-        if (strstr(url, "://"))
-                return NULL; /* another back-end's URL */
         return url;
 }
 
-int store_open(const char *url, struct store **out) {
-        *out = NULL;
-        if (!url)
-                return -EINVAL;
+static void sqlite_close(struct store *base);
+
+static int sqlite_open(const char *url, struct store **out) {
         const char *path = url_path(url);
-        if (!path)
-                return -EPROTONOSUPPORT;
         if (!*path || strcmp(path, ":memory:") == 0)
                 return -EINVAL; /* a pool needs one shared file */
         if (!sqlite3_threadsafe())
@@ -709,7 +682,7 @@ int store_open(const char *url, struct store **out) {
                 return -errno;
         close(fd);
 
-        struct store *s = calloc(1, sizeof *s);
+        struct sqlite_store *s = calloc(1, sizeof *s);
         if (!s || !(s->path = strdup(path))) {
                 free(s);
                 return -ENOMEM;
@@ -726,16 +699,15 @@ int store_open(const char *url, struct store **out) {
         if (r >= 0)
                 r = migrate(&s->conns[0], &s->version);
         if (r < 0) {
-                store_close(s);
+                sqlite_close(&s->base);
                 return r;
         }
-        *out = s;
+        *out = &s->base;
         return 0;
 }
 
-void store_close(struct store *s) {
-        if (!s)
-                return;
+static void sqlite_close(struct store *base) {
+        struct sqlite_store *s = sq(base);
         for (int i = 0; i < POOL_SIZE; i++) {
                 cache_flush(&s->conns[i]);
                 if (s->conns[i].db)
@@ -748,8 +720,8 @@ void store_close(struct store *s) {
         free(s);
 }
 
-int store_schema_version(struct store *s) {
-        return s->version;
+static int sqlite_schema_version(struct store *s) {
+        return sq(s)->version;
 }
 
 /* ---- infra-envs -------------------------------------------------------- */
@@ -824,59 +796,21 @@ static int infra_env_insert(struct conn *c, const struct infra_env *ie, const ch
         return step_done(c, st);
 }
 
-static int set_owned(char **dst, const char *v) {
-        char *n = strdup(v);
-        if (!n)
-                return -ENOMEM;
-        free(*dst);
-        *dst = n;
-        return 0;
-}
-
-static bool proxy_too_long(const struct model_proxy *p) {
-        return too_long(p->http_proxy, MODEL_MAX_STRING) || too_long(p->https_proxy, MODEL_MAX_STRING) ||
-               too_long(p->no_proxy, MODEL_MAX_STRING);
-}
-
-int store_infra_env_create(struct store *s, struct infra_env *ie) {
-        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        const char *cp;
+static int sqlite_infra_env_create(struct store *s, struct infra_env *ie) {
         _cleanup_free_ char *ntp = NULL;
         struct conn *c;
         int r;
 
-        if (!ie->name || !ie->owner || !ie->cpu_architecture || too_long(ie->name, MODEL_MAX_STRING) ||
-            too_long(ie->owner, MODEL_MAX_STRING) || too_long(ie->cpu_architecture, MODEL_MAX_STRING) ||
-            too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
-            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
-            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
-                return -EINVAL;
-        if ((r = ie->id ? norm_id(ie->id, id) : model_new_id(id)) < 0 ||
-            (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
-            (r = strv_text(&ie->ntp_sources, &ntp)) < 0)
-                return r;
-        if ((r = set_owned(&ie->id, id)) < 0 || (cp && (r = set_owned(&ie->cluster_id, cp)) < 0) ||
-            (r = set_owned(&ie->created_at, now)) < 0 || (r = set_owned(&ie->updated_at, now)) < 0)
-                return r;
-        if (ie->token_generation == MODEL_UNSET || ie->token_generation < 1)
-                ie->token_generation = 1;
-
-        if ((r = write_begin(s, &c)) < 0)
+        if ((r = strv_text(&ie->ntp_sources, &ntp)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         r = infra_env_insert(c, ie, ntp);
         return write_end(s, c, r);
 }
 
-int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
-        char nid[UUID_STR_LEN];
-        infra_env_init(out);
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
+static int sqlite_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
         struct conn *c = conn_get(s);
-        int r = infra_env_get_conn(c, nid, out);
+        int r = infra_env_get_conn(c, id, out);
         conn_put(s, c);
-        if (r < 0)
-                infra_env_free(out);
         return r;
 }
 
@@ -957,50 +891,30 @@ static int read_page(struct store *s, struct query *q, unsigned limit, const str
 static int owner_page(struct store *s, const char *select, const char *owner, const struct store_page *pg,
                       const struct row_type *t, void **v, size_t *n, int64_t *next_after) {
         struct query q = { .len = 0 };
-        unsigned limit;
-        int r = page_limit(pg, &limit);
-        if (r < 0)
-                return r;
         q_add(&q, select);
-        q_int(&q, " WHERE seq > ?", pg ? pg->after : 0);
+        q_int(&q, " WHERE seq > ?", pg->after);
         if (owner)
                 q_text(&q, " AND owner = ?", owner);
-        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
-        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
-        return read_page(s, &q, limit, t, v, n, next_after);
+        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) pg->limit + 1);
+        q_int(&q, " OFFSET ?", pg->offset);
+        return read_page(s, &q, pg->limit, t, v, n, next_after);
 }
 
-int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
-                         struct infra_env_list *out) {
-        int r;
-
-        *out = (struct infra_env_list) { 0 };
-        r = owner_page(s, "SELECT " IE_COLS " FROM infra_envs", owner, pg, &infra_env_rows, (void **) &out->v,
-                       &out->n, &out->next_after);
-        if (r < 0)
-                infra_env_list_free(out);
-        return r;
+static int sqlite_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+                                 struct infra_env_list *out) {
+        return owner_page(s, "SELECT " IE_COLS " FROM infra_envs", owner, pg, &infra_env_rows, (void **) &out->v,
+                          &out->n, &out->next_after);
 }
 
-int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
-        const uint32_t allowed = IE_F_NAME | IE_F_CLUSTER_ID | IE_F_PULL_SECRET |
-                                 IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES;
-        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        const char *cp = NULL;
+static int sqlite_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
+        char now[MODEL_TIME_LEN];
+        const char *cp = (fields & IE_F_CLUSTER_ID) ? ie->cluster_id : NULL;
+        const char *id = ie->id;
         _cleanup_free_ char *ntp = NULL;
         struct query q = { .len = 0 };
         struct conn *c;
         int r;
 
-        if (fields & ~allowed)
-                return -EINVAL;
-        if (norm_id(ie->id, id) < 0 || ((fields & IE_F_NAME) && !ie->name) ||
-            too_long(ie->name, MODEL_MAX_STRING) || too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
-            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
-            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
-                return -EINVAL;
-        if ((fields & IE_F_CLUSTER_ID) && (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
-                return r;
         if ((r = model_now_rfc3339(now)) < 0 || (r = strv_text(&ie->ntp_sources, &ntp)) < 0)
                 return r;
 
@@ -1069,18 +983,14 @@ static int ie_hosts(struct conn *c, const char *id, bool block, const char *bloc
         return r < 0 ? r : 0;
 }
 
-int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask, struct host_list *blocked,
-                           struct host_list *unbound) {
-        char nid[UUID_STR_LEN], statuses[1024], installing[256];
+static int sqlite_infra_env_delete(struct store *s, const char *nid, uint32_t block_mask,
+                                   struct host_list *blocked, struct host_list *unbound) {
+        char statuses[1024], installing[256];
         struct host_list b = { 0 }, u = { 0 };
         struct conn *c;
         int r;
 
-        if (blocked)
-                *blocked = (struct host_list) { 0 };
-        if (unbound)
-                *unbound = (struct host_list) { 0 };
-        if (norm_id(id, nid) < 0 || (r = status_set(block_mask, statuses, sizeof statuses)) < 0)
+        if (status_set(block_mask, statuses, sizeof statuses) < 0)
                 return -EINVAL;
         if (!block_mask)
                 statuses[0] = '\0';
@@ -1112,13 +1022,11 @@ int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask,
         return r;
 }
 
-int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_infra_env_bump_token(struct store *s, const char *nid, int64_t *gen) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1182,11 +1090,6 @@ static int host_get_conn(struct conn *c, const char *ie, const char *id, struct 
         return r ? read_host(st, out) : -ENOENT;
 }
 
-/* Normalise an (infra_env_id, host_id) key. */
-static int host_key(const char *ie, const char *id, char nie[UUID_STR_LEN], char nid[UUID_STR_LEN]) {
-        return norm_id(ie, nie) < 0 || norm_id(id, nid) < 0 ? -EINVAL : 0;
-}
-
 static int host_register_conn(struct conn *c, const char *ie, const char *id, const char *version,
                               const char *now, int64_t max_hosts) {
         int r;
@@ -1219,78 +1122,45 @@ static int host_register_conn(struct conn *c, const char *ie, const char *id, co
         return sqlite3_changes(c->db) ? 1 : -ENOENT;
 }
 
-int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
-                        const char *agent_version, struct host *out) {
-        return store_host_register_capped(s, infra_env_id, host_id, agent_version, 0, out);
-}
-
-int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
-                               const char *agent_version, int64_t max_hosts, struct host *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_register(struct store *s, const char *ie, const char *id, const char *agent_version,
+                                int64_t max_hosts, struct host *out) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (out)
-                host_init(out);
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || too_long(agent_version, MODEL_MAX_STRING))
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         int isnew = r = host_register_conn(c, ie, id, agent_version, now, max_hosts);
         if (r >= 0 && out)
                 r = host_get_conn(c, ie, id, out);
         r = write_end(s, c, r);
-        if (r < 0) {
-                if (out)
-                        host_free(out);
-                return r;
-        }
-        return isnew;
+        return r < 0 ? r : isnew;
 }
 
-int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        host_init(out);
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
+static int sqlite_host_get(struct store *s, const char *ie, const char *id, struct host *out) {
         struct conn *c = conn_get(s);
         int r = host_get_conn(c, ie, id, out);
         conn_put(s, c);
-        if (r < 0)
-                host_free(out);
         return r;
 }
 
-int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
-                    struct host_list *out) {
-        static const struct store_host_filter none = { 0 };
-        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], before[MODEL_TIME_LEN], statuses[1024];
-        const char *iep, *cidp, *hidp;
+static int sqlite_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+                            struct host_list *out) {
+        char statuses[1024];
         struct query q = { .len = 0 };
-        unsigned limit;
         int r;
 
-        *out = (struct host_list) { 0 };
-        if (!f)
-                f = &none;
-        if ((r = page_limit(pg, &limit)) < 0 || (r = norm_opt_id(f->infra_env_id, ie, &iep)) < 0 ||
-            (r = norm_opt_id(f->cluster_id, cid, &cidp)) < 0 || (r = norm_opt_id(f->host_id, hid, &hidp)) < 0 ||
-            (r = status_set(f->status_mask, statuses, sizeof statuses)) < 0)
+        if ((r = status_set(f->status_mask, statuses, sizeof statuses)) < 0)
                 return r;
-        if (f->checked_in_before && model_time_normalize(f->checked_in_before, before) < 0)
-                return -EINVAL;
-        if (too_long(f->hostname_contains, MODEL_MAX_STRING))
-                return -EINVAL;
-
         q_int(&q, f->no_inventory ? "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.seq > ?"
                                   : "SELECT " HOST_COLS " FROM hosts h WHERE h.seq > ?",
-              pg ? pg->after : 0);
-        if (iep)
-                q_text(&q, " AND h.infra_env_id = ?", iep);
-        if (cidp)
-                q_text(&q, " AND h.cluster_id = ?", cidp);
-        if (hidp)
-                q_text(&q, " AND h.id = ?", hidp);
+              pg->after);
+        if (f->infra_env_id)
+                q_text(&q, " AND h.infra_env_id = ?", f->infra_env_id);
+        if (f->cluster_id)
+                q_text(&q, " AND h.cluster_id = ?", f->cluster_id);
+        if (f->host_id)
+                q_text(&q, " AND h.id = ?", f->host_id);
         if (f->unbound_only)
                 q_add(&q, " AND h.cluster_id IS NULL");
         if (f->status_mask)
@@ -1310,28 +1180,19 @@ int store_host_list(struct store *s, const struct store_host_filter *f, const st
                 q_text(&q, " AND (h.cluster_id IS NULL OR h.cluster_id IN "
                            "(SELECT id FROM clusters WHERE owner = ?))", f->cluster_owner);
         if (f->checked_in_before)
-                q_text(&q, " AND h.checked_in_at < ?", before);
-        q_int(&q, " ORDER BY h.seq LIMIT ?", (int64_t) limit + 1);
-        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
-
-        r = read_page(s, &q, limit, &host_rows, (void **) &out->v, &out->n, &out->next_after);
-        if (r < 0)
-                host_list_free(out);
-        return r;
+                q_text(&q, " AND h.checked_in_at < ?", f->checked_in_before);
+        q_int(&q, " ORDER BY h.seq LIMIT ?", (int64_t) pg->limit + 1);
+        q_int(&q, " OFFSET ?", pg->offset);
+        return read_page(s, &q, pg->limit, &host_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
-int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
-        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_update(struct store *s, const struct host *h, uint32_t fields) {
+        const char *ie = h->infra_env_id, *id = h->id;
+        char now[MODEL_TIME_LEN];
         struct query q = { .len = 0 };
         struct conn *c;
         int r;
 
-        if ((fields & ~allowed) || host_key(h->infra_env_id, h->id, ie, id) < 0 ||
-            ((fields & HOST_F_ROLE) && !host_role_to_string(h->role)) ||
-            too_long(h->requested_hostname, MODEL_MAX_STRING) ||
-            too_long(h->installation_disk_id, MODEL_MAX_STRING))
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0)
                 return r;
         q_text(&q, "UPDATE hosts SET updated_at = ?", now);
@@ -1354,49 +1215,25 @@ int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
         return write_end(s, c, r);
 }
 
-int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
-                             const char *inventory_json, const struct inventory *parsed) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        struct inventory own;
-        struct inventory_facts facts;
+static int sqlite_host_set_inventory(struct store *s, const char *ie, const char *id, const char *inventory_json,
+                                     const struct inventory_facts *facts) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json)
-                return -EINVAL;
-        if (too_long(inventory_json, MODEL_MAX_INVENTORY))
-                return -E2BIG;
-        if (!parsed) {
-                if ((r = inventory_from_string(inventory_json, &own, NULL, 0)) < 0) {
-                        inventory_free(&own);
-                        return r;
-                }
-                parsed = &own;
-        }
-        inventory_facts_init(&facts);
-        r = inventory_facts_from(parsed, &facts);
-        if (parsed == &own)
-                inventory_free(&own);
-        if (r >= 0)
-                r = model_now_rfc3339(now);
-        if (r >= 0)
-                r = write_begin(s, &c);
-        if (r < 0) {
-                inventory_facts_free(&facts);
+        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
-        }
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "UPDATE hosts SET inventory = ?3, inv_hostname = ?4, updated_at = ?5, "
                                  "inv_cpu_count = ?6, inv_memory_bytes = ?7, inv_max_disk_bytes = ?8 "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, inventory_json, facts.hostname, now)) >= 0 &&
-                    (r = bind_i64(st, 6, facts.cpu_count)) >= 0 &&
-                    (r = bind_i64(st, 7, facts.memory_bytes)) >= 0 &&
-                    (r = bind_i64(st, 8, facts.max_disk_bytes)) >= 0 && (r = step_done(c, st)) >= 0)
+                    (r = BIND(st, ie, id, inventory_json, facts->hostname, now)) >= 0 &&
+                    (r = bind_i64(st, 6, facts->cpu_count)) >= 0 &&
+                    (r = bind_i64(st, 7, facts->memory_bytes)) >= 0 &&
+                    (r = bind_i64(st, 8, facts->max_disk_bytes)) >= 0 && (r = step_done(c, st)) >= 0)
                         r = sqlite3_changes(c->db) ? 0 : -ENOENT;
         }
-        inventory_facts_free(&facts);
         return write_end(s, c, r);
 }
 
@@ -1408,23 +1245,17 @@ static int host_expect(struct conn *c, const char *ie, const char *id, uint32_t 
                 return r;
         if (r == 0)
                 return -ENOENT;
-        enum host_status cur = host_status_from_string((const char *) sqlite3_column_text(st, 0));
-        if (expect_mask && (cur < 0 || !(expect_mask & STORE_STATUS(cur))))
-                return -ESTALE;
-        return 0;
+        return store_status_expected(host_status_from_string((const char *) sqlite3_column_text(st, 0)), expect_mask);
 }
 
-int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
-                          enum host_status status, const char *status_info,
-                          const struct validation *v, size_t n_v, uint32_t expect_mask) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_set_status(struct store *s, const char *ie, const char *id, enum host_status status,
+                                  const char *status_info, const struct validation *v, size_t n_v,
+                                  uint32_t expect_mask) {
+        char now[MODEL_TIME_LEN];
         _cleanup_free_ char *vt = NULL;
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
-            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (v && (r = validations_text(v, n_v, &vt)) < 0))
                 return r;
         if ((r = write_begin(s, &c)) < 0)
@@ -1440,16 +1271,12 @@ int store_host_set_status(struct store *s, const char *infra_env_id, const char 
         return write_end(s, c, r);
 }
 
-int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
-                            const struct host_progress *p) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_set_progress(struct store *s, const char *ie, const char *id,
+                                    const struct host_progress *p) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !p || too_long(p->stage, MODEL_MAX_STRING) ||
-            too_long(p->info, MODEL_MAX_MESSAGE) ||
-            (p->percent != MODEL_UNSET && (p->percent < 0 || p->percent > 100)))
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1464,18 +1291,14 @@ int store_host_set_progress(struct store *s, const char *infra_env_id, const cha
         return write_end(s, c, r);
 }
 
-int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
-                                 enum host_status status, const char *status_info, const struct host_progress *p,
-                                 int64_t applied_revision, uint32_t expect_mask) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_set_install_state(struct store *s, const char *ie, const char *id,
+                                         enum host_status status, const char *status_info,
+                                         const struct host_progress *p, int64_t applied_revision,
+                                         uint32_t expect_mask) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
-            too_long(status_info, MODEL_MAX_MESSAGE) ||
-            (p && (too_long(p->stage, MODEL_MAX_STRING) || too_long(p->info, MODEL_MAX_MESSAGE) ||
-                   (p->percent != MODEL_UNSET && (p->percent < 0 || p->percent > 100)))))
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         if ((r = host_expect(c, ie, id, expect_mask)) >= 0) {
@@ -1496,14 +1319,12 @@ int store_host_set_install_state(struct store *s, const char *infra_env_id, cons
         return write_end(s, c, r);
 }
 
-int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
-                                    int64_t applied_revision) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_set_applied_revision(struct store *s, const char *ie, const char *id,
+                                            int64_t applied_revision) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || applied_revision < 0)
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1518,15 +1339,10 @@ int store_host_set_applied_revision(struct store *s, const char *infra_env_id, c
         return write_end(s, c, r);
 }
 
-int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], t[MODEL_TIME_LEN];
+static int sqlite_host_checkin(struct store *s, const char *ie, const char *id, const char *t) {
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        if ((r = at ? model_time_normalize(at, t) : model_now_rfc3339(t)) < 0)
-                return at ? -EINVAL : r;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1554,11 +1370,9 @@ static int cluster_installing(struct conn *c, const char *ie, const char *id, co
         return r;
 }
 
-int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
+static int sqlite_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
         struct conn *c;
         int r;
-        if (n == 0)
-                return 0;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++) {
@@ -1571,17 +1385,12 @@ int store_host_checkin_many(struct store *s, const struct store_checkin *v, size
         return write_end(s, c, r);
 }
 
-int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
-                    const char *cluster_id, enum host_status status, const char *status_info,
-                    uint32_t expect_mask) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        const char *cp;
+static int sqlite_host_bind(struct store *s, const char *ie, const char *id, const char *cp,
+                            enum host_status status, const char *status_info, uint32_t expect_mask) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || norm_opt_id(cluster_id, cid, &cp) < 0 ||
-            !host_status_to_string(status) || too_long(status_info, MODEL_MAX_MESSAGE))
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         r = host_expect(c, ie, id, expect_mask);
@@ -1605,20 +1414,16 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
         return write_end(s, c, r);
 }
 
-static int host_read_int(struct store *s, const char *infra_env_id, const char *host_id, const char *sql,
-                         int64_t *out);
+static int host_read_int(struct store *s, const char *ie, const char *id, const char *sql, int64_t *out);
 
-int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
-        return host_read_int(s, infra_env_id, host_id,
-                             "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", gen);
+static int sqlite_host_token_generation(struct store *s, const char *ie, const char *id, int64_t *gen) {
+        return host_read_int(s, ie, id, "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", gen);
 }
 
-int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_host_rotate_token(struct store *s, const char *ie, const char *id, int64_t *gen) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1642,14 +1447,10 @@ int store_host_rotate_token(struct store *s, const char *infra_env_id, const cha
 
 /* One UPDATE of a host's flag (sql binds ?1 infra-env, ?2 host): 1 when a
  * row changed, 0 when none did, -errno. */
-static int host_clear_flag(struct store *s, const char *infra_env_id, const char *host_id, const char *sql,
-                           bool must_exist) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+static int host_clear_flag(struct store *s, const char *ie, const char *id, const char *sql, bool must_exist) {
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1664,11 +1465,7 @@ static int host_clear_flag(struct store *s, const char *infra_env_id, const char
 
 /* One integer column of a host (sql binds ?1 infra-env, ?2 host): 0 and
  * *out, -ENOENT without the host, -errno. */
-static int host_read_int(struct store *s, const char *infra_env_id, const char *host_id, const char *sql,
-                         int64_t *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
+static int host_read_int(struct store *s, const char *ie, const char *id, const char *sql, int64_t *out) {
         struct conn *c = conn_get(s);
         int r;
         {
@@ -1687,22 +1484,18 @@ static int host_read_int(struct store *s, const char *infra_env_id, const char *
         return r;
 }
 
-int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
-        return host_clear_flag(s, infra_env_id, host_id,
+static int sqlite_host_take_reregister(struct store *s, const char *ie, const char *id) {
+        return host_clear_flag(s, ie, id,
                                "UPDATE hosts SET reregister_pending = 0 "
                                "WHERE infra_env_id = ?1 AND id = ?2 AND reregister_pending != 0", true);
 }
 
-int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
-                               enum step_type type, const char *output_json) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], path[64];
+static int sqlite_host_set_step_result(struct store *s, const char *ie, const char *id, enum step_type type,
+                                       const char *output_json) {
+        char path[64];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type) || !output_json)
-                return -EINVAL;
-        if (strlen(output_json) > STORE_MAX_STEP_RESULT)
-                return -E2BIG;
         snprintf(path, sizeof path, "$.\"%s\"", step_type_to_string(type));
         if ((r = write_begin(s, &c)) < 0)
                 return r;
@@ -1716,14 +1509,12 @@ int store_host_set_step_result(struct store *s, const char *infra_env_id, const 
         return write_end(s, c, r == -EIO ? -EINVAL : r);
 }
 
-int store_host_forget_step_result(struct store *s, const char *infra_env_id, const char *host_id,
-                                  enum step_type type) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], path[64];
+static int sqlite_host_forget_step_result(struct store *s, const char *ie, const char *id,
+                                          enum step_type type) {
+        char path[64];
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type))
-                return -EINVAL;
         snprintf(path, sizeof path, "$.\"%s\"", step_type_to_string(type));
         if ((r = write_begin(s, &c)) < 0)
                 return r;
@@ -1744,13 +1535,10 @@ int store_host_forget_step_result(struct store *s, const char *infra_env_id, con
         return write_end(s, c, r);
 }
 
-int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+static int sqlite_host_delete(struct store *s, const char *ie, const char *id) {
         struct conn *c;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -1762,18 +1550,13 @@ int store_host_delete(struct store *s, const char *infra_env_id, const char *hos
         return write_end(s, c, r);
 }
 
-int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
-                          bool stage_match, unsigned limit, struct host_list *out) {
-        char t[MODEL_TIME_LEN], statuses[1024];
+static int sqlite_host_list_stale(struct store *s, const char *t, uint32_t status_mask, const char *stage,
+                                  bool stage_match, unsigned limit, struct host_list *out) {
+        char statuses[1024];
         int r;
 
-        *out = (struct host_list) { 0 };
-        if (!before || model_time_normalize(before, t) < 0 || limit > STORE_MAX_LIMIT)
-                return -EINVAL;
         if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
                 return r;
-        if (!limit)
-                limit = STORE_DEFAULT_LIMIT;
 
         struct conn *c = conn_get(s);
         _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -1786,42 +1569,26 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
                 r = read_rows(c, st, SIZE_MAX, &host_rows, (void **) &out->v, &out->n, NULL);
         stmt_resetp(&st);
         conn_put(s, c);
-        if (r < 0) {
-                host_list_free(out);
-                return r;
-        }
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* Run `sql` for each of hosts in one write transaction: ?1 ?2 the host's key,
  * ?3 before, ?4 status_info, ?5 now, ?6 the statuses of status_mask and ?7 `to`
  * (unbound when NULL). Returns how many hosts changed; changed[i] (may be NULL)
  * says which. */
-static int mark_hosts(struct store *s, const struct host *hosts, size_t n, const char *before, uint32_t status_mask,
+static int mark_hosts(struct store *s, const struct host *hosts, size_t n, const char *t, uint32_t status_mask,
                       const char *to, const char *status_info, const char *sql, bool *changed) {
-        char t[MODEL_TIME_LEN], now[MODEL_TIME_LEN], statuses[1024];
+        char now[MODEL_TIME_LEN], statuses[1024];
         struct conn *c;
         int r, count = 0;
 
-        if (!before || model_time_normalize(before, t) < 0 || too_long(status_info, MODEL_MAX_MESSAGE) ||
-            (n && !hosts))
-                return -EINVAL;
-        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0 || (r = model_now_rfc3339(now)) < 0)
-                return r;
-        for (size_t i = 0; changed && i < n; i++)
-                changed[i] = false;
-        if (!n)
-                return 0;
-        if ((r = write_begin(s, &c)) < 0)
+        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
+            (r = write_begin(s, &c)) < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                char ie[UUID_STR_LEN], id[UUID_STR_LEN];
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if (host_key(hosts[i].infra_env_id, hosts[i].id, ie, id) < 0) {
-                        r = -EINVAL;
-                        break;
-                }
-                if ((r = stmt(c, sql, &st)) >= 0 && (r = BIND(st, ie, id, t, status_info, now, statuses)) >= 0 &&
+                if ((r = stmt(c, sql, &st)) >= 0 &&
+                    (r = BIND(st, hosts[i].infra_env_id, hosts[i].id, t, status_info, now, statuses)) >= 0 &&
                     (!to || (r = bind_text(st, 7, to)) >= 0) && (r = step_done(c, st)) >= 0 &&
                     sqlite3_changes(c->db)) {
                         count++;
@@ -1830,14 +1597,11 @@ static int mark_hosts(struct store *s, const struct host *hosts, size_t n, const
                 }
         }
         r = write_end(s, c, r);
-        if (r < 0 && changed)
-                for (size_t i = 0; i < n; i++)
-                        changed[i] = false;
         return r < 0 ? r : count;
 }
 
-int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
-                                 const char *before, uint32_t status_mask, const char *status_info) {
+static int sqlite_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n, const char *before,
+                                         uint32_t status_mask, const char *status_info) {
         return mark_hosts(s, hosts, n, before, status_mask, NULL, status_info,
                           "UPDATE hosts SET status = CASE WHEN cluster_id IS NULL "
                           "THEN 'disconnected-unbound' ELSE 'disconnected' END, "
@@ -1847,12 +1611,9 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
                           "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", NULL);
 }
 
-int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
-                          uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
-        const char *ts = host_status_to_string(to);
-        if (!ts)
-                return -EINVAL;
-        return mark_hosts(s, hosts, n, before, status_mask, ts, status_info,
+static int sqlite_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
+                                  uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
+        return mark_hosts(s, hosts, n, before, status_mask, host_status_to_string(to), status_info,
                           "UPDATE hosts SET status = ?7, status_info = ?4, updated_at = ?5 "
                           "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 AND status != ?7 "
                           "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
@@ -1952,45 +1713,16 @@ static int cluster_get_conn(struct conn *c, const char *id, struct cluster *out)
         return r ? read_cluster(st, out) : -ENOENT;
 }
 
-static bool cluster_too_long(const struct cluster *cl) {
-        const char *s[] = { cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
-                            cl->machine_network_cidr, cl->api_vip, cl->ingress_vip, cl->status };
-        for (size_t i = 0; i < sizeof s / sizeof *s; i++)
-                if (too_long(s[i], MODEL_MAX_STRING))
-                        return true;
-        return too_long(cl->pull_secret, MODEL_MAX_SECRET) || too_long(cl->status_info, MODEL_MAX_MESSAGE) ||
-               cl->n_labels > MODEL_MAX_LABELS || cl->n_validations > MODEL_MAX_VALIDATIONS ||
-               too_long(cl->feature_set, MODEL_MAX_CAPABILITY_NAME) ||
-               too_long(cl->cap_spec.baseline_capability_set, MODEL_MAX_CAPABILITY_NAME) ||
-               cl->cap_spec.additional_enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
-               cl->cap_status.enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
-               cl->cap_status.known_capabilities.n > MODEL_MAX_CAPABILITIES ||
-               cl->n_conditions > MODEL_MAX_CONDITIONS;
-}
-
-int store_cluster_create(struct store *s, struct cluster *cl) {
-        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_cluster_create(struct store *s, const struct cluster *cl) {
         _cleanup_free_ char *labels = NULL, *vals = NULL;
         _cleanup_(cluster_texts_free) struct cluster_texts tx = { 0 };
         struct conn *c;
         int r;
 
-        if (!cl->name || !cl->owner || cluster_too_long(cl))
-                return -EINVAL;
-        if (cl->high_availability_mode == _HA_MODE_INVALID)
-                cl->high_availability_mode = HA_MODE_FULL;
-        if (!ha_mode_to_string(cl->high_availability_mode))
-                return -EINVAL;
-        if ((r = cl->id ? norm_id(cl->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
-            (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0 ||
+        if ((r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0 ||
             (r = validations_text(cl->validations, cl->n_validations, &vals)) < 0 ||
             (r = cluster_texts_make(cl, &tx)) < 0)
                 return r;
-        if ((r = set_owned(&cl->id, id)) < 0 || (r = set_owned(&cl->created_at, now)) < 0 ||
-            (r = set_owned(&cl->updated_at, now)) < 0 ||
-            (!cl->status && (r = set_owned(&cl->status, "pending-for-input")) < 0))
-                return r;
-
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2001,7 +1733,7 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
                                  "capabilities_spec_json, capabilities_status_json, conditions_json, feature_set, "
                                  "cpu_architecture) "
                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-                                 "?17, ?18, ?19, coalesce(?20, 'Default'), coalesce(?21, 'x86_64'))",
+                                 "?17, ?18, ?19, ?20, ?21)",
                               &st)) >= 0 &&
                     (r = BIND(st, cl->id, cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
                               cl->machine_network_cidr, cl->api_vip, cl->ingress_vip,
@@ -2013,47 +1745,28 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
         return write_end(s, c, r);
 }
 
-int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
-        char nid[UUID_STR_LEN];
-        cluster_init(out);
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
+static int sqlite_cluster_get(struct store *s, const char *id, struct cluster *out) {
         struct conn *c = conn_get(s);
-        int r = cluster_get_conn(c, nid, out);
+        int r = cluster_get_conn(c, id, out);
         conn_put(s, c);
-        if (r < 0)
-                cluster_free(out);
         return r;
 }
 
-int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
-                       struct cluster_list *out) {
-        int r;
-
-        *out = (struct cluster_list) { 0 };
-        r = owner_page(s, "SELECT " CL_COLS " FROM clusters", owner, pg, &cluster_rows, (void **) &out->v, &out->n,
-                       &out->next_after);
-        if (r < 0)
-                cluster_list_free(out);
-        return r;
+static int sqlite_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+                               struct cluster_list *out) {
+        return owner_page(s, "SELECT " CL_COLS " FROM clusters", owner, pg, &cluster_rows, (void **) &out->v,
+                          &out->n, &out->next_after);
 }
 
-int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
-        const uint32_t allowed = CL_F_NAME | CL_F_RELEASE_VERSION | CL_F_BASE_DNS_DOMAIN |
-                                 CL_F_MACHINE_NETWORK_CIDR | CL_F_API_VIP | CL_F_INGRESS_VIP |
-                                 CL_F_HA_MODE | CL_F_PULL_SECRET | CL_F_LABELS | CL_F_CAPABILITIES |
-                                 CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_FEATURE_SET;
-        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
+        const char *id = cl->id;
+        char now[MODEL_TIME_LEN];
         _cleanup_free_ char *labels = NULL;
         _cleanup_(cluster_texts_free) struct cluster_texts tx = { 0 };
         struct query q = { .len = 0 };
         struct conn *c;
         int r;
 
-        if ((fields & ~allowed) || norm_id(cl->id, id) < 0 || cluster_too_long(cl) ||
-            ((fields & CL_F_NAME) && !cl->name) ||
-            ((fields & CL_F_HA_MODE) && !ha_mode_to_string(cl->high_availability_mode)))
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 ||
             ((fields & CL_F_LABELS) && (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0) ||
             (r = cluster_texts_make(cl, &tx)) < 0)
@@ -2084,7 +1797,7 @@ int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fie
         if (fields & CL_F_CONDITIONS)
                 q_text(&q, ", conditions_json = ?", tx.conditions);
         if (fields & CL_F_FEATURE_SET)
-                q_text(&q, ", feature_set = coalesce(?, 'Default')", cl->feature_set);
+                q_text(&q, ", feature_set = ?", cl->feature_set);
         q_text(&q, " WHERE id = ?", id);
 
         if ((r = write_begin(s, &c)) < 0)
@@ -2097,21 +1810,13 @@ int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fie
         return write_end(s, c, r);
 }
 
-int store_cluster_set_status(struct store *s, const char *id, const char *status,
-                             const char *status_info, const struct validation *v, size_t n_v) {
-        return store_cluster_set_status_from(s, id, NULL, status, status_info, v, n_v);
-}
-
-int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
-                                  const char *status_info, const struct validation *v, size_t n_v) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_cluster_set_status(struct store *s, const char *nid, const char *expect, const char *status,
+                                    const char *status_info, const struct validation *v, size_t n_v) {
+        char now[MODEL_TIME_LEN];
         _cleanup_free_ char *vt = NULL;
         struct conn *c;
         int r;
 
-        if (norm_id(id, nid) < 0 || !status || too_long(status, MODEL_MAX_STRING) ||
-            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (v && (r = validations_text(v, n_v, &vt)) < 0) ||
             (r = write_begin(s, &c)) < 0)
                 return r;
@@ -2156,28 +1861,14 @@ static int payload_insert(struct conn *c, const char *cid, const struct store_pa
         return step_done(c, st);
 }
 
-static bool payload_ok(const struct store_payload *p) {
-        return p->revision >= 1 && p->digest && p->signature && p->canonical && p->release_version &&
-               p->canonical_len <= INT32_MAX && p->manifest_count >= 0 && !too_long(p->digest, 128) &&
-               !too_long(p->signature, 256) && !too_long(p->release_version, MODEL_MAX_STRING);
-}
-
-int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
-                                enum host_status host_to, const char *host_info,
-                                const struct store_host_role *roles, size_t n_roles,
-                                const struct store_payload *payload) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_cluster_start_install(struct store *s, const char *nid, const char *status_info,
+                                        enum host_status host_to, const char *host_info,
+                                        const struct store_host_role *roles, size_t n_roles,
+                                        const struct store_payload *payload) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (norm_id(id, nid) < 0 || !host_status_to_string(host_to) || too_long(status_info, MODEL_MAX_MESSAGE) ||
-            too_long(host_info, MODEL_MAX_MESSAGE) || (n_roles && !roles) || (payload && !payload_ok(payload)))
-                return -EINVAL;
-        for (size_t i = 0; i < n_roles; i++) {
-                char a[UUID_STR_LEN], b[UUID_STR_LEN];
-                if (host_key(roles[i].infra_env_id, roles[i].host_id, a, b) < 0 || !host_role_to_string(roles[i].role))
-                        return -EINVAL;
-        }
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2190,12 +1881,11 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
                         r = cluster_not_updated(c, nid);
         }
         for (size_t i = 0; r >= 0 && i < n_roles; i++) {
-                char a[UUID_STR_LEN], b[UUID_STR_LEN];
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                (void) host_key(roles[i].infra_env_id, roles[i].host_id, a, b);
                 if ((r = stmt(c, "UPDATE hosts SET role = ?4, updated_at = ?5 "
                                  "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3", &st)) >= 0 &&
-                    (r = BIND(st, a, b, nid, host_role_to_string(roles[i].role), now)) >= 0)
+                    (r = BIND(st, roles[i].infra_env_id, roles[i].host_id, nid, host_role_to_string(roles[i].role),
+                              now)) >= 0)
                         r = step_done(c, st);
         }
         if (r >= 0 && payload)
@@ -2216,45 +1906,35 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
 static int cluster_move(struct store *s, const char *id, const char *expect, const char *status,
                         const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop);
 
-int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
-                        const char *status_info, const struct store_host_reset *hosts, size_t n) {
+static int sqlite_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
+                                const char *status_info, const struct store_host_reset *hosts, size_t n) {
         return cluster_move(s, id, expect, status, status_info, hosts, n, false);
 }
 
-int store_cluster_cancel(struct store *s, const char *id, const char *expect, const char *status,
-                         const char *status_info, const struct store_host_reset *hosts, size_t n) {
+static int sqlite_cluster_cancel(struct store *s, const char *id, const char *expect, const char *status,
+                                 const char *status_info, const struct store_host_reset *hosts, size_t n) {
         return cluster_move(s, id, expect, status, status_info, hosts, n, true);
 }
 
-int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id) {
+static int sqlite_host_stop_pending(struct store *s, const char *ie, const char *id) {
         int64_t v = 0;
-        int r = host_read_int(s, infra_env_id, host_id,
-                              "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &v);
+        int r = host_read_int(s, ie, id, "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &v);
         return r < 0 ? r : v != 0;
 }
 
-int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id) {
-        return host_clear_flag(s, infra_env_id, host_id,
+static int sqlite_host_clear_stop(struct store *s, const char *ie, const char *id) {
+        return host_clear_flag(s, ie, id,
                                "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
                                "AND stop_pending = 1", false);
 }
 
 /* store_cluster_reset (stop false) and store_cluster_cancel (stop true). */
-static int cluster_move(struct store *s, const char *id, const char *expect, const char *status,
+static int cluster_move(struct store *s, const char *nid, const char *expect, const char *status,
                         const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r, moved = 0;
 
-        if (norm_id(id, nid) < 0 || !expect || !status || too_long(status_info, MODEL_MAX_MESSAGE) || (n && !hosts))
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                char a[UUID_STR_LEN], b[UUID_STR_LEN];
-                if (host_key(hosts[i].infra_env_id, hosts[i].host_id, a, b) < 0 ||
-                    !host_status_to_string(hosts[i].from) || !host_status_to_string(hosts[i].to) ||
-                    too_long(hosts[i].status_info, MODEL_MAX_MESSAGE))
-                        return -EINVAL;
-        }
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2266,9 +1946,7 @@ static int cluster_move(struct store *s, const char *id, const char *expect, con
                         r = cluster_not_updated(c, nid);
         }
         for (size_t i = 0; r >= 0 && i < n; i++) {
-                char a[UUID_STR_LEN], b[UUID_STR_LEN];
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                (void) host_key(hosts[i].infra_env_id, hosts[i].host_id, a, b);
                 /* A cancel keeps the progress (what was written); a reset
                  * starts the host's install story again. */
                 if ((r = stmt(c, stop ? "UPDATE hosts SET status = ?4, status_info = ?5, updated_at = ?6, "
@@ -2280,8 +1958,8 @@ static int cluster_move(struct store *s, const char *id, const char *expect, con
                                         "applied_revision = 0 "
                                         "WHERE infra_env_id = ?1 AND id = ?2 AND cluster_id = ?3 AND status = ?7",
                               &st)) >= 0 &&
-                    (r = BIND(st, a, b, nid, host_status_to_string(hosts[i].to), hosts[i].status_info, now,
-                              host_status_to_string(hosts[i].from))) >= 0 &&
+                    (r = BIND(st, hosts[i].infra_env_id, hosts[i].host_id, nid, host_status_to_string(hosts[i].to),
+                              hosts[i].status_info, now, host_status_to_string(hosts[i].from))) >= 0 &&
                     (r = step_done(c, st)) >= 0)
                         moved += sqlite3_changes(c->db) > 0;
         }
@@ -2298,14 +1976,11 @@ static int count_bound(struct conn *c, const char *id, const char *statuses, int
         return 0;
 }
 
-int store_cluster_delete(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN];
+static int sqlite_cluster_delete(struct store *s, const char *nid) {
         int64_t bound = 0;
         struct conn *c;
         int r;
 
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         if ((r = count_bound(c, nid, ",", &bound)) >= 0 && bound > 0)
@@ -2319,13 +1994,10 @@ int store_cluster_delete(struct store *s, const char *id) {
         return write_end(s, c, r);
 }
 
-int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count) {
-        char nid[UUID_STR_LEN], statuses[1024];
+static int sqlite_cluster_count_hosts(struct store *s, const char *nid, uint32_t status_mask, int64_t *count) {
+        char statuses[1024];
         int r;
 
-        *count = 0;
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
         if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
                 return r;
         struct conn *c = conn_get(s);
@@ -2342,11 +2014,9 @@ int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_m
         return r;
 }
 
-int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
+static int sqlite_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
         struct conn *c = conn_get(s);
         int r;
-        for (int i = 0; i < _HOST_STATUS_MAX; i++)
-                counts[i] = 0;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 r = stmt(c, "SELECT status, count(*) FROM hosts GROUP BY status", &st);
@@ -2361,28 +2031,6 @@ int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]
 }
 
 /* ---- releases ---------------------------------------------------------- */
-
-void store_release_init(struct store_release *r) {
-        *r = (struct store_release) { 0 };
-        release_info_init(&r->info);
-}
-
-void store_release_free(struct store_release *r) {
-        release_info_free(&r->info);
-        free(r->created_at);
-        store_release_init(r);
-}
-
-void store_release_list_free(struct store_release_list *l) {
-        for (size_t i = 0; l->v && i < l->n; i++)
-                store_release_free(&l->v[i]);
-        free(l->v);
-        *l = (struct store_release_list) { 0 };
-}
-
-static bool release_version_ok(const char *v) {
-        return v && *v && !too_long(v, RELEASE_MAX_VERSION);
-}
 
 #define REL_COLS "r.rowid, r.version, r.info_json, r.created_at, " \
         "(SELECT count(*) FROM release_manifests m WHERE m.release_version = r.version)"
@@ -2432,9 +2080,6 @@ static int manifest_insert(struct conn *c, const char *version, int64_t seq, con
         _cleanup_reset_ sqlite3_stmt *st = NULL;
         int r;
 
-        if (!m->file || !m->path || !m->api_version || !m->group || !m->version || !m->kind || !m->name ||
-            !m->content || m->content_len > INT32_MAX)
-                return -EINVAL;
         if ((r = annotations_text(m, &ann)) < 0)
                 return r;
         if ((r = stmt(c, "INSERT INTO release_manifests (release_version, seq, file, doc_index, path, api_version, "
@@ -2449,17 +2094,13 @@ static int manifest_insert(struct conn *c, const char *version, int64_t seq, con
         return step_done(c, st);
 }
 
-int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
-                         struct store_release *out) {
+static int sqlite_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
+                                 struct store_release *out) {
         _cleanup_free_ char *text = NULL;
         char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (out)
-                store_release_init(out);
-        if (!info || !release_version_ok(info->version) || !ms || ms->n > STORE_MAX_RELEASE_MANIFESTS)
-                return -EINVAL;
         if ((r = json_text(release_info_to_json(info), &text)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
         if ((r = write_begin(s, &c)) < 0)
@@ -2475,21 +2116,13 @@ int store_release_import(struct store *s, const struct release_info *info, const
                 r = manifest_insert(c, info->version, (int64_t) i, &ms->v[i]);
         if (r >= 0 && out)
                 r = release_get_conn(c, info->version, out);
-        r = write_end(s, c, r);
-        if (r < 0 && out)
-                store_release_free(out);
-        return r;
+        return write_end(s, c, r);
 }
 
-int store_release_get(struct store *s, const char *version, struct store_release *out) {
-        store_release_init(out);
-        if (!release_version_ok(version))
-                return -EINVAL;
+static int sqlite_release_get(struct store *s, const char *version, struct store_release *out) {
         struct conn *c = conn_get(s);
         int r = release_get_conn(c, version, out);
         conn_put(s, c);
-        if (r < 0)
-                store_release_free(out);
         return r;
 }
 
@@ -2497,21 +2130,12 @@ static void release_row_init(void *row) { store_release_init(row); }
 static int release_row_read(sqlite3_stmt *st, void *row) { return read_release(st, row); }
 static const struct row_type release_rows = { sizeof(struct store_release), release_row_init, release_row_read };
 
-int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
+static int sqlite_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
         struct query q = { .len = 0 };
-        unsigned limit;
-        int r;
-
-        *out = (struct store_release_list) { 0 };
-        if ((r = page_limit(pg, &limit)) < 0)
-                return r;
-        q_int(&q, "SELECT " REL_COLS " FROM releases r WHERE r.rowid > ?", pg ? pg->after : 0);
-        q_int(&q, " ORDER BY r.rowid LIMIT ?", (int64_t) limit + 1);
-        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
-        r = read_page(s, &q, limit, &release_rows, (void **) &out->v, &out->n, &out->next_after);
-        if (r < 0)
-                store_release_list_free(out);
-        return r;
+        q_int(&q, "SELECT " REL_COLS " FROM releases r WHERE r.rowid > ?", pg->after);
+        q_int(&q, " ORDER BY r.rowid LIMIT ?", (int64_t) pg->limit + 1);
+        q_int(&q, " OFFSET ?", pg->offset);
+        return read_page(s, &q, pg->limit, &release_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
 /* One row of release_manifests into a manifest appended to out. */
@@ -2552,10 +2176,8 @@ static int read_manifest(sqlite3_stmt *st, struct manifest_list *out) {
         return manifest_list_append_copy(out, &m);
 }
 
-int store_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
+static int sqlite_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
         int r;
-        if (!release_version_ok(version) || !out)
-                return -EINVAL;
         struct conn *c = conn_get(s);
         if ((r = exec(c, "BEGIN")) >= 0) {
                 _cleanup_reset_ sqlite3_stmt *q = NULL;
@@ -2580,12 +2202,10 @@ int store_release_manifests(struct store *s, const char *version, struct manifes
         return r < 0 ? r : 0;
 }
 
-int store_release_delete(struct store *s, const char *version) {
+static int sqlite_release_delete(struct store *s, const char *version) {
         struct conn *c;
         int r;
 
-        if (!release_version_ok(version))
-                return -EINVAL;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2605,39 +2225,13 @@ int store_release_delete(struct store *s, const char *version) {
 
 /* ---- payload revisions -------------------------------------------------- */
 
-void store_payload_init(struct store_payload *p) {
-        *p = (struct store_payload) { 0 };
-}
-
-void store_payload_free(struct store_payload *p) {
-        free(p->cluster_id);
-        free(p->digest);
-        free(p->signature);
-        free(p->canonical);
-        free(p->release_version);
-        free(p->created_at);
-        store_payload_init(p);
-}
-
-void store_payload_list_free(struct store_payload_list *l) {
-        for (size_t i = 0; l->v && i < l->n; i++)
-                store_payload_free(&l->v[i]);
-        free(l->v);
-        *l = (struct store_payload_list) { 0 };
-}
-
-int store_cluster_add_payload(struct store *s, struct store_payload *p) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_cluster_add_payload(struct store *s, const struct store_payload *p) {
         struct conn *c;
         int r;
 
-        if (!p || norm_id(p->cluster_id, nid) < 0 || !payload_ok(p))
-                return -EINVAL;
-        if (p->created_at ? model_time_normalize(p->created_at, now) < 0 : model_now_rfc3339(now) < 0)
-                return -EINVAL;
-        if ((r = set_owned(&p->created_at, now)) < 0 || (r = write_begin(s, &c)) < 0)
+        if ((r = write_begin(s, &c)) < 0)
                 return r;
-        r = payload_insert(c, nid, p, now);
+        r = payload_insert(c, p->cluster_id, p, p->created_at);
         return write_end(s, c, r);
 }
 
@@ -2665,11 +2259,7 @@ static int read_payload(sqlite3_stmt *st, struct store_payload *p, bool with_can
         return 0;
 }
 
-int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out) {
-        char nid[UUID_STR_LEN];
-        store_payload_init(out);
-        if (norm_id(cluster_id, nid) < 0 || revision < 1)
-                return -EINVAL;
+static int sqlite_payload_get(struct store *s, const char *nid, int64_t revision, struct store_payload *out) {
         struct conn *c = conn_get(s);
         int r;
         {
@@ -2681,8 +2271,6 @@ int store_payload_get(struct store *s, const char *cluster_id, int64_t revision,
                         r = r ? read_payload(st, out, true) : -ENOENT;
         }
         conn_put(s, c);
-        if (r < 0)
-                store_payload_free(out);
         return r;
 }
 
@@ -2690,12 +2278,8 @@ static void payload_row_init(void *row) { store_payload_init(row); }
 static int payload_row_read(sqlite3_stmt *st, void *row) { return read_payload(st, row, false); }
 static const struct row_type payload_rows = { sizeof(struct store_payload), payload_row_init, payload_row_read };
 
-int store_payload_list(struct store *s, const char *cluster_id, struct store_payload_list *out) {
-        char nid[UUID_STR_LEN];
+static int sqlite_payload_list(struct store *s, const char *nid, struct store_payload_list *out) {
         int r;
-        *out = (struct store_payload_list) { 0 };
-        if (norm_id(cluster_id, nid) < 0)
-                return -EINVAL;
         struct conn *c = conn_get(s);
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -2705,35 +2289,10 @@ int store_payload_list(struct store *s, const char *cluster_id, struct store_pay
                         r = read_rows(c, st, SIZE_MAX, &payload_rows, (void **) &out->v, &out->n, NULL);
         }
         conn_put(s, c);
-        if (r < 0) {
-                store_payload_list_free(out);
-                return r;
-        }
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* ---- people's tokens ----------------------------------------------------- */
-
-void store_token_init(struct store_token *t) {
-        *t = (struct store_token) { 0 };
-}
-
-void store_token_free(struct store_token *t) {
-        free(t->id);
-        free(t->role);
-        free(t->owner);
-        free(t->created_at);
-        free(t->expires_at);
-        free(t->revoked_at);
-        store_token_init(t);
-}
-
-void store_token_list_free(struct store_token_list *l) {
-        for (size_t i = 0; l->v && i < l->n; i++)
-                store_token_free(&l->v[i]);
-        free(l->v);
-        *l = (struct store_token_list) { 0 };
-}
 
 #define TOKEN_COLS "seq, id, role, owner, created_at, expires_at, revoked_at"
 
@@ -2746,19 +2305,10 @@ static void token_row_init(void *row) { store_token_init(row); }
 static int token_row_read(sqlite3_stmt *st, void *row) { return read_token(st, row); }
 static const struct row_type token_rows = { sizeof(struct store_token), token_row_init, token_row_read };
 
-static bool token_role_ok(const char *role) {
-        return role && (strcmp(role, "infra-admin") == 0 || strcmp(role, "cluster-creator") == 0);
-}
-
-int store_token_add(struct store *s, const struct store_token *t) {
-        char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
+static int sqlite_token_add(struct store *s, const struct store_token *t) {
         struct conn *c;
         int r;
 
-        if (!t || norm_id(t->id, id) < 0 || !token_role_ok(t->role) || !t->owner || !*t->owner ||
-            too_long(t->owner, MODEL_MAX_STRING) || !t->created_at || !t->expires_at ||
-            model_time_normalize(t->created_at, created) < 0 || model_time_normalize(t->expires_at, expires) < 0)
-                return -EINVAL;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2771,18 +2321,14 @@ int store_token_add(struct store *s, const struct store_token *t) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "INSERT INTO tokens (id, role, owner, created_at, expires_at) "
                                  "VALUES (?1, ?2, ?3, ?4, ?5)", &st)) >= 0 &&
-                    (r = BIND(st, id, t->role, t->owner, created, expires)) >= 0)
+                    (r = BIND(st, t->id, t->role, t->owner, t->created_at, t->expires_at)) >= 0)
                         r = step_done(c, st);
         }
         return write_end(s, c, r);
 }
 
-int store_token_get(struct store *s, const char *id, struct store_token *out) {
-        char nid[UUID_STR_LEN];
+static int sqlite_token_get(struct store *s, const char *nid, struct store_token *out) {
         int r;
-        store_token_init(out);
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
         struct conn *c = conn_get(s);
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -2791,28 +2337,20 @@ int store_token_get(struct store *s, const char *id, struct store_token *out) {
                         r = r ? read_token(st, out) : -ENOENT;
         }
         conn_put(s, c);
-        if (r < 0)
-                store_token_free(out);
         return r;
 }
 
-int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
-                     struct store_token_list *out) {
-        *out = (struct store_token_list) { 0 };
-        int r = owner_page(s, "SELECT " TOKEN_COLS " FROM tokens", owner, pg, &token_rows, (void **) &out->v,
-                           &out->n, &out->next_after);
-        if (r < 0)
-                store_token_list_free(out);
-        return r;
+static int sqlite_token_list(struct store *s, const char *owner, const struct store_page *pg,
+                             struct store_token_list *out) {
+        return owner_page(s, "SELECT " TOKEN_COLS " FROM tokens", owner, pg, &token_rows, (void **) &out->v,
+                          &out->n, &out->next_after);
 }
 
-int store_token_revoke(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+static int sqlite_token_revoke(struct store *s, const char *nid) {
+        char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
 
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2833,11 +2371,8 @@ int store_token_revoke(struct store *s, const char *id) {
         return write_end(s, c, r);
 }
 
-int store_token_check(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN];
+static int sqlite_token_check(struct store *s, const char *nid) {
         int r;
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
         struct conn *c = conn_get(s);
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -2853,23 +2388,10 @@ int store_token_check(struct store *s, const char *id) {
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
 
-int store_event_append(struct store *s, struct event *e) {
-        char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
-        const char *iep, *cidp, *hidp;
+static int sqlite_event_append(struct store *s, struct event *e) {
         struct conn *c;
         int r;
 
-        if (!event_severity_to_string(e->severity) || !event_category_to_string(e->category) ||
-            !e->message || too_long(e->message, MODEL_MAX_MESSAGE) ||
-            norm_opt_id(e->infra_env_id, ie, &iep) < 0 || norm_opt_id(e->cluster_id, cid, &cidp) < 0 ||
-            norm_opt_id(e->host_id, hid, &hidp) < 0)
-                return -EINVAL;
-        if ((r = e->time ? model_time_normalize(e->time, now) : model_now_rfc3339(now)) < 0)
-                return e->time ? -EINVAL : r;
-        if ((r = set_owned(&e->time, now)) < 0 || (iep && (r = set_owned(&e->infra_env_id, iep)) < 0) ||
-            (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
-            (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
-                return r;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
         {
@@ -2901,37 +2423,26 @@ static void event_row_init(void *row) { event_init(row); }
 static int event_row_read(sqlite3_stmt *st, void *row) { return read_event(st, row); }
 static const struct row_type event_rows = { sizeof(struct event), event_row_init, event_row_read };
 
-int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
-        static const struct store_event_filter none = { 0 };
-        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], sev[64] = ",";
-        const char *iep, *cidp, *hidp;
+static int sqlite_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
+        char sev[64] = ",";
         struct query q = { .len = 0 };
-        unsigned limit;
         int r;
 
-        *out = (struct event_list) { 0 };
-        if (!f)
-                f = &none;
-        if (f->limit > STORE_MAX_LIMIT || f->min_severity < 0 || f->min_severity >= _EVENT_SEVERITY_MAX ||
-            f->since_id < 0 || norm_opt_id(f->infra_env_id, ie, &iep) < 0 ||
-            norm_opt_id(f->cluster_id, cid, &cidp) < 0 || norm_opt_id(f->host_id, hid, &hidp) < 0)
-                return -EINVAL;
-        limit = f->limit ? f->limit : STORE_DEFAULT_LIMIT;
         for (int i = f->min_severity; i < _EVENT_SEVERITY_MAX; i++) {
                 size_t l = strlen(sev);
                 snprintf(sev + l, sizeof sev - l, "%s,", event_severity_to_string((enum event_severity) i));
         }
 
         q_int(&q, "SELECT " EV_COLS " FROM events WHERE id > ?", f->since_id);
-        if (iep)
-                q_text(&q, " AND infra_env_id = ?", iep);
-        if (cidp)
-                q_text(&q, " AND cluster_id = ?", cidp);
-        if (hidp)
-                q_text(&q, " AND host_id = ?", hidp);
+        if (f->infra_env_id)
+                q_text(&q, " AND infra_env_id = ?", f->infra_env_id);
+        if (f->cluster_id)
+                q_text(&q, " AND cluster_id = ?", f->cluster_id);
+        if (f->host_id)
+                q_text(&q, " AND host_id = ?", f->host_id);
         if (f->min_severity > EVENT_INFO)
                 q_text(&q, " AND instr(?, ',' || severity || ',') > 0", sev);
-        q_int(&q, " ORDER BY id LIMIT ?", limit);
+        q_int(&q, " ORDER BY id LIMIT ?", f->limit);
 
         struct conn *c = conn_get(s);
         _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -2940,11 +2451,7 @@ int store_event_list(struct store *s, const struct store_event_filter *f, struct
                 r = read_rows(c, st, SIZE_MAX, &event_rows, (void **) &out->v, &out->n, &out->next_after);
         stmt_resetp(&st);
         conn_put(s, c);
-        if (r < 0) {
-                event_list_free(out);
-                return r;
-        }
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* Rows a pruning transaction deletes at most: the writer lock is never held
@@ -2999,15 +2506,12 @@ static int prune_hosts(struct store *s, int64_t since, int64_t max, struct strv 
         return r < 0 ? r : 0;
 }
 
-int store_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark) {
-        char t[MODEL_TIME_LEN];
+static int sqlite_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark) {
         int64_t cut = 0, total = 0, top = 0;
         struct conn *c;
         int r;
 
-        if ((before && model_time_normalize(before, t) < 0) || max_per_host < 0)
-                return -EINVAL;
-        if (before && (r = prune_cut(s, t, &cut)) < 0)
+        if (before && (r = prune_cut(s, before, &cut)) < 0)
                 return r;
         /* By age: the ids below the cut, a batch per transaction. */
         for (int changed = PRUNE_BATCH; before && changed == PRUNE_BATCH;) {
@@ -3059,3 +2563,68 @@ int store_event_prune(struct store *s, const char *before, int64_t max_per_host,
                 *mark = top;
         return total > INT_MAX ? INT_MAX : (int) total;
 }
+
+const struct store_backend store_sqlite_backend = {
+        .name = "sqlite",
+        .open = sqlite_open,
+        .close = sqlite_close,
+        .schema_version = sqlite_schema_version,
+        .free_space = sqlite_free_space,
+        .write_latency = sqlite_write_latency,
+        .infra_env_create = sqlite_infra_env_create,
+        .infra_env_get = sqlite_infra_env_get,
+        .infra_env_list = sqlite_infra_env_list,
+        .infra_env_update = sqlite_infra_env_update,
+        .infra_env_delete = sqlite_infra_env_delete,
+        .infra_env_bump_token = sqlite_infra_env_bump_token,
+        .host_register = sqlite_host_register,
+        .host_get = sqlite_host_get,
+        .host_list = sqlite_host_list,
+        .host_update = sqlite_host_update,
+        .host_set_inventory = sqlite_host_set_inventory,
+        .host_set_status = sqlite_host_set_status,
+        .host_set_progress = sqlite_host_set_progress,
+        .host_set_install_state = sqlite_host_set_install_state,
+        .host_set_applied_revision = sqlite_host_set_applied_revision,
+        .host_checkin_many = sqlite_host_checkin_many,
+        .host_checkin = sqlite_host_checkin,
+        .host_token_generation = sqlite_host_token_generation,
+        .host_rotate_token = sqlite_host_rotate_token,
+        .host_bind = sqlite_host_bind,
+        .host_set_step_result = sqlite_host_set_step_result,
+        .host_forget_step_result = sqlite_host_forget_step_result,
+        .host_take_reregister = sqlite_host_take_reregister,
+        .host_delete = sqlite_host_delete,
+        .host_list_stale = sqlite_host_list_stale,
+        .host_mark_disconnected = sqlite_host_mark_disconnected,
+        .host_mark_stale = sqlite_host_mark_stale,
+        .host_count_by_status = sqlite_host_count_by_status,
+        .host_stop_pending = sqlite_host_stop_pending,
+        .host_clear_stop = sqlite_host_clear_stop,
+        .cluster_create = sqlite_cluster_create,
+        .cluster_get = sqlite_cluster_get,
+        .cluster_list = sqlite_cluster_list,
+        .cluster_update = sqlite_cluster_update,
+        .cluster_set_status = sqlite_cluster_set_status,
+        .cluster_reset = sqlite_cluster_reset,
+        .cluster_cancel = sqlite_cluster_cancel,
+        .cluster_start_install = sqlite_cluster_start_install,
+        .cluster_delete = sqlite_cluster_delete,
+        .cluster_count_hosts = sqlite_cluster_count_hosts,
+        .release_import = sqlite_release_import,
+        .release_get = sqlite_release_get,
+        .release_list = sqlite_release_list,
+        .release_manifests = sqlite_release_manifests,
+        .release_delete = sqlite_release_delete,
+        .cluster_add_payload = sqlite_cluster_add_payload,
+        .payload_get = sqlite_payload_get,
+        .payload_list = sqlite_payload_list,
+        .token_add = sqlite_token_add,
+        .token_get = sqlite_token_get,
+        .token_list = sqlite_token_list,
+        .token_revoke = sqlite_token_revoke,
+        .token_check = sqlite_token_check,
+        .event_append = sqlite_event_append,
+        .event_list = sqlite_event_list,
+        .event_prune = sqlite_event_prune,
+};

@@ -1,0 +1,319 @@
+/* What a host's agent does (agents.h): register, poll for its steps, and
+ * report their results. */
+#include "agents.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "checkins.h"
+#include "cleanup.h"
+#include "errmsg.h"
+#include "stepfacts.h"
+#include "hostfsm.h"
+#include "install.h"
+#include "ratelimit.h"
+#include "refresh.h"
+
+/* A known host registered again: after a bind or unbind (its agent was told
+ * to), a restart of the agent, or a reboot. The state machine says where it
+ * goes; then its stored inventory and results decide again at once. */
+static void reregistered(struct svc *sv, struct host *h) {
+        enum host_status to;
+        const char *why;
+        int r = hostfsm_apply(h->status, HOSTFSM_EV_REGISTERED, NULL, &to, &why);
+        if (r < 0 || to == h->status) {
+                if (r == 0)
+                        (void) refresh_host(sv, h);
+                return;
+        }
+        if (to == HOST_ERROR && host_status_is_installing(h->status)) {
+                /* Its installation is over; so is its cluster's. */
+                (void) install_fail_host(sv, h, NULL, why);
+                return;
+        }
+        r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
+                                  STORE_STATUS(h->status));
+        if (r < 0)
+                return;
+        svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                  "host %s registered again: %s -> %s", h->id, host_status_to_string(h->status),
+                  host_status_to_string(to));
+        h->status = to;
+        /* A restarted or rebooted host (fixed, maybe) gets its disk measured
+         * again at the next installation: a failed check no longer holds it. */
+        if (h->cluster_id &&
+            store_host_forget_step_result(sv->store, h->infra_env_id, h->id, STEP_INSTALLATION_DISK_SPEED_CHECK) > 0) {
+                struct host fresh;
+                host_init(&fresh);
+                if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
+                        free(h->step_results_json);
+                        h->step_results_json = TAKE_PTR(fresh.step_results_json);
+                }
+                host_free(&fresh);
+        }
+        (void) refresh_host(sv, h);
+}
+
+static bool host_is_known(struct svc *sv, const char *infra_env_id, const char *host_id) {
+        struct host h;
+        bool known = store_host_get(sv->store, infra_env_id, host_id, &h) == 0;
+        host_free(&h);
+        return known;
+}
+
+/* A token from the infra-env's registration bucket; 0, or how many ms until
+ * the next one. */
+static int64_t registration_wait_ms(struct svc *sv, const struct infra_env *ie) {
+        const struct muster_config *cfg = svc_cfg(sv);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t wait = ratelimit_take(sv->registrations, ie->id, cfg->infraenv_register_burst,
+                                      cfg->infraenv_register_interval_ms,
+                                      (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000);
+        return wait > 0 ? wait : 0; /* taken, or no memory to keep the bucket: let it in */
+}
+
+int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *host_id, const char *version,
+                       struct host *h, int64_t *retry_after_s, char *err, size_t errlen) {
+        const struct muster_config *cfg = svc_cfg(sv);
+        host_init(h);
+        /* A known host registering again (after a bind, an agent restart, a
+         * reboot) is never limited; a new one counts against the infra-env's
+         * rate and cap: one ISO's token must not fill the disk. */
+        if (!host_is_known(sv, ie->id, host_id)) {
+                int64_t wait = registration_wait_ms(sv, ie);
+                if (wait > 0) {
+                        *retry_after_s = (wait + 999) / 1000;
+                        return errmsg(err, errlen, -EUSERS,
+                                      "infra-env %s registers new hosts too fast (%lld at once, then one every %lld "
+                                      "ms); try again later", ie->id, (long long) cfg->infraenv_register_burst,
+                                      (long long) cfg->infraenv_register_interval_ms);
+                }
+        }
+        int r = store_host_register_capped(sv->store, ie->id, host_id, version, cfg->infraenv_max_hosts, h);
+        if (r == -EDQUOT)
+                return errmsg(err, errlen, r,
+                              "infra-env %s already holds %lld hosts, its cap ([infraenv] max_hosts); "
+                              "delete hosts of it or raise the cap", ie->id, (long long) cfg->infraenv_max_hosts);
+        if (r < 0)
+                return r;
+        if (r == 1)
+                svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, ie->id, h->cluster_id, h->id,
+                          "host %s registered in infra-env %s (agent %s)", h->id, ie->id, version ? version : "?");
+        else
+                reregistered(sv, h);
+        return r;
+}
+
+int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped) {
+        int r = store_host_clear_stop(sv->store, h->infra_env_id, h->id);
+        if (r > 0)
+                svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id, "host %s: %s", h->id,
+                          stopped ? "the agent stopped its installation" : "the agent had no installation running");
+        return r < 0 ? r : 0;
+}
+
+void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error) {
+        svc_event(sv, EVENT_WARNING, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                  "step %s failed on host %s: %s", step_type_to_string(t), h->id, error ? error : "no reason given");
+}
+
+/* The host as stored now, validated again (after a new fact). */
+static void revalidate(struct svc *sv, const struct host *h) {
+        struct host fresh;
+        host_init(&fresh);
+        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0)
+                (void) refresh_host(sv, &fresh);
+        host_free(&fresh);
+}
+
+int svc_agent_inventory(struct svc *sv, const struct host *h, const char *text, char *err, size_t errlen) {
+        int64_t max = svc_cfg(sv)->max_inventory_bytes;
+        if ((int64_t) strlen(text) > max)
+                return errmsg(err, errlen, -E2BIG, "inventory is larger than %lld bytes", (long long) max);
+        struct inventory inv;
+        char why[256];
+        if (inventory_from_string(text, &inv, why, sizeof why) < 0) {
+                inventory_free(&inv);
+                return errmsg(err, errlen, -EINVAL, "inventory: %s", why);
+        }
+        int r = store_host_set_inventory(sv->store, h->infra_env_id, h->id, text, &inv);
+        inventory_free(&inv);
+        if (r < 0)
+                return r;
+        /* The validations decide the state the new inventory puts it in. */
+        revalidate(sv, h);
+        return 0;
+}
+
+int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output) {
+        /* Handed out while bound, answered after an unbind: stale. */
+        if (!h->cluster_id)
+                return 0;
+        int r = store_host_set_step_result(sv->store, h->infra_env_id, h->id, t,
+                                           json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN));
+        if (r < 0)
+                return r;
+        revalidate(sv, h);
+        return 0;
+}
+struct bound_peers {
+        struct cluster_view view;
+        bool loaded;
+        struct step_peer *peers;
+        struct strv *addrs;
+        size_t n;
+};
+
+static void bound_peers_free(struct bound_peers *bp) {
+        for (size_t i = 0; bp->addrs && i < bp->view.hosts.n; i++)
+                strv_free(&bp->addrs[i]);
+        free(bp->addrs);
+        free(bp->peers);
+        if (bp->loaded)
+                cluster_view_free(&bp->view);
+        *bp = (struct bound_peers) { 0 };
+}
+
+static int bound_peers_load(struct svc *sv, const struct host *h, struct bound_peers *bp) {
+        int r = cluster_view_load(sv, h->cluster_id, true, &bp->view);
+        if (r < 0)
+                return r;
+        bp->loaded = true;
+        size_t n = bp->view.hosts.n;
+        bp->peers = calloc(n ? n : 1, sizeof *bp->peers);
+        bp->addrs = calloc(n ? n : 1, sizeof *bp->addrs);
+        if (!bp->peers || !bp->addrs)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct host *p = &bp->view.hosts.v[i];
+                if (host_same(p, h) || !p->inventory)
+                        continue;
+                if ((r = steps_host_addresses(p->inventory, bp->view.c.machine_network_cidr, &bp->addrs[i])) < 0)
+                        return r;
+                bp->peers[bp->n++] = (struct step_peer) { p->id, (const char *const *) bp->addrs[i].v,
+                                                          bp->addrs[i].n };
+        }
+        return 0;
+}
+
+/* The seed of one answer's step ids: random, so that ids never repeat across
+ * restarts (rand() unseeded would). */
+static uint64_t random_seed(void) {
+        uint64_t v;
+        if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t) sizeof v) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                v = ((uint64_t) ts.tv_sec << 30) ^ (uint64_t) ts.tv_nsec ^ ((uint64_t) getpid() << 48);
+        }
+        return v;
+}
+
+/* The check-in of a poll: buffered (checkins.h), so a poll writes nothing;
+ * a disconnected host is connected again. */
+static int check_in(struct svc *sv, const struct infra_env *ie, struct host *h, char now[MODEL_TIME_LEN],
+                    uint64_t *polls) {
+        *polls = 1; /* not counted (a full buffer): not a multiple either */
+        int r = model_now_rfc3339(now);
+        if (r >= 0 && checkins_note(sv->checkins, ie->id, h->id, now, polls) < 0)
+                r = store_host_checkin(sv->store, ie->id, h->id, now);
+        if (r < 0)
+                return r;
+        if (h->status == HOST_DISCONNECTED_UNBOUND || h->status == HOST_DISCONNECTED) {
+                enum host_status to;
+                if (hostfsm_apply(h->status, HOSTFSM_EV_RECONNECTED, NULL, &to, NULL) == 0 &&
+                    store_host_set_status(sv->store, ie->id, h->id, to, hostfsm_status_info(to), NULL, 0,
+                                          STORE_STATUS(h->status)) == 0) {
+                        svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, ie->id, h->cluster_id, h->id,
+                                  "host %s is connected again", h->id);
+                        h->status = to;
+                        refresh_host(sv, h);
+                }
+        }
+        return 0;
+}
+
+/* What a bound host's steps need besides its own state: the install step's
+ * and the disk check's arguments, its own token while it installs, the
+ * peers to check, a pending stop. Strings live in *cl, *bp, *host_token. */
+static int bound_inputs(struct svc *sv, const struct infra_env *ie, struct host *h, struct steps_input *in,
+                        struct cluster *cl, struct bound_peers *bp, char **host_token, const char **what) {
+        int r;
+        /* The install step and the disk speed check go to the same disk. */
+        if (h->cluster_id && !in->must_reregister &&
+            (steps_allowed(h->status) & (1u << STEP_INSTALL | 1u << STEP_INSTALLATION_DISK_SPEED_CHECK)) &&
+            (r = install_steps_input(sv, h, cl, in)) < 0 && r != -ENOENT) {
+                *what = "cluster";
+                return r;
+        }
+        /* An installing host gets its own token for its installed system's
+         * node agent (rotated per host, not with the infra-env's). */
+        if (h->cluster_id && !in->must_reregister && host_status_is_installing(h->status)) {
+                int64_t gen = 0;
+                if ((r = store_host_token_generation(sv->store, ie->id, h->id, &gen)) < 0 ||
+                    (r = auth_issue_host(sv->key, ie->id, h->id, gen, host_token)) < 0)
+                        return r;
+                in->host_token = *host_token;
+        }
+        if (h->cluster_id && !in->must_reregister && (steps_allowed(h->status) & (1u << STEP_CONNECTIVITY_CHECK))) {
+                if ((r = bound_peers_load(sv, h, bp)) < 0) {
+                        *what = "cluster";
+                        return r;
+                }
+                in->cluster_name = bp->view.c.name;
+                in->base_dns_domain = bp->view.c.base_dns_domain;
+                in->peers = bp->peers;
+                in->n_peers = bp->n;
+        }
+        in->disk_speed_measured = step_facts_has(h->step_results_json, STEP_INSTALLATION_DISK_SPEED_CHECK);
+        if (h->status == HOST_ERROR && !in->must_reregister)
+                in->stop_installation = store_host_stop_pending(sv->store, ie->id, h->id) > 0;
+        return 0;
+}
+
+int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, bool own_token,
+                   struct steps_reply *rep, const char **what) {
+        const struct muster_config *cfg = svc_cfg(sv);
+        char now[MODEL_TIME_LEN];
+        uint64_t polls;
+        *what = "host";
+        int r = check_in(sv, ie, h, now, &polls);
+        if (r < 0)
+                return r;
+        /* The installed system's node agent's first check-in ends the
+         * installation. */
+        if (own_token && (r = install_first_boot(sv, h)) < 0)
+                return r;
+        /* Only a host with the flag set costs a write. */
+        int reregister = h->reregister_pending ? store_host_take_reregister(sv->store, ie->id, h->id) : 0;
+        struct steps_input in = {
+                .status = h->status,
+                .inventory_received = h->inventory_json != NULL,
+                .poll_count = polls,
+                .inventory_every = (unsigned) cfg->inventory_every,
+                .interval_s = (unsigned) cfg->instruction_interval_s,
+                .must_reregister = reregister == 1,
+                .ntp_sources = (const char *const *) ie->ntp_sources.v,
+                .n_ntp_sources = ie->ntp_sources.n,
+                .seed = random_seed(),
+                .coordinator_date = now,
+                .ntp_max_offset_ms = cfg->ntp_max_offset_ms,
+                .skip_mtu_probe = !cfg->network_mtu_check,
+        };
+        _cleanup_free_ char *host_token = NULL;
+        struct bound_peers bp = { 0 };
+        struct cluster cl;
+        cluster_init(&cl);
+        r = bound_inputs(sv, ie, h, &in, &cl, &bp, &host_token, what);
+        if (r >= 0 && steps_for_host(&in, rep) < 0)
+                r = -EIO;
+        bound_peers_free(&bp);
+        cluster_free(&cl);
+        return r;
+}

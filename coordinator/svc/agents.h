@@ -1,0 +1,54 @@
+/* What a host's agent does (DESIGN §4): register, report its steps' results
+ * and, on every poll, check in and get its next steps. The handlers have
+ * loaded and authorized the infra-env and the host; these decide. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "model.h"
+#include "steps.h"
+#include "svc.h"
+
+/* Host `host_id` registers in infra-env ie (version may be NULL). A new host
+ * takes a token from the infra-env's registration bucket ([infraenv]
+ * register_burst, register_interval) and counts against its cap ([infraenv]
+ * max_hosts); a known one registers again whatever the count, and the state
+ * machine says where it goes. h gets the host as stored. 1 new, 0 known, or
+ * -errno with err:
+ *   -EUSERS   too many new hosts at once (*retry_after_s: when to try again)
+ *   -EDQUOT   the infra-env holds its cap of hosts
+ *   store errors (err empty: the host's). */
+int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *host_id, const char *version,
+                       struct host *h, int64_t *retry_after_s, char *err, size_t errlen);
+
+/* A poll of host h (as loaded) of infra-env ie: its check-in (buffered), a
+ * disconnected host connected again, the first check-in of its installed
+ * system's node agent (own_token: it used the host's own token), then the
+ * steps its state gets into *rep (the caller frees it with
+ * steps_reply_free). h->status follows. 0, or -errno with *what naming what
+ * failed ("host", "cluster") for the store's words; -EIO when the steps
+ * could not be decided. */
+int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, bool own_token,
+                   struct steps_reply *rep, const char **what);
+
+/* The agent stopped its installation (stopped) or had none running: no more
+ * stop-installation steps for h. 0 or -errno. */
+int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped);
+
+/* A step of type t failed on h with `error` (may be NULL): an event. */
+void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error);
+
+/* Host h's inventory as the agent sent it (JSON text, at most [server]
+ * max_inventory_bytes): parsed, stored, and the host validated again.
+ * 0, or -errno with err: -E2BIG too large, -EINVAL not an inventory (err:
+ * "inventory: why"); store errors (err empty). */
+int svc_agent_inventory(struct svc *sv, const struct host *h, const char *text, char *err, size_t errlen);
+
+/* The result of a network step (connectivity-check, ntp-synchronizer,
+ * domain-resolution) of h: kept as its step result and the host validated
+ * again. A host no longer bound (an unbind came between) drops it. 0 or
+ * -errno (store errors). */
+int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output);

@@ -1,0 +1,27 @@
+/* One infra-env's discovery ISO, ready to stream (DESIGN §11): the template
+ * opened and checked, the infra-env's config area built (coordinator URL,
+ * an agent token, the public key, the CA), and its ETag. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iso.h"
+#include "model.h"
+#include "svc.h"
+
+struct iso_image {
+        struct iso_template t; /* the template; its fd may be taken (set t.fd = -1) */
+        uint8_t *area;         /* BOOTCFG_AREA_SIZE bytes; may be taken */
+        char etag[ISO_ETAG_MAX];
+};
+
+/* The ISO of infra-env ie whose agent reaches musterd at coordinator_url:
+ * [iso] template must boot ie's architecture, [iso] ca_file (if set) must
+ * be PEM. 0 and *img (close with svc_iso_image_close), or -errno with err:
+ *   -ENODATA  the ISO cannot be served with this template or configuration
+ *             (err says why; 503 for the client)
+ *   -EIO      the token or key could not be encoded; -ENOMEM. */
+int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url,
+                       struct iso_image *img, char *err, size_t errlen);
+/* Close what is left of img; the area's bytes (a token) are wiped. */
+void svc_iso_image_close(struct iso_image *img);

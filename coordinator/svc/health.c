@@ -1,0 +1,52 @@
+/* Whether the services can serve, and what they count (svc.h): the probe
+ * behind /readyz and the services' part of /metrics. */
+#include "svc.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "errmsg.h"
+#include "format.h"
+
+int svc_ready(struct svc *sv, char *err, size_t errlen) {
+        struct infra_env_list l = { 0 };
+        struct store_page pg = { .limit = 1 };
+        int r = store_infra_env_list(sv->store, NULL, &pg, &l);
+        infra_env_list_free(&l);
+        int64_t room = INT64_MAX;
+        if (r < 0)
+                return errmsg(err, errlen, r, "store is not ready");
+        if (store_free_space(sv->store, &room) == 0 && room < STORE_MIN_FREE_BYTES)
+                return errmsg(err, errlen, -ENOSPC,
+                              "the store's file system is full (%lld bytes free, writes need %lld): "
+                              "reads are served, writes are refused with 507",
+                              (long long) room, (long long) STORE_MIN_FREE_BYTES);
+        return 0;
+}
+
+int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap) {
+        int r = format_append(buf, len, cap, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
+        int64_t counts[_HOST_STATUS_MAX];
+        if (r == 0 && store_host_count_by_status(sv->store, counts) == 0)
+                for (int s = 0; r == 0 && s < _HOST_STATUS_MAX; s++)
+                        r = format_append(buf, len, cap, "muster_hosts{status=\"%s\"} %lld\n",
+                                          host_status_to_string((enum host_status) s), (long long) counts[s]);
+        struct store_latency w;
+        store_write_latency(sv->store, &w);
+        if (r == 0)
+                r = format_append(buf, len, cap,
+                                  "# HELP muster_store_write_seconds Store write transactions, lock wait to commit.\n"
+                                  "# TYPE muster_store_write_seconds histogram\n");
+        uint64_t cum = 0;
+        for (int b = 0; r == 0 && b < STORE_LATENCY_BUCKETS; b++) {
+                cum += w.bucket[b];
+                r = format_append(buf, len, cap, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
+                                  store_latency_bounds[b], (unsigned long long) cum);
+        }
+        if (r == 0)
+                r = format_append(buf, len, cap,
+                                  "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
+                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
+                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
+        return r;
+}

@@ -1,0 +1,366 @@
+/* The SQLite back-end on its file, what store.h does not show: the file's
+ * mode, WAL and the schema_version table, migrations from the schemas older
+ * musters left, a newer schema refused, and store_open's choice of back-end
+ * by the URL. The back-end independent suite is test_store.c. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store.h"
+#include "testutil.h"
+
+static char *dir;
+static char path[4096];
+static struct store *st;
+
+static void setup(void) {
+        dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        snprintf(path, sizeof path, "%s/muster.db", dir);
+        cr_assert_eq(store_open(path, &st), 0);
+}
+
+static void teardown(void) {
+        store_close(st);
+        st = NULL;
+        tu_rm_rf(dir);
+        free(dir);
+}
+
+TestSuite(store_sqlite, .init = setup, .fini = teardown);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* A new infra-env's id (malloc'd). */
+static char *mk_infra_env(const char *owner, const char *name) {
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup(name);
+        ie.owner = strdup(owner);
+        ie.cpu_architecture = strdup("x86_64");
+        ie.pull_secret = strdup("{\"auths\":{}}");
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        char *id = strdup(ie.id);
+        infra_env_free(&ie);
+        return id;
+}
+
+static char *mk_cluster(const char *owner, const char *name) {
+        struct cluster c;
+        cluster_init(&c);
+        c.name = strdup(name);
+        c.owner = strdup(owner);
+        cr_assert_eq(store_cluster_create(st, &c), 0);
+        char *id = strdup(c.id);
+        cluster_free(&c);
+        return id;
+}
+
+/* A small release: two files, three documents, one with annotations. */
+static const char release_yaml[] = "version: \"%s\"\n"
+                                   "os_image:\n  url: https://images.example.test/os.img\n"
+                                   "  sha256: \"0000000000000000000000000000000000000000000000000000000000000000\"\n"
+                                   "  size: 1024\n"
+                                   "known_capabilities: [Console, Insights]\n"
+                                   "capability_sets:\n  None: []\n  v4.11: [Console]\n";
+static const char file_a[] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n"
+                             "  annotations:\n    capability.openshift.io/name: Console\n"
+                             "    include.release.openshift.io/self-managed-high-availability: \"true\"\n"
+                             "data:\n  k: v\n";
+static const char file_b[] = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: b0\n"
+                             "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b1\n";
+
+static void mk_release(const char *version, struct release_info *info, struct manifest_list *ms) {
+        char y[1024], err[256] = "";
+        snprintf(y, sizeof y, release_yaml, version);
+        release_info_init(info);
+        cr_assert_eq(release_info_parse_yaml(y, strlen(y), info, err, sizeof err), 0, "%s", err);
+        *ms = (struct manifest_list) { 0 };
+        cr_assert_eq(manifest_parse_file("a.yaml", file_a, strlen(file_a), ms, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifest_parse_file("b.yaml", file_b, strlen(file_b), ms, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(ms->n, 3);
+}
+
+static void mk_token(const char *id, const char *role, const char *owner) {
+        struct store_token t = { .id = (char *) id, .role = (char *) role, .owner = (char *) owner,
+                                 .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
+        cr_assert_eq(store_token_add(st, &t), 0, "%s", id);
+}
+
+/* ---- open, migrations --------------------------------------------------- */
+
+#define SCHEMA 7
+
+/* Undo migration 7 (what a version-6 muster left). */
+static void downgrade_to_6(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN stop_pending;"
+                                      "UPDATE schema_version SET version = 6", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 7 and 6 (what a version-5 muster left). */
+static void downgrade_to_5(sqlite3 *db) {
+        downgrade_to_6(db);
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN token_generation;"
+                                      "UPDATE schema_version SET version = 5", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 6 and 5 (what a version-4 muster left). */
+static void downgrade_to_4(sqlite3 *db) {
+        downgrade_to_5(db);
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE clusters DROP COLUMN cpu_architecture;"
+                                      "UPDATE schema_version SET version = 4", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 5 and 4 (what a version-3 muster left). */
+static void downgrade_to_3(sqlite3 *db) {
+        downgrade_to_4(db);
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE tokens; UPDATE schema_version SET version = 3", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 4 and 3 on an open database file (what a version-2 muster left). */
+static void downgrade_to_2(sqlite3 *db) {
+        downgrade_to_3(db);
+        cr_assert_eq(sqlite3_exec(db,
+                                  "DROP TABLE payload_revisions; DROP TABLE release_manifests; DROP TABLE releases;"
+                                  "DROP INDEX clusters_release;"
+                                  "ALTER TABLE clusters DROP COLUMN capabilities_spec_json;"
+                                  "ALTER TABLE clusters DROP COLUMN capabilities_status_json;"
+                                  "ALTER TABLE clusters DROP COLUMN conditions_json;"
+                                  "ALTER TABLE clusters DROP COLUMN payload_revision;"
+                                  "ALTER TABLE clusters DROP COLUMN feature_set;"
+                                  "ALTER TABLE hosts DROP COLUMN applied_revision;"
+                                  "UPDATE schema_version SET version = 2",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Close the store, undo migrations with `down` on the file as an older
+ * muster would have left it, and open it again: migrated to SCHEMA. */
+static void reopen_after(void (*down)(sqlite3 *db)) {
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        down(db);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+}
+
+Test(store_sqlite, fresh_database_gets_current_schema) {
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct stat sb;
+        cr_assert_eq(stat(path, &sb), 0);
+        cr_assert_eq(sb.st_mode & 0777, 0600, "pull secrets live there");
+
+        sqlite3 *db;
+        sqlite3_stmt *q;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+        cr_assert_str_eq((const char *) sqlite3_column_text(q, 0), "wal");
+        sqlite3_finalize(q);
+        cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), max(version) FROM schema_version", -1, &q, NULL),
+                     SQLITE_OK);
+        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+        cr_assert_eq(sqlite3_column_int(q, 0), 1);
+        cr_assert_eq(sqlite3_column_int(q, 1), SCHEMA);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+
+        /* Reopening migrates nothing and keeps data. */
+        char *ie = mk_infra_env("admin", "keep");
+        store_close(st);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
+        infra_env_free(&got);
+        free(ie);
+}
+
+/* A version-6 database (before cancel) is migrated: no host has a stop
+ * pending; the mark is set and cleared once. */
+Test(store_sqlite, version_6_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        reopen_after(downgrade_to_6);
+        cr_assert_eq(store_host_stop_pending(st, ie, hid), 0);
+        cr_assert_eq(store_host_clear_stop(st, ie, hid), 0, "nothing to clear");
+        cr_assert_eq(store_host_stop_pending(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b"), -ENOENT);
+        free(ie);
+}
+
+/* A version-5 database (before hosts had their own tokens) is migrated:
+ * every host's token generation starts at 1; rotation bumps it. */
+Test(store_sqlite, version_5_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        reopen_after(downgrade_to_5);
+        int64_t gen = 0;
+        cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
+        cr_assert_eq(gen, 1);
+        cr_assert_eq(store_host_rotate_token(st, ie, hid, &gen), 0);
+        cr_assert_eq(gen, 2);
+        cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
+        cr_assert_eq(gen, 2);
+        cr_assert_eq(store_host_rotate_token(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5b", &gen), -ENOENT);
+        cr_assert_eq(store_host_token_generation(st, ie, "not-a-uuid", &gen), -EINVAL);
+        free(ie);
+}
+
+/* A version-4 database (before clusters had an architecture) is migrated:
+ * its clusters are x86_64, as every infra-env of that time defaulted to. */
+Test(store_sqlite, version_4_database_is_migrated) {
+        char *cl = mk_cluster("carol", "old");
+        reopen_after(downgrade_to_4);
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_str_eq(c.cpu_architecture, "x86_64");
+        cluster_free(&c);
+        free(cl);
+}
+
+/* A version-1 database (before step results) is migrated in place and keeps
+ * its hosts. */
+Test(store_sqlite, version_1_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        cr_assert_eq(store_host_register(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", "0.1", NULL), 1);
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        downgrade_to_2(db);
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN step_results;"
+                                      "UPDATE schema_version SET version = 1", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+        cr_assert_eq(store_open(path, &st), 0);
+        cr_assert_eq(store_schema_version(st), SCHEMA);
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", &h), 0);
+        cr_assert_str_eq(h.step_results_json, "{}");
+        host_free(&h);
+        free(ie);
+}
+
+/* A version-2 database (before releases) is migrated in place: its clusters
+ * and hosts stay, with no capabilities status, no payload, feature set
+ * Default and applied_revision 0; releases can be imported at once. */
+Test(store_sqlite, version_2_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        char *cl = mk_cluster("carol", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(store_host_bind(st, ie, hid, cl, HOST_BINDING, NULL, 0), 0);
+        reopen_after(downgrade_to_2);
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, cl, &c), 0);
+        cr_assert_str_eq(c.name, "old");
+        cr_assert_eq(c.payload_revision, 0);
+        cr_assert_str_eq(c.feature_set, "Default");
+        cr_assert_not(c.has_cap_status);
+        cr_assert_eq(c.n_conditions, 0);
+        cr_assert_null(c.cap_spec.baseline_capability_set);
+        cluster_free(&c);
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, hid, &h), 0);
+        cr_assert_str_eq(h.cluster_id, cl);
+        cr_assert_eq(h.applied_revision, 0);
+        host_free(&h);
+        struct release_info info;
+        struct manifest_list ms = { 0 };
+        mk_release("1.0.0", &info, &ms);
+        cr_assert_eq(store_release_import(st, &info, &ms, NULL), 0);
+        release_info_free(&info);
+        manifest_list_free(&ms);
+        free(ie);
+        free(cl);
+}
+
+Test(store_sqlite, newer_schema_refuses_to_open) {
+        store_close(st);
+        st = NULL;
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(db, "UPDATE schema_version SET version = 99", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+        struct store *s2 = (struct store *) 1;
+        cr_assert_eq(store_open(path, &s2), -EPROTO);
+        cr_assert_null(s2);
+}
+
+/* A version-3 database (before tokens) gets the tokens table. */
+Test(store_sqlite, version_3_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        reopen_after(downgrade_to_3);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
+        infra_env_free(&got);
+        mk_token("71111111-2222-4333-8444-555555555555", "infra-admin", "admin");
+        free(ie);
+}
+
+/* ---- the back-end by the URL -------------------------------------------- */
+
+Test(store_sqlite, urls) {
+        struct store *s2;
+        char url[4200];
+        snprintf(url, sizeof url, "sqlite:%s", path);
+        cr_assert_eq(store_open(url, &s2), 0, "a second store on the same file");
+        store_close(s2);
+        snprintf(url, sizeof url, "sqlite://%s", path);
+        cr_assert_eq(store_open(url, &s2), 0);
+        store_close(s2);
+        cr_assert_eq(store_open("postgres://db/muster", &s2), -EPROTONOSUPPORT);
+        cr_assert_eq(store_open("sqlite:", &s2), -EINVAL);
+        cr_assert_eq(store_open(":memory:", &s2), -EINVAL);
+        cr_assert_eq(store_open("/nonexistent-dir/x/muster.db", &s2), -ENOENT);
+}
+
+/* sqlite: and a plain path open SQLite (the file is made); postgres:// and
+ * postgresql:// name a back-end this build does not have, as does any other
+ * scheme://; no URL or an empty path is no store. */
+Test(store_sqlite, open_picks_the_backend_by_url) {
+        struct store *s2 = (struct store *) 1;
+        char url[4300], file[4200];
+        struct stat sb;
+
+        snprintf(file, sizeof file, "%s/plain.db", dir);
+        cr_assert_eq(store_open(file, &s2), 0, "a plain path is SQLite");
+        cr_assert_eq(store_schema_version(s2), SCHEMA);
+        store_close(s2);
+        cr_assert_eq(stat(file, &sb), 0);
+
+        snprintf(file, sizeof file, "%s/prefixed.db", dir);
+        snprintf(url, sizeof url, "sqlite:%s", file);
+        cr_assert_eq(store_open(url, &s2), 0);
+        cr_assert_eq(store_schema_version(s2), SCHEMA);
+        store_close(s2);
+        cr_assert_eq(stat(file, &sb), 0, "sqlite:PATH is the file PATH");
+
+        s2 = (struct store *) 1;
+        cr_assert_eq(store_open("postgres://muster@db.example/muster", &s2), -EPROTONOSUPPORT);
+        cr_assert_null(s2);
+        s2 = (struct store *) 1;
+        cr_assert_eq(store_open("postgresql://muster@db.example:5432/muster?sslmode=require", &s2),
+                     -EPROTONOSUPPORT);
+        cr_assert_null(s2);
+        cr_assert_eq(store_open("mysql://db.example/muster", &s2), -EPROTONOSUPPORT);
+        s2 = (struct store *) 1;
+        cr_assert_eq(store_open(NULL, &s2), -EINVAL);
+        cr_assert_null(s2);
+        cr_assert_eq(store_open("", &s2), -EINVAL);
+        cr_assert_eq(store_open("sqlite://", &s2), -EINVAL);
+        cr_assert_null(s2);
+        store_close(NULL);
+}
