@@ -287,6 +287,49 @@ static void refresh_preparing(struct svc *sv, const char *cluster_id) {
         cluster_view_free(&v);
 }
 
+/* A ready cluster's release with its manifests, and its capabilities status
+ * computed if it never was. 0, or -errno with err (-ENOPKG not imported,
+ * -EDOM capabilities that cannot be computed). */
+static int start_release(struct svc *sv, struct cluster *c, struct loaded_release *lr, char *err, size_t errlen) {
+        int r = release_load(sv, c->release_version, true, lr);
+        if (r == -ENOENT)
+                return errmsg(err, errlen, -ENOPKG, "release %s is not imported",
+                              c->release_version ? c->release_version : "(none)");
+        if (r < 0)
+                return errmsg(err, errlen, r, "release %s cannot be read", c->release_version);
+        if (!c->has_cap_status) {
+                char why[400] = "";
+                if (clusterrel_compute(lr, c, &c->cap_spec, true, NULL, why, sizeof why) < 0 ||
+                    store_cluster_update(sv->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) < 0)
+                        return errmsg(err, errlen, -EDOM, "the capabilities of cluster %s cannot be computed: %s",
+                                      c->id, why);
+        }
+        return 0;
+}
+
+/* The events of a started installation: who started it, the cluster's
+ * move, the new payload revision, and each known host's move. */
+static void started_events(struct svc *sv, const struct cluster_view *v, const struct store_payload *p,
+                           const struct store_host_role *roles, size_t n_roles, int moved, const char *by) {
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, v->c.id, NULL,
+                  "installation of cluster %s started by %s with %d host(s)", v->c.id, by, moved);
+        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, v->c.id, NULL, "cluster %s (%s): ready -> %s: %s", v->c.name,
+                  v->c.id, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
+                  "Installation started; preparing the hosts");
+        clusterrel_payload_event(sv, &v->c, p);
+        for (size_t i = 0; i < v->hosts.n; i++) {
+                const struct host *h = &v->hosts.v[i];
+                enum host_status prep;
+                const char *moved_why;
+                if (h->status != HOST_KNOWN ||
+                    hostfsm_apply(HOST_KNOWN, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &moved_why) < 0)
+                        continue;
+                svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, v->c.id, h->id,
+                          "host %s: known -> %s: %s (role %s)", h->id, host_status_to_string(prep), moved_why,
+                          host_role_to_string(role_of(h, roles, n_roles)));
+        }
+}
+
 int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen) {
         struct cluster_view v = { 0 };
         struct loaded_release lr;
@@ -309,23 +352,8 @@ int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by
                            v.c.status_info ? v.c.status_info : "see its validations");
                 goto out;
         }
-        if ((r = release_load(sv, v.c.release_version, true, &lr)) < 0) {
-                if (r == -ENOENT)
-                        r = errmsg(err, errlen, -ENOPKG, "release %s is not imported",
-                                   v.c.release_version ? v.c.release_version : "(none)");
-                else
-                        errmsg(err, errlen, r, "release %s cannot be read", v.c.release_version);
+        if ((r = start_release(sv, &v.c, &lr, err, errlen)) < 0)
                 goto out;
-        }
-        if (!v.c.has_cap_status) {
-                char why[400] = "";
-                if (clusterrel_compute(&lr, &v.c, &v.c.cap_spec, true, NULL, why, sizeof why) < 0 ||
-                    store_cluster_update(sv->store, &v.c, CL_F_CAP_STATUS | CL_F_CONDITIONS) < 0) {
-                        r = errmsg(err, errlen, -EDOM, "the capabilities of cluster %s cannot be computed: %s", v.c.id,
-                                   why);
-                        goto out;
-                }
-        }
         roles = calloc(v.hosts.n ? v.hosts.n : 1, sizeof *roles);
         if (!roles) {
                 r = errmsg(err, errlen, -ENOMEM, "out of memory");
@@ -349,27 +377,9 @@ int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by
                                                     : "cluster %s cannot be written", v.c.id);
                 goto out;
         }
-        int moved = r;
-        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, v.c.id, NULL,
-                      "installation of cluster %s started by %s with %d host(s)", v.c.id, by, moved);
-        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, v.c.id, NULL, "cluster %s (%s): ready -> %s: %s", v.c.name,
-                      v.c.id,
-                      cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
-                      "Installation started; preparing the hosts");
-        clusterrel_payload_event(sv, &v.c, &p);
+        started_events(sv, &v, &p, roles, n_roles, r, by);
         /* The hosts stay preparing until each has passed its disk speed check
          * (install_prepare_check); their validations say they wait for it. */
-        for (size_t i = 0; i < v.hosts.n; i++) {
-                struct host *h = &v.hosts.v[i];
-                enum host_status prep;
-                const char *moved_why;
-                if (h->status != HOST_KNOWN ||
-                    hostfsm_apply(HOST_KNOWN, HOSTFSM_EV_INSTALL_STARTED, NULL, &prep, &moved_why) < 0)
-                        continue;
-                svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, v.c.id, h->id,
-                              "host %s: known -> %s: %s (role %s)", h->id, host_status_to_string(prep), moved_why,
-                              host_role_to_string(role_of(h, roles, n_roles)));
-        }
         refresh_preparing(sv, v.c.id);
         r = 0;
 out:
