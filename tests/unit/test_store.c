@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "storeutil.h"
 #include "testutil.h"
 
 static char *dir;
@@ -77,29 +78,12 @@ static void host_uuid(int i, char out[UUID_STR_LEN]) {
         snprintf(out, UUID_STR_LEN, "00000000-0000-4000-8000-%012d", i);
 }
 
-/* A new infra-env's id (malloc'd). */
 static char *mk_infra_env(const char *owner, const char *name) {
-        struct infra_env ie;
-        infra_env_init(&ie);
-        ie.name = strdup(name);
-        ie.owner = strdup(owner);
-        ie.cpu_architecture = strdup("x86_64");
-        ie.pull_secret = strdup("{\"auths\":{}}");
-        cr_assert_eq(store_infra_env_create(st, &ie), 0);
-        char *id = strdup(ie.id);
-        infra_env_free(&ie);
-        return id;
+        return tu_store_infra_env(st, owner, name);
 }
 
 static char *mk_cluster(const char *owner, const char *name) {
-        struct cluster c;
-        cluster_init(&c);
-        c.name = strdup(name);
-        c.owner = strdup(owner);
-        cr_assert_eq(store_cluster_create(st, &c), 0);
-        char *id = strdup(c.id);
-        cluster_free(&c);
-        return id;
+        return tu_store_cluster(st, owner, name);
 }
 
 #define GB INT64_C(1000000000)

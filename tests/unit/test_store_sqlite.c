@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "store.h"
+#include "storeutil.h"
 #include "testutil.h"
 
 static char *dir;
@@ -35,29 +36,12 @@ TestSuite(store_sqlite, .init = setup, .fini = teardown);
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* A new infra-env's id (malloc'd). */
 static char *mk_infra_env(const char *owner, const char *name) {
-        struct infra_env ie;
-        infra_env_init(&ie);
-        ie.name = strdup(name);
-        ie.owner = strdup(owner);
-        ie.cpu_architecture = strdup("x86_64");
-        ie.pull_secret = strdup("{\"auths\":{}}");
-        cr_assert_eq(store_infra_env_create(st, &ie), 0);
-        char *id = strdup(ie.id);
-        infra_env_free(&ie);
-        return id;
+        return tu_store_infra_env(st, owner, name);
 }
 
 static char *mk_cluster(const char *owner, const char *name) {
-        struct cluster c;
-        cluster_init(&c);
-        c.name = strdup(name);
-        c.owner = strdup(owner);
-        cr_assert_eq(store_cluster_create(st, &c), 0);
-        char *id = strdup(c.id);
-        cluster_free(&c);
-        return id;
+        return tu_store_cluster(st, owner, name);
 }
 
 /* A small release: two files, three documents, one with annotations. */

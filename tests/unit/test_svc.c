@@ -16,6 +16,7 @@
 #include "ratelimit.h"
 #include "svc/install.h" /* not the agent's install.h */
 #include "store.h"
+#include "storeutil.h"
 #include "agents.h"
 #include "svc.h"
 #include "tokens.h"
@@ -64,16 +65,7 @@ static void teardown(void) {
 TestSuite(svc, .init = setup, .fini = teardown);
 
 static char *mk_infra_env(const char *owner) {
-        struct infra_env ie;
-        infra_env_init(&ie);
-        ie.name = strdup("rack-1");
-        ie.owner = strdup(owner);
-        ie.cpu_architecture = strdup("x86_64");
-        ie.pull_secret = strdup("{\"auths\":{}}");
-        cr_assert_eq(store_infra_env_create(st, &ie), 0);
-        char *id = strdup(ie.id);
-        infra_env_free(&ie);
-        return id;
+        return tu_store_infra_env(st, owner, "rack-1");
 }
 
 Test(svc, events_reach_the_store_and_the_sink) {

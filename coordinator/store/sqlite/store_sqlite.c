@@ -311,6 +311,13 @@ static int step_done(struct conn *c, sqlite3_stmt *st) {
         return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_err(sqlite3_extended_errcode(c->db));
 }
 
+/* A write that must change a row: 0, -ENOENT when it changed none, or an
+ * error. */
+static int step_changed(struct conn *c, sqlite3_stmt *st) {
+        int r = step_done(c, st);
+        return r < 0 ? r : sqlite3_changes(c->db) ? 0 : -ENOENT;
+}
+
 /* One row expected: 1 for a row, 0 for none, or an error. */
 static int step_row(struct conn *c, sqlite3_stmt *st) {
         int rc = sqlite3_step(st);
@@ -569,6 +576,21 @@ static int q_prepare(struct conn *c, struct query *q, sqlite3_stmt **out) {
         }
         *out = st;
         return 0;
+}
+
+/* The write built in q, alone in a write transaction, that must change a
+ * row: 0, -ENOENT when it changed none, or an error. */
+static int write_query(struct store *s, struct query *q) {
+        struct conn *c;
+        int r = write_begin(s, &c);
+        if (r < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = q_prepare(c, q, &st)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
 }
 
 /* ---- open and close ---------------------------------------------------- */
@@ -942,8 +964,8 @@ static int sqlite_infra_env_update(struct store *s, const struct infra_env *ie, 
                 r = r < 0 ? r : -ENOENT;
         else {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = q_prepare(c, &q, &st)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                if ((r = q_prepare(c, &q, &st)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -1007,8 +1029,8 @@ static int sqlite_infra_env_delete(struct store *s, const char *nid, uint32_t bl
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "DELETE FROM infra_envs WHERE id = ?1", &st)) >= 0 &&
-                    (r = BIND(st, nid)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = BIND(st, nid)) >= 0)
+                        r = step_changed(c, st);
         }
         r = write_end(s, c, r);
         if (r == -EBUSY && blocked)
@@ -1190,7 +1212,6 @@ static int sqlite_host_update(struct store *s, const struct host *h, uint32_t fi
         const char *ie = h->infra_env_id, *id = h->id;
         char now[MODEL_TIME_LEN];
         struct query q = { .len = 0 };
-        struct conn *c;
         int r;
 
         if ((r = model_now_rfc3339(now)) < 0)
@@ -1205,14 +1226,7 @@ static int sqlite_host_update(struct store *s, const struct host *h, uint32_t fi
         q_text(&q, " WHERE infra_env_id = ?", ie);
         q_text(&q, " AND id = ?", id);
 
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = q_prepare(c, &q, &st)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
-        }
-        return write_end(s, c, r);
+        return write_query(s, &q);
 }
 
 static int sqlite_host_set_inventory(struct store *s, const char *ie, const char *id, const char *inventory_json,
@@ -1231,8 +1245,8 @@ static int sqlite_host_set_inventory(struct store *s, const char *ie, const char
                     (r = BIND(st, ie, id, inventory_json, facts->hostname, now)) >= 0 &&
                     (r = bind_i64(st, 6, facts->cpu_count)) >= 0 &&
                     (r = bind_i64(st, 7, facts->memory_bytes)) >= 0 &&
-                    (r = bind_i64(st, 8, facts->max_disk_bytes)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = bind_i64(st, 8, facts->max_disk_bytes)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -1285,8 +1299,8 @@ static int sqlite_host_set_progress(struct store *s, const char *ie, const char 
                                  "updated_at = ?5, progress_percent = ?6 "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
                     (r = BIND(st, ie, id, p->stage, p->info, now)) >= 0 &&
-                    (r = bind_i64(st, 6, p->percent)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = bind_i64(st, 6, p->percent)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -1332,9 +1346,8 @@ static int sqlite_host_set_applied_revision(struct store *s, const char *ie, con
                 if ((r = stmt(c, "UPDATE hosts SET applied_revision = ?4, updated_at = ?3 "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
                     (r = BIND(st, ie, id, now)) >= 0 &&
-                    (r = sqlite3_bind_int64(st, 4, applied_revision) == SQLITE_OK ? 0 : -EIO) >= 0 &&
-                    (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = sqlite3_bind_int64(st, 4, applied_revision) == SQLITE_OK ? 0 : -EIO) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -1350,8 +1363,8 @@ static int sqlite_host_checkin(struct store *s, const char *ie, const char *id, 
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "UPDATE hosts SET checked_in_at = ?3 WHERE infra_env_id = ?1 AND id = ?2",
                               &st)) >= 0 &&
-                    (r = BIND(st, ie, id, t)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = BIND(st, ie, id, t)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -1503,8 +1516,8 @@ static int sqlite_host_set_step_result(struct store *s, const char *ie, const ch
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "UPDATE hosts SET step_results = json_set(step_results, ?3, json(?4)) "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, path, output_json)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = BIND(st, ie, id, path, output_json)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r == -EIO ? -EINVAL : r);
 }
@@ -1544,8 +1557,8 @@ static int sqlite_host_delete(struct store *s, const char *ie, const char *id) {
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "DELETE FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = BIND(st, ie, id)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -1764,7 +1777,6 @@ static int sqlite_cluster_update(struct store *s, const struct cluster *cl, uint
         _cleanup_free_ char *labels = NULL;
         _cleanup_(cluster_texts_free) struct cluster_texts tx = { 0 };
         struct query q = { .len = 0 };
-        struct conn *c;
         int r;
 
         if ((r = model_now_rfc3339(now)) < 0 ||
@@ -1800,14 +1812,7 @@ static int sqlite_cluster_update(struct store *s, const struct cluster *cl, uint
                 q_text(&q, ", feature_set = ?", cl->feature_set);
         q_text(&q, " WHERE id = ?", id);
 
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = q_prepare(c, &q, &st)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
-        }
-        return write_end(s, c, r);
+        return write_query(s, &q);
 }
 
 static int sqlite_cluster_set_status(struct store *s, const char *nid, const char *expect, const char *status,
@@ -1988,8 +1993,8 @@ static int sqlite_cluster_delete(struct store *s, const char *nid) {
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "DELETE FROM clusters WHERE id = ?1", &st)) >= 0 &&
-                    (r = BIND(st, nid)) >= 0 && (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                    (r = BIND(st, nid)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
@@ -2216,9 +2221,8 @@ static int sqlite_release_delete(struct store *s, const char *version) {
         }
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "DELETE FROM releases WHERE version = ?1", &st)) >= 0 && (r = BIND(st, version)) >= 0 &&
-                    (r = step_done(c, st)) >= 0)
-                        r = sqlite3_changes(c->db) ? 0 : -ENOENT;
+                if ((r = stmt(c, "DELETE FROM releases WHERE version = ?1", &st)) >= 0 && (r = BIND(st, version)) >= 0)
+                        r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }

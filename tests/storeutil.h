@@ -1,0 +1,10 @@
+/* Store fixtures for the suites that go through store.h (test_store,
+ * test_store_sqlite, test_svc): resources made directly in a store. */
+#pragma once
+#include "store.h"
+
+/* A new infra-env of `owner` named `name` (x86_64, an empty pull secret)
+ * in st; its id (malloc'd). Asserts it was created. */
+char *tu_store_infra_env(struct store *st, const char *owner, const char *name);
+/* A new cluster of `owner` named `name` with nothing else set; its id. */
+char *tu_store_cluster(struct store *st, const char *owner, const char *name);
