@@ -1,8 +1,8 @@
 /* The back-end independent half of the store: store_open picks a back-end
  * by the URL; every other call of store.h checks what it can without a
  * database, makes ids and times canonical, fills in what creation fills in
- * and forwards through the back-end's table (store-backend.h). Also the
- * store's own structs and the latency buckets. */
+ * and forwards through the back-end's table (store-backend.h). What the
+ * back-ends share with it is in records.c. */
 #include "store.h"
 
 #include <errno.h>
@@ -66,18 +66,6 @@ int store_free_space(struct store *s, int64_t *bytes) {
 
 /* ---- write latency ------------------------------------------------------ */
 
-const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                                             0.05, 0.1, 0.25, 0.5, 1 };
-
-void store_latency_add(struct store_latency *l, double seconds) {
-        size_t b = 0;
-        while (b < STORE_LATENCY_BUCKETS && seconds > store_latency_bounds[b])
-                b++;
-        l->bucket[b]++;
-        l->count++;
-        l->sum_s += seconds;
-}
-
 void store_write_latency(struct store *s, struct store_latency *out) {
         s->ops->write_latency(s, out);
 }
@@ -117,10 +105,6 @@ static bool too_long(const char *s, size_t max) {
 /* A status set may name only statuses this build knows. */
 static bool mask_ok(uint32_t mask) {
         return !(mask >> _HOST_STATUS_MAX);
-}
-
-int store_status_expected(enum host_status cur, uint32_t expect_mask) {
-        return expect_mask && (cur < 0 || !(expect_mask & STORE_STATUS(cur))) ? -ESTALE : 0;
 }
 
 /* pg (may be NULL) with its limit resolved: 0 is STORE_DEFAULT_LIMIT. */
@@ -731,24 +715,6 @@ int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_m
 
 /* ---- releases ---------------------------------------------------------- */
 
-void store_release_init(struct store_release *r) {
-        *r = (struct store_release) { 0 };
-        release_info_init(&r->info);
-}
-
-void store_release_free(struct store_release *r) {
-        release_info_free(&r->info);
-        free(r->created_at);
-        store_release_init(r);
-}
-
-void store_release_list_free(struct store_release_list *l) {
-        for (size_t i = 0; l->v && i < l->n; i++)
-                store_release_free(&l->v[i]);
-        free(l->v);
-        *l = (struct store_release_list) { 0 };
-}
-
 static bool release_version_ok(const char *v) {
         return v && *v && !too_long(v, RELEASE_MAX_VERSION);
 }
@@ -808,27 +774,6 @@ int store_release_delete(struct store *s, const char *version) {
 
 /* ---- payload revisions -------------------------------------------------- */
 
-void store_payload_init(struct store_payload *p) {
-        *p = (struct store_payload) { 0 };
-}
-
-void store_payload_free(struct store_payload *p) {
-        free(p->cluster_id);
-        free(p->digest);
-        free(p->signature);
-        free(p->canonical);
-        free(p->release_version);
-        free(p->created_at);
-        store_payload_init(p);
-}
-
-void store_payload_list_free(struct store_payload_list *l) {
-        for (size_t i = 0; l->v && i < l->n; i++)
-                store_payload_free(&l->v[i]);
-        free(l->v);
-        *l = (struct store_payload_list) { 0 };
-}
-
 int store_cluster_add_payload(struct store *s, struct store_payload *p) {
         char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int r;
@@ -867,27 +812,6 @@ int store_payload_list(struct store *s, const char *cluster_id, struct store_pay
 }
 
 /* ---- people's tokens ----------------------------------------------------- */
-
-void store_token_init(struct store_token *t) {
-        *t = (struct store_token) { 0 };
-}
-
-void store_token_free(struct store_token *t) {
-        free(t->id);
-        free(t->role);
-        free(t->owner);
-        free(t->created_at);
-        free(t->expires_at);
-        free(t->revoked_at);
-        store_token_init(t);
-}
-
-void store_token_list_free(struct store_token_list *l) {
-        for (size_t i = 0; l->v && i < l->n; i++)
-                store_token_free(&l->v[i]);
-        free(l->v);
-        *l = (struct store_token_list) { 0 };
-}
 
 static bool token_role_ok(const char *role) {
         return role && (strcmp(role, "infra-admin") == 0 || strcmp(role, "cluster-creator") == 0);

@@ -13,7 +13,6 @@
 #include "json-cleanup.h"
 #include "log.h"
 #include "payload.h"
-#include "refresh.h"
 
 int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr) {
         *lr = (struct loaded_release) { 0 };
@@ -379,34 +378,4 @@ int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct sto
                 return r;
         clusterrel_payload_event(sv, c, p);
         return 0;
-}
-
-void clusterrel_release_imported(struct svc *sv, const char *version) {
-        struct loaded_release lr;
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
-        char err[256];
-
-        if (release_load(sv, version, false, &lr) < 0)
-                return;
-        for (;;) {
-                struct cluster_list l = { 0 };
-                if (store_cluster_list(sv->store, NULL, &pg, &l) < 0) {
-                        cluster_list_free(&l);
-                        break;
-                }
-                for (size_t i = 0; i < l.n; i++) {
-                        struct cluster *c = &l.v[i];
-                        if (c->has_cap_status || !c->release_version || strcmp(c->release_version, version) != 0)
-                                continue;
-                        if (clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err) < 0)
-                                continue; /* capabilities-valid says why */
-                        if (store_cluster_update(sv->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) == 0)
-                                (void) refresh_cluster(sv, c->id, NULL);
-                }
-                pg.after = l.next_after;
-                cluster_list_free(&l);
-                if (!pg.after)
-                        break;
-        }
-        release_unload(&lr);
 }

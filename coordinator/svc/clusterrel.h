@@ -63,6 +63,3 @@ void clusterrel_payload_event(struct svc *sv, const struct cluster *c, const str
  * revision won the race. */
 int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p);
 
-/* Compute and store the status of every cluster that names `version` and
- * has none yet (the release was imported after the cluster was created). */
-void clusterrel_release_imported(struct svc *sv, const char *version);

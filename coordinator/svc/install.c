@@ -124,111 +124,6 @@ int install_first_boot(struct svc *sv, struct host *h) {
         return 1;
 }
 
-/* Measured, and nothing fails or waits (the stored validations are those of
- * the refresh that followed the result). */
-static bool host_prepared(const struct host *h) {
-        if (!step_facts_has(h->step_results_json, STEP_INSTALLATION_DISK_SPEED_CHECK) || h->n_validations == 0)
-                return false;
-        for (size_t i = 0; i < h->n_validations; i++)
-                if (h->validations[i].status != VSTATUS_SUCCESS && h->validations[i].status != VSTATUS_DISABLED)
-                        return false;
-        return true;
-}
-
-static int prepared(struct svc *sv, const struct host *h) {
-        enum host_status to;
-        const char *why;
-        int r = hostfsm_apply(h->status, HOSTFSM_EV_PREPARED, NULL, &to, &why);
-        if (r < 0)
-                return r;
-        r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
-                                  STORE_STATUS(h->status));
-        if (r < 0)
-                return r;
-        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s",
-                      h->id, host_status_to_string(h->status), host_status_to_string(to), why);
-        return 1;
-}
-
-/* A host left the preparation: the cluster is insufficient again. */
-static int preparation_failed(struct svc *sv, struct cluster_view *v, const struct host *left) {
-        char info[1024];
-        const char *name = host_hostname(left) ? host_hostname(left) : left->id;
-        snprintf(info, sizeof info, "The installation did not start: host %s is %s: %s", name,
-                 host_status_to_string(left->status), left->status_info ? left->status_info : "");
-        int r = store_cluster_set_status_from(sv->store, v->c.id, v->c.status,
-                                              cluster_status_to_string(CLUSTER_INSUFFICIENT), info, NULL, 0);
-        if (r == -ESTALE)
-                return 0; /* moved meanwhile; whoever moved it decided */
-        if (r < 0)
-                return r;
-        svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, NULL, v->c.id, NULL, "cluster %s (%s): %s -> %s: %s",
-                      v->c.name, v->c.id, v->c.status, cluster_status_to_string(CLUSTER_INSUFFICIENT), info);
-        for (size_t i = 0; i < v->hosts.n; i++) {
-                struct host *h = &v->hosts.v[i];
-                enum host_status to;
-                const char *why;
-                if (h->status != HOST_PREPARING_FOR_INSTALLATION ||
-                    hostfsm_apply(h->status, HOSTFSM_EV_PREPARATION_FAILED, NULL, &to, &why) < 0 ||
-                    store_host_set_status(sv->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
-                                          STORE_STATUS(h->status)) < 0)
-                        continue;
-                svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id,
-                              "host %s: %s -> %s: %s", h->id, host_status_to_string(h->status),
-                              host_status_to_string(to), why);
-                h->status = to;
-                (void) refresh_host(sv, h);
-        }
-        (void) refresh_cluster(sv, v->c.id, NULL);
-        return 1;
-}
-
-int install_prepare_check(struct svc *sv, const char *cluster_id) {
-        struct cluster_view v;
-        char info[256];
-        int r = cluster_view_load(sv, cluster_id, true, &v);
-        if (r < 0)
-                return r;
-        enum cluster_status cs = cluster_status_from_string(v.c.status);
-        const struct host *left = NULL;
-        size_t preparing = 0, ready = 0, moved = 0;
-        for (size_t i = 0; i < v.hosts.n; i++) {
-                const struct host *h = &v.hosts.v[i];
-                if (h->status == HOST_PREPARING_FOR_INSTALLATION) {
-                        preparing++;
-                        ready += host_prepared(h);
-                } else if (!host_status_is_installing(h->status) && !left)
-                        left = h;
-        }
-        r = 0;
-        if (cs == CLUSTER_INSTALLED) {
-                /* Day 2: each host on its own. */
-                for (size_t i = 0; i < v.hosts.n; i++)
-                        if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION && host_prepared(&v.hosts.v[i]))
-                                r = prepared(sv, &v.hosts.v[i]) > 0 ? 1 : r;
-        } else if (cs == CLUSTER_PREPARING_FOR_INSTALLATION && left)
-                r = preparation_failed(sv, &v, left);
-        else if (cs == CLUSTER_PREPARING_FOR_INSTALLATION && ready == preparing) {
-                for (size_t i = 0; i < v.hosts.n; i++)
-                        if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION)
-                                moved += prepared(sv, &v.hosts.v[i]) > 0;
-                snprintf(info, sizeof info,
-                         "Installation in progress: %zu host(s) installing payload revision %lld", moved + (v.hosts.n - preparing),
-                         (long long) v.c.payload_revision);
-                if (moved == preparing &&
-                    store_cluster_set_status_from(sv->store, v.c.id, v.c.status,
-                                                  cluster_status_to_string(CLUSTER_INSTALLING), info, NULL, 0) == 0) {
-                        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, v.c.id, NULL,
-                                      "cluster %s (%s): %s -> %s: %s", v.c.name, v.c.id, v.c.status,
-                                      cluster_status_to_string(CLUSTER_INSTALLING), info);
-                        r = 1;
-                } else
-                        r = moved > 0;
-        }
-        cluster_view_free(&v);
-        return r;
-}
-
 /* ---- starting a cluster's installation ------------------------------------ */
 
 #define FULL_MASTERS 3
@@ -379,7 +274,7 @@ int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by
         }
         started_events(sv, &v, &p, roles, n_roles, r, by);
         /* The hosts stay preparing until each has passed its disk speed check
-         * (install_prepare_check); their validations say they wait for it. */
+         * (refresh_preparation); their validations say they wait for it. */
         refresh_preparing(sv, v.c.id);
         r = 0;
 out:
@@ -569,7 +464,7 @@ int install_day2_host(struct svc *sv, struct host *h, const char *by, char *err,
         }
         if ((r = day2_payload(sv, &c, err, errlen, what)) < 0)
                 goto out;
-        /* Measured again for this installation (install_prepare_check moves it on). */
+        /* Measured again for this installation (refresh_preparation moves it on). */
         if ((r = store_host_forget_step_result(sv->store, h->infra_env_id, h->id, STEP_INSTALLATION_DISK_SPEED_CHECK)) >=
             0)
                 r = store_host_set_status(sv->store, h->infra_env_id, h->id, prep, hostfsm_status_info(prep), NULL, 0,
@@ -931,7 +826,7 @@ int install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code,
         host_init(&fresh);
         if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
                 (void) refresh_host(sv, &fresh);
-                (void) install_prepare_check(sv, h->cluster_id);
+                (void) refresh_preparation(sv, h->cluster_id);
         }
         host_free(&fresh);
         r = 0;

@@ -38,17 +38,6 @@ bool install_waits_for_first_boot(const struct host *h);
  * was not waiting (or moved meanwhile), -errno. h->status is updated. */
 int install_first_boot(struct svc *sv, struct host *h);
 
-/* The preparation of an installation (preparing-for-installation): a host
- * has passed once its installation-disk-speed-check result is in and none
- * of its validations fails or waits.
- * - A cluster install: when every host has passed, they all become
- *   installing (prepared) and the cluster installing. When a host left its
- *   preparation (insufficient on a failed check, disconnected, registered
- *   again), the cluster goes back to insufficient saying why, its other
- *   preparing hosts back to known (preparation-failed); nothing was written.
- * - A day-2 host of an installed cluster: it becomes installing on its own.
- * Events for each move. 1 if something moved, 0 if not, -errno. */
-int install_prepare_check(struct svc *sv, const char *cluster_id);
 
 /* Start installing cluster `cluster_id` (the user `by` asked, for the
  * event): re-validated, it must be ready; auto roles are assigned (masters
@@ -86,7 +75,7 @@ int install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *b
  * installed cluster, installs on its own with the cluster's current payload
  * revision (a next one built first when the latest does not carry the
  * host's settings as they are now), as a worker unless its role is set; it
- * becomes preparing, its disk measured again (install_prepare_check moves it
+ * becomes preparing, its disk measured again (refresh_preparation moves it
  * on). h is changed. 0, or -errno with err:
  *   -EBUSY    not bound, the cluster not installed, or the host not known
  *   -ENOPKG   the cluster's release is not imported
@@ -143,7 +132,7 @@ void install_step_result(struct svc *sv, struct host *h, const char *step_id, in
 /* The result of h's installation-disk-speed-check: kept as its step result
  * (for the disk the coordinator chose, only the members the validation and
  * the event read, each checked) while it is preparing, its validations and
- * its cluster's preparation follow (install_prepare_check); a late result
+ * its cluster's preparation follow (refresh_preparation); a late result
  * is ignored. 0, or -errno with err (-ENOMEM); store errors (err empty;
  * *what: "cluster" or "step result"). */
 int install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,

@@ -10,7 +10,6 @@
 
 #include "clusterrel.h"
 #include "hostfsm.h"
-#include "install.h"
 #include "log.h"
 #include "stepfacts.h"
 #include "validations.h"
@@ -267,7 +266,7 @@ out:
         free(hosts);
         cluster_view_free(&view);
         release_unload(&lr);
-        if (preparing && install_prepare_check(sv, cluster_id) > 0) {
+        if (preparing && refresh_preparation(sv, cluster_id) > 0) {
                 struct cluster c;
                 cluster_init(&c);
                 if (store_cluster_get(sv->store, cluster_id, &c) == 0)
@@ -276,5 +275,112 @@ out:
         }
         if (r >= 0 && status_out)
                 *status_out = to;
+        return r;
+}
+
+/* ---- the preparation of an installation ----------------------------------- */
+
+/* Measured, and nothing fails or waits (the stored validations are those of
+ * the refresh that followed the result). */
+static bool host_prepared(const struct host *h) {
+        if (!step_facts_has(h->step_results_json, STEP_INSTALLATION_DISK_SPEED_CHECK) || h->n_validations == 0)
+                return false;
+        for (size_t i = 0; i < h->n_validations; i++)
+                if (h->validations[i].status != VSTATUS_SUCCESS && h->validations[i].status != VSTATUS_DISABLED)
+                        return false;
+        return true;
+}
+
+static int prepared(struct svc *sv, const struct host *h) {
+        enum host_status to;
+        const char *why;
+        int r = hostfsm_apply(h->status, HOSTFSM_EV_PREPARED, NULL, &to, &why);
+        if (r < 0)
+                return r;
+        r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
+                                  STORE_STATUS(h->status));
+        if (r < 0)
+                return r;
+        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s",
+                      h->id, host_status_to_string(h->status), host_status_to_string(to), why);
+        return 1;
+}
+
+/* A host left the preparation: the cluster is insufficient again. */
+static int preparation_failed(struct svc *sv, struct cluster_view *v, const struct host *left) {
+        char info[1024];
+        const char *name = host_hostname(left) ? host_hostname(left) : left->id;
+        snprintf(info, sizeof info, "The installation did not start: host %s is %s: %s", name,
+                 host_status_to_string(left->status), left->status_info ? left->status_info : "");
+        int r = store_cluster_set_status_from(sv->store, v->c.id, v->c.status,
+                                              cluster_status_to_string(CLUSTER_INSUFFICIENT), info, NULL, 0);
+        if (r == -ESTALE)
+                return 0; /* moved meanwhile; whoever moved it decided */
+        if (r < 0)
+                return r;
+        svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, NULL, v->c.id, NULL, "cluster %s (%s): %s -> %s: %s",
+                      v->c.name, v->c.id, v->c.status, cluster_status_to_string(CLUSTER_INSUFFICIENT), info);
+        for (size_t i = 0; i < v->hosts.n; i++) {
+                struct host *h = &v->hosts.v[i];
+                enum host_status to;
+                const char *why;
+                if (h->status != HOST_PREPARING_FOR_INSTALLATION ||
+                    hostfsm_apply(h->status, HOSTFSM_EV_PREPARATION_FAILED, NULL, &to, &why) < 0 ||
+                    store_host_set_status(sv->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
+                                          STORE_STATUS(h->status)) < 0)
+                        continue;
+                svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id,
+                              "host %s: %s -> %s: %s", h->id, host_status_to_string(h->status),
+                              host_status_to_string(to), why);
+                h->status = to;
+                (void) refresh_host(sv, h);
+        }
+        (void) refresh_cluster(sv, v->c.id, NULL);
+        return 1;
+}
+
+int refresh_preparation(struct svc *sv, const char *cluster_id) {
+        struct cluster_view v;
+        char info[256];
+        int r = cluster_view_load(sv, cluster_id, true, &v);
+        if (r < 0)
+                return r;
+        enum cluster_status cs = cluster_status_from_string(v.c.status);
+        const struct host *left = NULL;
+        size_t preparing = 0, ready = 0, moved = 0;
+        for (size_t i = 0; i < v.hosts.n; i++) {
+                const struct host *h = &v.hosts.v[i];
+                if (h->status == HOST_PREPARING_FOR_INSTALLATION) {
+                        preparing++;
+                        ready += host_prepared(h);
+                } else if (!host_status_is_installing(h->status) && !left)
+                        left = h;
+        }
+        r = 0;
+        if (cs == CLUSTER_INSTALLED) {
+                /* Day 2: each host on its own. */
+                for (size_t i = 0; i < v.hosts.n; i++)
+                        if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION && host_prepared(&v.hosts.v[i]))
+                                r = prepared(sv, &v.hosts.v[i]) > 0 ? 1 : r;
+        } else if (cs == CLUSTER_PREPARING_FOR_INSTALLATION && left)
+                r = preparation_failed(sv, &v, left);
+        else if (cs == CLUSTER_PREPARING_FOR_INSTALLATION && ready == preparing) {
+                for (size_t i = 0; i < v.hosts.n; i++)
+                        if (v.hosts.v[i].status == HOST_PREPARING_FOR_INSTALLATION)
+                                moved += prepared(sv, &v.hosts.v[i]) > 0;
+                snprintf(info, sizeof info,
+                         "Installation in progress: %zu host(s) installing payload revision %lld", moved + (v.hosts.n - preparing),
+                         (long long) v.c.payload_revision);
+                if (moved == preparing &&
+                    store_cluster_set_status_from(sv->store, v.c.id, v.c.status,
+                                                  cluster_status_to_string(CLUSTER_INSTALLING), info, NULL, 0) == 0) {
+                        svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, v.c.id, NULL,
+                                      "cluster %s (%s): %s -> %s: %s", v.c.name, v.c.id, v.c.status,
+                                      cluster_status_to_string(CLUSTER_INSTALLING), info);
+                        r = 1;
+                } else
+                        r = moved > 0;
+        }
+        cluster_view_free(&v);
         return r;
 }

@@ -28,3 +28,15 @@ int refresh_host(struct svc *sv, struct host *h);
  * a rule fails) or ready; during and after installation only the
  * validations are stored. *status_out (may be NULL) gets the status. */
 int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status *status_out);
+
+/* The preparation of an installation (preparing-for-installation): a host
+ * has passed once its installation-disk-speed-check result is in and none
+ * of its validations fails or waits.
+ * - A cluster install: when every host has passed, they all become
+ *   installing (prepared) and the cluster installing. When a host left its
+ *   preparation (insufficient on a failed check, disconnected, registered
+ *   again), the cluster goes back to insufficient saying why, its other
+ *   preparing hosts back to known (preparation-failed); nothing was written.
+ * - A day-2 host of an installed cluster: it becomes installing on its own.
+ * Events for each move. 1 if something moved, 0 if not, -errno. */
+int refresh_preparation(struct svc *sv, const char *cluster_id);

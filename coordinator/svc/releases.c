@@ -2,6 +2,7 @@
  * checks, reading and deletion, the filter preview, the OS image of a path
  * release opened safely from the releases folder, and the signing key. */
 #include "releases.h"
+#include "refresh.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -225,6 +226,39 @@ static json_object *undeclared_warnings(const struct release_info *info, const s
         return TAKE_PTR(a);
 }
 
+/* Compute and store the status of every cluster that names `version` and
+ * has none yet (the release was imported after the cluster was created),
+ * and validate each again. */
+static void release_imported(struct svc *sv, const char *version) {
+        struct loaded_release lr;
+        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        char err[256];
+
+        if (release_load(sv, version, false, &lr) < 0)
+                return;
+        for (;;) {
+                struct cluster_list l = { 0 };
+                if (store_cluster_list(sv->store, NULL, &pg, &l) < 0) {
+                        cluster_list_free(&l);
+                        break;
+                }
+                for (size_t i = 0; i < l.n; i++) {
+                        struct cluster *c = &l.v[i];
+                        if (c->has_cap_status || !c->release_version || strcmp(c->release_version, version) != 0)
+                                continue;
+                        if (clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err) < 0)
+                                continue; /* capabilities-valid says why */
+                        if (store_cluster_update(sv->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) == 0)
+                                (void) refresh_cluster(sv, c->id, NULL);
+                }
+                pg.after = l.next_after;
+                cluster_list_free(&l);
+                if (!pg.after)
+                        break;
+        }
+        release_unload(&lr);
+}
+
 /* With "strict": true, warnings refuse the import: -EINVAL naming the
  * first few. */
 static int refuse_warnings(json_object *warnings, char *err, size_t errlen) {
@@ -274,7 +308,7 @@ int svc_release_import(struct svc *sv, const struct release_info *info, const st
         svc_event(sv, n_warn ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL,
                   "release %s imported by %s: %zu manifests from %zu files%s", info->version, by, ms->n, n_files,
                   extra);
-        clusterrel_release_imported(sv, info->version);
+        release_imported(sv, info->version);
         *warnings = TAKE_PTR(w);
         return 0;
 }

@@ -36,7 +36,7 @@ void svc_fini(struct svc *s) {
                 older = c->older;
                 free(c);
         }
-        *s = (struct svc) { 0 };
+        memset(s, 0, sizeof *s); /* not { 0 }: clang will not put 0 into the _Atomic pointer */
 }
 
 const struct muster_config *svc_cfg(struct svc *s) {

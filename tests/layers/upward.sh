@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# scripts/check-layers must fail on an upward edge: a copy of the
-# coordinator's sources where a service includes the API's header, and
-# another where a domain file calls a service (a build of the copy's objects
-# is not needed for the include; the call is checked from real objects made
-# here with the system's compiler).
+# scripts/check-layers must fail on an upward edge and on a circle between
+# files: a copy of the coordinator's sources where a service includes the
+# API's header; objects made here with the system's compiler where a domain
+# file calls a service, and where two service files call each other.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -34,5 +33,17 @@ if out=$("$top/scripts/check-layers" --root "$tmp/tree" "$tmp/build"); then
 fi
 grep -q 'calls *domain -> svc .*UPWARD' <<<"$out" || { echo "not named:"; echo "$out"; exit 1; }
 grep -q 'domain/rule.c: svc_event' <<<"$out" || { echo "symbol not named:"; echo "$out"; exit 1; }
-echo "check-layers: upward include and upward call both refused"
-echo "2 passed, 0 failed"
+# 3. A circle between two files of one folder: svc/a.c and svc/b.c call
+# each other (no edge goes up; the loop alone fails).
+rm -f "$b/domain/rule.c.o"
+printf 'void svc_b(void);\nvoid svc_a(int n) { if (n) svc_b(); }\n' >"$tmp/a.c"
+printf 'void svc_a(int);\nvoid svc_b(void) { svc_a(0); }\n' >"$tmp/b.c"
+cc -c "$tmp/a.c" -o "$b/svc/a.c.o"
+cc -c "$tmp/b.c" -o "$b/svc/b.c.o"
+if out=$("$top/scripts/check-layers" --root "$tmp/tree" "$tmp/build"); then
+  echo "a circle between files passed:"; echo "$out"; exit 1
+fi
+grep -q 'CIRCLE *svc/a.c <-> svc/b.c' <<<"$out" || { echo "circle not named:"; echo "$out"; exit 1; }
+grep -q UPWARD <<<"$out" && { echo "no edge goes up here:"; echo "$out"; exit 1; }
+echo "check-layers: an upward include, an upward call and a circle between files refused"
+echo "3 passed, 0 failed"

@@ -1,0 +1,88 @@
+/* What every store back-end shares with store.c: the store's own record
+ * types (releases, payload revisions, tokens), the write latency buckets,
+ * and the rule that an unknown status never matches an expected mask. Kept
+ * apart from store.c, which picks the back-ends, so that a back-end uses it
+ * without calling back into its caller. */
+#include "store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-backend.h"
+
+const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                             0.05, 0.1, 0.25, 0.5, 1 };
+
+void store_release_init(struct store_release *r) {
+        *r = (struct store_release) { 0 };
+        release_info_init(&r->info);
+}
+
+void store_release_free(struct store_release *r) {
+        release_info_free(&r->info);
+        free(r->created_at);
+        store_release_init(r);
+}
+
+void store_release_list_free(struct store_release_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_release_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_release_list) { 0 };
+}
+
+void store_payload_init(struct store_payload *p) {
+        *p = (struct store_payload) { 0 };
+}
+
+void store_payload_free(struct store_payload *p) {
+        free(p->cluster_id);
+        free(p->digest);
+        free(p->signature);
+        free(p->canonical);
+        free(p->release_version);
+        free(p->created_at);
+        store_payload_init(p);
+}
+
+void store_payload_list_free(struct store_payload_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_payload_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_payload_list) { 0 };
+}
+
+void store_token_init(struct store_token *t) {
+        *t = (struct store_token) { 0 };
+}
+
+void store_token_free(struct store_token *t) {
+        free(t->id);
+        free(t->role);
+        free(t->owner);
+        free(t->created_at);
+        free(t->expires_at);
+        free(t->revoked_at);
+        store_token_init(t);
+}
+
+void store_token_list_free(struct store_token_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_token_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_token_list) { 0 };
+}
+
+void store_latency_add(struct store_latency *l, double seconds) {
+        size_t b = 0;
+        while (b < STORE_LATENCY_BUCKETS && seconds > store_latency_bounds[b])
+                b++;
+        l->bucket[b]++;
+        l->count++;
+        l->sum_s += seconds;
+}
+
+int store_status_expected(enum host_status cur, uint32_t expect_mask) {
+        return expect_mask && (cur < 0 || !(expect_mask & STORE_STATUS(cur))) ? -ESTALE : 0;
+}
