@@ -1,5 +1,5 @@
 /* bench-ceiling: the ceiling of the coordinator benchmark. A libmicrohttpd
- * server in musterd's mode (coordinator/http.c: internal epoll threads, a
+ * server in musterd's mode (coordinator/http/http.c: internal epoll threads, a
  * pool of 4, the same connection limits) that reads and drops any request
  * body and answers every request at once with a fixed JSON body of the size
  * musterd answers it with: no auth, no routing, no store. What it sustains

@@ -1,4 +1,4 @@
-/* libFuzzer target for musterd.conf (coordinator/config.c) and the size and
+/* libFuzzer target for musterd.conf (coordinator/domain/config.c) and the size and
  * duration values it shares with the command line: any text parses to 0 or
  * -EINVAL with "name:line: reason", and a parsed configuration diffs against
  * itself as equal. */

@@ -1,9 +1,9 @@
-/* libFuzzer target for the checks at musterd's door (coordinator/http.c):
+/* libFuzzer target for the checks at musterd's door (coordinator/http/http.c):
  * a request body that http_json_text_check() lets through is UTF-8 with no
  * NUL byte, and once json-c parses it no string in the tree holds a NUL;
  * http_utf8_repair() always yields UTF-8, and leaves UTF-8 as it was.
- * Build: clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon -Icoordinator \
- *   tests/fuzz/fuzz_http_body.c coordinator/http.c common/log.c -I/usr/include/json-c \
+ * Build: clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon -Icoordinator/http \
+ *   tests/fuzz/fuzz_http_body.c coordinator/http/http.c common/log.c -I/usr/include/json-c \
  *   -ljson-c -lmicrohttpd */
 #include <json-c/json.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /* libFuzzer target for the request headers of the ISO download
- * (coordinator/iso.c): Range against any body size, If-None-Match, If-Range,
+ * (coordinator/svc/iso.c): Range against any body size, If-None-Match, If-Range,
  * Host and the file name never read or write out of bounds, and a range they
  * accept lies inside the body.
- * Build: clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon -Icoordinator \
- *   tests/fuzz/fuzz_iso_headers.c coordinator/iso.c common/bootcfg.c common/crypto.c common/fdio.c \
+ * Build: clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon -Icoordinator/svc \
+ *   tests/fuzz/fuzz_iso_headers.c coordinator/svc/iso.c common/bootcfg.c common/crypto.c common/fdio.c \
  *   common/uuid.c -I/usr/include/json-c -ljson-c -lmbedcrypto */
 #include <errno.h>
 #include <stdint.h>

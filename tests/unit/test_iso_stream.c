@@ -1,4 +1,4 @@
-/* The discovery ISO as musterd streams it (coordinator/iso.c): the overlay
+/* The discovery ISO as musterd streams it (coordinator/svc/iso.c): the overlay
  * reader against a reference image built in memory (every boundary of the
  * area, ranges straddling it, inside it, one byte at a time, random ranges),
  * the template and sidecar checks, the ETag, Range and If-* parsing, the Host

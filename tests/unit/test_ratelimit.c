@@ -1,4 +1,4 @@
-/* The per-infra-env token bucket (coordinator/ratelimit.h), on a clock the
+/* The per-infra-env token bucket (coordinator/domain/ratelimit.h), on a clock the
  * test moves by hand. */
 #include <criterion/criterion.h>
 #include <stdio.h>
