@@ -34,10 +34,8 @@ static inline struct svc *api_svc(void *app) {
 /* Answer a store error: 404, 409, 400, 413, 503 or 500 (logged). */
 void api_store_error(struct http_response *resp, int r, const char *what);
 /* A service's answer: -errno with the service's own words in err (none:
- * api_store_error's about `what`), its status from one table (-EINVAL 400,
- * -EPERM 403, -ENOENT 404, -EEXIST/-EBUSY/-ESTALE/-ENOPKG/-EDOM/-EDQUOT 409,
- * -E2BIG 413, -EUSERS 429 (too many at once: a rate), -EAGAIN 503, -ENOSPC
- * 507, anything else 500, logged). */
+ * api_store_error's about `what`), its status from http/'s one table
+ * (http_status_of_errno); a 500 is logged. */
 void api_svc_error(struct http_response *resp, int r, const char *err, const char *what);
 
 /* 403 unless the caller is an administrator (any role). */

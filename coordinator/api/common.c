@@ -19,28 +19,15 @@
 #include "validations.h"
 
 
-/* A service's -errno as an HTTP status: the one table (issue 14). */
-static const struct {
-        int err;
-        int status;
-} svc_status[] = {
-        { -EINVAL, 400 }, { -EPERM, 403 },  { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },  { -ESTALE, 409 },
-        { -ENOPKG, 409 }, { -EDOM, 409 },   { -EDQUOT, 409 }, { -E2BIG, 413 },  { -EUSERS, 429 }, { -EAGAIN, 503 },
-        { -ENOSPC, 507 },
-};
-
 void api_svc_error(struct http_response *resp, int r, const char *err, const char *what) {
         if (!err || !*err) {
                 api_store_error(resp, r, what);
                 return;
         }
-        for (size_t i = 0; i < sizeof svc_status / sizeof *svc_status; i++)
-                if (svc_status[i].err == r) {
-                        http_error(resp, svc_status[i].status, "%s", err);
-                        return;
-                }
-        log_error_errno(r, "api", "%s: %m", err);
-        http_error(resp, 500, "%s", err);
+        int status = http_status_of_errno(r);
+        if (status == 500)
+                log_error_errno(r, "api", "%s: %m", err);
+        http_error(resp, status, "%s", err);
 }
 
 void api_store_error(struct http_response *resp, int r, const char *what) {

@@ -85,7 +85,7 @@ static char *coordinator_url(const char *configured, struct http_request *req, s
                                    "set [iso] coordinator_url");
                         return NULL;
                 }
-                if (!iso_host_ok(host)) {
+                if (!http_host_ok(host)) {
                         http_error(resp, 400,
                                    "the Host header is not a host[:port] the ISO's agents could use; "
                                    "set [iso] coordinator_url");
@@ -111,16 +111,16 @@ static void answer(struct http_request *req, struct http_response *resp, const s
                    struct iso_image *img) {
         char fname[128];
         /* RFC 9110 §13.2.2: If-None-Match, then If-Range and Range. */
-        if (iso_etag_none_match(http_header(req, "If-None-Match"), img->etag)) {
+        if (http_etag_none_match(http_header(req, "If-None-Match"), img->etag)) {
                 http_text(resp, 304, NULL, 0, NULL);
                 http_header_add(resp, "ETag", "%s", img->etag);
                 return;
         }
         const char *range = http_header(req, "Range"), *if_range = http_header(req, "If-Range");
         uint64_t size = img->t.size, start = 0, len = size;
-        if (range && if_range && !iso_etag_if_range(if_range, img->etag))
+        if (range && if_range && !http_etag_if_range(if_range, img->etag))
                 range = NULL; /* the client's part is of another ISO: send it all */
-        int r = iso_range_parse(range, size, &start, &len);
+        int r = http_range_parse(range, size, &start, &len);
         if (r == -ERANGE) {
                 http_error(resp, 416, "the range \"%.64s\" is not within the image's %llu bytes", range,
                            (unsigned long long) size);

@@ -441,7 +441,7 @@ void api_release_os_image(void *app, struct http_request *req, struct http_respo
         /* One range (an agent resuming a broken transfer), or all of it. */
         uint64_t start = 0, len = size;
         const char *range = http_header(req, "Range");
-        int k = iso_range_parse(range, size, &start, &len);
+        int k = http_range_parse(range, size, &start, &len);
         if (k == -ERANGE) {
                 close(fd);
                 http_error(resp, 416, "the range \"%.64s\" is not within the image's %llu bytes", range,

@@ -936,3 +936,21 @@ char *http_server_metrics(struct http_server *s) {
         }
         return buf;
 }
+
+/* A service's -errno as an HTTP status: the one table (issue 14; STYLE.md:
+ * the core returns -errno, the edge speaks HTTP). */
+static const struct {
+        int err;
+        int status;
+} errno_status[] = {
+        { -EINVAL, 400 }, { -EPERM, 403 },  { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },  { -ESTALE, 409 },
+        { -ENOPKG, 409 }, { -EDOM, 409 },   { -EDQUOT, 409 }, { -E2BIG, 413 },  { -EUSERS, 429 }, { -EAGAIN, 503 },
+        { -ENOSPC, 507 },
+};
+
+int http_status_of_errno(int r) {
+        for (size_t i = 0; i < sizeof errno_status / sizeof *errno_status; i++)
+                if (errno_status[i].err == r)
+                        return errno_status[i].status;
+        return 500;
+}

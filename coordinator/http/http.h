@@ -172,3 +172,27 @@ const char *http_header(const struct http_request *req, const char *name);
 /* Parse "host:port" ("[v6]:port", ":port" = all) into a sockaddr. */
 struct sockaddr_storage;
 int http_parse_listen(const char *listen, struct sockaddr_storage *ss, unsigned *len);
+
+/* The HTTP status of a service's -errno, from one table: -EINVAL 400,
+ * -EPERM 403, -ENOENT 404, -EEXIST/-EBUSY/-ESTALE/-ENOPKG/-EDOM/-EDQUOT 409,
+ * -E2BIG 413, -EUSERS 429 (too many at once: a rate), -EAGAIN 503, -ENOSPC
+ * 507; anything else 500. */
+int http_status_of_errno(int r);
+
+/* ---- conditional and partial requests (conditional.c) ---------------------- */
+
+/* A Range header against a body of `size` bytes (RFC 9110 §14): 1 and the
+ * range [*start, *start + *len) for one satisfiable range "bytes=a-b",
+ * "bytes=a-" or "bytes=-n"; 0 when the whole body is to be sent (no header,
+ * a malformed one, another unit, several ranges); -ERANGE when it is
+ * unsatisfiable (416). Pure. */
+int http_range_parse(const char *header, uint64_t size, uint64_t *start, uint64_t *len);
+
+/* Whether an If-None-Match (weak comparison, "*" matches) or If-Range
+ * (strong comparison; a date never matches) header value names etag. Pure. */
+bool http_etag_none_match(const char *header, const char *etag);
+bool http_etag_if_range(const char *header, const char *etag);
+
+/* The Host header as a URL authority ("name", "name:port", "[v6]:port"):
+ * true when it is 1..255 characters of [A-Za-z0-9.:-[]] only. Pure. */
+bool http_host_ok(const char *host);

@@ -220,7 +220,7 @@ static uint64_t random_seed(void) {
 static int check_in(struct svc *sv, const struct infra_env *ie, struct host *h, char now[MODEL_TIME_LEN],
                     uint64_t *polls) {
         *polls = 1; /* not counted (a full buffer): not a multiple either */
-        int r = model_now_rfc3339(now);
+        int r = model_time_format(svc_now(sv), now);
         if (r >= 0 && checkins_note(sv->checkins, ie->id, h->id, now, polls) < 0)
                 r = store_host_checkin(sv->store, ie->id, h->id, now);
         if (r < 0)

@@ -10,7 +10,7 @@
 #include "errmsg.h"
 
 int svc_principal(struct svc *sv, const char *token, struct principal *p, char *err, size_t errlen) {
-        if (auth_check_cached(sv->auth_cache, sv->key, token, (int64_t) time(NULL), p) < 0)
+        if (auth_check_cached(sv->auth_cache, sv->key, token, svc_now(sv), p) < 0)
                 return errmsg(err, errlen, -EACCES, "the token is not valid");
         if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
                 /* A host's own token: its generation must be the host's. */

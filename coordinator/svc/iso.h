@@ -57,22 +57,6 @@ int iso_build_area(const struct bootcfg *c, uint8_t area[BOOTCFG_AREA_SIZE]);
  * does. */
 void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len, char out[ISO_ETAG_MAX]);
 
-/* A Range header against a body of `size` bytes (RFC 9110 §14): 1 and the
- * range [*start, *start + *len) for one satisfiable range "bytes=a-b",
- * "bytes=a-" or "bytes=-n"; 0 when the whole body is to be sent (no header,
- * a malformed one, another unit, several ranges); -ERANGE when it is
- * unsatisfiable (416). Pure. */
-int iso_range_parse(const char *header, uint64_t size, uint64_t *start, uint64_t *len);
-
-/* Whether an If-None-Match (weak comparison, "*" matches) or If-Range
- * (strong comparison; a date never matches) header value names etag. Pure. */
-bool iso_etag_none_match(const char *header, const char *etag);
-bool iso_etag_if_range(const char *header, const char *etag);
-
-/* The Host header as a URL authority ("name", "name:port", "[v6]:port"):
- * true when it is 1..255 characters of [A-Za-z0-9.:-[]] only. Pure. */
-bool iso_host_ok(const char *host);
-
 /* An infra-env name as a file name: [A-Za-z0-9._-] kept, anything else
  * '_', no leading '.', at most `n - 5` bytes, "discovery" when nothing is
  * left; then ".iso". out has n bytes (n >= 16). Pure. */

@@ -105,7 +105,7 @@ int svc_monitor_pass(struct svc *sv) {
         int flushed = checkins_flush(sv->checkins, sv->store);
         if (flushed < 0)
                 return flushed;
-        int64_t cutoff = (int64_t) time(NULL) - svc_cfg(sv)->host_disconnect_timeout_s;
+        int64_t cutoff = svc_now(sv) - svc_cfg(sv)->host_disconnect_timeout_s;
         const uint32_t installing = STORE_STATUS(HOST_INSTALLING) | STORE_STATUS(HOST_INSTALLING_IN_PROGRESS);
         uint32_t live = 0;
 
@@ -124,7 +124,7 @@ int svc_monitor_pass(struct svc *sv) {
         if (failed < 0)
                 return failed;
         char boot_before[MODEL_TIME_LEN];
-        model_time_format((int64_t) time(NULL) - svc_cfg(sv)->first_boot_timeout_s, boot_before);
+        model_time_format(svc_now(sv) - svc_cfg(sv)->first_boot_timeout_s, boot_before);
         int unbooted = for_stale_hosts(sv, boot_before, STORE_STATUS(HOST_INSTALLING_IN_PROGRESS),
                                        install_stage_to_string(INSTALL_STAGE_REBOOTING), true, fail_first_boots);
         if (unbooted < 0)
@@ -135,7 +135,7 @@ int svc_monitor_pass(struct svc *sv) {
 
 int svc_prune_events(struct svc *sv) {
         char before[MODEL_TIME_LEN];
-        model_time_format((int64_t) time(NULL) - svc_cfg(sv)->events_max_age_s, before);
+        model_time_format(svc_now(sv) - svc_cfg(sv)->events_max_age_s, before);
         return store_event_prune(sv->store, before, svc_cfg(sv)->events_max_per_host, &sv->events_pruned_to);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checkins.h"
 #include "log.h"
@@ -37,6 +38,10 @@ void svc_fini(struct svc *s) {
                 free(c);
         }
         memset(s, 0, sizeof *s); /* not { 0 }: clang will not put 0 into the _Atomic pointer */
+}
+
+int64_t svc_now(struct svc *s) {
+        return s->clock ? s->clock(s->clock_ctx) : (int64_t) time(NULL);
 }
 
 const struct muster_config *svc_cfg(struct svc *s) {

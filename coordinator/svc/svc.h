@@ -42,6 +42,11 @@ struct svc {
         struct ratelimit *registrations;  /* new hosts per infra-env ([infraenv] register_*) */
         int64_t events_pruned_to;         /* events up to this id were counted (retention) */
         struct svc_event_sink sink;
+        /* The services' clock, seconds since the epoch (NULL: time(NULL)):
+         * what "now" is for check-ins, timeouts, token lifetimes and event
+         * retention. A test moves it instead of waiting. */
+        int64_t (*clock)(void *ctx);
+        void *clock_ctx;
 };
 
 /* Set up s over an open store and key (both stay the caller's) with `cfg`
@@ -49,6 +54,9 @@ struct svc {
 int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const struct muster_config *cfg);
 /* Free what svc_init made (every configuration snapshot included). */
 void svc_fini(struct svc *s);
+
+/* Now, by the services' clock. */
+int64_t svc_now(struct svc *s);
 
 /* The configuration in force (a reload may replace it: read it through
  * this, once per request, and never keep the pointer past the request). */

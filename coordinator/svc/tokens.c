@@ -19,7 +19,7 @@
 int svc_token_issue(struct svc *sv, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
                            struct store_token *rec) {
         char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
-        int64_t now = (int64_t) time(NULL);
+        int64_t now = svc_now(sv);
         int r;
 
         store_token_init(rec);

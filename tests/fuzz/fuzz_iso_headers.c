@@ -1,15 +1,16 @@
 /* libFuzzer target for the request headers of the ISO download
- * (coordinator/svc/iso.c): Range against any body size, If-None-Match, If-Range,
+ * (coordinator/http/conditional.c, coordinator/svc/iso.c): Range against any body size, If-None-Match, If-Range,
  * Host and the file name never read or write out of bounds, and a range they
  * accept lies inside the body.
- * Build: clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon -Icoordinator/svc \
- *   tests/fuzz/fuzz_iso_headers.c coordinator/svc/iso.c common/bootcfg.c common/crypto.c common/fdio.c \
+ * Build: clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon -Icoordinator/svc -Icoordinator/http \
+ *   tests/fuzz/fuzz_iso_headers.c coordinator/svc/iso.c coordinator/http/conditional.c common/bootcfg.c common/crypto.c common/fdio.c \
  *   common/uuid.c -I/usr/include/json-c -ljson-c -lmbedcrypto */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "iso.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -26,16 +27,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         s[size - 8] = '\0';
 
         uint64_t start = 0, len = 0;
-        int r = iso_range_parse(s, body, &start, &len);
+        int r = http_range_parse(s, body, &start, &len);
         if (r == 1 && (len == 0 || start >= body || len > body - start))
                 abort();
         if (r != 1 && r != 0 && r != -ERANGE)
                 abort();
         static const char etag[] = "\"0123456789abcdef\"";
-        bool strong = iso_etag_if_range(s, etag);
-        if (strong && !iso_etag_none_match(s, etag))
+        bool strong = http_etag_if_range(s, etag);
+        if (strong && !http_etag_none_match(s, etag))
                 abort(); /* a strong match is a weak one too */
-        (void) iso_host_ok(s);
+        (void) http_host_ok(s);
         char name[64];
         iso_file_name(s, name, sizeof name);
         size_t n = strlen(name);

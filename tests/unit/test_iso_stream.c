@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bootcfg.h"
+#include "http.h"
 #include "iso.h"
 #include "testutil.h"
 
@@ -435,10 +436,10 @@ Test(iso_area, etag_follows_template_and_area) {
 
 /* ---- Range --------------------------------------------------------------- */
 
-/* iso_range_parse(h, size) gives r and, for r == 1, [start, start + len). */
+/* http_range_parse(h, size) gives r and, for r == 1, [start, start + len). */
 static void range(const char *h, uint64_t size, int r, uint64_t start, uint64_t len) {
         uint64_t s = 12345, l = 67890;
-        cr_assert_eq(iso_range_parse(h, size, &s, &l), r, "Range: %s (size %llu)", h ? h : "(none)",
+        cr_assert_eq(http_range_parse(h, size, &s, &l), r, "Range: %s (size %llu)", h ? h : "(none)",
                      (unsigned long long) size);
         if (r == 1)
                 cr_assert(s == start && l == len, "Range: %s gives %llu+%llu, want %llu+%llu", h,
@@ -492,33 +493,33 @@ Test(iso_range, the_whole_body) {
 
 Test(iso_etag, if_none_match) {
         const char *e = "\"abc\"";
-        cr_assert(iso_etag_none_match("\"abc\"", e));
-        cr_assert(iso_etag_none_match(" \"abc\" ", e));
-        cr_assert(iso_etag_none_match("W/\"abc\"", e), "weak comparison");
-        cr_assert(iso_etag_none_match("\"x\", \"abc\"", e));
-        cr_assert(iso_etag_none_match("\"x\",W/\"abc\"", e));
-        cr_assert(iso_etag_none_match("*", e));
-        cr_assert(iso_etag_none_match(" * ", e));
-        cr_assert_not(iso_etag_none_match(NULL, e));
-        cr_assert_not(iso_etag_none_match("", e));
-        cr_assert_not(iso_etag_none_match("\"abcd\"", e));
-        cr_assert_not(iso_etag_none_match("\"ab\"", e));
-        cr_assert_not(iso_etag_none_match("abc", e));
-        cr_assert_not(iso_etag_none_match("\"x\", abc", e));
-        cr_assert_not(iso_etag_none_match("\"abc", e));
-        cr_assert_not(iso_etag_none_match("*, \"x\"", e));
+        cr_assert(http_etag_none_match("\"abc\"", e));
+        cr_assert(http_etag_none_match(" \"abc\" ", e));
+        cr_assert(http_etag_none_match("W/\"abc\"", e), "weak comparison");
+        cr_assert(http_etag_none_match("\"x\", \"abc\"", e));
+        cr_assert(http_etag_none_match("\"x\",W/\"abc\"", e));
+        cr_assert(http_etag_none_match("*", e));
+        cr_assert(http_etag_none_match(" * ", e));
+        cr_assert_not(http_etag_none_match(NULL, e));
+        cr_assert_not(http_etag_none_match("", e));
+        cr_assert_not(http_etag_none_match("\"abcd\"", e));
+        cr_assert_not(http_etag_none_match("\"ab\"", e));
+        cr_assert_not(http_etag_none_match("abc", e));
+        cr_assert_not(http_etag_none_match("\"x\", abc", e));
+        cr_assert_not(http_etag_none_match("\"abc", e));
+        cr_assert_not(http_etag_none_match("*, \"x\"", e));
 }
 
 Test(iso_etag, if_range) {
         const char *e = "\"abc\"";
-        cr_assert(iso_etag_if_range("\"abc\"", e));
-        cr_assert(iso_etag_if_range(" \"abc\" ", e));
-        cr_assert_not(iso_etag_if_range("W/\"abc\"", e), "strong comparison");
-        cr_assert_not(iso_etag_if_range("\"abd\"", e));
-        cr_assert_not(iso_etag_if_range("\"abc\", \"abc\"", e));
-        cr_assert_not(iso_etag_if_range("Tue, 15 Nov 1994 08:12:31 GMT", e), "a date never matches");
-        cr_assert_not(iso_etag_if_range("", e));
-        cr_assert_not(iso_etag_if_range(NULL, e));
+        cr_assert(http_etag_if_range("\"abc\"", e));
+        cr_assert(http_etag_if_range(" \"abc\" ", e));
+        cr_assert_not(http_etag_if_range("W/\"abc\"", e), "strong comparison");
+        cr_assert_not(http_etag_if_range("\"abd\"", e));
+        cr_assert_not(http_etag_if_range("\"abc\", \"abc\"", e));
+        cr_assert_not(http_etag_if_range("Tue, 15 Nov 1994 08:12:31 GMT", e), "a date never matches");
+        cr_assert_not(http_etag_if_range("", e));
+        cr_assert_not(http_etag_if_range(NULL, e));
 }
 
 /* ---- Host, file name ------------------------------------------------------- */
@@ -529,15 +530,15 @@ Test(iso_names, host_header) {
         const char *const bad[] = { "", "a b", "a/b", "a@b", "a?b", "a#b", "h\r\nX: y", "a%20b", "user:pw@h",
                                     "h\\x", "h;x", NULL };
         for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-                cr_assert(iso_host_ok(good[i]), "%s", good[i]);
+                cr_assert(http_host_ok(good[i]), "%s", good[i]);
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-                cr_assert_not(iso_host_ok(bad[i]), "%s", bad[i] ? bad[i] : "(null)");
+                cr_assert_not(http_host_ok(bad[i]), "%s", bad[i] ? bad[i] : "(null)");
         char longhost[300];
         memset(longhost, 'a', sizeof longhost - 1);
         longhost[sizeof longhost - 1] = '\0';
-        cr_assert_not(iso_host_ok(longhost));
+        cr_assert_not(http_host_ok(longhost));
         longhost[255] = '\0';
-        cr_assert(iso_host_ok(longhost));
+        cr_assert(http_host_ok(longhost));
 }
 
 Test(iso_names, file_name) {

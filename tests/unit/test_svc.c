@@ -219,3 +219,34 @@ Test(svc, new_hosts_are_limited_known_ones_never) {
         infra_env_free(&ie);
         free(id);
 }
+
+/* The services' clock: moved an hour on, hosts that checked in "now" are
+ * silent and a token of a minute has expired, without waiting. */
+static int64_t fake_now;
+static int64_t fake_clock(void *ctx) {
+        (void) ctx;
+        return fake_now;
+}
+
+Test(svc, the_clock_moves_timeouts_and_lifetimes) {
+        fake_now = (int64_t) time(NULL);
+        sv.clock = fake_clock;
+        char *ie = mk_infra_env("admin");
+        cr_assert_eq(store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c1", "test", NULL), 1);
+        cr_assert_eq(store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c2", "test", NULL), 1);
+        char *token = NULL, err[256] = "";
+        struct store_token rec;
+        cr_assert_eq(svc_token_issue(&sv, ROLE_INFRA_ADMIN, "dave", 60, &token, &rec), 0);
+        struct principal p;
+        cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_monitor_pass(&sv), 0, "both checked in just now");
+
+        fake_now += 3600;
+        cr_assert_eq(svc_monitor_pass(&sv), 2, "an hour later both are silent");
+        cr_assert_eq(svc_principal(&sv, "x", &p, err, sizeof err), -EACCES);
+        cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), -EACCES, "a minute's token has expired");
+        cr_assert_str_eq(err, "the token is not valid");
+        free(token);
+        store_token_free(&rec);
+        free(ie);
+}
