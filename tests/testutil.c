@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <curl/curl.h>
+#include <sqlite3.h>
 
 extern char **environ;
 
@@ -1290,4 +1291,26 @@ char *tu_agent_conf_token(const char *conf_path) {
         }
         free(conf);
         return out;
+}
+
+void tu_tamper_stored_payload(const char *state_dir, const char *cluster_id, long revision, const char *from,
+                              const char *to) {
+        char db[4200];
+        snprintf(db, sizeof db, "%s/muster.db", state_dir);
+        sqlite3 *s;
+        cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+        sqlite3_stmt *st;
+        cr_assert_eq(sqlite3_prepare_v2(s,
+                                        "UPDATE payload_revisions SET canonical = replace(canonical, ?3, ?4) "
+                                        "WHERE cluster_id = ?1 AND revision = ?2",
+                                        -1, &st, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(s));
+        sqlite3_bind_text(st, 1, cluster_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, revision);
+        sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, to, -1, SQLITE_STATIC);
+        cr_assert_eq(sqlite3_step(st), SQLITE_DONE, "%s", sqlite3_errmsg(s));
+        cr_assert_eq(sqlite3_changes(s), 1, "one payload row changed");
+        sqlite3_finalize(st);
+        sqlite3_close(s);
 }

@@ -9,7 +9,6 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,14 +513,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         /* A byte changed in the store (musterd stopped) is served as stored:
          * the digest no longer matches, which the agent refuses. */
         tu_musterd_stop(&md, SIGTERM);
-        char db_path[4200];
-        snprintf(db_path, sizeof db_path, "%s/muster.db", md.state_dir);
-        sqlite3 *db;
-        cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-        cr_assert_eq(sqlite3_exec(db, "UPDATE payload_revisions SET canonical = replace(canonical, 'site-config', "
-                                      "'site-confiX') WHERE revision = 1", NULL, NULL, NULL), SQLITE_OK);
-        cr_assert_eq(sqlite3_changes(db), 1);
-        sqlite3_close(db);
+        tu_tamper_stored_payload(md.state_dir, c, 1, "site-config", "site-confiX");
         cr_assert_eq(tu_musterd_restart(&md, NULL), 0);
         char *env = NULL;
         cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/1", c), tok, NULL, 0, &env), 200);

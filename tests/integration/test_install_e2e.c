@@ -16,7 +16,6 @@
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,21 +585,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
 
 /* Change one byte of a stored payload revision (musterd stopped). */
 static void tamper_payload(const char *cid) {
-        char db[4300];
-        snprintf(db, sizeof db, "%s/muster.db", md.state_dir);
-        sqlite3 *s;
-        cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-        sqlite3_stmt *st;
-        cr_assert_eq(sqlite3_prepare_v2(s,
-                                        "UPDATE payload_revisions SET canonical = replace(canonical, 'site: rack-7', "
-                                        "'site: rack-8') WHERE cluster_id = ?1 AND revision = 1",
-                                        -1, &st, NULL),
-                     SQLITE_OK, "%s", sqlite3_errmsg(s));
-        sqlite3_bind_text(st, 1, cid, -1, SQLITE_STATIC);
-        cr_assert_eq(sqlite3_step(st), SQLITE_DONE, "%s", sqlite3_errmsg(s));
-        cr_assert_eq(sqlite3_changes(s), 1, "one payload row changed");
-        sqlite3_finalize(st);
-        sqlite3_close(s);
+        tu_tamper_stored_payload(md.state_dir, cid, 1, "site: rack-7", "site: rack-8");
 }
 
 static bool failed_with(json_object *h, const void *what) {
