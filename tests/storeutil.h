@@ -8,3 +8,9 @@
 char *tu_store_infra_env(struct store *st, const char *owner, const char *name);
 /* A new cluster of `owner` named `name` with nothing else set; its id. */
 char *tu_store_cluster(struct store *st, const char *owner, const char *name);
+/* A small release `version` to import: two files, three documents, one
+ * with capability and profile annotations (known capabilities Console and
+ * Insights; sets None and v4.11). The caller frees info and ms. */
+void tu_store_release(const char *version, struct release_info *info, struct manifest_list *ms);
+/* Record token `id` (role, owner) valid through 2026. */
+void tu_store_token(struct store *st, const char *id, const char *role, const char *owner);

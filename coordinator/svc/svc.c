@@ -16,7 +16,9 @@
 #include "ratelimit.h"
 
 int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const struct muster_config *cfg) {
-        *s = (struct svc) { .store = store, .key = key };
+        memset(s, 0, sizeof *s); /* as in svc_fini: clang takes no { } into the _Atomic pointer */
+        s->store = store;
+        s->key = key;
         struct svc_config_snapshot *snap = calloc(1, sizeof *snap);
         if (!snap)
                 return -ENOMEM;
@@ -24,8 +26,10 @@ int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const s
         atomic_init(&s->config, snap);
         int r;
         if ((r = auth_cache_new(&s->auth_cache)) < 0 || (r = checkins_new(&s->checkins)) < 0 ||
-            (r = ratelimit_new(&s->registrations)) < 0)
+            (r = ratelimit_new(&s->registrations)) < 0) {
+                svc_fini(s); /* what was made so far; every free takes NULL */
                 return r;
+        }
         return 0;
 }
 

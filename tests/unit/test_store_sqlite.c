@@ -44,35 +44,12 @@ static char *mk_cluster(const char *owner, const char *name) {
         return tu_store_cluster(st, owner, name);
 }
 
-/* A small release: two files, three documents, one with annotations. */
-static const char release_yaml[] = "version: \"%s\"\n"
-                                   "os_image:\n  url: https://images.example.test/os.img\n"
-                                   "  sha256: \"0000000000000000000000000000000000000000000000000000000000000000\"\n"
-                                   "  size: 1024\n"
-                                   "known_capabilities: [Console, Insights]\n"
-                                   "capability_sets:\n  None: []\n  v4.11: [Console]\n";
-static const char file_a[] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n"
-                             "  annotations:\n    capability.openshift.io/name: Console\n"
-                             "    include.release.openshift.io/self-managed-high-availability: \"true\"\n"
-                             "data:\n  k: v\n";
-static const char file_b[] = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: b0\n"
-                             "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b1\n";
-
 static void mk_release(const char *version, struct release_info *info, struct manifest_list *ms) {
-        char y[1024], err[256] = "";
-        snprintf(y, sizeof y, release_yaml, version);
-        release_info_init(info);
-        cr_assert_eq(release_info_parse_yaml(y, strlen(y), info, err, sizeof err), 0, "%s", err);
-        *ms = (struct manifest_list) { 0 };
-        cr_assert_eq(manifest_parse_file("a.yaml", file_a, strlen(file_a), ms, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(manifest_parse_file("b.yaml", file_b, strlen(file_b), ms, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(ms->n, 3);
+        tu_store_release(version, info, ms);
 }
 
 static void mk_token(const char *id, const char *role, const char *owner) {
-        struct store_token t = { .id = (char *) id, .role = (char *) role, .owner = (char *) owner,
-                                 .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
-        cr_assert_eq(store_token_add(st, &t), 0, "%s", id);
+        tu_store_token(st, id, role, owner);
 }
 
 /* ---- open, migrations --------------------------------------------------- */
