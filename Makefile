@@ -68,6 +68,7 @@ bench: build iso
 	@BUILD_DIR=$(BUILD) bench/coordinator/run
 	@$(BUILD)/bench/bench-payload
 	@$(BUILD)/bench/bench-netsteps
+	@$(BUILD)/bench/bench-resolve
 	@BUILD_DIR=$(BUILD) bench/iso
 
 clean:

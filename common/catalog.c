@@ -1,16 +1,21 @@
 /* Operator catalogs (catalog.h): JSON streams are cut into blobs with json-c's
  * tokener, YAML documents are loaded with libyaml and turned into the same
- * json-c objects, so one set of blob readers serves both formats. */
+ * json-c objects, so one set of blob readers serves both formats. A bundle's
+ * olm.bundle.object properties are decoded (mbedTLS's base64) and checked as
+ * release manifests are (manifest.h) before they become its manifests. */
 #include "catalog.h"
 
 #include <errno.h>
+#include <mbedtls/base64.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
+#include "cleanup.h"
 #include "json-cleanup.h"
+#include "manifest.h"
 #include "yamlscan.h"
 
 #define MAX_DEPTH 200 /* nesting of a blob; property values may nest */
@@ -151,6 +156,11 @@ static void bundle_free(struct catalog_bundle *b) {
         for (size_t i = 0; i < b->n_requires_gvks; i++)
                 gvk_free(&b->requires_gvks[i]);
         free(b->requires_gvks);
+        for (size_t i = 0; i < b->n_manifests; i++) {
+                free(b->manifests[i].name);
+                free(b->manifests[i].content);
+        }
+        free(b->manifests);
 }
 
 void catalog_free(struct catalog *c) {
@@ -359,6 +369,114 @@ static int prop_package(struct cparse *p, json_object *v, struct catalog_bundle 
         return 0;
 }
 
+/* ---- manifests -------------------------------------------------------- */
+
+static bool manifest_name_ok(const char *name) {
+        size_t n = strlen(name);
+        if (n == 0 || n > CATALOG_MAX_MANIFEST_NAME || name[0] == '.' || strchr(name, '/'))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char) name[i] < 0x20 || name[i] == 0x7f)
+                        return false;
+        return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml")) ||
+               (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+int catalog_bundle_add_manifest(struct catalog_bundle *b, const char *name, const char *content, size_t len) {
+        if (!name || !manifest_name_ok(name) || (!content && len))
+                return -EINVAL;
+        if (len > CATALOG_MAX_MANIFEST || b->n_manifests >= CATALOG_MAX_MANIFESTS)
+                return -E2BIG;
+        for (size_t i = 0; i < b->n_manifests; i++)
+                if (!strcmp(b->manifests[i].name, name))
+                        return -EEXIST;
+        if (reserve((void **) &b->manifests, b->n_manifests, sizeof *b->manifests) < 0)
+                return -ENOMEM;
+        struct catalog_manifest m = { .name = strdup(name), .content = malloc(len + 1), .len = len };
+        if (!m.name || !m.content) {
+                free(m.name);
+                free(m.content);
+                return -ENOMEM;
+        }
+        if (len)
+                memcpy(m.content, content, len);
+        m.content[len] = '\0';
+        b->manifests[b->n_manifests++] = m;
+        return 0;
+}
+
+/* "<index>-<kind>-<name><ext>" in lower case, other characters than
+ * [a-z0-9._-] as '-'. */
+static void object_name(size_t index, const struct manifest *m, const char *ext, char *out, size_t n) {
+        snprintf(out, n, "%zu-%.60s-%.120s%s", index, m->kind, m->name, ext);
+        for (char *c = out; *c; c++) {
+                if (*c >= 'A' && *c <= 'Z')
+                        *c = (char) (*c - 'A' + 'a');
+                else if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' ||
+                           *c == '-'))
+                        *c = '-';
+        }
+}
+
+/* The decoded bytes of an olm.bundle.object's data (malloc'd, NUL after
+ * them) into *out. */
+static int object_decode(struct cparse *p, const char *data, size_t dlen, char **out, size_t *len) {
+        size_t need = 0;
+        int k = mbedtls_base64_decode(NULL, 0, &need, (const unsigned char *) data, dlen);
+        if (k == MBEDTLS_ERR_BASE64_INVALID_CHARACTER)
+                return fail(p, -EINVAL, "property olm.bundle.object: data is not base64");
+        if (need > CATALOG_MAX_MANIFEST)
+                return fail(p, -E2BIG, "property olm.bundle.object: a manifest has at most %u bytes",
+                            CATALOG_MAX_MANIFEST);
+        _cleanup_free_ char *buf = malloc(need + 1);
+        if (!buf)
+                return fail(p, -ENOMEM, "out of memory");
+        if (mbedtls_base64_decode((unsigned char *) buf, need + 1, len, (const unsigned char *) data, dlen) != 0)
+                return fail(p, -EINVAL, "property olm.bundle.object: data is not base64");
+        buf[*len] = '\0';
+        if (memchr(buf, '\0', *len))
+                return fail(p, -EINVAL, "property olm.bundle.object: data decodes to bytes that are not text");
+        *out = TAKE_PTR(buf);
+        return 0;
+}
+
+/* {"data": base64 of one JSON or YAML Kubernetes object}: a manifest of b. */
+static int prop_bundle_object(struct cparse *p, json_object *v, struct catalog_bundle *b) {
+        const char *data;
+        int r;
+        if (!json_object_is_type(v, json_type_object))
+                return fail(p, -EINVAL, "property olm.bundle.object: not an object");
+        if ((r = get_str(p, v, "data", true, 2 * (size_t) CATALOG_MAX_MANIFEST, &data)) < 0)
+                return r;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if ((r = object_decode(p, data, strlen(data), &text, &len)) < 0)
+                return r;
+        size_t i = strspn(text, " \t\r\n");
+        const char *ext = text[i] == '{' ? ".json" : ".yaml";
+        const char *tmp = text[i] == '{' ? "olm.bundle.object.json" : "olm.bundle.object.yaml";
+        struct manifest_list ml = { 0 };
+        char why[512] = "";
+        r = manifest_parse_file(tmp, text, len, &ml, why, sizeof why);
+        if (r >= 0 && ml.n != 1) {
+                snprintf(why, sizeof why, "it holds %zu documents, a bundle object is one", ml.n);
+                r = -EINVAL;
+        }
+        char name[CATALOG_MAX_MANIFEST_NAME + 1];
+        if (r >= 0)
+                object_name(b->n_manifests, &ml.v[0], ext, name, sizeof name);
+        manifest_list_free(&ml);
+        if (r == -ENOMEM)
+                return fail(p, r, "out of memory");
+        if (r < 0)
+                return fail(p, r, "property olm.bundle.object %zu: not a manifest: %s", b->n_manifests, why);
+        r = catalog_bundle_add_manifest(b, name, text, len);
+        if (r == -EEXIST || r == -E2BIG)
+                return fail(p, r == -EEXIST ? -EINVAL : r, "property olm.bundle.object: %s",
+                            r == -EEXIST ? "two manifests of the same name" : "too many manifests");
+        return r < 0 ? fail(p, r, "out of memory") : 0;
+}
+
 static int bundle_property(struct cparse *p, json_object *prop, struct catalog_bundle *b) {
         const char *type, *pkg, *range;
         int r;
@@ -374,6 +492,8 @@ static int bundle_property(struct cparse *p, json_object *prop, struct catalog_b
                 return read_gvk(p, "property olm.gvk", v, &b->provides_gvks, &b->n_provides_gvks);
         if (!strcmp(type, "olm.gvk.required"))
                 return read_gvk(p, "property olm.gvk.required", v, &b->requires_gvks, &b->n_requires_gvks);
+        if (!strcmp(type, "olm.bundle.object"))
+                return prop_bundle_object(p, v, b);
         if (strcmp(type, "olm.package.required") != 0) {
                 (*p->ignored)++;
                 return 0;

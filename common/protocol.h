@@ -6,7 +6,8 @@
  * Assisted Installer's v2 so that its users find familiar names.
  *   issue 4 (same v2, additions only): releases, cluster capabilities,
  *   signed payload revisions, the install step (modes install and apply),
- *   install progress, applied_revision on hosts. */
+ *   install progress, applied_revision on hosts.
+ *   issue 15 (same v2, additions only): operator catalogs. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,6 +42,8 @@
 #define MUSTER_PATH_RELEASE_OS_IMAGE(v) MUSTER_PATH_RELEASE(v) "/os-image"
 #define MUSTER_PATH_SIGNING_KEY "/signing-key"
 #define MUSTER_PATH_EVENTS "/events"
+#define MUSTER_PATH_CATALOGS "/catalogs"
+#define MUSTER_PATH_CATALOG(c) MUSTER_PATH_ITEM(MUSTER_PATH_CATALOGS, c) /* an id, or a name for GET */
 #define MUSTER_PATH_TOKENS "/tokens"
 #define MUSTER_PATH_TOKEN(t) MUSTER_PATH_ITEM(MUSTER_PATH_TOKENS, t)
 /* Actions: a suffix to the path of an infra-env, a host, a cluster or a

@@ -770,6 +770,10 @@ int semver_range_parse(const char *s, struct semver_range *out, char *err, size_
                         break;
                 a = b + 2;
         }
+        /* Keep only what the alternatives use: catalogs hold many ranges. */
+        struct semver_set *shrunk = realloc(r.sets, r.n_sets * sizeof *r.sets);
+        if (shrunk)
+                r.sets = shrunk;
         *out = r;
         return 0;
 fail:

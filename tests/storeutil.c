@@ -60,3 +60,24 @@ void tu_store_token(struct store *st, const char *id, const char *role, const ch
                                  .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
         cr_assert_eq(store_token_add(st, &t), 0, "%s", id);
 }
+
+char *tu_store_catalog(struct store *st, const char *name, int64_t priority, const char *files) {
+        struct store_catalog c;
+        store_catalog_init(&c);
+        c.name = strdup(name);
+        c.owner = strdup("admin");
+        c.priority = priority;
+        c.files = strdup(files ? files : "[{\"content\":\"schema: olm.package\",\"path\":\"a.yaml\"}]");
+        c.files_len = strlen(c.files);
+        c.digest = strdup("sha256:0000");
+        c.n_files = 1;
+        c.n_packages = 2;
+        c.n_channels = 3;
+        c.n_bundles = 4;
+        c.n_manifests = 5;
+        c.n_ignored = 6;
+        cr_assert_eq(store_catalog_create(st, &c), 0, "%s", name);
+        char *id = strdup(c.id);
+        store_catalog_free(&c);
+        return id;
+}

@@ -14,3 +14,6 @@ char *tu_store_cluster(struct store *st, const char *owner, const char *name);
 void tu_store_release(const char *version, struct release_info *info, struct manifest_list *ms);
 /* Record token `id` (role, owner) valid through 2026. */
 void tu_store_token(struct store *st, const char *id, const char *role, const char *owner);
+/* A new catalog record `name` of `priority` added by "admin" whose files
+ * are `files` (NULL: a small text), with made-up counts; its id (malloc'd). */
+char *tu_store_catalog(struct store *st, const char *name, int64_t priority, const char *files);

@@ -224,6 +224,46 @@ static const struct ctl_cmd commands[] = {
           "-o json prints the release object with the preview as \"preview\".\n",
           ctl_release_show },
         { "release", "delete", "VERSION", "Delete a release no cluster uses", "", ctl_release_delete },
+        { "operator", "resolve", "--catalog DIR [--catalog DIR...] PKG[:CHANNEL]...",
+          "Resolve operators' dependencies offline",
+          "  --catalog [NAME=]DIR   A catalog: a file-based catalog directory or file\n"
+          "                         (JSON or YAML blobs; bundles/B/manifests/ and\n"
+          "                         bundles/B/metadata/dependencies.yaml). Named NAME\n"
+          "                         or after DIR; the first given has the highest\n"
+          "                         priority. Repeatable\n"
+          "  --skip-dependencies    Install the named packages alone; their\n"
+          "                         dependencies are left to you\n"
+          "\nPrints the plan: what would be installed, from which catalog and why,\n"
+          "a dependency before what needs it. When the packages cannot be resolved\n"
+          "it says why, in words, with ways out, and exits 1. Runs with no server:\n"
+          "operator authors check a bundle's dependencies before publishing.\n"
+          "PKG:CHANNEL takes PKG from CHANNEL instead of its default channel.\n",
+          ctl_operator_resolve },
+        { "catalog", "add", "NAME DIR|FILE --priority N", "Add an operator catalog",
+          "  --priority N           -1000 to 1000, required: where catalogs offer the\n"
+          "                         same package, the lower number is preferred (equal:\n"
+          "                         name order). It never changes: delete the catalog\n"
+          "                         and add it again\n"
+          "\nDIR is a file-based catalog: its *.json, *.yaml and *.yml files hold the\n"
+          "olm.package, olm.channel and olm.bundle blobs (as opm render writes them;\n"
+          "olm.bundle.object properties become the bundle's manifests), and for a\n"
+          "bundle B, bundles/B/manifests/ holds its manifests and\n"
+          "bundles/B/metadata/dependencies.yaml its dependencies. Other files, hidden\n"
+          "ones and unknown blob or property types are ignored; a link out of DIR is\n"
+          "refused. FILE is one such file. At most 64 MiB in all. Only an\n"
+          "infra-admin adds catalogs; a bad one is refused naming file, line, blob.\n",
+          ctl_catalog_add },
+        { "catalog", "list", "", "List operator catalogs, by priority then name", "", ctl_catalog_list },
+        { "catalog", "show", "CATALOG", "Show a catalog: its packages and channels",
+          "\nCATALOG is a catalog's name or id. Each channel of each package is a\n"
+          "row: whether it is the package's default, its newest version (HEAD) and\n"
+          "the versions of its bundles; -o json adds each entry's replaces, skips\n"
+          "and skipRange.\n",
+          ctl_catalog_show },
+        { "catalog", "delete", "CATALOG", "Delete an operator catalog",
+          "\nCATALOG is a catalog's name or id. Refused while a cluster's operator\n"
+          "subscription depends on it. Only an infra-admin deletes catalogs.\n",
+          ctl_catalog_delete },
         { "signing-key", "", "[-o FILE]", "Print musterd's payload signing public key (PEM)",
           "  -o, --out FILE         Write the key to FILE instead (here -o is not\n"
           "                         the output format)\n",

@@ -298,12 +298,17 @@ int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_resolve(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_catalog_add(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_catalog_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_catalog_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_catalog_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 
 /* ---- clusters' capabilities (capabilities.c) --------------------------------- */
 

@@ -1,5 +1,5 @@
 /* What every store back-end shares with store.c: the store's own record
- * types (releases, payload revisions, tokens), the write latency buckets,
+ * types (releases, payload revisions, tokens, catalogs), the write latency buckets,
  * and the rule that an unknown status never matches an expected mask. Kept
  * apart from store.c, which picks the back-ends, so that a back-end uses it
  * without calling back into its caller. */
@@ -72,6 +72,27 @@ void store_token_list_free(struct store_token_list *l) {
                 store_token_free(&l->v[i]);
         free(l->v);
         *l = (struct store_token_list) { 0 };
+}
+
+void store_catalog_init(struct store_catalog *c) {
+        *c = (struct store_catalog) { 0 };
+}
+
+void store_catalog_free(struct store_catalog *c) {
+        free(c->id);
+        free(c->name);
+        free(c->owner);
+        free(c->digest);
+        free(c->files);
+        free(c->created_at);
+        store_catalog_init(c);
+}
+
+void store_catalog_list_free(struct store_catalog_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_catalog_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_catalog_list) { 0 };
 }
 
 void store_latency_add(struct store_latency *l, double seconds) {

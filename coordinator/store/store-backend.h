@@ -142,6 +142,13 @@ struct store_backend {
         int (*token_revoke)(struct store *s, const char *id);
         int (*token_check)(struct store *s, const char *id);
 
+        /* c->id and c->created_at are filled in. */
+        int (*catalog_create)(struct store *s, const struct store_catalog *c);
+        /* By id (name NULL) or by name (id NULL). */
+        int (*catalog_get)(struct store *s, const char *id, const char *name, struct store_catalog *out);
+        int (*catalog_list)(struct store *s, struct store_catalog_list *out);
+        int (*catalog_delete)(struct store *s, const char *id);
+
         /* e->time is filled in; the back-end fills in e->id. */
         int (*event_append)(struct store *s, struct event *e);
         int (*event_list)(struct store *s, const struct store_event_filter *f, struct event_list *out);

@@ -868,6 +868,66 @@ int store_token_check(struct store *s, const char *id) {
         return s->ops->token_check(s, nid);
 }
 
+/* ---- operator catalogs --------------------------------------------------- */
+
+static bool catalog_name_ok(const char *name) {
+        return name && *name && !too_long(name, STORE_MAX_CATALOG_NAME);
+}
+
+int store_catalog_create(struct store *s, struct store_catalog *c) {
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!c || !catalog_name_ok(c->name) || !c->owner || !*c->owner || too_long(c->owner, MODEL_MAX_STRING) ||
+            !c->digest || !*c->digest || too_long(c->digest, 128) || !c->files ||
+            c->priority < INT32_MIN || c->priority > INT32_MAX || c->n_files < 0 || c->n_packages < 0 ||
+            c->n_channels < 0 || c->n_bundles < 0 || c->n_manifests < 0 || c->n_ignored < 0)
+                return -EINVAL;
+        if (c->files_len > STORE_MAX_CATALOG_BYTES)
+                return -E2BIG;
+        if ((r = c->id ? norm_id(c->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&c->id, id)) < 0 || (r = set_owned(&c->created_at, now)) < 0)
+                return r;
+        return s->ops->catalog_create(s, c);
+}
+
+int store_catalog_get(struct store *s, const char *id, struct store_catalog *out) {
+        char nid[UUID_STR_LEN];
+        store_catalog_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        int r = s->ops->catalog_get(s, nid, NULL, out);
+        if (r < 0)
+                store_catalog_free(out);
+        return r;
+}
+
+int store_catalog_get_by_name(struct store *s, const char *name, struct store_catalog *out) {
+        store_catalog_init(out);
+        if (!catalog_name_ok(name))
+                return -EINVAL;
+        int r = s->ops->catalog_get(s, NULL, name, out);
+        if (r < 0)
+                store_catalog_free(out);
+        return r;
+}
+
+int store_catalog_list(struct store *s, struct store_catalog_list *out) {
+        *out = (struct store_catalog_list) { 0 };
+        int r = s->ops->catalog_list(s, out);
+        if (r < 0)
+                store_catalog_list_free(out);
+        return r < 0 ? r : 0;
+}
+
+int store_catalog_delete(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        return s->ops->catalog_delete(s, nid);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 int store_event_append(struct store *s, struct event *e) {

@@ -1,5 +1,6 @@
 /* The coordinator's persistent state (DESIGN §3, §12): infra-envs, hosts,
- * clusters, events, releases, payload revisions and people's tokens. Every SQL statement lives behind this header; it
+ * clusters, events, releases, payload revisions, people's tokens and
+ * operator catalogs. Every SQL statement lives behind this header; it
  * names no back-end type, so a PostgreSQL back-end can implement it as is.
  *
  * Conventions: 0 (or a count/flag >= 0) on success, else -errno:
@@ -370,6 +371,42 @@ int store_token_revoke(struct store *s, const char *id);
 /* Whether a token may still be used: 0, -EKEYREVOKED, or -ENOENT for an id
  * the store never recorded (its tokens are not accepted either). */
 int store_token_check(struct store *s, const char *id);
+
+/* ---- operator catalogs (DESIGN §3, §8) ------------------------------------ */
+
+#define STORE_MAX_CATALOG_NAME 253
+#define STORE_MAX_CATALOG_BYTES (512 * 1024 * 1024) /* its files, as stored */
+
+/* A catalog as musterd keeps it: the files it was added from (their
+ * canonical form, catalog_files_to_canonical) and what they hold. */
+struct store_catalog {
+        char *id;
+        char *name;         /* unique */
+        int64_t priority;   /* lower number = higher priority; never changes */
+        char *owner;        /* who added it */
+        char *digest;       /* "sha256:<hex>" of files */
+        char *files;        /* NUL-terminated; NULL in lists */
+        size_t files_len;   /* bytes of files (in lists too) */
+        int64_t n_files, n_packages, n_channels, n_bundles, n_manifests, n_ignored;
+        char *created_at;
+};
+void store_catalog_init(struct store_catalog *c);
+void store_catalog_free(struct store_catalog *c);
+struct store_catalog_list { struct store_catalog *v; size_t n; };
+void store_catalog_list_free(struct store_catalog_list *l);
+
+/* Needs name, owner, digest and files; priority in INT32_MIN..INT32_MAX,
+ * counts >= 0. id NULL: one is made. Fills in id and created_at. -EEXIST
+ * when the name (or id) is taken; -E2BIG over STORE_MAX_CATALOG_BYTES. */
+int store_catalog_create(struct store *s, struct store_catalog *c);
+/* With its files. -ENOENT. */
+int store_catalog_get(struct store *s, const char *id, struct store_catalog *out);
+int store_catalog_get_by_name(struct store *s, const char *name, struct store_catalog *out);
+/* Every catalog (at most STORE_MAX_LIMIT), without files, by priority then
+ * name (byte order). */
+int store_catalog_list(struct store *s, struct store_catalog_list *out);
+/* -ENOENT. */
+int store_catalog_delete(struct store *s, const char *id);
 
 /* ---- events ------------------------------------------------------------ */
 

@@ -40,6 +40,7 @@ struct svc {
         struct auth_cache *auth_cache;    /* verified tokens (revocation forgets one) */
         struct checkin_buffer *checkins;  /* agents' check-ins, written in batches */
         struct ratelimit *registrations;  /* new hosts per infra-env ([infraenv] register_*) */
+        struct svc_catalogs *catalogs;    /* parsed operator catalogs (catalogs.h) */
         int64_t events_pruned_to;         /* events up to this id were counted (retention) */
         struct svc_event_sink sink;
         /* The services' clock, seconds since the epoch (NULL: time(NULL)):

@@ -105,7 +105,8 @@ Test(musterctl, help_on_every_command) {
                 { "infraenv", "rotate-token" }, { "infraenv", "download" }, { "host", "list" }, { "host", "show" },
                 { "host", "bind" }, { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
                 { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
-                { "token", "create" }, { "host", "install" }, { "host", "rotate-token" },
+                { "token", "create" }, { "host", "install" }, { "host", "rotate-token" }, { "catalog", "add" },
+                { "catalog", "list" }, { "catalog", "show" }, { "catalog", "delete" },
         };
         char *out, *err;
         cr_assert_eq(CTL(&out, NULL, "--help"), 0);

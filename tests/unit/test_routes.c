@@ -116,6 +116,12 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(MUSTER_OS_IMAGE_PATH_FMT, VER), "release_os_image", VER, NULL);
         expect("GET", API MUSTER_PATH_SIGNING_KEY, "signing_key", NULL, NULL);
         expect("GET", PATH(API MUSTER_PATH_EVENTS S, ""), "events_list", NULL, NULL);
+        /* Catalogs: musterctl (catalog.c), by id or (GET) by name. */
+        expect("POST", API MUSTER_PATH_CATALOGS, "catalog_add", NULL, NULL);
+        expect("GET", API MUSTER_PATH_CATALOGS, "catalog_list", NULL, NULL);
+        expect("GET", PATH(API MUSTER_PATH_CATALOG(S), "community"), "catalog_get", "community", NULL);
+        expect("GET", PATH(API MUSTER_PATH_CATALOG(S), CID), "catalog_get", CID, NULL);
+        expect("DELETE", PATH(API MUSTER_PATH_CATALOG(S), CID), "catalog_delete", CID, NULL);
         expect("POST", API MUSTER_PATH_TOKENS, "token_create", NULL, NULL);
         expect("GET", API MUSTER_PATH_TOKENS, "token_list", NULL, NULL);
         expect("POST", PATH(API MUSTER_PATH_TOKEN(S) MUSTER_ACTION_REVOKE, TOK), "token_revoke", TOK, NULL);
@@ -135,6 +141,7 @@ Test(routes, wire_spelling) {
         cr_assert_str_eq(PATH(MUSTER_OS_IMAGE_PATH_FMT, "4.17.3"), "/api/v2/releases/4.17.3/os-image");
         cr_assert_str_eq(PATH(API MUSTER_PATH_INFRA_ENV_IMAGE(S), "ie"), "/api/v2/infra-envs/ie/downloads/image");
         cr_assert_str_eq(API MUSTER_PATH_SIGNING_KEY, "/api/v2/signing-key");
+        cr_assert_str_eq(PATH(API MUSTER_PATH_CATALOG(S), "redhat"), "/api/v2/catalogs/redhat");
 }
 
 /* A wrong method on a known path is told apart from an unknown path (405

@@ -1,8 +1,8 @@
 /* The store through store.h alone, on the back-end MUSTER_TEST_STORE names
  * (sqlite, the default), so that every back-end passes the same suite: CRUD
  * of every resource, idempotent registration, filters and pages, the
- * monitor's calls, releases and payload revisions, durability across kill -9
- * and concurrent writers. What only SQLite's file shows is test_store_sqlite.c. */
+ * monitor's calls, releases and payload revisions, catalogs, durability
+ * across kill -9 and concurrent writers. What only SQLite's file shows is test_store_sqlite.c. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
@@ -1593,4 +1593,130 @@ Test(store, event_prune_by_age_and_count) {
         cr_assert_eq(l.v[0].id, first + 5);
         event_list_free(&l);
         cr_assert_eq(store_event_prune(st, "junk", 5, NULL), -EINVAL);
+}
+
+/* ---- operator catalogs (issue 15) ------------------------------------------ */
+
+static void catalog_names(const char *want) {
+        struct store_catalog_list l;
+        char got[512] = "";
+        cr_assert_eq(store_catalog_list(st, &l), 0);
+        for (size_t i = 0; i < l.n; i++) {
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? "," : "", l.v[i].name);
+                cr_assert_null(l.v[i].files, "lists carry no files");
+                cr_assert_gt(l.v[i].files_len, 0, "but their size");
+        }
+        cr_assert_str_eq(got, want);
+        store_catalog_list_free(&l);
+}
+
+Test(store, catalogs_create_read_list_delete) {
+        /* The files are kept byte for byte, a NUL in them too. */
+        static const char files[] = "[{\"content\":\"x\",\"path\":\"a.json\"}]\0tail";
+        struct store_catalog c, got;
+        store_catalog_init(&c);
+        c.name = strdup("community");
+        c.owner = strdup("admin");
+        c.priority = 10;
+        c.digest = strdup("sha256:abcd");
+        c.files = malloc(sizeof files);
+        memcpy(c.files, files, sizeof files);
+        c.files_len = sizeof files - 1;
+        c.n_files = 1, c.n_packages = 4, c.n_channels = 4, c.n_bundles = 10, c.n_manifests = 12, c.n_ignored = 1;
+        cr_assert_eq(store_catalog_create(st, &c), 0);
+        cr_assert(uuid_is_valid(c.id));
+        cr_assert_not_null(c.created_at);
+        char *red = tu_store_catalog(st, "redhat", 0, NULL);
+        char *alpha = tu_store_catalog(st, "alpha", 0, NULL);
+        char *neg = tu_store_catalog(st, "first", -1000, NULL);
+        catalog_names("first,alpha,redhat,community");
+
+        cr_assert_eq(store_catalog_get(st, c.id, &got), 0);
+        cr_assert_str_eq(got.name, "community");
+        cr_assert_eq(got.priority, 10);
+        cr_assert_str_eq(got.owner, "admin");
+        cr_assert_str_eq(got.digest, "sha256:abcd");
+        cr_assert_eq(got.files_len, sizeof files - 1);
+        cr_assert(!memcmp(got.files, files, sizeof files), "the same bytes, NUL-terminated");
+        cr_assert_eq(got.n_bundles, 10);
+        cr_assert_eq(got.n_manifests, 12);
+        cr_assert_eq(got.n_ignored, 1);
+        cr_assert_str_eq(got.created_at, c.created_at);
+        store_catalog_free(&got);
+        cr_assert_eq(store_catalog_get_by_name(st, "redhat", &got), 0);
+        cr_assert_str_eq(got.id, red);
+        cr_assert_eq(got.n_packages, 2);
+        store_catalog_free(&got);
+        cr_assert_eq(store_catalog_get_by_name(st, "nope", &got), -ENOENT);
+        cr_assert_null(got.name);
+
+        /* A name or id is taken once. */
+        struct store_catalog dup;
+        store_catalog_init(&dup);
+        dup.name = strdup("redhat");
+        dup.owner = strdup("admin");
+        dup.digest = strdup("sha256:1");
+        dup.files = strdup("[]");
+        dup.files_len = 2;
+        cr_assert_eq(store_catalog_create(st, &dup), -EEXIST);
+        free(dup.name);
+        dup.name = strdup("other");
+        free(dup.id);
+        dup.id = strdup(alpha);
+        cr_assert_eq(store_catalog_create(st, &dup), -EEXIST);
+        store_catalog_free(&dup);
+
+        cr_assert_eq(store_catalog_delete(st, red), 0);
+        cr_assert_eq(store_catalog_delete(st, red), -ENOENT);
+        cr_assert_eq(store_catalog_get(st, red, &got), -ENOENT);
+        catalog_names("first,alpha,community");
+        store_catalog_free(&c);
+        free(red);
+        free(alpha);
+        free(neg);
+}
+
+Test(store, catalog_argument_checks) {
+        struct store_catalog c, got;
+        store_catalog_init(&c);
+        cr_assert_eq(store_catalog_create(st, &c), -EINVAL, "no name");
+        c.name = strdup("x");
+        c.owner = strdup("admin");
+        c.digest = strdup("sha256:1");
+        cr_assert_eq(store_catalog_create(st, &c), -EINVAL, "no files");
+        c.files = strdup("[]");
+        c.files_len = 2;
+        c.priority = (int64_t) INT32_MAX + 1;
+        cr_assert_eq(store_catalog_create(st, &c), -EINVAL, "priority out of range");
+        c.priority = 0;
+        c.n_bundles = -1;
+        cr_assert_eq(store_catalog_create(st, &c), -EINVAL, "a negative count");
+        c.n_bundles = 0;
+        c.files_len = (size_t) STORE_MAX_CATALOG_BYTES + 1;
+        cr_assert_eq(store_catalog_create(st, &c), -E2BIG);
+        c.files_len = 2;
+        free(c.name);
+        c.name = malloc(STORE_MAX_CATALOG_NAME + 2);
+        memset(c.name, 'n', STORE_MAX_CATALOG_NAME + 1);
+        c.name[STORE_MAX_CATALOG_NAME + 1] = 0;
+        cr_assert_eq(store_catalog_create(st, &c), -EINVAL, "a name too long");
+        c.name[STORE_MAX_CATALOG_NAME] = 0;
+        cr_assert_eq(store_catalog_create(st, &c), 0, "at the limit");
+        cr_assert_eq(store_catalog_get(st, "not-a-uuid", &got), -EINVAL);
+        cr_assert_eq(store_catalog_get_by_name(st, "", &got), -EINVAL);
+        cr_assert_eq(store_catalog_delete(st, "not-a-uuid"), -EINVAL);
+        cr_assert_eq(store_catalog_delete(st, "71111111-2222-4333-8444-555555555555"), -ENOENT);
+        store_catalog_free(&c);
+}
+
+Test(store, catalogs_survive_a_reopen) {
+        char *id = tu_store_catalog(st, "kept", 5, NULL);
+        store_close(st);
+        cr_assert_eq(store_open(url, &st), 0);
+        struct store_catalog got;
+        cr_assert_eq(store_catalog_get(st, id, &got), 0);
+        cr_assert_str_eq(got.name, "kept");
+        cr_assert_eq(got.priority, 5);
+        store_catalog_free(&got);
+        free(id);
 }

@@ -54,10 +54,17 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 7
+#define SCHEMA 8
 
-/* Undo migration 7 (what a version-6 muster left). */
+/* Undo migration 8 (what a version-7 muster left). */
+static void downgrade_to_7(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE catalogs; UPDATE schema_version SET version = 7", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 8 and 7 (what a version-6 muster left). */
 static void downgrade_to_6(sqlite3 *db) {
+        downgrade_to_7(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts DROP COLUMN stop_pending;"
                                       "UPDATE schema_version SET version = 6", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -145,6 +152,29 @@ Test(store_sqlite, fresh_database_gets_current_schema) {
         struct infra_env got;
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
+        free(ie);
+}
+
+/* A version-7 database (before catalogs) is migrated: its hosts stay and
+ * catalogs can be added, listed and read at once. */
+Test(store_sqlite, version_7_database_is_migrated) {
+        char *ie = mk_infra_env("admin", "old");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        reopen_after(downgrade_to_7);
+        struct host h;
+        cr_assert_eq(store_host_get(st, ie, hid, &h), 0);
+        host_free(&h);
+        struct store_catalog_list l;
+        cr_assert_eq(store_catalog_list(st, &l), 0);
+        cr_assert_eq(l.n, 0);
+        store_catalog_list_free(&l);
+        char *id = tu_store_catalog(st, "community", 10, NULL);
+        struct store_catalog c;
+        cr_assert_eq(store_catalog_get(st, id, &c), 0);
+        cr_assert_str_eq(c.name, "community");
+        store_catalog_free(&c);
+        free(id);
         free(ie);
 }
 

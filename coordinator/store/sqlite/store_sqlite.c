@@ -178,6 +178,24 @@ static const char *const migrations[] = {
         /* 7: an installation cancelled by the user: the host's agent is
          * sent stop-installation until it answers (issue 13). */
         "ALTER TABLE hosts ADD COLUMN stop_pending INTEGER NOT NULL DEFAULT 0;",
+        /* 8: operator catalogs (issue 15): the files each was added from,
+         * in their canonical form, and what they hold. */
+        "CREATE TABLE catalogs ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  name TEXT NOT NULL UNIQUE,"
+        "  priority INTEGER NOT NULL,"
+        "  owner TEXT NOT NULL,"
+        "  digest TEXT NOT NULL,"
+        "  files BLOB NOT NULL,"
+        "  n_files INTEGER NOT NULL,"
+        "  n_packages INTEGER NOT NULL,"
+        "  n_channels INTEGER NOT NULL,"
+        "  n_bundles INTEGER NOT NULL,"
+        "  n_manifests INTEGER NOT NULL,"
+        "  n_ignored INTEGER NOT NULL,"
+        "  created_at TEXT NOT NULL);"
+        "CREATE INDEX catalogs_order ON catalogs(priority, name);",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -2388,6 +2406,109 @@ static int sqlite_token_check(struct store *s, const char *nid) {
         return r;
 }
 
+/* ---- operator catalogs --------------------------------------------------- */
+
+#define CAT_COLS "seq, id, name, priority, owner, digest, length(files), n_files, n_packages, n_channels, " \
+        "n_bundles, n_manifests, n_ignored, created_at"
+
+static int read_catalog(sqlite3_stmt *st, struct store_catalog *c) {
+        char **a[] = { &c->id, &c->name };
+        char **b[] = { &c->owner, &c->digest };
+        char **d[] = { &c->created_at };
+        int64_t *n[] = { &c->n_files, &c->n_packages, &c->n_channels, &c->n_bundles, &c->n_manifests, &c->n_ignored };
+        int r;
+
+        if ((r = col_strs(st, 1, a, 2)) < 0 || (r = col_strs(st, 4, b, 2)) < 0 || (r = col_strs(st, 13, d, 1)) < 0)
+                return r;
+        c->priority = sqlite3_column_int64(st, 3);
+        c->files_len = (size_t) sqlite3_column_int64(st, 6);
+        for (size_t i = 0; i < sizeof n / sizeof *n; i++)
+                *n[i] = sqlite3_column_int64(st, 7 + (int) i);
+        return 0;
+}
+
+static void catalog_row_init(void *row) { store_catalog_init(row); }
+static int catalog_row_read(sqlite3_stmt *st, void *row) { return read_catalog(st, row); }
+static const struct row_type catalog_rows = { sizeof(struct store_catalog), catalog_row_init, catalog_row_read };
+
+static int sqlite_catalog_create(struct store *s, const struct store_catalog *c) {
+        const int64_t n[] = { c->priority, c->n_files, c->n_packages, c->n_channels, c->n_bundles, c->n_manifests,
+                              c->n_ignored };
+        struct conn *c2;
+        int r;
+
+        if ((r = write_begin(s, &c2)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c2, "INSERT INTO catalogs (id, name, created_at, owner, digest, files, priority, "
+                                  "n_files, n_packages, n_channels, n_bundles, n_manifests, n_ignored) "
+                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", &st)) >= 0 &&
+                    (r = BIND(st, c->id, c->name, c->created_at, c->owner, c->digest)) >= 0) {
+                        if (sqlite3_bind_blob64(st, 6, c->files, c->files_len, SQLITE_STATIC) != SQLITE_OK)
+                                r = -EIO;
+                        for (size_t i = 0; r >= 0 && i < sizeof n / sizeof *n; i++)
+                                r = bind_i64(st, 7 + (int) i, n[i]);
+                        if (r >= 0)
+                                r = step_done(c2, st);
+                }
+        }
+        return write_end(s, c2, r);
+}
+
+static int sqlite_catalog_get(struct store *s, const char *id, const char *name, struct store_catalog *out) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, id ? "SELECT " CAT_COLS ", files FROM catalogs WHERE id = ?1"
+                               : "SELECT " CAT_COLS ", files FROM catalogs WHERE name = ?1", &st);
+                if (r >= 0 && (r = BIND(st, id ? id : name)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r ? read_catalog(st, out) : -ENOENT;
+                if (r >= 0) {
+                        const void *b = sqlite3_column_blob(st, 14);
+                        size_t len = (size_t) sqlite3_column_bytes(st, 14);
+                        if (!(out->files = malloc(len + 1)))
+                                r = -ENOMEM;
+                        else {
+                                if (len)
+                                        memcpy(out->files, b, len);
+                                out->files[len] = '\0';
+                                out->files_len = len;
+                        }
+                }
+        }
+        conn_put(s, c);
+        return r;
+}
+
+static int sqlite_catalog_list(struct store *s, struct store_catalog_list *out) {
+        int r;
+        struct conn *c = conn_get(s);
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT " CAT_COLS " FROM catalogs ORDER BY priority, name", &st);
+                if (r >= 0)
+                        r = read_rows(c, st, STORE_MAX_LIMIT, &catalog_rows, (void **) &out->v, &out->n, NULL);
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+static int sqlite_catalog_delete(struct store *s, const char *id) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM catalogs WHERE id = ?1", &st)) >= 0 && (r = BIND(st, id)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
@@ -2628,6 +2749,10 @@ const struct store_backend store_sqlite_backend = {
         .token_list = sqlite_token_list,
         .token_revoke = sqlite_token_revoke,
         .token_check = sqlite_token_check,
+        .catalog_create = sqlite_catalog_create,
+        .catalog_get = sqlite_catalog_get,
+        .catalog_list = sqlite_catalog_list,
+        .catalog_delete = sqlite_catalog_delete,
         .event_append = sqlite_event_append,
         .event_list = sqlite_event_list,
         .event_prune = sqlite_event_prune,

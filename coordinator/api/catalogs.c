@@ -1,0 +1,261 @@
+/* Operator catalogs over the API (DESIGN §3, §8; issue 15): add a catalog
+ * from a directory's files (infra admins; a cluster creator may read but
+ * never add, change or delete one), list, show one with its packages,
+ * delete. The handlers parse and authorize; svc/catalogs.h decides. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "catalogs.h"
+#include "cleanup.h"
+#include "uuid.h"
+
+/* The summary of a catalog, as every answer has it. */
+static json_object *catalog_json(const struct store_catalog *c) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "id", json_object_new_string(c->id));
+        json_object_object_add(o, "name", json_object_new_string(c->name));
+        json_object_object_add(o, "priority", json_object_new_int64(c->priority));
+        json_object_object_add(o, "owner", json_object_new_string(c->owner));
+        json_object_object_add(o, "digest", json_object_new_string(c->digest));
+        json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t) c->files_len));
+        json_object_object_add(o, "file_count", json_object_new_int64(c->n_files));
+        json_object_object_add(o, "package_count", json_object_new_int64(c->n_packages));
+        json_object_object_add(o, "channel_count", json_object_new_int64(c->n_channels));
+        json_object_object_add(o, "bundle_count", json_object_new_int64(c->n_bundles));
+        json_object_object_add(o, "manifest_count", json_object_new_int64(c->n_manifests));
+        json_object_object_add(o, "ignored_count", json_object_new_int64(c->n_ignored));
+        json_object_object_add(o, "created_at", json_object_new_string(c->created_at));
+        /* A catalog never changes: delete and add it again. */
+        json_object_object_add(o, "updated_at", json_object_new_string(c->created_at));
+        return o;
+}
+
+/* ---- add ------------------------------------------------------------------- */
+
+/* body.files as catalog files pointing into the body. 0, or answers 400
+ * (500) and returns -errno. */
+static int read_files(json_object *body, struct catalog_file **out, size_t *n, struct http_response *resp) {
+        json_object *a;
+        *out = NULL;
+        *n = 0;
+        if (!json_object_object_get_ex(body, "files", &a) || !json_object_is_type(a, json_type_array)) {
+                http_error(resp, 400, "field \"files\" must be an array of {path, content}");
+                return -EINVAL;
+        }
+        size_t len = json_object_array_length(a);
+        if (len > CATALOG_MAX_FILES) {
+                http_error(resp, 400, "a catalog has at most %d files, this one %zu", CATALOG_MAX_FILES, len);
+                return -EINVAL;
+        }
+        struct catalog_file *v = calloc(len ? len : 1, sizeof *v);
+        if (!v) {
+                http_error(resp, 500, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < len; i++) {
+                json_object *e = json_object_array_get_idx(a, i), *path, *content;
+                if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "path", &path) ||
+                    !json_object_is_type(path, json_type_string) || !json_object_object_get_ex(e, "content", &content) ||
+                    !json_object_is_type(content, json_type_string)) {
+                        http_error(resp, 400, "files[%zu] must be an object with string members path and content", i);
+                        free(v);
+                        return -EINVAL;
+                }
+                v[i].path = json_object_get_string(path);
+                v[i].content = json_object_get_string(content);
+                v[i].len = (size_t) json_object_get_string_len(content);
+                if (strlen(v[i].path) != (size_t) json_object_get_string_len(path) || strlen(v[i].content) != v[i].len) {
+                        http_error(resp, 400, "files[%zu]: a NUL byte in its path or content", i);
+                        free(v);
+                        return -EINVAL;
+                }
+        }
+        *out = v;
+        *n = len;
+        return 0;
+}
+
+/* name and priority of the body. 0, or answers 400 and returns -EINVAL. */
+static int read_name_priority(json_object *body, const char **name, int64_t *priority, struct http_response *resp) {
+        json_object *v;
+        if (!json_object_object_get_ex(body, "name", &v) || !json_object_is_type(v, json_type_string)) {
+                http_error(resp, 400, "field \"name\" must be the catalog's name");
+                return -EINVAL;
+        }
+        *name = json_object_get_string(v);
+        if (!json_object_object_get_ex(body, "priority", &v) || !json_object_is_type(v, json_type_int)) {
+                http_error(resp, 400, "field \"priority\" must be an integer from %d to %d (lower is preferred)",
+                           SVC_CATALOG_MIN_PRIORITY, SVC_CATALOG_MAX_PRIORITY);
+                return -EINVAL;
+        }
+        errno = 0;
+        *priority = json_object_get_int64(v);
+        if (errno) { /* past int64: json-c clamps it */
+                http_error(resp, 400, "field \"priority\" is out of range");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+void api_catalog_add(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        _cleanup_free_ struct catalog_file *files = NULL;
+        const char *name;
+        int64_t priority;
+        size_t n;
+        char err[1024] = "";
+        if (!api_need_infra_admin(req, resp) || read_name_priority(req->body, &name, &priority, resp) < 0 ||
+            read_files(req->body, &files, &n, resp) < 0)
+                return;
+        struct store_catalog c;
+        int r = svc_catalog_add(sv, name, priority, files, n, P(req)->owner, &c, err, sizeof err);
+        if (r < 0)
+                api_svc_error(resp, r, err, "catalog");
+        else
+                http_json(resp, 201, catalog_json(&c));
+        svc_catalog_record_free(&c);
+}
+
+/* ---- read, list, delete -------------------------------------------------------- */
+
+void api_catalog_list(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct store_catalog_list l;
+        if (!api_need_admin(req, resp))
+                return;
+        int r = svc_catalog_list(sv, &l);
+        if (r < 0) {
+                api_store_error(resp, r, "catalogs");
+                return;
+        }
+        json_object *a = json_object_new_array_ext((int) l.n);
+        for (size_t i = 0; a && i < l.n; i++)
+                json_object_array_add(a, catalog_json(&l.v[i]));
+        http_json(resp, 200, a);
+        svc_catalog_list_free(&l);
+}
+
+/* Bundles by name, for the versions of channel entries. */
+struct by_name {
+        const char *name;
+        const struct catalog_bundle *b;
+};
+
+static int cmp_by_name(const void *a, const void *b) {
+        return strcmp(((const struct by_name *) a)->name, ((const struct by_name *) b)->name);
+}
+
+static json_object *entry_json(const struct catalog_entry *e, const struct by_name *idx, size_t n) {
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        struct by_name key = { e->name, NULL };
+        const struct by_name *hit = bsearch(&key, idx, n, sizeof *idx, cmp_by_name);
+        json_object_object_add(o, "bundle", json_object_new_string(e->name));
+        if (hit)
+                json_object_object_add(o, "version", json_object_new_string(hit->b->version.text));
+        if (e->replaces)
+                json_object_object_add(o, "replaces", json_object_new_string(e->replaces));
+        if (e->n_skips) {
+                json_object *sk = json_object_new_array_ext((int) e->n_skips);
+                for (size_t i = 0; sk && i < e->n_skips; i++)
+                        json_object_array_add(sk, json_object_new_string(e->skips[i]));
+                json_object_object_add(o, "skips", sk);
+        }
+        if (e->skip_range_text)
+                json_object_object_add(o, "skip_range", json_object_new_string(e->skip_range_text));
+        return o;
+}
+
+static json_object *package_json(const struct catalog *c, const struct catalog_package *p, const struct by_name *idx) {
+        json_object *o = json_object_new_object(), *chans = json_object_new_array_ext((int) p->n_channels);
+        if (!o || !chans) {
+                json_object_put(o);
+                json_object_put(chans);
+                return NULL;
+        }
+        json_object_object_add(o, "name", json_object_new_string(p->name));
+        json_object_object_add(o, "default_channel", json_object_new_string(p->default_channel));
+        if (p->description)
+                json_object_object_add(o, "description", json_object_new_string(p->description));
+        for (size_t i = 0; i < p->n_channels; i++) {
+                const struct catalog_channel *ch = &c->channels[p->channels[i]];
+                json_object *co = json_object_new_object(), *ents = json_object_new_array_ext((int) ch->n_entries);
+                if (co)
+                        json_object_object_add(co, "name", json_object_new_string(ch->name));
+                for (size_t k = 0; ents && k < ch->n_entries; k++)
+                        json_object_array_add(ents, entry_json(&ch->entries[k], idx, c->n_bundles));
+                if (co)
+                        json_object_object_add(co, "entries", ents);
+                else
+                        json_object_put(ents);
+                json_object_array_add(chans, co);
+        }
+        json_object_object_add(o, "channels", chans);
+        return o;
+}
+
+static int cmp_package(const void *a, const void *b) {
+        return strcmp((*(const struct catalog_package *const *) a)->name,
+                      (*(const struct catalog_package *const *) b)->name);
+}
+
+/* "packages": each with its default channel and channels (in the catalog's
+ * order of channels), each entry with its bundle's version; by name. */
+static json_object *packages_json(const struct catalog *c) {
+        _cleanup_free_ struct by_name *idx = calloc(c->n_bundles + 1, sizeof *idx);
+        _cleanup_free_ const struct catalog_package **pk = calloc(c->n_packages + 1, sizeof *pk);
+        json_object *a = json_object_new_array_ext((int) c->n_packages);
+        if (!idx || !pk || !a) {
+                json_object_put(a);
+                return NULL;
+        }
+        for (size_t i = 0; i < c->n_bundles; i++)
+                idx[i] = (struct by_name){ c->bundles[i].name, &c->bundles[i] };
+        qsort(idx, c->n_bundles, sizeof *idx, cmp_by_name);
+        for (size_t i = 0; i < c->n_packages; i++)
+                pk[i] = &c->packages[i];
+        qsort(pk, c->n_packages, sizeof *pk, cmp_package);
+        for (size_t i = 0; i < c->n_packages; i++)
+                json_object_array_add(a, package_json(c, pk[i], idx));
+        return a;
+}
+
+void api_catalog_get(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct svc_catalog_view v;
+        char err[512] = "";
+        if (!api_need_admin(req, resp))
+                return;
+        int r = svc_catalog_get(sv, req->params[0], &v, err, sizeof err);
+        if (r < 0) {
+                api_svc_error(resp, r, err, "catalog");
+                return;
+        }
+        json_object *o = catalog_json(&v.info);
+        if (o)
+                json_object_object_add(o, "packages", packages_json(v.catalog));
+        http_json(resp, 200, o);
+        svc_catalog_view_free(&v);
+}
+
+void api_catalog_delete(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        char err[512] = "";
+        if (!api_need_infra_admin(req, resp))
+                return;
+        if (!uuid_is_valid(req->params[0])) {
+                http_error(resp, 400, "catalog id \"%.64s\" is not a UUID (delete takes the id GET shows)",
+                           req->params[0]);
+                return;
+        }
+        int r = svc_catalog_delete(sv, req->params[0], P(req)->owner, err, sizeof err);
+        if (r < 0)
+                api_svc_error(resp, r, err, "catalog");
+        else
+                api_no_content(resp);
+}

@@ -1,0 +1,302 @@
+/* Operator catalogs (catalogs.h): an add parses the files first and stores
+ * them canonically with their digest; the parsed model goes to the cache
+ * (catalogcache.h), from which reads and the resolver's snapshots are
+ * served. After a restart a catalog is parsed again from its stored files
+ * the first time something needs it. Adds, deletes and loads take the
+ * cache's writer lock, so a catalog is parsed once and a delete cannot
+ * race a load back into memory. */
+#include "catalogs.h"
+#include "catalogcache.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "crypto.h"
+#include "errmsg.h"
+#include "log.h"
+#include "uuid.h"
+
+#define ACQUIRE_TRIES 4 /* a snapshot raced by deletes is tried again this often */
+
+static void err_clear(char *err, size_t errlen) {
+        if (err && errlen)
+                err[0] = '\0';
+}
+
+bool svc_catalog_name_ok(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > SVC_CATALOG_MAX_NAME || s[0] == '-' || s[n - 1] == '-' || uuid_is_valid(s))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+                        return false;
+        return true;
+}
+
+int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c) {
+        /* Subscriptions (issue 15) will answer here: one that names the
+         * catalog or has bundles installed from it keeps it. */
+        (void) sv;
+        (void) c;
+        return 0;
+}
+
+/* ---- loading into memory -------------------------------------------------- */
+
+/* Parse the stored catalog `id` into the cache; a new reference to its entry.
+ * Under the writer lock. */
+static int load_locked(struct svc *sv, const char *id, const char *digest, struct svc_catalog_entry **out) {
+        struct store_catalog full;
+        struct catalog_file *files = NULL;
+        struct catalog parsed = { 0 };
+        size_t n = 0;
+        char why[512] = "";
+        if ((*out = catcache_find(sv->catalogs, id, digest)))
+                return 0; /* another thread loaded it meanwhile */
+        int r = store_catalog_get(sv->store, id, &full);
+        if (r < 0)
+                return r;
+        if ((r = catalog_files_from_canonical(full.files, full.files_len, &files, &n)) >= 0)
+                r = catalog_load_files(files, n, &parsed, why, sizeof why);
+        catalog_files_free(files, n);
+        if (r < 0 && r != -ENOMEM) {
+                log_error("catalogs", "the stored files of catalog %s (%s) no longer parse: %s", full.name, full.id,
+                          why[0] ? why : strerror(-r));
+                r = -EIO;
+        }
+        struct svc_catalog_entry *e = NULL;
+        if (r >= 0 && !(e = catcache_entry_new(full.id, full.name, (int) full.priority, full.digest, &parsed)))
+                r = -ENOMEM;
+        if (r >= 0 && (r = catcache_insert(sv->catalogs, e)) >= 0 &&
+            !(*out = catcache_find(sv->catalogs, full.id, full.digest)))
+                r = -ENOENT;
+        store_catalog_free(&full);
+        return r;
+}
+
+/* The cached entry of record c, loaded first when it is not in memory: a
+ * new reference, or -ENOENT when the catalog is gone. */
+static int load_entry(struct svc *sv, const struct store_catalog *c, struct svc_catalog_entry **out) {
+        if ((*out = catcache_find(sv->catalogs, c->id, c->digest)))
+                return 0;
+        catcache_writer_lock(sv->catalogs);
+        int r = load_locked(sv, c->id, c->digest, out);
+        catcache_writer_unlock(sv->catalogs);
+        return r;
+}
+
+/* One try at a snapshot of the catalogs l lists: those gone meanwhile are
+ * left out; -ENOENT when one went between its load and the snapshot. */
+static int snapshot_of(struct svc *s, const struct store_catalog_list *l, struct svc_catalog_set **out) {
+        const char **ids = calloc(l->n + 1, sizeof *ids), **digests = calloc(l->n + 1, sizeof *digests);
+        size_t k = 0;
+        int r = ids && digests ? 0 : -ENOMEM;
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                struct svc_catalog_entry *e;
+                int q = load_entry(s, &l->v[i], &e);
+                if (q == -ENOENT)
+                        continue; /* deleted since the list */
+                if (q < 0) {
+                        r = q;
+                        break;
+                }
+                catcache_entry_unref(e);
+                ids[k] = l->v[i].id;
+                digests[k++] = l->v[i].digest;
+        }
+        if (r >= 0)
+                r = catcache_snapshot(s->catalogs, ids, digests, k, out);
+        free(ids);
+        free(digests);
+        return r;
+}
+
+int svc_catalogs_acquire(struct svc *s, struct svc_catalog_set **out) {
+        int r = -EAGAIN;
+        *out = NULL;
+        for (int i = 0; i < ACQUIRE_TRIES && (r == -EAGAIN || r == -ENOENT); i++) {
+                struct store_catalog_list l;
+                if ((r = store_catalog_list(s->store, &l)) >= 0)
+                        r = snapshot_of(s, &l, out);
+                store_catalog_list_free(&l);
+        }
+        return r == -ENOENT ? -EAGAIN : r;
+}
+
+/* ---- add ---------------------------------------------------------------------- */
+
+/* The record of a parsed catalog: its files canonical, their digest and
+ * what they hold. */
+static int make_record(const struct catalog_file *files, size_t n, const struct catalog *c, struct store_catalog *rec,
+                       char *err, size_t errlen) {
+        uint8_t sum[CRYPTO_SHA256_LEN];
+        char hex[2 * CRYPTO_SHA256_LEN + 1];
+        int r = catalog_files_to_canonical(files, n, &rec->files, &rec->files_len);
+        if (r == -EINVAL)
+                return errmsg(err, errlen, r, "the catalog's files must be UTF-8 text");
+        if (r < 0)
+                return errmsg(err, errlen, r, r == -ENOMEM ? "out of memory" : "the catalog is too large to keep");
+        if (rec->files_len > STORE_MAX_CATALOG_BYTES)
+                return errmsg(err, errlen, -E2BIG, "the catalog is %zu bytes as stored, more than %d", rec->files_len,
+                              STORE_MAX_CATALOG_BYTES);
+        if ((r = crypto_sha256(rec->files, rec->files_len, sum)) < 0)
+                return errmsg(err, errlen, -EIO, "could not hash the catalog");
+        crypto_hex(sum, sizeof sum, hex);
+        if (asprintf(&rec->digest, "sha256:%s", hex) < 0) {
+                rec->digest = NULL;
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
+        }
+        rec->n_files = (int64_t) n;
+        rec->n_packages = (int64_t) c->n_packages;
+        rec->n_channels = (int64_t) c->n_channels;
+        rec->n_bundles = (int64_t) c->n_bundles;
+        rec->n_ignored = (int64_t) c->n_ignored;
+        for (size_t i = 0; i < c->n_bundles; i++)
+                rec->n_manifests += (int64_t) c->bundles[i].n_manifests;
+        return 0;
+}
+
+/* Store rec (under the writer lock, with the count checked) and put the
+ * parsed catalog in memory. */
+static int store_and_cache(struct svc *sv, struct store_catalog *rec, struct catalog *parsed, char *err,
+                           size_t errlen) {
+        struct store_catalog_list l;
+        catcache_writer_lock(sv->catalogs);
+        int r = store_catalog_list(sv->store, &l);
+        if (r >= 0 && l.n >= SVC_MAX_CATALOGS)
+                r = errmsg(err, errlen, -EDQUOT, "musterd holds %d catalogs, the most it takes; delete one first",
+                           SVC_MAX_CATALOGS);
+        store_catalog_list_free(&l);
+        if (r >= 0 && (r = store_catalog_create(sv->store, rec)) == -EEXIST)
+                errmsg(err, errlen, r, "catalog %s exists; delete it first to add it again", rec->name);
+        if (r >= 0) {
+                struct svc_catalog_entry *e = catcache_entry_new(rec->id, rec->name, (int) rec->priority, rec->digest,
+                                                                 parsed);
+                /* Without memory now, it is parsed from the store when needed. */
+                if (e)
+                        (void) catcache_insert(sv->catalogs, e);
+        }
+        catcache_writer_unlock(sv->catalogs);
+        return r;
+}
+
+int svc_catalog_add(struct svc *sv, const char *name, int64_t priority, const struct catalog_file *files, size_t n,
+                    const char *by, struct store_catalog *out, char *err, size_t errlen) {
+        struct catalog parsed;
+        store_catalog_init(out);
+        err_clear(err, errlen);
+        if (!svc_catalog_name_ok(name))
+                return errmsg(err, errlen, -EINVAL,
+                              "a catalog name is a DNS label: 1-%d characters of a-z, 0-9 and '-', not starting or "
+                              "ending with '-' (and not a UUID)", SVC_CATALOG_MAX_NAME);
+        if (priority < SVC_CATALOG_MIN_PRIORITY || priority > SVC_CATALOG_MAX_PRIORITY)
+                return errmsg(err, errlen, -EINVAL, "priority must be an integer from %d to %d (lower is preferred)",
+                              SVC_CATALOG_MIN_PRIORITY, SVC_CATALOG_MAX_PRIORITY);
+        int r = catalog_load_files(files, n, &parsed, err, errlen);
+        if (r < 0)
+                return r;
+        if (!parsed.n_packages) {
+                catalog_free(&parsed);
+                return errmsg(err, errlen, -EINVAL, "the files hold no olm.package blob: no catalog there");
+        }
+        out->name = strdup(name);
+        out->owner = strdup(by);
+        out->priority = priority;
+        if (!out->name || !out->owner)
+                r = errmsg(err, errlen, -ENOMEM, "out of memory");
+        if (r >= 0)
+                r = make_record(files, n, &parsed, out, err, errlen);
+        if (r >= 0)
+                r = store_and_cache(sv, out, &parsed, err, errlen);
+        catalog_free(&parsed);
+        free(out->files);
+        out->files = NULL;
+        if (r < 0)
+                return r;
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL,
+                  "catalog %s (priority %lld) added by %s: %lld packages, %lld bundles from %lld files", name,
+                  (long long) priority, by, (long long) out->n_packages, (long long) out->n_bundles,
+                  (long long) out->n_files);
+        return 0;
+}
+
+/* ---- read, list, delete ---------------------------------------------------------- */
+
+/* The record (without files) of catalog id_or_name, taken out of a list. */
+static int find_record(struct svc *sv, const char *id_or_name, struct store_catalog *out) {
+        struct store_catalog_list l;
+        bool by_id = uuid_is_valid(id_or_name);
+        store_catalog_init(out);
+        int r = store_catalog_list(sv->store, &l);
+        if (r < 0)
+                return r;
+        r = -ENOENT;
+        for (size_t i = 0; i < l.n && r == -ENOENT; i++)
+                if (by_id ? !strcasecmp(l.v[i].id, id_or_name) : !strcmp(l.v[i].name, id_or_name)) {
+                        *out = l.v[i];
+                        store_catalog_init(&l.v[i]);
+                        r = 0;
+                }
+        store_catalog_list_free(&l);
+        return r;
+}
+
+int svc_catalog_get(struct svc *sv, const char *id_or_name, struct svc_catalog_view *out, char *err, size_t errlen) {
+        *out = (struct svc_catalog_view){ 0 };
+        err_clear(err, errlen);
+        int r = find_record(sv, id_or_name, &out->info);
+        if (r >= 0)
+                r = load_entry(sv, &out->info, &out->entry);
+        if (r == -ENOENT)
+                r = errmsg(err, errlen, r, "catalog %.64s not found", id_or_name);
+        if (r < 0) {
+                svc_catalog_view_free(out);
+                return r;
+        }
+        out->catalog = catcache_entry_catalog(out->entry);
+        return 0;
+}
+
+void svc_catalog_view_free(struct svc_catalog_view *v) {
+        catcache_entry_unref(v->entry);
+        store_catalog_free(&v->info);
+        *v = (struct svc_catalog_view){ 0 };
+}
+
+int svc_catalog_list(struct svc *sv, struct store_catalog_list *out) {
+        return store_catalog_list(sv->store, out);
+}
+
+void svc_catalog_list_free(struct store_catalog_list *l) {
+        store_catalog_list_free(l);
+}
+
+void svc_catalog_record_free(struct store_catalog *c) {
+        store_catalog_free(c);
+}
+
+int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err, size_t errlen) {
+        struct store_catalog c;
+        err_clear(err, errlen);
+        if (!uuid_is_valid(id))
+                return errmsg(err, errlen, -EINVAL, "catalog id \"%.64s\" is not a UUID", id);
+        catcache_writer_lock(sv->catalogs);
+        int r = find_record(sv, id, &c);
+        if (r == -ENOENT)
+                errmsg(err, errlen, r, "catalog %s not found", id);
+        else if (r >= 0 && svc_catalog_in_use(sv, &c))
+                r = errmsg(err, errlen, -EBUSY, "catalog %s is in use by subscriptions; it cannot be deleted", c.name);
+        if (r >= 0 && (r = store_catalog_delete(sv->store, c.id)) == -ENOENT)
+                errmsg(err, errlen, r, "catalog %s not found", id);
+        if (r >= 0)
+                catcache_remove(sv->catalogs, c.id);
+        catcache_writer_unlock(sv->catalogs);
+        if (r >= 0)
+                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "catalog %s (priority %lld) deleted by %s",
+                          c.name, (long long) c.priority, by);
+        store_catalog_free(&c);
+        return r;
+}

@@ -1,0 +1,83 @@
+/* Operator catalogs (DESIGN §3, §8; issue 15): add a catalog from the files
+ * of a catalog directory (parsed before anything is stored), read one with
+ * its packages, list, delete; and the catalogs as the resolver reads them:
+ * parsed once, kept in memory (parsed again from the stored files after a
+ * restart, when first needed), handed out as a reference-counted snapshot
+ * that a delete does not pull from under its holder. Thread-safe. The
+ * handlers have parsed the request and authorized the caller. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "resolve.h"
+#include "store.h"
+#include "svc.h"
+
+#define SVC_CATALOG_MAX_NAME 63
+#define SVC_CATALOG_MIN_PRIORITY (-1000)
+#define SVC_CATALOG_MAX_PRIORITY 1000
+#define SVC_MAX_CATALOGS RESOLVE_MAX_CATALOGS /* what one resolution takes */
+
+/* A catalog name: a DNS label (1-63 characters of a-z, 0-9 and '-', not
+ * starting or ending with '-') that is not a UUID (paths take either). */
+bool svc_catalog_name_ok(const char *name);
+
+/* Add catalog `name` of `priority` (SVC_CATALOG_MIN_PRIORITY..MAX; lower is
+ * preferred; it never changes) from files[0..n) (catalog_load_files: any
+ * order), added by `by`. The files are kept in their canonical form with
+ * its sha256 digest. out (always freeable) gets the record without its
+ * files. 0, or -errno with err: -EINVAL a bad name or priority, a catalog
+ * that does not parse (err: "file:line: blob: what") or holds no package;
+ * -E2BIG past a limit of the parser or the store; -EEXIST the name is
+ * taken; -EDQUOT SVC_MAX_CATALOGS are there; -ENOMEM; store errors (err
+ * empty). */
+int svc_catalog_add(struct svc *sv, const char *name, int64_t priority, const struct catalog_file *files, size_t n,
+                    const char *by, struct store_catalog *out, char *err, size_t errlen);
+
+/* A catalog as read: its record (without files) and its parsed model,
+ * valid until svc_catalog_view_free(). */
+struct svc_catalog_entry;
+struct svc_catalog_view {
+        struct store_catalog info;
+        const struct catalog *catalog;
+        struct svc_catalog_entry *entry; /* what keeps `catalog` alive */
+};
+/* The catalog of that id (a UUID) or else name. 0, or -errno with err:
+ * -ENOENT none; -EIO its stored files no longer parse (logged); store
+ * errors (err empty). */
+int svc_catalog_get(struct svc *sv, const char *id_or_name, struct svc_catalog_view *out, char *err, size_t errlen);
+void svc_catalog_view_free(struct svc_catalog_view *v);
+
+/* Every catalog (records without files) by priority, then name. Store errors. */
+int svc_catalog_list(struct svc *sv, struct store_catalog_list *out);
+void svc_catalog_list_free(struct store_catalog_list *l);
+/* What svc_catalog_add hands back. */
+void svc_catalog_record_free(struct store_catalog *c);
+
+/* Delete catalog `id` (by `by`). Snapshots already handed out keep it.
+ * 0, or -errno with err: -ENOENT none; -EBUSY svc_catalog_in_use(); store
+ * errors (err empty). */
+int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err, size_t errlen);
+
+/* Whether something depends on catalog c, so that it may not be deleted
+ * (409). Subscriptions will fill this in (a subscription that names the
+ * catalog, or a cluster with bundles installed from it); until they exist
+ * nothing does: 0. */
+int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c);
+
+/* ---- what the resolver reads ------------------------------------------------ */
+
+struct svc_catalog_set;
+/* Every catalog, parsed, as of now: *out (release it with
+ * svc_catalog_set_release; the caller's until then, whatever is added or
+ * deleted meanwhile). Catalogs not in memory yet (after a restart) are
+ * parsed from their stored files first. 0; -EIO a stored catalog no longer
+ * parses (logged); -ENOMEM; store errors. */
+int svc_catalogs_acquire(struct svc *s, struct svc_catalog_set **out);
+/* The catalogs of a snapshot, sorted by priority then name (n of them);
+ * each `catalog` passed catalog_check(). */
+const struct resolve_catalog *svc_catalog_set_items(const struct svc_catalog_set *set, size_t *n);
+/* NULL is fine. */
+void svc_catalog_set_release(struct svc_catalog_set *set);
