@@ -9,8 +9,13 @@
  *    manifests[{path, file, group, version, kind, namespace?, name, content}],
  *    settings?{cluster_name, base_dns_domain?, api_vip?, ingress_vip?,
  *              pull_secret?},
- *    hosts?{"<host id>": {role, hostname?, ntp_sources[], ssh_authorized_key?}}}
- * manifests are in release order (file name, then document index).
+ *    hosts?{"<host id>": {role, hostname?, ntp_sources[], ssh_authorized_key?}},
+ *    operators?[{package, bundle, version, catalog, channel?, dependency,
+ *                subscription?, why}]}
+ * manifests are in release order (file name, then document index), then the
+ * operator bundles' (named 9000_operators_NNN_..., in dependency order);
+ * operators records what the revision installed (coordinator/domain/
+ * operators_payload.h), the start of the next resolution.
  * settings and hosts are what each host's installed system is set up with
  * (payload_host_settings() joins them for one host); a payload without them
  * was built before they existed.

@@ -98,6 +98,12 @@ void api_release_preview(void *app, struct http_request *req, struct http_respon
 void api_release_os_image(void *app, struct http_request *req, struct http_response *resp);
 void api_signing_key(void *app, struct http_request *req, struct http_response *resp);
 
+/* A cluster's operators: subscriptions, preview, upgrade (operators.c). */
+void api_subscription_create(void *app, struct http_request *req, struct http_response *resp);
+void api_subscription_list(void *app, struct http_request *req, struct http_response *resp);
+void api_subscription_delete(void *app, struct http_request *req, struct http_response *resp);
+void api_operators_resolve(void *app, struct http_request *req, struct http_response *resp);
+void api_operators_upgrade(void *app, struct http_request *req, struct http_response *resp);
 /* Operator catalogs (catalogs.c). */
 void api_catalog_add(void *app, struct http_request *req, struct http_response *resp);
 void api_catalog_list(void *app, struct http_request *req, struct http_response *resp);

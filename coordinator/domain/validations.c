@@ -1188,6 +1188,17 @@ static void c_capabilities(const struct cluster_facts *f, struct validation_resu
             f->n_enabled_capabilities, f->n_known_capabilities);
 }
 
+static void c_operators(const struct cluster_facts *f, struct validation_result *r) {
+        enum validation_id id = VAL_OPERATORS_RESOLVABLE;
+        if (f->operators_error)
+                set(r, id, VSTATUS_FAILURE, "The operators do not resolve (operator list shows it all): %s",
+                    f->operators_error);
+        else if (!f->operators_subscribed)
+                set(r, id, VSTATUS_SUCCESS, "No operators are subscribed to");
+        else
+                set(r, id, VSTATUS_SUCCESS, "The operator subscriptions resolve: %zu bundles", f->n_operator_bundles);
+}
+
 int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
                         struct validation_result *out) {
         size_t n = 0;
@@ -1204,8 +1215,7 @@ int validations_cluster(const struct cluster_facts *f, const struct muster_confi
         c_masters(f, cfg, &out[n++]);
         c_all_ready(f, &out[n++]);
         c_capabilities(f, &out[n++]);
-        set(&out[n++], VAL_OPERATORS_RESOLVABLE, VSTATUS_DISABLED,
-            "Not checked yet: operator resolution comes with operator management (DESIGN §8)");
+        c_operators(f, &out[n++]);
         apply_ignored(cfg, out, n);
         return (int) n;
 }

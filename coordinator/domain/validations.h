@@ -225,13 +225,19 @@ struct cluster_facts {
         const char *capabilities_error;
         size_t n_enabled_capabilities;    /* for the success message */
         size_t n_known_capabilities;
+        /* operators-resolvable: whether anything is subscribed, how many
+         * bundles the resolution installs, and why it does not resolve
+         * (NULL: it does). */
+        bool operators_subscribed;
+        size_t n_operator_bundles;
+        const char *operators_error;
 };
 
 /* Run the cluster validations in validation_id order. Writes
  * VAL_CLUSTER_COUNT results; returns that count, or -EINVAL.
  * capabilities-valid fails while release_version is unset or not imported,
- * or while capabilities_error is set. operators-resolvable is disabled
- * (operators come later, DESIGN §8). */
+ * or while capabilities_error is set. operators-resolvable fails while
+ * operators_error is set. */
 int validations_cluster(const struct cluster_facts *f, const struct muster_config *cfg,
                         struct validation_result *out);
 

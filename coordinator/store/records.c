@@ -95,6 +95,29 @@ void store_catalog_list_free(struct store_catalog_list *l) {
         *l = (struct store_catalog_list) { 0 };
 }
 
+void store_subscription_init(struct store_subscription *s) {
+        *s = (struct store_subscription) { 0 };
+}
+
+void store_subscription_free(struct store_subscription *s) {
+        free(s->id);
+        free(s->cluster_id);
+        free(s->package);
+        free(s->channel);
+        free(s->catalog);
+        free(s->version_range);
+        free(s->owner);
+        free(s->created_at);
+        store_subscription_init(s);
+}
+
+void store_subscription_list_free(struct store_subscription_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_subscription_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_subscription_list) { 0 };
+}
+
 void store_latency_add(struct store_latency *l, double seconds) {
         size_t b = 0;
         while (b < STORE_LATENCY_BUCKETS && seconds > store_latency_bounds[b])

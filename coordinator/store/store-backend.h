@@ -149,6 +149,12 @@ struct store_backend {
         int (*catalog_list)(struct store *s, struct store_catalog_list *out);
         int (*catalog_delete)(struct store *s, const char *id);
 
+        /* sub->id and sub->created_at are filled in. */
+        int (*subscription_create)(struct store *s, const struct store_subscription *sub);
+        /* cluster_id NULL: all. */
+        int (*subscription_list)(struct store *s, const char *cluster_id, struct store_subscription_list *out);
+        int (*subscription_delete)(struct store *s, const char *cluster_id, const char *package);
+
         /* e->time is filled in; the back-end fills in e->id. */
         int (*event_append)(struct store *s, struct event *e);
         int (*event_list)(struct store *s, const struct store_event_filter *f, struct event_list *out);

@@ -928,6 +928,46 @@ int store_catalog_delete(struct store *s, const char *id) {
         return s->ops->catalog_delete(s, nid);
 }
 
+/* ---- operator subscriptions ---------------------------------------------- */
+
+static bool opt_ok(const char *v) {
+        return !v || (*v && !too_long(v, MODEL_MAX_STRING));
+}
+
+int store_subscription_create(struct store *s, struct store_subscription *sub) {
+        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!sub || !sub->package || !*sub->package || too_long(sub->package, STORE_MAX_CATALOG_NAME) ||
+            !sub->owner || !*sub->owner || too_long(sub->owner, MODEL_MAX_STRING) || !opt_ok(sub->channel) ||
+            !opt_ok(sub->catalog) || !opt_ok(sub->version_range) || norm_id(sub->cluster_id, cid) < 0)
+                return -EINVAL;
+        if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&sub->id, id)) < 0 || (r = set_owned(&sub->created_at, now)) < 0 ||
+            (r = set_owned(&sub->cluster_id, cid)) < 0)
+                return r;
+        return s->ops->subscription_create(s, sub);
+}
+
+int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+        char cid[UUID_STR_LEN];
+        *out = (struct store_subscription_list) { 0 };
+        if (cluster_id && norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        int r = s->ops->subscription_list(s, cluster_id ? cid : NULL, out);
+        if (r < 0)
+                store_subscription_list_free(out);
+        return r < 0 ? r : 0;
+}
+
+int store_subscription_delete(struct store *s, const char *cluster_id, const char *package) {
+        char cid[UUID_STR_LEN];
+        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
+                return -EINVAL;
+        return s->ops->subscription_delete(s, cid, package);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 int store_event_append(struct store *s, struct event *e) {

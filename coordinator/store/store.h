@@ -408,6 +408,37 @@ int store_catalog_list(struct store *s, struct store_catalog_list *out);
 /* -ENOENT. */
 int store_catalog_delete(struct store *s, const char *id);
 
+/* ---- operator subscriptions (DESIGN §8) ----------------------------------- */
+
+#define STORE_MAX_SUBSCRIPTIONS 1000 /* of one cluster */
+
+/* A cluster's subscription to an operator package: one per package. */
+struct store_subscription {
+        char *id;
+        char *cluster_id;
+        char *package;
+        char *channel;        /* NULL: the package's default channel */
+        char *catalog;        /* NULL: any catalog */
+        char *version_range;  /* NULL: any version */
+        bool skip_dependencies;
+        char *owner;
+        char *created_at;
+};
+void store_subscription_init(struct store_subscription *s);
+void store_subscription_free(struct store_subscription *s);
+struct store_subscription_list { struct store_subscription *v; size_t n; };
+void store_subscription_list_free(struct store_subscription_list *l);
+
+/* Needs cluster_id, package and owner. Fills in id and created_at.
+ * -ENOENT: no such cluster; -EEXIST: the cluster has a subscription to the
+ * package; -EDQUOT: the cluster has STORE_MAX_SUBSCRIPTIONS. */
+int store_subscription_create(struct store *s, struct store_subscription *sub);
+/* The cluster's subscriptions in the order they were made; cluster_id NULL:
+ * every cluster's (at most STORE_MAX_LIMIT). */
+int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out);
+/* -ENOENT. */
+int store_subscription_delete(struct store *s, const char *cluster_id, const char *package);
+
 /* ---- events ------------------------------------------------------------ */
 
 /* Needs severity, category and message; fills in id and, if NULL, time. */

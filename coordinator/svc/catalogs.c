@@ -17,6 +17,7 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "log.h"
+#include "operators_payload.h"
 #include "uuid.h"
 
 #define ACQUIRE_TRIES 4 /* a snapshot raced by deletes is tried again this often */
@@ -36,12 +37,45 @@ bool svc_catalog_name_ok(const char *s) {
         return true;
 }
 
+/* Whether cluster_id's current payload revision installed a bundle from
+ * catalog `name`. */
+static bool installed_from(struct svc *sv, const char *cluster_id, const char *name) {
+        struct cluster cl;
+        struct store_payload p;
+        bool used = false;
+        cluster_init(&cl);
+        store_payload_init(&p);
+        if (store_cluster_get(sv->store, cluster_id, &cl) == 0 && cl.payload_revision > 0 &&
+            store_payload_get(sv->store, cluster_id, cl.payload_revision, &p) == 0) {
+                json_object *payload = json_tokener_parse(p.canonical);
+                struct resolve_installed *in = NULL;
+                size_t n = 0;
+                if (payload && operators_installed(payload, &in, &n) == 0)
+                        for (size_t i = 0; i < n && !used; i++)
+                                used = strcmp(in[i].catalog, name) == 0;
+                free(in);
+                json_object_put(payload);
+        }
+        store_payload_free(&p);
+        cluster_free(&cl);
+        return used;
+}
+
 int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c) {
-        /* Subscriptions (issue 15) will answer here: one that names the
-         * catalog or has bundles installed from it keeps it. */
-        (void) sv;
-        (void) c;
-        return 0;
+        struct store_subscription_list l;
+        int r = store_subscription_list(sv->store, NULL, &l);
+        if (r < 0)
+                return r;
+        int used = 0;
+        for (size_t i = 0; i < l.n && !used; i++) {
+                bool seen = false; /* each cluster once */
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = strcmp(l.v[j].cluster_id, l.v[i].cluster_id) == 0;
+                used = (l.v[i].catalog && strcmp(l.v[i].catalog, c->name) == 0) ||
+                       (!seen && installed_from(sv, l.v[i].cluster_id, c->name));
+        }
+        store_subscription_list_free(&l);
+        return used;
 }
 
 /* ---- loading into memory -------------------------------------------------- */

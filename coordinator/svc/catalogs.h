@@ -62,9 +62,8 @@ void svc_catalog_record_free(struct store_catalog *c);
 int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err, size_t errlen);
 
 /* Whether something depends on catalog c, so that it may not be deleted
- * (409). Subscriptions will fill this in (a subscription that names the
- * catalog, or a cluster with bundles installed from it); until they exist
- * nothing does: 0. */
+ * (409): a subscription that names it, or a subscribed cluster whose
+ * current payload revision installed a bundle from it. 1, 0, or -errno. */
 int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c);
 
 /* ---- what the resolver reads ------------------------------------------------ */

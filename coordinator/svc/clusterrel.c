@@ -10,8 +10,11 @@
 
 #include "canonjson.h"
 #include "cleanup.h"
+#include "errmsg.h"
 #include "json-cleanup.h"
 #include "log.h"
+#include "operators_payload.h"
+#include "opresolve.h"
 #include "payload.h"
 
 int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr) {
@@ -59,9 +62,7 @@ static struct cap_spec borrow_spec(const struct cluster_cap_spec *s) {
                                    .additional = s->additional_enabled_capabilities };
 }
 
-/* The condition JSON of capability.h as a model condition replacing c's of
- * the same type; the transition time moves only when the status does. */
-static int set_condition(struct cluster *c, json_object *cond) {
+int clusterrel_set_condition(struct cluster *c, json_object *cond) {
         char now[MODEL_TIME_LEN];
         const char *type = json_object_get_string(json_object_object_get(cond, "type"));
         const char *status = json_object_get_string(json_object_object_get(cond, "status"));
@@ -77,6 +78,10 @@ static int set_condition(struct cluster *c, json_object *cond) {
         for (size_t i = 0; i < c->n_conditions; i++)
                 if (c->conditions[i].type && strcmp(c->conditions[i].type, type) == 0)
                         old = &c->conditions[i];
+        if (old && strcmp(old->status ? old->status : "", status) == 0 &&
+            strcmp(old->reason ? old->reason : "", reason ? reason : "") == 0 &&
+            strcmp(old->message ? old->message : "", message ? message : "") == 0 && old->last_transition_time)
+                return 0;
         if (!old) {
                 old = inv_array_append((void **) &c->conditions, &c->n_conditions, sizeof *old);
                 if (!old)
@@ -105,7 +110,7 @@ static int set_condition(struct cluster *c, json_object *cond) {
         free(old->message);
         free(old->last_transition_time);
         *old = n;
-        return 0;
+        return 1;
 }
 
 int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const struct cluster_cap_spec *spec,
@@ -149,7 +154,8 @@ int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const
         c->cap_status.implicit_capabilities = st.implicit;
         c->has_cap_status = true;
         /* st's vectors now belong to c. */
-        return set_condition(c, cond);
+        int k = clusterrel_set_condition(c, cond);
+        return k < 0 ? k : 0;
 }
 
 static struct filter_context filter_ctx(const struct loaded_release *lr, const struct cluster *c) {
@@ -251,11 +257,31 @@ static int host_settings_load(struct svc *sv, const struct cluster *c, const str
         return 0;
 }
 
+/* Part 2 of the payload (DESIGN §6): the cluster's operators resolved, their
+ * bundles' manifests in dependency order. A cluster with no subscriptions
+ * and no operators installed has none (op->none). -EDOM with the
+ * explanation when the subscriptions do not resolve. */
+static int operator_part(struct svc *sv, const struct cluster *c, const struct op_options *ops,
+                         struct op_resolution *op, struct manifest_list *ms, char *err, size_t errlen) {
+        int r = opresolve_cluster(sv, c, ops, op, err, errlen);
+        if (r < 0 || op->none)
+                return r;
+        if (!op->plan.ok) {
+                _cleanup_free_ char *why = opresolve_problems_text(&op->plan);
+                return errmsg(err, errlen, -EDOM, "the operators of cluster %s do not resolve: %s", c->name,
+                              why ? why : "out of memory");
+        }
+        return operators_manifests(&op->plan, ms, err, errlen);
+}
+
 /* The payload object of revision `revision` and how many manifests it carries. */
 static int build_object(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
-                        const struct store_host_role *roles, size_t n_roles, int64_t revision, json_object **out,
-                        size_t *n_included, char *err, size_t errlen) {
+                        const struct store_host_role *roles, size_t n_roles, int64_t revision,
+                        const struct op_options *ops, json_object **out, size_t *n_included, char *err,
+                        size_t errlen) {
         _cleanup_(host_settings_free) struct host_settings hs = { 0 };
+        _cleanup_(opresolve_free) struct op_resolution op = { .none = true };
+        _cleanup_(manifest_list_free) struct manifest_list opms = { 0 };
         struct filter_context ctx = filter_ctx(lr, c);
         struct filter_result *res = NULL;
         _cleanup_free_ const struct manifest **inc = NULL;
@@ -280,7 +306,13 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
                 snprintf(err, errlen, "filtering the manifests of release %s failed", lr->r.info.version);
                 return r;
         }
-        inc = calloc(lr->ms.n ? lr->ms.n : 1, sizeof *inc);
+        if ((r = operator_part(sv, c, ops, &op, &opms, err, errlen)) < 0) {
+                for (size_t i = 0; i < lr->ms.n; i++)
+                        filter_result_free(&res[i]);
+                free(res);
+                return r;
+        }
+        inc = calloc(lr->ms.n + opms.n + 1, sizeof *inc);
         for (size_t i = 0; i < lr->ms.n; i++) {
                 if (inc && res[i].reason == FILTER_INCLUDED)
                         inc[n++] = &lr->ms.v[i];
@@ -289,12 +321,22 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
         free(res);
         if (!inc)
                 return -ENOMEM;
+        for (size_t i = 0; i < opms.n; i++)
+                inc[n++] = &opms.v[i];
         if (lr->r.info.os_image.url)
                 snprintf(url, sizeof url, "%s", lr->r.info.os_image.url);
         else
                 snprintf(url, sizeof url, MUSTER_OS_IMAGE_PATH_FMT, lr->r.info.version);
         *out = payload_build(c->id, revision, c->release_version, url, &lr->r.info.os_image,
                              &c->cap_status.enabled_capabilities, (const struct manifest *const *) inc, n, &hs.s);
+        if (*out && !op.none) {
+                json_object *m = operators_member(&op.plan, op.rsubs, op.n_rsubs);
+                if (!m || json_object_object_add(*out, "operators", m) < 0) {
+                        json_object_put(m);
+                        json_object_put(*out);
+                        *out = NULL;
+                }
+        }
         if (!*out) {
                 snprintf(err, errlen, "out of memory building the payload");
                 return -ENOMEM;
@@ -305,14 +347,14 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
 
 int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                              const struct store_host_role *roles, size_t n_roles, int64_t revision,
-                             struct store_payload *out, char *err, size_t errlen) {
+                             const struct op_options *ops, struct store_payload *out, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         struct payload_signed ps = { 0 };
         size_t n = 0;
         int r;
 
         store_payload_init(out);
-        if ((r = build_object(sv, c, lr, roles, n_roles, revision, &obj, &n, err, errlen)) < 0)
+        if ((r = build_object(sv, c, lr, roles, n_roles, revision, ops, &obj, &n, err, errlen)) < 0)
                 return r;
         if ((r = payload_sign(obj, sv->key, &ps)) < 0) {
                 snprintf(err, errlen, "signing the payload failed: %s", strerror(-r));
@@ -337,7 +379,7 @@ int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const stru
 }
 
 int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
-                               char *err, size_t errlen) {
+                               const struct op_options *ops, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         _cleanup_free_ char *canon = NULL;
         struct store_payload cur;
@@ -346,7 +388,7 @@ int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const st
 
         if (c->payload_revision <= 0)
                 return 1;
-        if ((r = build_object(sv, c, lr, NULL, 0, c->payload_revision, &obj, &n, err, errlen)) < 0)
+        if ((r = build_object(sv, c, lr, NULL, 0, c->payload_revision, ops, &obj, &n, err, errlen)) < 0)
                 return r;
         if ((r = canonjson_serialize(obj, &canon, &len)) < 0) {
                 snprintf(err, errlen, "the payload is not canonical JSON");
@@ -378,4 +420,46 @@ int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct sto
                 return r;
         clusterrel_payload_event(sv, c, p);
         return 0;
+}
+
+int clusterrel_next_payload(struct svc *sv, struct cluster *c, const struct op_options *ops, char *err, size_t errlen,
+                            const char **what) {
+        struct loaded_release lr;
+        struct store_payload p;
+        char why[1024] = "";
+        int r;
+
+        store_payload_init(&p);
+        if ((r = release_load(sv, c->release_version, true, &lr)) < 0) {
+                if (r == -ENOENT)
+                        r = errmsg(err, errlen, -ENOPKG, "release %s of cluster %s is not imported",
+                                   c->release_version, c->name);
+                else
+                        *what = "release";
+                goto out;
+        }
+        if ((r = clusterrel_payload_differs(sv, c, &lr, ops, why, sizeof why)) == 1 &&
+            (r = clusterrel_build_payload(sv, c, &lr, NULL, 0, c->payload_revision + 1, ops, &p, why, sizeof why)) == 0) {
+                r = clusterrel_store_payload(sv, c, &p);
+                if (r == 0) {
+                        c->payload_revision = p.revision;
+                        r = 1;
+                } else if (r == -ESTALE)
+                        r = errmsg(err, errlen, -ESTALE,
+                                   "another payload revision of cluster %s was built meanwhile; try again", c->name);
+                else
+                        *what = "payload";
+                goto out;
+        }
+        if (r == -EDOM || r == -ENOENT)
+                r = errmsg(err, errlen, r, "%s", why);
+        else if (r < 0) {
+                log_error_errno(r, "install", "Building a payload of cluster %s failed: %s", c->id, why);
+                r = errmsg(err, errlen, r == -ENOMEM ? -ENOMEM : -EIO, "could not build the next payload of cluster %s: %s",
+                           c->name, why);
+        }
+out:
+        store_payload_free(&p);
+        release_unload(&lr);
+        return r;
 }

@@ -10,6 +10,7 @@
 #include "capability.h"
 #include "model.h"
 #include "svc.h"
+#include "opresolve.h"
 #include "store.h"
 
 /* A release as the store has it, with its manifests when asked. */
@@ -48,13 +49,13 @@ int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct l
  * err says what failed. */
 int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                              const struct store_host_role *roles, size_t n_roles, int64_t revision,
-                             struct store_payload *out, char *err, size_t errlen);
+                             const struct op_options *ops, struct store_payload *out, char *err, size_t errlen);
 
 /* Does c (as given: its release, enabled set, feature set, settings and
  * bound hosts as stored) yield a payload other than its stored revision
  * c->payload_revision? 1 yes, 0 no, -errno. */
 int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
-                               char *err, size_t errlen);
+                               const struct op_options *ops, char *err, size_t errlen);
 
 /* The event of a new payload revision. */
 void clusterrel_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p);
@@ -63,3 +64,19 @@ void clusterrel_payload_event(struct svc *sv, const struct cluster *c, const str
  * revision won the race. */
 int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p);
 
+
+/* Build, sign and store c's next payload revision when its content (as c is
+ * now, with ops for its operators; NULL: keep what is installed, no
+ * upgrade) differs from the stored one. 1 with c->payload_revision the new
+ * revision; 0 when nothing changed; -errno with err (or *what naming the
+ * store's part): -ENOPKG release not imported, -EDOM the operators do not
+ * resolve (err explains), -ENOENT a subscription names what no catalog has,
+ * -ESTALE another revision won the race. */
+int clusterrel_next_payload(struct svc *sv, struct cluster *c, const struct op_options *ops, char *err, size_t errlen,
+                            const char **what);
+
+/* A condition {type, status, reason?, message?} as a model condition
+ * replacing c's of the same type; the transition time moves only when the
+ * status does. 1 when it changed anything, 0 when c had it as it is;
+ * -EINVAL, -ENOMEM. */
+int clusterrel_set_condition(struct cluster *c, json_object *cond);

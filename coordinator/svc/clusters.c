@@ -177,9 +177,9 @@ static void rework_unimported(struct cluster *c, const char *rel, bool rel_chang
 static int rework_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                           struct store_payload *p, char *err, size_t errlen) {
         char why[512] = "";
-        int r = clusterrel_payload_differs(sv, c, lr, why, sizeof why);
+        int r = clusterrel_payload_differs(sv, c, lr, NULL, why, sizeof why);
         if (r > 0)
-                r = clusterrel_build_payload(sv, c, lr, NULL, 0, c->payload_revision + 1, p, why, sizeof why);
+                r = clusterrel_build_payload(sv, c, lr, NULL, 0, c->payload_revision + 1, NULL, p, why, sizeof why);
         if (r < 0) {
                 log_error_errno(r, "clusters", "Building a payload of cluster %s failed: %s", c->id, why);
                 return errmsg(err, errlen, r == -ENOMEM ? r : -EIO,

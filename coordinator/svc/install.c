@@ -256,12 +256,17 @@ int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by
         }
         size_t n_roles = assign_roles(sv, &v, roles);
         /* If the payload cannot be built, nothing moves. */
-        char why[400] = "";
-        if ((r = clusterrel_build_payload(sv, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, &p, why, sizeof why)) <
+        char why[1024] = "";
+        if ((r = clusterrel_build_payload(sv, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, NULL, &p, why, sizeof why)) <
             0) {
-                log_error_errno(r, "install", "Building the payload of cluster %s failed: %s", v.c.id, why);
-                r = errmsg(err, errlen, r == -ENOMEM ? -ENOMEM : -EIO, "could not build the payload of cluster %s: %s",
-                           v.c.id, why);
+                /* Operators that do not resolve are the user's to fix (409). */
+                if (r == -EDOM || r == -ENOENT)
+                        r = errmsg(err, errlen, -EDOM, "%s", why);
+                else {
+                        log_error_errno(r, "install", "Building the payload of cluster %s failed: %s", v.c.id, why);
+                        r = errmsg(err, errlen, r == -ENOMEM ? -ENOMEM : -EIO,
+                                   "could not build the payload of cluster %s: %s", v.c.id, why);
+                }
                 goto out;
         }
         r = store_cluster_start_install(sv->store, v.c.id, "Installation started; preparing the hosts",
@@ -390,40 +395,7 @@ int install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *b
  * the installed hosts apply it as any other. 0, or -errno as
  * install_day2_host's. */
 static int day2_payload(struct svc *sv, struct cluster *c, char *err, size_t errlen, const char **what) {
-        struct loaded_release lr;
-        struct store_payload p;
-        char why[512] = "";
-        int r;
-
-        store_payload_init(&p);
-        if ((r = release_load(sv, c->release_version, true, &lr)) < 0) {
-                if (r == -ENOENT)
-                        r = errmsg(err, errlen, -ENOPKG, "release %s of cluster %s is not imported",
-                                   c->release_version, c->name);
-                else
-                        *what = "release";
-                goto out;
-        }
-        if ((r = clusterrel_payload_differs(sv, c, &lr, why, sizeof why)) == 1 &&
-            (r = clusterrel_build_payload(sv, c, &lr, NULL, 0, c->payload_revision + 1, &p, why, sizeof why)) == 0) {
-                r = clusterrel_store_payload(sv, c, &p);
-                if (r == 0)
-                        c->payload_revision = p.revision;
-                else if (r == -ESTALE)
-                        r = errmsg(err, errlen, -ESTALE,
-                                   "another payload revision of cluster %s was built meanwhile; try again", c->name);
-                else
-                        *what = "payload";
-                goto out;
-        }
-        if (r < 0) {
-                log_error_errno(r, "install", "Building a payload of cluster %s failed: %s", c->id, why);
-                r = errmsg(err, errlen, r == -ENOMEM ? -ENOMEM : -EIO, "could not build the next payload of cluster %s: %s",
-                           c->name, why);
-        }
-out:
-        store_payload_free(&p);
-        release_unload(&lr);
+        int r = clusterrel_next_payload(sv, c, NULL, err, errlen, what);
         return r < 0 ? r : 0;
 }
 

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "clusterrel.h"
+#include "json-cleanup.h"
+#include "opresolve.h"
 #include "hostfsm.h"
 #include "log.h"
 #include "stepfacts.h"
@@ -173,6 +176,37 @@ out:
 /* What a cluster's validations look at: its settings, its hosts, its
  * release (imported or not) and whether its capabilities can be computed.
  * The strings live in *view, *lr, *hosts and caperr. */
+static bool has_condition(const struct cluster *c, const char *type) {
+        for (size_t i = 0; i < c->n_conditions; i++)
+                if (c->conditions[i].type && strcmp(c->conditions[i].type, type) == 0)
+                        return true;
+        return false;
+}
+
+/* The cluster's operators resolved: the facts of operators-resolvable
+ * (*why owns the explanation) and the OperatorsResolvable condition, stored
+ * when it changed. A resolution that cannot run at all (a catalog the
+ * subscriptions name is gone) fails the validation with its reason. */
+static void operator_facts(struct svc *sv, struct cluster *c, struct cluster_facts *f, char **why) {
+        struct op_resolution op;
+        char err[512] = "";
+        int r = opresolve_cluster(sv, c, NULL, &op, err, sizeof err);
+        f->operators_subscribed = op.n_rsubs > 0;
+        if (r < 0)
+                *why = strdup(err);
+        else if (!op.none && !op.plan.ok)
+                *why = opresolve_problems_text(&op.plan);
+        else if (!op.none)
+                f->n_operator_bundles = op.plan.n_steps;
+        f->operators_error = r < 0 || (!op.none && !op.plan.ok) ? (*why ? *why : "out of memory") : NULL;
+        if (r >= 0 && (!op.none || has_condition(c, "OperatorsResolvable"))) {
+                _cleanup_json_ json_object *cond = opresolve_condition(&op);
+                if (cond && clusterrel_set_condition(c, cond) > 0)
+                        store_cluster_update(sv->store, c, CL_F_CONDITIONS);
+        }
+        opresolve_free(&op);
+}
+
 static int cluster_facts(struct svc *sv, const struct cluster_view *view, struct loaded_release *lr,
                          struct cluster_host **hosts, char *caperr, size_t caperrlen, struct cluster_facts *f) {
         bool imported = release_load(sv, view->c.release_version, false, lr) == 0;
@@ -221,6 +255,7 @@ int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status 
         bool preparing = false;
         struct loaded_release lr;
         char caperr[256];
+        _cleanup_free_ char *opwhy = NULL;
         int r = cluster_view_load(sv, cluster_id, true, &view);
         if (r < 0)
                 return r;
@@ -228,6 +263,7 @@ int refresh_cluster(struct svc *sv, const char *cluster_id, enum cluster_status 
         lr = (struct loaded_release) { 0 };
         if ((r = cluster_facts(sv, &view, &lr, &hosts, caperr, sizeof caperr, &f)) < 0)
                 goto out;
+        operator_facts(sv, &view.c, &f, &opwhy);
         int n = validations_cluster(&f, svc_cfg(sv), res);
         if (n < 0) {
                 r = n;

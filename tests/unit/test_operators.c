@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "operators.h"
+#include "operators_payload.h"
 #include "resolve.h"
 
 static const char fbc[] =
@@ -73,13 +73,15 @@ Test(operators, the_member_reads_back_as_the_installed_set) {
         load(&c);
         plan_for(&c, NULL, 0, true, false, &p);
         json_object *payload = json_object_new_object();
-        json_object_object_add(payload, "operators", operators_member(&p));
+        struct resolve_subscription subs[] = { { .package = "app" } };
+        json_object_object_add(payload, "operators", operators_member(&p, subs, 1));
         cr_expect_str_eq(json_object_to_json_string_ext(json_object_object_get(payload, "operators"),
                                                         JSON_C_TO_STRING_PLAIN),
                          "[{\"package\":\"etcd\",\"bundle\":\"etcd.v0.9.0\",\"version\":\"0.9.0\",\"catalog\":"
-                         "\"community\",\"channel\":\"alpha\",\"dependency\":true},{\"package\":\"app\",\"bundle\":"
-                         "\"app.v1\",\"version\":\"1.0.0\",\"catalog\":\"community\",\"channel\":\"stable\","
-                         "\"dependency\":false}]");
+                         "\"community\",\"channel\":\"alpha\",\"dependency\":true,\"subscription\":\"app\",\"why\":"
+                         "\"required by app.v1 (app 1.0.0 from catalog community): package etcd 0.9.x\"},{\"package\":"
+                         "\"app\",\"bundle\":\"app.v1\",\"version\":\"1.0.0\",\"catalog\":\"community\",\"channel\":"
+                         "\"stable\",\"dependency\":false,\"subscription\":\"app\",\"why\":\"subscribed (channel stable)\"}]");
         struct resolve_installed *inst;
         size_t n;
         cr_assert_eq(operators_installed(payload, &inst, &n), 0);
@@ -93,7 +95,7 @@ Test(operators, the_member_reads_back_as_the_installed_set) {
         cr_assert_eq(operators_manifests(&p2, &ms, NULL, 0), 0);
         cr_expect_eq(ms.n, 0);
         cr_expect_eq(p2.n_steps, 2);
-        json_object *m = operators_member(&p2);
+        json_object *m = operators_member(&p2, NULL, 0);
         cr_expect_eq(json_object_array_length(m), 0);
         json_object_put(m);
         free(inst);

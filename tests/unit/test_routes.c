@@ -100,6 +100,12 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("POST", PATH(API MUSTER_PATH_CLUSTER(S) S, CID, MUSTER_ACTION_UPGRADE), "cluster_upgrade", CID, NULL);
         expect("POST", PATH(API MUSTER_PATH_CLUSTER(S) S, CID, MUSTER_ACTION_RESET), "cluster_reset", CID, NULL);
         expect("POST", PATH(API MUSTER_PATH_CLUSTER(S) S, CID, MUSTER_ACTION_CANCEL), "cluster_cancel", CID, NULL);
+        expect("POST", PATH(API MUSTER_PATH_CLUSTER_SUBSCRIPTIONS(S), CID), "subscription_create", CID, NULL);
+        expect("GET", PATH(API MUSTER_PATH_CLUSTER_SUBSCRIPTIONS(S), CID), "subscription_list", CID, NULL);
+        expect("DELETE", PATH(API MUSTER_PATH_CLUSTER_SUBSCRIPTION(S, S), CID, "etcd"), "subscription_delete", CID,
+               "etcd");
+        expect("POST", PATH(API MUSTER_PATH_CLUSTER_OPERATORS_RESOLVE(S), CID), "operators_resolve", CID, NULL);
+        expect("POST", PATH(API MUSTER_PATH_CLUSTER_OPERATORS_UPGRADE(S), CID), "operators_upgrade", CID, NULL);
         expect("GET", PATH(API MUSTER_PATH_CLUSTER_PAYLOADS(S), CID), "payload_list", CID, NULL);
         expect("GET", PATH(API MUSTER_PATH_CLUSTER_PAYLOAD("%s", "%ld"), CID, 7L), "payload_get", CID, "7");
         expect("GET", PATH(MUSTER_PAYLOAD_PATH_FMT, CID, 12LL), "payload_get", CID, "12");

@@ -1720,3 +1720,67 @@ Test(store, catalogs_survive_a_reopen) {
         store_catalog_free(&got);
         free(id);
 }
+
+/* Subscriptions: one per package of a cluster, in the order made, gone with
+ * their cluster; the refusals. */
+Test(store, subscriptions_create_list_delete) {
+        char *a = tu_store_cluster(st, "alice", "a"), *b = tu_store_cluster(st, "bob", "b");
+        struct store_subscription s1 = { .cluster_id = strdup(a), .package = strdup("myapp"), .owner = strdup("alice"),
+                                         .channel = strdup("stable"), .version_range = strdup(">=1.0.0"),
+                                         .skip_dependencies = true };
+        struct store_subscription s2 = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("alice"),
+                                         .catalog = strdup("redhat") };
+        struct store_subscription s3 = { .cluster_id = strdup(b), .package = strdup("etcd"), .owner = strdup("bob") };
+        cr_assert_eq(store_subscription_create(st, &s1), 0);
+        cr_assert_eq(store_subscription_create(st, &s2), 0);
+        cr_assert_eq(store_subscription_create(st, &s3), 0);
+        cr_assert_not_null(s1.id);
+        cr_assert_not_null(s1.created_at);
+        struct store_subscription dup = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("x") };
+        cr_expect_eq(store_subscription_create(st, &dup), -EEXIST);
+        store_subscription_free(&dup);
+        struct store_subscription_list l;
+        cr_assert_eq(store_subscription_list(st, a, &l), 0);
+        cr_assert_eq(l.n, 2);
+        cr_expect_str_eq(l.v[0].package, "myapp");
+        cr_expect_str_eq(l.v[0].channel, "stable");
+        cr_expect_str_eq(l.v[0].version_range, ">=1.0.0");
+        cr_expect(l.v[0].skip_dependencies);
+        cr_expect_null(l.v[0].catalog);
+        cr_expect_str_eq(l.v[1].catalog, "redhat");
+        cr_expect_not(l.v[1].skip_dependencies);
+        store_subscription_list_free(&l);
+        cr_assert_eq(store_subscription_list(st, NULL, &l), 0);
+        cr_expect_eq(l.n, 3);
+        store_subscription_list_free(&l);
+        cr_expect_eq(store_subscription_delete(st, a, "etcd"), 0);
+        cr_expect_eq(store_subscription_delete(st, a, "etcd"), -ENOENT);
+        cr_assert_eq(store_cluster_delete(st, b), 0);
+        cr_assert_eq(store_subscription_list(st, NULL, &l), 0);
+        cr_expect_eq(l.n, 1, "the deleted cluster's subscription went with it");
+        store_subscription_list_free(&l);
+        store_subscription_free(&s1);
+        store_subscription_free(&s2);
+        store_subscription_free(&s3);
+        free(a);
+        free(b);
+}
+
+Test(store, subscription_argument_checks) {
+        char *a = tu_store_cluster(st, "alice", "a");
+        struct store_subscription none = { .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
+                                           .package = strdup("etcd"), .owner = strdup("x") };
+        cr_expect_eq(store_subscription_create(st, &none), -ENOENT);
+        store_subscription_free(&none);
+        struct store_subscription nopkg = { .cluster_id = strdup(a), .owner = strdup("x") };
+        cr_expect_eq(store_subscription_create(st, &nopkg), -EINVAL);
+        store_subscription_free(&nopkg);
+        struct store_subscription empty = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("x"),
+                                            .channel = strdup("") };
+        cr_expect_eq(store_subscription_create(st, &empty), -EINVAL);
+        store_subscription_free(&empty);
+        struct store_subscription_list l;
+        cr_expect_eq(store_subscription_list(st, "not-an-id", &l), -EINVAL);
+        cr_expect_eq(store_subscription_delete(st, a, ""), -EINVAL);
+        free(a);
+}

@@ -54,10 +54,18 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 8
+#define SCHEMA 9
 
-/* Undo migration 8 (what a version-7 muster left). */
+/* Undo migration 9 (what a version-8 muster left). */
+static void downgrade_to_8(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE subscriptions; UPDATE schema_version SET version = 8", NULL, NULL,
+                                  NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 9 and 8 (what a version-7 muster left). */
 static void downgrade_to_7(sqlite3 *db) {
+        downgrade_to_8(db);
         cr_assert_eq(sqlite3_exec(db, "DROP TABLE catalogs; UPDATE schema_version SET version = 7", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
 }
@@ -157,6 +165,24 @@ Test(store_sqlite, fresh_database_gets_current_schema) {
 
 /* A version-7 database (before catalogs) is migrated: its hosts stay and
  * catalogs can be added, listed and read at once. */
+/* A version-8 database (before subscriptions) is migrated: its clusters
+ * have none, and take them. */
+Test(store_sqlite, version_8_database_is_migrated) {
+        char *cl = tu_store_cluster(st, "admin", "old");
+        reopen_after(downgrade_to_8);
+        struct store_subscription_list l;
+        cr_assert_eq(store_subscription_list(st, cl, &l), 0);
+        cr_assert_eq(l.n, 0);
+        store_subscription_list_free(&l);
+        struct store_subscription sub = { .cluster_id = strdup(cl), .package = strdup("etcd"), .owner = strdup("a") };
+        cr_assert_eq(store_subscription_create(st, &sub), 0);
+        store_subscription_free(&sub);
+        cr_assert_eq(store_subscription_list(st, cl, &l), 0);
+        cr_assert_eq(l.n, 1);
+        store_subscription_list_free(&l);
+        free(cl);
+}
+
 Test(store_sqlite, version_7_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";

@@ -1163,10 +1163,22 @@ Test(cluster, capabilities_valid) {
                        "No release is chosen: Set release_version to an imported release");
 }
 
-Test(cluster, later_issues_disabled) {
+Test(cluster, operators_resolvable) {
         struct cluster_facts f = full_cluster();
-        expect_cluster(&f, VAL_OPERATORS_RESOLVABLE, VSTATUS_DISABLED,
-                       "Not checked yet: operator resolution comes with operator management (DESIGN §8)");
+        expect_cluster(&f, VAL_OPERATORS_RESOLVABLE, VSTATUS_SUCCESS, "No operators are subscribed to");
+        f.operators_subscribed = true;
+        f.n_operator_bundles = 4;
+        expect_cluster(&f, VAL_OPERATORS_RESOLVABLE, VSTATUS_SUCCESS, "The operator subscriptions resolve: 4 bundles");
+        f.operators_error = "only one bundle of package etcd can be installed";
+        expect_cluster(&f, VAL_OPERATORS_RESOLVABLE, VSTATUS_FAILURE,
+                       "The operators do not resolve (operator list shows it all): only one bundle of package etcd "
+                       "can be installed");
+        char info[1024];
+        struct validation_result res[VAL_CLUSTER_COUNT];
+        int n = validations_cluster(&f, &cfg, res);
+        cr_assert_gt(n, 0);
+        cr_expect_neq(validations_cluster_status(res, (size_t) n, info, sizeof info), CLUSTER_READY,
+                      "a cluster whose operators do not resolve is not ready");
 }
 
 Test(cluster, ready_cluster_passes) {

@@ -196,6 +196,20 @@ static const char *const migrations[] = {
         "  n_ignored INTEGER NOT NULL,"
         "  created_at TEXT NOT NULL);"
         "CREATE INDEX catalogs_order ON catalogs(priority, name);",
+        /* 9: clusters' operator subscriptions (issue 15), one per package;
+         * they go with their cluster. */
+        "CREATE TABLE subscriptions ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
+        "  package TEXT NOT NULL,"
+        "  channel TEXT,"
+        "  catalog TEXT,"
+        "  version_range TEXT,"
+        "  skip_dependencies INTEGER NOT NULL DEFAULT 0,"
+        "  owner TEXT NOT NULL,"
+        "  created_at TEXT NOT NULL,"
+        "  UNIQUE (cluster_id, package));",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -2509,6 +2523,86 @@ static int sqlite_catalog_delete(struct store *s, const char *id) {
         return write_end(s, c, r);
 }
 
+/* ---- operator subscriptions ---------------------------------------------- */
+
+#define SUB_COLS "id, cluster_id, package, channel, catalog, version_range, owner, created_at, skip_dependencies"
+
+static int read_subscription(sqlite3_stmt *st, struct store_subscription *sub) {
+        char **a[] = { &sub->id, &sub->cluster_id, &sub->package, &sub->channel, &sub->catalog, &sub->version_range,
+                       &sub->owner, &sub->created_at };
+        int r = col_strs(st, 0, a, sizeof a / sizeof *a);
+        sub->skip_dependencies = sqlite3_column_int64(st, 8) != 0;
+        return r;
+}
+
+static void subscription_row_init(void *row) { store_subscription_init(row); }
+static int subscription_row_read(sqlite3_stmt *st, void *row) { return read_subscription(st, row); }
+static const struct row_type subscription_rows = { sizeof(struct store_subscription), subscription_row_init,
+                                                   subscription_row_read };
+
+static int count_subscriptions(struct conn *c, const char *cluster_id, int64_t *n) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT count(*) FROM subscriptions WHERE cluster_id = ?1", &st);
+        if (r >= 0 && (r = BIND(st, cluster_id)) >= 0 && (r = step_row(c, st)) > 0)
+                *n = sqlite3_column_int64(st, 0);
+        return r < 0 ? r : 0;
+}
+
+static int sqlite_subscription_create(struct store *s, const struct store_subscription *sub) {
+        struct conn *c;
+        int64_t n = 0;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        if ((r = cluster_exists(c, sub->cluster_id)) == 0)
+                r = -ENOENT;
+        if (r >= 0 && (r = count_subscriptions(c, sub->cluster_id, &n)) >= 0 && n >= STORE_MAX_SUBSCRIPTIONS)
+                r = -EDQUOT;
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO subscriptions (id, cluster_id, package, channel, catalog, "
+                                 "version_range, owner, created_at, skip_dependencies) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st)) >= 0 &&
+                    (r = BIND(st, sub->id, sub->cluster_id, sub->package, sub->channel, sub->catalog,
+                              sub->version_range, sub->owner, sub->created_at)) >= 0 &&
+                    (r = bind_i64(st, 9, sub->skip_dependencies ? 1 : 0)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, cluster_id ? "SELECT " SUB_COLS " FROM subscriptions WHERE cluster_id = ?1 ORDER BY seq"
+                                       : "SELECT " SUB_COLS " FROM subscriptions ORDER BY seq", &st);
+                if (r >= 0 && cluster_id)
+                        r = BIND(st, cluster_id);
+                if (r >= 0)
+                        r = read_rows(c, st, STORE_MAX_LIMIT, &subscription_rows, (void **) &out->v, &out->n, NULL);
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+static int sqlite_subscription_delete(struct store *s, const char *cluster_id, const char *package) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM subscriptions WHERE cluster_id = ?1 AND package = ?2", &st)) >= 0 &&
+                    (r = BIND(st, cluster_id, package)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
@@ -2753,6 +2847,9 @@ const struct store_backend store_sqlite_backend = {
         .catalog_get = sqlite_catalog_get,
         .catalog_list = sqlite_catalog_list,
         .catalog_delete = sqlite_catalog_delete,
+        .subscription_create = sqlite_subscription_create,
+        .subscription_list = sqlite_subscription_list,
+        .subscription_delete = sqlite_subscription_delete,
         .event_append = sqlite_event_append,
         .event_list = sqlite_event_list,
         .event_prune = sqlite_event_prune,

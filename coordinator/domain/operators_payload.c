@@ -1,4 +1,4 @@
-/* Operators in the payload: see operators.h. */
+/* Operators in the payload: see operators_payload.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "errmsg.h"
 #include "json-cleanup.h"
-#include "operators.h"
+#include "operators_payload.h"
 
 static bool installs(const struct resolve_step *s) {
         return s->action != RESOLVE_REMOVE && s->catalog_bundle;
@@ -60,24 +60,27 @@ static int add(json_object *o, const char *k, json_object *v) {
         return 0;
 }
 
-static json_object *one(const struct resolve_step *s) {
+static json_object *one(const struct resolve_step *s, const char *sub) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || add(o, "package", json_object_new_string(s->package)) < 0 ||
             add(o, "bundle", json_object_new_string(s->bundle)) < 0 ||
             add(o, "version", json_object_new_string(s->version)) < 0 ||
             add(o, "catalog", json_object_new_string(s->catalog)) < 0 ||
             (s->channel && add(o, "channel", json_object_new_string(s->channel)) < 0) ||
-            add(o, "dependency", json_object_new_boolean(s->dependency)) < 0)
+            add(o, "dependency", json_object_new_boolean(s->dependency)) < 0 ||
+            (sub && add(o, "subscription", json_object_new_string(sub)) < 0) ||
+            add(o, "why", json_object_new_string(s->why ? s->why : "")) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
 
-json_object *operators_member(const struct resolve_plan *p) {
+json_object *operators_member(const struct resolve_plan *p, const struct resolve_subscription *subs, size_t n_subs) {
         _cleanup_json_ json_object *a = json_object_new_array();
         for (size_t i = 0; a && i < p->n_steps; i++) {
                 if (!installs(&p->steps[i]))
                         continue;
-                json_object *o = one(&p->steps[i]);
+                size_t k = p->steps[i].subscription;
+                json_object *o = one(&p->steps[i], k < n_subs ? subs[k].package : NULL);
                 if (!o || json_object_array_add(a, o) < 0) {
                         json_object_put(o);
                         return NULL;
