@@ -1027,29 +1027,49 @@ static bool has_line(char **lines, size_t n, const char *s) {
         return false;
 }
 
+/* Lines of a problem are told in this order: what was asked, what
+ * requires what, what is not allowed, what conflicts; libsolv's order
+ * within each. */
+static int rule_rank(const struct ctx *c, Solver *solv, Id rid) {
+        Id src, tgt, dep;
+        SolverRuleinfo type = solver_ruleinfo(solv, rid, &src, &tgt, &dep);
+        if (type == SOLVER_RULE_JOB) {
+                const struct rjob *j = job_at(c, solver_rule2jobidx(solv, rid));
+                return j && j->kind == RJOB_FORBID ? 2 : 0;
+        }
+        if (type == SOLVER_RULE_PKG_REQUIRES || type == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP)
+                return 1;
+        return 3;
+}
+
+static void problem_text(struct ctx *c, Solver *solv, const Queue *rq, struct text *all) {
+        char *lines[MAX_PROBLEM_LINES];
+        size_t n = 0;
+        for (int rank = 0; rank < 4; rank++)
+                for (int i = 0; i < rq->count && n < MAX_PROBLEM_LINES && all->e >= 0; i++) {
+                        if (rule_rank(c, solv, rq->elements[i]) != rank)
+                                continue;
+                        struct text l = { 0 };
+                        say_rule(&l, c, solv, rq->elements[i]);
+                        if (l.e < 0 || !l.s || has_line(lines, n, l.s)) {
+                                all->e = l.e < 0 ? l.e : all->e;
+                                free(l.s);
+                                continue;
+                        }
+                        say(all, "%s%s", n ? "; " : "", l.s);
+                        lines[n++] = l.s;
+                }
+        for (size_t i = 0; i < n; i++)
+                free(lines[i]);
+}
+
 static int read_problem(struct ctx *c, Solver *solv, Id pr, struct resolve_problem *out) {
         Queue rq;
         queue_init(&rq);
         solver_findallproblemrules(solv, pr, &rq);
-        Id first = solver_findproblemrule(solv, pr);
-        queue_unshift(&rq, first);
-        char *lines[MAX_PROBLEM_LINES];
-        size_t n = 0;
         struct text all = { 0 };
-        for (int i = 0; i < rq.count && n < MAX_PROBLEM_LINES && all.e >= 0; i++) {
-                struct text l = { 0 };
-                say_rule(&l, c, solv, rq.elements[i]);
-                if (l.e < 0 || !l.s || has_line(lines, n, l.s)) {
-                        all.e = l.e < 0 ? l.e : all.e;
-                        free(l.s);
-                        continue;
-                }
-                say(&all, "%s%s", n ? "; " : "", l.s);
-                lines[n++] = l.s;
-        }
+        problem_text(c, solv, &rq, &all);
         queue_free(&rq);
-        for (size_t i = 0; i < n; i++)
-                free(lines[i]);
         out->text = all.s;
         if (all.e < 0)
                 return all.e;

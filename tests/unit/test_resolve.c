@@ -585,3 +585,51 @@ Test(resolve, libsolv_reads_the_written_testcase_and_solves_the_same) {
                 cr_expect_eq(system(cmd), 0);
         drop(c);
 }
+
+/* 100,000 bundles (5,000 packages x 20 versions, each package but every
+ * tenth requiring the one before it) are resolved, and the answer is the
+ * chain a subscription pulls in. Bounded by the suite's timeout, not timed. */
+Test(resolve, a_hundred_thousand_bundles_are_answered, .timeout = 300) {
+        size_t cap = 64u << 20, len = 0;
+        char *t = malloc(cap);
+        cr_assert_not_null(t);
+        for (int p = 0; p < 5000; p++) {
+                len += (size_t) snprintf(t + len, cap - len,
+                                         "{\"schema\":\"olm.package\",\"name\":\"p%d\",\"defaultChannel\":\"s\"}\n"
+                                         "{\"schema\":\"olm.channel\",\"package\":\"p%d\",\"name\":\"s\",\"entries\":[",
+                                         p, p);
+                for (int v = 0; v < 20; v++)
+                        len += (size_t) snprintf(t + len, cap - len, "%s{\"name\":\"p%d.v%d\"}", v ? "," : "", p, v);
+                len += (size_t) snprintf(t + len, cap - len, "]}\n");
+                for (int v = 0; v < 20; v++) {
+                        len += (size_t) snprintf(t + len, cap - len,
+                                                 "{\"schema\":\"olm.bundle\",\"package\":\"p%d\",\"name\":\"p%d.v%d\","
+                                                 "\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":"
+                                                 "\"p%d\",\"version\":\"1.%d.0\"}}",
+                                                 p, p, v, p, v);
+                        if (p % 10)
+                                len += (size_t) snprintf(t + len, cap - len,
+                                                         ",{\"type\":\"olm.package.required\",\"value\":{\"packageName\":"
+                                                         "\"p%d\",\"versionRange\":\">=1.%d.0\"}}",
+                                                         p - 1, v / 2);
+                        len += (size_t) snprintf(t + len, cap - len, "]}\n");
+                }
+                cr_assert_lt(len, cap - 4096);
+        }
+        struct catalog c = { 0 };
+        char err[ERRLEN];
+        cr_assert_eq(catalog_parse(t, len, "big.json", &c, err, sizeof err), 0, "%s", err);
+        free(t);
+        cr_assert_eq(catalog_check(&c, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(c.n_bundles, 100000);
+        struct resolve_request q = { ONE_CAT(&c), .subscriptions = SUBS({ .package = "p4999" }), .n_subscriptions = 1 };
+        struct resolve_plan p;
+        cr_assert_eq(resolve(&q, &p, err, sizeof err), 0, "%s", err);
+        cr_assert(p.ok);
+        cr_assert_eq(p.n_steps, 10, "p4990 .. p4999");
+        cr_expect_str_eq(p.steps[0].package, "p4990");
+        cr_expect_str_eq(p.steps[9].package, "p4999");
+        cr_expect_str_eq(p.steps[9].version, "1.19.0");
+        resolve_plan_free(&p);
+        catalog_free(&c);
+}
