@@ -61,6 +61,10 @@ int opresolve_cluster(struct svc *sv, const struct cluster *c, const struct op_o
         int r = store_subscription_list(sv->store, c->id, &out->subs);
         if (r < 0)
                 return errmsg(err, errlen, r, "reading the subscriptions of cluster %s failed", c->id);
+        if (o && o->subscribed_only && out->subs.n == 0 && o->n_extra == 0) {
+                out->none = true;
+                return 0;
+        }
         if ((r = load_installed(sv, c, out, err, errlen)) < 0)
                 return r;
         if ((r = collect_subscriptions(out, o)) < 0)

@@ -23,6 +23,10 @@ struct op_options {
         const struct resolve_subscription *extra; /* a preview's added subscriptions */
         size_t n_extra;
         const char *without; /* a package whose subscription is left out (unsubscribe) */
+        /* Nothing subscribed counts as none without reading the payload
+         * (the validation's quick path: bundles kept from an earlier
+         * subscription are not checked then). */
+        bool subscribed_only;
 };
 
 struct op_resolution {

@@ -190,7 +190,8 @@ static bool has_condition(const struct cluster *c, const char *type) {
 static void operator_facts(struct svc *sv, struct cluster *c, struct cluster_facts *f, char **why) {
         struct op_resolution op;
         char err[512] = "";
-        int r = opresolve_cluster(sv, c, NULL, &op, err, sizeof err);
+        struct op_options quick = { .subscribed_only = true };
+        int r = opresolve_cluster(sv, c, &quick, &op, err, sizeof err);
         f->operators_subscribed = op.n_rsubs > 0;
         if (r < 0)
                 *why = strdup(err);
