@@ -11,7 +11,7 @@
  *              pull_secret?},
  *    hosts?{"<host id>": {role, hostname?, ntp_sources[], ssh_authorized_key?}},
  *    operators?[{package, bundle, version, catalog, channel?, dependency,
- *                subscription?, why}]}
+ *                subscription?}]}
  * manifests are in release order (file name, then document index), then the
  * operator bundles' (named 9000_operators_NNN_..., in dependency order);
  * operators records what the revision installed (coordinator/domain/

@@ -224,21 +224,61 @@ static const struct ctl_cmd commands[] = {
           "-o json prints the release object with the preview as \"preview\".\n",
           ctl_release_show },
         { "release", "delete", "VERSION", "Delete a release no cluster uses", "", ctl_release_delete },
-        { "operator", "resolve", "--catalog DIR [--catalog DIR...] PKG[:CHANNEL]...",
-          "Resolve operators' dependencies offline",
-          "  --catalog [NAME=]DIR   A catalog: a file-based catalog directory or file\n"
-          "                         (JSON or YAML blobs; bundles/B/manifests/ and\n"
+        { "operator", "subscribe", "CLUSTER PKG [OPTIONS]", "Subscribe a cluster to an operator package",
+          "  --channel CH           Take PKG from channel CH (default: its default\n"
+          "                         channel)\n"
+          "  --catalog CAT          Take PKG from catalog CAT only\n"
+          "  --version-range R      Only versions in R (>=1.0.0 <2.0.0, ~1.2, 1.x, ...)\n"
+          "  --skip-dependencies    Install PKG alone; its dependencies are left to you\n"
+          "\nResolves PKG with its dependencies and prints the bundles it brings in\n"
+          "and why. A cluster that is installed gets a new payload revision, which\n"
+          "its node agents apply. One that does not resolve is kept in phase Failed\n"
+          "and said why; the cluster cannot install until it resolves.\n",
+          ctl_operator_subscribe },
+        { "operator", "unsubscribe", "CLUSTER PKG [--prune]", "Drop a cluster's subscription to an operator",
+          "  --prune                Also remove the dependencies nothing needs any\n"
+          "                         more (never a package subscribed to directly)\n"
+          "\nPrints the plan: what stays, what is removed and what is removable.\n"
+          "An installed cluster gets a new payload revision without the operator.\n",
+          ctl_operator_unsubscribe },
+        { "operator", "list", "CLUSTER", "List a cluster's operator subscriptions",
+          "\nOne row per subscription: channel, phase (Resolving, Installing,\n"
+          "Installed, UpgradePending, Failed), version, catalog and the bundles it\n"
+          "brought in. Why a subscription failed and, when the cluster's operators\n"
+          "do not resolve, the OperatorsResolvable condition follow the table.\n",
+          ctl_operator_list },
+        { "operator", "resolve", "--cluster C|--catalog DIR [PKG[:CHANNEL]...]",
+          "Preview a cluster's operators, or resolve offline",
+          "  --cluster C            Ask musterd for the plan of cluster C's\n"
+          "                         subscriptions, with PKG... added; nothing changes\n"
+          "  --catalog [NAME=]DIR   Resolve offline, with no server, against a catalog:\n"
+          "                         a file-based catalog directory or file (JSON or\n"
+          "                         YAML blobs; bundles/B/manifests/ and\n"
           "                         bundles/B/metadata/dependencies.yaml). Named NAME\n"
           "                         or after DIR; the first given has the highest\n"
           "                         priority. Repeatable\n"
           "  --skip-dependencies    Install the named packages alone; their\n"
           "                         dependencies are left to you\n"
-          "\nPrints the plan: what would be installed, from which catalog and why,\n"
-          "a dependency before what needs it. When the packages cannot be resolved\n"
-          "it says why, in words, with ways out, and exits 1. Runs with no server:\n"
-          "operator authors check a bundle's dependencies before publishing.\n"
-          "PKG:CHANNEL takes PKG from CHANNEL instead of its default channel.\n",
+          "  --upgrade PKG          With --cluster: as if PKG were upgraded\n"
+          "                         (repeatable)\n"
+          "  --upgrade-all          With --cluster: as if everything were upgraded\n"
+          "  --prune                With --cluster: as if unneeded dependencies went\n"
+          "\nGive exactly one of --cluster and --catalog. Prints the plan: what would\n"
+          "be installed, upgraded, kept or removed, from which catalog and why, a\n"
+          "dependency before what needs it. When it cannot be resolved it says why,\n"
+          "in words, with ways out, and exits 1. PKG:CHANNEL takes PKG from CHANNEL\n"
+          "instead of its default channel. Offline, operator authors check a\n"
+          "bundle's dependencies before publishing.\n",
           ctl_operator_resolve },
+        { "operator", "upgrade", "CLUSTER [PKG...|--all] [--prune]", "Upgrade a cluster's operators",
+          "  --all                  Upgrade every operator the cluster has\n"
+          "  --prune                Remove the dependencies nothing needs any more\n"
+          "\nEach named package (and the dependencies installed with it) moves to\n"
+          "the newest bundle reachable on its channel's upgrade graph (replaces,\n"
+          "skips, skipRange). Prints the plan; an installed cluster gets a new\n"
+          "payload revision. When it does not resolve nothing changes, the reason\n"
+          "is printed and the exit status is 1.\n",
+          ctl_operator_upgrade },
         { "catalog", "add", "NAME DIR|FILE --priority N", "Add an operator catalog",
           "  --priority N           -1000 to 1000, required: where catalogs offer the\n"
           "                         same package, the lower number is preferred (equal:\n"

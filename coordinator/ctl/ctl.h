@@ -299,6 +299,10 @@ int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
 int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operator_resolve(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_subscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_unsubscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

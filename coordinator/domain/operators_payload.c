@@ -68,8 +68,7 @@ static json_object *one(const struct resolve_step *s, const char *sub) {
             add(o, "catalog", json_object_new_string(s->catalog)) < 0 ||
             (s->channel && add(o, "channel", json_object_new_string(s->channel)) < 0) ||
             add(o, "dependency", json_object_new_boolean(s->dependency)) < 0 ||
-            (sub && add(o, "subscription", json_object_new_string(sub)) < 0) ||
-            add(o, "why", json_object_new_string(s->why ? s->why : "")) < 0)
+            (sub && add(o, "subscription", json_object_new_string(sub)) < 0))
                 return NULL;
         return TAKE_PTR(o);
 }

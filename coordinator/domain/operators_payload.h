@@ -25,10 +25,12 @@
  * for a manifest that is not one; -E2BIG past the limits; -ENOMEM. */
 int operators_manifests(const struct resolve_plan *p, struct manifest_list *out, char *err, size_t errlen);
 
-/* [{package, bundle, version, catalog, channel?, dependency, subscription?,
- * why}] for the bundles the plan leaves installed, in its order;
- * subscription is the package of the subscription (of subs, the request's)
- * that brought the bundle in. NULL on ENOMEM. */
+/* [{package, bundle, version, catalog, channel?, dependency, subscription?}]
+ * for the bundles the plan leaves installed, in its order; subscription is
+ * the package of the subscription (of subs, the request's) that brought the
+ * bundle in. What the revision installs and nothing else: no words that
+ * depend on how it was reached, so that the same installed set gives the
+ * same payload. NULL on ENOMEM. */
 json_object *operators_member(const struct resolve_plan *p, const struct resolve_subscription *subs, size_t n_subs);
 
 /* The "operators" member of a payload object read back as installed

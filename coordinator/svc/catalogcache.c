@@ -3,7 +3,7 @@
  * without the cache's lock; the lock guards the entry table and the current
  * snapshot. */
 #include "catalogcache.h"
-#include "catalogs.h"
+#include "catalogload.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -7,6 +7,7 @@
  * race a load back into memory. */
 #include "catalogs.h"
 #include "catalogcache.h"
+#include "catalogload.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,10 +18,9 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "log.h"
-#include "operators_payload.h"
+#include "opresolve.h"
 #include "uuid.h"
 
-#define ACQUIRE_TRIES 4 /* a snapshot raced by deletes is tried again this often */
 
 static void err_clear(char *err, size_t errlen) {
         if (err && errlen)
@@ -37,26 +37,21 @@ bool svc_catalog_name_ok(const char *s) {
         return true;
 }
 
-/* Whether cluster_id's current payload revision installed a bundle from
- * catalog `name`. */
-static bool installed_from(struct svc *sv, const char *cluster_id, const char *name) {
+/* Whether cluster c's operators use catalog `name`: a bundle its current
+ * payload revision installed, or one its subscriptions resolve to now. */
+static bool cluster_uses(struct svc *sv, const char *cluster_id, const char *name) {
         struct cluster cl;
-        struct store_payload p;
+        struct op_resolution op = { 0 };
+        char err[256];
         bool used = false;
         cluster_init(&cl);
-        store_payload_init(&p);
-        if (store_cluster_get(sv->store, cluster_id, &cl) == 0 && cl.payload_revision > 0 &&
-            store_payload_get(sv->store, cluster_id, cl.payload_revision, &p) == 0) {
-                json_object *payload = json_tokener_parse(p.canonical);
-                struct resolve_installed *in = NULL;
-                size_t n = 0;
-                if (payload && operators_installed(payload, &in, &n) == 0)
-                        for (size_t i = 0; i < n && !used; i++)
-                                used = strcmp(in[i].catalog, name) == 0;
-                free(in);
-                json_object_put(payload);
+        if (store_cluster_get(sv->store, cluster_id, &cl) == 0 && opresolve_cluster(sv, &cl, NULL, &op, err, sizeof err) >= 0) {
+                for (size_t i = 0; i < op.n_installed && !used; i++)
+                        used = strcmp(op.installed[i].catalog, name) == 0;
+                for (size_t i = 0; !op.none && op.plan.ok && i < op.plan.n_steps && !used; i++)
+                        used = op.plan.steps[i].action != RESOLVE_REMOVE && strcmp(op.plan.steps[i].catalog, name) == 0;
         }
-        store_payload_free(&p);
+        opresolve_free(&op);
         cluster_free(&cl);
         return used;
 }
@@ -72,92 +67,10 @@ int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c) {
                 for (size_t j = 0; j < i && !seen; j++)
                         seen = strcmp(l.v[j].cluster_id, l.v[i].cluster_id) == 0;
                 used = (l.v[i].catalog && strcmp(l.v[i].catalog, c->name) == 0) ||
-                       (!seen && installed_from(sv, l.v[i].cluster_id, c->name));
+                       (!seen && cluster_uses(sv, l.v[i].cluster_id, c->name));
         }
         store_subscription_list_free(&l);
         return used;
-}
-
-/* ---- loading into memory -------------------------------------------------- */
-
-/* Parse the stored catalog `id` into the cache; a new reference to its entry.
- * Under the writer lock. */
-static int load_locked(struct svc *sv, const char *id, const char *digest, struct svc_catalog_entry **out) {
-        struct store_catalog full;
-        struct catalog_file *files = NULL;
-        struct catalog parsed = { 0 };
-        size_t n = 0;
-        char why[512] = "";
-        if ((*out = catcache_find(sv->catalogs, id, digest)))
-                return 0; /* another thread loaded it meanwhile */
-        int r = store_catalog_get(sv->store, id, &full);
-        if (r < 0)
-                return r;
-        if ((r = catalog_files_from_canonical(full.files, full.files_len, &files, &n)) >= 0)
-                r = catalog_load_files(files, n, &parsed, why, sizeof why);
-        catalog_files_free(files, n);
-        if (r < 0 && r != -ENOMEM) {
-                log_error("catalogs", "the stored files of catalog %s (%s) no longer parse: %s", full.name, full.id,
-                          why[0] ? why : strerror(-r));
-                r = -EIO;
-        }
-        struct svc_catalog_entry *e = NULL;
-        if (r >= 0 && !(e = catcache_entry_new(full.id, full.name, (int) full.priority, full.digest, &parsed)))
-                r = -ENOMEM;
-        if (r >= 0 && (r = catcache_insert(sv->catalogs, e)) >= 0 &&
-            !(*out = catcache_find(sv->catalogs, full.id, full.digest)))
-                r = -ENOENT;
-        store_catalog_free(&full);
-        return r;
-}
-
-/* The cached entry of record c, loaded first when it is not in memory: a
- * new reference, or -ENOENT when the catalog is gone. */
-static int load_entry(struct svc *sv, const struct store_catalog *c, struct svc_catalog_entry **out) {
-        if ((*out = catcache_find(sv->catalogs, c->id, c->digest)))
-                return 0;
-        catcache_writer_lock(sv->catalogs);
-        int r = load_locked(sv, c->id, c->digest, out);
-        catcache_writer_unlock(sv->catalogs);
-        return r;
-}
-
-/* One try at a snapshot of the catalogs l lists: those gone meanwhile are
- * left out; -ENOENT when one went between its load and the snapshot. */
-static int snapshot_of(struct svc *s, const struct store_catalog_list *l, struct svc_catalog_set **out) {
-        const char **ids = calloc(l->n + 1, sizeof *ids), **digests = calloc(l->n + 1, sizeof *digests);
-        size_t k = 0;
-        int r = ids && digests ? 0 : -ENOMEM;
-        for (size_t i = 0; i < l->n && r >= 0; i++) {
-                struct svc_catalog_entry *e;
-                int q = load_entry(s, &l->v[i], &e);
-                if (q == -ENOENT)
-                        continue; /* deleted since the list */
-                if (q < 0) {
-                        r = q;
-                        break;
-                }
-                catcache_entry_unref(e);
-                ids[k] = l->v[i].id;
-                digests[k++] = l->v[i].digest;
-        }
-        if (r >= 0)
-                r = catcache_snapshot(s->catalogs, ids, digests, k, out);
-        free(ids);
-        free(digests);
-        return r;
-}
-
-int svc_catalogs_acquire(struct svc *s, struct svc_catalog_set **out) {
-        int r = -EAGAIN;
-        *out = NULL;
-        for (int i = 0; i < ACQUIRE_TRIES && (r == -EAGAIN || r == -ENOENT); i++) {
-                struct store_catalog_list l;
-                if ((r = store_catalog_list(s->store, &l)) >= 0)
-                        r = snapshot_of(s, &l, out);
-                store_catalog_list_free(&l);
-        }
-        return r == -ENOENT ? -EAGAIN : r;
 }
 
 /* ---- add ---------------------------------------------------------------------- */
@@ -283,7 +196,7 @@ int svc_catalog_get(struct svc *sv, const char *id_or_name, struct svc_catalog_v
         err_clear(err, errlen);
         int r = find_record(sv, id_or_name, &out->info);
         if (r >= 0)
-                r = load_entry(sv, &out->info, &out->entry);
+                r = catalogload_entry(sv, &out->info, &out->entry);
         if (r == -ENOENT)
                 r = errmsg(err, errlen, r, "catalog %.64s not found", id_or_name);
         if (r < 0) {

@@ -63,20 +63,7 @@ int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err
 
 /* Whether something depends on catalog c, so that it may not be deleted
  * (409): a subscription that names it, or a subscribed cluster whose
- * current payload revision installed a bundle from it. 1, 0, or -errno. */
+ * current payload revision installed a bundle from it or whose
+ * subscriptions resolve to one of its bundles now. 1, 0, or -errno. */
 int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c);
 
-/* ---- what the resolver reads ------------------------------------------------ */
-
-struct svc_catalog_set;
-/* Every catalog, parsed, as of now: *out (release it with
- * svc_catalog_set_release; the caller's until then, whatever is added or
- * deleted meanwhile). Catalogs not in memory yet (after a restart) are
- * parsed from their stored files first. 0; -EIO a stored catalog no longer
- * parses (logged); -ENOMEM; store errors. */
-int svc_catalogs_acquire(struct svc *s, struct svc_catalog_set **out);
-/* The catalogs of a snapshot, sorted by priority then name (n of them);
- * each `catalog` passed catalog_check(). */
-const struct resolve_catalog *svc_catalog_set_items(const struct svc_catalog_set *set, size_t *n);
-/* NULL is fine. */
-void svc_catalog_set_release(struct svc_catalog_set *set);

@@ -93,6 +93,14 @@ static int describe(struct svc *sv, const char *cluster_id, struct described *d,
         return r;
 }
 
+/* Why the current resolution keeps (or changes) `package`. */
+static const char *step_why(const struct described *d, const char *package) {
+        for (size_t i = 0; package && !d->op.none && d->op.plan.ok && i < d->op.plan.n_steps; i++)
+                if (strcmp(d->op.plan.steps[i].package, package) == 0)
+                        return d->op.plan.steps[i].why;
+        return NULL;
+}
+
 /* The installed bundles the current payload says `package`'s subscription
  * brought in: copies of the payload's operators entries. */
 static int installed_bundles(const struct described *d, const char *package, json_object *out, bool *any) {
@@ -105,7 +113,9 @@ static int installed_bundles(const struct described *d, const char *package, jso
                         continue;
                 *any = true;
                 json_object *copy = NULL;
-                if (json_object_deep_copy(e, &copy, NULL) < 0 || json_object_array_add(out, copy) < 0) {
+                const char *why = step_why(d, json_object_get_string(json_object_object_get(e, "package")));
+                if (json_object_deep_copy(e, &copy, NULL) < 0 || (why && add_str(copy, "why", why) < 0) ||
+                    json_object_array_add(out, copy) < 0) {
                         json_object_put(copy);
                         return -ENOMEM;
                 }
@@ -143,6 +153,15 @@ static const char *phase_of(const struct described *d, const char *package, bool
         bool ok = d->op.none || d->op.plan.ok;
         *msg = NULL;
         if (d->c.payload_revision > 0 && in_payload) {
+                enum cluster_status cs = cluster_status_from_string(d->c.status);
+                if (cluster_status_is_installing(cs)) {
+                        *msg = "in the payload the cluster is installing with";
+                        return "Installing";
+                }
+                if (cs != CLUSTER_INSTALLED) {
+                        *msg = "the cluster is not installed (reset or failed): it installs with the cluster";
+                        return "Resolving";
+                }
                 if (!d->applied) {
                         *msg = "in the cluster's current payload revision; not every installed host applied it yet";
                         return "Installing";

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalogs.h"
+#include "catalogload.h"
 #include "cleanup.h"
 #include "json-cleanup.h"
 #include "errmsg.h"

@@ -106,7 +106,9 @@ Test(musterctl, help_on_every_command) {
                 { "host", "bind" }, { "host", "unbind" }, { "host", "set" }, { "host", "delete" }, { "cluster", "create" },
                 { "cluster", "list" }, { "cluster", "show" }, { "cluster", "delete" }, { "event", "list" },
                 { "token", "create" }, { "host", "install" }, { "host", "rotate-token" }, { "catalog", "add" },
-                { "catalog", "list" }, { "catalog", "show" }, { "catalog", "delete" },
+                { "catalog", "list" }, { "catalog", "show" }, { "catalog", "delete" }, { "operator", "subscribe" },
+                { "operator", "unsubscribe" }, { "operator", "list" }, { "operator", "resolve" },
+                { "operator", "upgrade" },
         };
         char *out, *err;
         cr_assert_eq(CTL(&out, NULL, "--help"), 0);

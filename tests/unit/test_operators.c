@@ -78,10 +78,9 @@ Test(operators, the_member_reads_back_as_the_installed_set) {
         cr_expect_str_eq(json_object_to_json_string_ext(json_object_object_get(payload, "operators"),
                                                         JSON_C_TO_STRING_PLAIN),
                          "[{\"package\":\"etcd\",\"bundle\":\"etcd.v0.9.0\",\"version\":\"0.9.0\",\"catalog\":"
-                         "\"community\",\"channel\":\"alpha\",\"dependency\":true,\"subscription\":\"app\",\"why\":"
-                         "\"required by app.v1 (app 1.0.0 from catalog community): package etcd 0.9.x\"},{\"package\":"
+                         "\"community\",\"channel\":\"alpha\",\"dependency\":true,\"subscription\":\"app\"},{\"package\":"
                          "\"app\",\"bundle\":\"app.v1\",\"version\":\"1.0.0\",\"catalog\":\"community\",\"channel\":"
-                         "\"stable\",\"dependency\":false,\"subscription\":\"app\",\"why\":\"subscribed (channel stable)\"}]");
+                         "\"stable\",\"dependency\":false,\"subscription\":\"app\"}]");
         struct resolve_installed *inst;
         size_t n;
         cr_assert_eq(operators_installed(payload, &inst, &n), 0);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalogload.h"
 #include "catalogs.h"
 #include "crypto.h"
 #include "store.h"

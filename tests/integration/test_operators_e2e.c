@@ -1,0 +1,1055 @@
+/* Operators (issue 15) the way a user meets them, through the real
+ * musterctl:
+ *  - offline: `operator resolve --catalog DIR...` on the fixture catalogs
+ *    (tests/fixtures/catalogs), a plan in dependency order, and a request
+ *    nothing satisfies explained with a way out;
+ *  - the API's refusals against the real musterd on loopback: who may
+ *    subscribe and who may add catalogs, bad bodies, unknown packages,
+ *    duplicates, subscriptions that do not resolve;
+ *  - end to end: musterd and three real agents in network namespaces the
+ *    test builds (as test_install_e2e.c), installing into folder targets
+ *    under the test's temp dir (never a disk). A cluster subscribed to
+ *    myapp (myapp -> dbop -> etcd, and prometheus) and to myapp-console
+ *    (tests/fixtures/catalogs/partner, which holds myapp at 1.0.x) installs
+ *    its release's manifests and the bundles'; unsubscribing the console
+ *    leaves myapp 1.0.0 with an upgrade pending, `operator upgrade` moves it
+ *    along the replaces chain to 1.1.0 as a new revision the node agents
+ *    apply, and `unsubscribe --prune` takes myapp and its dependencies out
+ *    of the manifest directories again. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define CATALOGS MUSTER_FIXTURES_DIR "/catalogs"
+#define WAIT_MS 90000
+
+/* ---- shared helpers -------------------------------------------------------- */
+
+/* The member `key` of each element of arr, joined with ','. */
+static char *join(json_object *arr, const char *key) {
+        char *b = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&b, &len);
+        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+                const char *v = tu_jstr(json_object_array_get_idx(arr, i), key);
+                fprintf(m, "%s%s", i ? "," : "", v ? v : "?");
+        }
+        fclose(m);
+        return b;
+}
+
+static void expect_join(json_object *arr, const char *key, const char *want) {
+        char *got = join(arr, key);
+        cr_assert_str_eq(got, want, "%s of %s", key, json_object_to_json_string(arr));
+        free(got);
+}
+
+/* The element of arr whose member `key` is `value`; NULL if none. */
+static json_object *find_by(json_object *arr, const char *key, const char *value) {
+        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+                json_object *e = json_object_array_get_idx(arr, i);
+                const char *v = tu_jstr(e, key);
+                if (v && strcmp(v, value) == 0)
+                        return e;
+        }
+        return NULL;
+}
+
+/* Where the table in `out` has a row whose first two cells are action and
+ * pkg: that row's start; NULL if none. */
+static const char *row_of(const char *out, const char *action, const char *pkg) {
+        for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                char a[64], p[128];
+                if (sscanf(l, "%63s %127s", a, p) == 2 && !strcmp(a, action) && !strcmp(p, pkg))
+                        return l;
+        }
+        return NULL;
+}
+
+/* ---- offline ---------------------------------------------------------------- */
+
+static char *tmp;
+
+static void offline_up(void) {
+        tu_ctl_clean_env();
+        tmp = tu_mkdtemp();
+        cr_assert_not_null(tmp);
+}
+
+static void offline_down(void) {
+        tu_rm_rf(tmp);
+        free(tmp);
+}
+
+TestSuite(operators_offline, .init = offline_up, .fini = offline_down, .timeout = 600);
+
+/* musterctl with no server to talk to: the offline mode needs none (a
+ * request would fail to connect). */
+#define NO_SERVER "http://127.0.0.1:9"
+#define OFFLINE(out, err, ...) \
+        tu_ctl(out, err, NO_SERVER, "/nonexistent/token", (const char *const[]) { __VA_ARGS__, NULL })
+
+Test(operators_offline, a_plan_in_dependency_order_across_two_catalogs) {
+        char *out, *err;
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "resolve", "--catalog", CATALOGS "/redhat", "--catalog",
+                             CATALOGS "/community", "myapp"), 0, "%s", err);
+        tu_assert_fits(out, NULL);
+        cr_assert(!strncmp(out, "ACTION ", 7), "%s", out);
+        const char *etcd = row_of(out, "install", "etcd"), *dbop = row_of(out, "install", "dbop"),
+                   *prom = row_of(out, "install", "prometheus"), *app = row_of(out, "install", "myapp");
+        cr_assert(etcd && dbop && prom && app, "four bundles to install:\n%s", out);
+        cr_assert(etcd < dbop && dbop < app && prom < app, "a dependency before what needs it:\n%s", out);
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int) strcspn(etcd, "\n"), etcd);
+        cr_assert(strstr(line, " 0.9.2 ") && strstr(line, " redhat "), "etcd from redhat, priority 0: %s", line);
+        free(out);
+        free(err);
+
+        cr_assert_eq(OFFLINE(&out, &err, "-o", "json", "operator", "resolve", "--catalog", CATALOGS "/redhat",
+                             "--catalog", CATALOGS "/community", "myapp"), 0, "%s", err);
+        json_object *p = json_tokener_parse(out);
+        cr_assert_not_null(p, "%s", out);
+        cr_assert(json_object_get_boolean(tu_json_get(p, "ok")));
+        json_object *steps = tu_json_get(p, "steps");
+        expect_join(steps, "package", "etcd,prometheus,dbop,myapp");
+        expect_join(steps, "catalog", "redhat,community,community,community");
+        expect_join(steps, "version", "0.9.2,0.32.0,1.1.0,1.1.0");
+        expect_join(steps, "dependency", "true,true,true,false");
+        cr_assert(strstr(tu_jstr(p, "steps.0.why"), "dbop.v1.1.0"), "why etcd: %s", tu_jstr(p, "steps.0.why"));
+        cr_assert_eq(json_object_array_length(tu_json_get(p, "problems")), 0);
+        json_object_put(p);
+        free(out);
+        free(err);
+}
+
+/* webapp 2.0.0 requires etcd >=1.0.0; the catalogs have 0.9.x only. */
+static const char webapp_catalog[] =
+        "{\"schema\":\"olm.package\",\"name\":\"webapp\",\"defaultChannel\":\"stable\"}\n"
+        "{\"schema\":\"olm.channel\",\"package\":\"webapp\",\"name\":\"stable\",\"entries\":"
+        "[{\"name\":\"webapp.v2.0.0\"}]}\n"
+        "{\"schema\":\"olm.bundle\",\"package\":\"webapp\",\"name\":\"webapp.v2.0.0\",\"properties\":["
+        "{\"type\":\"olm.package\",\"value\":{\"packageName\":\"webapp\",\"version\":\"2.0.0\"}},"
+        "{\"type\":\"olm.package.required\",\"value\":{\"packageName\":\"etcd\",\"versionRange\":\">=1.0.0\"}}]}\n";
+
+Test(operators_offline, a_range_nothing_satisfies_is_explained_with_a_way_out) {
+        cr_assert_eq(tu_write_file(tmp, "web/catalog.json", webapp_catalog), 0);
+        char web[4200], *out, *err;
+        snprintf(web, sizeof web, "%s/web", tmp);
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "resolve", "--catalog", web, "--catalog", CATALOGS "/community",
+                             "webapp"), 1, "%s", out);
+        cr_assert_str_eq(out, "", "no plan on stdout");
+        tu_assert_fits(err, NULL);
+        cr_assert(strstr(err, "cannot be resolved") && strstr(err, "Problem 1: "), "%s", err);
+        cr_assert(strstr(err, "etcd >=1.0.0") && strstr(err, "webapp"), "names the package and range:\n%s", err);
+        cr_assert(strstr(err, "0.9.4"), "says what the catalogs have:\n%s", err);
+        cr_assert(strstr(err, "Ways out:\n    - "), "with a way out:\n%s", err);
+        free(out);
+        free(err);
+
+        cr_assert_eq(OFFLINE(&out, &err, "-o", "json", "operator", "resolve", "--catalog", web, "--catalog",
+                             CATALOGS "/community", "webapp"), 1);
+        json_object *p = json_tokener_parse(out);
+        cr_assert_not_null(p, "%s", out);
+        cr_assert_not(json_object_get_boolean(tu_json_get(p, "ok")));
+        cr_assert(strstr(tu_jstr(p, "problems.0.text"), "etcd"), "%s", out);
+        cr_assert_gt(json_object_array_length(tu_json_get(p, "problems.0.solutions")), 0, "%s", out);
+        json_object_put(p);
+        free(out);
+        free(err);
+}
+
+Test(operators_offline, exactly_one_of_cluster_and_catalog) {
+        char *out, *err;
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "resolve", "myapp"), 2);
+        cr_assert(strstr(err, "--cluster") && strstr(err, "--catalog"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "resolve", "--cluster", "c1", "--catalog", CATALOGS "/redhat",
+                             "etcd"), 2);
+        free(out);
+        free(err);
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "resolve", "--catalog", CATALOGS "/redhat", "--prune", "etcd"), 2);
+        cr_assert(strstr(err, "need --cluster"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "upgrade", "c1", "myapp", "--all"), 2, "packages or --all");
+        free(out);
+        free(err);
+        cr_assert_eq(OFFLINE(&out, &err, "operator", "unsubscribe", "c1"), 2);
+        free(out);
+        free(err);
+}
+
+/* ---- the API's refusals, on loopback ----------------------------------------- */
+
+static struct tu_musterd lo;
+static char *lo_dir;
+
+static void api_up(void) {
+        tu_ctl_clean_env();
+        lo_dir = tu_mkdtemp();
+        cr_assert_not_null(lo_dir);
+        cr_assert_eq(tu_musterd_start_in(&lo, lo_dir, NULL), 0, "musterd started");
+}
+
+static void api_down(void) {
+        tu_musterd_free(&lo);
+        tu_rm_rf(lo_dir);
+        free(lo_dir);
+}
+
+TestSuite(operators_api, .init = api_up, .fini = api_down, .timeout = 600);
+
+#define lurl(...) tu_url(lo.base, __VA_ARGS__)
+/* musterctl as the admin, or with the token file `tf`. */
+#define LCTL(out, err, ...) tu_ctl(out, err, lo.base, lo.admin_token_path, (const char *const[]) { __VA_ARGS__, NULL })
+#define LCTL_AS(tf, out, err, ...) tu_ctl(out, err, lo.base, tf, (const char *const[]) { __VA_ARGS__, NULL })
+
+static void add_catalog(const char *base, const char *token_file, const char *name, const char *prio) {
+        char path[4200], *out = NULL, *err = NULL;
+        snprintf(path, sizeof path, CATALOGS "/%s", name);
+        const char *args[] = { "catalog", "add", name, path, "--priority", prio, NULL };
+        cr_assert_eq(tu_ctl(&out, &err, base, token_file, args), 0, "catalog add %s: %s", name, err);
+        free(out);
+        free(err);
+}
+
+/* A cluster-creator token for owner, and a file holding it (path in tf). */
+static char *creator(const char *owner, char tf[4300]) {
+        char body[256];
+        json_object *o;
+        snprintf(body, sizeof body, "{\"role\":\"cluster-creator\",\"owner\":\"%s\"}", owner);
+        cr_assert_eq(tu_http_json("POST", lurl("/api/v2/tokens"), lo.admin_token, body, &o), 201);
+        char *t = strdup(tu_jstr(o, "token"));
+        json_object_put(o);
+        char name[64];
+        snprintf(name, sizeof name, "%s.token", owner);
+        cr_assert_eq(tu_write_file(lo_dir, name, t), 0);
+        snprintf(tf, 4300, "%s/%s", lo_dir, name);
+        return t;
+}
+
+/* POST a subscription body as token: the status; the answer on request. */
+static long subscribe(const char *token, const char *cid, const char *body, json_object **out) {
+        return tu_http_json("POST", lurl("/api/v2/clusters/%s/subscriptions", cid), token, body, out);
+}
+
+/* The validation `id` of a cluster object: its {id, status, message}. */
+static json_object *validation_of(json_object *cluster, const char *id) {
+        return find_by(tu_json_get(cluster, "validations"), "id", id);
+}
+
+/* A creator subscribes its own cluster (not another's), adds no catalog. */
+static void creator_subscribes_own_cluster(const char *alice, const char *cid, const char *alice_tf) {
+        json_object *s = NULL;
+        cr_assert_eq(subscribe(alice, cid, "{\"package\":\"myapp\"}", &s), 201, "%s", json_object_to_json_string(s));
+        cr_assert_str_eq(tu_jstr(s, "package"), "myapp");
+        cr_assert_str_eq(tu_jstr(s, "cluster_id"), cid);
+        cr_assert_str_eq(tu_jstr(s, "owner"), "alice");
+        cr_assert_str_eq(tu_jstr(s, "phase"), "Resolving", "not installed yet: %s", json_object_to_json_string(s));
+        cr_assert_null(tu_json_get(s, "payload_revision"), "no revision for a cluster not installed");
+        json_object *b = tu_json_get(s, "bundles");
+        cr_assert_str_eq(tu_jstr(find_by(b, "package", "etcd"), "catalog"), "redhat");
+        cr_assert(json_object_get_boolean(tu_json_get(find_by(b, "package", "dbop"), "dependency")));
+        cr_assert_not(json_object_get_boolean(tu_json_get(find_by(b, "package", "myapp"), "dependency")));
+        cr_assert_not_null(find_by(b, "package", "prometheus"));
+        cr_assert(tu_jstr(find_by(b, "package", "dbop"), "why"), "every bundle says why");
+        json_object_put(s);
+        /* Catalogs are the infra admins'. */
+        json_object *e = NULL;
+        cr_assert_eq(tu_http_json("POST", lurl("/api/v2/catalogs"), alice,
+                                  "{\"name\":\"x\",\"priority\":0,\"files\":[]}", &e), 403);
+        json_object_put(e);
+        char *out, *err;
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "catalog", "add", "mine", CATALOGS "/redhat", "--priority", "1"), 1);
+        cr_assert(strstr(err, "HTTP 403"), "%s", err);
+        free(out);
+        free(err);
+        /* Another creator does not see alice's cluster. */
+        char bob_tf[4300];
+        char *bob = creator("bob", bob_tf);
+        cr_assert_eq(subscribe(bob, cid, "{\"package\":\"etcd\"}", NULL), 404, "not bob's cluster");
+        free(bob);
+}
+
+/* 400 for a body that is not one, 404 for what no catalog has, 409 twice. */
+static void bad_subscriptions_refused(const char *alice, const char *cid) {
+        static const struct {
+                const char *body;
+                long status;
+        } cases[] = {
+                { "{\"package\":", 400 },
+                { "[\"myapp\"]", 400 },
+                { "{}", 400 },
+                { "{\"package\":7}", 400 },
+                { "{\"package\":\"etcd\",\"skip_dependencies\":\"yes\"}", 400 },
+                { "{\"package\":\"etcd\",\"version_range\":\">=>1\"}", 400 },
+                { "{\"package\":\"nosuchpackage\"}", 404 },
+                { "{\"package\":\"etcd\",\"channel\":\"nosuchchannel\"}", 404 },
+                { "{\"package\":\"etcd\",\"catalog\":\"nosuchcatalog\"}", 404 },
+                { "{\"package\":\"myapp\"}", 409 },
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                json_object *e = NULL;
+                long st = subscribe(alice, cid, cases[i].body, &e);
+                cr_assert_eq(st, cases[i].status, "%s -> %ld: %s", cases[i].body, st, json_object_to_json_string(e));
+                cr_assert(tu_jstr(e, "reason"), "a reason for %s", cases[i].body);
+                json_object_put(e);
+        }
+        cr_assert_eq(subscribe(alice, "7c0ffee0-0000-4000-8000-00000000dead", "{\"package\":\"etcd\"}", NULL), 404,
+                     "unknown cluster");
+        char *out, *err;
+        cr_assert_eq(LCTL(&out, &err, "operator", "subscribe", cid, "nosuchpackage"), 1);
+        cr_assert(strstr(err, "HTTP 404"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(tu_http_json("DELETE", lurl("/api/v2/clusters/%s/subscriptions/etcd", cid), alice, NULL, NULL),
+                     404, "not subscribed");
+}
+
+/* Poll the cluster (as the admin of m) until its validation `id` has
+ * `status`: that cluster. The test fails after WAIT_MS. */
+static json_object *wait_validation(const struct tu_musterd *m, const char *cid, const char *id, const char *status) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        for (;;) {
+                json_object *c = NULL;
+                cr_assert_eq(tu_http_json("GET", tu_url(m->base, "/api/v2/clusters/%s", cid), m->admin_token, NULL, &c),
+                             200);
+                const char *st = tu_jstr(validation_of(c, id), "status");
+                if (st && strcmp(st, status) == 0)
+                        return c;
+                if (tu_mono_ms() > deadline)
+                        cr_assert_fail("validation %s never %s: %s", id, status, json_object_to_json_string(c));
+                json_object_put(c);
+                usleep(200 * 1000);
+        }
+}
+
+/* A subscription that does not resolve with the others is kept, Failed;
+ * the cluster's condition and validation say why, naming the package. */
+static void unresolvable_subscription_explained(const char *alice_tf, const char *cid) {
+        char *out, *err;
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "operator", "subscribe", cid, "prometheus", "--version-range",
+                             "<0.27.0"), 0, "%s", err);
+        cr_assert(strstr(out, "subscribed to prometheus: Failed"), "%s", out);
+        cr_assert(strstr(err, "prometheus does not resolve"), "%s", err);
+        tu_assert_fits(err, NULL);
+        free(out);
+        free(err);
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "operator", "list", cid), 0, "%s", err);
+        tu_assert_fits(out, NULL);
+        cr_assert(strstr(out, "PACKAGE") && strstr(out, "PHASE") && strstr(out, "Failed"), "%s", out);
+        cr_assert(strstr(out, "OperatorsResolvable=False (ConstraintsNotSatisfiable): "), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "-o", "json", "operator", "list", cid), 0, "%s", err);
+        json_object *l = json_tokener_parse(out);
+        cr_assert_not_null(l, "%s", out);
+        expect_join(tu_json_get(l, "items"), "package", "myapp,prometheus");
+        cr_assert_str_eq(tu_jstr(find_by(tu_json_get(l, "items"), "package", "prometheus"), "phase"), "Failed");
+        cr_assert_str_eq(tu_jstr(l, "condition.type"), "OperatorsResolvable");
+        cr_assert_str_eq(tu_jstr(l, "condition.status"), "False");
+        cr_assert_str_eq(tu_jstr(l, "condition.reason"), "ConstraintsNotSatisfiable");
+        cr_assert(strstr(tu_jstr(l, "condition.message"), "prometheus"), "%s", tu_jstr(l, "condition.message"));
+        json_object_put(l);
+        free(out);
+        free(err);
+        json_object *c = wait_validation(&lo, cid, "operators-resolvable", "failure");
+        const char *msg = tu_jstr(validation_of(c, "operators-resolvable"), "message");
+        cr_assert(msg && strstr(msg, "prometheus"), "the validation names the package: %s", msg);
+        json_object_put(c);
+        /* Dropped, the rest resolves again. */
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "operator", "unsubscribe", cid, "prometheus"), 0, "%s", err);
+        cr_assert(strstr(out, "unsubscribed from prometheus"), "%s", out);
+        free(out);
+        free(err);
+        json_object_put(wait_validation(&lo, cid, "operators-resolvable", "success"));
+}
+
+/* The preview adds subscriptions for a moment; nothing changes. */
+static void preview_changes_nothing(const char *alice, const char *alice_tf, const char *cid) {
+        char *out, *err;
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "operator", "resolve", "--cluster", cid, "myapp-console"), 0, "%s",
+                     err);
+        tu_assert_fits(out, NULL);
+        const char *app = row_of(out, "install", "myapp"), *console = row_of(out, "install", "myapp-console");
+        cr_assert(app && console && app < console, "%s", out);
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int) strcspn(app, "\n"), app);
+        cr_assert(strstr(line, " 1.0.0 "), "the console holds myapp at 1.0.x:\n%s", out);
+        free(out);
+        free(err);
+        json_object *p = NULL;
+        cr_assert_eq(tu_http_json("POST", lurl("/api/v2/clusters/%s/operators/resolve", cid), alice,
+                                  "{\"subscriptions\":[{\"package\":\"prometheus\",\"version_range\":\"<0.27.0\"}]}",
+                                  &p), 200);
+        cr_assert_not(json_object_get_boolean(tu_json_get(p, "ok")), "%s", json_object_to_json_string(p));
+        cr_assert(strstr(tu_jstr(p, "problems.0.text"), "prometheus"), "%s", json_object_to_json_string(p));
+        cr_assert_gt(json_object_array_length(tu_json_get(p, "problems.0.solutions")), 0);
+        json_object_put(p);
+        cr_assert_eq(tu_http_json("POST", lurl("/api/v2/clusters/%s/operators/resolve", cid), alice, "{\"upgrade\":5}",
+                                  NULL), 400);
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "-o", "json", "operator", "list", cid), 0, "%s", err);
+        json_object *l = json_tokener_parse(out);
+        expect_join(tu_json_get(l, "items"), "package", "myapp");
+        json_object_put(l);
+        free(out);
+        free(err);
+}
+
+Test(operators_api, subscriptions_who_may_bad_input_and_what_does_not_resolve) {
+        add_catalog(lo.base, lo.admin_token_path, "redhat", "0");
+        add_catalog(lo.base, lo.admin_token_path, "community", "10");
+        add_catalog(lo.base, lo.admin_token_path, "partner", "20");
+        char alice_tf[4300], *cid = NULL;
+        char *alice = creator("alice", alice_tf);
+        cr_assert_eq(tu_create_cluster(lo.base, alice, "{\"name\":\"a1\"}", &cid), 201);
+        creator_subscribes_own_cluster(alice, cid, alice_tf);
+        bad_subscriptions_refused(alice, cid);
+        unresolvable_subscription_explained(alice_tf, cid);
+        preview_changes_nothing(alice, alice_tf, cid);
+        /* A catalog a subscription names stays (one bundles are installed
+         * from: operators_e2e). */
+        char *out, *err;
+        cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "operator", "subscribe", cid, "myapp-console", "--catalog",
+                             "partner"), 0, "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(LCTL(&out, &err, "catalog", "delete", "partner"), 1);
+        cr_assert(strstr(err, "in use") && strstr(err, "HTTP 409"), "%s", err);
+        free(out);
+        free(err);
+        free(cid);
+        free(alice);
+}
+
+/* ---- end to end: three hosts in network namespaces ---------------------------- */
+
+#define COORD_ADDR "192.0.2.1"
+#define BASE "http://" COORD_ADDR ":8090"
+#define N_AGENTS 3
+
+static const struct agent_def {
+        const char *name;
+        const char *host_id;
+        const char *address;
+        const char *mac;
+} agents[N_AGENTS] = {
+        { "master-0", "7c0ffee0-0000-4000-8000-000000000020", "192.0.2.20", "02:00:00:00:02:20" },
+        { "master-1", "7c0ffee0-0000-4000-8000-000000000021", "192.0.2.21", "02:00:00:00:02:21" },
+        { "master-2", "7c0ffee0-0000-4000-8000-000000000022", "192.0.2.22", "02:00:00:00:02:22" },
+};
+
+static struct tu_fabric fab;
+static struct tu_musterd md;
+static char *dir;
+static int agent_pid[N_AGENTS] = { -1, -1, -1 };
+static int sntpd_pid = -1, dnsd_pid = -1;
+static char token_file[4400], pub_file[4400], target[N_AGENTS][4200], mdir[N_AGENTS][4300];
+
+#define url(...) tu_url(BASE, __VA_ARGS__)
+
+/* musterctl --server BASE --token-file ADMIN args...: its exit status;
+ * stdout in *out when wanted (caller frees). */
+static int ctlv(char **out, const char *const *args) {
+        char *o = NULL, *err = NULL;
+        int status = tu_ctl(&o, &err, BASE, md.admin_token_path, args);
+        if (status != 0)
+                cr_log_info("musterctl %s %s -> %d: %s%s", args[0], args[1] ? args[1] : "", status, o, err ? err : "");
+        free(err);
+        if (out)
+                *out = o;
+        else
+                free(o);
+        return status;
+}
+#define CTL(out, ...) ctlv(out, (const char *const[]) { __VA_ARGS__, NULL })
+
+static json_object *get_json(const char *u) {
+        json_object *o = NULL;
+        long code = tu_http_json("GET", u, md.admin_token, NULL, &o);
+        cr_assert_eq(code, 200, "GET %s: %ld", u, code);
+        return o;
+}
+
+/* musterctl -o json ARGS... parsed; exit 0 asserted. */
+static json_object *ctl_json(const char *const *args) {
+        char *out = NULL;
+        cr_assert_eq(ctlv(&out, args), 0, "musterctl %s %s", args[2], args[3]);
+        json_object *o = json_tokener_parse(out);
+        cr_assert_not_null(o, "-o json prints JSON:\n%s", out);
+        free(out);
+        return o;
+}
+#define CTL_JSON(...) ctl_json((const char *const[]) { "-o", "json", __VA_ARGS__, NULL })
+
+static json_object *wait_host(const char *ie, int i, tu_host_pred pred, const void *arg, const char *what) {
+        return tu_wait_host(&md, ie, agents[i].host_id, pred, arg, WAIT_MS, what);
+}
+
+static bool applied(json_object *h, const void *rev) {
+        json_object *a = tu_json_get(h, "applied_revision");
+        return a && json_object_get_int64(a) == *(const int64_t *) rev;
+}
+
+/* Installing-in-progress at stage rebooting: written, waiting for its
+ * installed system's first check-in. */
+static bool written(json_object *h, const void *unused) {
+        (void) unused;
+        const char *stage = tu_jstr(h, "progress.stage");
+        return strcmp(tu_jstr(h, "status"), "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0;
+}
+
+static json_object *wait_cluster(const char *cid, const char *status) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        json_object *c = NULL;
+        for (;;) {
+                json_object_put(c);
+                c = get_json(url("/api/v2/clusters/%s", cid));
+                if (strcmp(tu_jstr(c, "status"), status) == 0)
+                        return c;
+                if (tu_mono_ms() > deadline)
+                        break;
+                usleep(200 * 1000);
+        }
+        cr_assert_fail("cluster never %s: %s", status, json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+        return NULL;
+}
+
+/* The names in a directory, sorted, comma-joined, without "." entries
+ * (the bookkeeping file starts with a dot). "" for an empty or missing dir. */
+static char *listing(const char *path) {
+        struct dirent **ents;
+        int n = scandir(path, &ents, NULL, alphasort);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        for (int i = 0; i < n; i++) {
+                if (ents[i]->d_name[0] != '.')
+                        fprintf(m, "%s%s", ftell(m) > 0 ? "," : "", ents[i]->d_name);
+                free(ents[i]);
+        }
+        if (n >= 0)
+                free(ents);
+        fclose(m);
+        return buf;
+}
+
+static void setup(void) {
+        tu_ctl_clean_env();
+        dir = tu_mkdtemp();
+        tu_fabric_up(&fab, "o", COORD_ADDR);
+        for (int i = 0; i < N_AGENTS; i++)
+                tu_fabric_add(&fab, agents[i].address, agents[i].mac);
+        cr_assert_eq(tu_enter_netns(fab.coord), 0);
+        char rel[4200];
+        snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
+        tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
+        cr_assert_eq(tu_write_file(dir, "hosts",
+                                   "127.0.0.1 localhost\n"
+                                   "192.0.2.100 api.c1.example.test api-int.c1.example.test\n"), 0);
+        cr_assert_gt(dnsd_pid = tu_dnsd_start(COORD_ADDR, dir, "*.apps.c1.example.test 192.0.2.101\n"), 0,
+                     "the DNS server started");
+}
+
+static void teardown(void) {
+        for (int i = 0; i < N_AGENTS; i++) {
+                if (agent_pid[i] > 0)
+                        kill(agent_pid[i], SIGCONT); /* a frozen one stops too */
+                tu_stop(&agent_pid[i], SIGTERM);
+        }
+        tu_stop(&sntpd_pid, SIGTERM);
+        tu_stop(&dnsd_pid, SIGTERM);
+        tu_stop(&md.pid, SIGTERM);
+        tu_fabric_down(&fab);
+        tu_musterd_free(&md);
+        if (dir) {
+                tu_rm_rf(dir);
+                free(dir);
+        }
+}
+
+TestSuite(operators_e2e, .init = setup, .fini = teardown, .timeout = 600);
+
+/* muster-agent run|node for agent i in its namespace, with the test's
+ * /etc/hosts and resolv.conf. extra: more arguments, NULL-ended. */
+static void start_agent(int i, const char *mode, const char *ie, const char *const *extra) {
+        char root[4096], log[4200], hosts[4200], resolv[4200];
+        const char *bin = getenv("MUSTER_AGENT");
+        snprintf(root, sizeof root, "%s/%s-root", dir, agents[i].name);
+        struct stat st;
+        if (stat(root, &st) != 0)
+                tu_fixture_variant(MUSTER_FIXTURES_DIR "/build-machine/root", root, agents[i].address, agents[i].name,
+                                   agents[i].mac);
+        snprintf(log, sizeof log, "%s/%s-%s.log", dir, agents[i].name, mode);
+        snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+        snprintf(resolv, sizeof resolv, "%s/resolv.conf", dir);
+        const char *argv[40] = { bin && *bin ? bin : "muster-agent", mode, "--coordinator", BASE, "--infra-env", ie,
+                                 "--token-file", token_file, "--host-id", agents[i].host_id,
+                                 "--coordinator-key", pub_file };
+        int n = 12;
+        if (strcmp(mode, "run") == 0) {
+                argv[n++] = "--sysroot";
+                argv[n++] = root;
+        }
+        for (; extra && *extra && n < 39; extra++)
+                argv[n++] = *extra;
+        argv[n] = NULL;
+        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, resolv, argv, log);
+        cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
+}
+
+/* musterd in the coordinator's namespace, an infra-env whose hosts check
+ * their clocks against an SNTP server beside it (its id), the coordinator's
+ * key in pub_file. */
+static char *start_with_key(void) {
+        cr_assert_eq(tu_musterd_start_at(&md, COORD_ADDR ":8090", dir,
+                                         "[agent]\ninstruction_interval = 1\n"
+                                         "[requirements]\ninstall_disk_fsync_ms = 10000\n"
+                                         "[requirements.master]\ncpu_cores = 2\n"),
+                     0, "musterd did not answer; see %s", md.log);
+        char *ie, *agent_token, source[64], body[320];
+        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-9", &ie, &agent_token), 201);
+        cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
+        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"]}", source);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL), 200);
+        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
+        free(agent_token);
+        snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
+        snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
+        cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
+        return ie;
+}
+
+static char *cluster_id(const char *name) {
+        json_object *o = CTL_JSON("cluster", "show", name);
+        char *id = strdup(tu_jstr(o, "id"));
+        json_object_put(o);
+        return id;
+}
+
+/* What baseline None + [baremetal, Console] gets from release 4.15.0
+ * (tests/fixtures/releases/README.md; test_install_e2e.c checks the bytes). */
+#define RELEASE_LISTING                                                                                            \
+        "0000_03_config-operator_01_proxy.crd.yaml,0000_20_namespace.json,"                                        \
+        "0000_30_cluster-baremetal-operator_05_deployment.0.yaml,"                                                 \
+        "0000_30_cluster-baremetal-operator_05_deployment.1.yaml,"                                                 \
+        "0000_50_console-operator_07-downloads-deployment.yaml,0000_50_insights-operator_10-prometheus-rule.yaml,"  \
+        "0000_80_hosted-only-configmap.yaml,99_site-config.yml"
+#define OPS_PREFIX "9000_operators_"
+
+/* Three agents installing into folders, the catalogs, and cluster c1 of
+ * 4.15.0 with the three hosts bound, ready: its id. */
+static char *ready_cluster(const char *ie) {
+        for (int i = 0; i < N_AGENTS; i++) {
+                snprintf(target[i], sizeof target[i], "%s/target-%d", dir, i);
+                snprintf(mdir[i], sizeof mdir[i], "%s/etc/muster/manifests", target[i]);
+                tu_must("mkdir -p %s", target[i]);
+                start_agent(i, "run", ie, (const char *const[]) { "--install-target", target[i], NULL });
+        }
+        char rel[4200];
+        snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
+        cr_assert_eq(CTL(NULL, "release", "import", rel), 0);
+        add_catalog(BASE, md.admin_token_path, "redhat", "0");
+        add_catalog(BASE, md.admin_token_path, "community", "10");
+        add_catalog(BASE, md.admin_token_path, "partner", "20");
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, tu_status_is, "known-unbound", "known-unbound"));
+        cr_assert_eq(CTL(NULL, "cluster", "create", "c1", "--release", "4.15.0", "--base-domain", "example.test",
+                         "--machine-cidr", "192.0.2.0/24", "--api-vip", "192.0.2.100", "--ingress-vip", "192.0.2.101",
+                         "--baseline", "None", "--enable", "baremetal,Console"), 0);
+        char *cid = cluster_id("c1");
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/clusters/%s", cid), md.admin_token,
+                                  "{\"pull_secret\":\"{\\\"auths\\\":{}}\"}", NULL), 200);
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(CTL(NULL, "host", "bind", agents[i].host_id, "--cluster", "c1"), 0);
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, tu_status_is, "known", "known in c1"));
+        json_object_put(wait_cluster(cid, "ready"));
+        return cid;
+}
+
+/* The phase of the subscription to pkg, as `operator list -o json` says. */
+static char *phase_of(const char *pkg) {
+        json_object *l = CTL_JSON("operator", "list", "c1");
+        const char *p = tu_jstr(find_by(tu_json_get(l, "items"), "package", pkg), "phase");
+        cr_assert_not_null(p, "no subscription to %s: %s", pkg, json_object_to_json_string(l));
+        char *s = strdup(p);
+        json_object_put(l);
+        return s;
+}
+
+/* Poll `operator list` until pkg's phase is `phase` (bounded). */
+static void wait_phase(const char *pkg, const char *phase) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        for (;;) {
+                char *p = phase_of(pkg);
+                bool yes = strcmp(p, phase) == 0;
+                if (!yes && tu_mono_ms() > deadline)
+                        cr_assert_fail("%s never %s (it is %s)", pkg, phase, p);
+                free(p);
+                if (yes)
+                        return;
+                usleep(300 * 1000);
+        }
+}
+
+/* Subscribed to myapp and myapp-console, and to prometheus in a range that
+ * conflicts with myapp's: the install is refused (409) naming prometheus,
+ * until that subscription goes. */
+static void subscribe_refused_install(const char *cid) {
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "operator", "subscribe", "c1", "myapp"), 0);
+        cr_assert(strstr(out, "cluster c1 subscribed to myapp: Resolving\n"), "%s", out);
+        cr_assert(strstr(out, "dbop") && strstr(out, "etcd") && strstr(out, "prometheus"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        cr_assert_eq(CTL(NULL, "operator", "subscribe", "c1", "myapp-console", "--catalog", "partner"), 0);
+        cr_assert_eq(CTL(NULL, "operator", "subscribe", "c1", "prometheus", "--version-range", "<0.27.0"), 0);
+        cr_assert_eq(CTL(&out, "cluster", "install", "c1"), 1, "refused: %s", out);
+        free(out);
+        json_object *e = NULL;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", cid), md.admin_token, NULL, &e),
+                     409);
+        cr_assert(strstr(json_object_to_json_string(e), "prometheus"), "the explanation names the package: %s",
+                  json_object_to_json_string(e));
+        json_object_put(e);
+        json_object *c = wait_validation(&md, cid, "operators-resolvable", "failure");
+        const char *msg = tu_jstr(validation_of(c, "operators-resolvable"), "message");
+        cr_assert(msg && strstr(msg, "prometheus"), "%s", msg);
+        json_object_put(c);
+        cr_assert_eq(CTL(NULL, "operator", "unsubscribe", "c1", "prometheus"), 0);
+        json_object_put(wait_validation(&md, cid, "operators-resolvable", "success"));
+        json_object_put(wait_cluster(cid, "ready"));
+        json_object *l = CTL_JSON("operator", "list", "c1");
+        expect_join(tu_json_get(l, "items"), "package", "myapp,myapp-console");
+        expect_join(tu_json_get(l, "items"), "phase", "Resolving,Resolving");
+        json_object_put(l);
+        /* The preview of what installs: the console holds myapp at 1.0.0. */
+        json_object *p = CTL_JSON("operator", "resolve", "--cluster", "c1");
+        expect_join(tu_json_get(p, "steps"), "package", "etcd,prometheus,dbop,myapp,myapp-console");
+        expect_join(tu_json_get(p, "steps"), "version", "0.9.2,0.32.0,1.1.0,1.0.0,1.0.0");
+        expect_join(tu_json_get(p, "steps"), "action", "install,install,install,install,install");
+        json_object_put(p);
+}
+
+static int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The manifest paths of payload revision rev, sorted and comma-joined. */
+static char *payload_paths(const char *cid, int64_t rev) {
+        json_object *env = get_json(url("/api/v2/clusters/%s/payload/%lld", cid, (long long) rev));
+        json_object *ms = tu_json_get(env, "payload.manifests");
+        cr_assert_not_null(ms, "revision %lld has manifests", (long long) rev);
+        size_t n = json_object_array_length(ms);
+        char **v = calloc(n + 1, sizeof *v);
+        for (size_t i = 0; i < n; i++)
+                v[i] = strdup(tu_jstr(json_object_array_get_idx(ms, i), "path"));
+        qsort(v, n, sizeof *v, strcmp_ptr);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        for (size_t i = 0; i < n; i++) {
+                fprintf(m, "%s%s", i ? "," : "", v[i]);
+                free(v[i]);
+        }
+        fclose(m);
+        free(v);
+        json_object_put(env);
+        return buf;
+}
+
+/* A listing split in the release's files and the operators' ("9000_..."). */
+static void split_listing(const char *l, char **release, char **ops) {
+        size_t rl = 0, ol = 0;
+        FILE *r = open_memstream(release, &rl), *o = open_memstream(ops, &ol);
+        char *copy = strdup(l);
+        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                bool op = strncmp(t, OPS_PREFIX, strlen(OPS_PREFIX)) == 0;
+                FILE *f = op ? o : r;
+                fprintf(f, "%s%s", ftell(f) > 0 ? "," : "", t);
+        }
+        free(copy);
+        fclose(r);
+        fclose(o);
+}
+
+/* The operators' files of a listing name the bundles `want` (each with
+ * `files` manifests) in that order: the bundle of each file, in name
+ * order, never goes back. */
+static void check_bundle_order(const char *ops, const char *const *want, const int *files) {
+        size_t nw = 0;
+        while (want[nw])
+                nw++;
+        int count[16] = { 0 };
+        size_t at = 0;
+        char *copy = strdup(ops);
+        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                size_t k = nw;
+                for (size_t j = 0; j < nw && k == nw; j++) {
+                        char needle[256];
+                        snprintf(needle, sizeof needle, "_%s_", want[j]);
+                        if (strstr(t, needle))
+                                k = j;
+                }
+                cr_assert_lt(k, nw, "%s is the file of no expected bundle (%s)", t, ops);
+                cr_assert_geq(k, at, "%s comes after a bundle that needs it: %s", t, ops);
+                at = k;
+                count[k]++;
+        }
+        free(copy);
+        for (size_t j = 0; j < nw; j++)
+                cr_assert_eq(count[j], files[j], "%s has %d manifests, not %d: %s", want[j], count[j], files[j], ops);
+}
+
+/* Every host's manifest directory holds exactly revision rev's files: the
+ * release's filtered manifests, then the bundles' in dependency order. */
+static void check_manifest_dirs(const char *cid, int64_t rev, const char *const *want, const int *files) {
+        char *paths = payload_paths(cid, rev), *release = NULL, *ops = NULL;
+        split_listing(paths, &release, &ops);
+        cr_assert_str_eq(release, RELEASE_LISTING, "revision %lld: the release's manifests first", (long long) rev);
+        if (want[0])
+                check_bundle_order(ops, want, files);
+        else
+                cr_assert_str_eq(ops, "", "no operators left in revision %lld", (long long) rev);
+        for (int i = 0; i < N_AGENTS; i++) {
+                char *l = listing(mdir[i]);
+                cr_assert_str_eq(l, paths, "host %d holds exactly revision %lld's manifests", i, (long long) rev);
+                free(l);
+        }
+        free(paths);
+        free(release);
+        free(ops);
+}
+
+/* The one file in host 0's manifest directory whose name ends with
+ * `_<bundle>_<manifest>` is that fixture manifest, byte for byte. */
+static void check_bundle_bytes(const char *catalog, const char *bundle, const char *manifest) {
+        char suffix[512], src[4200];
+        snprintf(suffix, sizeof suffix, "_%s_%s", bundle, manifest);
+        snprintf(src, sizeof src, CATALOGS "/%s/bundles/%s/manifests/%s", catalog, bundle, manifest);
+        char *l = listing(mdir[0]), *found = NULL;
+        for (char *save = NULL, *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                if (strlen(t) > strlen(suffix) && strcmp(t + strlen(t) - strlen(suffix), suffix) == 0)
+                        found = t;
+        cr_assert_not_null(found, "a file for %s", suffix);
+        char path[8800];
+        snprintf(path, sizeof path, "%s/%s", mdir[0], found);
+        size_t la, lb;
+        char *got = tu_read_file(path, &la), *want = tu_read_file(src, &lb);
+        cr_assert(got && want && la == lb && memcmp(got, want, la) == 0, "%s equals %s", path, src);
+        free(got);
+        free(want);
+        free(l);
+}
+
+static const char *const rev1_bundles[] = { "etcdoperator.v0.9.2", "prometheusoperator.0.32.0", "dbop.v1.1.0",
+                                            "myapp.v1.0.0", "myapp-console.v1.0.0", NULL };
+static const int rev1_files[] = { 2, 2, 2, 1, 1 };
+
+/* Install: the run agents write revision 1 (release and bundles) and wait
+ * for their installed systems; the subscriptions are Installing. */
+static void install_with_operators(const char *ie, const char *cid) {
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "cluster", "install", "c1"), 0, "%s", out);
+        free(out);
+        for (int i = 0; i < N_AGENTS; i++) {
+                json_object *h = wait_host(ie, i, written, NULL, "written, waiting for its installed system");
+                cr_assert_eq(json_object_get_int64(tu_json_get(h, "applied_revision")), 1);
+                json_object_put(h);
+        }
+        /* Their phase now depends on how "applied by every installed host"
+         * reads while none is installed yet; boot_installed_systems checks
+         * the end, upgrade_myapp sees Installing for certain. */
+        json_object *l = CTL_JSON("operator", "list", "c1");
+        cr_log_info("phases once every host wrote revision 1: %s",
+                    json_object_to_json_string(tu_json_get(l, "items.0.phase")));
+        cr_assert_str_eq(tu_jstr(l, "condition.status"), "True");
+        json_object_put(l);
+        check_manifest_dirs(cid, 1, rev1_bundles, rev1_files);
+        json_object *e = NULL;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/subscriptions", cid), md.admin_token,
+                                  "{\"package\":\"etcd\"}", &e), 409, "the install is in progress: %s",
+                     json_object_to_json_string(e));
+        json_object_put(e);
+        /* What is installed from a catalog keeps it. */
+        cr_assert_eq(CTL(&out, "catalog", "delete", "redhat"), 1, "%s", out);
+        free(out);
+        check_bundle_bytes("partner", "myapp-console.v1.0.0", "myapp-console.v1.0.0.clusterserviceversion.yaml");
+        check_bundle_bytes("redhat", "etcdoperator.v0.9.2", "etcdclusters.crd.yaml");
+        check_bundle_bytes("community", "prometheusoperator.0.32.0", "prometheuses.crd.json");
+        /* The payload records what it installed. */
+        json_object *env = get_json(url("/api/v2/clusters/%s/payload/1", cid));
+        expect_join(tu_json_get(env, "payload.operators"), "bundle",
+                    "etcdoperator.v0.9.2,prometheusoperator.0.32.0,dbop.v1.1.0,myapp.v1.0.0,myapp-console.v1.0.0");
+        json_object_put(env);
+}
+
+/* The installed systems boot: node agents on the manifest directories with
+ * the hosts' own tokens; the cluster and its subscriptions are installed.
+ * myapp is Installed, not UpgradePending: 1.1.0 is on its channel's upgrade
+ * graph, but the console holds it at 1.0.x. */
+static void boot_installed_systems(const char *ie, const char *cid) {
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "run agent %s exits cleanly", agents[i].name);
+        for (int i = 0; i < N_AGENTS; i++) {
+                char conf[4400], name[64];
+                snprintf(conf, sizeof conf, "%s/etc/muster/agent.conf", target[i]);
+                char *tok = tu_agent_conf_token(conf);
+                cr_assert_not_null(tok, "no token in %s", conf);
+                snprintf(name, sizeof name, "host-%d.token", i);
+                cr_assert_eq(tu_write_file(dir, name, tok), 0);
+                free(tok);
+                snprintf(token_file, sizeof token_file, "%s/%s", dir, name);
+                start_agent(i, "node", ie, (const char *const[]) { "--manifest-dir", mdir[i], NULL });
+        }
+        json_object_put(wait_cluster(cid, "installed"));
+        wait_phase("myapp-console", "Installed");
+        wait_phase("myapp", "Installed");
+}
+
+static const char *const rev2_bundles[] = { "etcdoperator.v0.9.2", "prometheusoperator.0.32.0", "dbop.v1.1.0",
+                                            "myapp.v1.0.0", NULL };
+static const int rev2_files[] = { 2, 2, 2, 1 };
+
+/* Dropping the console leaves myapp 1.0.0 installed with 1.1.0 pending. */
+static void unsubscribe_console(const char *ie, const char *cid) {
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "operator", "unsubscribe", "c1", "myapp-console"), 0);
+        tu_assert_fits(out, NULL);
+        cr_assert(strstr(out, "cluster c1 unsubscribed from myapp-console\n"), "%s", out);
+        cr_assert(row_of(out, "remove", "myapp-console"), "%s", out);
+        cr_assert(row_of(out, "keep", "myapp"), "myapp 1.0.0 is kept: %s", out);
+        cr_assert(strstr(out, "Payload revision 2 "), "%s", out);
+        free(out);
+        int64_t rev = 2;
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, applied, &rev, "applied revision 2"));
+        check_manifest_dirs(cid, 2, rev2_bundles, rev2_files);
+        wait_phase("myapp", "UpgradePending");
+        cr_assert_eq(CTL(&out, "operator", "list", "c1"), 0);
+        tu_assert_fits(out, NULL);
+        cr_assert(strstr(out, "UpgradePending") && strstr(out, "1.0.0"), "%s", out);
+        free(out);
+        /* The preview of the upgrade changes nothing. */
+        json_object *p = CTL_JSON("operator", "resolve", "--cluster", "c1", "--upgrade", "myapp");
+        json_object *app = find_by(tu_json_get(p, "steps"), "package", "myapp");
+        cr_assert_str_eq(tu_jstr(app, "action"), "upgrade", "%s", json_object_to_json_string(p));
+        cr_assert_str_eq(tu_jstr(app, "from_version"), "1.0.0");
+        cr_assert_str_eq(tu_jstr(app, "version"), "1.1.0");
+        cr_assert_str_eq(tu_jstr(find_by(tu_json_get(p, "steps"), "package", "dbop"), "action"), "keep");
+        json_object_put(p);
+        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 2, "a preview builds nothing");
+        json_object_put(c);
+}
+
+static const char *const rev3_bundles[] = { "etcdoperator.v0.9.2", "prometheusoperator.0.32.0", "dbop.v1.1.0",
+                                            "myapp.v1.1.0", NULL };
+static const int rev3_files[] = { 2, 2, 2, 2 };
+
+/* operator upgrade: myapp 1.0.0 -> 1.1.0 along community's replaces chain,
+ * a new revision; Installing while one node agent (frozen) has not applied
+ * it, Installed once every one has. */
+static void upgrade_myapp(const char *ie, const char *cid) {
+        cr_assert_eq(kill(agent_pid[2], SIGSTOP), 0);
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "operator", "upgrade", "c1", "myapp"), 0);
+        tu_assert_fits(out, NULL);
+        const char *row = row_of(out, "upgrade", "myapp");
+        cr_assert(row, "%s", out);
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int) strcspn(row, "\n"), row);
+        cr_assert(strstr(line, "1.0.0 -> 1.1.0"), "%s", line);
+        cr_assert(row_of(out, "keep", "dbop") && row_of(out, "keep", "etcd"), "%s", out);
+        cr_assert(strstr(out, "Payload revision 3 "), "%s", out);
+        free(out);
+        int64_t rev = 3;
+        for (int i = 0; i < 2; i++)
+                json_object_put(wait_host(ie, i, applied, &rev, "applied revision 3"));
+        wait_phase("myapp", "Installing");
+        cr_assert_eq(kill(agent_pid[2], SIGCONT), 0);
+        json_object_put(wait_host(ie, 2, applied, &rev, "applied revision 3 once thawed"));
+        wait_phase("myapp", "Installed");
+        check_manifest_dirs(cid, 3, rev3_bundles, rev3_files);
+        check_bundle_bytes("community", "myapp.v1.1.0", "myapp.v1.1.0.clusterserviceversion.yaml");
+        /* Nothing left to upgrade: the same request changes nothing more. */
+        json_object *r = CTL_JSON("operator", "upgrade", "c1", "--all");
+        cr_assert(json_object_get_boolean(tu_json_get(r, "plan.ok")), "%s", json_object_to_json_string(r));
+        expect_join(tu_json_get(r, "plan.steps"), "action", "keep,keep,keep,keep");
+        cr_assert_null(tu_json_get(r, "payload_revision"), "no new revision when nothing changes: %s",
+                       json_object_to_json_string(r));
+        json_object_put(r);
+}
+
+/* unsubscribe --prune: myapp goes, and with it the dependencies nothing
+ * needs any more; the manifest directories hold the release's alone. */
+static void unsubscribe_prune(const char *ie, const char *cid) {
+        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        int64_t rev = json_object_get_int64(tu_json_get(c, "payload_revision")) + 1;
+        json_object_put(c);
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "operator", "unsubscribe", "c1", "myapp", "--prune"), 0);
+        tu_assert_fits(out, NULL);
+        static const char *const gone[] = { "myapp", "dbop", "etcd", "prometheus" };
+        for (size_t i = 0; i < sizeof gone / sizeof *gone; i++)
+                cr_assert(row_of(out, "remove", gone[i]), "%s is removed: %s", gone[i], out);
+        char want[64];
+        snprintf(want, sizeof want, "Payload revision %lld ", (long long) rev);
+        cr_assert(strstr(out, want), "%s", out);
+        free(out);
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, applied, &rev, "applied the pruned revision"));
+        static const char *const none[] = { NULL };
+        check_manifest_dirs(cid, rev, none, NULL);
+        cr_assert_eq(CTL(&out, "operator", "list", "c1"), 0);
+        cr_assert_str_eq(out, "cluster c1 is subscribed to no operators\n");
+        free(out);
+}
+
+static const char *const last_bundles[] = { "etcdoperator.v0.9.4", NULL };
+static const int last_files[] = { 3 };
+
+/* Subscribing an installed cluster builds a revision of its own at once. */
+static void subscribe_installed(const char *ie, const char *cid) {
+        json_object *s = CTL_JSON("operator", "subscribe", "c1", "etcd", "--catalog", "community");
+        int64_t rev = json_object_get_int64(tu_json_get(s, "payload_revision"));
+        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        cr_assert_eq(rev, json_object_get_int64(tu_json_get(c, "payload_revision")), "%s",
+                     json_object_to_json_string(s));
+        json_object_put(c);
+        cr_assert_str_eq(tu_jstr(s, "bundles.0.bundle"), "etcdoperator.v0.9.4", "%s", json_object_to_json_string(s));
+        json_object_put(s);
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, applied, &rev, "applied the new subscription's revision"));
+        wait_phase("etcd", "Installed");
+        check_manifest_dirs(cid, rev, last_bundles, last_files);
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "catalog", "delete", "community"), 1, "named by a subscription: %s", out);
+        free(out);
+}
+
+Test(operators_e2e, three_hosts_subscribe_install_upgrade_and_prune) {
+        char *ie = start_with_key();
+        char *cid = ready_cluster(ie);
+        subscribe_refused_install(cid);
+        install_with_operators(ie, cid);
+        boot_installed_systems(ie, cid);
+        unsubscribe_console(ie, cid);
+        upgrade_myapp(ie, cid);
+        unsubscribe_prune(ie, cid);
+        subscribe_installed(ie, cid);
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "node agent %s exits cleanly", agents[i].name);
+        cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");
+        free(cid);
+        free(ie);
+}
