@@ -22,21 +22,11 @@
 #include <unistd.h>
 
 #include "steps_net.h"
+#include "benchstat.h"
 
 #define MAX_ROUNDS 101
 
 typedef int (*step_fn)(json_object *, json_object **);
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return x < y ? -1 : x > y;
-}
 
 /* One run of step on args (JSON text): its wall time in ms, or -1 when
  * the step failed. `check`, when not NULL, must appear in its output. */
@@ -44,9 +34,9 @@ static double run_once(step_fn step, const char *args, const char *check) {
         json_object *in = json_tokener_parse(args), *out = NULL;
         if (!in)
                 return -1;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int r = step(in, &out);
-        double took = now_ms() - t0;
+        double took = bench_now_ms() - t0;
         const char *text = out ? json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN) : "";
         bool ok = r == 0 && (!check || strstr(text, check));
         json_object_put(in);
@@ -63,7 +53,7 @@ static void report(const char *name, double *v, int n, const char *bound) {
                 printf("%-18s  all %d runs failed\n", name, n);
                 return;
         }
-        qsort(v, (size_t) ok, sizeof *v, cmp_double);
+        qsort(v, (size_t) ok, sizeof *v, bench_cmp_double);
         double med = ok % 2 ? v[ok / 2] : (v[ok / 2 - 1] + v[ok / 2]) / 2;
         printf("%-18s %8.1f %8.1f %8.1f  %s%s\n", name, med, v[0], v[ok - 1], bound,
                ok < n ? "  (some runs failed)" : "");

@@ -19,22 +19,7 @@
 #include "crypto.h"
 #include "manifest.h"
 #include "payload.h"
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "benchstat.h"
 
 struct file {
         char name[64];
@@ -126,26 +111,26 @@ int main(int argc, char **argv) {
         char err[512];
 
         for (int r = 0; r < rounds; r++) {
-                double t0 = now_ms();
+                double t0 = bench_now_ms();
                 for (int i = 0; i < n; i++)
                         if (yaml_scan(files[i].text, files[i].len) < 0)
                                 return fprintf(stderr, "libyaml refused %s\n", files[i].name), 1;
-                t_scan[r] = now_ms() - t0;
+                t_scan[r] = bench_now_ms() - t0;
 
                 struct manifest_list ml = { 0 };
-                t0 = now_ms();
+                t0 = bench_now_ms();
                 for (int i = 0; i < n; i++)
                         if (manifest_parse_file(files[i].name, files[i].text, files[i].len, &ml, err, sizeof err) < 0)
                                 return fprintf(stderr, "%s\n", err), 1;
-                t_parse[r] = now_ms() - t0;
+                t_parse[r] = bench_now_ms() - t0;
                 docs = ml.n;
 
                 struct filter_context ctx = { .enabled = &enabled, .known = &known };
                 struct filter_result *fr;
-                t0 = now_ms();
+                t0 = bench_now_ms();
                 if (filter_release(&ml, &ctx, &fr) < 0)
                         return 1;
-                t_filter[r] = now_ms() - t0;
+                t_filter[r] = bench_now_ms() - t0;
                 const struct manifest **inc = calloc(ml.n, sizeof *inc);
                 included = 0;
                 for (size_t i = 0; i < ml.n; i++) {
@@ -156,22 +141,22 @@ int main(int argc, char **argv) {
                 free(fr);
 
                 struct payload_signed ps;
-                t0 = now_ms();
+                t0 = bench_now_ms();
                 json_object *p = payload_build("7c0ffee0-0000-4000-8000-000000000001", 1, "4.16.0", img.url, &img,
                                                &enabled, inc, included, NULL);
                 if (!p || payload_sign(p, key, &ps) < 0)
                         return 1;
-                t_sign[r] = now_ms() - t0;
+                t_sign[r] = bench_now_ms() - t0;
                 payload_bytes = ps.len;
 
                 /* floor of signing: canonical bytes and their digest alone */
                 char *canon;
                 size_t clen;
                 uint8_t dg[CRYPTO_SHA256_LEN], sig[CRYPTO_SIG_LEN];
-                t0 = now_ms();
+                t0 = bench_now_ms();
                 if (canonjson_serialize(p, &canon, &clen) < 0 || crypto_sha256(canon, clen, dg) < 0)
                         return 1;
-                t_canon[r] = now_ms() - t0;
+                t_canon[r] = bench_now_ms() - t0;
                 free(canon);
                 json_object_put(p);
 
@@ -179,19 +164,19 @@ int main(int argc, char **argv) {
                                              ps.canonical, ps.len);
                 size_t elen = strlen(env);
                 json_object *out = NULL;
-                t0 = now_ms();
+                t0 = bench_now_ms();
                 if (payload_verify(env, elen, key, "7c0ffee0-0000-4000-8000-000000000001", 1, &out, err, sizeof err) < 0)
                         return fprintf(stderr, "%s\n", err), 1;
-                t_verify[r] = now_ms() - t0;
+                t_verify[r] = bench_now_ms() - t0;
                 json_object_put(out);
 
                 /* floor of verifying: parse the envelope, hash the payload bytes, one ECDSA verify */
                 crypto_sign_digest(key, dg, sig);
-                t0 = now_ms();
+                t0 = bench_now_ms();
                 json_object *o = json_tokener_parse(env);
                 crypto_sha256(ps.canonical, ps.len, dg);
                 crypto_verify_digest(key, dg, sig);
-                t_floor[r] = now_ms() - t0;
+                t_floor[r] = bench_now_ms() - t0;
                 json_object_put(o);
 
                 free(env);
@@ -199,9 +184,9 @@ int main(int argc, char **argv) {
                 free(inc);
                 manifest_list_free(&ml);
         }
-        double scan = median(t_scan, rounds), parse = median(t_parse, rounds), filt = median(t_filter, rounds),
-               sign = median(t_sign, rounds), canon = median(t_canon, rounds), ver = median(t_verify, rounds),
-               floor_v = median(t_floor, rounds);
+        double scan = bench_median(t_scan, rounds), parse = bench_median(t_parse, rounds), filt = bench_median(t_filter, rounds),
+               sign = bench_median(t_sign, rounds), canon = bench_median(t_canon, rounds), ver = bench_median(t_verify, rounds),
+               floor_v = bench_median(t_floor, rounds);
         printf("release: %d files, %zu documents, %.1f MiB; payload: %zu manifests, %.1f MiB; median of %d rounds\n", n,
                docs, total / 1048576.0, included, payload_bytes / 1048576.0, rounds);
         printf("%-8s %10s %10s %8s  %s\n", "step", "muster ms", "floor ms", "ratio", "floor");

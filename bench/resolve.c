@@ -29,6 +29,7 @@
 #include "catalog.h"
 #include "resolve-bench.h"
 #include "resolve.h"
+#include "benchstat.h"
 
 #define MAX_ROUNDS 1000
 #define TARGET_RATIO 1.5
@@ -62,23 +63,6 @@ struct bench {
         size_t plan_steps, plan_deps;
         struct raw_result raw_ref;
 };
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-        return x < y ? -1 : x > y;
-}
-
-/* Sorts v. */
-static double median(double *v, size_t n) {
-        qsort(v, n, sizeof *v, cmp_double);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* dir/name into buf; -ENAMETOOLONG when it does not fit. */
 static int path_join(char *buf, size_t size, const char *dir, const char *name) {
@@ -204,16 +188,16 @@ static int dump_catalog(const struct bench *b) {
 /* Generate (timed), dump if asked, parse and check (each timed). */
 static int make_catalog(struct bench *b) {
         struct gen_params gp = { .packages = b->o.packages, .versions = b->o.versions, .seed = b->o.seed };
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int r = gen_catalog(&gp, &b->gen);
-        b->gen_ms = now_ms() - t0;
+        b->gen_ms = bench_now_ms() - t0;
         if (r < 0)
                 return fprintf(stderr, "bench-resolve: generating the catalog: %s\n", strerror(-r)), -1;
         if (b->o.dump && dump_catalog(b) < 0)
                 return -1;
         char err[1024];
         mem_track_start(); /* costs the parse a few ms in millions of allocations */
-        t0 = now_ms();
+        t0 = bench_now_ms();
         for (size_t i = 0; i < b->gen.n_files; i++) {
                 char name[64];
                 file_name(b, i, name, sizeof name);
@@ -222,10 +206,10 @@ static int make_catalog(struct bench *b) {
                         return fprintf(stderr, "bench-resolve: catalog_parse: %s\n", err), -1;
                 }
         }
-        b->parse_ms = now_ms() - t0;
-        t0 = now_ms();
+        b->parse_ms = bench_now_ms() - t0;
+        t0 = bench_now_ms();
         r = catalog_check(&b->cat, err, sizeof err);
-        b->check_ms = now_ms() - t0;
+        b->check_ms = bench_now_ms() - t0;
         mem_track_stop(&b->parse_heap);
         if (r < 0)
                 return fprintf(stderr, "bench-resolve: catalog_check: %s\n", err), -1;
@@ -295,9 +279,9 @@ static int write_testcase(struct bench *b) {
         }
         if (path_join(dir, sizeof dir, b->o.dump ? b->o.dump : b->tmpdir, "testcase") < 0)
                 return fprintf(stderr, "bench-resolve: the testcase path is too long\n"), -1;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int r = resolve_write_testcase(&b->req, dir, err, sizeof err);
-        b->testcase_ms = now_ms() - t0;
+        b->testcase_ms = bench_now_ms() - t0;
         if (r < 0)
                 return fprintf(stderr, "bench-resolve: resolve_write_testcase: %s (%s)\n", err, strerror(-r)), -1;
         if ((r = find_testcase(dir, b->testcase, sizeof b->testcase)) < 0)
@@ -318,9 +302,9 @@ static void remove_tmpdir(struct bench *b) {
 /* One resolve(), timed; the plan stays in *plan. 0 or -1 (said). */
 static int ours_once(const struct bench *b, struct resolve_plan *plan, double *ms) {
         char err[1024] = "";
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int r = resolve(&b->req, plan, err, sizeof err);
-        *ms = now_ms() - t0;
+        *ms = bench_now_ms() - t0;
         if (r < 0)
                 return fprintf(stderr, "bench-resolve: resolve: %s (%s)\n", err, strerror(-r)), -1;
         return 0;
@@ -330,7 +314,7 @@ static int ours_once(const struct bench *b, struct resolve_plan *plan, double *m
  * the transaction, free. names (if not NULL) gets the installed packages'
  * names, to be freed. 0 or -1 (said). */
 static int raw_once(const char *testcase, struct raw_result *res, char ***names) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         Pool *pool = pool_create();
         FILE *f = fopen(testcase, "r");
         if (!f) {
@@ -343,14 +327,14 @@ static int raw_once(const char *testcase, struct raw_result *res, char ***names)
         int resultflags = 0;
         Solver *solv = testcase_read(pool, f, testcase, &job, &result, &resultflags);
         fclose(f);
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         if (!solv) {
                 queue_free(&job);
                 pool_free(pool);
                 return fprintf(stderr, "bench-resolve: libsolv's testcase_read refused %s\n", testcase), -1;
         }
         res->problems = solver_solve(solv, &job);
-        double t2 = now_ms();
+        double t2 = bench_now_ms();
         Transaction *trans = solver_create_transaction(solv);
         res->installed = 0;
         if (names)
@@ -371,7 +355,7 @@ static int raw_once(const char *testcase, struct raw_result *res, char ***names)
         pool_free(pool);
         res->read_ms = t1 - t0;
         res->solve_ms = t2 - t1;
-        res->rest_ms = now_ms() - t2;
+        res->rest_ms = bench_now_ms() - t2;
         return 0;
 }
 
@@ -563,7 +547,7 @@ static void print_row(const char *what, double *v, size_t n) {
                 lo = v[i] < lo ? v[i] : lo;
                 hi = v[i] > hi ? v[i] : hi;
         }
-        printf("%-26s %9.2f %9.2f %9.2f\n", what, median(v, n), lo, hi);
+        printf("%-26s %9.2f %9.2f %9.2f\n", what, bench_median(v, n), lo, hi);
 }
 
 static void print_mem_row(const char *what, const struct mem_result *m) {
@@ -585,7 +569,7 @@ static void print_results(const struct bench *b, struct timings *t, const struct
         print_row("  testcase_read", t->read, n);
         print_row("  solver_solve", t->solve, n);
         print_row("  transaction + free", t->rest, n);
-        double ratio = median(t->ours, n) / median(t->raw, n);
+        double ratio = bench_median(t->ours, n) / bench_median(t->raw, n);
         printf("ratio ours/raw (median): %.2f   target <= %.1f %s\n", ratio, TARGET_RATIO,
                ratio <= TARGET_RATIO ? "[met]" : "[NOT MET]");
         printf("%-26s %9s %10s %9s %10s   (one more call each)\n", "memory", "heap MiB", "allocs", "alloc MiB",

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crypto.h"
+#include "svc.h"
+#include "testutil.h"
+
 char *tu_store_infra_env(struct store *st, const char *owner, const char *name) {
         struct infra_env ie;
         infra_env_init(&ie);
@@ -80,4 +84,23 @@ char *tu_store_catalog(struct store *st, const char *name, int64_t priority, con
         char *id = strdup(c.id);
         store_catalog_free(&c);
         return id;
+}
+
+void tu_svc_open(struct svc *sv, struct store **st, struct crypto_key **key, struct muster_config *cfg, char **dir) {
+        char path[4200];
+        *dir = tu_mkdtemp();
+        cr_assert_not_null(*dir);
+        snprintf(path, sizeof path, "%s/muster.db", *dir);
+        cr_assert_eq(store_open(path, st), 0);
+        cr_assert_eq(crypto_key_generate(key), 0);
+        snprintf(cfg->state_dir, sizeof cfg->state_dir, "%s", *dir);
+        cr_assert_eq(svc_init(sv, *st, *key, cfg), 0);
+}
+
+void tu_svc_close(struct svc *sv, struct store *st, struct crypto_key *key, char *dir) {
+        svc_fini(sv);
+        store_close(st);
+        crypto_key_free(key);
+        tu_rm_rf(dir);
+        free(dir);
 }

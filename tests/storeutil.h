@@ -1,7 +1,12 @@
 /* Store fixtures for the suites that go through store.h (test_store,
- * test_store_sqlite, test_svc): resources made directly in a store. */
+ * test_store_sqlite, test_svc*): resources made directly in a store, and a
+ * struct svc over a store of its own. */
 #pragma once
 #include "store.h"
+
+struct crypto_key;
+struct muster_config;
+struct svc;
 
 /* A new infra-env of `owner` named `name` (x86_64, an empty pull secret)
  * in st; its id (malloc'd). Asserts it was created. */
@@ -17,3 +22,11 @@ void tu_store_token(struct store *st, const char *id, const char *role, const ch
 /* A new catalog record `name` of `priority` added by "admin" whose files
  * are `files` (NULL: a small text), with made-up counts; its id (malloc'd). */
 char *tu_store_catalog(struct store *st, const char *name, int64_t priority, const char *files);
+/* A struct svc over a new SQLite file DIR/muster.db, DIR a new temp dir
+ * (*dir, malloc'd), with a new key (*key) and cfg, whose state_dir becomes
+ * DIR (the rest is the caller's: config_defaults and what a suite changes).
+ * Asserts each step. */
+void tu_svc_open(struct svc *sv, struct store **st, struct crypto_key **key, struct muster_config *cfg, char **dir);
+/* What tu_svc_open made: the svc finished, the store closed, the key freed,
+ * the temp dir removed and dir freed. */
+void tu_svc_close(struct svc *sv, struct store *st, struct crypto_key *key, char *dir);

@@ -463,6 +463,24 @@ char *tu_read_file(const char *path, size_t *len) {
         return buf;
 }
 
+char *tu_listing(const char *path) {
+        struct dirent **ents;
+        int n = scandir(path, &ents, NULL, alphasort);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        cr_assert_not_null(m);
+        for (int i = 0; i < n; i++) {
+                if (ents[i]->d_name[0] != '.')
+                        fprintf(m, "%s%s", ftell(m) > 0 ? "," : "", ents[i]->d_name);
+                free(ents[i]);
+        }
+        if (n >= 0)
+                free(ents);
+        fclose(m);
+        return buf;
+}
+
 json_object *tu_json_get(json_object *root, const char *dotted) {
         char buf[512];
         snprintf(buf, sizeof buf, "%s", dotted);
@@ -491,6 +509,26 @@ const char *tu_validation(json_object *host, const char *id) {
                         return tu_jstr(v, "status");
         }
         return NULL;
+}
+
+char *tu_join(json_object *arr, const char *key) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        cr_assert_not_null(m);
+        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+                json_object *e = json_object_array_get_idx(arr, i);
+                const char *v = key ? tu_jstr(e, key) : json_object_get_string(e);
+                fprintf(m, "%s%s", i ? "," : "", v ? v : "?");
+        }
+        fclose(m);
+        return buf;
+}
+
+void tu_assert_join(json_object *arr, const char *key, const char *want) {
+        char *got = tu_join(arr, key);
+        cr_assert_str_eq(got, want, "%s of %s", key ? key : "the elements", json_object_to_json_string(arr));
+        free(got);
 }
 
 int64_t tu_mono_ms(void) {
@@ -750,6 +788,29 @@ long tu_http_json(const char *method, const char *url, const char *token, const 
         return code;
 }
 
+json_object *tu_admin_get(const struct tu_musterd *m, const char *fmt, ...) {
+        char path[4096];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof path, fmt, ap);
+        va_end(ap);
+        json_object *o = NULL;
+        long code = tu_http_json("GET", tu_url(m->base, "%s", path), m->admin_token, NULL, &o);
+        cr_assert_eq(code, 200, "GET %s: %ld", path, code);
+        return o;
+}
+
+char *tu_token(const struct tu_musterd *m, const char *role, const char *owner) {
+        char body[256];
+        json_object *o = NULL;
+        snprintf(body, sizeof body, "{\"role\":\"%s\",\"owner\":\"%s\"}", role, owner);
+        cr_assert_eq(tu_http_json("POST", tu_url(m->base, "/api/v2/tokens"), m->admin_token, body, &o), 201, "%s",
+                     body);
+        char *t = strdup(tu_jstr(o, "token"));
+        json_object_put(o);
+        return t;
+}
+
 long tu_create_infra_env(const char *base, const char *admin, const char *name, char **id, char **agent_token) {
         json_object *body = json_object_new_object(), *o = NULL;
         json_object_object_add(body, "name", json_object_new_string(name));
@@ -962,6 +1023,35 @@ json_object *tu_wait_host(const struct tu_musterd *m, const char *ie, const char
         return NULL;
 }
 
+bool tu_applied(json_object *host, const void *rev) {
+        json_object *a = tu_json_get(host, "applied_revision");
+        return a && json_object_get_int64(a) == *(const int64_t *) rev;
+}
+
+bool tu_written(json_object *host, const void *unused) {
+        (void) unused;
+        const char *status = tu_jstr(host, "status"), *stage = tu_jstr(host, "progress.stage");
+        return status && strcmp(status, "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0;
+}
+
+json_object *tu_wait_cluster(const struct tu_musterd *m, const char *id, tu_host_pred pred, const void *arg,
+                             int timeout_ms, const char *what) {
+        int64_t deadline = tu_mono_ms() + timeout_ms;
+        json_object *c = NULL;
+        for (;;) {
+                json_object_put(c);
+                c = tu_admin_get(m, "/api/v2/clusters/%s", id);
+                if (pred(c, arg))
+                        return c;
+                if (tu_mono_ms() > deadline)
+                        break;
+                tu_sleep_ms(200);
+        }
+        cr_assert_fail("cluster %s never became %s: %s", id, what,
+                       json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+        return NULL;
+}
+
 /* ---- fixtures ------------------------------------------------------------- */
 
 void tu_release_build(const char *src, const char *out_dir) {
@@ -1090,6 +1180,86 @@ void tu_fabric_down(struct tu_fabric *f) {
         memset(f, 0, sizeof *f);
 }
 
+/* ---- end to end: musterd and real agents on a fabric -------------------------- */
+
+char *tu_e2e_up(struct tu_fabric *f, const char *prefix, const char *coord_addr, const struct tu_node *nodes, int n) {
+        char *dir = tu_mkdtemp();
+        cr_assert_not_null(dir);
+        tu_fabric_up(f, prefix, coord_addr);
+        for (int i = 0; i < n; i++)
+                tu_fabric_add(f, nodes[i].address, nodes[i].mac);
+        cr_assert_eq(tu_enter_netns(f->coord), 0);
+        return dir;
+}
+
+int tu_e2e_agent(const struct tu_fabric *f, const struct tu_node *nodes, int i, const char *dir,
+                 const struct tu_agent_run *r) {
+        const struct tu_node *node = &nodes[i];
+        bool run = strcmp(r->mode, "run") == 0;
+        char root[4096], log[4200], hosts[4200], resolv[4200];
+        snprintf(root, sizeof root, "%s/%s-root", dir, node->name);
+        struct stat st;
+        if (run && stat(root, &st) != 0)
+                tu_fixture_variant(r->machine, root, node->address, node->name, node->mac);
+        snprintf(log, sizeof log, "%s/%s-%s.log", dir, node->name, r->mode);
+        snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+        snprintf(resolv, sizeof resolv, "%s/resolv.conf", dir);
+        const char *argv[40] = { tu_agent_path(), r->mode, "--coordinator", r->coordinator, "--infra-env",
+                                 r->infra_env, "--token-file", r->token_file, "--host-id", node->host_id,
+                                 "--coordinator-key", r->key_file };
+        int n = 12;
+        if (run) {
+                argv[n++] = "--sysroot";
+                argv[n++] = root;
+        }
+        for (const char *const *e = r->extra; e && *e && n < 39; e++)
+                argv[n++] = *e;
+        argv[n] = NULL;
+        int pid = tu_fabric_spawn(f, i, hosts, resolv, argv, log);
+        cr_assert_gt(pid, 0, "spawn %s", node->name);
+        return pid;
+}
+
+char *tu_e2e_infra_env(const struct tu_musterd *m, const char *name, const char *dir, int *sntpd, const char *more) {
+        char *ie, *agent_token, addr[64], source[64], *body;
+        cr_assert_eq(tu_create_infra_env(m->base, m->admin_token, name, &ie, &agent_token), 201);
+        /* m->base is "http://ADDR:PORT". */
+        const char *host = m->base + strlen("http://");
+        snprintf(addr, sizeof addr, "%.*s", (int) (strrchr(host, ':') - host), host);
+        tu_stop(sntpd, SIGTERM);
+        cr_assert_gt(*sntpd = tu_sntpd_start(NULL, addr, dir, source), 0, "the SNTP server started");
+        cr_assert_geq(asprintf(&body, "{\"ntp_sources\":[\"%s\"]%s%s}", source, more ? "," : "", more ? more : ""), 0);
+        cr_assert_eq(tu_http_json("PATCH", tu_url(m->base, "/api/v2/infra-envs/%s", ie), m->admin_token, body, NULL),
+                     200, "%s", body);
+        free(body);
+        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
+        free(agent_token);
+        return ie;
+}
+
+void tu_e2e_down(struct tu_fabric *f, struct tu_musterd *m, int *pids, int n, int *sntpd, int *dnsd, char **dir) {
+        for (int i = 0; i < n; i++) {
+                if (pids[i] > 0)
+                        kill(pids[i], SIGCONT);
+                tu_stop(&pids[i], SIGTERM);
+        }
+        tu_stop(sntpd, SIGTERM);
+        tu_stop(dnsd, SIGTERM);
+        tu_stop(&m->pid, SIGTERM);
+        tu_fabric_down(f);
+        tu_musterd_free(m);
+        if (!*dir)
+                return;
+        const char *const umount_left[] = {
+                "sh", "-c", "grep -o \" $0[^ ]*\" /proc/self/mounts | xargs -r -n1 umount -l", *dir, NULL
+        };
+        int status;
+        free(tu_run(umount_left, &status, NULL));
+        tu_rm_rf(*dir);
+        free(*dir);
+        *dir = NULL;
+}
+
 /* ---- musterctl ---------------------------------------------------------------- */
 
 void tu_ctl_clean_env(void) {
@@ -1133,6 +1303,34 @@ int tu_ctl(char **out, char **err, const char *server, const char *token_file, c
         give(out, o);
         give(err, e);
         return status;
+}
+
+int tu_ctl_admin(char **out, const struct tu_musterd *m, const char *const *args) {
+        char *o = NULL, *err = NULL;
+        int status = tu_ctl(&o, &err, m->base, m->admin_token_path, args);
+        if (status != 0)
+                cr_log_info("musterctl %s %s -> %d: %s%s", args[0], args[1] ? args[1] : "", status, o, err ? err : "");
+        free(err);
+        if (out)
+                *out = o;
+        else
+                free(o);
+        return status;
+}
+
+json_object *tu_ctl_json(const struct tu_musterd *m, const char *const *args) {
+        const char *argv[59] = { "-o", "json" };
+        int n = 2;
+        for (; *args && n < 58; args++)
+                argv[n++] = *args;
+        argv[n] = NULL;
+        char *out = NULL;
+        int status = tu_ctl_admin(&out, m, argv);
+        cr_assert_eq(status, 0, "musterctl -o json %s %s: exit %d", argv[2], argv[3] ? argv[3] : "", status);
+        json_object *o = json_tokener_parse(out);
+        cr_assert_not_null(o, "-o json prints JSON:\n%s", out);
+        free(out);
+        return o;
 }
 
 int tu_ctl_spawn(const char *server, const char *token_file, const char *const *args, int *out_fd) {

@@ -1,8 +1,8 @@
 /* Helpers shared by the Criterion suites: run real binaries, temp dirs,
  * musterd and agents started and stopped by their PIDs, URLs and JSON, the
- * fixture releases, network namespaces, musterctl. Those said to fail the
- * test do so with a Criterion assertion: call them from a test or its
- * .init/.fini only. */
+ * fixture releases, network namespaces and the end-to-end suites' set-up on
+ * them, musterctl. Those said to fail the test do so with a Criterion
+ * assertion: call them from a test or its .init/.fini only. */
 #pragma once
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -32,12 +32,21 @@ int tu_symlink(const char *root, const char *relpath, const char *target);
 /* A whole file's bytes (malloc'd, NUL-terminated after them) and, when len
  * is not NULL, their number; NULL if it cannot be opened or read. */
 char *tu_read_file(const char *path, size_t *len);
+/* The names in a directory, sorted, comma-joined, without those starting
+ * with a dot (bookkeeping files); "" for an empty or missing one. Malloc'd. */
+char *tu_listing(const char *path);
 /* Path of an object's member by dotted path ("cpu.count", "disks.0.name"). */
 json_object *tu_json_get(json_object *root, const char *dotted);
 /* The string form of the member at a dotted path; NULL if there is none. */
 const char *tu_jstr(json_object *o, const char *dotted);
-/* The status of validation `id` in a host's "validations"; NULL if absent. */
+/* The status of validation `id` in a host's (or a cluster's) "validations";
+ * NULL if absent. */
 const char *tu_validation(json_object *host, const char *id);
+/* The member `key` of each element of arr (key NULL: the element itself) as
+ * strings joined with ',' ("?" for one missing); malloc'd. */
+char *tu_join(json_object *arr, const char *key);
+/* tu_join(arr, key) is `want`; the test fails otherwise, showing arr. */
+void tu_assert_join(json_object *arr, const char *key, const char *want);
 /* CLOCK_MONOTONIC in milliseconds, for bounded waits. */
 int64_t tu_mono_ms(void);
 /* Move this thread into the network namespace /run/netns/NAME. 0 or -errno. */
@@ -90,6 +99,12 @@ void tu_musterd_free(struct tu_musterd *m);
 long tu_http(const char *method, const char *url, const char *token, const char *body, size_t body_len, char **out);
 /* The same with the body as JSON text and the response parsed (NULL if not JSON). */
 long tu_http_json(const char *method, const char *url, const char *token, const char *body, json_object **out);
+/* GET m->base followed by the printf-formatted path, as m's admin: the
+ * answer parsed (caller puts it); the test fails unless it is 200. */
+json_object *tu_admin_get(const struct tu_musterd *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A new token of `role` for `owner`, made by m's admin (malloc'd); the test
+ * fails unless musterd answers 201. */
+char *tu_token(const struct tu_musterd *m, const char *role, const char *owner);
 /* POST {"name": name} to base/api/v2/infra-envs with an admin token. The
  * HTTP status; on 201 the new id and agent token (malloc'd; either pointer
  * may be NULL when not wanted). */
@@ -157,16 +172,26 @@ int tu_stop_pid(int pid, int sig, int timeout_ms);
  * second call does nothing). */
 int tu_stop(int *pid, int sig);
 
-/* ---- hosts as the API shows them ----------------------------------------- */
+/* ---- hosts and clusters as the API shows them ------------------------------ */
 
 typedef bool (*tu_host_pred)(json_object *host, const void *arg);
-/* The host's "status" is the string arg. */
+/* The host's (or cluster's) "status" is the string arg. */
 bool tu_status_is(json_object *host, const void *status);
+/* The host's applied_revision is *(const int64_t *) rev. */
+bool tu_applied(json_object *host, const void *rev);
+/* The host is installing-in-progress at stage rebooting: its install is
+ * written, it waits for its installed system's first check-in. */
+bool tu_written(json_object *host, const void *unused);
 /* Poll the host (every 200 ms, as m's admin) until pred holds: that host
  * (caller puts it). After timeout_ms the test fails, saying it never became
  * `what`, with the last answer. */
 json_object *tu_wait_host(const struct tu_musterd *m, const char *ie, const char *host_id, tu_host_pred pred,
                           const void *arg, int timeout_ms, const char *what);
+/* Poll cluster `id` (every 200 ms, as m's admin; every answer must be 200)
+ * until pred holds: that cluster (caller puts it). After timeout_ms the
+ * test fails, saying it never became `what`, with the last answer. */
+json_object *tu_wait_cluster(const struct tu_musterd *m, const char *id, tu_host_pred pred, const void *arg,
+                             int timeout_ms, const char *what);
 
 /* ---- fixtures ------------------------------------------------------------- */
 
@@ -212,6 +237,49 @@ int tu_fabric_spawn(const struct tu_fabric *f, int i, const char *hosts, const c
 /* Delete every namespace of f (safe on a partly built or zeroed one). */
 void tu_fabric_down(struct tu_fabric *f);
 
+/* ---- end to end: musterd and real agents on a fabric -------------------------- */
+
+/* A machine whose agent a test runs on a fabric node. */
+struct tu_node {
+        const char *name;
+        const char *host_id;
+        const char *address;
+        const char *mac;
+};
+/* How tu_e2e_agent starts a node's agent. */
+struct tu_agent_run {
+        const char *mode;         /* "run" (the node's machine by --sysroot) or "node" */
+        const char *machine;      /* "run": the captured root it is a variant of */
+        const char *coordinator;  /* musterd's base URL */
+        const char *infra_env;
+        const char *token_file;
+        const char *key_file;     /* the coordinator's public key */
+        const char *const *extra; /* more arguments, NULL-ended; may be NULL */
+};
+/* An end-to-end suite's .init: a new temp dir (returned), f up with the
+ * coordinator's bridge at coord_addr and a node per nodes[0..n), in that
+ * order, and this thread in the coordinator's namespace. */
+char *tu_e2e_up(struct tu_fabric *f, const char *prefix, const char *coord_addr, const struct tu_node *nodes, int n);
+/* muster-agent for nodes[i] in f's node i (tu_fabric_spawn) with DIR/hosts
+ * and DIR/resolv.conf, its output in DIR/NAME-MODE.log; in mode "run" it
+ * reads DIR/NAME-root, r->machine as if booted from the ISO with the node's
+ * name, address and MAC (tu_fixture_variant, on first use). Its pid; the
+ * test fails if it did not start. */
+int tu_e2e_agent(const struct tu_fabric *f, const struct tu_node *nodes, int i, const char *dir,
+                 const struct tu_agent_run *r);
+/* An infra-env `name` on m (its id, malloc'd) whose hosts check their
+ * clocks against a new SNTP server on musterd's address (this thread in its
+ * namespace), logging in dir; *sntpd (stopped first if running) holds its
+ * pid. `more` (NULL: none) are JSON members for the same PATCH as the NTP
+ * source. Its agent token is written to DIR/agent.token. */
+char *tu_e2e_infra_env(const struct tu_musterd *m, const char *name, const char *dir, int *sntpd, const char *more);
+/* An end-to-end suite's .fini, safe on a partly built set-up: the n agents
+ * in pids (each continued first, in case a test froze it), *sntpd, *dnsd and
+ * m stopped (SIGTERM, as tu_stop), f's namespaces deleted and m freed; then
+ * what a failed test left mounted under *dir is unmounted (lazily), and
+ * *dir removed and freed. */
+void tu_e2e_down(struct tu_fabric *f, struct tu_musterd *m, int *pids, int n, int *sntpd, int *dnsd, char **dir);
+
 /* ---- musterctl ---------------------------------------------------------------- */
 
 /* No MUSTER_TOKEN, MUSTER_TOKEN_FILE nor MUSTER_SERVER in the environment:
@@ -224,6 +292,13 @@ const char *tu_ctl_path(void);
  * request (caller frees). The test fails if it did not run or a sanitizer
  * spoke (a leak, a runtime error): failures exit 1 too. */
 int tu_ctl(char **out, char **err, const char *server, const char *token_file, const char *const *args);
+/* tu_ctl against m as its admin: the exit status; stdout in *out when out
+ * is not NULL (caller frees). What it printed is logged when it fails. */
+int tu_ctl_admin(char **out, const struct tu_musterd *m, const char *const *args);
+/* tu_ctl_admin with -o json before ARGS (NULL-terminated, at most 56 kept):
+ * what it printed, parsed (caller puts it). The test fails unless it exits
+ * 0 and prints JSON. */
+json_object *tu_ctl_json(const struct tu_musterd *m, const char *const *args);
 /* Start the same with its stdout on a pipe (*out_fd) and SIGINT and SIGTERM
  * as a terminal delivers them, whatever the runner ignores: its pid. Its
  * stderr goes to a log checked as tu_spawn's are when it is reaped (exit 0

@@ -37,8 +37,22 @@ static bool jbool(json_object *o, const char *key) {
         return v && json_object_get_boolean(v);
 }
 
-/* One row of a plan's table; the version of an upgrade is "FROM -> TO". */
-static int step_row(struct ctl_table *t, json_object *s) {
+/* A plan's steps; a subscription's bundles have the same columns but the
+ * first. */
+static const struct ctl_col step_cols[] = {
+        { "ACTION", 0, 0, 0 },
+        { "PACKAGE", 0, 0, 0 },
+        { "VERSION", 0, 0, 0 },
+        { "CATALOG", 0, 2, 0 },
+        { "CHANNEL", CTL_COL_WIDE, 0, 0 },
+        { "BUNDLE", CTL_COL_WIDE, 0, 0 },
+        { "WHY", CTL_COL_FLEX, 1, 20 },
+};
+#define N_STEP_COLS (sizeof step_cols / sizeof *step_cols)
+
+/* The row of a step (with its action) or of a bundle (without); the
+ * version of an upgrade is "FROM -> TO". */
+static int bundle_cells(struct ctl_table *t, json_object *s, bool action) {
         char version[160];
         const char *from = ctl_jstr(s, "from_version"), *to = ctl_jstr(s, "version");
         if (from)
@@ -47,31 +61,24 @@ static int step_row(struct ctl_table *t, json_object *s) {
                 snprintf(version, sizeof version, "%.150s", to ? to : "");
         const char *row[] = { ctl_jstr(s, "action"), ctl_jstr(s, "package"), version, ctl_jstr(s, "catalog"),
                               ctl_jstr(s, "channel"), ctl_jstr(s, "bundle"), ctl_jstr(s, "why") };
-        return ctl_table_add(t, row);
+        return ctl_table_add(t, action ? row : row + 1);
 }
 
+static int step_row(struct ctl_table *t, json_object *s) {
+        return bundle_cells(t, s, true);
+}
+
+static int bundle_row(struct ctl_table *t, json_object *b) {
+        return bundle_cells(t, b, false);
+}
+
+/* Not for -o json (ctl_print_rows would print the steps alone). */
 static int print_steps(struct ctl *c, json_object *steps) {
-        static const struct ctl_col cols[] = {
-                { "ACTION", 0, 0, 0 },
-                { "PACKAGE", 0, 0, 0 },
-                { "VERSION", 0, 0, 0 },
-                { "CATALOG", 0, 2, 0 },
-                { "CHANNEL", CTL_COL_WIDE, 0, 0 },
-                { "BUNDLE", CTL_COL_WIDE, 0, 0 },
-                { "WHY", CTL_COL_FLEX, 1, 20 },
-        };
         if (ctl_jlen(steps) == 0) {
                 puts("Nothing to install: no operators are subscribed to.");
                 return CTL_EXIT_OK;
         }
-        struct ctl_table t;
-        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
-        int r = 0;
-        for (size_t i = 0; i < ctl_jlen(steps) && r >= 0; i++)
-                r = step_row(&t, json_object_array_get_idx(steps, i));
-        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
-        ctl_table_free(&t);
-        return r;
+        return ctl_print_rows(c, steps, step_cols, N_STEP_COLS, step_row);
 }
 
 /* prefix and s as one text wrapped to the terminal's width, lines after
@@ -105,9 +112,11 @@ static void print_problems(struct ctl *c, json_object *problems) {
         }
 }
 
-/* A plan for people: its steps, or why it cannot be and the ways out. The
- * exit status: 1 when it does not resolve. */
+/* A plan as -o json prints it, or for people: its steps, or why it cannot
+ * be and the ways out. The exit status: 1 when it does not resolve. */
 static int print_plan(struct ctl *c, json_object *plan) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(plan) ? CTL_EXIT_FAIL : jbool(plan, "ok") ? CTL_EXIT_OK : CTL_EXIT_FAIL;
         if (!plan || !json_object_is_type(plan, json_type_object))
                 return ctl_fail("the server sent no plan");
         if (!jbool(plan, "ok")) {
@@ -214,11 +223,7 @@ static int run_offline(struct ctl *c, struct offline *o) {
         _cleanup_json_ json_object *j = NULL;
         int rc = resolve_plan_to_json(&p, &j) < 0 ? ctl_fail("out of memory") : CTL_EXIT_OK;
         resolve_plan_free(&p);
-        if (rc)
-                return rc;
-        if (c->output == CTL_OUT_JSON)
-                return ctl_print_json(j) ? CTL_EXIT_FAIL : jbool(j, "ok") ? CTL_EXIT_OK : CTL_EXIT_FAIL;
-        return print_plan(c, j);
+        return rc ? rc : print_plan(c, j);
 }
 
 /* ---- resolve: the options ------------------------------------------------------- */
@@ -357,13 +362,7 @@ static int run_preview(struct ctl *c, const struct offline *o, struct resolve_ar
         if (!body)
                 return ctl_fail("out of memory");
         struct ctl_reply r;
-        int rc;
-        if (ctl_call_object(c, "POST", path, body, &r) < 0)
-                rc = CTL_EXIT_FAIL;
-        else if (c->output == CTL_OUT_JSON)
-                rc = ctl_print_json(r.json) ? CTL_EXIT_FAIL : jbool(r.json, "ok") ? CTL_EXIT_OK : CTL_EXIT_FAIL;
-        else
-                rc = print_plan(c, r.json);
+        int rc = ctl_call_object(c, "POST", path, body, &r) < 0 ? CTL_EXIT_FAIL : print_plan(c, r.json);
         ctl_reply_free(&r);
         return rc;
 }
@@ -387,28 +386,10 @@ int ctl_operator_resolve(struct ctl *c, const struct ctl_cmd *cmd, int argc, cha
 
 /* ---- subscribe ------------------------------------------------------------------------ */
 
-/* The bundles a subscription brought in: what, from where and why. */
+/* The bundles a subscription brought in: what, from where and why (not
+ * for -o json). */
 static int print_bundles(struct ctl *c, json_object *bundles) {
-        static const struct ctl_col cols[] = {
-                { "PACKAGE", 0, 0, 0 },
-                { "VERSION", 0, 0, 0 },
-                { "CATALOG", 0, 2, 0 },
-                { "CHANNEL", CTL_COL_WIDE, 0, 0 },
-                { "BUNDLE", CTL_COL_WIDE, 0, 0 },
-                { "WHY", CTL_COL_FLEX, 1, 20 },
-        };
-        struct ctl_table t;
-        int r = 0;
-        ctl_table_init(&t, cols, sizeof cols / sizeof *cols);
-        for (size_t i = 0; i < ctl_jlen(bundles) && r >= 0; i++) {
-                json_object *b = json_object_array_get_idx(bundles, i);
-                const char *row[] = { ctl_jstr(b, "package"), ctl_jstr(b, "version"), ctl_jstr(b, "catalog"),
-                                      ctl_jstr(b, "channel"), ctl_jstr(b, "bundle"), ctl_jstr(b, "why") };
-                r = ctl_table_add(&t, row);
-        }
-        r = r < 0 ? ctl_fail("out of memory") : ctl_print_table(c, &t);
-        ctl_table_free(&t);
-        return r;
+        return ctl_print_rows(c, bundles, step_cols + 1, N_STEP_COLS - 1, bundle_row);
 }
 
 static int print_subscribed(struct ctl *c, const char *cluster, json_object *s) {

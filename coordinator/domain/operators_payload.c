@@ -6,6 +6,7 @@
 
 #include "errmsg.h"
 #include "json-cleanup.h"
+#include "jsonwrite.h"
 #include "operators_payload.h"
 
 static bool installs(const struct resolve_step *s) {
@@ -52,23 +53,15 @@ int operators_manifests(const struct resolve_plan *p, struct manifest_list *out,
         return 0;
 }
 
-static int add(json_object *o, const char *k, json_object *v) {
-        if (!v || json_object_object_add(o, k, v) < 0) {
-                json_object_put(v);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
 static json_object *one(const struct resolve_step *s, const char *sub) {
         _cleanup_json_ json_object *o = json_object_new_object();
-        if (!o || add(o, "package", json_object_new_string(s->package)) < 0 ||
-            add(o, "bundle", json_object_new_string(s->bundle)) < 0 ||
-            add(o, "version", json_object_new_string(s->version)) < 0 ||
-            add(o, "catalog", json_object_new_string(s->catalog)) < 0 ||
-            (s->channel && add(o, "channel", json_object_new_string(s->channel)) < 0) ||
-            add(o, "dependency", json_object_new_boolean(s->dependency)) < 0 ||
-            (sub && add(o, "subscription", json_object_new_string(sub)) < 0))
+        if (!o || jadd(o, "package", json_object_new_string(s->package)) < 0 ||
+            jadd(o, "bundle", json_object_new_string(s->bundle)) < 0 ||
+            jadd(o, "version", json_object_new_string(s->version)) < 0 ||
+            jadd(o, "catalog", json_object_new_string(s->catalog)) < 0 ||
+            (s->channel && jadd(o, "channel", json_object_new_string(s->channel)) < 0) ||
+            jadd(o, "dependency", json_object_new_boolean(s->dependency)) < 0 ||
+            (sub && jadd(o, "subscription", json_object_new_string(sub)) < 0))
                 return NULL;
         return TAKE_PTR(o);
 }

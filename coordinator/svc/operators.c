@@ -8,6 +8,7 @@
 #include "clusterrel.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
+#include "jsonwrite.h"
 #include "operators.h"
 #include "refresh.h"
 #include "semver.h"
@@ -29,16 +30,8 @@ static int refuse_installing(const struct cluster *c, char *err, size_t errlen) 
         return 0;
 }
 
-static int add(json_object *o, const char *k, json_object *v) {
-        if (!v || json_object_object_add(o, k, v) < 0) {
-                json_object_put(v);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
 static int add_str(json_object *o, const char *k, const char *v) {
-        return v ? add(o, k, json_object_new_string(v)) : 0;
+        return v ? jadd(o, k, json_object_new_string(v)) : 0;
 }
 
 static json_object *plan_json(const struct op_resolution *op) {
@@ -133,7 +126,7 @@ static int planned_bundles(const struct described *d, size_t k, json_object *out
                 if (!e || add_str(e, "package", s->package) < 0 || add_str(e, "bundle", s->bundle) < 0 ||
                     add_str(e, "version", s->version) < 0 || add_str(e, "catalog", s->catalog) < 0 ||
                     add_str(e, "channel", s->channel) < 0 ||
-                    add(e, "dependency", json_object_new_boolean(s->dependency)) < 0 || add_str(e, "why", s->why) < 0 ||
+                    jadd(e, "dependency", json_object_new_boolean(s->dependency)) < 0 || add_str(e, "why", s->why) < 0 ||
                     json_object_array_add(out, e) < 0) {
                         json_object_put(e);
                         return -ENOMEM;
@@ -194,10 +187,10 @@ static json_object *subscription_json(const struct described *d, size_t k, const
         if (add_str(o, "id", s->id) < 0 || add_str(o, "cluster_id", s->cluster_id) < 0 ||
             add_str(o, "package", s->package) < 0 || add_str(o, "channel", s->channel) < 0 ||
             add_str(o, "catalog", s->catalog) < 0 || add_str(o, "version_range", s->version_range) < 0 ||
-            add(o, "skip_dependencies", json_object_new_boolean(s->skip_dependencies)) < 0 ||
+            jadd(o, "skip_dependencies", json_object_new_boolean(s->skip_dependencies)) < 0 ||
             add_str(o, "owner", s->owner) < 0 || add_str(o, "created_at", s->created_at) < 0 ||
             add_str(o, "phase", phase) < 0 || add_str(o, "message", msg) < 0 ||
-            add(o, "bundles", TAKE_PTR(bundles)) < 0)
+            jadd(o, "bundles", TAKE_PTR(bundles)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -222,8 +215,8 @@ int operators_list(struct svc *sv, const char *cluster_id, json_object **out, ch
         struct described d;
         int r = describe(sv, cluster_id, &d, err, errlen);
         _cleanup_json_ json_object *o = r < 0 ? NULL : json_object_new_object();
-        if (r >= 0 && (!o || add(o, "items", subscriptions_json(&d, NULL)) < 0 ||
-                       add(o, "condition", opresolve_condition(&d.op)) < 0))
+        if (r >= 0 && (!o || jadd(o, "items", subscriptions_json(&d, NULL)) < 0 ||
+                       jadd(o, "condition", opresolve_condition(&d.op)) < 0))
                 r = errmsg(err, errlen, -ENOMEM, "out of memory");
         described_free(&d);
         if (r >= 0)
@@ -309,7 +302,7 @@ static json_object *subscribed_reply(struct svc *sv, const char *cluster_id, con
                 if (a && json_object_array_length(a) == 1 && json_object_deep_copy(json_object_array_get_idx(a, 0), &o,
                                                                                      NULL) < 0)
                         o = NULL;
-                if (o && rev > 0 && add(o, "payload_revision", json_object_new_int64(rev)) < 0) {
+                if (o && rev > 0 && jadd(o, "payload_revision", json_object_new_int64(rev)) < 0) {
                         json_object_put(o);
                         o = NULL;
                 }
@@ -379,8 +372,8 @@ static int dry_run(struct svc *sv, const struct cluster *c, const struct op_opti
 
 static int change_reply(json_object **plan, int64_t rev, json_object **out, char *err, size_t errlen) {
         _cleanup_json_ json_object *o = json_object_new_object();
-        if (!o || add(o, "plan", TAKE_PTR(*plan)) < 0 ||
-            (rev > 0 && add(o, "payload_revision", json_object_new_int64(rev)) < 0))
+        if (!o || jadd(o, "plan", TAKE_PTR(*plan)) < 0 ||
+            (rev > 0 && jadd(o, "payload_revision", json_object_new_int64(rev)) < 0))
                 return errmsg(err, errlen, -ENOMEM, "out of memory");
         *out = TAKE_PTR(o);
         return 0;

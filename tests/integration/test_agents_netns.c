@@ -43,7 +43,7 @@ static const struct agent_def {
 static struct tu_fabric fab;
 static struct tu_musterd md;
 static char *dir;
-static pid_t agent_pid[N_AGENTS] = { -1, -1, -1 };
+static int agent_pid[N_AGENTS] = { -1, -1, -1 };
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -68,7 +68,6 @@ static bool validation_fails(json_object *h, const void *id) {
 /* ---- the namespaces ----------------------------------------------------- */
 
 static int sntpd_pid = -1, dnsd_pid = -1;
-static char sntpd_source[64];
 
 static void setup(void) {
         dir = tu_mkdtemp();
@@ -80,17 +79,7 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-        for (int i = 0; i < N_AGENTS; i++)
-                tu_stop(&agent_pid[i], SIGTERM);
-        tu_stop(&sntpd_pid, SIGTERM);
-        tu_stop(&dnsd_pid, SIGTERM);
-        tu_stop(&md.pid, SIGTERM);
-        tu_fabric_down(&fab);
-        tu_musterd_free(&md);
-        if (dir) {
-                tu_rm_rf(dir);
-                free(dir);
-        }
+        tu_e2e_down(&fab, &md, agent_pid, N_AGENTS, &sntpd_pid, &dnsd_pid, &dir);
 }
 
 TestSuite(agents_netns, .init = setup, .fini = teardown);
@@ -125,20 +114,6 @@ static void start_agent(int i, const char *ie, const char *token_file) {
         cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
 }
 
-/* An infra-env whose hosts check their clocks against the suite's SNTP
- * server beside musterd (this process is in musterd's namespace). */
-static void create_infra_env(const char *name, char **ie, char **agent_token) {
-        char source[64], body[160];
-        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, name, ie, agent_token), 201);
-        if (sntpd_pid <= 0)
-                cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
-        else
-                snprintf(source, sizeof source, "%s", sntpd_source);
-        snprintf(sntpd_source, sizeof sntpd_source, "%s", source);
-        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"]}", source);
-        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", *ie), md.admin_token, body, NULL), 200);
-}
-
 static void bind_to(const char *ie, int i, const char *cluster) {
         char body[128];
         json_object *o;
@@ -170,10 +145,9 @@ Test(agents_netns, pool_bind_unbind_rebind_and_install_guard) {
         snprintf(zone_text, sizeof zone_text, zone, "192.0.2.99");
         cr_assert_gt(dnsd_pid = tu_dnsd_start(COORD_ADDR, dir, zone_text), 0, "the DNS server started");
         start_musterd();
-        char *ie, *agent_token;
-        create_infra_env("rack-7", &ie, &agent_token);
-        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
-        free(agent_token);
+        /* Its hosts check their clocks against the suite's SNTP server beside
+         * musterd (this process is in musterd's namespace). */
+        char *ie = tu_e2e_infra_env(&md, "rack-7", dir, &sntpd_pid, NULL);
         char token_file[4200];
         snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
         for (int i = 0; i < N_AGENTS; i++)

@@ -40,18 +40,8 @@ TestSuite(catalogs, .init = up, .fini = down, .timeout = 300);
 /* musterctl --server BASE --token-file ADMIN ARGS... (tu_ctl). */
 #define CTL(out, err, ...) tu_ctl(out, err, md.base, md.admin_token_path, (const char *const[]) { __VA_ARGS__, NULL })
 
-/* musterctl -o json ARGS... parsed; exit 0 asserted. */
-static json_object *ctl_json(const char *const *args) {
-        char *out = NULL, *err = NULL;
-        int r = tu_ctl(&out, &err, md.base, md.admin_token_path, args);
-        cr_assert_eq(r, 0, "musterctl %s %s: exit %d: %s", args[2], args[3], r, err ? err : "");
-        json_object *o = json_tokener_parse(out);
-        cr_assert_not_null(o, "-o json prints JSON:\n%s", out);
-        free(out);
-        free(err);
-        return o;
-}
-#define CTL_JSON(...) ctl_json((const char *const[]) { "-o", "json", __VA_ARGS__, NULL })
+/* musterctl -o json ARGS... parsed; exit 0 asserted (tu_ctl_json). */
+#define CTL_JSON(...) tu_ctl_json(&md, (const char *const[]) { __VA_ARGS__, NULL })
 
 static void add_fixtures(void) {
         char *out, *err;
@@ -69,33 +59,6 @@ static void add_fixtures(void) {
         free(err);
 }
 
-static char *token_for(const char *role, const char *owner) {
-        char body[256];
-        json_object *o;
-        snprintf(body, sizeof body, "{\"role\":\"%s\",\"owner\":\"%s\"}", role, owner);
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), md.admin_token, body, &o), 201);
-        char *t = strdup(tu_jstr(o, "token"));
-        json_object_put(o);
-        return t;
-}
-
-/* The member `key` of each element of arr, joined with ','. */
-static char *join(json_object *arr, const char *key) {
-        size_t cap = 8192, len = 0;
-        char *b = calloc(1, cap);
-        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                const char *v = tu_jstr(json_object_array_get_idx(arr, i), key);
-                len += (size_t) snprintf(b + len, cap - len, "%s%s", i ? "," : "", v ? v : "?");
-        }
-        return b;
-}
-
-static void expect_join(json_object *arr, const char *key, const char *want) {
-        char *got = join(arr, key);
-        cr_assert_str_eq(got, want);
-        free(got);
-}
-
 /* ---- add, list, show ---------------------------------------------------------- */
 
 Test(catalogs, add_the_fixtures_list_by_priority_and_show) {
@@ -108,24 +71,24 @@ Test(catalogs, add_the_fixtures_list_by_priority_and_show) {
         free(out);
         free(err);
         json_object *l = CTL_JSON("catalog", "list");
-        expect_join(l, "name", "redhat,community");
-        expect_join(l, "priority", "0,10");
-        expect_join(l, "bundle_count", "1,10");
-        expect_join(l, "manifest_count", "2,20");
-        expect_join(l, "ignored_count", "0,1");
+        tu_assert_join(l, "name", "redhat,community");
+        tu_assert_join(l, "priority", "0,10");
+        tu_assert_join(l, "bundle_count", "1,10");
+        tu_assert_join(l, "manifest_count", "2,20");
+        tu_assert_join(l, "ignored_count", "0,1");
         cr_assert(!strncmp(tu_jstr(l, "1.digest"), "sha256:", 7));
         cr_assert_null(tu_json_get(l, "0.packages"), "lists carry no packages");
         json_object_put(l);
 
         json_object *o = CTL_JSON("catalog", "show", "community");
         json_object *pk = tu_json_get(o, "packages");
-        expect_join(pk, "name", "dbop,etcd,myapp,prometheus");
-        expect_join(pk, "default_channel", "stable,alpha,stable,beta");
-        expect_join(tu_json_get(o, "packages.1.channels.0.entries"), "version", "0.9.0,0.9.2,0.9.4");
-        expect_join(tu_json_get(o, "packages.1.channels.0.entries"), "replaces",
+        tu_assert_join(pk, "name", "dbop,etcd,myapp,prometheus");
+        tu_assert_join(pk, "default_channel", "stable,alpha,stable,beta");
+        tu_assert_join(tu_json_get(o, "packages.1.channels.0.entries"), "version", "0.9.0,0.9.2,0.9.4");
+        tu_assert_join(tu_json_get(o, "packages.1.channels.0.entries"), "replaces",
                     "?,etcdoperator.v0.9.0,etcdoperator.v0.9.2");
         cr_assert_str_eq(tu_jstr(o, "packages.1.channels.0.entries.2.skip_range"), ">=0.9.0 <0.9.4");
-        expect_join(tu_json_get(o, "packages.3.channels.0.entries"), "bundle",
+        tu_assert_join(tu_json_get(o, "packages.3.channels.0.entries"), "bundle",
                     "prometheusoperator.0.26.0,prometheusoperator.0.27.0,prometheusoperator.0.32.0");
         cr_assert_str_eq(tu_jstr(o, "owner"), "admin");
         /* By id too, through the API. */
@@ -156,7 +119,7 @@ Test(catalogs, add_the_fixtures_list_by_priority_and_show) {
 
 Test(catalogs, a_cluster_creator_reads_but_may_not_add_or_delete) {
         add_fixtures();
-        char *alice = token_for("cluster-creator", "alice"), path[4200];
+        char *alice = tu_token(&md, "cluster-creator", "alice"), path[4200];
         snprintf(path, sizeof path, "%s/alice.token", dir);
         cr_assert_eq(tu_write_file(dir, "alice.token", alice), 0);
         char *out, *err;
@@ -265,7 +228,7 @@ Test(catalogs, delete_then_list) {
         free(out);
         free(err);
         json_object *l = CTL_JSON("catalog", "list");
-        expect_join(l, "name", "redhat");
+        tu_assert_join(l, "name", "redhat");
         json_object_put(l);
         cr_assert_eq(CTL(&out, &err, "catalog", "delete", "community"), 1);
         cr_assert(strstr(err, "not found"), "%s", err);
@@ -282,7 +245,7 @@ Test(catalogs, delete_then_list) {
         free(out);
         free(err);
         l = CTL_JSON("catalog", "list");
-        expect_join(l, "name", "community,redhat");
+        tu_assert_join(l, "name", "community,redhat");
         json_object_put(l);
 }
 
@@ -411,7 +374,7 @@ Test(catalogs, the_route_takes_large_bodies_up_to_its_own_limit) {
         json_object_put(o);
         json_object *l;
         cr_assert_eq(tu_http_json("GET", url("/api/v2/catalogs"), md.admin_token, NULL, &l), 200);
-        expect_join(l, "name", "half");
+        tu_assert_join(l, "name", "half");
         json_object_put(l);
 }
 

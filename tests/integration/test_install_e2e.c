@@ -32,12 +32,7 @@
 #define N_AGENTS 3
 #define WAIT_MS 90000
 
-static const struct agent_def {
-        const char *name;
-        const char *host_id;
-        const char *address;
-        const char *mac;
-} agents[N_AGENTS] = {
+static const struct tu_node agents[N_AGENTS] = {
         { "master-0", "7c0ffee0-0000-4000-8000-000000000010", "192.0.2.10", "02:00:00:00:02:10" },
         { "master-1", "7c0ffee0-0000-4000-8000-000000000011", "192.0.2.11", "02:00:00:00:02:11" },
         { "master-2", "7c0ffee0-0000-4000-8000-000000000012", "192.0.2.12", "02:00:00:00:02:12" },
@@ -46,86 +41,22 @@ static const struct agent_def {
 static struct tu_fabric fab;
 static struct tu_musterd md;
 static char *dir;
-static pid_t agent_pid[N_AGENTS] = { -1, -1, -1 };
+static int agent_pid[N_AGENTS] = { -1, -1, -1 };
 static char token_file[4400], pub_file[4400];
 
 /* ---- helpers ------------------------------------------------------------ */
 
 #define url(...) tu_url(BASE, __VA_ARGS__)
 
-/* musterctl --server BASE --token-file ADMIN args... (NULL-terminated): its
- * exit status; stdout in *out when wanted (caller frees). */
-static int ctlv(char **out, const char *const *args) {
-        char *o = NULL, *err = NULL;
-        int status = tu_ctl(&o, &err, BASE, md.admin_token_path, args);
-        if (status != 0)
-                cr_log_info("musterctl %s %s -> %d: %s%s", args[0], args[1] ? args[1] : "", status, o, err ? err : "");
-        free(err);
-        if (out)
-                *out = o;
-        else
-                free(o);
-        return status;
-}
-#define CTL(out, ...) ctlv(out, (const char *const[]) { __VA_ARGS__, NULL })
-
-static json_object *get_json(const char *u) {
-        json_object *o = NULL;
-        long code = tu_http_json("GET", u, md.admin_token, NULL, &o);
-        cr_assert_eq(code, 200, "GET %s: %ld", u, code);
-        return o;
-}
+/* musterctl --server BASE --token-file ADMIN args... (tu_ctl_admin). */
+#define CTL(out, ...) tu_ctl_admin(out, &md, (const char *const[]) { __VA_ARGS__, NULL })
 
 static json_object *wait_host(const char *ie, int i, tu_host_pred pred, const void *arg, const char *what) {
         return tu_wait_host(&md, ie, agents[i].host_id, pred, arg, WAIT_MS, what);
 }
 
-static bool applied(json_object *h, const void *rev) {
-        json_object *a = tu_json_get(h, "applied_revision");
-        return a && json_object_get_int64(a) == *(const int64_t *) rev;
-}
-
-/* Installing-in-progress at stage rebooting: written, waiting for its
- * installed system's first check-in. */
-static bool written(json_object *h, const void *unused) {
-        (void) unused;
-        const char *stage = tu_jstr(h, "progress.stage");
-        return strcmp(tu_jstr(h, "status"), "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0;
-}
-
 static json_object *wait_cluster(const char *cid, const char *status) {
-        int64_t deadline = tu_mono_ms() + WAIT_MS;
-        json_object *c = NULL;
-        for (;;) {
-                json_object_put(c);
-                c = get_json(url("/api/v2/clusters/%s", cid));
-                if (strcmp(tu_jstr(c, "status"), status) == 0)
-                        return c;
-                if (tu_mono_ms() > deadline)
-                        break;
-                usleep(200 * 1000);
-        }
-        cr_assert_fail("cluster never %s: %s", status, json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
-        return NULL;
-}
-
-/* The names in a directory, sorted, comma-joined, without "." entries
- * (the bookkeeping file starts with a dot). "" for an empty or missing dir. */
-static char *listing(const char *path) {
-        struct dirent **ents;
-        int n = scandir(path, &ents, NULL, alphasort);
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        for (int i = 0; i < n; i++) {
-                if (ents[i]->d_name[0] != '.')
-                        fprintf(m, "%s%s", ftell(m) > 0 ? "," : "", ents[i]->d_name);
-                free(ents[i]);
-        }
-        if (n >= 0)
-                free(ents);
-        fclose(m);
-        return buf;
+        return tu_wait_cluster(&md, cid, tu_status_is, status, WAIT_MS, status);
 }
 
 /* Every manifest in mdir is byte for byte its source document in the
@@ -164,11 +95,7 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
 static int sntpd_pid = -1, dnsd_pid = -1;
 
 static void setup(void) {
-        dir = tu_mkdtemp();
-        tu_fabric_up(&fab, "i", COORD_ADDR);
-        for (int i = 0; i < N_AGENTS; i++)
-                tu_fabric_add(&fab, agents[i].address, agents[i].mac);
-        cr_assert_eq(tu_enter_netns(fab.coord), 0);
+        dir = tu_e2e_up(&fab, "i", COORD_ADDR, agents, N_AGENTS);
         /* The two fixture releases, each with its OS image. */
         char rel[4200];
         snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
@@ -188,20 +115,10 @@ static void setup(void) {
                      0, "the DNS server started");
 }
 
+/* A failed FILE-target test may leave a mount behind: tu_e2e_down takes
+ * it away. */
 static void teardown(void) {
-        for (int i = 0; i < N_AGENTS; i++)
-                tu_stop(&agent_pid[i], SIGTERM);
-        tu_stop(&sntpd_pid, SIGTERM);
-        tu_stop(&dnsd_pid, SIGTERM);
-        tu_stop(&md.pid, SIGTERM);
-        tu_fabric_down(&fab);
-        tu_musterd_free(&md);
-        if (dir) {
-                /* A failed FILE-target test may leave a mount behind. */
-                tu_runf(NULL, NULL, "sh -c 'grep -o \" %s[^ ]*\" /proc/self/mounts | xargs -r -n1 umount -l'", dir);
-                tu_rm_rf(dir);
-                free(dir);
-        }
+        tu_e2e_down(&fab, &md, agent_pid, N_AGENTS, &sntpd_pid, &dnsd_pid, &dir);
 }
 
 TestSuite(install_e2e, .init = setup, .fini = teardown);
@@ -220,32 +137,13 @@ static void start_musterd(void) {
 }
 
 /* muster-agent run|node for agent i in its namespace, with the test's
- * /etc/hosts and resolv.conf bind-mounted privately. extra: more arguments, NULL-ended. */
+ * /etc/hosts and resolv.conf bind-mounted privately; run reads the build
+ * machine as if booted from the ISO, with its own name (tu_e2e_agent).
+ * extra: more arguments, NULL-ended. */
 static void start_agent(int i, const char *mode, const char *ie, const char *key_file, const char *const *extra) {
-        char root[4096], log[4200], hosts[4200], resolv[4200];
-        const char *bin = getenv("MUSTER_AGENT");
-        snprintf(root, sizeof root, "%s/%s-root", dir, agents[i].name);
-        struct stat st;
-        /* The build machine as if booted from the ISO, with its own name. */
-        if (stat(root, &st) != 0)
-                tu_fixture_variant(MUSTER_FIXTURES_DIR "/build-machine/root", root, agents[i].address, agents[i].name,
-                                   agents[i].mac);
-        snprintf(log, sizeof log, "%s/%s-%s.log", dir, agents[i].name, mode);
-        snprintf(hosts, sizeof hosts, "%s/hosts", dir);
-        snprintf(resolv, sizeof resolv, "%s/resolv.conf", dir);
-        const char *argv[40] = { bin && *bin ? bin : "muster-agent", mode, "--coordinator", BASE, "--infra-env", ie,
-                                 "--token-file", token_file, "--host-id", agents[i].host_id,
-                                 "--coordinator-key", key_file };
-        int n = 12;
-        if (strcmp(mode, "run") == 0) {
-                argv[n++] = "--sysroot";
-                argv[n++] = root;
-        }
-        for (; extra && *extra && n < 39; extra++)
-                argv[n++] = *extra;
-        argv[n] = NULL;
-        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, resolv, argv, log);
-        cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
+        const struct tu_agent_run r = { mode, MUSTER_FIXTURES_DIR "/build-machine/root", BASE, ie, token_file, key_file,
+                                        extra };
+        agent_pid[i] = tu_e2e_agent(&fab, agents, i, dir, &r);
 }
 
 /* An infra-env whose hosts check their clocks against an SNTP server
@@ -253,14 +151,7 @@ static void start_agent(int i, const char *mode, const char *ie, const char *key
 #define SSH_KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMusterE2eKey admin@rack-7"
 
 static char *new_infra_env(void) {
-        char *ie, *agent_token, source[64], body[320];
-        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-7", &ie, &agent_token), 201);
-        tu_stop(&sntpd_pid, SIGTERM);
-        cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
-        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"],\"ssh_authorized_key\":\"" SSH_KEY "\"}", source);
-        cr_assert_eq(tu_http_json("PATCH", tu_url(BASE, "/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL), 200);
-        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
-        free(agent_token);
+        char *ie = tu_e2e_infra_env(&md, "rack-7", dir, &sntpd_pid, "\"ssh_authorized_key\":\"" SSH_KEY "\"");
         snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
         return ie;
 }
@@ -371,19 +262,19 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         cr_assert_eq(CTL(&out, "cluster", "install", "c1"), 0, "%s", out);
         free(out);
         for (int i = 0; i < N_AGENTS; i++) {
-                json_object *h = wait_host(ie, i, written, NULL, "written, waiting for its installed system");
+                json_object *h = wait_host(ie, i, tu_written, NULL, "written, waiting for its installed system");
                 cr_assert_str_eq(tu_jstr(h, "status"), "installing-in-progress");
                 cr_assert_eq(json_object_get_int64(tu_json_get(h, "progress.percent")), 100);
                 cr_assert_eq(json_object_get_int64(tu_json_get(h, "applied_revision")), 1);
                 json_object_put(h);
         }
-        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        json_object *c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         cr_assert_str_eq(tu_jstr(c, "status"), "installing", "not before the installed systems check in");
         cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 1);
         json_object_put(c);
 
         /* Roles were assigned: three masters. */
-        json_object *hl = get_json(url("/api/v2/hosts?cluster_id=%s", cid));
+        json_object *hl = tu_admin_get(&md, "/api/v2/hosts?cluster_id=%s", cid);
         for (size_t i = 0; i < json_object_array_length(hl); i++)
                 cr_assert_str_eq(tu_jstr(json_object_array_get_idx(hl, i), "role"), "master");
         json_object_put(hl);
@@ -396,7 +287,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
                 snprintf(p, sizeof p, "%s/os-image.img", targets[i]);
                 tu_must("cmp %s %s", p, img15);
                 snprintf(p, sizeof p, "%s/etc/muster/manifests", targets[i]);
-                char *l = listing(p);
+                char *l = tu_listing(p);
                 cr_assert_str_eq(l, REV1_LISTING, "target %d", i);
                 free(l);
                 check_manifest_bytes(p, rel15, rev1_files);
@@ -424,7 +315,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
                 cr_assert_eq(cst.st_mode & 07777, 0600, "agent.conf holds the token: mode %o", cst.st_mode & 07777);
                 /* The host's settings (issue 13, item 4), as the coordinator
                  * has them for this host. */
-                json_object *h = get_json(url("/api/v2/infra-envs/%s/hosts/%s", ie, agents[i].host_id));
+                json_object *h = tu_admin_get(&md, "/api/v2/infra-envs/%s/hosts/%s", ie, agents[i].host_id);
                 char want_name[300];
                 snprintf(want_name, sizeof want_name, "%s\n", tu_jstr(h, "requested_hostname")
                                                                    ? tu_jstr(h, "requested_hostname")
@@ -466,7 +357,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         snprintf(mnt, sizeof mnt, "%s/mnt", dir);
         mount_root(t2, mnt);
         snprintf(mdir, sizeof mdir, "%s/etc/muster/manifests", mnt);
-        char *l = listing(mdir);
+        char *l = tu_listing(mdir);
         cr_assert_str_eq(l, REV1_LISTING, "disk image target");
         free(l);
         check_manifest_bytes(mdir, rel15, rev1_files);
@@ -524,12 +415,12 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         free(out);
         int64_t rev = 2;
         for (int i = 0; i < N_AGENTS; i++)
-                json_object_put(wait_host(ie, i, applied, &rev, "applied revision 2"));
-        l = listing(md1);
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied revision 2"));
+        l = tu_listing(md1);
         cr_assert_str_eq(l, REV2_LISTING);
         free(l);
         /* A file the payload never wrote is left alone. */
-        l = listing(md0);
+        l = tu_listing(md0);
         cr_assert(strstr(l, "local-extra.yaml"), "%s", l);
         free(l);
 
@@ -537,7 +428,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         cr_assert_eq(CTL(&out, "cluster", "capabilities", "c1", "--disable", "Insights"), 0);
         cr_assert(strstr(out, "Insights"), "%s", out);
         free(out);
-        c = get_json(url("/api/v2/clusters/%s", cid));
+        c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         cr_assert(strstr(json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities")),
                          "\"Insights\""), "%s", json_object_to_json_string(c));
         cr_assert_str_eq(tu_jstr(c, "conditions.0.type"), "ImplicitlyEnabledCapabilities");
@@ -550,7 +441,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         /* Upgrade: the manifests follow the new release. */
         cr_assert_eq(CTL(&out, "cluster", "upgrade", "c1", "--release", "4.16.0"), 0);
         free(out);
-        c = get_json(url("/api/v2/clusters/%s", cid));
+        c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         cr_assert_str_eq(tu_jstr(c, "release_version"), "4.16.0");
         cr_assert(!strstr(json_object_to_json_string(tu_json_get(c, "capabilities.status.enabled_capabilities")),
                           "ImageRegistry"), "a new manifest's capability is never implicit");
@@ -558,8 +449,8 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         cr_assert_gt(rev, 2);
         json_object_put(c);
         for (int i = 0; i < N_AGENTS; i++)
-                json_object_put(wait_host(ie, i, applied, &rev, "applied the upgrade"));
-        l = listing(md1);
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied the upgrade"));
+        l = tu_listing(md1);
         cr_assert_str_eq(l, REV3_LISTING);
         free(l);
         static const char *const changed[] = { "0000_50_insights-operator_10-prometheus-rule.yaml",
@@ -570,7 +461,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         free(out);
 
         /* The disk image's node agent followed too. */
-        l = listing(md2);
+        l = tu_listing(md2);
         cr_assert_str_eq(l, REV3_LISTING, "disk image target");
         free(l);
         for (int i = 0; i < N_AGENTS; i++)
@@ -652,14 +543,14 @@ Test(install_e2e, tampered_or_foreign_payload_refused_nothing_written) {
                 json_object_put(c);
         }
         /* Nothing was written to either target. */
-        char *l = listing(ta);
+        char *l = tu_listing(ta);
         cr_assert_str_eq(l, "", "target a untouched");
         free(l);
-        l = listing(tb);
+        l = tu_listing(tb);
         cr_assert_str_eq(l, "", "target b untouched");
         free(l);
         /* The events say why. */
-        json_object *ev = get_json(url("/api/v2/events?cluster_id=%s", cid[1]));
+        json_object *ev = tu_admin_get(&md, "/api/v2/events?cluster_id=%s", cid[1]);
         cr_assert(strstr(json_object_to_json_string(ev), "digest"), "%s", json_object_to_json_string(ev));
         json_object_put(ev);
         for (int i = 0; i < 2; i++) {
@@ -772,7 +663,7 @@ Test(install_e2e, image_server_busy_at_first_install_retries) {
         f.d = image_server_with_release(flaky_answer, &f);
 
         char *cid = install_sno_a(ie, NULL);
-        json_object_put(wait_host(ie, 0, written, NULL, "written after the image server came back"));
+        json_object_put(wait_host(ie, 0, tu_written, NULL, "written after the image server came back"));
         snprintf(ta, sizeof ta, "%s/target-a", dir);
         cr_assert_geq(atomic_load(&f.requests), 3, "two 503s, then the image: %d requests", atomic_load(&f.requests));
         char got[4300];
@@ -890,7 +781,7 @@ Test(install_e2e, image_transfer_broken_midway_resumes) {
         broken_server_up(&f, false);
 
         char *cid = install_sno_a(ie, NULL);
-        json_object_put(wait_host(ie, 0, written, NULL, "written after the broken transfer"));
+        json_object_put(wait_host(ie, 0, tu_written, NULL, "written after the broken transfer"));
         cr_assert_geq(atomic_load(&f.requests), 2, "%d requests", atomic_load(&f.requests));
         cr_assert_geq(atomic_load(&f.ranged), 1, "the second GET asked for the rest");
         cr_assert_gt(atomic_load(&f.range_from), 0, "it resumed after what it had");
@@ -987,7 +878,7 @@ static int count_entries(const char *path, const char *prefix) {
 static bool events_of(const char *cid, const char *needle) {
         int64_t deadline = tu_mono_ms() + 5000;
         for (;;) {
-                json_object *ev = get_json(url("/api/v2/events?cluster_id=%s&limit=1000", cid));
+                json_object *ev = tu_admin_get(&md, "/api/v2/events?cluster_id=%s&limit=1000", cid);
                 const char *all = json_object_to_json_string_ext(ev, JSON_C_TO_STRING_NOSLASHESCAPE);
                 bool yes = strstr(all, needle) != NULL;
                 if (!yes && tu_mono_ms() > deadline)
@@ -1013,7 +904,7 @@ Test(install_e2e, disk_speed_checked_before_the_install) {
         snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
         cr_assert_eq(CTL(NULL, "release", "import", rel15), 0);
         char *cid = install_sno_a(ie, NULL);
-        json_object *h = wait_host(ie, 0, written, NULL, "written after its disk speed check");
+        json_object *h = wait_host(ie, 0, tu_written, NULL, "written after its disk speed check");
         cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "success");
         const char *vs = json_object_to_json_string_ext(tu_json_get(h, "validations"), JSON_C_TO_STRING_NOSLASHESCAPE);
         cr_assert(strstr(vs, "is fast enough: fdatasync p99 ") && strstr(vs, "at most 10000 ms allowed"), "%s", vs);
@@ -1026,7 +917,7 @@ Test(install_e2e, disk_speed_checked_before_the_install) {
         cr_assert(events_of(cid, "preparing-for-installation -> installing"));
         cr_assert(events_of(cid, "-> installing: Installation in progress: 1 host(s) installing payload revision 1"));
         /* The order: measured, then prepared, then written. */
-        json_object *ev = get_json(url("/api/v2/events?cluster_id=%s&limit=1000", cid));
+        json_object *ev = tu_admin_get(&md, "/api/v2/events?cluster_id=%s&limit=1000", cid);
         const char *all = json_object_to_json_string_ext(ev, JSON_C_TO_STRING_NOSLASHESCAPE);
         const char *m = strstr(all, "fdatasync p99"), *p = strstr(all, "preparing-for-installation -> installing"),
                    *w = strstr(all, "payload revision 1 written");
@@ -1072,7 +963,7 @@ Test(install_e2e, disk_speed_check_failing_stops_the_install_nothing_written) {
         cr_assert_eq(count_entries(ta, ""), 0, "nothing written to the target");
         /* It stays so: the failed check holds the host while nothing changes. */
         sleep(2);
-        h = get_json(url("/api/v2/infra-envs/%s/hosts/%s", ie, agents[0].host_id));
+        h = tu_admin_get(&md, "/api/v2/infra-envs/%s/hosts/%s", ie, agents[0].host_id);
         cr_assert_str_eq(tu_jstr(h, "status"), "insufficient");
         json_object_put(h);
         cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 1, "not ready");
@@ -1084,7 +975,7 @@ Test(install_e2e, disk_speed_check_failing_stops_the_install_nothing_written) {
         json_object_put(wait_host(ie, 0, tu_status_is, "known", "known again"));
         json_object_put(wait_cluster(cid, "ready"));
         cr_assert_eq(CTL(NULL, "cluster", "install", "sno-a"), 0);
-        h = wait_host(ie, 0, written, NULL, "written on the retry");
+        h = wait_host(ie, 0, tu_written, NULL, "written on the retry");
         cr_assert_str_eq(tu_validation(h, "sufficient-installation-disk-speed"), "success");
         json_object_put(h);
         cr_assert_eq(count_entries(ta, "os-image.img"), 1);

@@ -17,12 +17,10 @@
  *    apply, and `unsubscribe --prune` takes myapp and its dependencies out
  *    of the manifest directories again. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -31,25 +29,6 @@
 #define WAIT_MS 90000
 
 /* ---- shared helpers -------------------------------------------------------- */
-
-/* The member `key` of each element of arr, joined with ','. */
-static char *join(json_object *arr, const char *key) {
-        char *b = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&b, &len);
-        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                const char *v = tu_jstr(json_object_array_get_idx(arr, i), key);
-                fprintf(m, "%s%s", i ? "," : "", v ? v : "?");
-        }
-        fclose(m);
-        return b;
-}
-
-static void expect_join(json_object *arr, const char *key, const char *want) {
-        char *got = join(arr, key);
-        cr_assert_str_eq(got, want, "%s of %s", key, json_object_to_json_string(arr));
-        free(got);
-}
 
 /* The element of arr whose member `key` is `value`; NULL if none. */
 static json_object *find_by(json_object *arr, const char *key, const char *value) {
@@ -118,10 +97,10 @@ Test(operators_offline, a_plan_in_dependency_order_across_two_catalogs) {
         cr_assert_not_null(p, "%s", out);
         cr_assert(json_object_get_boolean(tu_json_get(p, "ok")));
         json_object *steps = tu_json_get(p, "steps");
-        expect_join(steps, "package", "etcd,prometheus,dbop,myapp");
-        expect_join(steps, "catalog", "redhat,community,community,community");
-        expect_join(steps, "version", "0.9.2,0.32.0,1.1.0,1.1.0");
-        expect_join(steps, "dependency", "true,true,true,false");
+        tu_assert_join(steps, "package", "etcd,prometheus,dbop,myapp");
+        tu_assert_join(steps, "catalog", "redhat,community,community,community");
+        tu_assert_join(steps, "version", "0.9.2,0.32.0,1.1.0,1.1.0");
+        tu_assert_join(steps, "dependency", "true,true,true,false");
         cr_assert(strstr(tu_jstr(p, "steps.0.why"), "dbop.v1.1.0"), "why etcd: %s", tu_jstr(p, "steps.0.why"));
         cr_assert_eq(json_object_array_length(tu_json_get(p, "problems")), 0);
         json_object_put(p);
@@ -223,12 +202,7 @@ static void add_catalog(const char *base, const char *token_file, const char *na
 
 /* A cluster-creator token for owner, and a file holding it (path in tf). */
 static char *creator(const char *owner, char tf[4300]) {
-        char body[256];
-        json_object *o;
-        snprintf(body, sizeof body, "{\"role\":\"cluster-creator\",\"owner\":\"%s\"}", owner);
-        cr_assert_eq(tu_http_json("POST", lurl("/api/v2/tokens"), lo.admin_token, body, &o), 201);
-        char *t = strdup(tu_jstr(o, "token"));
-        json_object_put(o);
+        char *t = tu_token(&lo, "cluster-creator", owner);
         char name[64];
         snprintf(name, sizeof name, "%s.token", owner);
         cr_assert_eq(tu_write_file(lo_dir, name, t), 0);
@@ -314,22 +288,23 @@ static void bad_subscriptions_refused(const char *alice, const char *cid) {
                      404, "not subscribed");
 }
 
+/* What wait_validation waits for: validation `id` with `status`. */
+struct validation_want {
+        const char *id, *status;
+};
+
+static bool validation_is(json_object *cluster, const void *arg) {
+        const struct validation_want *w = arg;
+        const char *st = tu_validation(cluster, w->id);
+        return st && strcmp(st, w->status) == 0;
+}
+
 /* Poll the cluster (as the admin of m) until its validation `id` has
  * `status`: that cluster. The test fails after WAIT_MS. */
 static json_object *wait_validation(const struct tu_musterd *m, const char *cid, const char *id, const char *status) {
-        int64_t deadline = tu_mono_ms() + WAIT_MS;
-        for (;;) {
-                json_object *c = NULL;
-                cr_assert_eq(tu_http_json("GET", tu_url(m->base, "/api/v2/clusters/%s", cid), m->admin_token, NULL, &c),
-                             200);
-                const char *st = tu_jstr(validation_of(c, id), "status");
-                if (st && strcmp(st, status) == 0)
-                        return c;
-                if (tu_mono_ms() > deadline)
-                        cr_assert_fail("validation %s never %s: %s", id, status, json_object_to_json_string(c));
-                json_object_put(c);
-                usleep(200 * 1000);
-        }
+        char what[128];
+        snprintf(what, sizeof what, "one whose validation %s is %s", id, status);
+        return tu_wait_cluster(m, cid, validation_is, &(struct validation_want) { id, status }, WAIT_MS, what);
 }
 
 /* A subscription that does not resolve with the others is kept, Failed;
@@ -352,7 +327,7 @@ static void unresolvable_subscription_explained(const char *alice_tf, const char
         cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "-o", "json", "operator", "list", cid), 0, "%s", err);
         json_object *l = json_tokener_parse(out);
         cr_assert_not_null(l, "%s", out);
-        expect_join(tu_json_get(l, "items"), "package", "myapp,prometheus");
+        tu_assert_join(tu_json_get(l, "items"), "package", "myapp,prometheus");
         cr_assert_str_eq(tu_jstr(find_by(tu_json_get(l, "items"), "package", "prometheus"), "phase"), "Failed");
         cr_assert_str_eq(tu_jstr(l, "condition.type"), "OperatorsResolvable");
         cr_assert_str_eq(tu_jstr(l, "condition.status"), "False");
@@ -398,7 +373,7 @@ static void preview_changes_nothing(const char *alice, const char *alice_tf, con
                                   NULL), 400);
         cr_assert_eq(LCTL_AS(alice_tf, &out, &err, "-o", "json", "operator", "list", cid), 0, "%s", err);
         json_object *l = json_tokener_parse(out);
-        expect_join(tu_json_get(l, "items"), "package", "myapp");
+        tu_assert_join(tu_json_get(l, "items"), "package", "myapp");
         json_object_put(l);
         free(out);
         free(err);
@@ -436,12 +411,7 @@ Test(operators_api, subscriptions_who_may_bad_input_and_what_does_not_resolve) {
 #define BASE "http://" COORD_ADDR ":8090"
 #define N_AGENTS 3
 
-static const struct agent_def {
-        const char *name;
-        const char *host_id;
-        const char *address;
-        const char *mac;
-} agents[N_AGENTS] = {
+static const struct tu_node agents[N_AGENTS] = {
         { "master-0", "7c0ffee0-0000-4000-8000-000000000020", "192.0.2.20", "02:00:00:00:02:20" },
         { "master-1", "7c0ffee0-0000-4000-8000-000000000021", "192.0.2.21", "02:00:00:00:02:21" },
         { "master-2", "7c0ffee0-0000-4000-8000-000000000022", "192.0.2.22", "02:00:00:00:02:22" },
@@ -456,99 +426,23 @@ static char token_file[4400], pub_file[4400], target[N_AGENTS][4200], mdir[N_AGE
 
 #define url(...) tu_url(BASE, __VA_ARGS__)
 
-/* musterctl --server BASE --token-file ADMIN args...: its exit status;
- * stdout in *out when wanted (caller frees). */
-static int ctlv(char **out, const char *const *args) {
-        char *o = NULL, *err = NULL;
-        int status = tu_ctl(&o, &err, BASE, md.admin_token_path, args);
-        if (status != 0)
-                cr_log_info("musterctl %s %s -> %d: %s%s", args[0], args[1] ? args[1] : "", status, o, err ? err : "");
-        free(err);
-        if (out)
-                *out = o;
-        else
-                free(o);
-        return status;
-}
-#define CTL(out, ...) ctlv(out, (const char *const[]) { __VA_ARGS__, NULL })
+/* musterctl --server BASE --token-file ADMIN args... (tu_ctl_admin). */
+#define CTL(out, ...) tu_ctl_admin(out, &md, (const char *const[]) { __VA_ARGS__, NULL })
 
-static json_object *get_json(const char *u) {
-        json_object *o = NULL;
-        long code = tu_http_json("GET", u, md.admin_token, NULL, &o);
-        cr_assert_eq(code, 200, "GET %s: %ld", u, code);
-        return o;
-}
-
-/* musterctl -o json ARGS... parsed; exit 0 asserted. */
-static json_object *ctl_json(const char *const *args) {
-        char *out = NULL;
-        cr_assert_eq(ctlv(&out, args), 0, "musterctl %s %s", args[2], args[3]);
-        json_object *o = json_tokener_parse(out);
-        cr_assert_not_null(o, "-o json prints JSON:\n%s", out);
-        free(out);
-        return o;
-}
-#define CTL_JSON(...) ctl_json((const char *const[]) { "-o", "json", __VA_ARGS__, NULL })
+/* musterctl -o json ARGS... parsed; exit 0 asserted (tu_ctl_json). */
+#define CTL_JSON(...) tu_ctl_json(&md, (const char *const[]) { __VA_ARGS__, NULL })
 
 static json_object *wait_host(const char *ie, int i, tu_host_pred pred, const void *arg, const char *what) {
         return tu_wait_host(&md, ie, agents[i].host_id, pred, arg, WAIT_MS, what);
 }
 
-static bool applied(json_object *h, const void *rev) {
-        json_object *a = tu_json_get(h, "applied_revision");
-        return a && json_object_get_int64(a) == *(const int64_t *) rev;
-}
-
-/* Installing-in-progress at stage rebooting: written, waiting for its
- * installed system's first check-in. */
-static bool written(json_object *h, const void *unused) {
-        (void) unused;
-        const char *stage = tu_jstr(h, "progress.stage");
-        return strcmp(tu_jstr(h, "status"), "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0;
-}
-
 static json_object *wait_cluster(const char *cid, const char *status) {
-        int64_t deadline = tu_mono_ms() + WAIT_MS;
-        json_object *c = NULL;
-        for (;;) {
-                json_object_put(c);
-                c = get_json(url("/api/v2/clusters/%s", cid));
-                if (strcmp(tu_jstr(c, "status"), status) == 0)
-                        return c;
-                if (tu_mono_ms() > deadline)
-                        break;
-                usleep(200 * 1000);
-        }
-        cr_assert_fail("cluster never %s: %s", status, json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
-        return NULL;
-}
-
-/* The names in a directory, sorted, comma-joined, without "." entries
- * (the bookkeeping file starts with a dot). "" for an empty or missing dir. */
-static char *listing(const char *path) {
-        struct dirent **ents;
-        int n = scandir(path, &ents, NULL, alphasort);
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        for (int i = 0; i < n; i++) {
-                if (ents[i]->d_name[0] != '.')
-                        fprintf(m, "%s%s", ftell(m) > 0 ? "," : "", ents[i]->d_name);
-                free(ents[i]);
-        }
-        if (n >= 0)
-                free(ents);
-        fclose(m);
-        return buf;
+        return tu_wait_cluster(&md, cid, tu_status_is, status, WAIT_MS, status);
 }
 
 static void setup(void) {
         tu_ctl_clean_env();
-        dir = tu_mkdtemp();
-        tu_fabric_up(&fab, "o", COORD_ADDR);
-        for (int i = 0; i < N_AGENTS; i++)
-                tu_fabric_add(&fab, agents[i].address, agents[i].mac);
-        cr_assert_eq(tu_enter_netns(fab.coord), 0);
+        dir = tu_e2e_up(&fab, "o", COORD_ADDR, agents, N_AGENTS);
         char rel[4200];
         snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
@@ -560,50 +454,18 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-        for (int i = 0; i < N_AGENTS; i++) {
-                if (agent_pid[i] > 0)
-                        kill(agent_pid[i], SIGCONT); /* a frozen one stops too */
-                tu_stop(&agent_pid[i], SIGTERM);
-        }
-        tu_stop(&sntpd_pid, SIGTERM);
-        tu_stop(&dnsd_pid, SIGTERM);
-        tu_stop(&md.pid, SIGTERM);
-        tu_fabric_down(&fab);
-        tu_musterd_free(&md);
-        if (dir) {
-                tu_rm_rf(dir);
-                free(dir);
-        }
+        tu_e2e_down(&fab, &md, agent_pid, N_AGENTS, &sntpd_pid, &dnsd_pid, &dir);
 }
 
 TestSuite(operators_e2e, .init = setup, .fini = teardown, .timeout = 600);
 
 /* muster-agent run|node for agent i in its namespace, with the test's
- * /etc/hosts and resolv.conf. extra: more arguments, NULL-ended. */
+ * /etc/hosts and resolv.conf (tu_e2e_agent). extra: more arguments,
+ * NULL-ended. */
 static void start_agent(int i, const char *mode, const char *ie, const char *const *extra) {
-        char root[4096], log[4200], hosts[4200], resolv[4200];
-        const char *bin = getenv("MUSTER_AGENT");
-        snprintf(root, sizeof root, "%s/%s-root", dir, agents[i].name);
-        struct stat st;
-        if (stat(root, &st) != 0)
-                tu_fixture_variant(MUSTER_FIXTURES_DIR "/build-machine/root", root, agents[i].address, agents[i].name,
-                                   agents[i].mac);
-        snprintf(log, sizeof log, "%s/%s-%s.log", dir, agents[i].name, mode);
-        snprintf(hosts, sizeof hosts, "%s/hosts", dir);
-        snprintf(resolv, sizeof resolv, "%s/resolv.conf", dir);
-        const char *argv[40] = { bin && *bin ? bin : "muster-agent", mode, "--coordinator", BASE, "--infra-env", ie,
-                                 "--token-file", token_file, "--host-id", agents[i].host_id,
-                                 "--coordinator-key", pub_file };
-        int n = 12;
-        if (strcmp(mode, "run") == 0) {
-                argv[n++] = "--sysroot";
-                argv[n++] = root;
-        }
-        for (; extra && *extra && n < 39; extra++)
-                argv[n++] = *extra;
-        argv[n] = NULL;
-        agent_pid[i] = tu_fabric_spawn(&fab, i, hosts, resolv, argv, log);
-        cr_assert_gt(agent_pid[i], 0, "spawn %s", agents[i].name);
+        const struct tu_agent_run r = { mode, MUSTER_FIXTURES_DIR "/build-machine/root", BASE, ie, token_file, pub_file,
+                                        extra };
+        agent_pid[i] = tu_e2e_agent(&fab, agents, i, dir, &r);
 }
 
 /* musterd in the coordinator's namespace, an infra-env whose hosts check
@@ -615,13 +477,7 @@ static char *start_with_key(void) {
                                          "[requirements]\ninstall_disk_fsync_ms = 10000\n"
                                          "[requirements.master]\ncpu_cores = 2\n"),
                      0, "musterd did not answer; see %s", md.log);
-        char *ie, *agent_token, source[64], body[320];
-        cr_assert_eq(tu_create_infra_env(BASE, md.admin_token, "rack-9", &ie, &agent_token), 201);
-        cr_assert_gt(sntpd_pid = tu_sntpd_start(NULL, COORD_ADDR, dir, source), 0, "the SNTP server started");
-        snprintf(body, sizeof body, "{\"ntp_sources\":[\"%s\"]}", source);
-        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL), 200);
-        cr_assert_eq(tu_write_file(dir, "agent.token", agent_token), 0);
-        free(agent_token);
+        char *ie = tu_e2e_infra_env(&md, "rack-9", dir, &sntpd_pid, NULL);
         snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
         snprintf(pub_file, sizeof pub_file, "%s/coordinator.pub", dir);
         cr_assert_eq(CTL(NULL, "signing-key", "-o", pub_file), 0);
@@ -729,14 +585,14 @@ static void subscribe_refused_install(const char *cid) {
         json_object_put(wait_validation(&md, cid, "operators-resolvable", "success"));
         json_object_put(wait_cluster(cid, "ready"));
         json_object *l = CTL_JSON("operator", "list", "c1");
-        expect_join(tu_json_get(l, "items"), "package", "myapp,myapp-console");
-        expect_join(tu_json_get(l, "items"), "phase", "Resolving,Resolving");
+        tu_assert_join(tu_json_get(l, "items"), "package", "myapp,myapp-console");
+        tu_assert_join(tu_json_get(l, "items"), "phase", "Resolving,Resolving");
         json_object_put(l);
         /* The preview of what installs: the console holds myapp at 1.0.0. */
         json_object *p = CTL_JSON("operator", "resolve", "--cluster", "c1");
-        expect_join(tu_json_get(p, "steps"), "package", "etcd,prometheus,dbop,myapp,myapp-console");
-        expect_join(tu_json_get(p, "steps"), "version", "0.9.2,0.32.0,1.1.0,1.0.0,1.0.0");
-        expect_join(tu_json_get(p, "steps"), "action", "install,install,install,install,install");
+        tu_assert_join(tu_json_get(p, "steps"), "package", "etcd,prometheus,dbop,myapp,myapp-console");
+        tu_assert_join(tu_json_get(p, "steps"), "version", "0.9.2,0.32.0,1.1.0,1.0.0,1.0.0");
+        tu_assert_join(tu_json_get(p, "steps"), "action", "install,install,install,install,install");
         json_object_put(p);
 }
 
@@ -746,7 +602,7 @@ static int strcmp_ptr(const void *a, const void *b) {
 
 /* The manifest paths of payload revision rev, sorted and comma-joined. */
 static char *payload_paths(const char *cid, int64_t rev) {
-        json_object *env = get_json(url("/api/v2/clusters/%s/payload/%lld", cid, (long long) rev));
+        json_object *env = tu_admin_get(&md, "/api/v2/clusters/%s/payload/%lld", cid, (long long) rev);
         json_object *ms = tu_json_get(env, "payload.manifests");
         cr_assert_not_null(ms, "revision %lld has manifests", (long long) rev);
         size_t n = json_object_array_length(ms);
@@ -821,7 +677,7 @@ static void check_manifest_dirs(const char *cid, int64_t rev, const char *const 
         else
                 cr_assert_str_eq(ops, "", "no operators left in revision %lld", (long long) rev);
         for (int i = 0; i < N_AGENTS; i++) {
-                char *l = listing(mdir[i]);
+                char *l = tu_listing(mdir[i]);
                 cr_assert_str_eq(l, paths, "host %d holds exactly revision %lld's manifests", i, (long long) rev);
                 free(l);
         }
@@ -836,7 +692,7 @@ static void check_bundle_bytes(const char *catalog, const char *bundle, const ch
         char suffix[512], src[4200];
         snprintf(suffix, sizeof suffix, "_%s_%s", bundle, manifest);
         snprintf(src, sizeof src, CATALOGS "/%s/bundles/%s/manifests/%s", catalog, bundle, manifest);
-        char *l = listing(mdir[0]), *found = NULL;
+        char *l = tu_listing(mdir[0]), *found = NULL;
         for (char *save = NULL, *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
                 if (strlen(t) > strlen(suffix) && strcmp(t + strlen(t) - strlen(suffix), suffix) == 0)
                         found = t;
@@ -862,7 +718,7 @@ static void install_with_operators(const char *ie, const char *cid) {
         cr_assert_eq(CTL(&out, "cluster", "install", "c1"), 0, "%s", out);
         free(out);
         for (int i = 0; i < N_AGENTS; i++) {
-                json_object *h = wait_host(ie, i, written, NULL, "written, waiting for its installed system");
+                json_object *h = wait_host(ie, i, tu_written, NULL, "written, waiting for its installed system");
                 cr_assert_eq(json_object_get_int64(tu_json_get(h, "applied_revision")), 1);
                 json_object_put(h);
         }
@@ -887,8 +743,8 @@ static void install_with_operators(const char *ie, const char *cid) {
         check_bundle_bytes("redhat", "etcdoperator.v0.9.2", "etcdclusters.crd.yaml");
         check_bundle_bytes("community", "prometheusoperator.0.32.0", "prometheuses.crd.json");
         /* The payload records what it installed. */
-        json_object *env = get_json(url("/api/v2/clusters/%s/payload/1", cid));
-        expect_join(tu_json_get(env, "payload.operators"), "bundle",
+        json_object *env = tu_admin_get(&md, "/api/v2/clusters/%s/payload/1", cid);
+        tu_assert_join(tu_json_get(env, "payload.operators"), "bundle",
                     "etcdoperator.v0.9.2,prometheusoperator.0.32.0,dbop.v1.1.0,myapp.v1.0.0,myapp-console.v1.0.0");
         json_object_put(env);
 }
@@ -932,7 +788,7 @@ static void unsubscribe_console(const char *ie, const char *cid) {
         free(out);
         int64_t rev = 2;
         for (int i = 0; i < N_AGENTS; i++)
-                json_object_put(wait_host(ie, i, applied, &rev, "applied revision 2"));
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied revision 2"));
         check_manifest_dirs(cid, 2, rev2_bundles, rev2_files);
         wait_phase("myapp", "UpgradePending");
         cr_assert_eq(CTL(&out, "operator", "list", "c1"), 0);
@@ -947,7 +803,7 @@ static void unsubscribe_console(const char *ie, const char *cid) {
         cr_assert_str_eq(tu_jstr(app, "version"), "1.1.0");
         cr_assert_str_eq(tu_jstr(find_by(tu_json_get(p, "steps"), "package", "dbop"), "action"), "keep");
         json_object_put(p);
-        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        json_object *c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 2, "a preview builds nothing");
         json_object_put(c);
 }
@@ -974,17 +830,17 @@ static void upgrade_myapp(const char *ie, const char *cid) {
         free(out);
         int64_t rev = 3;
         for (int i = 0; i < 2; i++)
-                json_object_put(wait_host(ie, i, applied, &rev, "applied revision 3"));
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied revision 3"));
         wait_phase("myapp", "Installing");
         cr_assert_eq(kill(agent_pid[2], SIGCONT), 0);
-        json_object_put(wait_host(ie, 2, applied, &rev, "applied revision 3 once thawed"));
+        json_object_put(wait_host(ie, 2, tu_applied, &rev, "applied revision 3 once thawed"));
         wait_phase("myapp", "Installed");
         check_manifest_dirs(cid, 3, rev3_bundles, rev3_files);
         check_bundle_bytes("community", "myapp.v1.1.0", "myapp.v1.1.0.clusterserviceversion.yaml");
         /* Nothing left to upgrade: the same request changes nothing more. */
         json_object *r = CTL_JSON("operator", "upgrade", "c1", "--all");
         cr_assert(json_object_get_boolean(tu_json_get(r, "plan.ok")), "%s", json_object_to_json_string(r));
-        expect_join(tu_json_get(r, "plan.steps"), "action", "keep,keep,keep,keep");
+        tu_assert_join(tu_json_get(r, "plan.steps"), "action", "keep,keep,keep,keep");
         cr_assert_null(tu_json_get(r, "payload_revision"), "no new revision when nothing changes: %s",
                        json_object_to_json_string(r));
         json_object_put(r);
@@ -993,7 +849,7 @@ static void upgrade_myapp(const char *ie, const char *cid) {
 /* unsubscribe --prune: myapp goes, and with it the dependencies nothing
  * needs any more; the manifest directories hold the release's alone. */
 static void unsubscribe_prune(const char *ie, const char *cid) {
-        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        json_object *c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         int64_t rev = json_object_get_int64(tu_json_get(c, "payload_revision")) + 1;
         json_object_put(c);
         char *out = NULL;
@@ -1007,7 +863,7 @@ static void unsubscribe_prune(const char *ie, const char *cid) {
         cr_assert(strstr(out, want), "%s", out);
         free(out);
         for (int i = 0; i < N_AGENTS; i++)
-                json_object_put(wait_host(ie, i, applied, &rev, "applied the pruned revision"));
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied the pruned revision"));
         static const char *const none[] = { NULL };
         check_manifest_dirs(cid, rev, none, NULL);
         cr_assert_eq(CTL(&out, "operator", "list", "c1"), 0);
@@ -1022,14 +878,14 @@ static const int last_files[] = { 3 };
 static void subscribe_installed(const char *ie, const char *cid) {
         json_object *s = CTL_JSON("operator", "subscribe", "c1", "etcd", "--catalog", "community");
         int64_t rev = json_object_get_int64(tu_json_get(s, "payload_revision"));
-        json_object *c = get_json(url("/api/v2/clusters/%s", cid));
+        json_object *c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         cr_assert_eq(rev, json_object_get_int64(tu_json_get(c, "payload_revision")), "%s",
                      json_object_to_json_string(s));
         json_object_put(c);
         cr_assert_str_eq(tu_jstr(s, "bundles.0.bundle"), "etcdoperator.v0.9.4", "%s", json_object_to_json_string(s));
         json_object_put(s);
         for (int i = 0; i < N_AGENTS; i++)
-                json_object_put(wait_host(ie, i, applied, &rev, "applied the new subscription's revision"));
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied the new subscription's revision"));
         wait_phase("etcd", "Installed");
         check_manifest_dirs(cid, rev, last_bundles, last_files);
         char *out = NULL;

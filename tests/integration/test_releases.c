@@ -81,33 +81,11 @@ static void down(void) {
 
 TestSuite(releases, .init = up, .fini = down);
 
-static char *token_for(const char *role, const char *owner) {
-        char body[256];
-        json_object *o;
-        snprintf(body, sizeof body, "{\"role\":\"%s\",\"owner\":\"%s\"}", role, owner);
-        cr_assert_eq(tu_http_json("POST", url("/api/v2/tokens"), md.admin_token, body, &o), 201);
-        char *t = strdup(tu_jstr(o, "token"));
-        json_object_put(o);
-        return t;
-}
-
 static bool has_str(json_object *arr, const char *s) {
         for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
                 if (strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s) == 0)
                         return true;
         return false;
-}
-
-/* The member `key` of each entry of arr, joined with ',' in order. */
-static char *join(json_object *arr, const char *key) {
-        size_t cap = 8192, len = 0;
-        char *b = calloc(1, cap);
-        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                json_object *e = json_object_array_get_idx(arr, i);
-                const char *v = key ? tu_jstr(e, key) : json_object_get_string(e);
-                len += (size_t) snprintf(b + len, cap - len, "%s%s", i ? "," : "", v ? v : "?");
-        }
-        return b;
 }
 
 /* ---- import, list, show, delete ------------------------------------------ */
@@ -133,7 +111,7 @@ Test(releases, import_list_show_delete) {
         json_object_put(o);
 
         /* Only an infra admin imports; any admin reads; agents do not. */
-        char *alice = token_for("cluster-creator", "alice");
+        char *alice = tu_token(&md, "cluster-creator", "alice");
         char *ie, *agent;
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "pool", &ie, &agent), 201);
         cr_assert_eq(post_release(b, alice, NULL), 403);
@@ -147,7 +125,7 @@ Test(releases, import_list_show_delete) {
         json_object_put(o);
         import(rel16);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/releases"), md.admin_token, NULL, &o), 200);
-        char *versions = join(o, "version");
+        char *versions = tu_join(o, "version");
         cr_assert_str_eq(versions, "4.15.0,4.16.0");
         free(versions);
         json_object_put(o);
@@ -155,7 +133,7 @@ Test(releases, import_list_show_delete) {
         cr_assert_eq(tu_http_json("GET", url("/api/v2/releases/4.15.0"), alice, NULL, &o), 200);
         json_object *ms = tu_json_get(o, "manifests");
         cr_assert_eq(json_object_array_length(ms), 13);
-        char *paths = join(ms, "path");
+        char *paths = tu_join(ms, "path");
         cr_assert_str_eq(paths, "0000_03_config-operator_01_proxy.crd.yaml,"
                                 "0000_10_config-operator_01_featuregate-techpreview.crd.yaml,"
                                 "0000_20_namespace.json,"
@@ -563,7 +541,7 @@ static char *excluded(json_object *o) {
 
 static void expect_preview(const char *query, const char *inc, const char *exc) {
         json_object *o = preview(query);
-        char *i = join(tu_json_get(o, "included"), "path"), *e = excluded(o);
+        char *i = tu_join(tu_json_get(o, "included"), "path"), *e = excluded(o);
         cr_assert_str_eq(i, inc, "included for %s", query);
         cr_assert_str_eq(e, exc, "excluded for %s", query);
         free(i);
@@ -577,7 +555,7 @@ Test(releases, preview_follows_the_fixture_table) {
         cr_assert_str_eq(tu_jstr(o, "version"), "4.15.0");
         cr_assert_str_eq(tu_jstr(o, "profile"), "self-managed-high-availability");
         cr_assert_str_eq(tu_jstr(o, "feature_set"), "Default");
-        char *en = join(tu_json_get(o, "capabilities.enabled"), NULL);
+        char *en = tu_join(tu_json_get(o, "capabilities.enabled"), NULL);
         cr_assert_str_eq(en, "CSISnapshot,Console,Insights,Storage,baremetal,marketplace,openshift-samples");
         free(en);
         cr_assert_eq(json_object_array_length(tu_json_get(o, "capabilities.implicit")), 0);
@@ -757,7 +735,7 @@ Test(releases, cluster_capabilities_and_the_implicit_rule) {
                                  "[\"baremetal\",\"Console\"]}}}");
         o = get_cluster(c);
         cr_assert_str_eq(tu_jstr(o, "capabilities.spec.baseline_capability_set"), "None");
-        char *en = join(tu_json_get(o, "capabilities.status.enabled_capabilities"), NULL);
+        char *en = tu_join(tu_json_get(o, "capabilities.status.enabled_capabilities"), NULL);
         cr_assert_str_eq(en, "Console,baremetal");
         free(en);
         cr_assert_eq(json_object_array_length(tu_json_get(o, "capabilities.status.known_capabilities")), 7);
@@ -842,7 +820,7 @@ Test(releases, upgrade_enables_what_the_old_release_needed) {
                      "%s", o ? json_object_to_json_string(o) : "");
         cr_assert_str_eq(tu_jstr(o, "release_version"), "4.16.0");
         json_object *en = tu_json_get(o, "capabilities.status.enabled_capabilities");
-        char *s = join(en, NULL);
+        char *s = tu_join(en, NULL);
         cr_assert_str_eq(s, "Console,Insights,baremetal", "Insights implicitly, ImageRegistry not");
         free(s);
         cr_assert_eq(json_object_array_length(tu_json_get(o, "capabilities.status.known_capabilities")), 9);

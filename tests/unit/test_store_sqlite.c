@@ -163,8 +163,6 @@ Test(store_sqlite, fresh_database_gets_current_schema) {
         free(ie);
 }
 
-/* A version-7 database (before catalogs) is migrated: its hosts stay and
- * catalogs can be added, listed and read at once. */
 /* A version-8 database (before subscriptions) is migrated: its clusters
  * have none, and take them. */
 Test(store_sqlite, version_8_database_is_migrated) {
@@ -183,6 +181,8 @@ Test(store_sqlite, version_8_database_is_migrated) {
         free(cl);
 }
 
+/* A version-7 database (before catalogs) is migrated: its hosts stay and
+ * catalogs can be added, listed and read at once. */
 Test(store_sqlite, version_7_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";

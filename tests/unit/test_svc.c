@@ -39,27 +39,16 @@ static void sink(void *ctx, const struct event *e) {
 }
 
 static void setup(void) {
-        char path[4200];
-        dir = tu_mkdtemp();
-        cr_assert_not_null(dir);
-        snprintf(path, sizeof path, "%s/muster.db", dir);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(crypto_key_generate(&key), 0);
         config_defaults(&cfg);
         snprintf(cfg.listen, sizeof cfg.listen, "127.0.0.1:1");
-        snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", dir);
-        cr_assert_eq(svc_init(&sv, st, key, &cfg), 0);
+        tu_svc_open(&sv, &st, &key, &cfg, &dir);
         sv.sink = (struct svc_event_sink) { sink, &sv };
         memset(sunk, 0, sizeof sunk);
         last_sunk[0] = '\0';
 }
 
 static void teardown(void) {
-        svc_fini(&sv);
-        store_close(st);
-        crypto_key_free(key);
-        tu_rm_rf(dir);
-        free(dir);
+        tu_svc_close(&sv, st, key, dir);
 }
 
 TestSuite(svc, .init = setup, .fini = teardown);

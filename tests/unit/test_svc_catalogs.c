@@ -26,22 +26,12 @@ static struct svc sv;
 static struct muster_config cfg;
 
 static void setup(void) {
-        char path[4200];
-        dir = tu_mkdtemp();
-        snprintf(path, sizeof path, "%s/muster.db", dir);
-        cr_assert_eq(store_open(path, &st), 0);
-        cr_assert_eq(crypto_key_generate(&key), 0);
         config_defaults(&cfg);
-        snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", dir);
-        cr_assert_eq(svc_init(&sv, st, key, &cfg), 0);
+        tu_svc_open(&sv, &st, &key, &cfg, &dir);
 }
 
 static void teardown(void) {
-        svc_fini(&sv);
-        store_close(st);
-        crypto_key_free(key);
-        tu_rm_rf(dir);
-        free(dir);
+        tu_svc_close(&sv, st, key, dir);
 }
 
 TestSuite(svc_catalogs, .init = setup, .fini = teardown);
