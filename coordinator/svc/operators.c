@@ -259,8 +259,11 @@ static int apply_change(struct svc *sv, struct cluster *c, const struct op_optio
                         size_t errlen) {
         const char *what = NULL;
         *rev = 0;
-        if (c->payload_revision <= 0)
-                return refresh_cluster(sv, c->id, NULL) < 0 ? 0 : 0; /* the periodic pass retries */
+        if (c->payload_revision <= 0) {
+                /* A failed refresh is retried by the periodic pass. */
+                (void) refresh_cluster(sv, c->id, NULL);
+                return 0;
+        }
         int r = clusterrel_next_payload(sv, c, o, err, errlen, &what);
         if (r == 1)
                 *rev = c->payload_revision;

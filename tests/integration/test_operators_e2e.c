@@ -506,7 +506,7 @@ static char *cluster_id(const char *name) {
 static char *ready_cluster(const char *ie) {
         for (int i = 0; i < N_AGENTS; i++) {
                 snprintf(target[i], sizeof target[i], "%s/target-%d", dir, i);
-                snprintf(mdir[i], sizeof mdir[i], "%s/etc/muster/manifests", target[i]);
+                snprintf(mdir[i], sizeof mdir[i], "%.4200s/etc/muster/manifests", target[i]);
                 tu_must("mkdir -p %s", target[i]);
                 start_agent(i, "run", ie, (const char *const[]) { "--install-target", target[i], NULL });
         }
@@ -758,7 +758,7 @@ static void boot_installed_systems(const char *ie, const char *cid) {
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "run agent %s exits cleanly", agents[i].name);
         for (int i = 0; i < N_AGENTS; i++) {
                 char conf[4400], name[64];
-                snprintf(conf, sizeof conf, "%s/etc/muster/agent.conf", target[i]);
+                snprintf(conf, sizeof conf, "%.4200s/etc/muster/agent.conf", target[i]);
                 char *tok = tu_agent_conf_token(conf);
                 cr_assert_not_null(tok, "no token in %s", conf);
                 snprintf(name, sizeof name, "host-%d.token", i);
