@@ -19,6 +19,10 @@ int jadd_str_or_null(json_object *o, const char *k, const char *s) {
         return json_object_object_add(o, k, NULL) < 0 ? -ENOMEM : 0;
 }
 
+int jadd_str_opt(json_object *o, const char *k, const char *s) {
+        return s ? jadd(o, k, json_object_new_string(s)) : 0;
+}
+
 json_object *jstr_or_empty(const char *s) {
         return json_object_new_string(s ? s : "");
 }

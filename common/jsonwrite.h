@@ -10,5 +10,7 @@ int jadd(json_object *o, const char *k, json_object *v);
  * is a NULL object, which jadd would take for a failed allocation). 0 or
  * -ENOMEM. */
 int jadd_str_or_null(json_object *o, const char *k, const char *s);
+/* Add s as string member k of o; nothing when s is NULL. 0 or -ENOMEM. */
+int jadd_str_opt(json_object *o, const char *k, const char *s);
 /* A JSON string of s, "" for NULL; NULL on allocation failure. */
 json_object *jstr_or_empty(const char *s);

@@ -22,6 +22,7 @@
 
 #include "errmsg.h"
 #include "format.h"
+#include "jsonwrite.h"
 #include "resolve.h"
 #include "semver.h"
 
@@ -1544,55 +1545,35 @@ int resolve_write_testcase(const struct resolve_request *req, const char *dir, c
         return e < 0 ? e : 0;
 }
 
-static int add_str(struct json_object *o, const char *k, const char *v) {
-        if (!v)
-                return 0;
-        struct json_object *s = json_object_new_string(v);
-        if (!s || json_object_object_add(o, k, s) < 0) {
-                json_object_put(s);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int add_bool(struct json_object *o, const char *k, bool v) {
-        struct json_object *b = json_object_new_boolean(v);
-        if (!b || json_object_object_add(o, k, b) < 0) {
-                json_object_put(b);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
 static struct json_object *step_to_json(const struct resolve_step *s) {
         struct json_object *o = json_object_new_object();
         int e = o ? 0 : -ENOMEM;
         if (e >= 0)
-                e = add_str(o, "action", resolve_action_to_string(s->action));
+                e = jadd_str_opt(o, "action", resolve_action_to_string(s->action));
         if (e >= 0)
-                e = add_str(o, "package", s->package);
+                e = jadd_str_opt(o, "package", s->package);
         if (e >= 0)
-                e = add_str(o, "bundle", s->bundle);
+                e = jadd_str_opt(o, "bundle", s->bundle);
         if (e >= 0)
-                e = add_str(o, "version", s->version);
+                e = jadd_str_opt(o, "version", s->version);
         if (e >= 0)
-                e = add_str(o, "catalog", s->catalog);
+                e = jadd_str_opt(o, "catalog", s->catalog);
         if (e >= 0)
-                e = add_str(o, "channel", s->channel);
+                e = jadd_str_opt(o, "channel", s->channel);
         if (e >= 0)
-                e = add_str(o, "from_bundle", s->from_bundle);
+                e = jadd_str_opt(o, "from_bundle", s->from_bundle);
         if (e >= 0)
-                e = add_str(o, "from_version", s->from_version);
+                e = jadd_str_opt(o, "from_version", s->from_version);
         if (e >= 0)
-                e = add_bool(o, "dependency", s->dependency);
+                e = jadd(o, "dependency", json_object_new_boolean(s->dependency));
         if (e >= 0)
-                e = add_bool(o, "removable", s->removable);
+                e = jadd(o, "removable", json_object_new_boolean(s->removable));
         if (e >= 0)
-                e = add_bool(o, "dependencies_skipped", s->dependencies_skipped);
+                e = jadd(o, "dependencies_skipped", json_object_new_boolean(s->dependencies_skipped));
         if (e >= 0 && s->subscription != NONE)
                 e = json_object_object_add(o, "subscription", json_object_new_int64((int64_t) s->subscription));
         if (e >= 0)
-                e = add_str(o, "why", s->why);
+                e = jadd_str_opt(o, "why", s->why);
         if (e < 0) {
                 json_object_put(o);
                 return NULL;
@@ -1602,7 +1583,7 @@ static struct json_object *step_to_json(const struct resolve_step *s) {
 
 static struct json_object *problem_to_json(const struct resolve_problem *p) {
         struct json_object *o = json_object_new_object(), *sol = json_object_new_array();
-        int e = o && sol ? add_str(o, "text", p->text ? p->text : "") : -ENOMEM;
+        int e = o && sol ? jadd_str_opt(o, "text", p->text ? p->text : "") : -ENOMEM;
         for (size_t i = 0; e >= 0 && i < p->n_solutions; i++) {
                 struct json_object *s = json_object_new_string(p->solutions[i]);
                 e = s && json_object_array_add(sol, s) == 0 ? 0 : -ENOMEM;
@@ -1619,7 +1600,7 @@ static struct json_object *problem_to_json(const struct resolve_problem *p) {
 int resolve_plan_to_json(const struct resolve_plan *p, struct json_object **out) {
         struct json_object *o = json_object_new_object(), *steps = json_object_new_array(),
                            *probs = json_object_new_array();
-        int e = o && steps && probs ? add_bool(o, "ok", p->ok) : -ENOMEM;
+        int e = o && steps && probs ? jadd(o, "ok", json_object_new_boolean(p->ok)) : -ENOMEM;
         for (size_t i = 0; e >= 0 && i < p->n_steps; i++) {
                 struct json_object *s = step_to_json(&p->steps[i]);
                 e = s && json_object_array_add(steps, s) == 0 ? 0 : -ENOMEM;

@@ -30,10 +30,6 @@ static int refuse_installing(const struct cluster *c, char *err, size_t errlen) 
         return 0;
 }
 
-static int add_str(json_object *o, const char *k, const char *v) {
-        return v ? jadd(o, k, json_object_new_string(v)) : 0;
-}
-
 static json_object *plan_json(const struct op_resolution *op) {
         json_object *j = NULL;
         if (op->none) {
@@ -107,7 +103,7 @@ static int installed_bundles(const struct described *d, const char *package, jso
                 *any = true;
                 json_object *copy = NULL;
                 const char *why = step_why(d, json_object_get_string(json_object_object_get(e, "package")));
-                if (json_object_deep_copy(e, &copy, NULL) < 0 || (why && add_str(copy, "why", why) < 0) ||
+                if (json_object_deep_copy(e, &copy, NULL) < 0 || (why && jadd_str_opt(copy, "why", why) < 0) ||
                     json_object_array_add(out, copy) < 0) {
                         json_object_put(copy);
                         return -ENOMEM;
@@ -123,10 +119,10 @@ static int planned_bundles(const struct described *d, size_t k, json_object *out
                 if (s->subscription != k || s->action == RESOLVE_REMOVE)
                         continue;
                 json_object *e = json_object_new_object();
-                if (!e || add_str(e, "package", s->package) < 0 || add_str(e, "bundle", s->bundle) < 0 ||
-                    add_str(e, "version", s->version) < 0 || add_str(e, "catalog", s->catalog) < 0 ||
-                    add_str(e, "channel", s->channel) < 0 ||
-                    jadd(e, "dependency", json_object_new_boolean(s->dependency)) < 0 || add_str(e, "why", s->why) < 0 ||
+                if (!e || jadd_str_opt(e, "package", s->package) < 0 || jadd_str_opt(e, "bundle", s->bundle) < 0 ||
+                    jadd_str_opt(e, "version", s->version) < 0 || jadd_str_opt(e, "catalog", s->catalog) < 0 ||
+                    jadd_str_opt(e, "channel", s->channel) < 0 ||
+                    jadd(e, "dependency", json_object_new_boolean(s->dependency)) < 0 || jadd_str_opt(e, "why", s->why) < 0 ||
                     json_object_array_add(out, e) < 0) {
                         json_object_put(e);
                         return -ENOMEM;
@@ -184,12 +180,12 @@ static json_object *subscription_json(const struct described *d, size_t k, const
         const char *phase = phase_of(d, s->package, in_payload, &msg);
         if (strcmp(phase, "Failed") == 0 && !(msg = why = opresolve_problems_text(&d->op.plan)))
                 return NULL;
-        if (add_str(o, "id", s->id) < 0 || add_str(o, "cluster_id", s->cluster_id) < 0 ||
-            add_str(o, "package", s->package) < 0 || add_str(o, "channel", s->channel) < 0 ||
-            add_str(o, "catalog", s->catalog) < 0 || add_str(o, "version_range", s->version_range) < 0 ||
+        if (jadd_str_opt(o, "id", s->id) < 0 || jadd_str_opt(o, "cluster_id", s->cluster_id) < 0 ||
+            jadd_str_opt(o, "package", s->package) < 0 || jadd_str_opt(o, "channel", s->channel) < 0 ||
+            jadd_str_opt(o, "catalog", s->catalog) < 0 || jadd_str_opt(o, "version_range", s->version_range) < 0 ||
             jadd(o, "skip_dependencies", json_object_new_boolean(s->skip_dependencies)) < 0 ||
-            add_str(o, "owner", s->owner) < 0 || add_str(o, "created_at", s->created_at) < 0 ||
-            add_str(o, "phase", phase) < 0 || add_str(o, "message", msg) < 0 ||
+            jadd_str_opt(o, "owner", s->owner) < 0 || jadd_str_opt(o, "created_at", s->created_at) < 0 ||
+            jadd_str_opt(o, "phase", phase) < 0 || jadd_str_opt(o, "message", msg) < 0 ||
             jadd(o, "bundles", TAKE_PTR(bundles)) < 0)
                 return NULL;
         return TAKE_PTR(o);

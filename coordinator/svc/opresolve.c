@@ -7,6 +7,7 @@
 #include "catalogload.h"
 #include "cleanup.h"
 #include "json-cleanup.h"
+#include "jsonwrite.h"
 #include "errmsg.h"
 #include "format.h"
 #include "operators_payload.h"
@@ -115,22 +116,13 @@ oom:
         return NULL;
 }
 
-static int add_str(json_object *o, const char *k, const char *v) {
-        json_object *s = json_object_new_string(v);
-        if (!s || json_object_object_add(o, k, s) < 0) {
-                json_object_put(s);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
 json_object *opresolve_condition(const struct op_resolution *r) {
         _cleanup_json_ json_object *o = json_object_new_object();
         bool ok = r->none || r->plan.ok;
         _cleanup_free_ char *why = ok ? NULL : opresolve_problems_text(&r->plan);
-        if (!o || add_str(o, "type", "OperatorsResolvable") < 0 || add_str(o, "status", ok ? "True" : "False") < 0 ||
-            add_str(o, "reason", ok ? "AllSubscriptionsResolved" : "ConstraintsNotSatisfiable") < 0 ||
-            add_str(o, "message", ok ? (r->none ? "No operators are subscribed to" : "Every subscription resolves")
+        if (!o || jadd_str_opt(o, "type", "OperatorsResolvable") < 0 || jadd_str_opt(o, "status", ok ? "True" : "False") < 0 ||
+            jadd_str_opt(o, "reason", ok ? "AllSubscriptionsResolved" : "ConstraintsNotSatisfiable") < 0 ||
+            jadd_str_opt(o, "message", ok ? (r->none ? "No operators are subscribed to" : "Every subscription resolves")
                                      : why ? why : "") < 0)
                 return NULL;
         return TAKE_PTR(o);
