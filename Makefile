@@ -69,6 +69,7 @@ bench: build iso
 	@$(BUILD)/bench/bench-payload
 	@$(BUILD)/bench/bench-netsteps
 	@$(BUILD)/bench/bench-resolve
+	@$(BUILD)/bench/bench-addons
 	@BUILD_DIR=$(BUILD) bench/iso
 
 clean:

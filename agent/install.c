@@ -24,9 +24,11 @@
 #include "cleanup.h"
 #include "errmsg.h"
 #include "fdio.h"
+#include "foreign.h"
 #include "hostfiles.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
+#include "log.h"
 #include "nodedir.h"
 #include "release.h"
 
@@ -636,8 +638,115 @@ struct dir_job {
         bool apply;               /* a revision not above the applied one is a no-op */
         int64_t applied;          /* out: the revision the directory holds after */
         struct nodedir_changes ch;
+        bool scanned;             /* apply: found and skipped are filled */
+        struct foreign_list found; /* apply: the directory's out-of-band objects */
+        json_object *skipped;     /* apply: payload HelmCharts left out for them */
         char err[512];
 };
+
+/* Apply: what is in the directory besides muster's files, read before
+ * anything is written (issue 16). */
+static int scan_found(const char *dir, struct dir_job *j) {
+        foreign_list_free(&j->found);
+        int r = foreign_scan(dir, &j->found, j->err, sizeof j->err);
+        if (r < 0)
+                return r;
+        if (!j->skipped && !(j->skipped = json_object_new_array()))
+                return errmsg(j->err, sizeof j->err, -ENOMEM, "out of memory");
+        j->scanned = true;
+        return 0;
+}
+
+/* Whether payload file f holds a HelmChart whose release (name, namespace)
+ * an out-of-band file holds already: then that release is someone else's,
+ * muster's file is left out and the skip recorded in j->skipped. 1, 0 or
+ * -ENOMEM. */
+/* A file of the payload's name that muster did not write (in j->found):
+ * never written over. The skip recorded as conflicts_with_found's. 1, 0
+ * or -ENOMEM. */
+static int same_name_as_found(const char *dir, const struct payload_file *f, struct dir_job *j) {
+        for (size_t i = 0; i < j->found.n; i++) {
+                if (strcmp(j->found.v[i].file, f->path) != 0)
+                        continue;
+                json_object *e = json_object_new_object();
+                if (!e || json_object_array_add(j->skipped, e) < 0) {
+                        json_object_put(e);
+                        return -ENOMEM;
+                }
+                if (jadd(e, "path", json_object_new_string(f->path)) < 0 ||
+                    jadd(e, "conflict_file", json_object_new_string(f->path)) < 0 ||
+                    jadd(e, "reason", json_object_new_string("a file of this name that muster did not write is "
+                                                             "there; left alone")) < 0)
+                        return -ENOMEM;
+                log_warning("install", "Not writing %s/%s: a file of that name that muster did not write is there",
+                            dir, f->path);
+                return 1;
+        }
+        return 0;
+}
+
+static int conflicts_with_found(const char *dir, const struct payload_file *f, struct dir_job *j) {
+        struct manifest_list ml = { 0 };
+        char why[256];
+        int r = same_name_as_found(dir, f, j);
+
+        if (r != 0)
+                return r;
+
+        if (manifest_parse_file(f->path, f->content, f->len, &ml, why, sizeof why) < 0) {
+                manifest_list_free(&ml);
+                return 0; /* signed and built from parsed manifests: nothing of ours to compare */
+        }
+        for (size_t i = 0; i < ml.n && r == 0; i++) {
+                const struct manifest *m = &ml.v[i];
+                _cleanup_free_ char *ns = NULL;
+                const char *file = NULL;
+                if (strcmp(m->group, FOREIGN_HELM_GROUP) != 0 || strcmp(m->kind, FOREIGN_HELM_KIND) != 0)
+                        continue;
+                int k = foreign_helm_release_namespace(m->content, m->content_len, m->namespace, &ns);
+                if (k == -ENOMEM) {
+                        r = k;
+                        break;
+                }
+                if (k < 0 || !foreign_helm_conflict(&j->found, m->name, ns, &file))
+                        continue;
+                _cleanup_free_ char *reason = NULL;
+                if (asprintf(&reason, "an out-of-band HelmChart for release %s/%s is in %s; left alone", ns, m->name,
+                             file) < 0) {
+                        reason = NULL;
+                        r = -ENOMEM;
+                        break;
+                }
+                json_object *e = json_object_new_object();
+                if (!e || json_object_array_add(j->skipped, e) < 0) {
+                        json_object_put(e);
+                        r = -ENOMEM;
+                        break;
+                }
+                if (jadd(e, "path", json_object_new_string(f->path)) < 0 ||
+                    jadd(e, "name", json_object_new_string(m->name)) < 0 ||
+                    jadd(e, "namespace", json_object_new_string(ns)) < 0 ||
+                    jadd(e, "conflict_file", json_object_new_string(file)) < 0 ||
+                    jadd(e, "reason", json_object_new_string(reason)) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                log_warning("install", "Not writing %s/%s: %s", dir, f->path, reason);
+                r = 1;
+        }
+        manifest_list_free(&ml);
+        return r;
+}
+
+/* Apply: {found, found_truncated?, skipped} beside the changes. */
+static int found_json(json_object *o, const struct dir_job *j) {
+        if (!j->scanned)
+                return 0;
+        if (jadd(o, "found", foreign_list_to_json(&j->found)) < 0 ||
+            (j->found.truncated && jadd(o, "found_truncated", json_object_new_boolean(true)) < 0))
+                return -ENOMEM;
+        return jadd(o, "skipped", json_object_get(j->skipped));
+}
 
 /* agent.conf and coordinator.pub beside the manifest dir (etc/muster/). The
  * node agent's token is the host's own (host_token) when the coordinator
@@ -724,12 +833,25 @@ static int write_manifest_dir(const char *dir, void *userdata) {
                         return errmsg(j->err, sizeof j->err, r,
                                       "%s/%s is not muster's bookkeeping; remove it to start afresh", dir,
                                       NODEDIR_BOOKKEEPING);
+                if ((r = scan_found(dir, j)) < 0)
+                        return r;
                 if (j->a->revision <= cur) {
                         j->applied = cur;
                         return 0;
                 }
         }
-        r = nodedir_apply(dir, j->a->revision, j->v->files, j->v->n_files, &j->ch, j->err, sizeof j->err);
+        _cleanup_free_ struct payload_file *keep = calloc(j->v->n_files ? j->v->n_files : 1, sizeof *keep);
+        size_t n_keep = 0;
+        if (!keep)
+                return errmsg(j->err, sizeof j->err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < j->v->n_files; i++) {
+                r = j->apply ? conflicts_with_found(dir, &j->v->files[i], j) : 0;
+                if (r < 0)
+                        return errmsg(j->err, sizeof j->err, r, "out of memory");
+                if (r == 0)
+                        keep[n_keep++] = j->v->files[i];
+        }
+        r = nodedir_apply(dir, j->a->revision, keep, n_keep, &j->ch, j->err, sizeof j->err);
         if (r < 0)
                 return r;
         if (!j->apply && (r = write_node_files(dir, j->o, j->a ? j->a->host_token : NULL, j->err, sizeof j->err)) < 0)
@@ -974,6 +1096,10 @@ static int do_apply(const struct install_options *o, const struct install_args *
                                     o->manifest_dir, NODEDIR_BOOKKEEPING);
                 if (a->revision <= cur) {
                         j.applied = cur;
+                        if ((r = scan_found(o->manifest_dir, &j)) < 0) {
+                                FAIL(out, r, "failed to look at %s: %s", o->manifest_dir, j.err);
+                                goto out;
+                        }
                         goto answer;
                 }
         } else if (!o->target)
@@ -1013,12 +1139,16 @@ static int do_apply(const struct install_options *o, const struct install_args *
                 }
         }
 answer:
-        if (!(out->output = changes_json(j.applied, &j.ch)))
+        r = 0;
+        if (!(out->output = changes_json(j.applied, &j.ch)) || found_json(out->output, &j) < 0) {
+                json_object_put(out->output);
+                out->output = NULL;
                 r = FAIL(out, -ENOMEM, "out of memory");
-        else
-                r = 0;
+        }
 out:
         nodedir_changes_free(&j.ch);
+        foreign_list_free(&j.found);
+        json_object_put(j.skipped);
         verified_free(&v);
         return r;
 }

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "json-cleanup.h"
+#include "labelsel.h"
 
 /* ---- time and ids ------------------------------------------------------ */
 
@@ -438,6 +439,16 @@ static void labels_parse(json_object *o, struct model_label **l, size_t *n, stru
                 if (r < 0) {
                         jfail(c, "label \"%.64s\": keys are 1-%d bytes, values at most %d", key,
                               MODEL_MAX_LABEL_KEY, MODEL_MAX_LABEL_VALUE);
+                        return;
+                }
+                /* Kubernetes' rules, as selectors match them (labelsel.h). */
+                char why[160];
+                if (!labelsel_key_valid(key, why, sizeof why)) {
+                        jfail(c, "label \"%.80s\": the key %s", key, why);
+                        return;
+                }
+                if (!labelsel_value_valid(json_object_get_string(val), why, sizeof why)) {
+                        jfail(c, "label %.80s: value \"%.80s\": %s", key, json_object_get_string(val), why);
                         return;
                 }
         }

@@ -50,6 +50,10 @@
 #define MUSTER_PATH_EVENTS "/events"
 #define MUSTER_PATH_CATALOGS "/catalogs"
 #define MUSTER_PATH_CATALOG(c) MUSTER_PATH_ITEM(MUSTER_PATH_CATALOGS, c) /* an id, or a name for GET */
+#define MUSTER_PATH_ADDON_PROXIES "/addon-proxies"
+#define MUSTER_PATH_ADDON_PROXY(p) MUSTER_PATH_ITEM(MUSTER_PATH_ADDON_PROXIES, p) /* an id or a name */
+#define MUSTER_PATH_ADDON_PROXY_ACTION(p, a) MUSTER_PATH_ADDON_PROXY(p) "/actions/" a /* pause|resume|rollback */
+#define MUSTER_PATH_ADDON_RELEASES "/addon-releases" /* ?proxy=&cluster= */
 #define MUSTER_PATH_TOKENS "/tokens"
 #define MUSTER_PATH_TOKEN(t) MUSTER_PATH_ITEM(MUSTER_PATH_TOKENS, t)
 /* Actions: a suffix to the path of an infra-env, a host, a cluster or a

@@ -104,6 +104,15 @@ void api_subscription_list(void *app, struct http_request *req, struct http_resp
 void api_subscription_delete(void *app, struct http_request *req, struct http_response *resp);
 void api_operators_resolve(void *app, struct http_request *req, struct http_response *resp);
 void api_operators_upgrade(void *app, struct http_request *req, struct http_response *resp);
+/* Add-on proxies and their releases (addons.c). */
+void api_addon_proxy_create(void *app, struct http_request *req, struct http_response *resp);
+void api_addon_proxy_list(void *app, struct http_request *req, struct http_response *resp);
+void api_addon_proxy_get(void *app, struct http_request *req, struct http_response *resp);
+void api_addon_proxy_patch(void *app, struct http_request *req, struct http_response *resp);
+void api_addon_proxy_delete(void *app, struct http_request *req, struct http_response *resp);
+void api_addon_proxy_action(void *app, struct http_request *req, struct http_response *resp);
+void api_addon_release_list(void *app, struct http_request *req, struct http_response *resp);
+
 /* Operator catalogs (catalogs.c). */
 void api_catalog_add(void *app, struct http_request *req, struct http_response *resp);
 void api_catalog_list(void *app, struct http_request *req, struct http_response *resp);

@@ -285,3 +285,91 @@ int ctl_cluster_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 int ctl_cluster_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         return ctl_delete_one(c, cmd, argc, argv, &cluster_kind);
 }
+
+/* ---- label ----------------------------------------------------------------------- */
+
+/* KEY=VALUE sets, KEY- removes: applied to `labels` in the order given.
+ * 0, or the usage error's exit status. */
+static int apply_label(const struct ctl_cmd *cmd, json_object *labels, const char *arg) {
+        const char *eq = strchr(arg, '=');
+        size_t n = strlen(arg);
+        if (eq && eq != arg) {
+                _cleanup_free_ char *key = strndup(arg, (size_t) (eq - arg));
+                if (!key)
+                        return ctl_fail("out of memory");
+                json_object_object_add(labels, key, json_object_new_string(eq + 1));
+                return 0;
+        }
+        if (!eq && n > 1 && arg[n - 1] == '-') {
+                _cleanup_free_ char *key = strndup(arg, n - 1);
+                if (!key)
+                        return ctl_fail("out of memory");
+                json_object_object_del(labels, key);
+                return 0;
+        }
+        return ctl_usage_error(cmd, "a label change is KEY=VALUE (set) or KEY- (remove), not \"%s\"", arg);
+}
+
+/* The labels a cluster has after a change: "KEY=VALUE" lines. */
+static int print_labels(struct ctl *c, json_object *o, bool details) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(o);
+        _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(o, "name") ?: ctl_jstr(o, "id") ?: "?");
+        json_object *l = ctl_jget(o, "labels");
+        if (!l || !json_object_is_type(l, json_type_object) || json_object_object_length(l) == 0) {
+                printf("cluster %s has no labels\n", name ?: "?");
+                return CTL_EXIT_OK;
+        }
+        json_object_object_foreach(l, k, v) {
+                _cleanup_free_ char *key = ctl_text_sanitize(k), *val = ctl_text_sanitize(json_object_get_string(v));
+                printf("%s=%s\n", key ?: "?", val ?: "?");
+        }
+        return CTL_EXIT_OK;
+}
+
+int ctl_cluster_label(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = { CTL_GLOBAL_OPTIONS, {} };
+        /* Global options only: ctl_next_opt applies those itself, so what
+         * comes back is --help or a usage error. */
+        int o = ctl_next_opt(c, cmd, argc, argv, opts);
+        if (o != CTL_OPT_END)
+                return o == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+        if (optind >= argc)
+                return ctl_usage_error(cmd, "CLUSTER is missing");
+        if (optind + 1 >= argc)
+                return ctl_usage_error(cmd, "give at least one KEY=VALUE or KEY-");
+        /* Every change is checked before anything is asked of the server. */
+        _cleanup_json_ json_object *labels = json_object_new_object();
+        if (!labels)
+                return ctl_fail("out of memory");
+        for (int i = optind + 1; i < argc; i++) {
+                int k = apply_label(cmd, labels, argv[i]);
+                if (k)
+                        return k;
+        }
+        _cleanup_free_ char *path = ctl_cluster_path(c, argv[optind], "", NULL);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply cur;
+        if (ctl_call_object(c, "GET", path, NULL, &cur) < 0) {
+                ctl_reply_free(&cur);
+                return CTL_EXIT_FAIL;
+        }
+        /* The API takes the labels whole: the cluster's, then the changes. */
+        json_object *have = ctl_jget(cur.json, "labels");
+        json_object_put(labels);
+        labels = json_object_new_object();
+        if (labels && have && json_object_is_type(have, json_type_object)) {
+                json_object_object_foreach(have, k, v) json_object_object_add(labels, k, json_object_get(v));
+        }
+        ctl_reply_free(&cur);
+        if (!labels)
+                return ctl_fail("out of memory");
+        for (int i = optind + 1; i < argc; i++)
+                apply_label(cmd, labels, argv[i]);
+        _cleanup_json_ json_object *body = json_object_new_object();
+        if (!body)
+                return ctl_fail("out of memory");
+        json_object_object_add(body, "labels", json_object_get(labels));
+        return ctl_call_print(c, "PATCH", path, body, print_labels, false);
+}

@@ -49,6 +49,22 @@ void ctl_nap(double seconds) {
         "                         replaces the list, \"\" empties it)\n"                                 \
         "  --feature-set F        Feature set (default Default)\n"
 
+#define ADDON_OPTS                                                                                       \
+        "  --values-file FILE     The values template (mustache over the cluster:\n"                    \
+        "                         {{cluster.name}}, {{cluster.labels.KEY}}, ...)\n"                      \
+        "  --values-template TEXT The same, given on the command line\n"                                 \
+        "  -l, --label KEY=VALUE  Select the clusters with this label (repeatable)\n"                    \
+        "  --selector JSON        Or a whole selector: {\"match_labels\":{...},\n"                     \
+        "                         \"match_expressions\":[{\"key\":K,\"operator\":\"In\",\n"        \
+        "                         \"values\":[...]}]} ({} every cluster, null none)\n"                  \
+        "  --strategy S           Continuous (default: releases follow the spec and\n"                  \
+        "                         the cluster's labels and facts) or InstallOnce (a\n"                   \
+        "                         release, once made, is left as it is)\n"                               \
+        "  --max-concurrent N     Clusters rolling at once (0: no limit)\n"                              \
+        "  --max-failures N       Pause the rollout after N failures (0: never)\n"                      \
+        "  --soak SECONDS         Wait this long after a cluster applies\n"                              \
+        "  --timeout SECONDS      A cluster that has not applied by then failed\n"
+
 #define HOST_OPTS                                                                                        \
         "HOST is a host id, a unique prefix of one, its hostname, or INFRA_ENV/HOST.\n"
 
@@ -150,6 +166,13 @@ static const struct ctl_cmd commands[] = {
           "  --pull-secret-file F   Pull secret (JSON, read from F)\n"
           CAP_OPTS,
           ctl_cluster_set },
+        { "cluster", "label", "CLUSTER KEY=VALUE... [KEY-...]", "Set or remove a cluster's labels",
+          "\nKEY=VALUE sets a label, KEY- removes one; the others stay. Keys and\n"
+          "values follow Kubernetes' rules ([prefix/]name, each part at most 63\n"
+          "characters); musterd names one that does not. Add-on proxies select\n"
+          "clusters by their labels: a change reconciles their releases at once.\n"
+          "Prints the cluster's labels (-o json: the cluster).\n",
+          ctl_cluster_label },
         { "cluster", "list", "", "List clusters", "", ctl_cluster_list },
         { "cluster", "show", "CLUSTER", "Show a cluster and its validations", "",
           ctl_cluster_show },
@@ -304,6 +327,52 @@ static const struct ctl_cmd commands[] = {
           "\nCATALOG is a catalog's name or id. Refused while a cluster's operator\n"
           "subscription depends on it. Only an infra-admin deletes catalogs.\n",
           ctl_catalog_delete },
+        { "addon", "create", "NAME [OPTIONS]", "Create an add-on proxy (a Helm chart for clusters)",
+          "  --chart-repo URL       The chart's repository\n"
+          "  --chart CHART          The chart's name in it\n"
+          "  --version V            The chart's version\n"
+          "  --namespace NS         Namespace the release is installed in\n"
+          "  --release-name R       The Helm release's name (default: NAME)\n"
+          ADDON_OPTS
+          "\n--chart-repo, --chart, --version and --namespace are required, and so is\n"
+          "-l or --selector: a proxy says which clusters it selects. Each selected\n"
+          "cluster gets a release right away (Pending until the rollout moves it).\n",
+          ctl_addon_create },
+        { "addon", "set", "PROXY [OPTIONS]", "Change an add-on proxy's chart, values or rollout",
+          "  --chart-repo URL       The chart's repository\n"
+          "  --chart CHART          The chart's name\n"
+          "  --version V            The chart's version\n"
+          ADDON_OPTS
+          "\nOnly what is given changes; -l or --selector replaces the whole selector.\n"
+          "A new chart or values template bumps the releases' revision; the\n"
+          "rollout then moves them. The name, namespace and release name stay.\n",
+          ctl_addon_set },
+        { "addon", "list", "", "List add-on proxies",
+          "\nREADY is the ReleasesReady condition: True once every selected cluster\n"
+          "has the current revision applied.\n",
+          ctl_addon_list },
+        { "addon", "show", "PROXY", "Show an add-on proxy: spec, rollout, conditions",
+          "\nPROXY is the proxy's name or id. Shows the chart, selector, rollout\n"
+          "settings, how many clusters are in each state, each condition and the\n"
+          "values template.\n",
+          ctl_addon_show },
+        { "addon", "delete", "PROXY", "Delete an add-on proxy and remove its releases",
+          "\nThe proxy's releases are removed from the clusters first: until that is\n"
+          "done the proxy is kept, marked deleting. Releases installed out of band\n"
+          "are never touched.\n",
+          ctl_addon_delete },
+        { "addon", "releases", "[--proxy P] [--cluster C]", "List add-on releases, one per proxy and cluster",
+          "  --proxy P              Only the releases of proxy P (name or id)\n"
+          "  --cluster C            Only those on cluster C (id, prefix or name)\n"
+          "\nREVISION is what the cluster should have, APPLIED what it reported\n"
+          "applied. STATUS is Pending, Rolling, Applied, Failed or Removing.\n",
+          ctl_addon_releases },
+        { "addon", "rollout", "pause|resume|rollback PROXY", "Pause, resume or roll back a proxy's rollout",
+          "\npause stops moving releases to the current revision; resume goes on.\n"
+          "rollback returns the proxy to its previous spec (chart, values,\n"
+          "selector) as a new generation and resumes the rollout; refused when\n"
+          "there is none. Prints the rollout's state.\n",
+          ctl_addon_rollout },
         { "signing-key", "", "[-o FILE]", "Print musterd's payload signing public key (PEM)",
           "  -o, --out FILE         Write the key to FILE instead (here -o is not\n"
           "                         the output format)\n",

@@ -313,6 +313,14 @@ int ctl_catalog_add(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **a
 int ctl_catalog_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_cluster_label(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_releases(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_addon_rollout(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 
 /* ---- clusters' capabilities (capabilities.c) --------------------------------- */
 

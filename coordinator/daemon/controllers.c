@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addons.h"
 #include "format.h"
 #include "log.h"
 #include "musterd.h"
@@ -20,6 +21,11 @@ static int64_t monitor_interval(struct svc *sv) {
         return s > 0 ? s : 1;
 }
 
+static int64_t addons_interval(struct svc *sv) {
+        int64_t s = svc_cfg(sv)->addons_interval_s;
+        return s > 0 ? s : 1;
+}
+
 static const struct controller_def {
         const char *name;
         int64_t (*interval_s)(struct svc *sv);
@@ -30,6 +36,7 @@ static const struct controller_def {
         [CTRL_MONITOR] = { "monitor", monitor_interval, svc_monitor_pass,
                            "%d host(s) marked disconnected, or failed for going silent while installing" },
         [CTRL_EVENTS] = { "events", monitor_interval, svc_prune_events, "%d event(s) pruned" },
+        [CTRL_ADDONS] = { "addons", addons_interval, svc_addons_reconcile, "%d add-on release(s) changed" },
 };
 
 const char *controller_name(enum controller_id id) {

@@ -10,7 +10,9 @@
  *              disconnected, or error while installing or waiting for
  *              their first boot (svc_monitor_pass)
  *   events     [monitor] monitor_interval: [events] retention
- *              (svc_prune_events) */
+ *              (svc_prune_events)
+ *   addons     [addons] interval: add-on releases follow their proxies
+ *              and the agents' reports, in stages (svc_addons_reconcile) */
 #pragma once
 #include <stdatomic.h>
 #include <stddef.h>
@@ -19,7 +21,7 @@
 
 struct musterd;
 
-enum controller_id { CTRL_CHECKINS, CTRL_MONITOR, CTRL_EVENTS, _CTRL_MAX };
+enum controller_id { CTRL_CHECKINS, CTRL_MONITOR, CTRL_EVENTS, CTRL_ADDONS, _CTRL_MAX };
 
 struct controller_state {
         struct timespec last;         /* CLOCK_MONOTONIC of the last run; 0: never */

@@ -40,6 +40,7 @@ enum section {
         SEC_EVENTS,
         SEC_NETWORK,
         SEC_DNS,
+        SEC_ADDONS,
         _SEC_MAX,
 };
 
@@ -62,6 +63,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_EVENTS] = "events",
         [SEC_NETWORK] = "network",
         [SEC_DNS] = "dns",
+        [SEC_ADDONS] = "addons",
 };
 
 enum key_type {
@@ -106,6 +108,7 @@ static const struct key_def keys[] = {
         { SEC_MONITOR, "host_disconnect_timeout", KT_SECONDS, F(host_disconnect_timeout_s), 1, 86400 },
         { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
         { SEC_MONITOR, "first_boot_timeout", KT_SECONDS, F(first_boot_timeout_s), 1, 7 * 86400 },
+        { SEC_ADDONS, "interval", KT_SECONDS, F(addons_interval_s), 1, 3600 },
         { SEC_AGENT, "instruction_interval", KT_SECONDS, F(instruction_interval_s), 1, 3600 },
         { SEC_AGENT, "inventory_every", KT_INT, F(inventory_every), 1, 10000 },
         REQ(SEC_REQ_MASTER, REQ_MASTER),
@@ -162,6 +165,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->host_disconnect_timeout_s = 180;
         cfg->first_boot_timeout_s = 3600;
         cfg->monitor_interval_s = 10;
+        cfg->addons_interval_s = 5;
         cfg->instruction_interval_s = 60;
         cfg->inventory_every = 10;
         cfg->req[REQ_MASTER] = (struct role_requirements) { 4, 16 * GIB, 100 * GB };

@@ -45,6 +45,8 @@ struct muster_config {
         /* From the install step's result to the installed system's first
          * check-in (reboot, firmware, boot): past it the host is in error. */
         int64_t first_boot_timeout_s;
+        /* [addons] how often the add-on reconciler follows the agents' reports */
+        int64_t addons_interval_s;
         /* [agent] */
         int64_t instruction_interval_s;   /* next_instruction_seconds handed out */
         int64_t inventory_every;          /* re-request the inventory every N-th poll */

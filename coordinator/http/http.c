@@ -945,7 +945,7 @@ static const struct {
 } errno_status[] = {
         { -EINVAL, 400 }, { -EPERM, 403 },  { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },  { -ESTALE, 409 },
         { -ENOPKG, 409 }, { -EDOM, 409 },   { -EDQUOT, 409 }, { -E2BIG, 413 },  { -EUSERS, 429 }, { -EAGAIN, 503 },
-        { -ENOSPC, 507 },
+        { -ENOSPC, 507 }, { -EALREADY, 409 },
 };
 
 int http_status_of_errno(int r) {

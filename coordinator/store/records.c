@@ -118,6 +118,63 @@ void store_subscription_list_free(struct store_subscription_list *l) {
         *l = (struct store_subscription_list) { 0 };
 }
 
+void store_addon_proxy_init(struct store_addon_proxy *p) {
+        *p = (struct store_addon_proxy) { 0 };
+}
+
+void store_addon_proxy_free(struct store_addon_proxy *p) {
+        free(p->id);
+        free(p->name);
+        free(p->owner);
+        free(p->spec);
+        free(p->prev_spec);
+        free(p->conditions);
+        free(p->created_at);
+        free(p->updated_at);
+        store_addon_proxy_init(p);
+}
+
+void store_addon_proxy_list_free(struct store_addon_proxy_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_addon_proxy_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_addon_proxy_list) { 0 };
+}
+
+void store_addon_release_init(struct store_addon_release *r) {
+        *r = (struct store_addon_release) { 0 };
+}
+
+void store_addon_release_free(struct store_addon_release *r) {
+        free(r->proxy_id);
+        free(r->cluster_id);
+        free(r->content);
+        free(r->prev_content);
+        free(r->status);
+        free(r->message);
+        free(r->created_at);
+        free(r->updated_at);
+        store_addon_release_init(r);
+}
+
+void store_addon_release_list_free(struct store_addon_release_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_addon_release_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_addon_release_list) { 0 };
+}
+
+void store_host_found_list_free(struct store_host_found_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++) {
+                free(l->v[i].infra_env_id);
+                free(l->v[i].host_id);
+                free(l->v[i].cluster_id);
+                free(l->v[i].found);
+        }
+        free(l->v);
+        *l = (struct store_host_found_list) { 0 };
+}
+
 void store_latency_add(struct store_latency *l, double seconds) {
         size_t b = 0;
         while (b < STORE_LATENCY_BUCKETS && seconds > store_latency_bounds[b])

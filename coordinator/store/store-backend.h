@@ -155,6 +155,23 @@ struct store_backend {
         int (*subscription_list)(struct store *s, const char *cluster_id, struct store_subscription_list *out);
         int (*subscription_delete)(struct store *s, const char *cluster_id, const char *package);
 
+        /* p->id, created_at, updated_at, generation filled in. */
+        int (*addon_proxy_create)(struct store *s, const struct store_addon_proxy *p);
+        /* By id (name NULL) or by name (id NULL). */
+        int (*addon_proxy_get)(struct store *s, const char *id, const char *name, struct store_addon_proxy *out);
+        int (*addon_proxy_list)(struct store *s, struct store_addon_proxy_list *out);
+        int (*addon_proxy_update)(struct store *s, const struct store_addon_proxy *p, int64_t expect_generation);
+        int (*addon_proxy_delete)(struct store *s, const char *id);
+        int (*addon_release_list)(struct store *s, const char *proxy_id, const char *cluster_id,
+                                  const struct store_page *pg, struct store_addon_release_list *out);
+        /* r->created_at/updated_at: now (created_at kept for an existing row). */
+        int (*addon_release_put)(struct store *s, const struct store_addon_release *r);
+        int (*addon_release_delete)(struct store *s, const char *proxy_id, const char *cluster_id);
+        int (*host_found_set)(struct store *s, const char *infra_env_id, const char *host_id, const char *found,
+                              const char *now);
+        int (*host_found_list)(struct store *s, const char *cluster_id, struct store_host_found_list *out);
+        int (*cluster_host_counts)(struct store *s, struct store_cluster_count **out, size_t *n);
+
         /* e->time is filled in; the back-end fills in e->id. */
         int (*event_append)(struct store *s, struct event *e);
         int (*event_list)(struct store *s, const struct store_event_filter *f, struct event_list *out);

@@ -968,6 +968,141 @@ int store_subscription_delete(struct store *s, const char *cluster_id, const cha
         return s->ops->subscription_delete(s, cid, package);
 }
 
+/* ---- add-ons --------------------------------------------------------------- */
+
+static bool text_ok(const char *v, size_t max) {
+        return v && *v && !too_long(v, max);
+}
+
+int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!p || !text_ok(p->name, STORE_MAX_CATALOG_NAME) || !text_ok(p->owner, MODEL_MAX_STRING) ||
+            !text_ok(p->spec, STORE_MAX_ADDON_SPEC))
+                return -EINVAL;
+        if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&p->id, id)) < 0 || (r = set_owned(&p->created_at, now)) < 0 ||
+            (r = set_owned(&p->updated_at, now)) < 0)
+                return r;
+        p->generation = 1;
+        return s->ops->addon_proxy_create(s, p);
+}
+
+int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out) {
+        char nid[UUID_STR_LEN];
+        int r;
+        store_addon_proxy_init(out);
+        if (!key || !*key)
+                return -EINVAL;
+        if (norm_id(key, nid) == 0)
+                r = s->ops->addon_proxy_get(s, nid, NULL, out);
+        else if (too_long(key, STORE_MAX_CATALOG_NAME))
+                return -ENOENT;
+        else
+                r = s->ops->addon_proxy_get(s, NULL, key, out);
+        if (r < 0)
+                store_addon_proxy_free(out);
+        return r;
+}
+
+int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
+        *out = (struct store_addon_proxy_list) { 0 };
+        int r = s->ops->addon_proxy_list(s, out);
+        if (r < 0)
+                store_addon_proxy_list_free(out);
+        return r < 0 ? r : 0;
+}
+
+int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64_t expect_generation) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+        if (!p || norm_id(p->id, nid) < 0 || !text_ok(p->spec, STORE_MAX_ADDON_SPEC) ||
+            (p->prev_spec && too_long(p->prev_spec, STORE_MAX_ADDON_SPEC)) ||
+            (p->conditions && too_long(p->conditions, STORE_MAX_ADDON_SPEC)) || p->generation < 1)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = set_owned(&p->updated_at, now)) < 0 ||
+            (r = set_owned(&p->id, nid)) < 0)
+                return r;
+        return s->ops->addon_proxy_update(s, p, expect_generation);
+}
+
+int store_addon_proxy_delete(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        return s->ops->addon_proxy_delete(s, nid);
+}
+
+int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
+                             const struct store_page *pg, struct store_addon_release_list *out) {
+        char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
+        *out = (struct store_addon_release_list) { 0 };
+        if ((proxy_id && norm_id(proxy_id, pid) < 0) || (cluster_id && norm_id(cluster_id, cid) < 0) ||
+            (pg && pg->limit > STORE_MAX_LIMIT))
+                return -EINVAL;
+        int r = s->ops->addon_release_list(s, proxy_id ? pid : NULL, cluster_id ? cid : NULL, pg, out);
+        if (r < 0)
+                store_addon_release_list_free(out);
+        return r < 0 ? r : 0;
+}
+
+int store_addon_release_put(struct store *s, struct store_addon_release *r) {
+        char pid[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int e;
+        if (!r || norm_id(r->proxy_id, pid) < 0 || norm_id(r->cluster_id, cid) < 0 ||
+            !text_ok(r->content, STORE_MAX_ADDON_CONTENT) ||
+            (r->prev_content && too_long(r->prev_content, STORE_MAX_ADDON_CONTENT)) || !text_ok(r->status, 32) ||
+            (r->message && too_long(r->message, MODEL_MAX_STRING)) || r->revision < 1)
+                return -EINVAL;
+        if ((e = model_now_rfc3339(now)) < 0 || (e = set_owned(&r->updated_at, now)) < 0 ||
+            (!r->created_at && (e = set_owned(&r->created_at, now)) < 0) || (e = set_owned(&r->proxy_id, pid)) < 0 ||
+            (e = set_owned(&r->cluster_id, cid)) < 0)
+                return e;
+        return s->ops->addon_release_put(s, r);
+}
+
+int store_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id) {
+        char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
+        if (norm_id(proxy_id, pid) < 0 || norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        return s->ops->addon_release_delete(s, pid, cid);
+}
+
+int store_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found_json) {
+        char ie[UUID_STR_LEN], h[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+        if (norm_id(infra_env_id, ie) < 0 || norm_id(host_id, h) < 0 || !text_ok(found_json, STORE_MAX_FOUND))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0)
+                return r;
+        return s->ops->host_found_set(s, ie, h, found_json, now);
+}
+
+int store_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out) {
+        char cid[UUID_STR_LEN];
+        *out = (struct store_host_found_list) { 0 };
+        if (cluster_id && norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        int r = s->ops->host_found_list(s, cluster_id ? cid : NULL, out);
+        if (r < 0)
+                store_host_found_list_free(out);
+        return r < 0 ? r : 0;
+}
+
+int store_cluster_host_counts(struct store *s, struct store_cluster_count **out, size_t *n) {
+        *out = NULL;
+        *n = 0;
+        int r = s->ops->cluster_host_counts(s, out, n);
+        if (r < 0) {
+                free(*out);
+                *out = NULL;
+                *n = 0;
+        }
+        return r < 0 ? r : 0;
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 int store_event_append(struct store *s, struct event *e) {

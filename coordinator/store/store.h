@@ -439,6 +439,107 @@ int store_subscription_list(struct store *s, const char *cluster_id, struct stor
 /* -ENOENT. */
 int store_subscription_delete(struct store *s, const char *cluster_id, const char *package);
 
+/* ---- add-ons (DESIGN §10) ------------------------------------------------- */
+
+#define STORE_MAX_ADDON_PROXIES 1000
+#define STORE_MAX_ADDON_RELEASES 1000000  /* read at once by the reconciler */
+#define STORE_MAX_ADDON_SPEC (2 * 1024 * 1024)
+#define STORE_MAX_ADDON_CONTENT (4 * 1024 * 1024)
+#define STORE_MAX_FOUND (4 * 1024 * 1024)
+
+/* An AddonProxy as kept: its spec as JSON text (the domain parses it), the
+ * spec before the last change (what a rollback returns to), and the
+ * rollout's state. */
+struct store_addon_proxy {
+        char *id;
+        char *name;            /* unique */
+        char *owner;
+        char *spec;            /* JSON text */
+        char *prev_spec;       /* JSON text; NULL: nothing to roll back to */
+        int64_t generation;    /* 1 at creation; every spec change adds one */
+        int64_t rollback_generation; /* the generation a rollback made (its changes are not staged); 0 */
+        bool paused;
+        int64_t failure_base;  /* failures forgiven by the last resume */
+        bool deleting;         /* deleted: its releases are being removed */
+        char *conditions;      /* JSON array text; NULL: none yet */
+        char *created_at;
+        char *updated_at;
+        int64_t seq;
+};
+void store_addon_proxy_init(struct store_addon_proxy *p);
+void store_addon_proxy_free(struct store_addon_proxy *p);
+struct store_addon_proxy_list { struct store_addon_proxy *v; size_t n; };
+void store_addon_proxy_list_free(struct store_addon_proxy_list *l);
+
+/* Needs name, owner and spec. Fills in id, generation 1, created_at and
+ * updated_at. -EEXIST: the name is taken; -EDQUOT past STORE_MAX_ADDON_PROXIES. */
+int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p);
+/* By id or, when `key` is not a UUID, by name. -ENOENT. */
+int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out);
+/* Every proxy, in creation order. */
+int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out);
+/* Writes spec, prev_spec, generation, rollback_generation, paused,
+ * failure_base, deleting and conditions of p->id, only if the stored
+ * generation is still expect_generation (else -ESTALE). Refreshes
+ * updated_at. */
+int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64_t expect_generation);
+/* -EBUSY while releases of it remain. */
+int store_addon_proxy_delete(struct store *s, const char *id);
+
+/* An AddonRelease: what musterd put (or is putting) on one cluster for one
+ * proxy, the inventory that removal and updates go by. */
+struct store_addon_release {
+        char *proxy_id;
+        char *cluster_id;
+        char *content;          /* JSON text: addon_content_to_json */
+        char *prev_content;     /* the content before the last update; NULL: none */
+        int64_t revision;       /* 1 when created; every change of content adds one */
+        int64_t applied_revision; /* the revision every host applied; 0: none */
+        int64_t payload_revision; /* the cluster payload revision that carries revision (or its removal) */
+        int64_t generation;     /* the proxy generation content was rendered from */
+        char *status;           /* addon_status_to_string */
+        char *message;
+        bool conflict;          /* an out-of-band release holds its name on the cluster */
+        int64_t started_at;     /* unix seconds it started rolling; 0 */
+        int64_t applied_at;     /* unix seconds it was applied; 0 */
+        char *created_at;
+        char *updated_at;
+        int64_t seq;
+};
+void store_addon_release_init(struct store_addon_release *r);
+void store_addon_release_free(struct store_addon_release *r);
+struct store_addon_release_list { struct store_addon_release *v; size_t n; int64_t next_after; };
+void store_addon_release_list_free(struct store_addon_release_list *l);
+
+/* Filters ANDed (NULL: any). pg NULL: every row (at most
+ * STORE_MAX_ADDON_RELEASES), else a page. In creation order. */
+int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
+                             const struct store_page *pg, struct store_addon_release_list *out);
+/* Insert or replace the release of (proxy_id, cluster_id); created_at kept
+ * when it exists, updated_at now. -ENOENT: no such proxy or cluster. */
+int store_addon_release_put(struct store *s, struct store_addon_release *r);
+/* -ENOENT. */
+int store_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id);
+
+/* What a host's node agent found in its manifest directory that muster did
+ * not write (JSON array text, as the agent reported it), kept per host. */
+int store_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found_json);
+struct store_host_found {
+        char *infra_env_id;
+        char *host_id;
+        char *cluster_id;
+        char *found;            /* JSON text */
+};
+struct store_host_found_list { struct store_host_found *v; size_t n; };
+void store_host_found_list_free(struct store_host_found_list *l);
+/* Of the hosts bound to cluster_id (NULL: to any cluster). */
+int store_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out);
+
+/* How many hosts each cluster has: parallel arrays of every cluster with
+ * at least one host. */
+struct store_cluster_count { char cluster_id[UUID_STR_LEN]; int64_t hosts; };
+int store_cluster_host_counts(struct store *s, struct store_cluster_count **out, size_t *n);
+
 /* ---- events ------------------------------------------------------------ */
 
 /* Needs severity, category and message; fills in id and, if NULL, time. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addonpart.h"
 #include "canonjson.h"
 #include "cleanup.h"
 #include "errmsg.h"
@@ -282,6 +283,7 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
         _cleanup_(host_settings_free) struct host_settings hs = { 0 };
         _cleanup_(opresolve_free) struct op_resolution op = { .none = true };
         _cleanup_(manifest_list_free) struct manifest_list opms = { 0 };
+        _cleanup_(manifest_list_free) struct manifest_list adms = { 0 };
         struct filter_context ctx = filter_ctx(lr, c);
         struct filter_result *res = NULL;
         _cleanup_free_ const struct manifest **inc = NULL;
@@ -312,7 +314,14 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
                 free(res);
                 return r;
         }
-        inc = calloc(lr->ms.n + opms.n + 1, sizeof *inc);
+        /* Part 3: the add-ons' releases. */
+        if ((r = addons_manifests(sv, c, &adms, err, errlen)) < 0) {
+                for (size_t i = 0; i < lr->ms.n; i++)
+                        filter_result_free(&res[i]);
+                free(res);
+                return r;
+        }
+        inc = calloc(lr->ms.n + opms.n + adms.n + 1, sizeof *inc);
         for (size_t i = 0; i < lr->ms.n; i++) {
                 if (inc && res[i].reason == FILTER_INCLUDED)
                         inc[n++] = &lr->ms.v[i];
@@ -323,6 +332,8 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
                 return -ENOMEM;
         for (size_t i = 0; i < opms.n; i++)
                 inc[n++] = &opms.v[i];
+        for (size_t i = 0; i < adms.n; i++)
+                inc[n++] = &adms.v[i];
         if (lr->r.info.os_image.url)
                 snprintf(url, sizeof url, "%s", lr->r.info.os_image.url);
         else

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addons.h"
 #include "cleanup.h"
 #include "clusterrel.h"
 #include "errmsg.h"
@@ -338,6 +339,7 @@ int svc_cluster_create(struct svc *sv, struct cluster *c, const char *by, struct
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c->id, NULL, "cluster %s (%s) created by %s", c->name, c->id,
                   c->owner);
         (void) refresh_cluster(sv, c->id, NULL);
+        (void) svc_addons_reconcile(sv);
         return store_cluster_get(sv->store, c->id, out);
 }
 
@@ -364,6 +366,8 @@ int svc_cluster_update(struct svc *sv, struct cluster *c, struct cluster *in, co
                 r = errmsg(err, errlen, -EBUSY, "cluster %s is %s; its settings cannot change now", c->id, c->status);
                 goto out;
         }
+        if ((r = svc_addons_check_cluster(sv, c, in, err, errlen)) < 0)
+                goto out;
         const struct cluster_cap_spec *spec = (in->present & CL_F_CAPABILITIES) ? &in->cap_spec : NULL;
         if ((r = cluster_rework(sv, c, in->present & CL_F_RELEASE_VERSION, in->release_version, spec,
                                 in->present & CL_F_FEATURE_SET, in->feature_set, false, &p, &fields, err, errlen,
@@ -378,6 +382,7 @@ int svc_cluster_update(struct svc *sv, struct cluster *c, struct cluster *in, co
             (r = rework_store(sv, c, fields, &p, err, errlen, what)) < 0)
                 goto out;
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c->id, NULL, "cluster %s updated by %s", c->id, by);
+        (void) svc_addons_reconcile(sv); /* labels select add-ons; facts fill their values */
         r = revalidate(sv, c->id, out, what);
 out:
         store_payload_free(&p);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "addons.h"
 #include "cleanup.h"
 #include "clusterrel.h"
 #include "errmsg.h"
@@ -636,8 +637,14 @@ static void apply_done(struct svc *sv, struct host *h, int64_t rev, int64_t exit
                 svc_event(sv, EVENT_ERROR, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                           "host %s failed to apply payload revision %lld: %s", h->id, (long long) rev,
                           error && *error ? error : "no reason given");
+                svc_addons_apply_failed(sv, h->cluster_id, h->id, rev, error);
                 return;
         }
+        /* What the node agent found beside muster's files (out-of-band
+         * releases the add-ons must leave alone). */
+        json_object *found;
+        if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, "found", &found))
+                svc_addons_found(sv, h, found);
         int64_t applied = output_i64(output, "applied_revision", rev);
         if (applied <= h->applied_revision)
                 return; /* a repeat */

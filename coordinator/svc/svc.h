@@ -41,6 +41,7 @@ struct svc {
         struct checkin_buffer *checkins;  /* agents' check-ins, written in batches */
         struct ratelimit *registrations;  /* new hosts per infra-env ([infraenv] register_*) */
         struct svc_catalogs *catalogs;    /* parsed operator catalogs (catalogs.h) */
+        struct svc_addons *addons;        /* the add-on reconciler's lock (addons.h) */
         int64_t events_pruned_to;         /* events up to this id were counted (retention) */
         struct svc_event_sink sink;
         /* The services' clock, seconds since the epoch (NULL: time(NULL)):

@@ -1101,3 +1101,125 @@ Test(install, image_deadline_scales_with_the_size) {
         o.image_deadline_s = 60;
         cr_assert_eq(install_image_deadline_ms(&o, 10 << 20), 70 * INT64_C(1000));
 }
+
+/* Issue 16: a node apply leaves alone a Helm release that an out-of-band
+ * file in the manifest directory holds (muster's HelmChart for it is not
+ * written, and muster's own earlier copy goes), says so in "skipped", and
+ * lists every out-of-band object in "found", also when it has nothing to do. */
+Test(install_step, node_apply_leaves_out_of_band_helm_releases_alone, .init = mk, .fini = rm) {
+        struct world w;
+        world_init(&w, 1);
+        char *mdir = path_in(tmp, "root/etc/muster/manifests");
+        struct install_options node = { .coordinator_key = w.key, .node = true, .manifest_dir = mdir };
+        struct install_outcome out;
+        static const char *const names[] = { "0000_10_config.yaml", "0000_70_helm.yaml" };
+        static const char *const texts[] = {
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: muster\n",
+                "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: traefik\n  namespace: kube-system\n"
+                "spec:\n  chart: traefik\n"
+                "---\n"
+                "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: cert-manager\n  namespace: kube-system\n"
+                "spec:\n  targetNamespace: cert-manager\n",
+        };
+
+        /* Revision 1 into an empty directory: nothing found, nothing skipped. */
+        free(w.feed.envelope);
+        w.feed.envelope = envelope(w.key, 1, w.sha, (int64_t) w.size, names, texts, 2, &w.feed.envelope_len);
+        struct install_args a1 = args_for("apply", 1);
+        cr_assert_eq(install_execute(&node, &a1, &w.io, &out), 0, "%s", out.error);
+        tu_assert_join(tu_json_get(out.output, "added"), NULL,
+                       "0000_10_config.yaml,0000_70_helm.0.yaml,0000_70_helm.1.yaml");
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "found")), 0);
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "skipped")), 0);
+        cr_assert_null(tu_json_get(out.output, "found_truncated"));
+        install_outcome_free(&out);
+
+        /* Someone else's files: the same traefik release (metadata.namespace,
+         * no targetNamespace), a cert-manager release in another namespace
+         * than muster's, and a ConfigMap. */
+        static const char *const local_traefik =
+                "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: traefik\n  namespace: kube-system\n"
+                "spec:\n  chart: https://example.com/traefik.tgz\n";
+        cr_assert_eq(tu_write_file(mdir, "local-traefik.yaml", local_traefik), 0);
+        cr_assert_eq(tu_write_file(mdir, "local-cert.yaml",
+                                   "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: cert-manager\n"
+                                   "  namespace: kube-system\n"),
+                     0);
+        cr_assert_eq(tu_write_file(mdir, "local-cm.json",
+                                   "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}"),
+                     0);
+
+        free(w.feed.envelope);
+        w.feed.envelope = envelope(w.key, 2, w.sha, (int64_t) w.size, names, texts, 2, &w.feed.envelope_len);
+        snprintf(w.feed.payload_url, sizeof w.feed.payload_url, PAYLOAD_URL, 2);
+        struct install_args a2 = args_for("apply", 2);
+        cr_assert_eq(install_execute(&node, &a2, &w.io, &out), 0, "%s", out.error);
+        cr_assert_eq(json_object_get_int64(tu_json_get(out.output, "applied_revision")), 2);
+        tu_assert_join(tu_json_get(out.output, "removed"), NULL, "0000_70_helm.0.yaml");
+        tu_assert_join(tu_json_get(out.output, "found"), "file", "local-cert.yaml,local-cm.json,local-traefik.yaml");
+        tu_assert_join(tu_json_get(out.output, "found"), "release_namespace", "kube-system,?,kube-system");
+        json_object *skipped = tu_json_get(out.output, "skipped");
+        cr_assert_eq(json_object_array_length(skipped), 1);
+        cr_assert_str_eq(tu_jstr(skipped, "0.path"), "0000_70_helm.0.yaml");
+        cr_assert_str_eq(tu_jstr(skipped, "0.name"), "traefik");
+        cr_assert_str_eq(tu_jstr(skipped, "0.namespace"), "kube-system");
+        cr_assert_str_eq(tu_jstr(skipped, "0.conflict_file"), "local-traefik.yaml");
+        cr_assert_str_eq(tu_jstr(skipped, "0.reason"),
+                         "an out-of-band HelmChart for release kube-system/traefik is in local-traefik.yaml; left alone");
+        cr_assert_null(tu_json_get(out.output, "found_truncated"));
+        install_outcome_free(&out);
+        cr_assert_not(exists(mdir, "0000_70_helm.0.yaml"), "muster's copy of the release is gone");
+        cr_assert(exists(mdir, "0000_70_helm.1.yaml"));
+        char *p = path_in(mdir, "local-traefik.yaml");
+        char *t = slurp(p, NULL);
+        cr_assert_str_eq(t, local_traefik, "the out-of-band file is untouched");
+        free(t);
+        free(p);
+
+        /* Applied already: still says what it found. */
+        cr_assert_eq(install_execute(&node, &a2, &w.io, &out), 0, "%s", out.error);
+        cr_assert_eq(json_object_get_int64(tu_json_get(out.output, "applied_revision")), 2);
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "found")), 3);
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "skipped")), 0);
+        install_outcome_free(&out);
+
+        install_args_free(&a1);
+        install_args_free(&a2);
+        free(mdir);
+        world_free(&w);
+}
+
+/* A payload file whose name a file muster did not write already has: that
+ * file is never written over; the skip is said. */
+Test(install_step, node_apply_never_writes_over_a_file_it_did_not_write, .init = mk, .fini = rm) {
+        struct world w;
+        world_init(&w, 1);
+        char *mdir = path_in(tmp, "root/etc/muster/manifests");
+        struct install_options node = { .coordinator_key = w.key, .node = true, .manifest_dir = mdir };
+        struct install_outcome out;
+        static const char *const names[] = { "0000_10_config.yaml", "9500_addon_tools.yaml" };
+        static const char *const texts[] = {
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: muster\n",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tools\n  namespace: muster\n",
+        };
+        static const char mine[] = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: mine\n";
+        cr_assert_eq(tu_write_file(mdir, "9500_addon_tools.yaml", mine), 0);
+        free(w.feed.envelope);
+        w.feed.envelope = envelope(w.key, 1, w.sha, (int64_t) w.size, names, texts, 2, &w.feed.envelope_len);
+        struct install_args a1 = args_for("apply", 1);
+        cr_assert_eq(install_execute(&node, &a1, &w.io, &out), 0, "%s", out.error);
+        tu_assert_join(tu_json_get(out.output, "added"), NULL, "0000_10_config.yaml");
+        json_object *skipped = tu_json_get(out.output, "skipped");
+        cr_assert_eq(json_object_array_length(skipped), 1);
+        cr_assert_str_eq(tu_jstr(skipped, "0.path"), "9500_addon_tools.yaml");
+        cr_assert(strstr(tu_jstr(skipped, "0.reason"), "muster did not write"), "%s", tu_jstr(skipped, "0.reason"));
+        install_outcome_free(&out);
+        char *p = path_in(mdir, "9500_addon_tools.yaml");
+        char *t = slurp(p, NULL);
+        cr_assert_str_eq(t, mine, "untouched");
+        free(t);
+        free(p);
+        install_args_free(&a1);
+        free(mdir);
+        world_free(&w);
+}

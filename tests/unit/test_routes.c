@@ -128,6 +128,15 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(API MUSTER_PATH_CATALOG(S), "community"), "catalog_get", "community", NULL);
         expect("GET", PATH(API MUSTER_PATH_CATALOG(S), CID), "catalog_get", CID, NULL);
         expect("DELETE", PATH(API MUSTER_PATH_CATALOG(S), CID), "catalog_delete", CID, NULL);
+        /* Add-ons: musterctl (addon.c), proxies by id or name. */
+        expect("POST", API MUSTER_PATH_ADDON_PROXIES, "addon_proxy_create", NULL, NULL);
+        expect("GET", API MUSTER_PATH_ADDON_PROXIES, "addon_proxy_list", NULL, NULL);
+        expect("GET", PATH(API MUSTER_PATH_ADDON_PROXY(S), "mon"), "addon_proxy_get", "mon", NULL);
+        expect("PATCH", PATH(API MUSTER_PATH_ADDON_PROXY(S), CID), "addon_proxy_patch", CID, NULL);
+        expect("DELETE", PATH(API MUSTER_PATH_ADDON_PROXY(S), "mon"), "addon_proxy_delete", "mon", NULL);
+        expect("POST", PATH(API MUSTER_PATH_ADDON_PROXY_ACTION(S, "rollback"), "mon"), "addon_proxy_action", "mon",
+               "rollback");
+        expect("GET", API MUSTER_PATH_ADDON_RELEASES, "addon_release_list", NULL, NULL);
         expect("POST", API MUSTER_PATH_TOKENS, "token_create", NULL, NULL);
         expect("GET", API MUSTER_PATH_TOKENS, "token_list", NULL, NULL);
         expect("POST", PATH(API MUSTER_PATH_TOKEN(S) MUSTER_ACTION_REVOKE, TOK), "token_revoke", TOK, NULL);

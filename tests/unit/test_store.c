@@ -1784,3 +1784,132 @@ Test(store, subscription_argument_checks) {
         cr_expect_eq(store_subscription_delete(st, a, ""), -EINVAL);
         free(a);
 }
+
+/* Add-on proxies (issue 16): by id or name, updates only from the
+ * generation read, no delete while releases remain; releases upserted,
+ * filtered, paged, gone with their cluster; what node agents found, per
+ * cluster; host counts. */
+Test(store, addon_proxies_releases_and_found) {
+        char *a = tu_store_cluster(st, "alice", "a"), *b = tu_store_cluster(st, "bob", "b");
+        struct store_addon_proxy p = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{\"v\":1}") };
+        cr_assert_eq(store_addon_proxy_create(st, &p), 0);
+        cr_assert_eq(p.generation, 1);
+        struct store_addon_proxy dup = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{}") };
+        cr_expect_eq(store_addon_proxy_create(st, &dup), -EEXIST);
+        store_addon_proxy_free(&dup);
+        struct store_addon_proxy got;
+        cr_assert_eq(store_addon_proxy_get(st, "mon", &got), 0);
+        cr_expect_str_eq(got.id, p.id);
+        store_addon_proxy_free(&got);
+        cr_assert_eq(store_addon_proxy_get(st, p.id, &got), 0);
+        cr_expect_str_eq(got.spec, "{\"v\":1}");
+        cr_expect_not(got.paused);
+        /* An update from generation 1 wins once; a second from 1 is stale. */
+        free(got.spec);
+        got.spec = strdup("{\"v\":2}");
+        got.prev_spec = strdup("{\"v\":1}");
+        got.generation = 2;
+        got.paused = true;
+        got.failure_base = 3;
+        got.conditions = strdup("[]");
+        cr_assert_eq(store_addon_proxy_update(st, &got, 1), 0);
+        cr_expect_eq(store_addon_proxy_update(st, &got, 1), -ESTALE);
+        store_addon_proxy_free(&got);
+        cr_assert_eq(store_addon_proxy_get(st, "mon", &got), 0);
+        cr_expect_eq(got.generation, 2);
+        cr_expect(got.paused);
+        cr_expect_eq(got.failure_base, 3);
+        cr_expect_str_eq(got.prev_spec, "{\"v\":1}");
+        cr_expect_str_eq(got.conditions, "[]");
+        store_addon_proxy_free(&got);
+        cr_expect_eq(store_addon_proxy_get(st, "nope", &got), -ENOENT);
+
+        /* Releases: put twice is one row; filters; pages. */
+        const char *cl[] = { a, b };
+        for (int i = 0; i < 2; i++) {
+                struct store_addon_release r = { .proxy_id = strdup(p.id), .cluster_id = strdup(cl[i]),
+                                                 .content = strdup("{\"values\":\"a: 1\"}"), .status = strdup("Pending"),
+                                                 .revision = 1, .generation = 1 };
+                cr_assert_eq(store_addon_release_put(st, &r), 0);
+                free(r.status);
+                r.status = strdup("Rolling");
+                r.revision = 2;
+                r.payload_revision = 7;
+                r.started_at = 1000;
+                r.conflict = i == 1;
+                r.message = strdup("waiting");
+                cr_assert_eq(store_addon_release_put(st, &r), 0);
+                store_addon_release_free(&r);
+        }
+        struct store_addon_release_list l;
+        cr_assert_eq(store_addon_release_list(st, p.id, NULL, NULL, &l), 0);
+        cr_assert_eq(l.n, 2);
+        cr_expect_str_eq(l.v[0].cluster_id, a);
+        cr_expect_str_eq(l.v[0].status, "Rolling");
+        cr_expect_eq(l.v[0].revision, 2);
+        cr_expect_eq(l.v[0].payload_revision, 7);
+        cr_expect_eq(l.v[0].started_at, 1000);
+        cr_expect_str_eq(l.v[0].message, "waiting");
+        cr_expect_not(l.v[0].conflict);
+        cr_expect(l.v[1].conflict);
+        store_addon_release_list_free(&l);
+        struct store_page pg = { .limit = 1 };
+        cr_assert_eq(store_addon_release_list(st, NULL, NULL, &pg, &l), 0);
+        cr_expect_eq(l.n, 1);
+        cr_expect_gt(l.next_after, 0, "one more page");
+        pg.after = l.next_after;
+        store_addon_release_list_free(&l);
+        cr_assert_eq(store_addon_release_list(st, NULL, NULL, &pg, &l), 0);
+        cr_expect_eq(l.n, 1);
+        cr_expect_str_eq(l.v[0].cluster_id, b);
+        cr_expect_eq(l.next_after, 0);
+        store_addon_release_list_free(&l);
+        cr_expect_eq(store_addon_proxy_delete(st, p.id), -EBUSY, "releases remain");
+        struct store_addon_release bad = { .proxy_id = strdup(p.id),
+                                           .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
+                                           .content = strdup("{}"), .status = strdup("Pending"), .revision = 1 };
+        cr_expect_eq(store_addon_release_put(st, &bad), -ENOENT, "no such cluster");
+        bad.revision = 0;
+        cr_expect_eq(store_addon_release_put(st, &bad), -EINVAL);
+        store_addon_release_free(&bad);
+        cr_expect_eq(store_addon_release_list(st, "not-an-id", NULL, NULL, &l), -EINVAL);
+
+        /* Found objects and host counts, by cluster. */
+        char *ie = tu_store_infra_env(st, "admin", "rack");
+        const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
+        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(store_host_bind(st, ie, hid, a, HOST_DISCOVERING, "bound", 0), 0);
+        cr_assert_eq(store_host_found_set(st, ie, hid, "[{\"kind\":\"HelmChart\"}]"), 0);
+        cr_assert_eq(store_host_found_set(st, ie, hid, "[]"), 0);
+        cr_expect_eq(store_host_found_set(st, ie, "8a6e0804-2bd0-4672-b79d-d97027f9071a", "[]"), -ENOENT);
+        struct store_host_found_list fl;
+        cr_assert_eq(store_host_found_list(st, a, &fl), 0);
+        cr_assert_eq(fl.n, 1);
+        cr_expect_str_eq(fl.v[0].found, "[]", "the latest report");
+        cr_expect_str_eq(fl.v[0].cluster_id, a);
+        store_host_found_list_free(&fl);
+        cr_assert_eq(store_host_found_list(st, b, &fl), 0);
+        cr_expect_eq(fl.n, 0);
+        store_host_found_list_free(&fl);
+        struct store_cluster_count *counts;
+        size_t n;
+        cr_assert_eq(store_cluster_host_counts(st, &counts, &n), 0);
+        cr_assert_eq(n, 1);
+        cr_expect_str_eq(counts[0].cluster_id, a);
+        cr_expect_eq(counts[0].hosts, 1);
+        free(counts);
+
+        /* A cluster's releases go with it; then the proxy may go. */
+        cr_assert_eq(store_host_bind(st, ie, hid, NULL, HOST_DISCOVERING_UNBOUND, "unbound", 0), 0);
+        cr_assert_eq(store_cluster_delete(st, a), 0);
+        cr_assert_eq(store_cluster_delete(st, b), 0);
+        cr_assert_eq(store_addon_release_list(st, NULL, NULL, NULL, &l), 0);
+        cr_expect_eq(l.n, 0);
+        store_addon_release_list_free(&l);
+        cr_expect_eq(store_addon_proxy_delete(st, p.id), 0);
+        cr_expect_eq(store_addon_proxy_delete(st, p.id), -ENOENT);
+        store_addon_proxy_free(&p);
+        free(ie);
+        free(a);
+        free(b);
+}

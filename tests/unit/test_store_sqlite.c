@@ -54,10 +54,18 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 9
+#define SCHEMA 10
 
-/* Undo migration 9 (what a version-8 muster left). */
+/* Undo migration 10 (what a version-9 muster left). */
+static void downgrade_to_9(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE host_found; DROP TABLE addon_releases; DROP TABLE addon_proxies;"
+                                      "UPDATE schema_version SET version = 9", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 10 and 9 (what a version-8 muster left). */
 static void downgrade_to_8(sqlite3 *db) {
+        downgrade_to_9(db);
         cr_assert_eq(sqlite3_exec(db, "DROP TABLE subscriptions; UPDATE schema_version SET version = 8", NULL, NULL,
                                   NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -161,6 +169,25 @@ Test(store_sqlite, fresh_database_gets_current_schema) {
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
         free(ie);
+}
+
+/* A version-9 database (before add-ons) is migrated: its clusters and
+ * hosts stay, and take proxies, releases and what node agents found. */
+Test(store_sqlite, version_9_database_is_migrated) {
+        char *cl = tu_store_cluster(st, "admin", "old");
+        reopen_after(downgrade_to_9);
+        struct store_addon_proxy p = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{}") };
+        cr_assert_eq(store_addon_proxy_create(st, &p), 0);
+        struct store_addon_release r = { .proxy_id = strdup(p.id), .cluster_id = strdup(cl), .content = strdup("{}"),
+                                         .status = strdup("Pending"), .revision = 1 };
+        cr_assert_eq(store_addon_release_put(st, &r), 0);
+        struct store_addon_release_list l;
+        cr_assert_eq(store_addon_release_list(st, NULL, cl, NULL, &l), 0);
+        cr_assert_eq(l.n, 1);
+        store_addon_release_list_free(&l);
+        store_addon_release_free(&r);
+        store_addon_proxy_free(&p);
+        free(cl);
 }
 
 /* A version-8 database (before subscriptions) is migrated: its clusters

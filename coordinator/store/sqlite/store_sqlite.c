@@ -210,6 +210,51 @@ static const char *const migrations[] = {
         "  owner TEXT NOT NULL,"
         "  created_at TEXT NOT NULL,"
         "  UNIQUE (cluster_id, package));",
+        /* 10: add-ons (issue 16): proxies, the releases musterd keeps on
+         * each selected cluster (they go with their cluster), and what each
+         * node agent found in its manifest directory that muster did not
+         * write. */
+        "CREATE TABLE addon_proxies ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  name TEXT NOT NULL UNIQUE,"
+        "  owner TEXT NOT NULL,"
+        "  spec TEXT NOT NULL,"
+        "  prev_spec TEXT,"
+        "  generation INTEGER NOT NULL,"
+        "  rollback_generation INTEGER NOT NULL DEFAULT 0,"
+        "  paused INTEGER NOT NULL DEFAULT 0,"
+        "  failure_base INTEGER NOT NULL DEFAULT 0,"
+        "  deleting INTEGER NOT NULL DEFAULT 0,"
+        "  conditions TEXT,"
+        "  created_at TEXT NOT NULL,"
+        "  updated_at TEXT NOT NULL);"
+        "CREATE TABLE addon_releases ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  proxy_id TEXT NOT NULL REFERENCES addon_proxies(id) ON DELETE CASCADE,"
+        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
+        "  content TEXT NOT NULL,"
+        "  prev_content TEXT,"
+        "  revision INTEGER NOT NULL,"
+        "  applied_revision INTEGER NOT NULL DEFAULT 0,"
+        "  payload_revision INTEGER NOT NULL DEFAULT 0,"
+        "  generation INTEGER NOT NULL DEFAULT 0,"
+        "  status TEXT NOT NULL,"
+        "  message TEXT,"
+        "  conflict INTEGER NOT NULL DEFAULT 0,"
+        "  started_at INTEGER NOT NULL DEFAULT 0,"
+        "  applied_at INTEGER NOT NULL DEFAULT 0,"
+        "  created_at TEXT NOT NULL,"
+        "  updated_at TEXT NOT NULL,"
+        "  UNIQUE (proxy_id, cluster_id));"
+        "CREATE INDEX addon_releases_cluster ON addon_releases(cluster_id);"
+        "CREATE TABLE host_found ("
+        "  infra_env_id TEXT NOT NULL,"
+        "  host_id TEXT NOT NULL,"
+        "  found TEXT NOT NULL,"
+        "  updated_at TEXT NOT NULL,"
+        "  PRIMARY KEY (infra_env_id, host_id),"
+        "  FOREIGN KEY (infra_env_id, host_id) REFERENCES hosts(infra_env_id, id) ON DELETE CASCADE);",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -2603,6 +2648,280 @@ static int sqlite_subscription_delete(struct store *s, const char *cluster_id, c
         return write_end(s, c, r);
 }
 
+/* ---- add-ons --------------------------------------------------------------- */
+
+#define AP_COLS "seq, id, name, owner, spec, prev_spec, conditions, created_at, updated_at, generation, " \
+                "rollback_generation, paused, failure_base, deleting"
+
+static int read_addon_proxy(sqlite3_stmt *st, struct store_addon_proxy *p) {
+        char **a[] = { &p->id, &p->name, &p->owner, &p->spec, &p->prev_spec, &p->conditions, &p->created_at,
+                       &p->updated_at };
+        p->seq = sqlite3_column_int64(st, 0);
+        p->generation = sqlite3_column_int64(st, 9);
+        p->rollback_generation = sqlite3_column_int64(st, 10);
+        p->paused = sqlite3_column_int64(st, 11) != 0;
+        p->failure_base = sqlite3_column_int64(st, 12);
+        p->deleting = sqlite3_column_int64(st, 13) != 0;
+        return col_strs(st, 1, a, sizeof a / sizeof *a);
+}
+
+static void addon_proxy_row_init(void *row) { store_addon_proxy_init(row); }
+static int addon_proxy_row_read(sqlite3_stmt *st, void *row) { return read_addon_proxy(st, row); }
+static const struct row_type addon_proxy_rows = { sizeof(struct store_addon_proxy), addon_proxy_row_init,
+                                                  addon_proxy_row_read };
+
+static int sqlite_addon_proxy_create(struct store *s, const struct store_addon_proxy *p) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT count(*) FROM addon_proxies", &st)) >= 0 && (r = step_row(c, st)) > 0 &&
+                    sqlite3_column_int64(st, 0) >= STORE_MAX_ADDON_PROXIES)
+                        r = -EDQUOT;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO addon_proxies (id, name, owner, spec, prev_spec, conditions, "
+                                 "created_at, updated_at, generation, paused, failure_base, deleting) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", &st)) >= 0 &&
+                    (r = BIND(st, p->id, p->name, p->owner, p->spec, p->prev_spec, p->conditions, p->created_at,
+                              p->updated_at)) >= 0 &&
+                    (r = bind_i64(st, 9, p->generation)) >= 0 && (r = bind_i64(st, 10, p->paused)) >= 0 &&
+                    (r = bind_i64(st, 11, p->failure_base)) >= 0 && (r = bind_i64(st, 12, p->deleting)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_addon_proxy_get(struct store *s, const char *id, const char *name, struct store_addon_proxy *out) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, id ? "SELECT " AP_COLS " FROM addon_proxies WHERE id = ?1"
+                               : "SELECT " AP_COLS " FROM addon_proxies WHERE name = ?1", &st);
+                if (r >= 0 && (r = BIND(st, id ? id : name)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r ? read_addon_proxy(st, out) : -ENOENT;
+        }
+        conn_put(s, c);
+        return r;
+}
+
+static int sqlite_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT " AP_COLS " FROM addon_proxies ORDER BY seq", &st)) >= 0)
+                        r = read_rows(c, st, STORE_MAX_ADDON_PROXIES, &addon_proxy_rows, (void **) &out->v, &out->n,
+                                      NULL);
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+static int sqlite_addon_proxy_update(struct store *s, const struct store_addon_proxy *p, int64_t expect_generation) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT generation FROM addon_proxies WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, p->id)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r == 0 ? -ENOENT : sqlite3_column_int64(st, 0) != expect_generation ? -ESTALE : 0;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE addon_proxies SET spec = ?2, prev_spec = ?3, conditions = ?4, "
+                                 "updated_at = ?5, generation = ?6, rollback_generation = ?7, paused = ?8, "
+                                 "failure_base = ?9, deleting = ?10 WHERE id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, p->id, p->spec, p->prev_spec, p->conditions, p->updated_at)) >= 0 &&
+                    (r = bind_i64(st, 6, p->generation)) >= 0 && (r = bind_i64(st, 7, p->rollback_generation)) >= 0 &&
+                    (r = bind_i64(st, 8, p->paused)) >= 0 && (r = bind_i64(st, 9, p->failure_base)) >= 0 &&
+                    (r = bind_i64(st, 10, p->deleting)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_addon_proxy_delete(struct store *s, const char *id) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT 1 FROM addon_releases WHERE proxy_id = ?1 LIMIT 1", &st)) >= 0 &&
+                    (r = BIND(st, id)) >= 0 && (r = step_row(c, st)) > 0)
+                        r = -EBUSY;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM addon_proxies WHERE id = ?1", &st)) >= 0 && (r = BIND(st, id)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+#define AR_COLS "seq, proxy_id, cluster_id, content, prev_content, status, message, created_at, updated_at, " \
+                "revision, applied_revision, payload_revision, generation, conflict, started_at, applied_at"
+
+static int read_addon_release(sqlite3_stmt *st, struct store_addon_release *a) {
+        char **v[] = { &a->proxy_id, &a->cluster_id, &a->content, &a->prev_content, &a->status, &a->message,
+                       &a->created_at, &a->updated_at };
+        a->seq = sqlite3_column_int64(st, 0);
+        a->revision = sqlite3_column_int64(st, 9);
+        a->applied_revision = sqlite3_column_int64(st, 10);
+        a->payload_revision = sqlite3_column_int64(st, 11);
+        a->generation = sqlite3_column_int64(st, 12);
+        a->conflict = sqlite3_column_int64(st, 13) != 0;
+        a->started_at = sqlite3_column_int64(st, 14);
+        a->applied_at = sqlite3_column_int64(st, 15);
+        return col_strs(st, 1, v, sizeof v / sizeof *v);
+}
+
+static void addon_release_row_init(void *row) { store_addon_release_init(row); }
+static int addon_release_row_read(sqlite3_stmt *st, void *row) { return read_addon_release(st, row); }
+static const struct row_type addon_release_rows = { sizeof(struct store_addon_release), addon_release_row_init,
+                                                    addon_release_row_read };
+
+static int sqlite_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
+                                     const struct store_page *pg, struct store_addon_release_list *out) {
+        struct query q = { .len = 0 };
+        q_add(&q, "SELECT " AR_COLS " FROM addon_releases");
+        q_int(&q, " WHERE seq > ?", pg ? pg->after : 0);
+        if (proxy_id)
+                q_text(&q, " AND proxy_id = ?", proxy_id);
+        if (cluster_id)
+                q_text(&q, " AND cluster_id = ?", cluster_id);
+        unsigned limit = pg ? (pg->limit ? pg->limit : STORE_DEFAULT_LIMIT) : STORE_MAX_ADDON_RELEASES;
+        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
+        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+        return read_page(s, &q, limit, &addon_release_rows, (void **) &out->v, &out->n, &out->next_after);
+}
+
+static int sqlite_addon_release_put(struct store *s, const struct store_addon_release *a) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO addon_releases (proxy_id, cluster_id, content, prev_content, status, "
+                                 "message, created_at, updated_at, revision, applied_revision, payload_revision, "
+                                 "generation, conflict, started_at, applied_at) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+                                 "ON CONFLICT (proxy_id, cluster_id) DO UPDATE SET content = excluded.content, "
+                                 "prev_content = excluded.prev_content, status = excluded.status, "
+                                 "message = excluded.message, updated_at = excluded.updated_at, "
+                                 "revision = excluded.revision, applied_revision = excluded.applied_revision, "
+                                 "payload_revision = excluded.payload_revision, generation = excluded.generation, "
+                                 "conflict = excluded.conflict, started_at = excluded.started_at, "
+                                 "applied_at = excluded.applied_at", &st)) >= 0 &&
+                    (r = BIND(st, a->proxy_id, a->cluster_id, a->content, a->prev_content, a->status, a->message,
+                              a->created_at, a->updated_at)) >= 0 &&
+                    (r = bind_i64(st, 9, a->revision)) >= 0 && (r = bind_i64(st, 10, a->applied_revision)) >= 0 &&
+                    (r = bind_i64(st, 11, a->payload_revision)) >= 0 && (r = bind_i64(st, 12, a->generation)) >= 0 &&
+                    (r = bind_i64(st, 13, a->conflict)) >= 0 && (r = bind_i64(st, 14, a->started_at)) >= 0 &&
+                    (r = bind_i64(st, 15, a->applied_at)) >= 0)
+                        r = step_done(c, st);
+                if (r == -EBUSY)
+                        r = -ENOENT; /* a foreign key: no such proxy or cluster */
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM addon_releases WHERE proxy_id = ?1 AND cluster_id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, proxy_id, cluster_id)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found,
+                                 const char *now) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO host_found (infra_env_id, host_id, found, updated_at) "
+                                 "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (infra_env_id, host_id) DO UPDATE SET "
+                                 "found = excluded.found, updated_at = excluded.updated_at", &st)) >= 0 &&
+                    (r = BIND(st, infra_env_id, host_id, found, now)) >= 0)
+                        r = step_done(c, st);
+                if (r == -EBUSY)
+                        r = -ENOENT; /* no such host */
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, cluster_id ? "SELECT f.infra_env_id, f.host_id, h.cluster_id, f.found FROM host_found f "
+                                         "JOIN hosts h ON h.infra_env_id = f.infra_env_id AND h.id = f.host_id "
+                                         "WHERE h.cluster_id = ?1 ORDER BY f.infra_env_id, f.host_id"
+                                       : "SELECT f.infra_env_id, f.host_id, h.cluster_id, f.found FROM host_found f "
+                                         "JOIN hosts h ON h.infra_env_id = f.infra_env_id AND h.id = f.host_id "
+                                         "WHERE h.cluster_id IS NOT NULL ORDER BY f.infra_env_id, f.host_id", &st);
+                if (r >= 0 && cluster_id)
+                        r = BIND(st, cluster_id);
+                while (r >= 0 && (r = step_row(c, st)) > 0) {
+                        struct store_host_found *f = inv_array_append((void **) &out->v, &out->n, sizeof *f);
+                        if (!f) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        *f = (struct store_host_found) { 0 };
+                        char **a[] = { &f->infra_env_id, &f->host_id, &f->cluster_id, &f->found };
+                        r = col_strs(st, 0, a, 4);
+                }
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+static int sqlite_cluster_host_counts(struct store *s, struct store_cluster_count **out, size_t *n) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                r = stmt(c, "SELECT cluster_id, count(*) FROM hosts WHERE cluster_id IS NOT NULL GROUP BY cluster_id",
+                         &st);
+                while (r >= 0 && (r = step_row(c, st)) > 0) {
+                        struct store_cluster_count *e = inv_array_append((void **) out, n, sizeof *e);
+                        if (!e) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        snprintf(e->cluster_id, sizeof e->cluster_id, "%s", (const char *) sqlite3_column_text(st, 0));
+                        e->hosts = sqlite3_column_int64(st, 1);
+                }
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
@@ -2850,6 +3169,17 @@ const struct store_backend store_sqlite_backend = {
         .subscription_create = sqlite_subscription_create,
         .subscription_list = sqlite_subscription_list,
         .subscription_delete = sqlite_subscription_delete,
+        .addon_proxy_create = sqlite_addon_proxy_create,
+        .addon_proxy_get = sqlite_addon_proxy_get,
+        .addon_proxy_list = sqlite_addon_proxy_list,
+        .addon_proxy_update = sqlite_addon_proxy_update,
+        .addon_proxy_delete = sqlite_addon_proxy_delete,
+        .addon_release_list = sqlite_addon_release_list,
+        .addon_release_put = sqlite_addon_release_put,
+        .addon_release_delete = sqlite_addon_release_delete,
+        .host_found_set = sqlite_host_found_set,
+        .host_found_list = sqlite_host_found_list,
+        .cluster_host_counts = sqlite_cluster_host_counts,
         .event_append = sqlite_event_append,
         .event_list = sqlite_event_list,
         .event_prune = sqlite_event_prune,

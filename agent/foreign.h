@@ -1,0 +1,64 @@
+/* What else is in a manifest directory: the objects of the files muster did
+ * not write (not in nodedir's bookkeeping), read so that an apply can
+ * report them and leave alone a Helm release someone else already owns
+ * (issue 16). Never writes; a file it cannot read or parse is an entry with
+ * an error, never a failure of the scan. */
+#pragma once
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FOREIGN_MAX_FILE (1024 * 1024)  /* bytes of one file read */
+#define FOREIGN_MAX_FILES 1000          /* files read, in name order */
+#define FOREIGN_MAX_OBJECTS 1000        /* entries in a list */
+
+#define FOREIGN_HELM_GROUP "helm.cattle.io"
+#define FOREIGN_HELM_KIND "HelmChart"
+
+/* One object of an out-of-band file, or one file that could not be read
+ * (kind NULL and error set). */
+struct foreign_object {
+        char *file;               /* its file name in the directory */
+        unsigned doc_index;       /* among the file's non-empty documents */
+        char *group, *version, *kind;
+        char *namespace;          /* NULL: none given */
+        char *name;
+        char *release_namespace;  /* HelmChart (helm.cattle.io) only: where its release installs */
+        char *error;              /* why the file, or this object's release, was not read */
+};
+
+struct foreign_list {
+        struct foreign_object *v;  /* sorted by file, then doc_index */
+        size_t n;
+        size_t cap;
+        bool truncated;  /* more files or objects than the limits above: the rest were not read */
+};
+
+/* Fill *out (zeroed first) with the objects of DIR's regular files (not
+ * symlinks) whose names do not start with '.', end in .yaml/.yml/.json and
+ * are not in DIR's bookkeeping (NODEDIR_BOOKKEEPING; none: no file is
+ * muster's). No DIR: an empty list. 0; -EBADMSG when the bookkeeping is not
+ * one, -errno of the file system, -ENOMEM (err says which). Free *out with
+ * foreign_list_free() whatever the result. */
+int foreign_scan(const char *dir, struct foreign_list *out, char *err, size_t errlen);
+
+/* The namespace a HelmChart's release installs into: the first non-empty
+ * YAML (or JSON) document of content's spec.targetNamespace when that is a
+ * non-null, non-empty scalar (merge keys followed), else metadata_ns when
+ * non-empty, else "default". *out is malloc'd. 0, -EINVAL when content is
+ * not YAML, its document not a mapping, spec not a mapping, or
+ * targetNamespace not a scalar of at most MANIFEST_MAX_NAME printable bytes;
+ * -ENOMEM. */
+int foreign_helm_release_namespace(const char *content, size_t len, const char *metadata_ns, char **out);
+
+/* [{"file","group","version","kind","namespace"?,"name","release_namespace"?,"error"?}]
+ * (group, version, kind and name null for a file that was not read). NULL
+ * on ENOMEM. */
+json_object *foreign_list_to_json(const struct foreign_list *l);
+
+/* Whether l holds a HelmChart (helm.cattle.io) of release (name, release_ns);
+ * *file (when file is not NULL) then points at its file name in l. */
+bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const char *release_ns,
+                           const char **file);
+
+void foreign_list_free(struct foreign_list *l);

@@ -1,0 +1,492 @@
+/* The out-of-band objects of a manifest directory (agent/foreign.c): which
+ * files are read (not muster's, not dot files, not symlinks, manifest
+ * extensions only), their objects in file and document order, files that do
+ * not parse or are too large as entries with an error, the file and object
+ * limits, a HelmChart's release namespace, conflicts, and the JSON form.
+ * Every directory is made under a temporary one and removed. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "foreign.h"
+#include "manifest.h"
+#include "nodedir.h"
+#include "testutil.h"
+
+static char *tmp;
+
+static void mk(void) {
+        tmp = tu_mkdtemp();
+        cr_assert_not_null(tmp);
+}
+
+static void rm(void) {
+        tu_rm_rf(tmp);
+        free(tmp);
+}
+
+static char *path_in(const char *dir, const char *rel) {
+        char *p;
+        cr_assert(asprintf(&p, "%s/%s", dir, rel) > 0);
+        return p;
+}
+
+/* One line per entry: "file#doc group/version kind ns/name [rel]" or
+ * "file ERR", joined with '|'. */
+static char *summary(const struct foreign_list *l) {
+        size_t cap = 64 + l->n * 600, off = 0;
+        char *s = malloc(cap);
+        cr_assert_not_null(s);
+        s[0] = '\0';
+        for (size_t i = 0; i < l->n; i++) {
+                const struct foreign_object *o = &l->v[i];
+                if (!o->kind)
+                        off += (size_t) snprintf(s + off, cap - off, "%s%s ERR", i ? "|" : "", o->file);
+                else
+                        off += (size_t) snprintf(s + off, cap - off, "%s%s#%u %s/%s %s %s/%s%s%s%s", i ? "|" : "",
+                                                 o->file, o->doc_index, o->group, o->version, o->kind,
+                                                 o->namespace ? o->namespace : "-", o->name,
+                                                 o->release_namespace ? " [" : "",
+                                                 o->release_namespace ? o->release_namespace : "",
+                                                 o->release_namespace ? "]" : "");
+                cr_assert_lt(off, cap);
+        }
+        return s;
+}
+
+#define CM(name) "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " name "\n  namespace: app\n"
+#define HELM_TARGET(name, ns, target)                                                                              \
+        "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: " name "\n  namespace: " ns             \
+        "\nspec:\n  chart: " name "\n  targetNamespace: " target "\n"
+#define HELM_NS(name, ns) \
+        "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: " name "\n  namespace: " ns "\nspec:\n  chart: x\n"
+#define HELM(name) "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: " name "\nspec:\n  chart: x\n"
+
+struct file { const char *name, *text; };
+
+struct scan_case {
+        const char *what;
+        struct file files[8];
+        const char *links[4];  /* names of symlinks to the first file */
+        const char *dirs[2];   /* names of folders */
+        const char *book;      /* bookkeeping text, NULL: none */
+        const char *want;      /* summary() of the scan */
+};
+
+static const struct scan_case SCANS[] = {
+        { .what = "an empty folder", .want = "" },
+        { .what = "muster's files are not listed",
+          .files = { { "0000_a.yaml", CM("a") }, { "0000_b.yaml", CM("b") }, { "local.yaml", CM("mine") } },
+          .book = "{\"files\":{\"0000_a.yaml\":\"00\",\"0000_b.yaml\":\"00\"},\"revision\":4}\n",
+          .want = "local.yaml#0 /v1 ConfigMap app/mine" },
+        { .what = "no bookkeeping: every file is someone else's",
+          .files = { { "0000_a.yaml", CM("a") }, { "local.yml", CM("mine") } },
+          .want = "0000_a.yaml#0 /v1 ConfigMap app/a|local.yml#0 /v1 ConfigMap app/mine" },
+        { .what = "dot files, other extensions, symlinks and folders are not read",
+          .files = { { "real.yaml", CM("real") }, { ".hidden.yaml", CM("hidden") }, { "notes.txt", CM("txt") },
+                     { "x.yaml.bak", CM("bak") }, { ".muster-tmp.a.yaml.1.2", CM("tmp") }, { "yaml", CM("bare") } },
+          .links = { "link.yaml" }, .dirs = { "folder.yaml" },
+          .want = "real.yaml#0 /v1 ConfigMap app/real" },
+        { .what = "several documents in file then document order",
+          .files = { { "b.yaml", "---\n" CM("b0") "---\n" CM("b1") "---\n---\n" CM("b2") },
+                     { "a.yaml", "# a comment\n" CM("a0") } },
+          .want = "a.yaml#0 /v1 ConfigMap app/a0|b.yaml#0 /v1 ConfigMap app/b0|b.yaml#1 /v1 ConfigMap app/b1|"
+                  "b.yaml#2 /v1 ConfigMap app/b2" },
+        { .what = "a JSON file",
+          .files = { { "obj.json", "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"}}" } },
+          .want = "obj.json#0 apps/v1 Deployment -/web" },
+        { .what = "a file that does not parse is one entry with an error, its neighbours are read",
+          .files = { { "a.yaml", CM("a") }, { "b.yaml", CM("b0") "---\nkind: [\n" }, { "c.yaml", "just text\n" },
+                     { "d.yaml", CM("d") } },
+          .want = "a.yaml#0 /v1 ConfigMap app/a|b.yaml ERR|c.yaml ERR|d.yaml#0 /v1 ConfigMap app/d" },
+        { .what = "HelmCharts: targetNamespace, else metadata.namespace, else default",
+          .files = { { "h1.yaml", HELM_TARGET("traefik", "kube-system", "ingress") },
+                     { "h2.yaml", HELM_NS("cert-manager", "kube-system") },
+                     { "h3.yaml", HELM("plain") },
+                     { "h4.yaml", HELM_TARGET("empty", "kube-system", "\"\"") },
+                     { "h5.yaml", "apiVersion: example.com/v1\nkind: HelmChart\nmetadata:\n  name: other\n" },
+                     { "h6.yaml", "apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata:\n  name: cfg\n" } },
+          .want = "h1.yaml#0 helm.cattle.io/v1 HelmChart kube-system/traefik [ingress]|"
+                  "h2.yaml#0 helm.cattle.io/v1 HelmChart kube-system/cert-manager [kube-system]|"
+                  "h3.yaml#0 helm.cattle.io/v1 HelmChart -/plain [default]|"
+                  "h4.yaml#0 helm.cattle.io/v1 HelmChart kube-system/empty [kube-system]|"
+                  "h5.yaml#0 example.com/v1 HelmChart -/other|"
+                  "h6.yaml#0 helm.cattle.io/v1 HelmChartConfig -/cfg" },
+        { .what = "a HelmChart whose targetNamespace is not a name is listed with an error and no release",
+          .files = { { "h.yaml", "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n  name: odd\nspec:\n"
+                                 "  targetNamespace: [a, b]\n" } },
+          .want = "h.yaml#0 helm.cattle.io/v1 HelmChart -/odd" },
+};
+
+static void set_up(const char *dir, const struct scan_case *c) {
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        for (size_t i = 0; i < 8 && c->files[i].name; i++)
+                cr_assert_eq(tu_write_file(dir, c->files[i].name, c->files[i].text), 0);
+        for (size_t i = 0; i < 4 && c->links[i]; i++)
+                cr_assert_eq(tu_symlink(dir, c->links[i], c->files[0].name), 0);
+        for (size_t i = 0; i < 2 && c->dirs[i]; i++) {
+                char *p = path_in(dir, c->dirs[i]);
+                cr_assert_eq(mkdir(p, 0755), 0);
+                free(p);
+        }
+        if (c->book)
+                cr_assert_eq(tu_write_file(dir, NODEDIR_BOOKKEEPING, c->book), 0);
+}
+
+Test(foreign, scans_the_files_that_are_not_musters, .init = mk, .fini = rm) {
+        for (size_t i = 0; i < sizeof SCANS / sizeof SCANS[0]; i++) {
+                const struct scan_case *c = &SCANS[i];
+                char name[32];
+                snprintf(name, sizeof name, "case%zu", i);
+                char *dir = path_in(tmp, name);
+                set_up(dir, c);
+                struct foreign_list l;
+                char err[256];
+                cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s: %s", c->what, err);
+                char *got = summary(&l);
+                cr_assert_str_eq(got, c->want, "%s", c->what);
+                cr_assert_not(l.truncated, "%s", c->what);
+                for (size_t k = 0; k < l.n; k++)
+                        cr_assert_eq(!l.v[k].kind, !!l.v[k].error && !l.v[k].name, "%s: entry %zu", c->what, k);
+                free(got);
+                foreign_list_free(&l);
+                free(dir);
+        }
+}
+
+Test(foreign, no_folder_is_an_empty_list, .init = mk, .fini = rm) {
+        char *dir = path_in(tmp, "not/there");
+        struct foreign_list l;
+        char err[256];
+        cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, 0);
+        cr_assert_not(l.truncated);
+        foreign_list_free(&l);
+        free(dir);
+}
+
+Test(foreign, refuses_what_is_not_a_folder_or_bookkeeping, .init = mk, .fini = rm) {
+        struct foreign_list l;
+        char err[256];
+        cr_assert_eq(tu_write_file(tmp, "file.yaml", CM("a")), 0);
+        char *file = path_in(tmp, "file.yaml");
+        cr_assert_eq(foreign_scan(file, &l, err, sizeof err), -ENOTDIR);
+        cr_assert(strstr(err, "file.yaml"), "%s", err);
+        foreign_list_free(&l);
+
+        static const char *const bad[] = { "not json", "[]", "{\"revision\":1}", "{\"files\":[]}" };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "book%zu", i);
+                char *dir = path_in(tmp, name);
+                cr_assert_eq(mkdir(dir, 0755), 0);
+                cr_assert_eq(tu_write_file(dir, NODEDIR_BOOKKEEPING, bad[i]), 0);
+                cr_assert_eq(tu_write_file(dir, "a.yaml", CM("a")), 0);
+                cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), -EBADMSG, "%s", bad[i]);
+                cr_assert(strstr(err, "bookkeeping"), "%s", err);
+                foreign_list_free(&l);
+                free(dir);
+        }
+        free(file);
+}
+
+Test(foreign, the_parse_error_names_the_file_and_line, .init = mk, .fini = rm) {
+        struct foreign_list l;
+        char err[256];
+        cr_assert_eq(tu_write_file(tmp, "bad.yaml", CM("ok") "---\nkind: v1\n"), 0);
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, 1, "one entry for the file, not its first document");
+        cr_assert_str_eq(l.v[0].file, "bad.yaml");
+        cr_assert_null(l.v[0].kind);
+        cr_assert(strstr(l.v[0].error, "bad.yaml:"), "%s", l.v[0].error);
+        cr_assert(strstr(l.v[0].error, "apiVersion"), "%s", l.v[0].error);
+        foreign_list_free(&l);
+}
+
+/* A ConfigMap padded with a comment to exactly `size` bytes. */
+static void write_sized(const char *dir, const char *name, size_t size) {
+        const char *head = CM("big") "#";
+        size_t h = strlen(head);
+        cr_assert_gt(size, h + 1);
+        char *buf = malloc(size);
+        cr_assert_not_null(buf);
+        memcpy(buf, head, h);
+        memset(buf + h, 'x', size - h - 1);
+        buf[size - 1] = '\n';
+        cr_assert_eq(tu_write_bin(dir, name, buf, size), 0);
+        free(buf);
+}
+
+Test(foreign, reads_one_mebibyte_and_not_a_byte_more, .init = mk, .fini = rm) {
+        struct foreign_list l;
+        char err[256];
+        write_sized(tmp, "a-exact.yaml", FOREIGN_MAX_FILE);
+        write_sized(tmp, "b-over.yaml", FOREIGN_MAX_FILE + 1);
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, 2);
+        cr_assert_str_eq(l.v[0].file, "a-exact.yaml");
+        cr_assert_str_eq(l.v[0].kind, "ConfigMap");
+        cr_assert_null(l.v[0].error);
+        cr_assert_str_eq(l.v[1].file, "b-over.yaml");
+        cr_assert_null(l.v[1].kind);
+        cr_assert_str_eq(l.v[1].error, "larger than 1 MiB; not read");
+        cr_assert_not(l.truncated);
+        foreign_list_free(&l);
+}
+
+static void write_many(const char *dir, size_t n) {
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        /* Written largest name first: what is kept must not be readdir's order. */
+        for (size_t i = n; i-- > 0;) {
+                char name[32], text[128];
+                snprintf(name, sizeof name, "f%04zu.yaml", i);
+                snprintf(text, sizeof text, CM("c%zu"), i);
+                cr_assert_eq(tu_write_file(dir, name, text), 0);
+        }
+}
+
+Test(foreign, stops_after_a_thousand_files, .init = mk, .fini = rm) {
+        struct foreign_list l;
+        char err[256];
+        char *exact = path_in(tmp, "exact"), *over = path_in(tmp, "over");
+        write_many(exact, FOREIGN_MAX_FILES);
+        cr_assert_eq(foreign_scan(exact, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, FOREIGN_MAX_FILES);
+        cr_assert_not(l.truncated, "exactly the limit is not truncated");
+        foreign_list_free(&l);
+
+        write_many(over, FOREIGN_MAX_FILES + 1);
+        cr_assert_eq(foreign_scan(over, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, FOREIGN_MAX_FILES);
+        cr_assert(l.truncated);
+        cr_assert_str_eq(l.v[0].file, "f0000.yaml");
+        cr_assert_str_eq(l.v[FOREIGN_MAX_FILES - 1].file, "f0999.yaml", "the smallest names are kept");
+        json_object *j = foreign_list_to_json(&l);
+        cr_assert_eq(json_object_array_length(j), FOREIGN_MAX_FILES);
+        json_object_put(j);
+        foreign_list_free(&l);
+        free(exact);
+        free(over);
+}
+
+Test(foreign, stops_after_a_thousand_objects, .init = mk, .fini = rm) {
+        struct foreign_list l;
+        char err[256];
+        /* a.yaml: 999 documents; b.yaml: 2, of which only the first fits. */
+        size_t one = strlen("---\n" CM("x")), cap = one * 1000 + 1, off = 0;
+        char *text = malloc(cap);
+        cr_assert_not_null(text);
+        for (int i = 0; i < 999; i++)
+                off += (size_t) snprintf(text + off, cap - off, "---\n" CM("x"));
+        cr_assert_eq(tu_write_file(tmp, "a.yaml", text), 0);
+        cr_assert_eq(tu_write_file(tmp, "b.yaml", CM("b0") "---\n" CM("b1")), 0);
+        cr_assert_eq(tu_write_file(tmp, "c.yaml", CM("c")), 0);
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, FOREIGN_MAX_OBJECTS);
+        cr_assert(l.truncated);
+        cr_assert_str_eq(l.v[998].file, "a.yaml");
+        cr_assert_str_eq(l.v[999].name, "b0");
+        foreign_list_free(&l);
+        free(text);
+}
+
+Test(foreign, a_thousand_objects_in_all_are_not_truncated, .init = mk, .fini = rm) {
+        struct foreign_list l;
+        char err[256];
+        size_t one = strlen("---\n" CM("x")), cap = one * 1000 + 1, off = 0;
+        char *text = malloc(cap);
+        cr_assert_not_null(text);
+        for (int i = 0; i < 999; i++)
+                off += (size_t) snprintf(text + off, cap - off, "---\n" CM("x"));
+        cr_assert_eq(tu_write_file(tmp, "a.yaml", text), 0);
+        cr_assert_eq(tu_write_file(tmp, "b.yaml", CM("b0")), 0);
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, FOREIGN_MAX_OBJECTS);
+        cr_assert_not(l.truncated);
+        foreign_list_free(&l);
+        free(text);
+}
+
+struct ns_case {
+        const char *what;
+        const char *content;
+        const char *metadata_ns;
+        int r;
+        const char *want;
+};
+
+static const struct ns_case NAMESPACES[] = {
+        { "targetNamespace wins", "metadata:\n  name: a\nspec:\n  targetNamespace: ingress\n", "kube-system", 0, "ingress" },
+        { "no spec: metadata.namespace", "metadata:\n  name: a\n", "kube-system", 0, "kube-system" },
+        { "no targetNamespace: metadata.namespace", "spec:\n  chart: a\n", "kube-system", 0, "kube-system" },
+        { "neither: default", "spec:\n  chart: a\n", NULL, 0, "default" },
+        { "empty metadata namespace: default", "spec:\n  chart: a\n", "", 0, "default" },
+        { "targetNamespace \"\" is none", "spec:\n  targetNamespace: \"\"\n", "ns", 0, "ns" },
+        { "targetNamespace null is none", "spec:\n  targetNamespace: ~\n", "ns", 0, "ns" },
+        { "quoted null is a name", "spec:\n  targetNamespace: 'null'\n", "ns", 0, "null" },
+        { "spec null", "spec: null\n", NULL, 0, "default" },
+        { "the last of a repeated key", "spec:\n  targetNamespace: a\n  targetNamespace: b\n", NULL, 0, "b" },
+        { "JSON", "{\"spec\": {\"targetNamespace\": \"json-ns\"}}", "x", 0, "json-ns" },
+        { "flow mapping", "{spec: {targetNamespace: flow}}", NULL, 0, "flow" },
+        { "through an alias", "base: &b tgt\nspec:\n  targetNamespace: *b\n", NULL, 0, "tgt" },
+        { "through a merge key", "base: &b {targetNamespace: merged}\nspec:\n  <<: *b\n  chart: x\n", NULL, 0, "merged" },
+        { "an explicit key beats a merged one", "base: &b {targetNamespace: merged}\nspec:\n  <<: *b\n  targetNamespace: own\n",
+          NULL, 0, "own" },
+        { "merge list: the earlier mapping first",
+          "a: &a {targetNamespace: first}\nb: &b {targetNamespace: second}\nspec:\n  <<: [*a, *b]\n", NULL, 0, "first" },
+        { "spec from a merge key", "base: &b {spec: {targetNamespace: deep}}\n<<: *b\n", NULL, 0, "deep" },
+        { "a quoted \"<<\" is a plain key", "base: &b {targetNamespace: m}\nspec:\n  \"<<\": *b\n", "ns", 0, "ns" },
+        { "a merge cycle ends", "spec: &s\n  <<: *s\n  chart: c\n", "ns", 0, "ns" },
+        { "empty documents first", "---\n---\n# c\n---\nspec:\n  targetNamespace: later\n", NULL, 0, "later" },
+        { "the first document only", "spec:\n  targetNamespace: one\n---\nspec:\n  targetNamespace: two\n", NULL, 0, "one" },
+        { "no document at all", "", "ns", 0, "ns" },
+        { "a document that is not a mapping", "- a\n- b\n", "ns", -EINVAL, NULL },
+        { "a scalar document", "hello\n", "ns", -EINVAL, NULL },
+        { "spec not a mapping", "spec: [a]\n", "ns", -EINVAL, NULL },
+        { "spec a scalar", "spec: text\n", "ns", -EINVAL, NULL },
+        { "targetNamespace a mapping", "spec:\n  targetNamespace: {a: b}\n", "ns", -EINVAL, NULL },
+        { "targetNamespace with a newline", "spec:\n  targetNamespace: \"a\\nb\"\n", "ns", -EINVAL, NULL },
+        { "targetNamespace with a NUL", "spec:\n  targetNamespace: \"a\\0b\"\n", "ns", -EINVAL, NULL },
+        { "not YAML", "spec: [\n", "ns", -EINVAL, NULL },
+};
+
+Test(foreign, helm_release_namespace) {
+        for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++) {
+                const struct ns_case *c = &NAMESPACES[i];
+                char *out = (char *) "unset";
+                int r = foreign_helm_release_namespace(c->content, strlen(c->content), c->metadata_ns, &out);
+                cr_assert_eq(r, c->r, "%s: %d", c->what, r);
+                if (c->want)
+                        cr_assert_str_eq(out, c->want, "%s", c->what);
+                else
+                        cr_assert_null(out, "%s", c->what);
+                free(out);
+        }
+        char *out = NULL;
+        /* Length, not NUL, ends the content. */
+        static const char two[] = "spec:\n  targetNamespace: ab";
+        cr_assert_eq(foreign_helm_release_namespace(two, sizeof two - 2, NULL, &out), 0);
+        cr_assert_str_eq(out, "a");
+        free(out);
+        /* The longest name there may be, and one byte more. */
+        char text[600];
+        snprintf(text, sizeof text, "spec:\n  targetNamespace: %0*d\n", MANIFEST_MAX_NAME, 0);
+        cr_assert_eq(foreign_helm_release_namespace(text, strlen(text), NULL, &out), 0);
+        cr_assert_eq(strlen(out), MANIFEST_MAX_NAME);
+        free(out);
+        snprintf(text, sizeof text, "spec:\n  targetNamespace: %0*d\n", MANIFEST_MAX_NAME + 1, 0);
+        cr_assert_eq(foreign_helm_release_namespace(text, strlen(text), NULL, &out), -EINVAL);
+}
+
+struct conflict_case {
+        const char *name, *ns;
+        bool want;
+        const char *file;
+};
+
+Test(foreign, helm_conflicts, .init = mk, .fini = rm) {
+        cr_assert_eq(tu_write_file(tmp, "a.yaml", HELM_TARGET("traefik", "kube-system", "ingress")), 0);
+        cr_assert_eq(tu_write_file(tmp, "b.yaml", CM("cm") "---\n" HELM_NS("cert-manager", "kube-system")), 0);
+        cr_assert_eq(tu_write_file(tmp, "c.yaml", HELM("plain")), 0);
+        cr_assert_eq(tu_write_file(tmp, "d.yaml", "apiVersion: example.com/v1\nkind: HelmChart\nmetadata:\n  name: other\n"), 0);
+        cr_assert_eq(tu_write_file(tmp, "e.yaml", "apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata:\n"
+                                                  "  name: cfg\n  namespace: kube-system\n"), 0);
+        cr_assert_eq(tu_write_file(tmp, "f.yaml", "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n"
+                                                  "  name: odd\nspec:\n  targetNamespace: [x]\n"), 0);
+        cr_assert_eq(tu_write_file(tmp, "g.yaml", HELM_NS("mine", "kube-system")), 0);
+        cr_assert_eq(tu_write_file(tmp, NODEDIR_BOOKKEEPING, "{\"files\":{\"g.yaml\":\"00\"},\"revision\":1}"), 0);
+        struct foreign_list l;
+        char err[256];
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+
+        static const struct conflict_case cases[] = {
+                { "traefik", "ingress", true, "a.yaml" },        /* targetNamespace */
+                { "traefik", "kube-system", false, NULL },       /* not where that release goes */
+                { "cert-manager", "kube-system", true, "b.yaml" }, /* second document */
+                { "plain", "default", true, "c.yaml" },
+                { "plain", "kube-system", false, NULL },
+                { "other", "default", false, NULL },             /* another group */
+                { "cfg", "kube-system", false, NULL },           /* another kind */
+                { "odd", "default", false, NULL },               /* its release is not known */
+                { "mine", "kube-system", false, NULL },          /* muster's own file */
+                { "Traefik", "ingress", false, NULL },
+                { "cm", "app", false, NULL },                    /* a ConfigMap of that name */
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                const char *file = NULL;
+                bool got = foreign_helm_conflict(&l, cases[i].name, cases[i].ns, &file);
+                cr_assert_eq(got, cases[i].want, "%s/%s", cases[i].ns, cases[i].name);
+                if (cases[i].file)
+                        cr_assert_str_eq(file, cases[i].file, "%s/%s", cases[i].ns, cases[i].name);
+                else
+                        cr_assert_null(file, "%s/%s", cases[i].ns, cases[i].name);
+        }
+        cr_assert(foreign_helm_conflict(&l, "traefik", "ingress", NULL), "file may be NULL");
+        cr_assert_not(foreign_helm_conflict(&l, NULL, "ingress", NULL));
+        struct foreign_list empty = { 0 };
+        cr_assert_not(foreign_helm_conflict(&empty, "traefik", "ingress", NULL));
+        foreign_list_free(&l);
+}
+
+Test(foreign, json_form, .init = mk, .fini = rm) {
+        cr_assert_eq(tu_write_file(tmp, "a.yaml", HELM_TARGET("traefik", "kube-system", "ingress")), 0);
+        cr_assert_eq(tu_write_file(tmp, "b.json", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"n\"}}"), 0);
+        cr_assert_eq(tu_write_file(tmp, "c.yaml", "nope\n"), 0);
+        struct foreign_list l;
+        char err[256];
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        json_object *j = foreign_list_to_json(&l);
+        cr_assert_not_null(j);
+        const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        char want[1024];
+        snprintf(want, sizeof want,
+                 "[{\"file\":\"a.yaml\",\"group\":\"helm.cattle.io\",\"version\":\"v1\",\"kind\":\"HelmChart\","
+                 "\"namespace\":\"kube-system\",\"name\":\"traefik\",\"release_namespace\":\"ingress\"},"
+                 "{\"file\":\"b.json\",\"group\":\"\",\"version\":\"v1\",\"kind\":\"Namespace\",\"name\":\"n\"},"
+                 "{\"file\":\"c.yaml\",\"group\":null,\"version\":null,\"kind\":null,\"name\":null,\"error\":\"%s\"}]",
+                 l.v[2].error);
+        cr_assert_str_eq(text, want);
+        json_object_put(j);
+        foreign_list_free(&l);
+
+        struct foreign_list empty = { 0 };
+        j = foreign_list_to_json(&empty);
+        cr_assert_str_eq(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), "[]");
+        json_object_put(j);
+}
+
+Test(foreign, merges_that_repeat_without_end_are_refused_quickly) {
+        /* l0: 1000 keys; each further level merges the one before 100 times:
+         * 100^8 * 1000 entries to look at, from a few kilobytes. */
+        size_t cap = 64 * 1024, off = 0;
+        char *text = malloc(cap);
+        cr_assert_not_null(text);
+        off += (size_t) snprintf(text + off, cap - off, "l0: &l0 {");
+        for (int i = 0; i < 1000; i++)
+                off += (size_t) snprintf(text + off, cap - off, "%sk%d: v", i ? ", " : "", i);
+        off += (size_t) snprintf(text + off, cap - off, "}\n");
+        for (int lvl = 1; lvl <= 8; lvl++) {
+                off += (size_t) snprintf(text + off, cap - off, "l%d: &l%d {<<: [", lvl, lvl);
+                for (int i = 0; i < 100; i++)
+                        off += (size_t) snprintf(text + off, cap - off, "%s*l%d", i ? ", " : "", lvl - 1);
+                off += (size_t) snprintf(text + off, cap - off, "]}\n");
+        }
+        off += (size_t) snprintf(text + off, cap - off, "spec:\n  <<: *l8\n");
+        cr_assert_lt(off, cap);
+        char *out = NULL;
+        cr_assert_eq(foreign_helm_release_namespace(text, off, "ns", &out), -EINVAL);
+        cr_assert_null(out);
+        /* The same shape one level deep (100 * 1000 entries) is answered. */
+        char *cut = strstr(text, "l2: &l2");
+        cr_assert_not_null(cut);
+        off = (size_t) (cut - text);
+        off += (size_t) snprintf(cut, cap - off, "spec:\n  <<: *l1\n");
+        cr_assert_eq(foreign_helm_release_namespace(text, off, "ns", &out), 0);
+        cr_assert_str_eq(out, "ns");
+        free(out);
+        free(text);
+}
