@@ -13,7 +13,10 @@
  *    operators?[{package, bundle, version, catalog, channel?, dependency,
  *                subscription?}]}
  * manifests are in release order (file name, then document index), then the
- * operator bundles' (named 9000_operators_NNN_..., in dependency order);
+ * operator bundles' (named 9000_operators_NNN_..., in dependency order),
+ * the operands applied through musterd (9001_operands_NNN_<package>_...,
+ * NNN their operator's place), and one HelmChart per add-on release
+ * (9500_addon_<proxy>.yaml, in proxy name order);
  * operators records what the revision installed (coordinator/domain/
  * operators_payload.h), the start of the next resolution.
  * settings and hosts are what each host's installed system is set up with

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
+#include "catalogs.h"
 #include "crypto.h"
 #include "svc.h"
 #include "testutil.h"
@@ -103,4 +105,16 @@ void tu_svc_close(struct svc *sv, struct store *st, struct crypto_key *key, char
         crypto_key_free(key);
         tu_rm_rf(dir);
         free(dir);
+}
+
+void tu_svc_add_fixture_catalog(struct svc *sv, const char *name, int priority) {
+        char path[4096], err[1024];
+        struct catalog_file *files = NULL;
+        size_t n = 0;
+        struct store_catalog rec;
+        snprintf(path, sizeof path, "%s/catalogs/%s", MUSTER_FIXTURES_DIR, name);
+        cr_assert_eq(catalog_read_dir(path, &files, &n, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_catalog_add(sv, name, priority, files, n, "admin", &rec, err, sizeof err), 0, "%s", err);
+        svc_catalog_record_free(&rec);
+        catalog_files_free(files, n);
 }

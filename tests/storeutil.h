@@ -27,6 +27,9 @@ char *tu_store_catalog(struct store *st, const char *name, int64_t priority, con
  * DIR (the rest is the caller's: config_defaults and what a suite changes).
  * Asserts each step. */
 void tu_svc_open(struct svc *sv, struct store **st, struct crypto_key **key, struct muster_config *cfg, char **dir);
+/* Add the fixture catalog tests/fixtures/catalogs/NAME through sv, by
+ * "admin", with priority. Asserts it was added. */
+void tu_svc_add_fixture_catalog(struct svc *sv, const char *name, int priority);
 /* What tu_svc_open made: the svc finished, the store closed, the key freed,
  * the temp dir removed and dir freed. */
 void tu_svc_close(struct svc *sv, struct store *st, struct crypto_key *key, char *dir);

@@ -1512,3 +1512,13 @@ void tu_tamper_stored_payload(const char *state_dir, const char *cluster_id, lon
         sqlite3_finalize(st);
         sqlite3_close(s);
 }
+
+json_object *tu_find_by(json_object *arr, const char *key, const char *value) {
+        for (size_t i = 0; json_object_is_type(arr, json_type_array) && i < json_object_array_length(arr); i++) {
+                json_object *e = json_object_array_get_idx(arr, i);
+                const char *v = tu_jstr(e, key);
+                if (v && strcmp(v, value) == 0)
+                        return e;
+        }
+        return NULL;
+}

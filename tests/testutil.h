@@ -45,6 +45,9 @@ const char *tu_validation(json_object *host, const char *id);
 /* The member `key` of each element of arr (key NULL: the element itself) as
  * strings joined with ',' ("?" for one missing); malloc'd. */
 char *tu_join(json_object *arr, const char *key);
+/* The element of arr whose member `key` (a dotted path) is the string
+ * `value`; NULL if none. */
+json_object *tu_find_by(json_object *arr, const char *key, const char *value);
 /* tu_join(arr, key) is `want`; the test fails otherwise, showing arr. */
 void tu_assert_join(json_object *arr, const char *key, const char *want);
 /* CLOCK_MONOTONIC in milliseconds, for bounded waits. */

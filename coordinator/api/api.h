@@ -71,6 +71,13 @@ json_object *api_host_json(struct svc *sv, struct host *h, unsigned flags);
 void api_reply_host(struct svc *sv, struct http_response *resp, const char *infra_env_id, const char *host_id,
                     unsigned flags);
 
+/* body.files ([{path, content}], at most max: `what` names the whole in a
+ * refusal) as files pointing into the body (*out malloc'd). 0, or answers
+ * 400 (500) and returns -errno. */
+struct catalog_file;
+int api_read_files(json_object *body, size_t max, const char *what, struct catalog_file **out, size_t *n,
+                   struct http_response *resp);
+
 /* An answer of 204 with no body. */
 void api_no_content(struct http_response *resp);
 
@@ -102,6 +109,11 @@ void api_signing_key(void *app, struct http_request *req, struct http_response *
 void api_subscription_create(void *app, struct http_request *req, struct http_response *resp);
 void api_subscription_list(void *app, struct http_request *req, struct http_response *resp);
 void api_subscription_delete(void *app, struct http_request *req, struct http_response *resp);
+void api_subscription_patch(void *app, struct http_request *req, struct http_response *resp);
+/* A cluster's operands (operands.c). */
+void api_operand_apply(void *app, struct http_request *req, struct http_response *resp);
+void api_operand_list(void *app, struct http_request *req, struct http_response *resp);
+void api_operand_delete(void *app, struct http_request *req, struct http_response *resp);
 void api_operators_resolve(void *app, struct http_request *req, struct http_response *resp);
 void api_operators_upgrade(void *app, struct http_request *req, struct http_response *resp);
 /* Add-on proxies and their releases (addons.c). */

@@ -36,49 +36,6 @@ static json_object *catalog_json(const struct store_catalog *c) {
 
 /* ---- add ------------------------------------------------------------------- */
 
-/* body.files as catalog files pointing into the body. 0, or answers 400
- * (500) and returns -errno. */
-static int read_files(json_object *body, struct catalog_file **out, size_t *n, struct http_response *resp) {
-        json_object *a;
-        *out = NULL;
-        *n = 0;
-        if (!json_object_object_get_ex(body, "files", &a) || !json_object_is_type(a, json_type_array)) {
-                http_error(resp, 400, "field \"files\" must be an array of {path, content}");
-                return -EINVAL;
-        }
-        size_t len = json_object_array_length(a);
-        if (len > CATALOG_MAX_FILES) {
-                http_error(resp, 400, "a catalog has at most %d files, this one %zu", CATALOG_MAX_FILES, len);
-                return -EINVAL;
-        }
-        struct catalog_file *v = calloc(len ? len : 1, sizeof *v);
-        if (!v) {
-                http_error(resp, 500, "out of memory");
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < len; i++) {
-                json_object *e = json_object_array_get_idx(a, i), *path, *content;
-                if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "path", &path) ||
-                    !json_object_is_type(path, json_type_string) || !json_object_object_get_ex(e, "content", &content) ||
-                    !json_object_is_type(content, json_type_string)) {
-                        http_error(resp, 400, "files[%zu] must be an object with string members path and content", i);
-                        free(v);
-                        return -EINVAL;
-                }
-                v[i].path = json_object_get_string(path);
-                v[i].content = json_object_get_string(content);
-                v[i].len = (size_t) json_object_get_string_len(content);
-                if (strlen(v[i].path) != (size_t) json_object_get_string_len(path) || strlen(v[i].content) != v[i].len) {
-                        http_error(resp, 400, "files[%zu]: a NUL byte in its path or content", i);
-                        free(v);
-                        return -EINVAL;
-                }
-        }
-        *out = v;
-        *n = len;
-        return 0;
-}
-
 /* name and priority of the body. 0, or answers 400 and returns -EINVAL. */
 static int read_name_priority(json_object *body, const char **name, int64_t *priority, struct http_response *resp) {
         json_object *v;
@@ -109,7 +66,7 @@ void api_catalog_add(void *app, struct http_request *req, struct http_response *
         size_t n;
         char err[1024] = "";
         if (!api_need_infra_admin(req, resp) || read_name_priority(req->body, &name, &priority, resp) < 0 ||
-            read_files(req->body, &files, &n, resp) < 0)
+            api_read_files(req->body, CATALOG_MAX_FILES, "a catalog", &files, &n, resp) < 0)
                 return;
         struct store_catalog c;
         int r = svc_catalog_add(sv, name, priority, files, n, P(req)->owner, &c, err, sizeof err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "catalog.h"
 #include "clusters.h"
 #include "hosts.h"
 #include "infra_envs.h"
@@ -214,3 +215,44 @@ int api_query_page(struct svc *sv, struct http_request *req, struct http_respons
         return 0;
 }
 
+int api_read_files(json_object *body, size_t max, const char *what, struct catalog_file **out, size_t *n,
+                   struct http_response *resp) {
+        json_object *a;
+        *out = NULL;
+        *n = 0;
+        if (!json_object_object_get_ex(body, "files", &a) || !json_object_is_type(a, json_type_array)) {
+                http_error(resp, 400, "field \"files\" must be an array of {path, content}");
+                return -EINVAL;
+        }
+        size_t len = json_object_array_length(a);
+        if (len > max) {
+                http_error(resp, 400, "%s has at most %zu files, this one %zu", what, max, len);
+                return -EINVAL;
+        }
+        struct catalog_file *v = calloc(len ? len : 1, sizeof *v);
+        if (!v) {
+                http_error(resp, 500, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < len; i++) {
+                json_object *e = json_object_array_get_idx(a, i), *path, *content;
+                if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "path", &path) ||
+                    !json_object_is_type(path, json_type_string) || !json_object_object_get_ex(e, "content", &content) ||
+                    !json_object_is_type(content, json_type_string)) {
+                        http_error(resp, 400, "files[%zu] must be an object with string members path and content", i);
+                        free(v);
+                        return -EINVAL;
+                }
+                v[i].path = json_object_get_string(path);
+                v[i].content = json_object_get_string(content);
+                v[i].len = (size_t) json_object_get_string_len(content);
+                if (strlen(v[i].path) != (size_t) json_object_get_string_len(path) || strlen(v[i].content) != v[i].len) {
+                        http_error(resp, 400, "files[%zu]: a NUL byte in its path or content", i);
+                        free(v);
+                        return -EINVAL;
+                }
+        }
+        *out = v;
+        *n = len;
+        return 0;
+}

@@ -46,7 +46,25 @@ static int opt_bool(json_object *o, const char *k, bool *out, struct http_respon
         return 0;
 }
 
-/* {package, channel?, catalog?, version_range?, skip_dependencies?}. */
+/* Member "cleanup": {"enabled": bool} into *out (absent: false); *given
+ * says whether it was there. 0, or answers 400 and returns -EINVAL. */
+static int opt_cleanup(json_object *o, bool *out, bool *given, struct http_response *resp) {
+        json_object *v, *e;
+        *out = false;
+        *given = false;
+        if (!json_object_object_get_ex(o, "cleanup", &v) || !v)
+                return 0;
+        if (!json_object_is_type(v, json_type_object) || json_object_object_length(v) != 1 ||
+            !json_object_object_get_ex(v, "enabled", &e) || !json_object_is_type(e, json_type_boolean)) {
+                http_error(resp, 400, "field \"cleanup\" must be {\"enabled\": true|false}");
+                return -EINVAL;
+        }
+        *out = json_object_get_boolean(e);
+        *given = true;
+        return 0;
+}
+
+/* {package, channel?, catalog?, version_range?, skip_dependencies?, cleanup?}. */
 static int read_subscription(json_object *o, struct op_subscribe *s, struct http_response *resp) {
         if (!json_object_is_type(o, json_type_object)) {
                 http_error(resp, 400, "a subscription must be a JSON object");
@@ -65,6 +83,9 @@ static int read_subscription(json_object *o, struct op_subscribe *s, struct http
                 r = opt_str(o, "version_range", &s->version_range, resp);
         if (r >= 0)
                 r = opt_bool(o, "skip_dependencies", &s->skip_dependencies, resp);
+        bool given;
+        if (r >= 0)
+                r = opt_cleanup(o, &s->cleanup, &given, resp);
         return r;
 }
 
@@ -219,6 +240,31 @@ void api_operators_upgrade(void *app, struct http_request *req, struct http_resp
         int r = operators_upgrade(sv, c.id, &o, P(req)->owner, &out, err, sizeof err);
         if (r < 0)
                 api_svc_error(resp, r, err, "operators");
+        else
+                http_json(resp, 200, out);
+out:
+        cluster_free(&c);
+}
+
+/* PATCH {cleanup: {enabled}}: whether the operator's operands go before it
+ * on uninstall (DESIGN §9). */
+void api_subscription_patch(void *app, struct http_request *req, struct http_response *resp) {
+        struct svc *sv = api_svc(app);
+        struct cluster c;
+        json_object *out = NULL;
+        char err[2048] = "";
+        bool enabled, given;
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
+                goto out;
+        if (!json_object_is_type(req->body, json_type_object) || json_object_object_length(req->body) != 1 ||
+            opt_cleanup(req->body, &enabled, &given, resp) < 0 || !given) {
+                if (!resp->status)
+                        http_error(resp, 400, "a subscription's PATCH is {\"cleanup\": {\"enabled\": true|false}}");
+                goto out;
+        }
+        int r = operators_set_cleanup(sv, c.id, req->params[1], enabled, P(req)->owner, &out, err, sizeof err);
+        if (r < 0)
+                api_svc_error(resp, r, err, "subscription");
         else
                 http_json(resp, 200, out);
 out:

@@ -253,6 +253,9 @@ static const struct ctl_cmd commands[] = {
           "  --catalog CAT          Take PKG from catalog CAT only\n"
           "  --version-range R      Only versions in R (>=1.0.0 <2.0.0, ~1.2, 1.x, ...)\n"
           "  --skip-dependencies    Install PKG alone; its dependencies are left to you\n"
+          "  --cleanup[=true|false] When PKG is uninstalled, delete its operands (the\n"
+          "                         objects of the kinds it owns) first (default\n"
+          "                         false; --cleanup alone is true)\n"
           "\nResolves PKG with its dependencies and prints the bundles it brings in\n"
           "and why. A cluster that is installed gets a new payload revision, which\n"
           "its node agents apply. One that does not resolve is kept in phase Failed\n"
@@ -270,6 +273,13 @@ static const struct ctl_cmd commands[] = {
           "brought in. Why a subscription failed and, when the cluster's operators\n"
           "do not resolve, the OperatorsResolvable condition follow the table.\n",
           ctl_operator_list },
+        { "operator", "set", "CLUSTER PKG --cleanup=true|false", "Change a cluster's operator subscription",
+          "  --cleanup=true|false   Whether uninstalling PKG deletes its operands (the\n"
+          "                         objects of the kinds it owns) before the operator\n"
+          "\nAllowed any time, also during an uninstall: false then stops the\n"
+          "deletions (what is deleted stays deleted) and lets the uninstall finish\n"
+          "by removing the operator. Prints the subscription's setting after.\n",
+          ctl_operator_set },
         { "operator", "resolve", "--cluster C|--catalog DIR [PKG[:CHANNEL]...]",
           "Preview a cluster's operators, or resolve offline",
           "  --cluster C            Ask musterd for the plan of cluster C's\n"
@@ -302,6 +312,27 @@ static const struct ctl_cmd commands[] = {
           "payload revision. When it does not resolve nothing changes, the reason\n"
           "is printed and the exit status is 1.\n",
           ctl_operator_upgrade },
+        { "operand", "apply", "CLUSTER FILE...", "Apply operands (custom resources) to a cluster",
+          "\nEach FILE holds manifests, YAML or JSON, one or more documents (---).\n"
+          "Each object's kind must be one an operator the cluster is subscribed to\n"
+          "owns; otherwise nothing is applied and the reason is printed. They go\n"
+          "into the next payload revision, after their operator. FILE is kept by\n"
+          "its base name (two with the same name are refused); at most 1000 files,\n"
+          "no directories. Prints each object applied and its package.\n",
+          ctl_operand_apply },
+        { "operand", "list", "CLUSTER", "List a cluster's operands, applied and found",
+          "\nSOURCE is managed (applied with operand apply) or found (reported by\n"
+          "the node agents from the hosts' manifest directories, not written by\n"
+          "musterd); HOSTS is how many hosts reported a found one. -o wide adds the\n"
+          "id and group/version. The kinds the cluster's operators own follow the\n"
+          "table.\n",
+          ctl_operand_list },
+        { "operand", "delete", "CLUSTER OPERAND", "Delete an operand applied to a cluster",
+          "\nOPERAND is an operand's id (operand list -o wide shows it, a unique start\n"
+          "of one is enough), KIND/NAME or KIND/NAMESPACE/NAME; KIND is matched in\n"
+          "any case, or as Kind.group. Only managed operands (applied with operand\n"
+          "apply) are deleted: the next payload revision leaves them out.\n",
+          ctl_operand_delete },
         { "catalog", "add", "NAME DIR|FILE --priority N", "Add an operator catalog",
           "  --priority N           -1000 to 1000, required: where catalogs offer the\n"
           "                         same package, the lower number is preferred (equal:\n"

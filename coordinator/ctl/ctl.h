@@ -303,6 +303,10 @@ int ctl_operator_subscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, c
 int ctl_operator_unsubscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operator_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operand_apply(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operand_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operand_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -1,6 +1,6 @@
 /* musterctl operator: a cluster's operator subscriptions and the plans that
  * resolving their dependencies gives (DESIGN §8). subscribe, unsubscribe,
- * list and upgrade go through musterd; `operator resolve --cluster` asks it
+ * list, set and upgrade go through musterd; `operator resolve --cluster` asks it
  * for a preview, `operator resolve --catalog DIR` runs the same resolver
  * offline on catalogs read from disk, for operator authors checking a
  * bundle's dependencies before they publish it. Every plan prints the same
@@ -28,6 +28,7 @@ enum {
         OPT_UPGRADE,
         OPT_UPGRADE_ALL,
         OPT_ALL,
+        OPT_CLEANUP,
 };
 
 /* ---- plans, as resolve_plan_to_json writes them -------------------------------- */
@@ -402,6 +403,8 @@ static int print_subscribed(struct ctl *c, const char *cluster, json_object *s) 
         if (rev)
                 printf("; payload revision %s carries it to the hosts", rev);
         putchar('\n');
+        if (jbool(s, "cleanup.enabled"))
+                printf("Cleanup is enabled: uninstalling %s deletes its operands first.\n", pkg ?: "?");
         int rc = ctl_jlen(ctl_jget(s, "bundles")) ? print_bundles(c, ctl_jget(s, "bundles")) : CTL_EXIT_OK;
         if (strcmp(phase, "Failed") == 0) {
                 _cleanup_free_ char *head = NULL;
@@ -412,6 +415,25 @@ static int print_subscribed(struct ctl *c, const char *cluster, json_object *s) 
         } else if (ctl_jstr(s, "message"))
                 print_wrapped(stdout, c, false, "", ctl_jstr(s, "message"), 0);
         return rc;
+}
+
+/* {"enabled": bool} from the value of --cleanup (`def` when it has none,
+ * as `--cleanup` alone) into body's "cleanup": 0, or the exit status of a
+ * usage error. */
+static int cleanup_option(const struct ctl_cmd *cmd, const char *arg, bool def, json_object *body) {
+        bool on = def;
+        if (arg && strcmp(arg, "true") == 0)
+                on = true;
+        else if (arg && strcmp(arg, "false") == 0)
+                on = false;
+        else if (arg)
+                return ctl_usage_error(cmd, "--cleanup takes true or false, not \"%s\"", arg);
+        json_object *cl = json_object_new_object();
+        if (!cl)
+                return ctl_fail("out of memory");
+        json_object_object_add(cl, "enabled", json_object_new_boolean(on));
+        json_object_object_add(body, "cleanup", cl);
+        return 0;
 }
 
 /* One option of `operator subscribe` into body: its member, or NULL when
@@ -433,15 +455,19 @@ static int subscribe_options(struct ctl *c, const struct ctl_cmd *cmd, int argc,
                 { "catalog", required_argument, NULL, OPT_CATALOG },
                 { "version-range", required_argument, NULL, OPT_RANGE },
                 { "skip-dependencies", no_argument, NULL, OPT_SKIP_DEPS },
+                { "cleanup", optional_argument, NULL, OPT_CLEANUP },
                 CTL_GLOBAL_OPTIONS,
                 { 0 },
         };
         optind = 0;
-        for (int k; (k = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END;) {
+        for (int k, rc; (k = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END;) {
                 const char *key = subscribe_key(k);
                 if (k == CTL_OPT_HELP)
                         return -1;
-                if (k == OPT_SKIP_DEPS)
+                if (k == OPT_CLEANUP) {
+                        if ((rc = cleanup_option(cmd, optarg, true, body)))
+                                return rc;
+                } else if (k == OPT_SKIP_DEPS)
                         json_object_object_add(body, "skip_dependencies", json_object_new_boolean(true));
                 else if (!key)
                         return CTL_EXIT_USAGE; /* printed */
@@ -525,6 +551,13 @@ static json_object *own_bundle(json_object *s) {
         return NULL;
 }
 
+/* A subscription's cleanup setting for a table: "yes", "no", or NULL ("-")
+ * when the server does not say. */
+static const char *cleanup_cell(json_object *s) {
+        json_object *v = ctl_jget(s, "cleanup.enabled");
+        return !v ? NULL : json_object_get_boolean(v) ? "yes" : "no";
+}
+
 static int subscription_row(struct ctl_table *t, json_object *s) {
         json_object *own = own_bundle(s);
         _cleanup_free_ char *bundles = NULL;
@@ -542,6 +575,7 @@ static int subscription_row(struct ctl_table *t, json_object *s) {
                 ctl_jstr(s, "package"),
                 ctl_jstr(s, "channel") ?: ctl_jstr(own, "channel"),
                 ctl_jstr(s, "phase"),
+                cleanup_cell(s),
                 ctl_jstr(own, "version"),
                 ctl_jstr(s, "catalog") ?: ctl_jstr(own, "catalog"),
                 bundles,
@@ -582,6 +616,7 @@ int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 { "PACKAGE", CTL_COL_FLEX, 0, 10 },
                 { "CHANNEL", 0, 3, 0 },
                 { "PHASE", 0, 0, 0 },
+                { "CLEANUP", 0, 0, 0 },
                 { "VERSION", 0, 0, 0 },
                 { "CATALOG", 0, 2, 0 },
                 { "BUNDLES", CTL_COL_FLEX, 1, 12 },
@@ -612,6 +647,62 @@ int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                 rc = ctl_print_rows(c, items, cols, sizeof cols / sizeof *cols, subscription_row);
                 print_list_notes(c, items, ctl_jget(r.json, "condition"));
         }
+        ctl_reply_free(&r);
+        return rc;
+}
+
+/* ---- set ------------------------------------------------------------------------------------ */
+
+/* What `operator set` prints after: the subscription's cleanup setting and
+ * what it means now. */
+static int print_set(struct ctl *c, const char *cluster, json_object *s) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(s);
+        _cleanup_free_ char *name = ctl_text_sanitize(cluster);
+        _cleanup_free_ char *pkg = ctl_text_sanitize(ctl_jstr(s, "package") ?: "?");
+        json_object *v = ctl_jget(s, "cleanup.enabled");
+        const char *phase = ctl_jstr(s, "phase") ?: "?";
+        if (!v)
+                return ctl_fail("the server's answer has no cleanup setting for %s", pkg ?: "?");
+        bool on = json_object_get_boolean(v);
+        printf("cluster %s, %s (%s): cleanup %s\n", name ?: "?", pkg ?: "?", phase, on ? "enabled" : "disabled");
+        if (strcmp(phase, "Cleanup") == 0 && !on)
+                puts("Cleanup is aborted: no more operands are deleted; the uninstall finishes by removing the "
+                     "operator.");
+        else
+                printf("Uninstalling %s %s its operands.\n", pkg ?: "?", on ? "deletes, before the operator,"
+                                                                          : "keeps");
+        return CTL_EXIT_OK;
+}
+
+int ctl_operator_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = {
+                { "cleanup", required_argument, NULL, OPT_CLEANUP },
+                CTL_GLOBAL_OPTIONS,
+                { 0 },
+        };
+        _cleanup_json_ json_object *body = json_object_new_object();
+        if (!body)
+                return ctl_fail("out of memory");
+        optind = 0;
+        int rc = 0;
+        for (int k; rc == 0 && (k = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END;)
+                rc = k == CTL_OPT_HELP ? -1 : k == OPT_CLEANUP ? cleanup_option(cmd, optarg, true, body)
+                                                               : CTL_EXIT_USAGE; /* printed */
+        if (rc)
+                return rc < 0 ? CTL_EXIT_OK : rc;
+        if ((rc = ctl_want_args(cmd, argc, argv, 2, "CLUSTER and PKG")))
+                return rc;
+        if (!ctl_jget(body, "cleanup"))
+                return ctl_usage_error(cmd, "nothing to set: give --cleanup=true or --cleanup=false");
+        const char *cluster = argv[optind], *pkg = argv[optind + 1];
+        if (!*pkg)
+                return ctl_usage_error(cmd, "PKG is empty");
+        _cleanup_free_ char *path = cluster_path(c, cluster, PATH_SUBSCRIPTION, pkg);
+        if (!path)
+                return CTL_EXIT_FAIL;
+        struct ctl_reply r;
+        rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL : print_set(c, cluster, r.json);
         ctl_reply_free(&r);
         return rc;
 }

@@ -15,11 +15,12 @@ static bool installs(const struct resolve_step *s) {
 
 /* "9000_operators_NNN_<bundle>_<name>", sanitised, at most
  * MANIFEST_MAX_FILE_NAME bytes with name's extension kept. */
-static void file_name(char *out, size_t n, size_t place, const char *bundle, const char *name) {
+void operators_file_name(char *out, size_t n, const char *prefix, size_t place, const char *bundle,
+                         const char *name) {
         const char *ext = strrchr(name, '.');
         size_t ext_len = ext ? strlen(ext) : 0;
         char stem[MANIFEST_MAX_FILE_NAME + 1];
-        snprintf(stem, sizeof stem, OPERATORS_FILE_PREFIX "%03zu_%s_%.*s", place, bundle,
+        snprintf(stem, sizeof stem, "%s%03zu_%s_%.*s", prefix, place, bundle,
                  (int) (strlen(name) - ext_len), name);
         for (char *p = stem; *p; p++)
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
@@ -42,7 +43,8 @@ int operators_manifests(const struct resolve_plan *p, struct manifest_list *out,
                 const struct catalog_bundle *b = s->catalog_bundle;
                 for (size_t j = 0; j < b->n_manifests; j++) {
                         char name[MANIFEST_MAX_FILE_NAME + 1], why[512];
-                        file_name(name, sizeof name, place, b->name, b->manifests[j].name);
+                        operators_file_name(name, sizeof name, OPERATORS_FILE_PREFIX, place, b->name,
+                                            b->manifests[j].name);
                         int r = manifest_parse_file(name, b->manifests[j].content, b->manifests[j].len, out, why,
                                                     sizeof why);
                         if (r < 0)

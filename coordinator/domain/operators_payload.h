@@ -15,6 +15,13 @@
  * order applies the release first, then each bundle in dependency order. */
 #define OPERATORS_FILE_PREFIX "9000_operators_"
 #define OPERATORS_MAX 10000 /* bundles in one payload */
+/* Operands applied through musterd (DESIGN §6 part 2) come after every
+ * bundle, each numbered as its operator's bundle. */
+#define OPERANDS_FILE_PREFIX "9001_operands_"
+
+/* PREFIX<NNN>_<a>_<name stem><name's extension> with characters outside
+ * [A-Za-z0-9._-] as '-', cut to fit a file name keeping the extension. */
+void operators_file_name(char *out, size_t n, const char *prefix, size_t place, const char *a, const char *name);
 
 /* Append the manifests of every bundle the plan installs, upgrades or keeps,
  * in the plan's order, to *out: each bundle manifest parsed with

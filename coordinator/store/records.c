@@ -118,6 +118,25 @@ void store_subscription_list_free(struct store_subscription_list *l) {
         *l = (struct store_subscription_list) { 0 };
 }
 
+void store_operand_init(struct store_operand *o) {
+        *o = (struct store_operand) { 0 };
+}
+
+void store_operand_free(struct store_operand *o) {
+        char **v[] = { &o->id, &o->cluster_id, &o->package, &o->group, &o->version, &o->kind, &o->namespace,
+                       &o->name, &o->file, &o->content, &o->owner, &o->created_at };
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+                free(*v[i]);
+        store_operand_init(o);
+}
+
+void store_operand_list_free(struct store_operand_list *l) {
+        for (size_t i = 0; l->v && i < l->n; i++)
+                store_operand_free(&l->v[i]);
+        free(l->v);
+        *l = (struct store_operand_list) { 0 };
+}
+
 void store_addon_proxy_init(struct store_addon_proxy *p) {
         *p = (struct store_addon_proxy) { 0 };
 }

@@ -154,6 +154,11 @@ struct store_backend {
         /* cluster_id NULL: all. */
         int (*subscription_list)(struct store *s, const char *cluster_id, struct store_subscription_list *out);
         int (*subscription_delete)(struct store *s, const char *cluster_id, const char *package);
+        int (*subscription_set_cleanup)(struct store *s, const char *cluster_id, const char *package, bool enabled);
+        /* ids and created_at filled in (kept for an existing identity by the back-end). */
+        int (*operand_put)(struct store *s, struct store_operand *v, size_t n);
+        int (*operand_list)(struct store *s, const char *cluster_id, struct store_operand_list *out);
+        int (*operand_delete)(struct store *s, const char *cluster_id, const char *id);
 
         /* p->id, created_at, updated_at, generation filled in. */
         int (*addon_proxy_create)(struct store *s, const struct store_addon_proxy *p);

@@ -1103,6 +1103,56 @@ int store_cluster_host_counts(struct store *s, struct store_cluster_count **out,
         return r < 0 ? r : 0;
 }
 
+int store_subscription_set_cleanup(struct store *s, const char *cluster_id, const char *package, bool enabled) {
+        char cid[UUID_STR_LEN];
+        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
+                return -EINVAL;
+        return s->ops->subscription_set_cleanup(s, cid, package, enabled);
+}
+
+/* ---- operands -------------------------------------------------------------- */
+
+int store_operand_put(struct store *s, struct store_operand *v, size_t n) {
+        char cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+        if (n == 0)
+                return 0;
+        if ((r = model_now_rfc3339(now)) < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                struct store_operand *o = &v[i];
+                char id[UUID_STR_LEN];
+                if (norm_id(o->cluster_id, cid) < 0 || !text_ok(o->package, STORE_MAX_CATALOG_NAME) || !o->group ||
+                    too_long(o->group, MODEL_MAX_STRING) || !text_ok(o->version, MODEL_MAX_STRING) ||
+                    !text_ok(o->kind, MODEL_MAX_STRING) || (o->namespace && too_long(o->namespace, MODEL_MAX_STRING)) ||
+                    !text_ok(o->name, MODEL_MAX_STRING) || !text_ok(o->file, MODEL_MAX_STRING) ||
+                    !text_ok(o->content, STORE_MAX_OPERAND_BYTES) || !text_ok(o->owner, MODEL_MAX_STRING))
+                        return -EINVAL;
+                if ((r = model_new_id(id)) < 0 || (r = set_owned(&o->id, id)) < 0 ||
+                    (r = set_owned(&o->created_at, now)) < 0 || (r = set_owned(&o->cluster_id, cid)) < 0)
+                        return r;
+        }
+        return s->ops->operand_put(s, v, n);
+}
+
+int store_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out) {
+        char cid[UUID_STR_LEN];
+        *out = (struct store_operand_list) { 0 };
+        if (norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        int r = s->ops->operand_list(s, cid, out);
+        if (r < 0)
+                store_operand_list_free(out);
+        return r < 0 ? r : 0;
+}
+
+int store_operand_delete(struct store *s, const char *cluster_id, const char *id) {
+        char cid[UUID_STR_LEN], oid[UUID_STR_LEN];
+        if (norm_id(cluster_id, cid) < 0 || norm_id(id, oid) < 0)
+                return -EINVAL;
+        return s->ops->operand_delete(s, cid, oid);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 int store_event_append(struct store *s, struct event *e) {

@@ -421,6 +421,7 @@ struct store_subscription {
         char *catalog;        /* NULL: any catalog */
         char *version_range;  /* NULL: any version */
         bool skip_dependencies;
+        bool cleanup;         /* cleanup.enabled: delete its operands before it on uninstall (DESIGN §9) */
         char *owner;
         char *created_at;
 };
@@ -438,6 +439,42 @@ int store_subscription_create(struct store *s, struct store_subscription *sub);
 int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out);
 /* -ENOENT. */
 int store_subscription_delete(struct store *s, const char *cluster_id, const char *package);
+/* cleanup.enabled of the cluster's subscription to package. -ENOENT. */
+int store_subscription_set_cleanup(struct store *s, const char *cluster_id, const char *package, bool enabled);
+
+/* ---- operands (DESIGN §3, §9) ---------------------------------------------- */
+
+#define STORE_MAX_OPERANDS 10000            /* of one cluster */
+#define STORE_MAX_OPERAND_BYTES (1024 * 1024) /* one operand's document */
+
+/* A custom resource a creator applied through musterd, of a kind one of the
+ * cluster's operators owns: one per (cluster, group, kind, namespace, name). */
+struct store_operand {
+        char *id;
+        char *cluster_id;
+        char *package;        /* the operator that owns its kind */
+        char *group, *version, *kind;
+        char *namespace;      /* NULL: cluster-scoped */
+        char *name;
+        char *file;           /* the file it came from (a plain name) */
+        char *content;        /* the document's bytes */
+        char *owner;
+        char *created_at;
+};
+void store_operand_init(struct store_operand *o);
+void store_operand_free(struct store_operand *o);
+struct store_operand_list { struct store_operand *v; size_t n; };
+void store_operand_list_free(struct store_operand_list *l);
+
+/* Insert, or replace the one of the same identity (keeping its id and
+ * created_at), for each of v[0..n) in one transaction; fills in id and
+ * created_at. -ENOENT: no such cluster; -EDQUOT past STORE_MAX_OPERANDS;
+ * -EINVAL for a missing member. */
+int store_operand_put(struct store *s, struct store_operand *v, size_t n);
+/* The cluster's operands in the order they were first applied. */
+int store_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out);
+/* -ENOENT. */
+int store_operand_delete(struct store *s, const char *cluster_id, const char *id);
 
 /* ---- add-ons (DESIGN §10) ------------------------------------------------- */
 

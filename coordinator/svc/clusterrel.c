@@ -14,6 +14,7 @@
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "log.h"
+#include "operandpart.h"
 #include "operators_payload.h"
 #include "opresolve.h"
 #include "payload.h"
@@ -284,6 +285,7 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
         _cleanup_(opresolve_free) struct op_resolution op = { .none = true };
         _cleanup_(manifest_list_free) struct manifest_list opms = { 0 };
         _cleanup_(manifest_list_free) struct manifest_list adms = { 0 };
+        _cleanup_(manifest_list_free) struct manifest_list odms = { 0 };
         struct filter_context ctx = filter_ctx(lr, c);
         struct filter_result *res = NULL;
         _cleanup_free_ const struct manifest **inc = NULL;
@@ -314,14 +316,15 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
                 free(res);
                 return r;
         }
-        /* Part 3: the add-ons' releases. */
-        if ((r = addons_manifests(sv, c, &adms, err, errlen)) < 0) {
+        /* Part 2 goes on with the managed operands; part 3: the add-ons' releases. */
+        if ((r = operands_manifests(sv, c, op.none ? NULL : &op.plan, &odms, err, errlen)) < 0 ||
+            (r = addons_manifests(sv, c, &adms, err, errlen)) < 0) {
                 for (size_t i = 0; i < lr->ms.n; i++)
                         filter_result_free(&res[i]);
                 free(res);
                 return r;
         }
-        inc = calloc(lr->ms.n + opms.n + adms.n + 1, sizeof *inc);
+        inc = calloc(lr->ms.n + opms.n + odms.n + adms.n + 1, sizeof *inc);
         for (size_t i = 0; i < lr->ms.n; i++) {
                 if (inc && res[i].reason == FILTER_INCLUDED)
                         inc[n++] = &lr->ms.v[i];
@@ -332,6 +335,8 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
                 return -ENOMEM;
         for (size_t i = 0; i < opms.n; i++)
                 inc[n++] = &opms.v[i];
+        for (size_t i = 0; i < odms.n; i++)
+                inc[n++] = &odms.v[i];
         for (size_t i = 0; i < adms.n; i++)
                 inc[n++] = &adms.v[i];
         if (lr->r.info.os_image.url)

@@ -167,6 +167,15 @@ static const char *phase_of(const struct described *d, const char *package, bool
         return "Resolving";
 }
 
+static json_object *cleanup_json(bool enabled) {
+        json_object *o = json_object_new_object();
+        if (o && jadd(o, "enabled", json_object_new_boolean(enabled)) < 0) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
 static json_object *subscription_json(const struct described *d, size_t k, const struct store_subscription *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
         _cleanup_json_ json_object *bundles = json_object_new_array();
@@ -184,6 +193,7 @@ static json_object *subscription_json(const struct described *d, size_t k, const
             jadd_str_opt(o, "package", s->package) < 0 || jadd_str_opt(o, "channel", s->channel) < 0 ||
             jadd_str_opt(o, "catalog", s->catalog) < 0 || jadd_str_opt(o, "version_range", s->version_range) < 0 ||
             jadd(o, "skip_dependencies", json_object_new_boolean(s->skip_dependencies)) < 0 ||
+            jadd(o, "cleanup", cleanup_json(s->cleanup)) < 0 ||
             jadd_str_opt(o, "owner", s->owner) < 0 || jadd_str_opt(o, "created_at", s->created_at) < 0 ||
             jadd_str_opt(o, "phase", phase) < 0 || jadd_str_opt(o, "message", msg) < 0 ||
             jadd(o, "bundles", TAKE_PTR(bundles)) < 0)
@@ -329,6 +339,7 @@ int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_
                                                 .catalog = in->catalog ? strdup(in->catalog) : NULL,
                                                 .version_range = in->version_range ? strdup(in->version_range) : NULL,
                                                 .skip_dependencies = in->skip_dependencies,
+                                                .cleanup = in->cleanup,
                                                 .owner = strdup(owner) };
                 r = store_subscription_create(sv->store, &s);
                 store_subscription_free(&s);
@@ -414,7 +425,7 @@ int operators_preview(struct svc *sv, const char *cluster_id, const struct op_op
         int r = load_cluster(sv, cluster_id, &c, err, errlen);
         for (size_t i = 0; r >= 0 && o && i < o->n_extra; i++) {
                 struct op_subscribe in = { o->extra[i].package, o->extra[i].channel, o->extra[i].catalog,
-                                           o->extra[i].version_range, o->extra[i].skip_dependencies };
+                                           o->extra[i].version_range, o->extra[i].skip_dependencies, false };
                 r = check_subscribe(&in, err, errlen);
         }
         if (r >= 0)
@@ -445,6 +456,25 @@ int operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_op
         }
         if (r >= 0)
                 r = change_reply(&plan, rev, out, err, errlen);
+        cluster_free(&c);
+        return r;
+}
+
+int operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
+                          json_object **out, char *err, size_t errlen) {
+        struct cluster c;
+        int r = load_cluster(sv, cluster_id, &c, err, errlen);
+        if (r >= 0 && (r = store_subscription_set_cleanup(sv->store, c.id, package, enabled)) < 0)
+                r = errmsg(err, errlen, r, r == -ENOENT ? "cluster %s has no subscription to %s"
+                                                        : "the cleanup setting of %s on cluster %s cannot be stored",
+                           r == -ENOENT ? c.name : package, r == -ENOENT ? package : c.name);
+        if (r >= 0) {
+                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL,
+                          "cluster %s: cleanup of %s's operands on uninstall %s by %s", c.name, package,
+                          enabled ? "enabled" : "disabled", by);
+                if (!(*out = subscribed_reply(sv, c.id, package, 0, err, errlen)))
+                        r = errmsg(err, errlen, -ENOMEM, "out of memory");
+        }
         cluster_free(&c);
         return r;
 }

@@ -16,6 +16,7 @@ struct op_subscribe {
         const char *catalog; /* NULL: any */
         const char *version_range; /* NULL: any */
         bool skip_dependencies;
+        bool cleanup; /* cleanup.enabled (DESIGN §9) */
 };
 
 /* Subscribe cluster_id to a package (by owner). *out: the subscription
@@ -32,6 +33,11 @@ int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_
  * *out: {"plan", "payload_revision"?}. -ENOENT, -EBUSY, -EDOM (what is left
  * does not resolve: nothing changed). */
 int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
+                          json_object **out, char *err, size_t errlen);
+
+/* Set cleanup.enabled of the cluster's subscription to package; *out the
+ * subscription as listed. -ENOENT. */
+int operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
                           json_object **out, char *err, size_t errlen);
 
 /* {"items": [subscription...], "condition": OperatorsResolvable}. */

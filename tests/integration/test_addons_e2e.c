@@ -26,20 +26,9 @@
 
 #define WAIT_MS 90000
 
-/* The element of arr whose member `key` is `value`; NULL if none. */
-static json_object *find_by(json_object *arr, const char *key, const char *value) {
-        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                json_object *e = json_object_array_get_idx(arr, i);
-                const char *v = tu_jstr(e, key);
-                if (v && strcmp(v, value) == 0)
-                        return e;
-        }
-        return NULL;
-}
-
 /* The condition `type` of a proxy; NULL if none. */
 static json_object *condition(json_object *proxy, const char *type) {
-        return find_by(tu_json_get(proxy, "status.conditions"), "type", type);
+        return tu_find_by(tu_json_get(proxy, "status.conditions"), "type", type);
 }
 
 /* A proxy spec: name, selector (JSON), template; more members (JSON text
@@ -263,7 +252,7 @@ static json_object *proxy(const char *p) {
 static json_object *wait_release(const char *p, const char *cl, const char *status, int64_t rev) {
         int64_t deadline = tu_mono_ms() + WAIT_MS;
         for (;;) {
-                json_object *l = releases(p), *r = find_by(l, "cluster_name", cl);
+                json_object *l = releases(p), *r = tu_find_by(l, "cluster_name", cl);
                 bool ok = status ? r && !strcmp(tu_jstr(r, "status"), status) &&
                                            json_object_get_int64(tu_json_get(r, "revision")) == rev
                                  : !r;
@@ -565,7 +554,7 @@ static void staged_rollout(void) {
         json_object_put(p);
         sleep(3); /* a few passes: nothing more starts while paused */
         json_object *l = releases("roll");
-        json_object *b = find_by(l, "cluster_name", "b"), *c = find_by(l, "cluster_name", "c");
+        json_object *b = tu_find_by(l, "cluster_name", "b"), *c = tu_find_by(l, "cluster_name", "c");
         cr_assert_eq(json_object_get_int64(tu_json_get(b, "revision")), 2, "%s", json_object_to_json_string(l));
         cr_assert_eq(json_object_get_int64(tu_json_get(c, "revision")), 2, "%s", json_object_to_json_string(l));
         json_object_put(l);

@@ -30,17 +30,6 @@
 
 /* ---- shared helpers -------------------------------------------------------- */
 
-/* The element of arr whose member `key` is `value`; NULL if none. */
-static json_object *find_by(json_object *arr, const char *key, const char *value) {
-        for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-                json_object *e = json_object_array_get_idx(arr, i);
-                const char *v = tu_jstr(e, key);
-                if (v && strcmp(v, value) == 0)
-                        return e;
-        }
-        return NULL;
-}
-
 /* Where the table in `out` has a row whose first two cells are action and
  * pkg: that row's start; NULL if none. */
 static const char *row_of(const char *out, const char *action, const char *pkg) {
@@ -217,7 +206,7 @@ static long subscribe(const char *token, const char *cid, const char *body, json
 
 /* The validation `id` of a cluster object: its {id, status, message}. */
 static json_object *validation_of(json_object *cluster, const char *id) {
-        return find_by(tu_json_get(cluster, "validations"), "id", id);
+        return tu_find_by(tu_json_get(cluster, "validations"), "id", id);
 }
 
 /* A creator subscribes its own cluster (not another's), adds no catalog. */
@@ -230,11 +219,11 @@ static void creator_subscribes_own_cluster(const char *alice, const char *cid, c
         cr_assert_str_eq(tu_jstr(s, "phase"), "Resolving", "not installed yet: %s", json_object_to_json_string(s));
         cr_assert_null(tu_json_get(s, "payload_revision"), "no revision for a cluster not installed");
         json_object *b = tu_json_get(s, "bundles");
-        cr_assert_str_eq(tu_jstr(find_by(b, "package", "etcd"), "catalog"), "redhat");
-        cr_assert(json_object_get_boolean(tu_json_get(find_by(b, "package", "dbop"), "dependency")));
-        cr_assert_not(json_object_get_boolean(tu_json_get(find_by(b, "package", "myapp"), "dependency")));
-        cr_assert_not_null(find_by(b, "package", "prometheus"));
-        cr_assert(tu_jstr(find_by(b, "package", "dbop"), "why"), "every bundle says why");
+        cr_assert_str_eq(tu_jstr(tu_find_by(b, "package", "etcd"), "catalog"), "redhat");
+        cr_assert(json_object_get_boolean(tu_json_get(tu_find_by(b, "package", "dbop"), "dependency")));
+        cr_assert_not(json_object_get_boolean(tu_json_get(tu_find_by(b, "package", "myapp"), "dependency")));
+        cr_assert_not_null(tu_find_by(b, "package", "prometheus"));
+        cr_assert(tu_jstr(tu_find_by(b, "package", "dbop"), "why"), "every bundle says why");
         json_object_put(s);
         /* Catalogs are the infra admins'. */
         json_object *e = NULL;
@@ -328,7 +317,7 @@ static void unresolvable_subscription_explained(const char *alice_tf, const char
         json_object *l = json_tokener_parse(out);
         cr_assert_not_null(l, "%s", out);
         tu_assert_join(tu_json_get(l, "items"), "package", "myapp,prometheus");
-        cr_assert_str_eq(tu_jstr(find_by(tu_json_get(l, "items"), "package", "prometheus"), "phase"), "Failed");
+        cr_assert_str_eq(tu_jstr(tu_find_by(tu_json_get(l, "items"), "package", "prometheus"), "phase"), "Failed");
         cr_assert_str_eq(tu_jstr(l, "condition.type"), "OperatorsResolvable");
         cr_assert_str_eq(tu_jstr(l, "condition.status"), "False");
         cr_assert_str_eq(tu_jstr(l, "condition.reason"), "ConstraintsNotSatisfiable");
@@ -535,7 +524,7 @@ static char *ready_cluster(const char *ie) {
 /* The phase of the subscription to pkg, as `operator list -o json` says. */
 static char *phase_of(const char *pkg) {
         json_object *l = CTL_JSON("operator", "list", "c1");
-        const char *p = tu_jstr(find_by(tu_json_get(l, "items"), "package", pkg), "phase");
+        const char *p = tu_jstr(tu_find_by(tu_json_get(l, "items"), "package", pkg), "phase");
         cr_assert_not_null(p, "no subscription to %s: %s", pkg, json_object_to_json_string(l));
         char *s = strdup(p);
         json_object_put(l);
@@ -797,11 +786,11 @@ static void unsubscribe_console(const char *ie, const char *cid) {
         free(out);
         /* The preview of the upgrade changes nothing. */
         json_object *p = CTL_JSON("operator", "resolve", "--cluster", "c1", "--upgrade", "myapp");
-        json_object *app = find_by(tu_json_get(p, "steps"), "package", "myapp");
+        json_object *app = tu_find_by(tu_json_get(p, "steps"), "package", "myapp");
         cr_assert_str_eq(tu_jstr(app, "action"), "upgrade", "%s", json_object_to_json_string(p));
         cr_assert_str_eq(tu_jstr(app, "from_version"), "1.0.0");
         cr_assert_str_eq(tu_jstr(app, "version"), "1.1.0");
-        cr_assert_str_eq(tu_jstr(find_by(tu_json_get(p, "steps"), "package", "dbop"), "action"), "keep");
+        cr_assert_str_eq(tu_jstr(tu_find_by(tu_json_get(p, "steps"), "package", "dbop"), "action"), "keep");
         json_object_put(p);
         json_object *c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
         cr_assert_eq(json_object_get_int64(tu_json_get(c, "payload_revision")), 2, "a preview builds nothing");
@@ -893,6 +882,65 @@ static void subscribe_installed(const char *ie, const char *cid) {
         free(out);
 }
 
+/* Operands (issue 17) on the installed cluster: an EtcdCluster applied
+ * through musterd reaches every manifest directory after etcd's bundle, a
+ * Widget nobody owns is refused; an EtcdCluster someone put on host 0
+ * is listed as found once the hosts apply the next revision (the delete
+ * of the managed one, which leaves every directory). */
+static void operands_installed(const char *ie, const char *cid) {
+        static const char etcd[] = "apiVersion: etcd.database.coreos.com/v1beta2\nkind: EtcdCluster\nmetadata:\n"
+                                   "  name: main\n  namespace: db\nspec:\n  size: 3\n";
+        json_object *body = json_object_new_object(), *files = json_object_new_array(), *f = json_object_new_object();
+        json_object_object_add(f, "path", json_object_new_string("etcd.yaml"));
+        json_object_object_add(f, "content", json_object_new_string(etcd));
+        json_object_array_add(files, f);
+        json_object_object_add(body, "files", files);
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/operands", cid), md.admin_token,
+                                  json_object_to_json_string(body), &o), 201, "%s",
+                     o ? json_object_to_json_string(o) : "");
+        json_object_put(body);
+        int64_t rev = json_object_get_int64(tu_json_get(o, "payload_revision"));
+        cr_assert_gt(rev, 0, "an installed cluster gets a revision: %s", json_object_to_json_string(o));
+        char *id = strdup(tu_jstr(o, "items.0.id"));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/operands", cid), md.admin_token,
+                                  "{\"files\":[{\"path\":\"w.yaml\",\"content\":\"apiVersion: example.com/v1\\n"
+                                  "kind: Widget\\nmetadata:\\n  name: w\\n\"}]}", &o), 400);
+        cr_assert(strstr(tu_jstr(o, "reason"), "owned by no operator"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied the operand's revision"));
+        for (int i = 0; i < N_AGENTS; i++) {
+                char path[4500];
+                snprintf(path, sizeof path, "%.4300s/9001_operands_000_etcd_EtcdCluster_db_main.yaml", mdir[i]);
+                char *t = tu_read_file(path, NULL);
+                cr_assert_str_eq(t, etcd, "host %d holds the operand as applied", i);
+                free(t);
+        }
+        cr_assert_eq(tu_write_file(mdir[0], "local-etcd.yaml",
+                                   "apiVersion: etcd.database.coreos.com/v1beta2\nkind: EtcdCluster\nmetadata:\n"
+                                   "  name: legacy\n  namespace: db\n"), 0);
+        cr_assert_eq(tu_http("DELETE", url("/api/v2/clusters/%s/operands/%s", cid, id), md.admin_token, NULL, 0, NULL),
+                     204);
+        rev++;
+        for (int i = 0; i < N_AGENTS; i++)
+                json_object_put(wait_host(ie, i, tu_applied, &rev, "applied the revision without it"));
+        o = tu_admin_get(&md, "/api/v2/clusters/%s/operands", cid);
+        json_object *items = tu_json_get(o, "items");
+        cr_assert_eq(json_object_array_length(items), 1, "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(items, "0.source"), "found");
+        cr_assert_str_eq(tu_jstr(items, "0.name"), "legacy");
+        cr_assert_str_eq(tu_jstr(items, "0.package"), "etcd");
+        cr_assert_str_eq(tu_jstr(items, "0.hosts.0"), agents[0].host_id);
+        json_object_put(o);
+        char path[4500];
+        snprintf(path, sizeof path, "%.4300s/9001_operands_000_etcd_EtcdCluster_db_main.yaml", mdir[1]);
+        char *t = tu_read_file(path, NULL);
+        cr_assert_null(t, "the deleted operand left the directories");
+        free(id);
+}
+
 Test(operators_e2e, three_hosts_subscribe_install_upgrade_and_prune) {
         char *ie = start_with_key();
         char *cid = ready_cluster(ie);
@@ -903,6 +951,7 @@ Test(operators_e2e, three_hosts_subscribe_install_upgrade_and_prune) {
         upgrade_myapp(ie, cid);
         unsubscribe_prune(ie, cid);
         subscribe_installed(ie, cid);
+        operands_installed(ie, cid);
         for (int i = 0; i < N_AGENTS; i++)
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "node agent %s exits cleanly", agents[i].name);
         cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");

@@ -128,6 +128,12 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(API MUSTER_PATH_CATALOG(S), "community"), "catalog_get", "community", NULL);
         expect("GET", PATH(API MUSTER_PATH_CATALOG(S), CID), "catalog_get", CID, NULL);
         expect("DELETE", PATH(API MUSTER_PATH_CATALOG(S), CID), "catalog_delete", CID, NULL);
+        /* Operands and a subscription's cleanup: musterctl (operand.c, operator.c). */
+        expect("POST", PATH(API MUSTER_PATH_CLUSTER_OPERANDS(S), CID), "operand_apply", CID, NULL);
+        expect("GET", PATH(API MUSTER_PATH_CLUSTER_OPERANDS(S), CID), "operand_list", CID, NULL);
+        expect("DELETE", PATH(API MUSTER_PATH_CLUSTER_OPERAND(S, S), CID, CID), "operand_delete", CID, CID);
+        expect("PATCH", PATH(API MUSTER_PATH_CLUSTER_SUBSCRIPTION(S, S), CID, "etcd"), "subscription_patch", CID,
+               "etcd");
         /* Add-ons: musterctl (addon.c), proxies by id or name. */
         expect("POST", API MUSTER_PATH_ADDON_PROXIES, "addon_proxy_create", NULL, NULL);
         expect("GET", API MUSTER_PATH_ADDON_PROXIES, "addon_proxy_list", NULL, NULL);

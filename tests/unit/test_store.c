@@ -1913,3 +1913,68 @@ Test(store, addon_proxies_releases_and_found) {
         free(a);
         free(b);
 }
+
+/* Operands (issue 17): one per identity, applied again keeps its id;
+ * listed in the order first applied; deleted by id; gone with the
+ * cluster. A subscription's cleanup setting. */
+Test(store, operands_and_cleanup) {
+        char *a = tu_store_cluster(st, "alice", "a");
+        struct store_operand v[2] = {
+                { .cluster_id = strdup(a), .package = strdup("etcd"), .group = strdup("etcd.database.coreos.com"),
+                  .version = strdup("v1beta2"), .kind = strdup("EtcdCluster"), .namespace = strdup("db"),
+                  .name = strdup("main"), .file = strdup("e.yaml"), .content = strdup("one"), .owner = strdup("alice") },
+                { .cluster_id = strdup(a), .package = strdup("prometheus"), .group = strdup("monitoring.coreos.com"),
+                  .version = strdup("v1"), .kind = strdup("Prometheus"), .name = strdup("k8s"),
+                  .file = strdup("p.yaml"), .content = strdup("two"), .owner = strdup("alice") },
+        };
+        cr_assert_eq(store_operand_put(st, v, 2), 0);
+        char *first = strdup(v[0].id);
+        /* The same EtcdCluster again, new bytes: the same id. */
+        free(v[0].content);
+        v[0].content = strdup("three");
+        cr_assert_eq(store_operand_put(st, v, 1), 0);
+        cr_expect_str_eq(v[0].id, first);
+        struct store_operand_list l;
+        cr_assert_eq(store_operand_list(st, a, &l), 0);
+        cr_assert_eq(l.n, 2);
+        cr_expect_str_eq(l.v[0].content, "three");
+        cr_expect_str_eq(l.v[0].namespace, "db");
+        cr_expect_null(l.v[1].namespace, "cluster-scoped");
+        cr_expect_str_eq(l.v[1].package, "prometheus");
+        store_operand_list_free(&l);
+        cr_expect_eq(store_operand_delete(st, a, first), 0);
+        cr_expect_eq(store_operand_delete(st, a, first), -ENOENT);
+        cr_expect_eq(store_operand_delete(st, a, "nope"), -EINVAL);
+        struct store_operand bad = { .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
+                                     .package = strdup("p"), .group = strdup(""), .version = strdup("v1"),
+                                     .kind = strdup("K"), .name = strdup("n"), .file = strdup("f"),
+                                     .content = strdup("c"), .owner = strdup("o") };
+        cr_expect_eq(store_operand_put(st, &bad, 1), -ENOENT, "no such cluster");
+        free(bad.kind);
+        bad.kind = NULL;
+        cr_expect_eq(store_operand_put(st, &bad, 1), -EINVAL);
+        store_operand_free(&bad);
+
+        struct store_subscription sub = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("a"),
+                                          .cleanup = true };
+        cr_assert_eq(store_subscription_create(st, &sub), 0);
+        store_subscription_free(&sub);
+        struct store_subscription_list sl;
+        cr_assert_eq(store_subscription_list(st, a, &sl), 0);
+        cr_expect(sl.v[0].cleanup);
+        store_subscription_list_free(&sl);
+        cr_expect_eq(store_subscription_set_cleanup(st, a, "etcd", false), 0);
+        cr_expect_eq(store_subscription_set_cleanup(st, a, "nope", false), -ENOENT);
+        cr_assert_eq(store_subscription_list(st, a, &sl), 0);
+        cr_expect_not(sl.v[0].cleanup);
+        store_subscription_list_free(&sl);
+
+        cr_assert_eq(store_cluster_delete(st, a), 0);
+        cr_assert_eq(store_operand_list(st, a, &l), 0);
+        cr_expect_eq(l.n, 0, "the operands went with their cluster");
+        store_operand_list_free(&l);
+        for (int i = 0; i < 2; i++)
+                store_operand_free(&v[i]);
+        free(first);
+        free(a);
+}

@@ -54,10 +54,18 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 10
+#define SCHEMA 11
 
-/* Undo migration 10 (what a version-9 muster left). */
+/* Undo migration 11 (what a version-10 muster left). */
+static void downgrade_to_10(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE operands; ALTER TABLE subscriptions DROP COLUMN cleanup;"
+                                      "UPDATE schema_version SET version = 10", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 11 and 10 (what a version-9 muster left). */
 static void downgrade_to_9(sqlite3 *db) {
+        downgrade_to_10(db);
         cr_assert_eq(sqlite3_exec(db, "DROP TABLE host_found; DROP TABLE addon_releases; DROP TABLE addon_proxies;"
                                       "UPDATE schema_version SET version = 9", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -169,6 +177,31 @@ Test(store_sqlite, fresh_database_gets_current_schema) {
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
         free(ie);
+}
+
+/* A version-10 database (before operands) is migrated: its subscriptions
+ * have cleanup off and can turn it on; operands can be applied. */
+Test(store_sqlite, version_10_database_is_migrated) {
+        char *cl = tu_store_cluster(st, "admin", "old");
+        struct store_subscription sub = { .cluster_id = strdup(cl), .package = strdup("etcd"), .owner = strdup("a") };
+        cr_assert_eq(store_subscription_create(st, &sub), 0);
+        store_subscription_free(&sub);
+        reopen_after(downgrade_to_10);
+        struct store_subscription_list l;
+        cr_assert_eq(store_subscription_list(st, cl, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_not(l.v[0].cleanup);
+        store_subscription_list_free(&l);
+        cr_assert_eq(store_subscription_set_cleanup(st, cl, "etcd", true), 0);
+        cr_assert_eq(store_subscription_list(st, cl, &l), 0);
+        cr_assert(l.v[0].cleanup);
+        store_subscription_list_free(&l);
+        struct store_operand o = { .cluster_id = strdup(cl), .package = strdup("etcd"), .group = strdup("g"),
+                                   .version = strdup("v1"), .kind = strdup("K"), .name = strdup("n"),
+                                   .file = strdup("f.yaml"), .content = strdup("x"), .owner = strdup("a") };
+        cr_assert_eq(store_operand_put(st, &o, 1), 0);
+        store_operand_free(&o);
+        free(cl);
 }
 
 /* A version-9 database (before add-ons) is migrated: its clusters and

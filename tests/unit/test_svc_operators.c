@@ -27,23 +27,11 @@ static struct crypto_key *key;
 static struct svc sv;
 static struct muster_config cfg;
 
-static void add_fixture(const char *name, int priority) {
-        char path[4096], err[1024];
-        struct catalog_file *files = NULL;
-        size_t n = 0;
-        struct store_catalog rec;
-        snprintf(path, sizeof path, "%s/catalogs/%s", MUSTER_FIXTURES_DIR, name);
-        cr_assert_eq(catalog_read_dir(path, &files, &n, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(svc_catalog_add(&sv, name, priority, files, n, "admin", &rec, err, sizeof err), 0, "%s", err);
-        svc_catalog_record_free(&rec);
-        catalog_files_free(files, n);
-}
-
 static void setup(void) {
         config_defaults(&cfg);
         tu_svc_open(&sv, &st, &key, &cfg, &dir);
-        add_fixture("community", 10);
-        add_fixture("redhat", 0);
+        tu_svc_add_fixture_catalog(&sv, "community", 10);
+        tu_svc_add_fixture_catalog(&sv, "redhat", 0);
         cl = tu_store_cluster(st, "alice", "c1");
 }
 

@@ -255,6 +255,24 @@ static const char *const migrations[] = {
         "  updated_at TEXT NOT NULL,"
         "  PRIMARY KEY (infra_env_id, host_id),"
         "  FOREIGN KEY (infra_env_id, host_id) REFERENCES hosts(infra_env_id, id) ON DELETE CASCADE);",
+        /* 11: operands applied through musterd (issue 17), which go with
+         * their cluster, and each subscription's cleanup setting. */
+        "CREATE TABLE operands ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  id TEXT NOT NULL UNIQUE,"
+        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
+        "  package TEXT NOT NULL,"
+        "  grp TEXT NOT NULL,"
+        "  version TEXT NOT NULL,"
+        "  kind TEXT NOT NULL,"
+        "  namespace TEXT NOT NULL DEFAULT '',"
+        "  name TEXT NOT NULL,"
+        "  file TEXT NOT NULL,"
+        "  content TEXT NOT NULL,"
+        "  owner TEXT NOT NULL,"
+        "  created_at TEXT NOT NULL,"
+        "  UNIQUE (cluster_id, grp, kind, namespace, name));"
+        "ALTER TABLE subscriptions ADD COLUMN cleanup INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -2570,13 +2588,15 @@ static int sqlite_catalog_delete(struct store *s, const char *id) {
 
 /* ---- operator subscriptions ---------------------------------------------- */
 
-#define SUB_COLS "id, cluster_id, package, channel, catalog, version_range, owner, created_at, skip_dependencies"
+#define SUB_COLS "id, cluster_id, package, channel, catalog, version_range, owner, created_at, skip_dependencies, " \
+                 "cleanup"
 
 static int read_subscription(sqlite3_stmt *st, struct store_subscription *sub) {
         char **a[] = { &sub->id, &sub->cluster_id, &sub->package, &sub->channel, &sub->catalog, &sub->version_range,
                        &sub->owner, &sub->created_at };
         int r = col_strs(st, 0, a, sizeof a / sizeof *a);
         sub->skip_dependencies = sqlite3_column_int64(st, 8) != 0;
+        sub->cleanup = sqlite3_column_int64(st, 9) != 0;
         return r;
 }
 
@@ -2607,11 +2627,12 @@ static int sqlite_subscription_create(struct store *s, const struct store_subscr
         if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "INSERT INTO subscriptions (id, cluster_id, package, channel, catalog, "
-                                 "version_range, owner, created_at, skip_dependencies) "
-                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st)) >= 0 &&
+                                 "version_range, owner, created_at, skip_dependencies, cleanup) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &st)) >= 0 &&
                     (r = BIND(st, sub->id, sub->cluster_id, sub->package, sub->channel, sub->catalog,
                               sub->version_range, sub->owner, sub->created_at)) >= 0 &&
-                    (r = bind_i64(st, 9, sub->skip_dependencies ? 1 : 0)) >= 0)
+                    (r = bind_i64(st, 9, sub->skip_dependencies ? 1 : 0)) >= 0 &&
+                    (r = bind_i64(st, 10, sub->cleanup ? 1 : 0)) >= 0)
                         r = step_done(c, st);
         }
         return write_end(s, c, r);
@@ -2643,6 +2664,112 @@ static int sqlite_subscription_delete(struct store *s, const char *cluster_id, c
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
                 if ((r = stmt(c, "DELETE FROM subscriptions WHERE cluster_id = ?1 AND package = ?2", &st)) >= 0 &&
                     (r = BIND(st, cluster_id, package)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_subscription_set_cleanup(struct store *s, const char *cluster_id, const char *package,
+                                           bool enabled) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE subscriptions SET cleanup = ?3 WHERE cluster_id = ?1 AND package = ?2", &st)) >=
+                            0 &&
+                    (r = BIND(st, cluster_id, package)) >= 0 && (r = bind_i64(st, 3, enabled ? 1 : 0)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
+}
+
+/* ---- operands ----------------------------------------------------------------- */
+
+#define OPD_COLS "id, cluster_id, package, grp, version, kind, namespace, name, file, content, owner, created_at"
+
+static int read_operand(sqlite3_stmt *st, struct store_operand *o) {
+        char **a[] = { &o->id, &o->cluster_id, &o->package, &o->group, &o->version, &o->kind, &o->namespace,
+                       &o->name, &o->file, &o->content, &o->owner, &o->created_at };
+        int r = col_strs(st, 0, a, sizeof a / sizeof *a);
+        if (r == 0 && o->namespace && !*o->namespace) {
+                free(o->namespace); /* '' keeps the identity unique: cluster-scoped */
+                o->namespace = NULL;
+        }
+        return r;
+}
+
+static void operand_row_init(void *row) { store_operand_init(row); }
+static int operand_row_read(sqlite3_stmt *st, void *row) { return read_operand(st, row); }
+static const struct row_type operand_rows = { sizeof(struct store_operand), operand_row_init, operand_row_read };
+
+static int sqlite_operand_put(struct store *s, struct store_operand *v, size_t n) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        if ((r = cluster_exists(c, v[0].cluster_id)) == 0)
+                r = -ENOENT;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct store_operand *o = &v[i];
+                const char *ns = o->namespace ? o->namespace : "";
+                {
+                        /* The same identity keeps its id and created_at. */
+                        _cleanup_reset_ sqlite3_stmt *st = NULL;
+                        if ((r = stmt(c, "SELECT id, created_at FROM operands WHERE cluster_id = ?1 AND grp = ?2 AND "
+                                         "kind = ?3 AND namespace = ?4 AND name = ?5", &st)) >= 0 &&
+                            (r = BIND(st, o->cluster_id, o->group, o->kind, ns, o->name)) >= 0 &&
+                            (r = step_row(c, st)) > 0) {
+                                char **a[] = { &o->id, &o->created_at };
+                                r = col_strs(st, 0, a, 2);
+                        }
+                }
+                if (r < 0)
+                        break;
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO operands (" OPD_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                                 "?11, ?12) ON CONFLICT (cluster_id, grp, kind, namespace, name) DO UPDATE SET "
+                                 "package = excluded.package, version = excluded.version, file = excluded.file, "
+                                 "content = excluded.content, owner = excluded.owner", &st)) >= 0 &&
+                    (r = BIND(st, o->id, o->cluster_id, o->package, o->group, o->version, o->kind, ns, o->name,
+                              o->file, o->content, o->owner, o->created_at)) >= 0)
+                        r = step_done(c, st);
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT count(*) FROM operands WHERE cluster_id = ?1", &st)) >= 0 &&
+                    (r = BIND(st, v[0].cluster_id)) >= 0 && (r = step_row(c, st)) > 0)
+                        r = sqlite3_column_int64(st, 0) > STORE_MAX_OPERANDS ? -EDQUOT : 0;
+        }
+        return write_end(s, c, r);
+}
+
+static int sqlite_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out) {
+        struct conn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT " OPD_COLS " FROM operands WHERE cluster_id = ?1 ORDER BY seq", &st)) >= 0 &&
+                    (r = BIND(st, cluster_id)) >= 0)
+                        r = read_rows(c, st, STORE_MAX_OPERANDS, &operand_rows, (void **) &out->v, &out->n, NULL);
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+static int sqlite_operand_delete(struct store *s, const char *cluster_id, const char *id) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM operands WHERE cluster_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, cluster_id, id)) >= 0)
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
@@ -3169,6 +3296,10 @@ const struct store_backend store_sqlite_backend = {
         .subscription_create = sqlite_subscription_create,
         .subscription_list = sqlite_subscription_list,
         .subscription_delete = sqlite_subscription_delete,
+        .subscription_set_cleanup = sqlite_subscription_set_cleanup,
+        .operand_put = sqlite_operand_put,
+        .operand_list = sqlite_operand_list,
+        .operand_delete = sqlite_operand_delete,
         .addon_proxy_create = sqlite_addon_proxy_create,
         .addon_proxy_get = sqlite_addon_proxy_get,
         .addon_proxy_list = sqlite_addon_proxy_list,
