@@ -38,6 +38,10 @@ void api_store_error(struct http_response *resp, int r, const char *what);
  * (http_status_of_errno); a 500 is logged. */
 void api_svc_error(struct http_response *resp, int r, const char *err, const char *what);
 
+/* A service's result: api_svc_error's answer for r < 0, else `status`
+ * with out (taken over). */
+void api_answer(struct http_response *resp, int r, const char *err, const char *what, int status, json_object *out);
+
 /* 403 unless the caller is an administrator (any role). */
 bool api_need_admin(struct http_request *req, struct http_response *resp);
 /* 403 unless the caller is an infra admin. */

@@ -31,6 +31,14 @@ void api_svc_error(struct http_response *resp, int r, const char *err, const cha
         http_error(resp, status, "%s", err);
 }
 
+void api_answer(struct http_response *resp, int r, const char *err, const char *what, int status, json_object *out) {
+        if (r < 0) {
+                json_object_put(out);
+                api_svc_error(resp, r, err, what);
+        } else
+                http_json(resp, status, out);
+}
+
 void api_store_error(struct http_response *resp, int r, const char *what) {
         switch (r) {
         case -ENOENT: http_error(resp, 404, "%s not found", what); break;

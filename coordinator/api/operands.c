@@ -20,10 +20,7 @@ void api_operand_apply(void *app, struct http_request *req, struct http_response
         if (api_load_cluster(sv, req, resp, req->params[0], &c) == 0 &&
             api_read_files(req->body, OPERANDS_MAX_FILES, "an apply", &files, &n, resp) == 0) {
                 int r = svc_operands_apply(sv, c.id, files, n, P(req)->owner, &out, err, sizeof err);
-                if (r < 0)
-                        api_svc_error(resp, r, err, "operands");
-                else
-                        http_json(resp, 201, out);
+                api_answer(resp, r, err, "operands", 201, out);
         }
         cluster_free(&c);
 }
@@ -35,10 +32,7 @@ void api_operand_list(void *app, struct http_request *req, struct http_response 
         char err[2048] = "";
         if (api_load_cluster(sv, req, resp, req->params[0], &c) == 0) {
                 int r = svc_operands_list(sv, c.id, &out, err, sizeof err);
-                if (r < 0)
-                        api_svc_error(resp, r, err, "operands");
-                else
-                        http_json(resp, 200, out);
+                api_answer(resp, r, err, "operands", 200, out);
         }
         cluster_free(&c);
 }

@@ -126,10 +126,7 @@ void api_subscription_create(void *app, struct http_request *req, struct http_re
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0 || read_subscription(req->body, &in, resp) < 0)
                 goto out;
         int r = operators_subscribe(sv, c.id, &in, P(req)->owner, &out, err, sizeof err);
-        if (r < 0)
-                api_svc_error(resp, r, err, "subscription");
-        else
-                http_json(resp, 201, out);
+        api_answer(resp, r, err, "subscription", 201, out);
 out:
         cluster_free(&c);
 }
@@ -141,10 +138,7 @@ void api_subscription_list(void *app, struct http_request *req, struct http_resp
         char err[2048] = "";
         if (api_load_cluster(sv, req, resp, req->params[0], &c) >= 0) {
                 int r = operators_list(sv, c.id, &out, err, sizeof err);
-                if (r < 0)
-                        api_svc_error(resp, r, err, "subscriptions");
-                else
-                        http_json(resp, 200, out);
+                api_answer(resp, r, err, "subscriptions", 200, out);
         }
         cluster_free(&c);
 }
@@ -163,10 +157,7 @@ void api_subscription_delete(void *app, struct http_request *req, struct http_re
         }
         int r = operators_unsubscribe(sv, c.id, req->params[1], prune && strcmp(prune, "true") == 0, P(req)->owner,
                                       &out, err, sizeof err);
-        if (r < 0)
-                api_svc_error(resp, r, err, "subscription");
-        else
-                http_json(resp, 200, out);
+        api_answer(resp, r, err, "subscription", 200, out);
 out:
         cluster_free(&c);
 }
@@ -213,10 +204,7 @@ void api_operators_resolve(void *app, struct http_request *req, struct http_resp
         o.extra = extra;
         o.upgrade = up;
         int r = operators_preview(sv, c.id, &o, &out, err, sizeof err);
-        if (r < 0)
-                api_svc_error(resp, r, err, "resolution");
-        else
-                http_json(resp, 200, out);
+        api_answer(resp, r, err, "resolution", 200, out);
 out:
         cluster_free(&c);
 }
@@ -238,10 +226,7 @@ void api_operators_upgrade(void *app, struct http_request *req, struct http_resp
         }
         o.upgrade = pkgs;
         int r = operators_upgrade(sv, c.id, &o, P(req)->owner, &out, err, sizeof err);
-        if (r < 0)
-                api_svc_error(resp, r, err, "operators");
-        else
-                http_json(resp, 200, out);
+        api_answer(resp, r, err, "operators", 200, out);
 out:
         cluster_free(&c);
 }
@@ -263,10 +248,7 @@ void api_subscription_patch(void *app, struct http_request *req, struct http_res
                 goto out;
         }
         int r = operators_set_cleanup(sv, c.id, req->params[1], enabled, P(req)->owner, &out, err, sizeof err);
-        if (r < 0)
-                api_svc_error(resp, r, err, "subscription");
-        else
-                http_json(resp, 200, out);
+        api_answer(resp, r, err, "subscription", 200, out);
 out:
         cluster_free(&c);
 }
