@@ -314,6 +314,20 @@ static int names_offer(struct names *s, const char *name) {
         return 0;
 }
 
+/* DIR opened (*dfd; -1 and 0 when there is no DIR) and its bookkeeping's
+ * "files" (*book). 0 or -errno with err. */
+static int open_with_book(const char *dir, int *dfd, json_object **book, char *err, size_t errlen) {
+        *dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (*dfd < 0)
+                return errno == ENOENT ? 0 : errmsg(err, errlen, -errno, "cannot open %s: %m", dir);
+        int r = read_book_files(*dfd, book);
+        if (r == -EBADMSG)
+                return errmsg(err, errlen, r, "%s/%s is not muster's bookkeeping", dir, NODEDIR_BOOKKEEPING);
+        if (r < 0)
+                return errmsg(err, errlen, r, "cannot read %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+        return 0;
+}
+
 /* The candidate names of dfd: regular files, not dot files, manifest
  * extensions, not muster's. */
 static int list_names(int dfd, json_object *book, struct names *out) {
@@ -392,14 +406,8 @@ int foreign_scan(const char *dir, struct foreign_list *out, char *err, size_t er
         memset(out, 0, sizeof *out);
         if (err && errlen)
                 err[0] = '\0';
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return errno == ENOENT ? 0 : errmsg(err, errlen, -errno, "cannot open %s: %m", dir);
-        r = read_book_files(dfd, &book);
-        if (r == -EBADMSG)
-                return errmsg(err, errlen, r, "%s/%s is not muster's bookkeeping", dir, NODEDIR_BOOKKEEPING);
-        if (r < 0)
-                return errmsg(err, errlen, r, "cannot read %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+        if ((r = open_with_book(dir, &dfd, &book, err, errlen)) < 0 || dfd < 0)
+                return r;
         r = list_names(dfd, book, &names);
         if (r < 0) {
                 names_free(&names);
@@ -460,4 +468,157 @@ bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const
                 return true;
         }
         return false;
+}
+
+/* ---- deletions (issue 17) --------------------------------------------------- */
+
+static bool str_eq(const char *a, const char *b) {
+        return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* Whether one of del names the object (group, kind, namespace, name). */
+static bool is_named(const struct payload_deletion *del, size_t n, const char *group, const char *kind,
+                     const char *ns, const char *name) {
+        if (!kind || !name)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                const struct payload_deletion *d = &del[i];
+                if (!d->kind || !d->name || !str_eq(d->group, group) || strcmp(d->kind, kind) != 0 ||
+                    strcmp(d->name, name) != 0 || !d->namespace != !ns || (ns && strcmp(d->namespace, ns) != 0))
+                        continue;
+                return true;
+        }
+        return false;
+}
+
+static int deleted_add(json_object *deleted, const char *file, const struct manifest *m) {
+        if (!deleted)
+                return 0;
+        json_object *o = json_object_new_object();
+        if (!o || json_object_array_add(deleted, o) < 0) {
+                json_object_put(o);
+                return -ENOMEM;
+        }
+        if (jadd(o, "file", json_object_new_string(file)) < 0 || jadd(o, "group", jstr_or_empty(m->group)) < 0 ||
+            jadd(o, "kind", json_object_new_string(m->kind)) < 0 || jadd_str_opt(o, "namespace", m->namespace) < 0 ||
+            jadd(o, "name", json_object_new_string(m->name)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The named objects of dfd/name out of it: how many, 0 when the file is
+ * gone, changed into something else or no longer holds one. */
+static int delete_in_file(int dfd, const char *dir, const char *name, const struct payload_deletion *del, size_t n,
+                          json_object *deleted, char *err, size_t errlen) {
+        _cleanup_free_ char *data = NULL, *rest = NULL;
+        struct manifest_list ml = { 0 };
+        size_t len, off = 0, rest_len = 0;
+        unsigned named = 0;
+        struct stat st;
+        char why[512];
+        int r;
+
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : errmsg(err, errlen, -errno, "cannot look at %s/%s: %m", dir, name);
+        if (!S_ISREG(st.st_mode))
+                return 0;
+        r = nodedir_read_at(dfd, name, FOREIGN_MAX_FILE, &data, &len);
+        if (r == -ENOENT || r == -ELOOP || r == -EISDIR || r == -EFBIG)
+                return 0; /* gone or replaced since it was scanned: not what was found */
+        if (r < 0)
+                return errmsg(err, errlen, r, "cannot read %s/%s: %m", dir, name);
+        r = manifest_parse_file(name, data, len, &ml, why, sizeof why);
+        if (r == -ENOMEM)
+                goto out;
+        if (r < 0) {
+                r = 0; /* changed since the scan; the next scan reports it */
+                goto out;
+        }
+        /* The documents must give back the file, or the rest would not be
+         * what its owner wrote. */
+        for (size_t i = 0; i < ml.n; i++) {
+                const struct manifest *m = &ml.v[i];
+                if (m->content_len > len - off || memcmp(data + off, m->content, m->content_len) != 0)
+                        break;
+                off += m->content_len;
+                named += is_named(del, n, m->group, m->kind, m->namespace, m->name);
+        }
+        if (off != len) {
+                r = errmsg(err, errlen, -EBADMSG, "cannot split %s/%s into its documents exactly; not changed", dir,
+                           name);
+                goto out;
+        }
+        if (named == 0) {
+                r = 0;
+                goto out;
+        }
+        if (named == ml.n) {
+                if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) {
+                        r = errmsg(err, errlen, -errno, "cannot remove %s/%s: %m", dir, name);
+                        goto out;
+                }
+        } else {
+                if (!(rest = malloc(len + 1))) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (size_t i = 0; i < ml.n; i++) {
+                        const struct manifest *m = &ml.v[i];
+                        if (is_named(del, n, m->group, m->kind, m->namespace, m->name))
+                                continue;
+                        memcpy(rest + rest_len, m->content, m->content_len);
+                        rest_len += m->content_len;
+                }
+                r = nodedir_write_atomic_at(dfd, name, rest, rest_len, st.st_mode & 07777);
+                if (r < 0) {
+                        r = errmsg(err, errlen, r, "cannot rewrite %s/%s: %m", dir, name);
+                        goto out;
+                }
+        }
+        for (size_t i = 0; i < ml.n; i++) {
+                const struct manifest *m = &ml.v[i];
+                if (is_named(del, n, m->group, m->kind, m->namespace, m->name) &&
+                    (r = deleted_add(deleted, name, m)) < 0)
+                        goto out;
+        }
+        r = (int) named;
+out:
+        manifest_list_free(&ml);
+        if (r == -ENOMEM)
+                errmsg(err, errlen, r, "out of memory");
+        return r;
+}
+
+int foreign_delete(const char *dir, const struct foreign_list *found, const struct payload_deletion *del, size_t n,
+                   json_object *deleted, char *err, size_t errlen) {
+        _cleanup_json_ json_object *book = NULL;
+        _cleanup_close_ int dfd = -1;
+        int total = 0, r = 0;
+
+        if (err && errlen)
+                err[0] = '\0';
+        if (!dir || !found || found->n == 0 || n == 0 || !del)
+                return 0;
+        if ((r = open_with_book(dir, &dfd, &book, err, errlen)) < 0 || dfd < 0)
+                return r;
+        for (size_t i = 0; i < found->n && r >= 0; i++) {
+                const char *file = found->v[i].file;
+                bool wanted = false;
+                if (!file || (i > 0 && found->v[i - 1].file && strcmp(found->v[i - 1].file, file) == 0))
+                        continue; /* one look per file */
+                for (size_t j = i; j < found->n && found->v[j].file && strcmp(found->v[j].file, file) == 0; j++) {
+                        const struct foreign_object *f = &found->v[j];
+                        wanted = wanted || is_named(del, n, f->group, f->kind, f->namespace, f->name);
+                }
+                if (!wanted || !nodedir_name_is_valid(file) || !has_manifest_ext(file) ||
+                    json_object_object_get_ex(book, file, NULL))
+                        continue;
+                r = delete_in_file(dfd, dir, file, del, n, deleted, err, errlen);
+                if (r > 0)
+                        total += r;
+        }
+        /* What was removed before a failure stays removed: make it last. */
+        if (total > 0 && fsync(dfd) < 0 && r >= 0)
+                r = errmsg(err, errlen, -errno, "cannot sync %s: %m", dir);
+        return r < 0 ? r : total;
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "payload.h"
+
 #define FOREIGN_MAX_FILE (1024 * 1024)  /* bytes of one file read */
 #define FOREIGN_MAX_FILES 1000          /* files read, in name order */
 #define FOREIGN_MAX_OBJECTS 1000        /* entries in a list */
@@ -60,5 +62,21 @@ json_object *foreign_list_to_json(const struct foreign_list *l);
  * *file (when file is not NULL) then points at its file name in l. */
 bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const char *release_ns,
                            const char **file);
+
+/* Delete from DIR's out-of-band files the objects `del` names (same
+ * group, kind, namespace (NULL == NULL) and name; issue 17). Only the
+ * files of `found` (a foreign_scan() of DIR) holding such an object are
+ * looked at, each read and parsed again; one whose name is now in the
+ * bookkeeping, a dot file, a symlink or anything not a regular file is
+ * never touched. A file all of whose documents are named is unlinked; else
+ * it is rewritten atomically (nodedir_write_atomic_at, its mode kept) with
+ * the other documents' exact bytes in order. DIR is fsynced after a change.
+ * One {"file","group","kind","namespace"?,"name"} per object removed is
+ * appended to `deleted` (an array; NULL: none). How many objects were
+ * removed, or -errno with err naming the file (what was removed before it
+ * stays removed and listed); -EBADMSG for bookkeeping that is not one or a
+ * file whose documents do not give back its bytes. */
+int foreign_delete(const char *dir, const struct foreign_list *found, const struct payload_deletion *del, size_t n,
+                   json_object *deleted, char *err, size_t errlen);
 
 void foreign_list_free(struct foreign_list *l);

@@ -570,10 +570,13 @@ struct verified {
         struct payload_file *files;
         size_t n_files;
         struct payload_image img;
+        struct payload_deletion *deletions;  /* apply: objects to delete from out-of-band files */
+        size_t n_deletions;
 };
 
 static void verified_free(struct verified *v) {
         free(v->files);
+        free(v->deletions);
         json_object_put(v->payload);
         memset(v, 0, sizeof *v);
 }
@@ -598,6 +601,8 @@ static int fetch_and_verify(const struct install_options *o, const struct instal
         r = payload_files(v->payload, &v->files, &v->n_files, err, sizeof err);
         if (r >= 0)
                 r = payload_image(v->payload, &v->img, err, sizeof err);
+        if (r >= 0)
+                r = payload_deletions(v->payload, &v->deletions, &v->n_deletions, err, sizeof err);
         if (r < 0) {
                 verified_free(v);
                 return FAIL(out, r, INSTALL_REFUSED_PREFIX "%s", err[0] ? err : strerror(-r));
@@ -641,6 +646,7 @@ struct dir_job {
         bool scanned;             /* apply: found and skipped are filled */
         struct foreign_list found; /* apply: the directory's out-of-band objects */
         json_object *skipped;     /* apply: payload HelmCharts left out for them */
+        json_object *deleted;     /* apply: out-of-band objects the payload's deletions removed */
         char err[512];
 };
 
@@ -657,10 +663,6 @@ static int scan_found(const char *dir, struct dir_job *j) {
         return 0;
 }
 
-/* Whether payload file f holds a HelmChart whose release (name, namespace)
- * an out-of-band file holds already: then that release is someone else's,
- * muster's file is left out and the skip recorded in j->skipped. 1, 0 or
- * -ENOMEM. */
 /* A file of the payload's name that muster did not write (in j->found):
  * never written over. The skip recorded as conflicts_with_found's. 1, 0
  * or -ENOMEM. */
@@ -685,6 +687,10 @@ static int same_name_as_found(const char *dir, const struct payload_file *f, str
         return 0;
 }
 
+/* Whether payload file f holds a HelmChart whose release (name, namespace)
+ * an out-of-band file holds already: then that release is someone else's,
+ * muster's file is left out and the skip recorded in j->skipped. 1, 0 or
+ * -ENOMEM. */
 static int conflicts_with_found(const char *dir, const struct payload_file *f, struct dir_job *j) {
         struct manifest_list ml = { 0 };
         char why[256];
@@ -738,14 +744,35 @@ static int conflicts_with_found(const char *dir, const struct payload_file *f, s
         return r;
 }
 
-/* Apply: {found, found_truncated?, skipped} beside the changes. */
+/* Apply: {found, found_truncated?, skipped, deleted} beside the changes. */
 static int found_json(json_object *o, const struct dir_job *j) {
         if (!j->scanned)
                 return 0;
         if (jadd(o, "found", foreign_list_to_json(&j->found)) < 0 ||
-            (j->found.truncated && jadd(o, "found_truncated", json_object_new_boolean(true)) < 0))
+            (j->found.truncated && jadd(o, "found_truncated", json_object_new_boolean(true)) < 0) ||
+            jadd(o, "deleted", j->deleted ? json_object_get(j->deleted) : json_object_new_array()) < 0)
                 return -ENOMEM;
         return jadd(o, "skipped", json_object_get(j->skipped));
+}
+
+/* Apply, before the payload's files: the out-of-band objects its deletions
+ * name go (issue 17), and "found" becomes what is left. */
+static int delete_found(const char *dir, struct dir_job *j) {
+        int r;
+
+        if (j->v->n_deletions == 0)
+                return 0;
+        if (!j->deleted && !(j->deleted = json_object_new_array()))
+                return errmsg(j->err, sizeof j->err, -ENOMEM, "out of memory");
+        if ((r = scan_found(dir, j)) < 0)
+                return r;
+        r = foreign_delete(dir, &j->found, j->v->deletions, j->v->n_deletions, j->deleted, j->err, sizeof j->err);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                log_info("install", "Deleted %d out-of-band object%s from %s as the payload asks", r,
+                         r == 1 ? "" : "s", dir);
+        return scan_found(dir, j);
 }
 
 /* agent.conf and coordinator.pub beside the manifest dir (etc/muster/). The
@@ -839,6 +866,10 @@ static int write_manifest_dir(const char *dir, void *userdata) {
                         j->applied = cur;
                         return 0;
                 }
+                /* The out-of-band objects the payload deletes go first, so
+                 * that a retry after a failure does them again. */
+                if ((r = delete_found(dir, j)) < 0)
+                        return r;
         }
         _cleanup_free_ struct payload_file *keep = calloc(j->v->n_files ? j->v->n_files : 1, sizeof *keep);
         size_t n_keep = 0;
@@ -1149,6 +1180,7 @@ out:
         nodedir_changes_free(&j.ch);
         foreign_list_free(&j.found);
         json_object_put(j.skipped);
+        json_object_put(j.deleted);
         verified_free(&v);
         return r;
 }

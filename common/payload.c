@@ -726,3 +726,117 @@ int payload_host_settings(json_object *payload, const char *host_id, struct payl
         }
         return 0;
 }
+
+/* ---- deletions -------------------------------------------------------------- */
+
+/* Member k of deletion entry e (entry i) as a printable string of at most
+ * MANIFEST_MAX_NAME bytes; may_be_empty for group. Absent: NULL when
+ * optional, else an error; present, it must be a string. */
+static int deletion_member(json_object *e, size_t i, const char *k, bool optional, bool may_be_empty,
+                           const char **out, char *err, size_t errlen) {
+        json_object *v;
+        *out = NULL;
+        if (!json_object_object_get_ex(e, k, &v)) {
+                if (optional)
+                        return 0;
+                fail(err, errlen, "deletion %zu has no \"%s\"", i, k);
+                return -EINVAL;
+        }
+        if (!json_object_is_type(v, json_type_string)) {
+                fail(err, errlen, "deletion %zu: \"%s\" is not a string", i, k);
+                return -EINVAL;
+        }
+        const char *s = json_object_get_string(v);
+        size_t len = (size_t) json_object_get_string_len(v);
+        if (!plain_string(v)) {
+                fail(err, errlen, "deletion %zu: \"%s\" contains a control character", i, k);
+                return -EINVAL;
+        }
+        if (len == 0 && !may_be_empty) {
+                fail(err, errlen, "deletion %zu: \"%s\" is empty", i, k);
+                return -EINVAL;
+        }
+        if (len > MANIFEST_MAX_NAME) {
+                fail(err, errlen, "deletion %zu: \"%s\" is longer than %d bytes", i, k, MANIFEST_MAX_NAME);
+                return -EINVAL;
+        }
+        for (size_t j = 0; j < len; j++)
+                if ((unsigned char) s[j] < 0x20 || s[j] == 0x7f) {
+                        fail(err, errlen, "deletion %zu: \"%s\" contains a control character", i, k);
+                        return -EINVAL;
+                }
+        *out = s;
+        return 0;
+}
+
+int payload_deletions(json_object *payload, struct payload_deletion **out, size_t *n, char *err, size_t errlen) {
+        json_object *dl;
+
+        if (err && errlen)
+                err[0] = '\0';
+        if (!out || !n) {
+                fail(err, errlen, "no place for the deletions");
+                return -EINVAL;
+        }
+        *out = NULL;
+        *n = 0;
+        if (!payload || !json_object_object_get_ex(payload, "deletions", &dl))
+                return 0;
+        if (!json_object_is_type(dl, json_type_array)) {
+                fail(err, errlen, "payload \"deletions\" is not an array");
+                return -EINVAL;
+        }
+        size_t count = json_object_array_length(dl);
+        if (count > PAYLOAD_MAX_DELETIONS) {
+                fail(err, errlen, "payload has more than %d deletions", PAYLOAD_MAX_DELETIONS);
+                return -EINVAL;
+        }
+        if (count == 0)
+                return 0;
+        _cleanup_free_ struct payload_deletion *v = calloc(count, sizeof *v);
+        if (!v) {
+                fail(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < count; i++) {
+                json_object *e = json_object_array_get_idx(dl, i);
+                const char *version;
+                int r;
+                if (!json_object_is_type(e, json_type_object)) {
+                        fail(err, errlen, "deletion %zu is not an object", i);
+                        return -EINVAL;
+                }
+                if ((r = deletion_member(e, i, "group", false, true, &v[i].group, err, errlen)) < 0 ||
+                    (r = deletion_member(e, i, "version", true, false, &version, err, errlen)) < 0 ||
+                    (r = deletion_member(e, i, "kind", false, false, &v[i].kind, err, errlen)) < 0 ||
+                    (r = deletion_member(e, i, "namespace", true, false, &v[i].namespace, err, errlen)) < 0 ||
+                    (r = deletion_member(e, i, "name", false, false, &v[i].name, err, errlen)) < 0)
+                        return r;
+        }
+        *out = TAKE_PTR(v);
+        *n = count;
+        return 0;
+}
+
+json_object *payload_deletions_to_json(const struct payload_deletion *v, size_t n) {
+        if ((n > 0 && !v) || n > PAYLOAD_MAX_DELETIONS) {
+                errno = EINVAL;
+                return NULL;
+        }
+        errno = ENOMEM;
+        _cleanup_json_ json_object *a = n ? json_object_new_array_ext((int) n) : json_object_new_array();
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                json_object *o = json_object_new_object();
+                if (!o || json_object_array_add(a, o) < 0) {
+                        json_object_put(o);
+                        return NULL;
+                }
+                if (jadd(o, "group", jstr_or_empty(v[i].group)) < 0 || jadd(o, "kind", jstr_or_empty(v[i].kind)) < 0 ||
+                    jadd_opt(o, "namespace", v[i].namespace) < 0 || jadd(o, "name", jstr_or_empty(v[i].name)) < 0)
+                        return NULL;
+        }
+        errno = 0;
+        return TAKE_PTR(a);
+}

@@ -11,7 +11,8 @@
  *              pull_secret?},
  *    hosts?{"<host id>": {role, hostname?, ntp_sources[], ssh_authorized_key?}},
  *    operators?[{package, bundle, version, catalog, channel?, dependency,
- *                subscription?}]}
+ *                subscription?}],
+ *    deletions?[{group, version?, kind, namespace?, name}]}
  * manifests are in release order (file name, then document index), then the
  * operator bundles' (named 9000_operators_NNN_..., in dependency order),
  * the operands applied through musterd (9001_operands_NNN_<package>_...,
@@ -19,6 +20,10 @@
  * (9500_addon_<proxy>.yaml, in proxy name order);
  * operators records what the revision installed (coordinator/domain/
  * operators_payload.h), the start of the next resolution.
+ * deletions names objects the agents delete from the out-of-band files of
+ * their manifest directories (files muster did not write: operands created
+ * on the cluster, issue 17); group "" is the core group, no namespace a
+ * cluster-scoped object. The first install ignores it.
  * settings and hosts are what each host's installed system is set up with
  * (payload_host_settings() joins them for one host); a payload without them
  * was built before they existed.
@@ -145,3 +150,27 @@ struct payload_host_view {
  * is not what it must be. */
 int payload_host_settings(json_object *payload, const char *host_id, struct payload_host_view *out, char *err,
                           size_t errlen);
+
+/* An object a verified payload tells the agents to delete (deletions[]);
+ * strings point into the payload. */
+#define PAYLOAD_MAX_DELETIONS 10000
+struct payload_deletion {
+        const char *group;      /* "" for the core group */
+        const char *kind;
+        const char *namespace;  /* NULL: cluster-scoped */
+        const char *name;
+};
+/* The payload's deletions, in order, into *out (malloc'd, free() it; NULL
+ * when none). No member: 0 and *n = 0. Every entry must be an object with
+ * string group (may be ""), kind and name (non-empty), optional version and
+ * namespace (non-empty strings), each printable and at most
+ * MANIFEST_MAX_NAME bytes; at most PAYLOAD_MAX_DELETIONS entries. Other
+ * members of an entry are ignored. -EINVAL with err naming the entry and
+ * member, -ENOMEM. */
+int payload_deletions(json_object *payload, struct payload_deletion **out, size_t *n, char *err, size_t errlen);
+
+/* The deletions member as the coordinator builds it: [{group, kind,
+ * namespace?, name}] in the given order (a NULL group is ""). NULL on
+ * ENOMEM, or EINVAL for v NULL with n > 0 or more than
+ * PAYLOAD_MAX_DELETIONS. */
+json_object *payload_deletions_to_json(const struct payload_deletion *v, size_t n);

@@ -2,9 +2,9 @@
  * (common/payload.c payload_verify): any envelope is refused with a
  * documented code (the fuzzer cannot forge a fresh key's signature), and a
  * refusal hands out nothing. The same bytes as a payload object go through
- * the readers of a verified payload (payload_host_settings for host "h"):
- * what they accept is safe to write into a host's files (a role of master
- * or worker, no line break in any one-line value). */
+ * the readers of a verified payload (payload_host_settings for host "h",
+ * payload_deletions): what they accept is safe to write into a host's
+ * files (a role of master or worker, no line break in any one-line value). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
@@ -53,6 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (v.n_ntp_sources > PAYLOAD_MAX_NTP_SOURCES)
                         abort();
         }
+        struct payload_deletion *del = NULL;
+        size_t n_del = 0;
+        r = payload_deletions(p, &del, &n_del, err, sizeof err);
+        if ((r != 0 && ((r != -EINVAL && r != -ENOMEM) || del || n_del)) || n_del > PAYLOAD_MAX_DELETIONS)
+                abort();
+        free(del);
         json_object_put(p);
         return 0;
 }

@@ -5,6 +5,7 @@
  * limits, a HelmChart's release namespace, conflicts, and the JSON form.
  * Every directory is made under a temporary one and removed. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,4 +490,254 @@ Test(foreign, merges_that_repeat_without_end_are_refused_quickly) {
         cr_assert_str_eq(out, "ns");
         free(out);
         free(text);
+}
+
+/* ---- deletions (issue 17) ---------------------------------------------------- */
+
+#define DB(name, ns) "apiVersion: db.example.com/v1\nkind: Database\nmetadata:\n  name: " name "\n  namespace: " ns "\n"
+#define DB_CLUSTER(name) "apiVersion: db.example.com/v1\nkind: Database\nmetadata:\n  name: " name "\n"
+
+static const struct payload_deletion DEL_ORDERS = { .group = "db.example.com", .kind = "Database",
+                                                     .namespace = "app", .name = "orders" };
+
+/* foreign_delete over a fresh scan of dir; *deleted is a new array. */
+static int delete_in(const char *dir, const struct payload_deletion *del, size_t n, json_object **deleted, char *err,
+                     size_t errlen) {
+        struct foreign_list l;
+        cr_assert_eq(foreign_scan(dir, &l, err, errlen), 0, "%s", err);
+        *deleted = json_object_new_array();
+        cr_assert_not_null(*deleted);
+        int r = foreign_delete(dir, &l, del, n, *deleted, err, errlen);
+        foreign_list_free(&l);
+        return r;
+}
+
+static const char *plain(json_object *o) {
+        return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void assert_file(const char *dir, const char *name, const char *want) {
+        char *p = path_in(dir, name);
+        size_t len;
+        char *got = tu_read_file(p, &len);
+        cr_assert_not_null(got, "%s is gone", name);
+        cr_assert_eq(len, strlen(want), "%s: %zu bytes, want %zu", name, len, strlen(want));
+        cr_assert(memcmp(got, want, len) == 0, "%s:\n%s\nwant:\n%s", name, got, want);
+        free(got);
+        free(p);
+}
+
+/* Entries whose names start with '.' (temporary files, bookkeeping). */
+static size_t count_dot_files(const char *dir) {
+        DIR *d = opendir(dir);
+        size_t n = 0;
+        cr_assert_not_null(d);
+        for (struct dirent *de; (de = readdir(d));)
+                n += de->d_name[0] == '.' && strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return n;
+}
+
+static bool is_there(const char *dir, const char *name) {
+        char *p = path_in(dir, name);
+        struct stat st;
+        bool r = lstat(p, &st) == 0;
+        free(p);
+        return r;
+}
+
+Test(foreign, delete_removes_a_file_all_of_whose_objects_are_named, .init = mk, .fini = rm) {
+        cr_assert_eq(tu_write_file(tmp, "db.yaml", DB("orders", "app")), 0);
+        cr_assert_eq(tu_write_file(tmp, "other.yaml", CM("keep")), 0);
+        json_object *deleted;
+        char err[256];
+        cr_assert_eq(delete_in(tmp, &DEL_ORDERS, 1, &deleted, err, sizeof err), 1, "%s", err);
+        cr_assert_not(is_there(tmp, "db.yaml"));
+        assert_file(tmp, "other.yaml", CM("keep"));
+        cr_assert_str_eq(plain(deleted), "[{\"file\":\"db.yaml\",\"group\":\"db.example.com\",\"kind\":\"Database\","
+                                         "\"namespace\":\"app\",\"name\":\"orders\"}]");
+        json_object_put(deleted);
+
+        /* Again: nothing left to delete. */
+        cr_assert_eq(delete_in(tmp, &DEL_ORDERS, 1, &deleted, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(json_object_array_length(deleted), 0);
+        json_object_put(deleted);
+
+        /* Two documents, both named (the same object twice): the file goes. */
+        cr_assert_eq(tu_write_file(tmp, "twice.yaml", DB("orders", "app") "---\n" DB("orders", "app")), 0);
+        cr_assert_eq(delete_in(tmp, &DEL_ORDERS, 1, &deleted, err, sizeof err), 2, "%s", err);
+        cr_assert_not(is_there(tmp, "twice.yaml"));
+        cr_assert_eq(json_object_array_length(deleted), 2);
+        json_object_put(deleted);
+}
+
+Test(foreign, delete_keeps_the_other_documents_byte_for_byte, .init = mk, .fini = rm) {
+        static const char d0[] = "# operands made on the cluster\n" CM("first"),
+                          d1[] = "---\n" DB("orders", "app"),
+                          d2[] = "--- # last\n" CM("last") "# trailing comment\n";
+        char whole[1024];
+        snprintf(whole, sizeof whole, "%s%s%s", d0, d1, d2);
+        cr_assert_eq(tu_write_file(tmp, "mixed.yaml", whole), 0);
+        char *p = path_in(tmp, "mixed.yaml");
+        cr_assert_eq(chmod(p, 0640), 0);
+
+        json_object *deleted;
+        char err[256], want[1024];
+        cr_assert_eq(delete_in(tmp, &DEL_ORDERS, 1, &deleted, err, sizeof err), 1, "%s", err);
+        snprintf(want, sizeof want, "%s%s", d0, d2);
+        assert_file(tmp, "mixed.yaml", want);
+        struct stat st;
+        cr_assert_eq(lstat(p, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0640, "its mode is kept: %o", st.st_mode & 07777);
+        cr_assert_str_eq(plain(deleted), "[{\"file\":\"mixed.yaml\",\"group\":\"db.example.com\",\"kind\":\"Database\","
+                                         "\"namespace\":\"app\",\"name\":\"orders\"}]");
+        json_object_put(deleted);
+
+        /* The first document (with the comment before it) out, the last kept. */
+        const struct payload_deletion first = { .group = "", .kind = "ConfigMap", .namespace = "app", .name = "first" };
+        cr_assert_eq(delete_in(tmp, &first, 1, &deleted, err, sizeof err), 1, "%s", err);
+        assert_file(tmp, "mixed.yaml", d2);
+        json_object_put(deleted);
+
+        /* No temporary file is left behind. */
+        cr_assert_eq(count_dot_files(tmp), 0);
+        struct foreign_list l;
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        char *s = summary(&l);
+        cr_assert_str_eq(s, "mixed.yaml#0 /v1 ConfigMap app/last");
+        free(s);
+        foreign_list_free(&l);
+        free(p);
+}
+
+Test(foreign, delete_never_touches_musters_files_dot_files_or_symlinks, .init = mk, .fini = rm) {
+        char *outside = path_in(tmp, "outside"), *dir = path_in(tmp, "dir");
+        cr_assert_eq(tu_write_file(outside, "target.yaml", DB("orders", "app")), 0);
+        cr_assert_eq(tu_write_file(dir, "0000_db.yaml", DB("orders", "app")), 0);
+        cr_assert_eq(tu_write_file(dir, "swapped.yaml", DB("orders", "app")), 0);
+        cr_assert_eq(tu_write_file(dir, ".hidden.yaml", DB("orders", "app")), 0);
+        cr_assert_eq(tu_symlink(dir, "link.yaml", "../outside/target.yaml"), 0);
+
+        /* Scanned before 0000_db.yaml was muster's and while swapped.yaml
+         * was a file; then muster writes its bookkeeping and swapped.yaml
+         * becomes a symlink to the same object outside. */
+        struct foreign_list l;
+        char err[256];
+        cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s", err);
+        char *s = summary(&l);
+        cr_assert_str_eq(s, "0000_db.yaml#0 db.example.com/v1 Database app/orders|"
+                            "swapped.yaml#0 db.example.com/v1 Database app/orders");
+        free(s);
+        cr_assert_eq(tu_write_file(dir, NODEDIR_BOOKKEEPING, "{\"files\":{\"0000_db.yaml\":\"00\"},\"revision\":1}"), 0);
+        char *sw = path_in(dir, "swapped.yaml");
+        cr_assert_eq(unlink(sw), 0);
+        cr_assert_eq(tu_symlink(dir, "swapped.yaml", "../outside/target.yaml"), 0);
+
+        /* A list that names a dot file too, as a forged one could. */
+        struct foreign_object *o = &l.v[l.n - 1];
+        cr_assert_lt(l.n, l.cap);
+        l.v[l.n] = (struct foreign_object) { .file = strdup(".hidden.yaml"), .group = strdup(o->group),
+                                             .version = strdup(o->version), .kind = strdup(o->kind),
+                                             .namespace = strdup(o->namespace), .name = strdup(o->name) };
+        l.n++;
+
+        json_object *deleted = json_object_new_array();
+        cr_assert_eq(foreign_delete(dir, &l, &DEL_ORDERS, 1, deleted, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(json_object_array_length(deleted), 0);
+        assert_file(dir, "0000_db.yaml", DB("orders", "app"));
+        assert_file(dir, ".hidden.yaml", DB("orders", "app"));
+        assert_file(outside, "target.yaml", DB("orders", "app"));
+        struct stat st;
+        cr_assert_eq(lstat(sw, &st), 0);
+        cr_assert(S_ISLNK(st.st_mode), "the symlink stays a symlink");
+        char *ln = path_in(dir, "link.yaml");
+        cr_assert_eq(lstat(ln, &st), 0);
+        cr_assert(S_ISLNK(st.st_mode));
+        json_object_put(deleted);
+        foreign_list_free(&l);
+
+        /* Muster's own file with the object beside an out-of-band one: only
+         * the out-of-band one goes. */
+        cr_assert_eq(tu_write_file(dir, "local.yaml", DB("orders", "app")), 0);
+        cr_assert_eq(delete_in(dir, &DEL_ORDERS, 1, &deleted, err, sizeof err), 1, "%s", err);
+        cr_assert_not(is_there(dir, "local.yaml"));
+        assert_file(dir, "0000_db.yaml", DB("orders", "app"));
+        assert_file(outside, "target.yaml", DB("orders", "app"));
+        cr_assert_str_eq(tu_jstr(deleted, "0.file"), "local.yaml");
+        json_object_put(deleted);
+        free(ln);
+        free(sw);
+        free(outside);
+        free(dir);
+}
+
+Test(foreign, delete_tells_cluster_scoped_from_namespaced_and_groups_apart, .init = mk, .fini = rm) {
+        cr_assert_eq(tu_write_file(tmp, "a.yaml", DB_CLUSTER("x") "---\n" DB("x", "app") "---\n" DB("x", "other")), 0);
+        cr_assert_eq(tu_write_file(tmp, "b.yaml",
+                                   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: app\n"
+                                   "---\napiVersion: example.com/v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"
+                                   "  namespace: app\n"),
+                     0);
+        json_object *deleted;
+        char err[256];
+
+        /* Cluster-scoped: only the document without a namespace. */
+        const struct payload_deletion cluster = { .group = "db.example.com", .kind = "Database", .name = "x" };
+        cr_assert_eq(delete_in(tmp, &cluster, 1, &deleted, err, sizeof err), 1, "%s", err);
+        assert_file(tmp, "a.yaml", "---\n" DB("x", "app") "---\n" DB("x", "other"));
+        cr_assert_str_eq(plain(deleted), "[{\"file\":\"a.yaml\",\"group\":\"db.example.com\",\"kind\":\"Database\","
+                                         "\"name\":\"x\"}]");
+        json_object_put(deleted);
+
+        /* Namespaced: that namespace only. */
+        const struct payload_deletion ns = { .group = "db.example.com", .kind = "Database", .namespace = "other",
+                                             .name = "x" };
+        cr_assert_eq(delete_in(tmp, &ns, 1, &deleted, err, sizeof err), 1, "%s", err);
+        assert_file(tmp, "a.yaml", "---\n" DB("x", "app"));
+        json_object_put(deleted);
+
+        /* The core group is "": the core ConfigMap goes, example.com's stays. */
+        const struct payload_deletion core = { .group = "", .kind = "ConfigMap", .namespace = "app", .name = "cfg" };
+        cr_assert_eq(delete_in(tmp, &core, 1, &deleted, err, sizeof err), 1, "%s", err);
+        assert_file(tmp, "b.yaml",
+                    "---\napiVersion: example.com/v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: app\n");
+        cr_assert_str_eq(plain(deleted), "[{\"file\":\"b.yaml\",\"group\":\"\",\"kind\":\"ConfigMap\","
+                                         "\"namespace\":\"app\",\"name\":\"cfg\"}]");
+        json_object_put(deleted);
+}
+
+Test(foreign, delete_with_nothing_named_changes_nothing, .init = mk, .fini = rm) {
+        static const char text[] = CM("a") "---\n" DB("orders", "app") "---\n" DB_CLUSTER("orders");
+        cr_assert_eq(tu_write_file(tmp, "a.yaml", text), 0);
+        cr_assert_eq(tu_write_file(tmp, "bad.yaml", "kind: [\n"), 0);
+        char *p = path_in(tmp, "a.yaml");
+        struct stat before, after;
+        cr_assert_eq(stat(p, &before), 0);
+        const struct payload_deletion none[] = {
+                { .group = "db.example.com", .kind = "Database", .namespace = "app", .name = "other" },
+                { .group = "db.example.com", .kind = "Database", .namespace = "nope", .name = "orders" },
+                { .group = "db.example.org", .kind = "Database", .namespace = "app", .name = "orders" },
+                { .group = "db.example.com", .kind = "database", .namespace = "app", .name = "orders" },
+                { .group = "", .kind = "ConfigMap", .name = "a" },
+                { .group = "apps", .kind = "ConfigMap", .namespace = "app", .name = "a" },
+        };
+        json_object *deleted;
+        char err[256];
+        cr_assert_eq(delete_in(tmp, none, sizeof none / sizeof *none, &deleted, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(json_object_array_length(deleted), 0);
+        json_object_put(deleted);
+        assert_file(tmp, "a.yaml", text);
+        assert_file(tmp, "bad.yaml", "kind: [\n");
+        cr_assert_eq(stat(p, &after), 0);
+        cr_assert_eq(before.st_ino, after.st_ino, "not rewritten");
+        cr_assert_eq(count_dot_files(tmp), 0);
+
+        /* No deletions, or no list: nothing to do, no error. */
+        struct foreign_list l;
+        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(foreign_delete(tmp, &l, NULL, 0, NULL, err, sizeof err), 0);
+        foreign_list_free(&l);
+        struct foreign_list empty = { 0 };
+        cr_assert_eq(foreign_delete(tmp, &empty, &DEL_ORDERS, 1, NULL, err, sizeof err), 0);
+        free(p);
 }

@@ -598,9 +598,11 @@ static void feed_progress(void *userdata, enum install_stage stage, int percent,
         }
 }
 
-/* A signed envelope of revision rev carrying the given files (YAML). */
-static char *envelope(const struct crypto_key *key, int rev, const char *image_sha, int64_t image_size,
-                      const char *const *names, const char *const *texts, size_t n, size_t *len) {
+/* A signed envelope of revision rev carrying the given files (YAML) and,
+ * unless NULL, a "deletions" member (owned, added as is). */
+static char *envelope_with_deletions(const struct crypto_key *key, int rev, const char *image_sha, int64_t image_size,
+                                     const char *const *names, const char *const *texts, size_t n,
+                                     json_object *deletions, size_t *len) {
         struct manifest_list ml = { 0 };
         char err[256];
         for (size_t i = 0; i < n; i++)
@@ -612,6 +614,8 @@ static char *envelope(const struct crypto_key *key, int rev, const char *image_s
         struct strv caps = { 0 };
         json_object *p = payload_build(CLUSTER, rev, "4.16.0", IMAGE_URL, &img, &caps, inc, ml.n, &SETTINGS);
         cr_assert_not_null(p);
+        if (deletions)
+                json_object_object_add(p, "deletions", deletions);
         struct payload_signed s;
         cr_assert_eq(payload_sign(p, key, &s), 0);
         char *env = payload_envelope(CLUSTER, rev, s.digest, s.signature, s.canonical, s.len);
@@ -622,6 +626,11 @@ static char *envelope(const struct crypto_key *key, int rev, const char *image_s
         free(inc);
         manifest_list_free(&ml);
         return env;
+}
+
+static char *envelope(const struct crypto_key *key, int rev, const char *image_sha, int64_t image_size,
+                      const char *const *names, const char *const *texts, size_t n, size_t *len) {
+        return envelope_with_deletions(key, rev, image_sha, image_size, names, texts, n, NULL, len);
 }
 
 static const char *const M_NAMES[] = { "0000_10_config.yaml", "0000_50_console.yaml" };
@@ -1220,6 +1229,102 @@ Test(install_step, node_apply_never_writes_over_a_file_it_did_not_write, .init =
         free(t);
         free(p);
         install_args_free(&a1);
+        free(mdir);
+        world_free(&w);
+}
+
+
+/* Issue 17: a payload's deletions remove the named objects from the
+ * out-of-band files of a node's manifest directory (the rest of a file kept
+ * byte for byte), "deleted" says which and "found" what is left; a repeat
+ * apply deletes nothing more; malformed deletions refuse the payload before
+ * anything is written. */
+Test(install_step, node_apply_deletes_the_out_of_band_objects_the_payload_names, .init = mk, .fini = rm) {
+        struct world w;
+        world_init(&w, 1);
+        char *mdir = path_in(tmp, "root/etc/muster/manifests");
+        struct install_options node = { .coordinator_key = w.key, .node = true, .manifest_dir = mdir };
+        struct install_outcome out;
+
+        struct install_args a1 = args_for("apply", 1);
+        cr_assert_eq(install_execute(&node, &a1, &w.io, &out), 0, "%s", out.error);
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "found")), 0);
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "deleted")), 0);
+        install_outcome_free(&out);
+
+        /* Operands made on the cluster: a Database and a ConfigMap in one file. */
+        static const char db[] = "# made with kubectl\napiVersion: db.example.com/v1\nkind: Database\nmetadata:\n"
+                                 "  name: orders\n  namespace: app\nspec:\n  size: 3\n";
+        static const char cm[] = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: orders-settings\n"
+                                 "  namespace: app\ndata:\n  a: \"1\"\n";
+        char both[512];
+        snprintf(both, sizeof both, "%s%s", db, cm);
+        cr_assert_eq(tu_write_file(mdir, "operands.yaml", both), 0);
+
+        const struct payload_deletion del[] = {
+                { .group = "db.example.com", .kind = "Database", .namespace = "app", .name = "orders" },
+                { .group = "db.example.com", .kind = "Database", .namespace = "app", .name = "gone-already" },
+        };
+        free(w.feed.envelope);
+        w.feed.envelope = envelope_with_deletions(w.key, 2, w.sha, (int64_t) w.size, M_NAMES, M_TEXTS, 2,
+                                                  payload_deletions_to_json(del, 2), &w.feed.envelope_len);
+        snprintf(w.feed.payload_url, sizeof w.feed.payload_url, PAYLOAD_URL, 2);
+        struct install_args a2 = args_for("apply", 2);
+        cr_assert_eq(install_execute(&node, &a2, &w.io, &out), 0, "%s", out.error);
+        cr_assert_eq(json_object_get_int64(tu_json_get(out.output, "applied_revision")), 2);
+        json_object *deleted = tu_json_get(out.output, "deleted");
+        cr_assert_str_eq(json_object_to_json_string_ext(deleted, JSON_C_TO_STRING_PLAIN),
+                         "[{\"file\":\"operands.yaml\",\"group\":\"db.example.com\",\"kind\":\"Database\","
+                         "\"namespace\":\"app\",\"name\":\"orders\"}]");
+        tu_assert_join(tu_json_get(out.output, "found"), "file", "operands.yaml");
+        tu_assert_join(tu_json_get(out.output, "found"), "kind", "ConfigMap");
+        tu_assert_join(tu_json_get(out.output, "found"), "name", "orders-settings");
+        install_outcome_free(&out);
+        char *p = path_in(mdir, "operands.yaml");
+        size_t len;
+        char *t = tu_read_file(p, &len);
+        cr_assert_not_null(t);
+        cr_assert_eq(len, strlen(cm));
+        cr_assert_str_eq(t, cm, "the ConfigMap stays, byte for byte");
+        free(t);
+        cr_assert(exists(mdir, "0000_10_config.yaml") && exists(mdir, "0000_50_console.yaml"), "muster's files stay");
+
+        /* Applied already: nothing more is deleted. */
+        cr_assert_eq(install_execute(&node, &a2, &w.io, &out), 0, "%s", out.error);
+        cr_assert_eq(json_object_get_int64(tu_json_get(out.output, "applied_revision")), 2);
+        cr_assert_eq(json_object_array_length(tu_json_get(out.output, "deleted")), 0);
+        tu_assert_join(tu_json_get(out.output, "found"), "kind", "ConfigMap");
+        install_outcome_free(&out);
+        t = tu_read_file(p, NULL);
+        cr_assert_str_eq(t, cm);
+        free(t);
+
+        /* Malformed deletions: refused, nothing written. */
+        cr_assert_eq(tu_write_file(mdir, "more.yaml", db), 0);
+        free(w.feed.envelope);
+        w.feed.envelope = envelope_with_deletions(w.key, 3, w.sha, (int64_t) w.size, M_NAMES, M_TEXTS, 1,
+                                                  json_tokener_parse("[{\"group\":\"db.example.com\",\"kind\":"
+                                                                     "\"Database\",\"namespace\":\"app\"}]"),
+                                                  &w.feed.envelope_len);
+        snprintf(w.feed.payload_url, sizeof w.feed.payload_url, PAYLOAD_URL, 3);
+        struct install_args a3 = args_for("apply", 3);
+        cr_assert_lt(install_execute(&node, &a3, &w.io, &out), 0);
+        cr_assert_str_eq(out.error, INSTALL_REFUSED_PREFIX "deletion 0 has no \"name\"");
+        install_outcome_free(&out);
+        int64_t rev;
+        cr_assert_eq(nodedir_applied_revision(mdir, &rev), 0);
+        cr_assert_eq(rev, 2);
+        cr_assert(exists(mdir, "0000_50_console.yaml"), "revision 3 drops it; not applied");
+        char *more = path_in(mdir, "more.yaml");
+        t = tu_read_file(more, NULL);
+        cr_assert_str_eq(t, db, "untouched");
+        free(t);
+
+        free(more);
+        free(p);
+        install_args_free(&a1);
+        install_args_free(&a2);
+        install_args_free(&a3);
         free(mdir);
         world_free(&w);
 }

@@ -951,3 +951,195 @@ Test(payload, host_settings) {
         strv_free(&ntp);
         strv_free(&badntp);
 }
+
+/* ---- deletions (issue 17) ---------------------------------------------------- */
+
+/* payload_deletions of {"deletions": <json>} ({} when json is NULL). */
+static int deletions_of(const char *json, struct payload_deletion **d, size_t *n, json_object **keep) {
+        char *text = NULL;
+        cr_assert_geq(asprintf(&text, json ? "{\"deletions\":%s}" : "{}", json), 0);
+        json_object *p = json_tokener_parse(text);
+        cr_assert_not_null(p, "%s", text);
+        free(text);
+        err[0] = '\0';
+        *d = (struct payload_deletion *) 1; /* must be overwritten */
+        *n = 99;
+        int r = payload_deletions(p, d, n, err, sizeof err);
+        if (r < 0) {
+                cr_assert_null(*d);
+                cr_assert_eq(*n, 0);
+                cr_assert_neq(err[0], '\0');
+        }
+        *keep = p;
+        return r;
+}
+
+Test(payload, deletions_absent_or_empty) {
+        struct payload_deletion *d;
+        size_t n;
+        json_object *p;
+        cr_assert_eq(deletions_of(NULL, &d, &n, &p), 0);
+        cr_assert_null(d);
+        cr_assert_eq(n, 0);
+        json_object_put(p);
+        cr_assert_eq(deletions_of("[]", &d, &n, &p), 0);
+        cr_assert_null(d);
+        cr_assert_eq(n, 0);
+        json_object_put(p);
+        cr_assert_eq(payload_deletions(NULL, &d, &n, err, sizeof err), 0);
+        cr_assert_eq(n, 0);
+}
+
+Test(payload, deletions_are_read_in_order) {
+        struct payload_deletion *d;
+        size_t n;
+        json_object *p;
+        cr_assert_eq(deletions_of("[{\"group\":\"db.example.com\",\"version\":\"v1\",\"kind\":\"Database\","
+                                  "\"namespace\":\"app\",\"name\":\"orders\"},"
+                                  "{\"group\":\"\",\"kind\":\"Namespace\",\"name\":\"caf\\u00e9\",\"extra\":1}]",
+                                  &d, &n, &p),
+                     0, "%s", err);
+        cr_assert_eq(n, 2);
+        cr_assert_str_eq(d[0].group, "db.example.com");
+        cr_assert_str_eq(d[0].kind, "Database");
+        cr_assert_str_eq(d[0].namespace, "app");
+        cr_assert_str_eq(d[0].name, "orders");
+        cr_assert_str_eq(d[1].group, "", "the core group");
+        cr_assert_str_eq(d[1].kind, "Namespace");
+        cr_assert_null(d[1].namespace, "cluster-scoped");
+        cr_assert_str_eq(d[1].name, "caf\xc3\xa9");
+        free(d);
+        json_object_put(p);
+}
+
+Test(payload, deletions_refusals) {
+        struct payload_deletion *d;
+        size_t n;
+        json_object *p;
+        char long_name[MANIFEST_MAX_NAME + 2], *json = NULL;
+        struct {
+                const char *json, *msg;
+        } bad[] = {
+                { "{}", "payload \"deletions\" is not an array" },
+                { "null", "payload \"deletions\" is not an array" },
+                { "[\"x\"]", "deletion 0 is not an object" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\"},[]]", "deletion 1 is not an object" },
+                { "[{\"kind\":\"K\",\"name\":\"n\"}]", "deletion 0 has no \"group\"" },
+                { "[{\"group\":null,\"kind\":\"K\",\"name\":\"n\"}]", "deletion 0: \"group\" is not a string" },
+                { "[{\"group\":1,\"kind\":\"K\",\"name\":\"n\"}]", "deletion 0: \"group\" is not a string" },
+                { "[{\"group\":\"\",\"name\":\"n\"}]", "deletion 0 has no \"kind\"" },
+                { "[{\"group\":\"\",\"kind\":\"\",\"name\":\"n\"}]", "deletion 0: \"kind\" is empty" },
+                { "[{\"group\":\"\",\"kind\":\"K\"}]", "deletion 0 has no \"name\"" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"\"}]", "deletion 0: \"name\" is empty" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":true}]", "deletion 0: \"name\" is not a string" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\",\"namespace\":\"\"}]",
+                  "deletion 0: \"namespace\" is empty" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\",\"namespace\":null}]",
+                  "deletion 0: \"namespace\" is not a string" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\",\"version\":2}]",
+                  "deletion 0: \"version\" is not a string" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"a\\nb\"}]",
+                  "deletion 0: \"name\" contains a control character" },
+                { "[{\"group\":\"\",\"kind\":\"K\\u007f\",\"name\":\"n\"}]",
+                  "deletion 0: \"kind\" contains a control character" },
+                { "[{\"group\":\"a\\tb\",\"kind\":\"K\",\"name\":\"n\"}]",
+                  "deletion 0: \"group\" contains a control character" },
+                { "[{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\",\"namespace\":\"x\\u0000y\"}]",
+                  "deletion 0: \"namespace\" contains a control character" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                cr_assert_eq(deletions_of(bad[i].json, &d, &n, &p), -EINVAL, "case %zu", i);
+                cr_assert_str_eq(err, bad[i].msg, "case %zu", i);
+                json_object_put(p);
+        }
+
+        /* 253 bytes fine, 254 not, in every member. */
+        static const char *const members[] = { "group", "kind", "namespace", "name" };
+        for (size_t m = 0; m < 4; m++) {
+                for (size_t len = MANIFEST_MAX_NAME; len <= MANIFEST_MAX_NAME + 1; len++) {
+                        memset(long_name, 'x', len);
+                        long_name[len] = '\0';
+                        const char *v[4] = { "g", "K", "ns", "n" };
+                        v[m] = long_name;
+                        cr_assert_geq(asprintf(&json,
+                                               "[{\"group\":\"%s\",\"kind\":\"%s\",\"namespace\":\"%s\",\"name\":\"%s\"}]",
+                                               v[0], v[1], v[2], v[3]),
+                                      0);
+                        int r = deletions_of(json, &d, &n, &p);
+                        if (len == MANIFEST_MAX_NAME) {
+                                cr_assert_eq(r, 0, "%s: %s", members[m], err);
+                                cr_assert_eq(n, 1);
+                                free(d);
+                        } else {
+                                cr_assert_eq(r, -EINVAL, "%s", members[m]);
+                                char want[128];
+                                snprintf(want, sizeof want, "deletion 0: \"%s\" is longer than 253 bytes", members[m]);
+                                cr_assert_str_eq(err, want);
+                        }
+                        json_object_put(p);
+                        free(json);
+                }
+        }
+
+        /* At most PAYLOAD_MAX_DELETIONS entries. */
+        p = json_object_new_object();
+        json_object *a = json_object_new_array();
+        json_object_object_add(p, "deletions", a);
+        for (int i = 0; i < PAYLOAD_MAX_DELETIONS; i++)
+                json_object_array_add(a, json_tokener_parse("{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\"}"));
+        cr_assert_eq(payload_deletions(p, &d, &n, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(n, PAYLOAD_MAX_DELETIONS);
+        free(d);
+        json_object_array_add(a, json_tokener_parse("{\"group\":\"\",\"kind\":\"K\",\"name\":\"n\"}"));
+        cr_assert_eq(payload_deletions(p, &d, &n, err, sizeof err), -EINVAL);
+        cr_assert_null(d);
+        cr_assert_str_eq(err, "payload has more than 10000 deletions");
+        json_object_put(p);
+
+        cr_assert_eq(payload_deletions(NULL, NULL, &n, err, sizeof err), -EINVAL);
+}
+
+Test(payload, deletions_to_json_round_trip) {
+        const struct payload_deletion v[] = {
+                { .group = "db.example.com", .kind = "Database", .namespace = "app", .name = "orders" },
+                { .group = "", .kind = "Namespace", .name = "scratch" },
+                { .group = NULL, .kind = "ConfigMap", .namespace = "app", .name = "cfg" },
+        };
+        json_object *a = payload_deletions_to_json(v, 3);
+        cr_assert_not_null(a);
+        char *text = NULL;
+        size_t len;
+        cr_assert_eq(canonjson_serialize(a, &text, &len), 0);
+        cr_assert_str_eq(text, "[{\"group\":\"db.example.com\",\"kind\":\"Database\",\"name\":\"orders\","
+                               "\"namespace\":\"app\"},"
+                               "{\"group\":\"\",\"kind\":\"Namespace\",\"name\":\"scratch\"},"
+                               "{\"group\":\"\",\"kind\":\"ConfigMap\",\"name\":\"cfg\",\"namespace\":\"app\"}]");
+        free(text);
+
+        /* What the coordinator builds, the agent reads back. */
+        json_object *p = json_object_new_object();
+        json_object_object_add(p, "deletions", a);
+        struct payload_deletion *d;
+        size_t n;
+        cr_assert_eq(payload_deletions(p, &d, &n, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(n, 3);
+        for (size_t i = 0; i < 3; i++) {
+                cr_assert_str_eq(d[i].group, v[i].group ? v[i].group : "");
+                cr_assert_str_eq(d[i].kind, v[i].kind);
+                cr_assert_str_eq(d[i].name, v[i].name);
+                if (v[i].namespace)
+                        cr_assert_str_eq(d[i].namespace, v[i].namespace);
+                else
+                        cr_assert_null(d[i].namespace);
+        }
+        free(d);
+        json_object_put(p);
+
+        a = payload_deletions_to_json(NULL, 0);
+        cr_assert_not_null(a);
+        cr_assert_eq(json_object_array_length(a), 0);
+        json_object_put(a);
+        errno = 0;
+        cr_assert_null(payload_deletions_to_json(NULL, 1));
+        cr_assert_eq(errno, EINVAL);
+}
