@@ -1522,3 +1522,25 @@ json_object *tu_find_by(json_object *arr, const char *key, const char *value) {
         }
         return NULL;
 }
+
+void tu_ctl_assert_help(const struct tu_musterd *m, const char *const (*cmds)[2], size_t n) {
+        char *out = NULL;
+        cr_assert_eq(tu_ctl(&out, NULL, m->base, m->admin_token_path, (const char *const[]) { "--help", NULL }), 0);
+        tu_assert_fits(out, NULL);
+        for (size_t i = 0; i < n; i++) {
+                char want[128];
+                snprintf(want, sizeof want, "%s %s", cmds[i][0], cmds[i][1]);
+                cr_assert(strstr(out, want), "musterctl --help lists %s:\n%s", want, out);
+        }
+        free(out);
+        for (size_t i = 0; i < n; i++) {
+                char want[128];
+                cr_assert_eq(tu_ctl(&out, NULL, m->base, m->admin_token_path,
+                                    (const char *const[]) { cmds[i][0], cmds[i][1], "--help", NULL }),
+                             0, "%s %s --help", cmds[i][0], cmds[i][1]);
+                snprintf(want, sizeof want, "Usage: musterctl %s %s", cmds[i][0], cmds[i][1]);
+                cr_assert(strstr(out, want), "%s", out);
+                tu_assert_fits(out, NULL);
+                free(out);
+        }
+}

@@ -302,6 +302,11 @@ int tu_ctl_admin(char **out, const struct tu_musterd *m, const char *const *args
  * what it printed, parsed (caller puts it). The test fails unless it exits
  * 0 and prints JSON. */
 json_object *tu_ctl_json(const struct tu_musterd *m, const char *const *args);
+/* `musterctl --help` fits 80 columns and lists each of cmds[0..n)
+ * ({command, subcommand}), and each one's --help (against m, as its admin)
+ * exits 0, says "Usage: musterctl COMMAND SUBCOMMAND" and fits 80 columns.
+ * The test fails otherwise. */
+void tu_ctl_assert_help(const struct tu_musterd *m, const char *const (*cmds)[2], size_t n);
 /* Start the same with its stdout on a pipe (*out_fd) and SIGINT and SIGTERM
  * as a terminal delivers them, whatever the runner ignores: its pid. Its
  * stderr goes to a log checked as tu_spawn's are when it is reaped (exit 0

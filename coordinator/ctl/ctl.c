@@ -253,9 +253,11 @@ static const struct ctl_cmd commands[] = {
           "  --catalog CAT          Take PKG from catalog CAT only\n"
           "  --version-range R      Only versions in R (>=1.0.0 <2.0.0, ~1.2, 1.x, ...)\n"
           "  --skip-dependencies    Install PKG alone; its dependencies are left to you\n"
-          "  --cleanup[=true|false] When PKG is uninstalled, delete its operands (the\n"
-          "                         objects of the kinds it owns) first (default\n"
-          "                         false; --cleanup alone is true)\n"
+          "  --cleanup[=true|false] Record that PKG's operands (the objects of the\n"
+          "                         kinds it owns) are to go before it on uninstall\n"
+          "                         (default false; --cleanup alone is true). Kept\n"
+          "                         for the uninstall with cleanup, not built yet:\n"
+          "                         unsubscribe keeps the operands today\n"
           "\nResolves PKG with its dependencies and prints the bundles it brings in\n"
           "and why. A cluster that is installed gets a new payload revision, which\n"
           "its node agents apply. One that does not resolve is kept in phase Failed\n"
@@ -274,11 +276,11 @@ static const struct ctl_cmd commands[] = {
           "do not resolve, the OperatorsResolvable condition follow the table.\n",
           ctl_operator_list },
         { "operator", "set", "CLUSTER PKG --cleanup=true|false", "Change a cluster's operator subscription",
-          "  --cleanup=true|false   Whether uninstalling PKG deletes its operands (the\n"
-          "                         objects of the kinds it owns) before the operator\n"
-          "\nAllowed any time, also during an uninstall: false then stops the\n"
-          "deletions (what is deleted stays deleted) and lets the uninstall finish\n"
-          "by removing the operator. Prints the subscription's setting after.\n",
+          "  --cleanup=true|false   Whether PKG's operands (the objects of the kinds\n"
+          "                         it owns) are to go before it on uninstall\n"
+          "\nThe setting is kept with the subscription for the uninstall with\n"
+          "cleanup, which is not built yet: unsubscribe keeps the operands today.\n"
+          "Prints the subscription's setting after.\n",
           ctl_operator_set },
         { "operator", "resolve", "--cluster C|--catalog DIR [PKG[:CHANNEL]...]",
           "Preview a cluster's operators, or resolve offline",

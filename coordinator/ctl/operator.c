@@ -404,7 +404,8 @@ static int print_subscribed(struct ctl *c, const char *cluster, json_object *s) 
                 printf("; payload revision %s carries it to the hosts", rev);
         putchar('\n');
         if (jbool(s, "cleanup.enabled"))
-                printf("Cleanup is enabled: uninstalling %s deletes its operands first.\n", pkg ?: "?");
+                printf("Cleanup is enabled for %s (kept for the uninstall with cleanup; unsubscribe keeps the "
+                       "operands today).\n", pkg ?: "?");
         int rc = ctl_jlen(ctl_jget(s, "bundles")) ? print_bundles(c, ctl_jget(s, "bundles")) : CTL_EXIT_OK;
         if (strcmp(phase, "Failed") == 0) {
                 _cleanup_free_ char *head = NULL;
@@ -666,12 +667,9 @@ static int print_set(struct ctl *c, const char *cluster, json_object *s) {
                 return ctl_fail("the server's answer has no cleanup setting for %s", pkg ?: "?");
         bool on = json_object_get_boolean(v);
         printf("cluster %s, %s (%s): cleanup %s\n", name ?: "?", pkg ?: "?", phase, on ? "enabled" : "disabled");
-        if (strcmp(phase, "Cleanup") == 0 && !on)
-                puts("Cleanup is aborted: no more operands are deleted; the uninstall finishes by removing the "
-                     "operator.");
-        else
-                printf("Uninstalling %s %s its operands.\n", pkg ?: "?", on ? "deletes, before the operator,"
-                                                                          : "keeps");
+        if (on)
+                puts("Kept for the uninstall with cleanup, which is not built yet: unsubscribe keeps the operands "
+                     "today.");
         return CTL_EXIT_OK;
 }
 

@@ -572,8 +572,8 @@ void store_host_found_list_free(struct store_host_found_list *l);
 /* Of the hosts bound to cluster_id (NULL: to any cluster). */
 int store_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out);
 
-/* How many hosts each cluster has: parallel arrays of every cluster with
- * at least one host. */
+/* How many hosts each cluster has: every cluster with at least one host,
+ * sorted by cluster id (byte order). */
 struct store_cluster_count { char cluster_id[UUID_STR_LEN]; int64_t hosts; };
 int store_cluster_host_counts(struct store *s, struct store_cluster_count **out, size_t *n);
 

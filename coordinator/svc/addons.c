@@ -211,6 +211,19 @@ static int load_oob(struct pass *ps) {
         return 0;
 }
 
+static int count_cmp(const void *a, const void *b) {
+        return strcmp(((const struct store_cluster_count *) a)->cluster_id,
+                      ((const struct store_cluster_count *) b)->cluster_id);
+}
+
+/* The hosts of cluster id in counts (store_cluster_host_counts: sorted). */
+static int64_t hosts_of(const struct store_cluster_count *counts, size_t n, const char *id) {
+        struct store_cluster_count key;
+        snprintf(key.cluster_id, sizeof key.cluster_id, "%s", id);
+        const struct store_cluster_count *f = n ? bsearch(&key, counts, n, sizeof *counts, count_cmp) : NULL;
+        return f ? f->hosts : 0;
+}
+
 static int pass_load(struct svc *sv, struct pass *ps) {
         struct store_addon_proxy_list pl;
         struct store_cluster_count *counts = NULL;
@@ -255,11 +268,7 @@ static int pass_load(struct svc *sv, struct pass *ps) {
                 return r;
         for (size_t i = 0; i < ps->ncl; i++) {
                 struct pcl *p = &ps->cl[i];
-                int64_t hosts = 0;
-                for (size_t k = 0; k < ncounts; k++)
-                        if (strcmp(counts[k].cluster_id, p->c.id) == 0)
-                                hosts = counts[k].hosts;
-                addon_cluster_from_model(&p->c, hosts, &p->ac);
+                addon_cluster_from_model(&p->c, hosts_of(counts, ncounts, p->c.id), &p->ac);
                 p->phase = phase_of(&p->c);
         }
         free(counts);
@@ -870,16 +879,18 @@ int svc_addons_reconcile(struct svc *sv) {
 /* Every cluster s selects must render: -EINVAL naming the first that does not. */
 static int check_renders(struct svc *sv, const struct addon_spec *s, char *err, size_t errlen) {
         struct store_page pg = { .limit = STORE_MAX_LIMIT };
-        int r = 0;
+        _cleanup_free_ struct store_cluster_count *counts = NULL;
+        size_t ncounts = 0;
+        int r = store_cluster_host_counts(sv->store, &counts, &ncounts);
+        if (r < 0)
+                return r;
         for (;;) {
                 struct cluster_list l;
                 if ((r = store_cluster_list(sv->store, NULL, &pg, &l)) < 0)
                         return r;
                 for (size_t i = 0; i < l.n && r == 0; i++) {
                         struct addon_cluster ac;
-                        int64_t hosts = 0;
-                        (void) store_cluster_count_hosts(sv->store, l.v[i].id, 0, &hosts);
-                        addon_cluster_from_model(&l.v[i], hosts, &ac);
+                        addon_cluster_from_model(&l.v[i], hosts_of(counts, ncounts, l.v[i].id), &ac);
                         if (!addon_selects(s, &ac))
                                 continue;
                         _cleanup_json_ json_object *ctx = addon_cluster_context(&ac);

@@ -94,23 +94,7 @@ Test(addons_ctl, help_on_every_command) {
                 { "addon", "show" }, { "addon", "delete" }, { "addon", "releases" }, { "addon", "rollout" },
         };
         char *out;
-        cr_assert_eq(CTL(&out, NULL, "--help"), 0);
-        tu_assert_fits(out, NULL);
-        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-                char want[128];
-                snprintf(want, sizeof want, "%s %s", cmds[i][0], cmds[i][1]);
-                cr_assert(strstr(out, want), "musterctl --help lists %s:\n%s", want, out);
-        }
-        free(out);
-        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-                char want[128];
-                cr_assert_eq(CTL(&out, NULL, cmds[i][0], cmds[i][1], "--help"), 0, "%s %s --help", cmds[i][0],
-                             cmds[i][1]);
-                snprintf(want, sizeof want, "Usage: musterctl %s %s", cmds[i][0], cmds[i][1]);
-                cr_assert(strstr(out, want), "%s", out);
-                tu_assert_fits(out, NULL);
-                free(out);
-        }
+        tu_ctl_assert_help(&md, cmds, sizeof cmds / sizeof *cmds);
         cr_assert_eq(CTL(&out, NULL, "addon", "--help"), 0);
         cr_assert(strstr(out, "releases") && strstr(out, "rollout"), "%s", out);
         free(out);

@@ -111,23 +111,7 @@ Test(musterctl, help_on_every_command) {
                 { "operator", "upgrade" },
         };
         char *out, *err;
-        cr_assert_eq(CTL(&out, NULL, "--help"), 0);
-        tu_assert_fits(out, NULL);
-        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-                char want[128];
-                snprintf(want, sizeof want, "%s %s", cmds[i][0], cmds[i][1]);
-                cr_assert(strstr(out, want), "musterctl --help lists %s", want);
-        }
-        free(out);
-        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-                char want[128];
-                cr_assert_eq(CTL(&out, NULL, cmds[i][0], cmds[i][1], "--help"), 0, "%s %s --help", cmds[i][0],
-                             cmds[i][1]);
-                snprintf(want, sizeof want, "Usage: musterctl %s %s", cmds[i][0], cmds[i][1]);
-                cr_assert(strstr(out, want), "%s", out);
-                tu_assert_fits(out, NULL);
-                free(out);
-        }
+        tu_ctl_assert_help(&md, cmds, sizeof cmds / sizeof *cmds);
         /* Help promises only what happens today (issue 13, items 4 and 13):
          * the infra-env's pull secret and proxy are kept and shown
          * (infraenv_create_list_show_rotate_delete reads them back), not

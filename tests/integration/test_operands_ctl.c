@@ -175,23 +175,7 @@ Test(operands_ctl, help_fits_and_usage_errors_stay_local) {
                 { "operator", "set" }, { "operator", "subscribe" },
         };
         char *out, *err;
-        cr_assert_eq(CTL(&out, NULL, "--help"), 0);
-        tu_assert_fits(out, NULL);
-        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-                char want[128];
-                snprintf(want, sizeof want, "%s %s", cmds[i][0], cmds[i][1]);
-                cr_assert(strstr(out, want), "musterctl --help lists %s:\n%s", want, out);
-        }
-        free(out);
-        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-                char want[128];
-                cr_assert_eq(CTL(&out, NULL, cmds[i][0], cmds[i][1], "--help"), 0, "%s %s --help", cmds[i][0],
-                             cmds[i][1]);
-                snprintf(want, sizeof want, "Usage: musterctl %s %s", cmds[i][0], cmds[i][1]);
-                cr_assert(strstr(out, want), "%s", out);
-                tu_assert_fits(out, NULL);
-                free(out);
-        }
+        tu_ctl_assert_help(&md, cmds, sizeof cmds / sizeof *cmds);
         cr_assert_eq(CTL(&out, NULL, "operator", "subscribe", "--help"), 0);
         cr_assert(strstr(out, "--cleanup"), "%s", out);
         free(out);

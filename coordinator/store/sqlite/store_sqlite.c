@@ -3033,7 +3033,8 @@ static int sqlite_cluster_host_counts(struct store *s, struct store_cluster_coun
         int r;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                r = stmt(c, "SELECT cluster_id, count(*) FROM hosts WHERE cluster_id IS NOT NULL GROUP BY cluster_id",
+                r = stmt(c, "SELECT cluster_id, count(*) FROM hosts WHERE cluster_id IS NOT NULL GROUP BY cluster_id "
+                         "ORDER BY cluster_id",
                          &st);
                 while (r >= 0 && (r = step_row(c, st)) > 0) {
                         struct store_cluster_count *e = inv_array_append((void **) out, n, sizeof *e);
