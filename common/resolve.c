@@ -1158,13 +1158,19 @@ static int walk_closure(struct ctx *c, struct planning *pl) {
         }
         for (size_t i = 0; i < c->n_rbs; i++)
                 pl->sub_of[i] = NONE;
+        /* A package subscribed to serves its own subscription, even when an
+         * earlier one needs it too. */
+        for (size_t i = 0; i < c->req->n_subscriptions; i++) {
+                size_t x = c->groups[find_group(c, c->req->subscriptions[i].package)].chosen;
+                if (x != NONE && pl->sub_of[x] == NONE)
+                        pl->sub_of[x] = i;
+        }
         for (size_t i = 0; i < c->req->n_subscriptions; i++) {
                 int g = find_group(c, c->req->subscriptions[i].package);
                 size_t top = 0, x = c->groups[g].chosen;
                 if (x == NONE || pl->needed[x])
                         continue;
                 pl->needed[x] = true;
-                pl->sub_of[x] = i;
                 stack[top++] = x;
                 while (top) {
                         size_t y = stack[--top];
@@ -1173,7 +1179,8 @@ static int walk_closure(struct ctx *c, struct planning *pl) {
                                 if (pl->edges[e].by != y || pl->needed[d])
                                         continue;
                                 pl->needed[d] = true;
-                                pl->sub_of[d] = i;
+                                if (pl->sub_of[d] == NONE)
+                                        pl->sub_of[d] = i;
                                 stack[top++] = d;
                         }
                 }

@@ -2,6 +2,7 @@
 #include "strv.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,4 +49,20 @@ void strv_free(struct strv *s) {
                 free(s->v[i]);
         free(s->v);
         *s = (struct strv) { 0 };
+}
+
+char *strv_join(const struct strv *s, const char *sep, size_t max) {
+        size_t len = 1, shown = s->n < max ? s->n : max;
+        for (size_t i = 0; i < shown; i++)
+                len += strlen(s->v[i]) + strlen(sep);
+        len += 32; /* " and N more" */
+        char *t = malloc(len), *p = t;
+        if (!t)
+                return NULL;
+        *p = 0;
+        for (size_t i = 0; i < shown; i++)
+                p += sprintf(p, "%s%s", i ? sep : "", s->v[i]);
+        if (s->n > shown)
+                sprintf(p, " and %zu more", s->n - shown);
+        return t;
 }

@@ -18,6 +18,9 @@ int strv_consume(struct strv *s, char *str);
 bool strv_contains(const struct strv *s, const char *str);
 void strv_sort(struct strv *s);
 void strv_free(struct strv *s);
+/* At most max strings of s joined by sep, then " and N more" for the rest;
+ * malloc'd ("" for none), NULL on ENOMEM. */
+char *strv_join(const struct strv *s, const char *sep, size_t max);
 
 /* For _cleanup_strv_ struct strv v = { 0 }; */
 static inline void strv_freep(struct strv *s) { strv_free(s); }

@@ -11,6 +11,7 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 #include "operators.h"
+#include "uninstall.h"
 
 #define OP_MAX_LIST 1000 /* packages or subscriptions in one request */
 
@@ -155,9 +156,10 @@ void api_subscription_delete(void *app, struct http_request *req, struct http_re
                 http_error(resp, 400, "prune must be true or false");
                 goto out;
         }
+        /* 200: gone; 202: its operands are being cleaned up first. */
         int r = operators_unsubscribe(sv, c.id, req->params[1], prune && strcmp(prune, "true") == 0, P(req)->owner,
                                       &out, err, sizeof err);
-        api_answer(resp, r, err, "subscription", 200, out);
+        api_answer(resp, r, err, "subscription", r == 1 ? 202 : 200, out);
 out:
         cluster_free(&c);
 }

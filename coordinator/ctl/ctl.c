@@ -68,6 +68,25 @@ void ctl_nap(double seconds) {
 #define HOST_OPTS                                                                                        \
         "HOST is a host id, a unique prefix of one, its hostname, or INFRA_ENV/HOST.\n"
 
+/* operator uninstall and its alias unsubscribe. */
+#define OPERATOR_UNINSTALL_HELP                                                                          \
+        "  --prune                Also remove the dependencies nothing needs any\n"                      \
+        "                         more (never a package subscribed to directly)\n"                       \
+        "  --cleanup[=true|false] First set whether PKG's operands go before it\n"                       \
+        "                         (as operator set; --cleanup alone is true)\n"                          \
+        "\nWithout cleanup (the default) the operator goes at once and its\n"                            \
+        "operands (the objects of the kinds it owns) are kept: the plan is\n"                            \
+        "printed, what stays, what is removed and what is removable, and an\n"                           \
+        "installed cluster gets a new payload revision without the operator.\n"                          \
+        "With cleanup enabled PKG's operands, applied through musterd or found\n"                        \
+        "on the hosts, are deleted first. On a cluster not installed that is done\n"                     \
+        "at once. On an installed one a payload revision deletes them and the\n"                         \
+        "operator stays, in phase Cleanup, until every host has reported them\n"                         \
+        "gone; the operands still pending are printed and operator show follows\n"                       \
+        "it. Past musterd's [cleanup] timeout a warning names the hosts that\n"                          \
+        "have not reported. --cleanup=false meanwhile (here or with operator set)\n"                     \
+        "aborts it: what is deleted stays deleted and the operator goes now.\n"
+
 static const struct ctl_cmd commands[] = {
         { "infraenv", "create", "NAME [OPTIONS]", "Create an infra-env and print its agent token",
           "  --ntp-source S         NTP server the hosts' clocks are checked against\n"
@@ -253,34 +272,42 @@ static const struct ctl_cmd commands[] = {
           "  --catalog CAT          Take PKG from catalog CAT only\n"
           "  --version-range R      Only versions in R (>=1.0.0 <2.0.0, ~1.2, 1.x, ...)\n"
           "  --skip-dependencies    Install PKG alone; its dependencies are left to you\n"
-          "  --cleanup[=true|false] Record that PKG's operands (the objects of the\n"
-          "                         kinds it owns) are to go before it on uninstall\n"
-          "                         (default false; --cleanup alone is true). Kept\n"
-          "                         for the uninstall with cleanup, not built yet:\n"
-          "                         unsubscribe keeps the operands today\n"
+          "  --cleanup[=true|false] Whether `operator uninstall` deletes PKG's\n"
+          "                         operands (the objects of the kinds it owns) before\n"
+          "                         it removes the operator (default false: they are\n"
+          "                         kept; --cleanup alone is true)\n"
           "\nResolves PKG with its dependencies and prints the bundles it brings in\n"
           "and why. A cluster that is installed gets a new payload revision, which\n"
           "its node agents apply. One that does not resolve is kept in phase Failed\n"
           "and said why; the cluster cannot install until it resolves.\n",
           ctl_operator_subscribe },
-        { "operator", "unsubscribe", "CLUSTER PKG [--prune]", "Drop a cluster's subscription to an operator",
-          "  --prune                Also remove the dependencies nothing needs any\n"
-          "                         more (never a package subscribed to directly)\n"
-          "\nPrints the plan: what stays, what is removed and what is removable.\n"
-          "An installed cluster gets a new payload revision without the operator.\n",
-          ctl_operator_unsubscribe },
+        { "operator", "uninstall", "CLUSTER PKG [--prune] [--cleanup[=BOOL]]",
+          "Uninstall an operator from a cluster", OPERATOR_UNINSTALL_HELP, ctl_operator_unsubscribe },
+        { "operator", "unsubscribe", "CLUSTER PKG [--prune] [--cleanup[=BOOL]]",
+          "Uninstall an operator (as operator uninstall)", OPERATOR_UNINSTALL_HELP, ctl_operator_unsubscribe },
+        { "operator", "show", "CLUSTER PKG", "Show a cluster's operator subscription",
+          "\nPrints the subscription's channel, phase, cleanup setting and bundles\n"
+          "and, while it is being uninstalled with cleanup, the operands still to\n"
+          "be deleted and the hosts that have not reported them gone yet.\n"
+          "-o json prints the subscription as operator list -o json has it.\n",
+          ctl_operator_show },
         { "operator", "list", "CLUSTER", "List a cluster's operator subscriptions",
           "\nOne row per subscription: channel, phase (Resolving, Installing,\n"
-          "Installed, UpgradePending, Failed), version, catalog and the bundles it\n"
-          "brought in. Why a subscription failed and, when the cluster's operators\n"
-          "do not resolve, the OperatorsResolvable condition follow the table.\n",
+          "Installed, UpgradePending, Failed, Cleanup, Uninstalling), version,\n"
+          "catalog and the bundles it brought in. Why a subscription failed, what\n"
+          "an uninstall in phase Cleanup waits for and, when the cluster's\n"
+          "operators do not resolve, the OperatorsResolvable condition follow the\n"
+          "table.\n",
           ctl_operator_list },
         { "operator", "set", "CLUSTER PKG --cleanup=true|false", "Change a cluster's operator subscription",
           "  --cleanup=true|false   Whether PKG's operands (the objects of the kinds\n"
           "                         it owns) are to go before it on uninstall\n"
-          "\nThe setting is kept with the subscription for the uninstall with\n"
-          "cleanup, which is not built yet: unsubscribe keeps the operands today.\n"
-          "Prints the subscription's setting after.\n",
+          "\nWith cleanup enabled, operator uninstall deletes PKG's operands (applied\n"
+          "through musterd or found on the hosts) first and removes the operator\n"
+          "once every host has reported them gone; without it, uninstall keeps\n"
+          "them. --cleanup=false while that cleanup is under way aborts it: what\n"
+          "is deleted stays deleted and the operator goes now. Prints the\n"
+          "subscription's setting after.\n",
           ctl_operator_set },
         { "operator", "resolve", "--cluster C|--catalog DIR [PKG[:CHANNEL]...]",
           "Preview a cluster's operators, or resolve offline",
@@ -312,7 +339,8 @@ static const struct ctl_cmd commands[] = {
           "the newest bundle reachable on its channel's upgrade graph (replaces,\n"
           "skips, skipRange). Prints the plan; an installed cluster gets a new\n"
           "payload revision. When it does not resolve nothing changes, the reason\n"
-          "is printed and the exit status is 1.\n",
+          "is printed and the exit status is 1. The operands of kinds the new\n"
+          "bundles no longer own are kept and named (an upgrade never deletes them).\n",
           ctl_operator_upgrade },
         { "operand", "apply", "CLUSTER FILE...", "Apply operands (custom resources) to a cluster",
           "\nEach FILE holds manifests, YAML or JSON, one or more documents (---).\n"

@@ -304,6 +304,7 @@ int ctl_operator_unsubscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc,
 int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operator_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operator_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_operator_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operand_apply(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operand_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operand_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

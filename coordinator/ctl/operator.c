@@ -1,6 +1,7 @@
 /* musterctl operator: a cluster's operator subscriptions and the plans that
- * resolving their dependencies gives (DESIGN §8). subscribe, unsubscribe,
- * list, set and upgrade go through musterd; `operator resolve --cluster` asks it
+ * resolving their dependencies gives (DESIGN §8). subscribe, uninstall
+ * (alias unsubscribe; with cleanup its operands go first, issue 17), list,
+ * show, set and upgrade go through musterd; `operator resolve --cluster` asks it
  * for a preview, `operator resolve --catalog DIR` runs the same resolver
  * offline on catalogs read from disk, for operator authors checking a
  * bundle's dependencies before they publish it. Every plan prints the same
@@ -393,6 +394,19 @@ static int print_bundles(struct ctl *c, json_object *bundles) {
         return ctl_print_rows(c, bundles, step_cols + 1, N_STEP_COLS - 1, bundle_row);
 }
 
+/* What the cleanup setting of the subscription to pkg does, after `lead`,
+ * wrapped. */
+static void print_cleanup_meaning(struct ctl *c, const char *lead, const char *pkg, bool on) {
+        _cleanup_free_ char *text = NULL;
+        int k = on ? asprintf(&text, "operator uninstall deletes %s's operands (the objects of the kinds it owns, "
+                                     "applied through musterd or found on the hosts) first and removes the operator "
+                                     "once every host has reported them gone.", pkg ?: "?")
+                   : asprintf(&text, "operator uninstall keeps %s's operands.", pkg ?: "?");
+        if (k < 0)
+                text = NULL;
+        print_wrapped(stdout, c, false, lead, text ?: "?", 2);
+}
+
 static int print_subscribed(struct ctl *c, const char *cluster, json_object *s) {
         if (c->output == CTL_OUT_JSON)
                 return ctl_print_json(s);
@@ -404,8 +418,7 @@ static int print_subscribed(struct ctl *c, const char *cluster, json_object *s) 
                 printf("; payload revision %s carries it to the hosts", rev);
         putchar('\n');
         if (jbool(s, "cleanup.enabled"))
-                printf("Cleanup is enabled for %s (kept for the uninstall with cleanup; unsubscribe keeps the "
-                       "operands today).\n", pkg ?: "?");
+                print_cleanup_meaning(c, "Cleanup is enabled: ", pkg, true);
         int rc = ctl_jlen(ctl_jget(s, "bundles")) ? print_bundles(c, ctl_jget(s, "bundles")) : CTL_EXIT_OK;
         if (strcmp(phase, "Failed") == 0) {
                 _cleanup_free_ char *head = NULL;
@@ -500,39 +513,138 @@ int ctl_operator_subscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, c
         return rc;
 }
 
-/* ---- unsubscribe ------------------------------------------------------------------------ */
+/* ---- pending deletions (uninstall with cleanup) ------------------------------------------- */
 
-int ctl_operator_unsubscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+static int pending_row(struct ctl_table *t, json_object *k) {
+        _cleanup_free_ char *names = ctl_join(ctl_jget(k, "names"), "");
+        const char *row[] = { ctl_jstr(k, "kind"), ctl_jstr(k, "group"), ctl_jstr(k, "count"), names };
+        return names ? ctl_table_add(t, row) : -ENOMEM;
+}
+
+/* status.cleanup's operands still to be deleted, a row per kind (not for
+ * -o json). */
+static int print_pending(struct ctl *c, json_object *cleanup) {
+        static const struct ctl_col cols[] = {
+                { "KIND", 0, 0, 0 },
+                { "GROUP", 0, 1, 0 },
+                { "COUNT", CTL_COL_RIGHT, 0, 0 },
+                { "NAMES", CTL_COL_FLEX, 0, 12 },
+        };
+        json_object *kinds = ctl_jget(cleanup, "pending_deletion");
+        return ctl_jlen(kinds) ? ctl_print_rows(c, kinds, cols, sizeof cols / sizeof *cols, pending_row) : CTL_EXIT_OK;
+}
+
+/* ---- uninstall (unsubscribe) ---------------------------------------------------------------- */
+
+/* 200: the operator is gone; its plan, and the operands deleted with it. */
+static int print_uninstalled(struct ctl *c, const char *cluster, const char *pkg, bool prune, json_object *reply) {
+        _cleanup_free_ char *name = ctl_text_sanitize(cluster), *p = ctl_text_sanitize(pkg), *done = NULL;
+        if (asprintf(&done, "cluster %s unsubscribed from %s%s", name ?: "?", p ?: "?",
+                     prune ? "; dependencies nothing needs are pruned" : "") < 0) {
+                done = NULL;
+                return ctl_fail("out of memory");
+        }
+        int rc = print_plan_reply(c, reply, done);
+        const char *n = ctl_jstr(reply, "operands_deleted");
+        if (n && c->output != CTL_OUT_JSON)
+                printf("%s operand(s) of %s deleted\n", n, p ?: "?");
+        return rc;
+}
+
+/* 202: the operator stays while its operands are deleted; s is the
+ * subscription, in phase Cleanup. */
+static int print_cleanup_started(struct ctl *c, const char *cluster, json_object *s) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(s);
+        _cleanup_free_ char *name = ctl_text_sanitize(cluster), *pkg = ctl_text_sanitize(ctl_jstr(s, "package") ?: "?");
+        _cleanup_free_ char *msg = ctl_text_sanitize(ctl_jstr(s, "message") ?: "its operands are deleted first");
+        const char *rev = ctl_jstr(s, "payload_revision");
+        printf("Uninstalling %s from cluster %s: %s\n", pkg ?: "?", name ?: "?", msg ?: "?");
+        if (rev)
+                printf("payload revision %s deletes them; the operator stays until every host has reported them "
+                       "gone\n", rev);
+        int rc = print_pending(c, ctl_jget(s, "status.cleanup"));
+        printf("Follow it with: musterctl operator show %s %s\n", name ?: "?", pkg ?: "?");
+        return rc;
+}
+
+/* {package, uninstalled: true, payload_revision?}: cleanup was turned off
+ * during a cleanup, which aborted it and removed the operator. */
+static int print_aborted(struct ctl *c, const char *cluster, json_object *reply) {
+        if (c->output == CTL_OUT_JSON)
+                return ctl_print_json(reply);
+        _cleanup_free_ char *name = ctl_text_sanitize(cluster);
+        _cleanup_free_ char *pkg = ctl_text_sanitize(ctl_jstr(reply, "package") ?: "?");
+        const char *rev = ctl_jstr(reply, "payload_revision");
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "cluster %s: the cleanup of %s is aborted and %s is uninstalled; the operands deleted "
+                            "stay deleted", name ?: "?", pkg ?: "?", pkg ?: "?") < 0) {
+                text = NULL;
+                return ctl_fail("out of memory");
+        }
+        print_wrapped(stdout, c, false, "", text, 2);
+        if (rev)
+                printf("Payload revision %s carries it to the hosts; their node agents apply it.\n", rev);
+        return CTL_EXIT_OK;
+}
+
+/* --prune and --cleanup[=BOOL] (into body) and CLUSTER PKG: 0, -1 after
+ * --help, or the exit status of a usage error. */
+static int uninstall_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, bool *prune,
+                             json_object *body) {
         static const struct option opts[] = {
                 { "prune", no_argument, NULL, OPT_PRUNE },
+                { "cleanup", optional_argument, NULL, OPT_CLEANUP },
                 CTL_GLOBAL_OPTIONS,
                 { 0 },
         };
-        bool prune = false;
+        int rc = 0;
         optind = 0;
-        for (int k; (k = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END;) {
+        for (int k; rc == 0 && (k = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END;) {
                 if (k == CTL_OPT_HELP || k == CTL_OPT_BAD)
-                        return k == CTL_OPT_HELP ? CTL_EXIT_OK : CTL_EXIT_USAGE;
-                prune = true;
+                        rc = k == CTL_OPT_HELP ? -1 : CTL_EXIT_USAGE;
+                else if (k == OPT_CLEANUP)
+                        rc = cleanup_option(cmd, optarg, true, body);
+                else
+                        *prune = true;
         }
-        int rc = ctl_want_args(cmd, argc, argv, 2, "CLUSTER and PKG");
+        if (rc == 0 && (rc = ctl_want_args(cmd, argc, argv, 2, "CLUSTER and PKG")) == 0 && !*argv[optind + 1])
+                rc = ctl_usage_error(cmd, "PKG is empty");
+        return rc;
+}
+
+/* PATCH the subscription's cleanup setting first: 0 to go on with the
+ * DELETE, -1 when that already uninstalled it (printed), or the exit
+ * status of a failure. */
+static int uninstall_set_cleanup(struct ctl *c, const char *cluster, const char *path, json_object *body) {
+        struct ctl_reply r;
+        int rc = ctl_call_object(c, "PATCH", path, body, &r) < 0 ? CTL_EXIT_FAIL : 0;
+        if (rc == 0 && jbool(r.json, "uninstalled"))
+                rc = print_aborted(c, cluster, r.json) ?: -1;
+        ctl_reply_free(&r);
+        return rc;
+}
+
+int ctl_operator_unsubscribe(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        _cleanup_json_ json_object *body = json_object_new_object();
+        bool prune = false;
+        int rc = body ? uninstall_options(c, cmd, argc, argv, &prune, body) : ctl_fail("out of memory");
         if (rc)
-                return rc;
+                return rc < 0 ? CTL_EXIT_OK : rc;
         const char *cluster = argv[optind], *pkg = argv[optind + 1];
         _cleanup_free_ char *path = cluster_path(c, cluster, PATH_SUBSCRIPTION, pkg);
         _cleanup_free_ char *full = NULL;
         if (!path || asprintf(&full, "%s%s", path, prune ? "?prune=true" : "") < 0)
                 return path ? ctl_fail("out of memory") : CTL_EXIT_FAIL;
+        if (ctl_jget(body, "cleanup") && (rc = uninstall_set_cleanup(c, cluster, path, body)))
+                return rc < 0 ? CTL_EXIT_OK : rc;
         struct ctl_reply r;
-        if (ctl_call_object(c, "DELETE", full, NULL, &r) < 0) {
-                ctl_reply_free(&r);
-                return CTL_EXIT_FAIL;
-        }
-        _cleanup_free_ char *name = ctl_text_sanitize(cluster), *p = ctl_text_sanitize(pkg), *done = NULL;
-        if (asprintf(&done, "cluster %s unsubscribed from %s%s", name ?: "?", p ?: "?",
-                     prune ? "; dependencies nothing needs are pruned" : "") < 0)
-                done = NULL;
-        rc = done ? print_plan_reply(c, r.json, done) : ctl_fail("out of memory");
+        if (ctl_call_object(c, "DELETE", full, NULL, &r) < 0)
+                rc = CTL_EXIT_FAIL;
+        else if (r.status == 202)
+                rc = print_cleanup_started(c, cluster, r.json);
+        else
+                rc = print_uninstalled(c, cluster, pkg, prune, r.json);
         ctl_reply_free(&r);
         return rc;
 }
@@ -589,9 +701,10 @@ static int subscription_row(struct ctl_table *t, json_object *s) {
         return ctl_table_add(t, row);
 }
 
-/* The cluster's condition when its operators do not resolve, and why each
+/* The cluster's condition when its operators do not resolve, why each
  * Failed subscription failed where that says more than the condition
- * (usually the same words: then they are said once). */
+ * (usually the same words: then they are said once), and what each
+ * uninstall in phase Cleanup waits for. */
 static void print_list_notes(struct ctl *c, json_object *items, json_object *cond) {
         const char *status = ctl_jstr(cond, "status"), *said = NULL;
         if (status && strcmp(status, "False") == 0) {
@@ -603,13 +716,28 @@ static void print_list_notes(struct ctl *c, json_object *items, json_object *con
         }
         for (size_t i = 0; i < ctl_jlen(items) && c->output != CTL_OUT_WIDE; i++) {
                 json_object *s = json_object_array_get_idx(items, i);
-                const char *phase = ctl_jstr(s, "phase"), *msg = ctl_jstr(s, "message");
-                if (!phase || strcmp(phase, "Failed") != 0 || !msg || (said && strcmp(msg, said) == 0))
+                const char *phase = ctl_jstr(s, "phase") ?: "", *msg = ctl_jstr(s, "message");
+                bool failed = strcmp(phase, "Failed") == 0, cleanup = strcmp(phase, "Cleanup") == 0;
+                if (!msg || !(failed || cleanup) || (failed && said && strcmp(msg, said) == 0))
                         continue;
                 char head[80];
                 snprintf(head, sizeof head, "%.60s: ", ctl_jstr(s, "package") ?: "?");
                 print_wrapped(stdout, c, true, head, msg, 4);
         }
+}
+
+/* GET the cluster's subscriptions into *r: 0, or -1 with the failure
+ * printed (and *r freed). */
+static int get_subscriptions(struct ctl *c, const char *cluster, struct ctl_reply *r) {
+        _cleanup_free_ char *path = cluster_path(c, cluster, PATH_SUBSCRIPTIONS, NULL);
+        *r = (struct ctl_reply) { 0 };
+        if (!path)
+                return -1;
+        if (ctl_call_object(c, "GET", path, NULL, r) < 0) {
+                ctl_reply_free(r);
+                return -1;
+        }
+        return 0;
 }
 
 int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
@@ -630,14 +758,9 @@ int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         int rc;
         if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 1, "CLUSTER", &rc))
                 return rc;
-        _cleanup_free_ char *path = cluster_path(c, argv[optind], PATH_SUBSCRIPTIONS, NULL);
-        if (!path)
-                return CTL_EXIT_FAIL;
         struct ctl_reply r;
-        if (ctl_call_object(c, "GET", path, NULL, &r) < 0) {
-                ctl_reply_free(&r);
+        if (get_subscriptions(c, argv[optind], &r) < 0)
                 return CTL_EXIT_FAIL;
-        }
         json_object *items = ctl_jget(r.json, "items");
         if (c->output == CTL_OUT_JSON)
                 rc = ctl_print_json(r.json);
@@ -652,11 +775,78 @@ int ctl_operator_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
         return rc;
 }
 
+/* ---- show ----------------------------------------------------------------------------------- */
+
+/* status.cleanup beyond its table: the hosts that have not reported the
+ * operands gone, whether it stalled, whether it was aborted. */
+static void print_cleanup_hosts(struct ctl *c, json_object *cl) {
+        json_object *hosts = ctl_jget(cl, "lagging_hosts");
+        _cleanup_free_ char *list = ctl_join(hosts, ""), *more = NULL;
+        int64_t n = ctl_jint(cl, "lagging_count", (int64_t) ctl_jlen(hosts));
+        if (n > (int64_t) ctl_jlen(hosts) && asprintf(&more, "%s and %lld more", list ?: "?",
+                                                       (long long) (n - (int64_t) ctl_jlen(hosts))) < 0)
+                more = NULL;
+        if (jbool(cl, "stalled"))
+                print_wrapped(stdout, c, false, "stalled: yes — hosts not reported: ", more ?: list, 4);
+        else if (ctl_jlen(hosts))
+                print_wrapped(stdout, c, false, "hosts not reported yet: ", more ?: list, 4);
+        if (jbool(cl, "aborted"))
+                puts("aborted");
+}
+
+static int print_subscription(struct ctl *c, json_object *s) {
+        const char *reason = ctl_jstr(s, "reason") ?: ctl_jstr(s, "status.reason");
+        json_object *cl = ctl_jget(s, "status.cleanup");
+        _cleanup_free_ char *pkg = ctl_text_sanitize(ctl_jstr(s, "package") ?: "?");
+        const char *channel = ctl_jstr(s, "channel") ?: ctl_jstr(own_bundle(s), "channel");
+        _cleanup_free_ char *ch = ctl_text_sanitize(channel ?: "-");
+        _cleanup_free_ char *phase = ctl_text_sanitize(ctl_jstr(s, "phase") ?: "?");
+        _cleanup_free_ char *why = ctl_text_sanitize(reason ?: "");
+        printf("package: %s\nchannel: %s\nphase: %s%s%s%s\n", pkg ?: "?", ch ?: "?", phase ?: "?", reason ? " (" : "",
+               reason ? why ?: "?" : "", reason ? ")" : "");
+        printf("cleanup: %s\n", jbool(s, "cleanup.enabled") ? "enabled" : "disabled");
+        if (ctl_jstr(s, "message"))
+                print_wrapped(stdout, c, false, "message: ", ctl_jstr(s, "message"), 4);
+        int rc = ctl_jlen(ctl_jget(s, "bundles")) ? print_bundles(c, ctl_jget(s, "bundles")) : CTL_EXIT_OK;
+        if (!cl)
+                return rc;
+        printf("pending deletion: %s of %s\n", ctl_jstr(cl, "pending_count") ?: "?", ctl_jstr(cl, "total") ?: "?");
+        int k = print_pending(c, cl);
+        print_cleanup_hosts(c, cl);
+        return rc ?: k;
+}
+
+int ctl_operator_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, NULL, NULL, 2, "CLUSTER and PKG", &rc))
+                return rc;
+        const char *cluster = argv[optind], *pkg = argv[optind + 1];
+        struct ctl_reply r;
+        if (get_subscriptions(c, cluster, &r) < 0)
+                return CTL_EXIT_FAIL;
+        json_object *items = ctl_jget(r.json, "items"), *s = NULL;
+        for (size_t i = 0; !s && i < ctl_jlen(items); i++) {
+                const char *p = ctl_jstr(json_object_array_get_idx(items, i), "package");
+                if (p && strcmp(p, pkg) == 0)
+                        s = json_object_array_get_idx(items, i);
+        }
+        _cleanup_free_ char *name = ctl_text_sanitize(cluster), *p = ctl_text_sanitize(pkg);
+        if (!s)
+                rc = ctl_fail("cluster %s has no subscription to %s", name ?: "?", p ?: "?");
+        else
+                rc = c->output == CTL_OUT_JSON ? ctl_print_json(s) : print_subscription(c, s);
+        ctl_reply_free(&r);
+        return rc;
+}
+
 /* ---- set ------------------------------------------------------------------------------------ */
 
 /* What `operator set` prints after: the subscription's cleanup setting and
- * what it means now. */
+ * what it means now, or that turning it off aborted a cleanup and the
+ * operator is gone. */
 static int print_set(struct ctl *c, const char *cluster, json_object *s) {
+        if (jbool(s, "uninstalled"))
+                return print_aborted(c, cluster, s);
         if (c->output == CTL_OUT_JSON)
                 return ctl_print_json(s);
         _cleanup_free_ char *name = ctl_text_sanitize(cluster);
@@ -667,9 +857,7 @@ static int print_set(struct ctl *c, const char *cluster, json_object *s) {
                 return ctl_fail("the server's answer has no cleanup setting for %s", pkg ?: "?");
         bool on = json_object_get_boolean(v);
         printf("cluster %s, %s (%s): cleanup %s\n", name ?: "?", pkg ?: "?", phase, on ? "enabled" : "disabled");
-        if (on)
-                puts("Kept for the uninstall with cleanup, which is not built yet: unsubscribe keeps the operands "
-                     "today.");
+        print_cleanup_meaning(c, "", pkg, on);
         return CTL_EXIT_OK;
 }
 
@@ -773,6 +961,20 @@ static int print_refused(struct ctl *c, const struct ctl_reply *r) {
         return CTL_EXIT_FAIL;
 }
 
+/* The plan, then the kinds the new bundles no longer own: their operands
+ * stay. */
+static int print_upgraded(struct ctl *c, json_object *reply, const char *done) {
+        int rc = print_plan_reply(c, reply, done);
+        json_object *kinds = ctl_jget(reply, "kinds_no_longer_owned");
+        for (size_t i = 0; c->output != CTL_OUT_JSON && i < ctl_jlen(kinds); i++) {
+                const char *kind = json_object_get_string(json_object_array_get_idx(kinds, i));
+                _cleanup_free_ char *k = ctl_text_sanitize(kind ?: "?");
+                printf("No operator owns %s any more: its operands are kept (an upgrade never deletes them)\n",
+                       k ?: "?");
+        }
+        return rc;
+}
+
 int ctl_operator_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         int rc;
         _cleanup_json_ json_object *body = upgrade_body(c, cmd, argc, argv, &rc);
@@ -796,7 +998,7 @@ int ctl_operator_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, cha
         else if (!r.json || !json_object_is_type(r.json, json_type_object))
                 rc = ctl_fail("POST %s: the reply is not a JSON object (HTTP %ld)", path, r.status);
         else
-                rc = print_plan_reply(c, r.json, done);
+                rc = print_upgraded(c, r.json, done);
         ctl_reply_free(&r);
         return rc;
 }

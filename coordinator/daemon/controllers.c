@@ -10,6 +10,7 @@
 #include "format.h"
 #include "log.h"
 #include "musterd.h"
+#include "uninstall.h"
 
 static int64_t every_second(struct svc *sv) {
         (void) sv;
@@ -26,6 +27,11 @@ static int64_t addons_interval(struct svc *sv) {
         return s > 0 ? s : 1;
 }
 
+static int64_t cleanup_interval(struct svc *sv) {
+        int64_t s = svc_cfg(sv)->cleanup_interval_s;
+        return s > 0 ? s : 1;
+}
+
 static const struct controller_def {
         const char *name;
         int64_t (*interval_s)(struct svc *sv);
@@ -37,6 +43,7 @@ static const struct controller_def {
                            "%d host(s) marked disconnected, or failed for going silent while installing" },
         [CTRL_EVENTS] = { "events", monitor_interval, svc_prune_events, "%d event(s) pruned" },
         [CTRL_ADDONS] = { "addons", addons_interval, svc_addons_reconcile, "%d add-on release(s) changed" },
+        [CTRL_CLEANUP] = { "cleanup", cleanup_interval, svc_uninstall_pass, "%d operator uninstall(s) moved on" },
 };
 
 const char *controller_name(enum controller_id id) {

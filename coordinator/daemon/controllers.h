@@ -21,7 +21,7 @@
 
 struct musterd;
 
-enum controller_id { CTRL_CHECKINS, CTRL_MONITOR, CTRL_EVENTS, CTRL_ADDONS, _CTRL_MAX };
+enum controller_id { CTRL_CHECKINS, CTRL_MONITOR, CTRL_EVENTS, CTRL_ADDONS, CTRL_CLEANUP, _CTRL_MAX };
 
 struct controller_state {
         struct timespec last;         /* CLOCK_MONOTONIC of the last run; 0: never */

@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "confline.h"
+#include "opcleanup.h"
 
 #define KIB (INT64_C(1) << 10)
 #define MIB (INT64_C(1) << 20)
@@ -41,6 +42,7 @@ enum section {
         SEC_NETWORK,
         SEC_DNS,
         SEC_ADDONS,
+        SEC_CLEANUP,
         _SEC_MAX,
 };
 
@@ -64,6 +66,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_NETWORK] = "network",
         [SEC_DNS] = "dns",
         [SEC_ADDONS] = "addons",
+        [SEC_CLEANUP] = "cleanup",
 };
 
 enum key_type {
@@ -109,6 +112,8 @@ static const struct key_def keys[] = {
         { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
         { SEC_MONITOR, "first_boot_timeout", KT_SECONDS, F(first_boot_timeout_s), 1, 7 * 86400 },
         { SEC_ADDONS, "interval", KT_SECONDS, F(addons_interval_s), 1, 3600 },
+        { SEC_CLEANUP, "interval", KT_SECONDS, F(cleanup_interval_s), 1, 3600 },
+        { SEC_CLEANUP, "timeout", KT_SECONDS, F(cleanup_timeout_s), 1, 7 * 24 * 3600 },
         { SEC_AGENT, "instruction_interval", KT_SECONDS, F(instruction_interval_s), 1, 3600 },
         { SEC_AGENT, "inventory_every", KT_INT, F(inventory_every), 1, 10000 },
         REQ(SEC_REQ_MASTER, REQ_MASTER),
@@ -166,6 +171,8 @@ void config_defaults(struct muster_config *cfg) {
         cfg->first_boot_timeout_s = 3600;
         cfg->monitor_interval_s = 10;
         cfg->addons_interval_s = 5;
+        cfg->cleanup_interval_s = 5;
+        cfg->cleanup_timeout_s = CLEANUP_DEFAULT_TIMEOUT_S;
         cfg->instruction_interval_s = 60;
         cfg->inventory_every = 10;
         cfg->req[REQ_MASTER] = (struct role_requirements) { 4, 16 * GIB, 100 * GB };

@@ -47,6 +47,11 @@ struct muster_config {
         int64_t first_boot_timeout_s;
         /* [addons] how often the add-on reconciler follows the agents' reports */
         int64_t addons_interval_s;
+        /* [cleanup] operand cleanup on uninstall (DESIGN §9): how often the
+         * pass follows the agents' reports, and how long before a cleanup
+         * with operands still pending is said to stall */
+        int64_t cleanup_interval_s;
+        int64_t cleanup_timeout_s;
         /* [agent] */
         int64_t instruction_interval_s;   /* next_instruction_seconds handed out */
         int64_t inventory_every;          /* re-request the inventory every N-th poll */

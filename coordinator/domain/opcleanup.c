@@ -41,6 +41,7 @@ void cleanup_state_free(struct cleanup_state *st) {
         for (size_t i = 0; i < st->n; i++)
                 item_free(&st->items[i]);
         free(st->items);
+        strv_free(&st->lagging);
         *st = (struct cleanup_state) { 0 };
 }
 
@@ -154,6 +155,10 @@ int cleanup_advance(struct cleanup_state *st, const char *const *hosts, size_t n
         }
         st->n = k;
         strv_sort(&out->lagging);
+        strv_free(&st->lagging);
+        for (size_t h = 0; h < out->lagging.n; h++)
+                if (strv_push(&st->lagging, out->lagging.v[h]) < 0)
+                        return -ENOMEM;
         if (k == 0) {
                 st->phase = CLEANUP_DONE;
                 out->done_now = true;
@@ -174,6 +179,7 @@ int cleanup_abort(struct cleanup_state *st) {
         free(st->items);
         st->items = NULL;
         st->n = 0;
+        strv_free(&st->lagging);
         st->phase = CLEANUP_DONE;
         st->aborted = true;
         return 1;
@@ -186,6 +192,15 @@ char *cleanup_message(const struct cleanup_state *st) {
         if (asprintf(&m, "waiting for operator to finish cleanup for %zu CRs", st->n) < 0)
                 return NULL;
         return m;
+}
+
+/* At most max strings of v as a JSON array; NULL on ENOMEM. */
+static json_object *strv_json(const struct strv *v, size_t max) {
+        _cleanup_json_ json_object *a = json_object_new_array();
+        for (size_t i = 0; a && i < v->n && i < max; i++)
+                if (json_object_array_add(a, json_object_new_string(v->v[i])) < 0)
+                        return NULL;
+        return TAKE_PTR(a);
 }
 
 static json_object *str_or_null(const char *s) {
@@ -231,7 +246,11 @@ json_object *cleanup_status_json(const struct cleanup_state *st) {
             jadd(o, "stalled", json_object_new_boolean(st->stalled)) < 0 ||
             jadd(o, "total", json_object_new_int64(st->total)) < 0 ||
             jadd(o, "pending_count", json_object_new_int64((int64_t) st->n)) < 0 ||
-            jadd(o, "pending_deletion", TAKE_PTR(kinds)) < 0)
+            jadd(o, "pending_deletion", TAKE_PTR(kinds)) < 0 ||
+            jadd(o, "lagging_hosts", strv_json(&st->lagging, CLEANUP_NAMES_PER_KIND)) < 0 ||
+            jadd(o, "lagging_count", json_object_new_int64((int64_t) st->lagging.n)) < 0)
+                return NULL;
+        if (st->revision > 0 && jadd(o, "revision", json_object_new_int64(st->revision)) < 0)
                 return NULL;
         return TAKE_PTR(o);
 }
@@ -264,6 +283,8 @@ json_object *cleanup_to_json(const struct cleanup_state *st) {
             jadd(o, "aborted", json_object_new_boolean(st->aborted)) < 0 ||
             jadd(o, "stalled", json_object_new_boolean(st->stalled)) < 0 ||
             jadd(o, "started_s", json_object_new_int64(st->started_s)) < 0 ||
+            jadd(o, "revision", json_object_new_int64(st->revision)) < 0 ||
+            jadd(o, "lagging", strv_json(&st->lagging, CLEANUP_MAX_ITEMS)) < 0 ||
             jadd(o, "total", json_object_new_int64(st->total)) < 0 || jadd(o, "items", TAKE_PTR(items)) < 0)
                 return NULL;
         return TAKE_PTR(o);
@@ -290,6 +311,18 @@ int cleanup_from_json(json_object *o, struct cleanup_state *out) {
         out->stalled = json_object_object_get_ex(o, "stalled", &v) && json_object_get_boolean(v);
         out->started_s = json_object_object_get_ex(o, "started_s", &v) ? json_object_get_int64(v) : 0;
         out->total = json_object_object_get_ex(o, "total", &v) ? json_object_get_int64(v) : 0;
+        out->revision = json_object_object_get_ex(o, "revision", &v) ? json_object_get_int64(v) : 0;
+        json_object *lag;
+        size_t nl = json_object_object_get_ex(o, "lagging", &lag) && json_object_is_type(lag, json_type_array)
+                            ? json_object_array_length(lag)
+                            : 0;
+        for (size_t h = 0; h < nl && h < CLEANUP_MAX_ITEMS; h++) {
+                const char *host = json_object_get_string(json_object_array_get_idx(lag, h));
+                if (!host || strv_push(&out->lagging, host) < 0) {
+                        cleanup_state_free(out);
+                        return host ? -ENOMEM : -EINVAL;
+                }
+        }
         size_t n = json_object_array_length(items);
         out->items = calloc(n ? n : 1, sizeof *out->items);
         if (!out->items)
@@ -315,6 +348,28 @@ int cleanup_from_json(json_object *o, struct cleanup_state *out) {
                                 return host ? -ENOMEM : -EINVAL;
                         }
                 }
+        }
+        return 0;
+}
+
+int cleanup_kinds_dropped(const struct cleanup_kind *before, size_t n_before, const struct cleanup_kind *after,
+                          size_t n_after, struct strv *dropped) {
+        for (size_t i = 0; i < n_before; i++) {
+                bool kept = false;
+                for (size_t j = 0; j < n_after && !kept; j++)
+                        kept = str_eq(before[i].group, after[j].group) && str_eq(before[i].kind, after[j].kind);
+                if (kept)
+                        continue;
+                char *k = NULL;
+                if (asprintf(&k, "%s%s%s", before[i].kind ? before[i].kind : "",
+                             before[i].group && *before[i].group ? "." : "", before[i].group ? before[i].group : "") < 0)
+                        return -ENOMEM;
+                if (strv_contains(dropped, k)) {
+                        free(k);
+                        continue;
+                }
+                if (strv_consume(dropped, k) < 0)
+                        return -ENOMEM;
         }
         return 0;
 }

@@ -49,7 +49,10 @@ struct cleanup_state {
         bool aborted;
         bool stalled;           /* the stall was said */
         int64_t started_s;
+        int64_t revision;       /* the payload revision that first went without them (0: none);
+                                 * a host's report counts from this revision on */
         int64_t total;          /* operands when it started */
+        struct strv lagging;    /* hosts that had not reported everything at the last advance */
         struct cleanup_item *items; /* still pending */
         size_t n;
 };
@@ -80,7 +83,8 @@ struct cleanup_step {
 };
 void cleanup_step_free(struct cleanup_step *s);
 /* Drop the operands every host of `hosts` reported gone; Done when none is
- * left; a stall once now - started_s >= timeout_s. -ENOMEM. */
+ * left; a stall once now - started_s >= timeout_s. The lagging hosts are
+ * kept in st too (the status names them). -ENOMEM. */
 int cleanup_advance(struct cleanup_state *st, const char *const *hosts, size_t n_hosts, int64_t now_s,
                     int64_t timeout_s, struct cleanup_step *out);
 
@@ -93,7 +97,8 @@ int cleanup_abort(struct cleanup_state *st);
 char *cleanup_message(const struct cleanup_state *st);
 
 /* status.cleanup: {phase, aborted, stalled, started_at_s, total,
- * pending_deletion: [{group, kind, names[<=10], count}], pending_count}.
+ * pending_deletion: [{group, kind, names[<=10], count}], pending_count,
+ * lagging_hosts[<=CLEANUP_NAMES_PER_KIND], lagging_count}.
  * Kinds in first-seen order. NULL on ENOMEM. */
 json_object *cleanup_status_json(const struct cleanup_state *st);
 
@@ -101,3 +106,12 @@ json_object *cleanup_status_json(const struct cleanup_state *st);
  * back. cleanup_from_json: -EINVAL for what is not one. */
 json_object *cleanup_to_json(const struct cleanup_state *st);
 int cleanup_from_json(json_object *o, struct cleanup_state *out);
+
+/* An upgrade never starts a cleanup: the subscription keeps its setting
+ * and the new bundle takes over the operands of the kinds it still owns.
+ * Those of a kind it no longer owns are reported, never deleted: the
+ * kinds of `before` (group, kind pairs) missing from `after`, in before's
+ * order, into *dropped. -ENOMEM. */
+struct cleanup_kind { const char *group, *kind; };
+int cleanup_kinds_dropped(const struct cleanup_kind *before, size_t n_before, const struct cleanup_kind *after,
+                          size_t n_after, struct strv *dropped);

@@ -106,6 +106,7 @@ void store_subscription_free(struct store_subscription *s) {
         free(s->channel);
         free(s->catalog);
         free(s->version_range);
+        free(s->uninstall);
         free(s->owner);
         free(s->created_at);
         store_subscription_init(s);

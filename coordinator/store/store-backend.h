@@ -155,6 +155,10 @@ struct store_backend {
         int (*subscription_list)(struct store *s, const char *cluster_id, struct store_subscription_list *out);
         int (*subscription_delete)(struct store *s, const char *cluster_id, const char *package);
         int (*subscription_set_cleanup)(struct store *s, const char *cluster_id, const char *package, bool enabled);
+        int (*subscription_set_uninstall)(struct store *s, const char *cluster_id, const char *package,
+                                          const char *expect, const char *next, const char *const *drop, size_t n_drop);
+        /* cluster_id NULL and only those with an uninstall */
+        int (*subscription_list_uninstalling)(struct store *s, struct store_subscription_list *out);
         /* ids and created_at filled in (kept for an existing identity by the back-end). */
         int (*operand_put)(struct store *s, struct store_operand *v, size_t n);
         int (*operand_list)(struct store *s, const char *cluster_id, struct store_operand_list *out);

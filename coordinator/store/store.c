@@ -1110,6 +1110,28 @@ int store_subscription_set_cleanup(struct store *s, const char *cluster_id, cons
         return s->ops->subscription_set_cleanup(s, cid, package, enabled);
 }
 
+int store_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package, const char *expect,
+                                     const char *next, const char *const *drop, size_t n_drop) {
+        char cid[UUID_STR_LEN];
+        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME) ||
+            (n_drop && !drop) || n_drop > STORE_MAX_OPERANDS)
+                return -EINVAL;
+        if (next && strlen(next) > STORE_MAX_UNINSTALL)
+                return -E2BIG;
+        for (size_t i = 0; i < n_drop; i++)
+                if (!drop[i])
+                        return -EINVAL;
+        return s->ops->subscription_set_uninstall(s, cid, package, expect, next, drop, n_drop);
+}
+
+int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
+        *out = (struct store_subscription_list) { 0 };
+        int r = s->ops->subscription_list_uninstalling(s, out);
+        if (r < 0)
+                store_subscription_list_free(out);
+        return r < 0 ? r : 0;
+}
+
 /* ---- operands -------------------------------------------------------------- */
 
 int store_operand_put(struct store *s, struct store_operand *v, size_t n) {

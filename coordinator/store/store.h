@@ -422,6 +422,7 @@ struct store_subscription {
         char *version_range;  /* NULL: any version */
         bool skip_dependencies;
         bool cleanup;         /* cleanup.enabled: delete its operands before it on uninstall (DESIGN §9) */
+        char *uninstall;      /* JSON text of the uninstall under way (the services'); NULL: none */
         char *owner;
         char *created_at;
 };
@@ -441,6 +442,17 @@ int store_subscription_list(struct store *s, const char *cluster_id, struct stor
 int store_subscription_delete(struct store *s, const char *cluster_id, const char *package);
 /* cleanup.enabled of the cluster's subscription to package. -ENOENT. */
 int store_subscription_set_cleanup(struct store *s, const char *cluster_id, const char *package, bool enabled);
+#define STORE_MAX_UNINSTALL (8 * 1024 * 1024)
+/* Set the uninstall of the cluster's subscription to package to `next`
+ * (JSON text; NULL: none) only if it is still `expect` (NULL: none), else
+ * -ESTALE; and, in the same transaction, delete the cluster's operands
+ * whose ids are drop[0..n_drop) (those gone already are no error).
+ * -ENOENT: no such subscription; -E2BIG: next past STORE_MAX_UNINSTALL. */
+int store_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package, const char *expect,
+                                     const char *next, const char *const *drop, size_t n_drop);
+/* Every subscription with an uninstall under way, of every cluster (at
+ * most STORE_MAX_LIMIT), in the order they were made. */
+int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out);
 
 /* ---- operands (DESIGN §3, §9) ---------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "addonpart.h"
+#include "uninstallpart.h"
 #include "canonjson.h"
 #include "cleanup.h"
 #include "errmsg.h"
@@ -346,9 +347,15 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
         *out = payload_build(c->id, revision, c->release_version, url, &lr->r.info.os_image,
                              &c->cap_status.enabled_capabilities, (const struct manifest *const *) inc, n, &hs.s);
         if (*out && !op.none) {
-                json_object *m = operators_member(&op.plan, op.rsubs, op.n_rsubs);
+                json_object *m = operators_member(&op.plan, op.rsubs, op.n_rsubs), *del = NULL;
                 if (!m || json_object_object_add(*out, "operators", m) < 0) {
                         json_object_put(m);
+                        json_object_put(*out);
+                        *out = NULL;
+                } else if (uninstall_deletions(&op.subs, &del) < 0 ||
+                           (del && json_object_object_add(*out, "deletions", del) < 0)) {
+                        /* The operands the uninstalls under way delete (issue 17). */
+                        json_object_put(del);
                         json_object_put(*out);
                         *out = NULL;
                 }

@@ -48,5 +48,11 @@ int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap) {
                                   "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
                                   "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
                                   (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
+        if (r == 0)
+                r = format_append(buf, len, cap,
+                                  "# HELP muster_cleanup_stalled Operand cleanups on uninstall that passed [cleanup] "
+                                  "timeout with operands still pending.\n"
+                                  "# TYPE muster_cleanup_stalled counter\nmuster_cleanup_stalled %llu\n",
+                                  (unsigned long long) atomic_load(&sv->cleanup_stalled));
         return r;
 }

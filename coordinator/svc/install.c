@@ -23,6 +23,7 @@
 #include "refresh.h"
 #include "stepfacts.h"
 #include "steps.h"
+#include "uninstall.h"
 #include "validations.h"
 
 int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why) {
@@ -653,9 +654,12 @@ static void apply_done(struct svc *sv, struct host *h, int64_t rev, int64_t exit
                                          STORE_STATUS(HOST_INSTALLED)) < 0)
                 return;
         svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
-                  "host %s applied payload revision %lld: %zu added, %zu updated, %zu removed", h->id,
+                  "host %s applied payload revision %lld: %zu added, %zu updated, %zu removed%s", h->id,
                   (long long) applied, output_count(output, "added"), output_count(output, "updated"),
-                  output_count(output, "removed"));
+                  output_count(output, "removed"), output_count(output, "deleted") ? "; operands deleted" : "");
+        /* An uninstall waiting for this host's report goes on now. */
+        if (h->cluster_id && svc_uninstall_follow(sv, h->cluster_id) < 0)
+                log_warning("cleanup", "Following the uninstalls of cluster %s failed", h->cluster_id);
 }
 
 void install_step_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code,

@@ -98,6 +98,18 @@ static int next_revision(struct svc *sv, struct cluster *c, int64_t *rev, char *
         return r < 0 ? r : 0;
 }
 
+/* 1 when c's subscription to package is being uninstalled, 0 when not,
+ * -errno. */
+static int uninstalling(struct svc *sv, const struct cluster *c, const char *package) {
+        struct store_subscription_list l;
+        int r = store_subscription_list(sv->store, c->id, &l);
+        for (size_t i = 0; r == 0 && i < l.n; i++)
+                if (l.v[i].uninstall && strcmp(l.v[i].package, package) == 0)
+                        r = 1;
+        store_subscription_list_free(&l);
+        return r;
+}
+
 int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct catalog_file *files, size_t n,
                        const char *by, json_object **out, char *err, size_t errlen) {
         struct cluster c;
@@ -145,6 +157,13 @@ int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct cata
                         r = errmsg(err, errlen, -EINVAL,
                                    "%s: kind %s (%s) is owned by no operator installed on cluster %s", m->file, m->kind,
                                    *m->group ? m->group : "core", c.name);
+                        goto out;
+                }
+                if ((r = uninstalling(sv, &c, pkg)) != 0) {
+                        if (r > 0)
+                                r = errmsg(err, errlen, -EBUSY, "%s: kind %s is owned by %s, which is being "
+                                           "uninstalled from cluster %s with its operands", m->file, m->kind, pkg,
+                                           c.name);
                         goto out;
                 }
                 v[i] = (struct store_operand) {

@@ -11,11 +11,13 @@
 #include "jsonwrite.h"
 #include "operators.h"
 #include "refresh.h"
+#include "operands.h"
 #include "semver.h"
+#include "uninstallpart.h"
 
 #define OP_MAX_NAME 253
 
-static int load_cluster(struct svc *sv, const char *id, struct cluster *c, char *err, size_t errlen) {
+int operators_load_cluster(struct svc *sv, const char *id, struct cluster *c, char *err, size_t errlen) {
         cluster_init(c);
         int r = store_cluster_get(sv->store, id, c);
         if (r == -ENOENT || r == -EINVAL)
@@ -23,7 +25,7 @@ static int load_cluster(struct svc *sv, const char *id, struct cluster *c, char 
         return r < 0 ? errmsg(err, errlen, r, "reading cluster %s failed", id) : 0;
 }
 
-static int refuse_installing(const struct cluster *c, char *err, size_t errlen) {
+int operators_refuse_installing(const struct cluster *c, char *err, size_t errlen) {
         if (cluster_status_is_installing(cluster_status_from_string(c->status)))
                 return errmsg(err, errlen, -EBUSY, "cluster %s is %s; change its operators when that is over", c->name,
                               c->status);
@@ -68,7 +70,7 @@ static int all_applied(struct svc *sv, const struct cluster *c, bool *applied) {
 
 static int describe(struct svc *sv, const char *cluster_id, struct described *d, char *err, size_t errlen) {
         memset(d, 0, sizeof *d);
-        int r = load_cluster(sv, cluster_id, &d->c, err, errlen);
+        int r = operators_load_cluster(sv, cluster_id, &d->c, err, errlen);
         if (r >= 0)
                 r = opresolve_cluster(sv, &d->c, NULL, &d->op, err, errlen);
         if (r >= 0 && d->c.payload_revision > 0 && !d->op.none && d->op.plan.ok) {
@@ -176,6 +178,23 @@ static json_object *cleanup_json(bool enabled) {
         return o;
 }
 
+/* status {phase, reason, message, conditions: [Cleanup], cleanup} of a
+ * subscription being uninstalled. */
+static json_object *uninstall_status(const char *phase, const char *reason, const char *msg,
+                                     const struct cleanup_state *st) {
+        _cleanup_json_ json_object *o = json_object_new_object(), *conds = json_object_new_array(),
+                                   *cond = json_object_new_object();
+        if (!o || !conds || !cond || jadd(cond, "type", json_object_new_string("Cleanup")) < 0 ||
+            jadd(cond, "status", json_object_new_string(st->phase == CLEANUP_WAITING ? "True" : "False")) < 0 ||
+            jadd(cond, "reason", json_object_new_string(reason)) < 0 ||
+            jadd(cond, "message", json_object_new_string(msg)) < 0 || json_object_array_add(conds, TAKE_PTR(cond)) < 0 ||
+            jadd(o, "phase", json_object_new_string(phase)) < 0 || jadd(o, "reason", json_object_new_string(reason)) < 0 ||
+            jadd(o, "message", json_object_new_string(msg)) < 0 || jadd(o, "conditions", TAKE_PTR(conds)) < 0 ||
+            jadd(o, "cleanup", cleanup_status_json(st)) < 0)
+                return NULL;
+        return TAKE_PTR(o);
+}
+
 static json_object *subscription_json(const struct described *d, size_t k, const struct store_subscription *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
         _cleanup_json_ json_object *bundles = json_object_new_array();
@@ -186,16 +205,37 @@ static json_object *subscription_json(const struct described *d, size_t k, const
             (d->c.payload_revision > 0 ? installed_bundles(d, s->package, bundles, &in_payload)
                                        : planned_bundles(d, k, bundles)) < 0)
                 return NULL;
-        const char *phase = phase_of(d, s->package, in_payload, &msg);
+        const char *phase = phase_of(d, s->package, in_payload, &msg), *reason = NULL;
         if (strcmp(phase, "Failed") == 0 && !(msg = why = opresolve_problems_text(&d->op.plan)))
                 return NULL;
+        /* An uninstall under way (uninstall.h). */
+        _cleanup_(uninstall_free) struct uninstall u = { 0 };
+        _cleanup_json_ json_object *status = NULL;
+        if (s->uninstall && uninstall_parse(s->uninstall, &u) == 0) {
+                free(why);
+                why = NULL;
+                if (u.st.phase == CLEANUP_WAITING) {
+                        phase = "Cleanup";
+                        reason = "CleanupWaiting";
+                        if (!(msg = why = cleanup_message(&u.st)))
+                                return NULL;
+                } else {
+                        phase = "Uninstalling";
+                        reason = u.st.aborted ? "CleanupAborted" : "CleanupDone";
+                        msg = u.st.aborted ? "the cleanup was aborted; the operator is being removed"
+                                           : "its operands are gone; the operator is being removed";
+                }
+                if (!(status = uninstall_status(phase, reason, msg, &u.st)))
+                        return NULL;
+        }
         if (jadd_str_opt(o, "id", s->id) < 0 || jadd_str_opt(o, "cluster_id", s->cluster_id) < 0 ||
             jadd_str_opt(o, "package", s->package) < 0 || jadd_str_opt(o, "channel", s->channel) < 0 ||
             jadd_str_opt(o, "catalog", s->catalog) < 0 || jadd_str_opt(o, "version_range", s->version_range) < 0 ||
             jadd(o, "skip_dependencies", json_object_new_boolean(s->skip_dependencies)) < 0 ||
             jadd(o, "cleanup", cleanup_json(s->cleanup)) < 0 ||
             jadd_str_opt(o, "owner", s->owner) < 0 || jadd_str_opt(o, "created_at", s->created_at) < 0 ||
-            jadd_str_opt(o, "phase", phase) < 0 || jadd_str_opt(o, "message", msg) < 0 ||
+            jadd_str_opt(o, "phase", phase) < 0 || jadd_str_opt(o, "reason", reason) < 0 ||
+            jadd_str_opt(o, "message", msg) < 0 || (status && jadd(o, "status", TAKE_PTR(status)) < 0) ||
             jadd(o, "bundles", TAKE_PTR(bundles)) < 0)
                 return NULL;
         return TAKE_PTR(o);
@@ -232,7 +272,7 @@ int operators_list(struct svc *sv, const char *cluster_id, json_object **out, ch
 
 /* ---- changes ---------------------------------------------------------------- */
 
-static int check_name(const char *what, const char *v, bool required, char *err, size_t errlen) {
+int operators_check_name(const char *what, const char *v, bool required, char *err, size_t errlen) {
         if (!v)
                 return required ? errmsg(err, errlen, -EINVAL, "%s is required", what) : 0;
         if (!*v || strlen(v) > OP_MAX_NAME)
@@ -244,11 +284,11 @@ static int check_name(const char *what, const char *v, bool required, char *err,
 }
 
 static int check_subscribe(const struct op_subscribe *in, char *err, size_t errlen) {
-        int r = check_name("package", in->package, true, err, errlen);
+        int r = operators_check_name("package", in->package, true, err, errlen);
         if (r >= 0)
-                r = check_name("channel", in->channel, false, err, errlen);
+                r = operators_check_name("channel", in->channel, false, err, errlen);
         if (r >= 0)
-                r = check_name("catalog", in->catalog, false, err, errlen);
+                r = operators_check_name("catalog", in->catalog, false, err, errlen);
         if (r >= 0 && in->version_range) {
                 struct semver_range range;
                 char why[256];
@@ -261,7 +301,7 @@ static int check_subscribe(const struct op_subscribe *in, char *err, size_t errl
 
 /* After a change: an installed cluster gets its next payload revision
  * (*rev, 0 when its content did not change); any other is validated again. */
-static int apply_change(struct svc *sv, struct cluster *c, const struct op_options *o, int64_t *rev, char *err,
+int operators_apply_change(struct svc *sv, struct cluster *c, const struct op_options *o, int64_t *rev, char *err,
                         size_t errlen) {
         const char *what = NULL;
         *rev = 0;
@@ -302,7 +342,7 @@ static int dry_subscribe(struct svc *sv, const struct cluster *c, const struct o
         return r;
 }
 
-static json_object *subscribed_reply(struct svc *sv, const char *cluster_id, const char *package, int64_t rev,
+json_object *operators_subscription_reply(struct svc *sv, const char *cluster_id, const char *package, int64_t rev,
                                      char *err, size_t errlen) {
         struct described d;
         json_object *o = NULL;
@@ -324,9 +364,9 @@ int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_
                         json_object **out, char *err, size_t errlen) {
         struct cluster c;
         int64_t rev = 0;
-        int r = load_cluster(sv, cluster_id, &c, err, errlen);
+        int r = operators_load_cluster(sv, cluster_id, &c, err, errlen);
         if (r >= 0)
-                r = refuse_installing(&c, err, errlen);
+                r = operators_refuse_installing(&c, err, errlen);
         if (r >= 0)
                 r = check_subscribe(in, err, errlen);
         if (r >= 0)
@@ -354,10 +394,10 @@ int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_
                 /* One that does not resolve stays: its phase and the cluster's
                  * condition say why. */
                 char why[1024];
-                if (apply_change(sv, &c, NULL, &rev, why, sizeof why) < 0)
+                if (operators_apply_change(sv, &c, NULL, &rev, why, sizeof why) < 0)
                         svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, NULL, c.id, NULL,
                                   "cluster %s: no payload revision with %s: %s", c.name, in->package, why);
-                if (!(*out = subscribed_reply(sv, c.id, in->package, rev, err, errlen)))
+                if (!(*out = operators_subscription_reply(sv, c.id, in->package, rev, err, errlen)))
                         r = errmsg(err, errlen, -ENOMEM, "out of memory");
         }
         cluster_free(&c);
@@ -365,7 +405,7 @@ int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_
 }
 
 /* A resolution of c with o, checked to resolve: -EDOM with the words. */
-static int dry_run(struct svc *sv, const struct cluster *c, const struct op_options *o, json_object **plan,
+int operators_dry_run(struct svc *sv, const struct cluster *c, const struct op_options *o, json_object **plan,
                    char *err, size_t errlen) {
         struct op_resolution op;
         int r = opresolve_cluster(sv, c, o, &op, err, errlen);
@@ -380,7 +420,7 @@ static int dry_run(struct svc *sv, const struct cluster *c, const struct op_opti
         return r;
 }
 
-static int change_reply(json_object **plan, int64_t rev, json_object **out, char *err, size_t errlen) {
+int operators_change_reply(json_object **plan, int64_t rev, json_object **out, char *err, size_t errlen) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || jadd(o, "plan", TAKE_PTR(*plan)) < 0 ||
             (rev > 0 && jadd(o, "payload_revision", json_object_new_int64(rev)) < 0))
@@ -389,40 +429,11 @@ static int change_reply(json_object **plan, int64_t rev, json_object **out, char
         return 0;
 }
 
-int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
-                          json_object **out, char *err, size_t errlen) {
-        struct cluster c;
-        _cleanup_json_ json_object *plan = NULL;
-        struct op_options o = { .without = package, .prune = prune };
-        int64_t rev = 0;
-        int r = load_cluster(sv, cluster_id, &c, err, errlen);
-        if (r >= 0)
-                r = refuse_installing(&c, err, errlen);
-        if (r >= 0)
-                r = check_name("package", package, true, err, errlen);
-        if (r >= 0)
-                r = dry_run(sv, &c, &o, &plan, err, errlen);
-        if (r >= 0 && (r = store_subscription_delete(sv->store, c.id, package)) < 0)
-                errmsg(err, errlen, r, r == -ENOENT ? "cluster %s is not subscribed to %s"
-                                                    : "the subscription of cluster %s to %s cannot be removed",
-                       c.name, package);
-        if (r >= 0) {
-                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "cluster %s unsubscribed from %s by %s%s",
-                          c.name, package, by, prune ? " (pruning unneeded dependencies)" : "");
-                o.without = NULL; /* it is gone from the store now */
-                r = apply_change(sv, &c, &o, &rev, err, errlen);
-        }
-        if (r >= 0)
-                r = change_reply(&plan, rev, out, err, errlen);
-        cluster_free(&c);
-        return r;
-}
-
 int operators_preview(struct svc *sv, const char *cluster_id, const struct op_options *o, json_object **out,
                       char *err, size_t errlen) {
         struct cluster c;
         struct op_resolution op = { 0 };
-        int r = load_cluster(sv, cluster_id, &c, err, errlen);
+        int r = operators_load_cluster(sv, cluster_id, &c, err, errlen);
         for (size_t i = 0; r >= 0 && o && i < o->n_extra; i++) {
                 struct op_subscribe in = { o->extra[i].package, o->extra[i].channel, o->extra[i].catalog,
                                            o->extra[i].version_range, o->extra[i].skip_dependencies, false };
@@ -437,43 +448,84 @@ int operators_preview(struct svc *sv, const char *cluster_id, const struct op_op
         return r;
 }
 
+/* -EBUSY when the upgrade o would touch a package being uninstalled. */
+static int refuse_uninstalling(struct svc *sv, const struct cluster *c, const struct op_options *o, char *err,
+                               size_t errlen) {
+        struct store_subscription_list l;
+        int r = store_subscription_list(sv->store, c->id, &l);
+        for (size_t i = 0; r >= 0 && i < l.n; i++) {
+                bool named = o->upgrade_all;
+                for (size_t k = 0; !named && k < o->n_upgrade; k++)
+                        named = strcmp(o->upgrade[k], l.v[i].package) == 0;
+                if (l.v[i].uninstall && named)
+                        r = errmsg(err, errlen, -EBUSY, "%s is being uninstalled from cluster %s; upgrade when that "
+                                   "is over", l.v[i].package, c->name);
+        }
+        store_subscription_list_free(&l);
+        return r;
+}
+
+/* The (group, kind) pairs of before that after does not have. */
+static int kinds_dropped(const struct owned_kinds *before, const struct owned_kinds *after, struct strv *out) {
+        struct cleanup_kind *b = calloc(before->n + 1, sizeof *b), *a = calloc(after->n + 1, sizeof *a);
+        int r = b && a ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < before->n; i++)
+                b[i] = (struct cleanup_kind) { before->v[i].group, before->v[i].kind };
+        for (size_t i = 0; r == 0 && i < after->n; i++)
+                a[i] = (struct cleanup_kind) { after->v[i].group, after->v[i].kind };
+        if (r == 0)
+                r = cleanup_kinds_dropped(b, before->n, a, after->n, out);
+        free(a);
+        free(b);
+        return r;
+}
+
 int operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_options *o, const char *by,
                       json_object **out, char *err, size_t errlen) {
         struct cluster c;
         _cleanup_json_ json_object *plan = NULL;
         int64_t rev = 0;
-        int r = load_cluster(sv, cluster_id, &c, err, errlen);
+        int r = operators_load_cluster(sv, cluster_id, &c, err, errlen);
         if (r >= 0)
-                r = refuse_installing(&c, err, errlen);
+                r = operators_refuse_installing(&c, err, errlen);
         if (r >= 0 && c.payload_revision <= 0)
                 r = errmsg(err, errlen, -EBUSY, "cluster %s is not installed: its operators install with it", c.name);
         if (r >= 0)
-                r = dry_run(sv, &c, o, &plan, err, errlen);
+                r = refuse_uninstalling(sv, &c, o, err, errlen);
+        if (r >= 0)
+                r = operators_dry_run(sv, &c, o, &plan, err, errlen);
+        /* An upgrade never deletes an operand: one of a kind the new
+         * bundles no longer own is reported. */
+        struct owned_kinds before = { 0 }, after = { 0 };
+        _cleanup_strv_ struct strv dropped = { 0 };
+        if (r >= 0 && operands_owned(sv, &c, &before, err, errlen) < 0)
+                owned_kinds_free(&before);
         if (r >= 0) {
                 svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL, "operators of cluster %s upgraded by %s",
                           c.name, by);
-                r = apply_change(sv, &c, o, &rev, err, errlen);
+                r = operators_apply_change(sv, &c, o, &rev, err, errlen);
         }
+        if (r >= 0 && rev > 0 && before.n > 0 && operands_owned(sv, &c, &after, err, errlen) >= 0 &&
+            (r = kinds_dropped(&before, &after, &dropped)) >= 0 && dropped.n > 0) {
+                _cleanup_free_ char *list = strv_join(&dropped, ", ", 100);
+                svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, NULL, c.id, NULL,
+                          "cluster %s: after the upgrade no operator owns kind(s) %s any more; their operands are "
+                          "kept (an upgrade never deletes them) and an uninstall with cleanup will not delete them",
+                          c.name, list ? list : "?");
+        }
+        owned_kinds_free(&before);
+        owned_kinds_free(&after);
         if (r >= 0)
-                r = change_reply(&plan, rev, out, err, errlen);
-        cluster_free(&c);
-        return r;
-}
-
-int operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
-                          json_object **out, char *err, size_t errlen) {
-        struct cluster c;
-        int r = load_cluster(sv, cluster_id, &c, err, errlen);
-        if (r >= 0 && (r = store_subscription_set_cleanup(sv->store, c.id, package, enabled)) < 0)
-                r = errmsg(err, errlen, r, r == -ENOENT ? "cluster %s has no subscription to %s"
-                                                        : "the cleanup setting of %s on cluster %s cannot be stored",
-                           r == -ENOENT ? c.name : package, r == -ENOENT ? package : c.name);
-        if (r >= 0) {
-                svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL,
-                          "cluster %s: cleanup of %s's operands on uninstall %s by %s", c.name, package,
-                          enabled ? "enabled" : "disabled", by);
-                if (!(*out = subscribed_reply(sv, c.id, package, 0, err, errlen)))
-                        r = errmsg(err, errlen, -ENOMEM, "out of memory");
+                r = operators_change_reply(&plan, rev, out, err, errlen);
+        if (r >= 0 && dropped.n > 0) {
+                json_object *a = json_object_new_array();
+                for (size_t i = 0; a && i < dropped.n; i++)
+                        if (json_object_array_add(a, json_object_new_string(dropped.v[i])) < 0) {
+                                json_object_put(a);
+                                a = NULL;
+                        }
+                if (jadd(*out, "kinds_no_longer_owned", a) < 0)
+                        r = -ENOMEM;
         }
         cluster_free(&c);
         return r;

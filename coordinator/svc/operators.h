@@ -29,17 +29,6 @@ struct op_subscribe {
 int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_subscribe *in, const char *owner,
                         json_object **out, char *err, size_t errlen);
 
-/* Unsubscribe; prune removes the dependencies nothing needs any more.
- * *out: {"plan", "payload_revision"?}. -ENOENT, -EBUSY, -EDOM (what is left
- * does not resolve: nothing changed). */
-int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
-                          json_object **out, char *err, size_t errlen);
-
-/* Set cleanup.enabled of the cluster's subscription to package; *out the
- * subscription as listed. -ENOENT. */
-int operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
-                          json_object **out, char *err, size_t errlen);
-
 /* {"items": [subscription...], "condition": OperatorsResolvable}. */
 int operators_list(struct svc *sv, const char *cluster_id, json_object **out, char *err, size_t errlen);
 
@@ -54,3 +43,26 @@ int operators_preview(struct svc *sv, const char *cluster_id, const struct op_op
  * explains). */
 int operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_options *o, const char *by,
                       json_object **out, char *err, size_t errlen);
+
+/* ---- shared with the uninstall (uninstall.c) ---------------------------- */
+
+/* The cluster by id or name: -ENOENT with err. */
+int operators_load_cluster(struct svc *sv, const char *id, struct cluster *c, char *err, size_t errlen);
+/* -EBUSY with err while c installs. */
+int operators_refuse_installing(const struct cluster *c, char *err, size_t errlen);
+/* A name member: 1 to 253 bytes, no control character; -EINVAL. */
+int operators_check_name(const char *what, const char *v, bool required, char *err, size_t errlen);
+/* The plan of c with o, which must resolve (-EDOM with the words). */
+int operators_dry_run(struct svc *sv, const struct cluster *c, const struct op_options *o, json_object **plan,
+                      char *err, size_t errlen);
+/* After a change: an installed cluster gets its next payload revision
+ * (*rev, 0 when its content did not change); any other is validated
+ * again. */
+int operators_apply_change(struct svc *sv, struct cluster *c, const struct op_options *o, int64_t *rev, char *err,
+                           size_t errlen);
+/* {"plan", "payload_revision"?} (takes *plan). */
+int operators_change_reply(json_object **plan, int64_t rev, json_object **out, char *err, size_t errlen);
+/* The subscription to package as listed, with "payload_revision" when rev
+ * > 0; NULL on failure (err). */
+json_object *operators_subscription_reply(struct svc *sv, const char *cluster_id, const char *package, int64_t rev,
+                                          char *err, size_t errlen);

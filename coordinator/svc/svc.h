@@ -43,6 +43,7 @@ struct svc {
         struct svc_catalogs *catalogs;    /* parsed operator catalogs (catalogs.h) */
         struct svc_addons *addons;        /* the add-on reconciler's lock (addons.h) */
         int64_t events_pruned_to;         /* events up to this id were counted (retention) */
+        _Atomic uint64_t cleanup_stalled; /* operand cleanups said to stall (uninstall.h) */
         struct svc_event_sink sink;
         /* The services' clock, seconds since the epoch (NULL: time(NULL)):
          * what "now" is for check-ins, timeouts, token lifetimes and event

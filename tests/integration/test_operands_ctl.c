@@ -6,7 +6,10 @@
  * and list as managed with their packages, one of a kind nobody owns is
  * refused with nothing stored, and delete takes them by KIND/NAME,
  * KIND/NAMESPACE/NAME or id. `operator subscribe --cleanup` and `operator
- * set --cleanup=` are read back from `operator list`. Usage errors never
+ * set --cleanup=` are read back from `operator list`; `operator
+ * uninstall` with cleanup deletes the managed operands of the kinds the
+ * package owns (at once: the cluster is not installed), without it keeps
+ * them, and `operator show` prints one subscription. Usage errors never
  * reach the server. The clusters are not installed: nothing here needs
  * agents. */
 #include <criterion/criterion.h>
@@ -172,12 +175,16 @@ static void subscribe(const char *cluster, const char *pkg, const char *more) {
 Test(operands_ctl, help_fits_and_usage_errors_stay_local) {
         static const char *const cmds[][2] = {
                 { "operand", "apply" }, { "operand", "list" }, { "operand", "delete" },
-                { "operator", "set" }, { "operator", "subscribe" },
+                { "operator", "set" }, { "operator", "subscribe" }, { "operator", "uninstall" },
+                { "operator", "unsubscribe" }, { "operator", "show" },
         };
         char *out, *err;
         tu_ctl_assert_help(&md, cmds, sizeof cmds / sizeof *cmds);
         cr_assert_eq(CTL(&out, NULL, "operator", "subscribe", "--help"), 0);
         cr_assert(strstr(out, "--cleanup"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "operator", "uninstall", "--help"), 0);
+        cr_assert(strstr(out, "--prune") && strstr(out, "--cleanup") && strstr(out, "[cleanup] timeout"), "%s", out);
         free(out);
         cr_assert_eq(CTL(&out, NULL, "operand", "--help"), 0);
         cr_assert(strstr(out, "apply") && strstr(out, "list") && strstr(out, "delete"), "%s", out);
@@ -203,6 +210,12 @@ Test(operands_ctl, help_fits_and_usage_errors_stay_local) {
                 { { "operator", "set", "c1", "myapp", "--cleanup" }, "needs a value" },
                 { { "operator", "set", "c1", "--cleanup=true" }, "is missing" },
                 { { "operator", "subscribe", "c1", "myapp", "--cleanup=yes" }, "--cleanup takes true or false" },
+                { { "operator", "uninstall", "c1" }, "CLUSTER and PKG is missing" },
+                { { "operator", "uninstall", "c1", "" }, "PKG is empty" },
+                { { "operator", "uninstall", "c1", "etcd", "--cleanup=maybe" }, "--cleanup takes true or false" },
+                { { "operator", "uninstall", "c1", "etcd", "extra" }, "unexpected argument" },
+                { { "operator", "unsubscribe", "c1", "etcd", "--bogus" }, "unknown option" },
+                { { "operator", "show", "c1" }, "CLUSTER and PKG is missing" },
         };
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
                 const char *a[6];
@@ -444,4 +457,133 @@ Test(operands_ctl, cleanup_set_at_subscribe_and_after) {
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
+}
+
+/* ---- uninstall and show ---------------------------------------------------------------------- */
+
+/* cmd's exit status is `want`; what it printed on stdout has every one of
+ * the `says` (NULL-terminated), and stderr too when it fails. stdout is
+ * returned (malloc'd). */
+static char *ctl_says(int st, int want, char *out, char *err, const char *const *says) {
+        cr_assert_eq(st, want, "exit %d: %s%s", st, out, err);
+        for (const char *const *s = says; *s; s++)
+                cr_assert(strstr(want ? err : out, *s), "wants \"%s\": %s%s", *s, out, err);
+        free(err);
+        return out;
+}
+#define CTL_SAYS(want, says, ...)                                                                                     \
+        ({                                                                                                            \
+                char *o_, *e_;                                                                                        \
+                int st_ = CTL(&o_, &e_, __VA_ARGS__);                                                                 \
+                ctl_says(st_, want, o_, e_, (const char *const[]) { says, NULL });                                   \
+        })
+
+/* On a cluster not installed, cleanup deletes the managed operands of the
+ * kinds the package owns at once, and the operator goes with them. */
+Test(operands_ctl, uninstall_with_cleanup_deletes_operands) {
+        subscribe("c1", "etcd", "--cleanup");
+        subscribe("c1", "prometheus", "--cleanup");
+        json_object *o = CTL_JSON("operand", "apply", "c1", manifest("etcd.yaml", etcd_yaml),
+                                  manifest("prom-team-a.json", prom_json));
+        json_object_put(o);
+
+        char *out = CTL_SAYS(0, "cluster c1 unsubscribed from etcd\n", "operator", "uninstall", "c1", "etcd");
+        cr_assert(strstr(out, "\n1 operand(s) of etcd deleted\n"), "%s", out);
+        cr_assert(strstr(out, "No new payload revision"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        char *keys = operand_keys("c1");
+        cr_assert_str_eq(keys, "managed:prometheus:Prometheus:team-a/k8s");
+        free(keys);
+
+        /* -o json: the server's answer, through the alias. */
+        o = CTL_JSON("operator", "unsubscribe", "c1", "prometheus");
+        cr_assert_str_eq(tu_jstr(o, "operands_deleted"), "1", "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(o, "plan.ok"), "true", "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        keys = operand_keys("c1");
+        cr_assert_str_eq(keys, "");
+        free(keys);
+        out = CTL_SAYS(0, "cluster c1 is subscribed to no operators", "operator", "list", "c1");
+        free(out);
+}
+
+/* --cleanup=false on the uninstall itself turns it off first: the
+ * operands stay; without operands to delete nothing is said of them. */
+Test(operands_ctl, uninstall_without_cleanup_keeps_operands) {
+        subscribe("c1", "etcd", "--cleanup");
+        subscribe("c1", "prometheus", "--cleanup");
+        json_object *o = CTL_JSON("operand", "apply", "c1", manifest("etcd.yaml", etcd_yaml));
+        json_object_put(o);
+
+        char *out = CTL_SAYS(0, "cluster c1 unsubscribed from etcd\n", "operator", "uninstall", "c1", "etcd",
+                             "--cleanup=false");
+        cr_assert_not(strstr(out, "operand(s)"), "%s", out);
+        free(out);
+        char *keys = operand_keys("c1");
+        cr_assert(has_item(keys, "managed:etcd:EtcdCluster:default/example"), "%s", keys);
+        free(keys);
+        out = CTL_SAYS(0, "cluster c1 unsubscribed from prometheus\n", "operator", "uninstall", "c1", "prometheus");
+        cr_assert_not(strstr(out, "operand(s)"), "nothing of prometheus to delete: %s", out);
+        free(out);
+}
+
+Test(operands_ctl, uninstall_unknown_package_fails) {
+        subscribe("c1", "etcd", NULL);
+        char *out = CTL_SAYS(1, "cluster c1 is not subscribed to dbop", "operator", "uninstall", "c1", "dbop");
+        cr_assert_str_eq(out, "");
+        free(out);
+        /* With --cleanup the PATCH before it fails the same way (404). */
+        out = CTL_SAYS(1, "(HTTP 404)", "operator", "uninstall", "c1", "dbop", "--cleanup");
+        free(out);
+        out = CTL_SAYS(1, "nosuch", "operator", "uninstall", "nosuch", "etcd");
+        free(out);
+        char *v = cleanup_of("c1", "etcd");
+        cr_assert_str_eq(v, "false", "untouched");
+        free(v);
+}
+
+Test(operands_ctl, show_one_subscription) {
+        subscribe("c1", "etcd", "--cleanup");
+        subscribe("c1", "myapp", NULL);
+
+        char *out = CTL_SAYS(0, "package: etcd\n", "operator", "show", "c1", "etcd");
+        cr_assert(strstr(out, "\nchannel: ") && strstr(out, "\nphase: ") && strstr(out, "\ncleanup: enabled\n"), "%s",
+                  out);
+        cr_assert(strstr(out, "PACKAGE") && strstr(out, "VERSION"), "the bundles: %s", out);
+        cr_assert_not(strstr(out, "pending deletion"), "no uninstall under way: %s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        out = CTL_SAYS(0, "package: myapp\n", "operator", "show", "c1", "myapp");
+        cr_assert(strstr(out, "\ncleanup: disabled\n") && strstr(out, "dbop"), "%s", out);
+        free(out);
+
+        json_object *o = CTL_JSON("operator", "show", "c1", "etcd");
+        cr_assert_str_eq(tu_jstr(o, "package"), "etcd", "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(o, "cleanup.enabled"), "true", "%s", json_object_to_json_string(o));
+        cr_assert_not_null(tu_jstr(o, "phase"), "%s", json_object_to_json_string(o));
+        cr_assert_null(tu_json_get(o, "items"), "the subscription alone: %s", json_object_to_json_string(o));
+        json_object_put(o);
+
+        out = CTL_SAYS(1, "musterctl: cluster c1 has no subscription to dbop", "operator", "show", "c1", "dbop");
+        cr_assert_str_eq(out, "");
+        free(out);
+        out = CTL_SAYS(1, "nosuch", "operator", "show", "nosuch", "etcd");
+        free(out);
+}
+
+/* subscribe and set say what cleanup does now. */
+Test(operands_ctl, cleanup_texts_say_what_uninstall_does) {
+        char *out = CTL_SAYS(0, "Cleanup is enabled: operator uninstall deletes etcd's operands", "operator",
+                             "subscribe", "c1", "etcd", "--cleanup");
+        cr_assert_not(strstr(out, "not built"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
+        out = CTL_SAYS(0, "cleanup disabled", "operator", "set", "c1", "etcd", "--cleanup=false");
+        cr_assert(strstr(out, "operator uninstall keeps etcd's operands"), "%s", out);
+        free(out);
+        out = CTL_SAYS(0, "cleanup enabled", "operator", "set", "c1", "etcd", "--cleanup=true");
+        cr_assert(strstr(out, "once every host has reported them gone"), "%s", out);
+        tu_assert_fits(out, NULL);
+        free(out);
 }

@@ -15,14 +15,26 @@
  *    leaves myapp 1.0.0 with an upgrade pending, `operator upgrade` moves it
  *    along the replaces chain to 1.1.0 as a new revision the node agents
  *    apply, and `unsubscribe --prune` takes myapp and its dependencies out
- *    of the manifest directories again. */
+ *    of the manifest directories again;
+ *  - operand cleanup on uninstall (issue 17), on the same installed cluster
+ *    with vault (tests/fixtures/catalogs/lab: two owned kinds a version):
+ *    an upgrade that drops a kind keeps cleanup.enabled and deletes
+ *    nothing; uninstall without cleanup keeps the operands; with cleanup,
+ *    3 managed and 2 found operands leave the directories of the hosts
+ *    that apply the cleanup revision while the operator stays, a frozen
+ *    agent keeps them pending until the stall is said ([cleanup] timeout 4
+ *    s: event, metric, the host named), and once thawed the operator goes
+ *    last; an abort mid-way removes the operator at once and deletes
+ *    nothing more. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "testutil.h"
 
 #define CATALOGS MUSTER_FIXTURES_DIR "/catalogs"
@@ -463,6 +475,7 @@ static void start_agent(int i, const char *mode, const char *ie, const char *con
 static char *start_with_key(void) {
         cr_assert_eq(tu_musterd_start_at(&md, COORD_ADDR ":8090", dir,
                                          "[agent]\ninstruction_interval = 1\n"
+                                         "[cleanup]\ninterval = 1\ntimeout = 4\n"
                                          "[requirements]\ninstall_disk_fsync_ms = 10000\n"
                                          "[requirements.master]\ncpu_cores = 2\n"),
                      0, "musterd did not answer; see %s", md.log);
@@ -941,6 +954,321 @@ static void operands_installed(const char *ie, const char *cid) {
         free(id);
 }
 
+/* ---- operand cleanup on uninstall (issue 17) ------------------------------------ */
+
+/* tests/fixtures/catalogs/lab: vault 1.0.0 owns Vault and VaultBackup,
+ * 1.1.0 (which replaces it) Vault and VaultSnapshot; vault-pin holds vault
+ * at 1.0.x. */
+#define VAULT_API "apiVersion: vault.example.com/v1\n"
+
+/* A vault.example.com document of kind in namespace sec. */
+static char *vault_doc(const char *kind, const char *name) {
+        char *t = NULL;
+        cr_assert_geq(asprintf(&t, VAULT_API "kind: %s\nmetadata:\n  name: %s\n  namespace: sec\nspec: {}\n", kind,
+                               name), 0);
+        return t;
+}
+
+static int64_t cluster_rev(const char *cid) {
+        json_object *c = tu_admin_get(&md, "/api/v2/clusters/%s", cid);
+        int64_t rev = json_object_get_int64(tu_json_get(c, "payload_revision"));
+        json_object_put(c);
+        return rev;
+}
+
+/* Wait until every host in [from, to) applied revision rev. */
+static void wait_applied(const char *ie, int from, int to, int64_t rev, const char *what) {
+        for (int i = from; i < to; i++)
+                json_object_put(wait_host(ie, i, tu_applied, &rev, what));
+}
+
+/* Apply the documents (one file each) through musterd: the revision that
+ * carries them, applied by every host. */
+static void apply_vault(const char *ie, const char *cid, const char *const *docs, size_t n) {
+        json_object *body = json_object_new_object(), *files = json_object_new_array(), *o = NULL;
+        for (size_t i = 0; i < n; i++) {
+                json_object *f = json_object_new_object();
+                char name[32];
+                snprintf(name, sizeof name, "vault-%zu.yaml", i);
+                json_object_object_add(f, "path", json_object_new_string(name));
+                json_object_object_add(f, "content", json_object_new_string(docs[i]));
+                json_object_array_add(files, f);
+        }
+        json_object_object_add(body, "files", files);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/operands", cid), md.admin_token,
+                                  json_object_to_json_string(body), &o), 201, "%s",
+                     o ? json_object_to_json_string(o) : "");
+        int64_t rev = json_object_get_int64(tu_json_get(o, "payload_revision"));
+        cr_assert_gt(rev, 0, "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        json_object_put(body);
+        wait_applied(ie, 0, N_AGENTS, rev, "applied the operands' revision");
+}
+
+/* Whether host i's manifest directory has a file whose name contains
+ * `part` (and ends with `suffix` when not NULL). */
+static bool has_file(int i, const char *part, const char *suffix) {
+        DIR *d = opendir(mdir[i]);
+        bool yes = false;
+        for (struct dirent *e; d && !yes && (e = readdir(d));) {
+                size_t n = strlen(e->d_name), k = suffix ? strlen(suffix) : 0;
+                yes = strstr(e->d_name, part) && (!suffix || (n >= k && !strcmp(e->d_name + n - k, suffix)));
+        }
+        if (d)
+                closedir(d);
+        return yes;
+}
+
+/* The managed operand (kind, name) of vault in host i's directory. */
+static bool has_operand(int i, const char *kind, const char *name) {
+        char suffix[128];
+        snprintf(suffix, sizeof suffix, "_vault_%s_sec_%s.yaml", kind, name);
+        return has_file(i, "9001_operands_", suffix);
+}
+
+/* The subscription to pkg (a copy), NULL when there is none. */
+static json_object *subscription(const char *pkg) {
+        json_object *l = CTL_JSON("operator", "list", "c1"), *s = tu_find_by(tu_json_get(l, "items"), "package", pkg),
+                    *copy = NULL;
+        if (s)
+                cr_assert_eq(json_object_deep_copy(s, &copy, NULL), 0);
+        json_object_put(l);
+        return copy;
+}
+
+/* An event of the cluster whose message has every one of needles. */
+static bool event_says(const char *cid, const char *a, const char *b) {
+        bool yes = false;
+        for (int64_t since = 0, n = 1; !yes && n > 0;) {
+                json_object *ev = tu_admin_get(&md, "/api/v2/events?cluster_id=%s&since_id=%lld&limit=1000", cid,
+                                               (long long) since);
+                json_object *items = ev; /* an array, oldest first */
+                cr_assert(json_object_is_type(items, json_type_array), "%s", json_object_to_json_string(ev));
+                n = (int64_t) json_object_array_length(items);
+                for (int64_t i = 0; !yes && i < n; i++) {
+                        json_object *e = json_object_array_get_idx(items, (size_t) i);
+                        const char *m = tu_jstr(e, "message");
+                        yes = m && strstr(m, a) && (!b || strstr(m, b));
+                        since = json_object_get_int64(tu_json_get(e, "id"));
+                }
+                json_object_put(ev);
+        }
+        return yes;
+}
+
+static void wait_event(const char *cid, const char *a, const char *b) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        while (!event_says(cid, a, b)) {
+                if (tu_mono_ms() > deadline)
+                        cr_assert_fail("no event saying \"%s\" %s", a, b ? b : "");
+                usleep(300 * 1000);
+        }
+}
+
+/* Wait until the subscription to pkg is gone. */
+static void wait_unsubscribed(const char *pkg) {
+        int64_t deadline = tu_mono_ms() + WAIT_MS;
+        for (json_object *s; (s = subscription(pkg));) {
+                if (tu_mono_ms() > deadline)
+                        cr_assert_fail("%s never left: %s", pkg, json_object_to_json_string(s));
+                json_object_put(s);
+                usleep(300 * 1000);
+        }
+}
+
+/* vault 1.0.0 (held by vault-pin) with cleanup enabled and a VaultBackup
+ * applied; vault-pin goes, and `operator upgrade` moves vault to 1.1.0,
+ * which no longer owns VaultBackup: the setting carries over, nothing is
+ * deleted, and the kind is reported. */
+static void cleanup_upgrade(const char *ie, const char *cid) {
+        add_catalog(BASE, md.admin_token_path, "lab", "30");
+        cr_assert_eq(CTL(NULL, "operator", "subscribe", "c1", "vault-pin"), 0);
+        cr_assert_eq(CTL(NULL, "operator", "subscribe", "c1", "vault", "--cleanup"), 0);
+        wait_applied(ie, 0, N_AGENTS, cluster_rev(cid), "applied vault 1.0.0");
+        wait_phase("vault", "Installed");
+        _cleanup_free_ char *nightly = vault_doc("VaultBackup", "nightly");
+        apply_vault(ie, cid, (const char *const[]) { nightly }, 1);
+        cr_assert_eq(CTL(NULL, "operator", "unsubscribe", "c1", "vault-pin"), 0);
+        wait_applied(ie, 0, N_AGENTS, cluster_rev(cid), "applied the revision without vault-pin");
+        wait_phase("vault", "UpgradePending");
+        json_object *up = CTL_JSON("operator", "upgrade", "c1", "vault");
+        cr_assert_str_eq(tu_jstr(up, "kinds_no_longer_owned.0"), "VaultBackup.vault.example.com", "%s",
+                         json_object_to_json_string(up));
+        int64_t rev = json_object_get_int64(tu_json_get(up, "payload_revision"));
+        json_object_put(up);
+        wait_applied(ie, 0, N_AGENTS, rev, "applied vault 1.1.0");
+        json_object *s = subscription("vault");
+        cr_assert(json_object_get_boolean(tu_json_get(s, "cleanup.enabled")), "carried over: %s",
+                  json_object_to_json_string(s));
+        cr_assert_str_eq(tu_jstr(tu_find_by(tu_json_get(s, "bundles"), "package", "vault"), "version"), "1.1.0", "%s",
+                         json_object_to_json_string(s));
+        json_object_put(s);
+        for (int i = 0; i < N_AGENTS; i++) {
+                cr_assert(has_operand(i, "VaultBackup", "nightly"), "an upgrade deletes nothing (host %d)", i);
+                cr_assert(has_file(i, "vaultop.v1.1.0", NULL) && !has_file(i, "vaultop.v1.0.0", NULL), "host %d", i);
+        }
+        cr_assert(event_says(cid, "no operator owns kind(s) VaultBackup.vault.example.com", "kept"));
+}
+
+/* Without cleanup the operator goes and its operands stay. */
+static void uninstall_keeps_operands(const char *ie, const char *cid) {
+        cr_assert_eq(CTL(NULL, "operator", "set", "c1", "vault", "--cleanup=false"), 0);
+        _cleanup_free_ char *a = vault_doc("Vault", "a");
+        apply_vault(ie, cid, (const char *const[]) { a }, 1);
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("DELETE", url("/api/v2/clusters/%s/subscriptions/vault", cid), md.admin_token, NULL,
+                                  &o), 200, "%s", o ? json_object_to_json_string(o) : "");
+        int64_t rev = json_object_get_int64(tu_json_get(o, "payload_revision"));
+        cr_assert_gt(rev, 0, "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        wait_applied(ie, 0, N_AGENTS, rev, "applied the revision without vault");
+        for (int i = 0; i < N_AGENTS; i++) {
+                cr_assert_not(has_file(i, "vaultop.", NULL), "the operator left host %d", i);
+                cr_assert(has_operand(i, "Vault", "a") && has_operand(i, "VaultBackup", "nightly"),
+                          "the operands stay on host %d", i);
+        }
+}
+
+/* The pending deletions of the subscription's status, as "Kind=count,...". */
+static char *pending_text(json_object *s) {
+        json_object *p = tu_json_get(s, "status.cleanup.pending_deletion");
+        char buf[512] = "";
+        for (size_t i = 0; i < json_object_array_length(p); i++) {
+                json_object *k = json_object_array_get_idx(p, i);
+                size_t n = strlen(buf);
+                snprintf(buf + n, sizeof buf - n, "%s%s=%lld", i ? "," : "", tu_jstr(k, "kind"),
+                         (long long) json_object_get_int64(tu_json_get(k, "count")));
+        }
+        return strdup(buf);
+}
+
+/* With cleanup: 3 managed operands of vault 1.1.0's two kinds and 2 found
+ * on the hosts go first, while the operator stays; host 2's agent is
+ * frozen, so they stay pending, the stall is said (event, metric, the
+ * hosts named) after [cleanup] timeout; thawed, it reports and the
+ * operator goes. VaultBackup, a kind vault no longer owns, stays. */
+static void uninstall_with_cleanup(const char *ie, const char *cid) {
+        cr_assert_eq(CTL(NULL, "operator", "subscribe", "c1", "vault", "--cleanup"), 0);
+        wait_applied(ie, 0, N_AGENTS, cluster_rev(cid), "applied vault again");
+        /* Found: written beside muster's files, reported with the next apply. */
+        cr_assert_eq(tu_write_file(mdir[0], "local-vault.yaml", VAULT_API "kind: Vault\nmetadata:\n  name: legacy\n"
+                                                                 "  namespace: sec\n"), 0);
+        static const char snap[] = VAULT_API "kind: VaultSnapshot\nmetadata:\n  name: hourly\n  namespace: sec\n"
+                                             "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep-me\n"
+                                             "  namespace: sec\n";
+        cr_assert_eq(tu_write_file(mdir[1], "local-snap.yaml", snap), 0);
+        _cleanup_free_ char *b = vault_doc("Vault", "b"), *daily = vault_doc("VaultSnapshot", "daily");
+        apply_vault(ie, cid, (const char *const[]) { b, daily }, 2);
+
+        cr_assert_eq(kill(agent_pid[2], SIGSTOP), 0);
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "operator", "uninstall", "c1", "vault"), 0, "%s", out);
+        cr_assert(strstr(out, "Uninstalling vault from cluster c1: waiting for operator to finish cleanup for 5 CRs\n"),
+                  "%s", out);
+        cr_assert(strstr(out, "Follow it with: musterctl operator show c1 vault\n"), "%s", out);
+        cr_assert(row_of(out, "Vault", "vault.example.com") && row_of(out, "VaultSnapshot", "vault.example.com"), "%s",
+                  out);
+        free(out);
+        json_object *o = subscription("vault");
+        cr_assert_str_eq(tu_jstr(o, "phase"), "Cleanup", "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(o, "reason"), "CleanupWaiting");
+        cr_assert_str_eq(tu_jstr(o, "message"), "waiting for operator to finish cleanup for 5 CRs");
+        _cleanup_free_ char *pend = pending_text(o);
+        cr_assert_str_eq(pend, "Vault=3,VaultSnapshot=2", "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        int64_t rev = cluster_rev(cid);
+        cr_assert_eq(tu_http_json("DELETE", url("/api/v2/clusters/%s/subscriptions/vault", cid), md.admin_token, NULL,
+                                  &o), 409, "asked once");
+        json_object_put(o);
+        wait_applied(ie, 0, 2, rev, "applied the cleanup revision");
+        /* Between revisions: the operands are gone, the operator is not. */
+        for (int i = 0; i < 2; i++) {
+                cr_assert_not(has_operand(i, "Vault", "a") || has_operand(i, "Vault", "b") ||
+                              has_operand(i, "VaultSnapshot", "daily"), "host %d deleted the managed operands", i);
+                cr_assert(has_file(i, "vaultop.v1.1.0", NULL), "the operator stays on host %d meanwhile", i);
+                cr_assert(has_operand(i, "VaultBackup", "nightly"), "a kind vault does not own stays");
+        }
+        char path[4500];
+        snprintf(path, sizeof path, "%.4300s/local-vault.yaml", mdir[0]);
+        cr_assert_eq(access(path, F_OK), -1, "the found Vault's file went with it");
+        snprintf(path, sizeof path, "%.4300s/local-snap.yaml", mdir[1]);
+        _cleanup_free_ char *left = tu_read_file(path, NULL);
+        cr_assert_str_eq(left, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep-me\n  namespace: sec\n",
+                         "the rest of the file stays: [%s]", left ? left : "(none)");
+
+        /* Host 2 has not reported: pending stays, the stall is said. */
+        wait_event(cid, "the cleanup of vault's operands is stalled", agents[2].host_id);
+        json_object *s = subscription("vault");
+        cr_assert_str_eq(tu_jstr(s, "phase"), "Cleanup", "%s", json_object_to_json_string(s));
+        cr_assert_eq(json_object_get_int64(tu_json_get(s, "status.cleanup.pending_count")), 5);
+        cr_assert(json_object_get_boolean(tu_json_get(s, "status.cleanup.stalled")));
+        cr_assert_str_eq(tu_jstr(s, "status.cleanup.lagging_hosts.0"), agents[2].host_id);
+        cr_assert_eq(json_object_array_length(tu_json_get(s, "status.cleanup.lagging_hosts")), 1);
+        json_object_put(s);
+        cr_assert_eq(CTL(&out, "operator", "show", "c1", "vault"), 0);
+        char want[256];
+        snprintf(want, sizeof want, "stalled: yes — hosts not reported: %s\n", agents[2].host_id);
+        cr_assert(strstr(out, "phase: Cleanup (CleanupWaiting)\n") && strstr(out, "pending deletion: 5 of 5\n") &&
+                  strstr(out, want), "%s", out);
+        free(out);
+        char *m = NULL;
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
+        const char *line = strstr(m, "\nmuster_cleanup_stalled ");
+        cr_assert(line && atoll(line + 24) >= 1, "%s", m);
+        free(m);
+
+        cr_assert_eq(kill(agent_pid[2], SIGCONT), 0);
+        wait_unsubscribed("vault");
+        int64_t last = cluster_rev(cid);
+        cr_assert_gt(last, rev, "the operator leaves with a revision of its own");
+        wait_applied(ie, 0, N_AGENTS, last, "applied the revision without the operator");
+        for (int i = 0; i < N_AGENTS; i++) {
+                cr_assert_not(has_file(i, "vaultop.", NULL), "the operator left host %d last", i);
+                cr_assert_not(has_operand(i, "Vault", "a") || has_operand(i, "VaultSnapshot", "daily"), "host %d", i);
+                cr_assert(has_operand(i, "VaultBackup", "nightly"));
+        }
+        cr_assert(event_says(cid, "every operand of vault is gone (5 deleted)", NULL));
+        cr_assert(event_says(cid, "operator vault uninstalled", NULL));
+        cr_assert(event_says(cid, "after vault is uninstalled, removable: vault-agent", NULL),
+                  "the dependency installed for vault alone is named, not deleted");
+}
+
+/* Abort mid-way: cleanup.enabled=false while host 2 has not applied the
+ * cleanup revision; the operator goes at once, what hosts 0 and 1 deleted
+ * stays deleted, and host 2's found Vault, which no later revision names,
+ * stays. */
+static void abort_cleanup(const char *ie, const char *cid) {
+        cr_assert_eq(CTL(NULL, "operator", "subscribe", "c1", "vault", "--cleanup"), 0);
+        wait_applied(ie, 0, N_AGENTS, cluster_rev(cid), "applied vault once more");
+        cr_assert_eq(tu_write_file(mdir[2], "local-keep.yaml", VAULT_API "kind: Vault\nmetadata:\n  name: keep\n"
+                                                                "  namespace: sec\n"), 0);
+        _cleanup_free_ char *c = vault_doc("Vault", "c");
+        apply_vault(ie, cid, (const char *const[]) { c }, 1);
+        cr_assert_eq(kill(agent_pid[2], SIGSTOP), 0);
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("DELETE", url("/api/v2/clusters/%s/subscriptions/vault", cid), md.admin_token, NULL,
+                                  &o), 202, "%s", o ? json_object_to_json_string(o) : "");
+        int64_t rev = json_object_get_int64(tu_json_get(o, "payload_revision"));
+        json_object_put(o);
+        wait_applied(ie, 0, 2, rev, "applied the cleanup revision");
+        cr_assert_not(has_operand(0, "Vault", "c"));
+        json_object *r = CTL_JSON("operator", "set", "c1", "vault", "--cleanup=false");
+        cr_assert(json_object_get_boolean(tu_json_get(r, "uninstalled")), "%s", json_object_to_json_string(r));
+        json_object_put(r);
+        json_object *gone = subscription("vault");
+        cr_assert_null(gone, "the operator goes at once");
+        cr_assert_eq(kill(agent_pid[2], SIGCONT), 0);
+        wait_applied(ie, 0, N_AGENTS, cluster_rev(cid), "applied the revision after the abort");
+        for (int i = 0; i < N_AGENTS; i++) {
+                cr_assert_not(has_file(i, "vaultop.", NULL), "host %d", i);
+                cr_assert_not(has_operand(i, "Vault", "c"), "deleted stays deleted (host %d)", i);
+        }
+        char path[4500];
+        snprintf(path, sizeof path, "%.4300s/local-keep.yaml", mdir[2]);
+        cr_assert_eq(access(path, F_OK), 0, "no further deletion after the abort");
+        cr_assert(event_says(cid, "the cleanup of vault's operands is aborted", NULL));
+}
+
 Test(operators_e2e, three_hosts_subscribe_install_upgrade_and_prune) {
         char *ie = start_with_key();
         char *cid = ready_cluster(ie);
@@ -952,6 +1280,10 @@ Test(operators_e2e, three_hosts_subscribe_install_upgrade_and_prune) {
         unsubscribe_prune(ie, cid);
         subscribe_installed(ie, cid);
         operands_installed(ie, cid);
+        cleanup_upgrade(ie, cid);
+        uninstall_keeps_operands(ie, cid);
+        uninstall_with_cleanup(ie, cid);
+        abort_cleanup(ie, cid);
         for (int i = 0; i < N_AGENTS; i++)
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "node agent %s exits cleanly", agents[i].name);
         cr_assert_eq(tu_stop(&md.pid, SIGTERM), 0, "musterd");

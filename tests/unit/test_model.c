@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "model.h"
+#include "strv.h"
 #include "testutil.h"
 
 static json_object *parse(const char *text) {
@@ -694,4 +696,17 @@ Test(model_event, roundtrip_and_errors) {
         json_object_put(arr);
         event_list_free(&l);
         cr_assert_null(l.v);
+}
+
+Test(strv, join_with_a_limit) {
+        _cleanup_strv_ struct strv v = { 0 };
+        _cleanup_free_ char *none = strv_join(&v, ", ", 3);
+        cr_expect_str_eq(none, "");
+        for (const char *s = "abcde"; *s; s++) {
+                char one[2] = { *s, 0 };
+                cr_assert_eq(strv_push(&v, one), 0);
+        }
+        _cleanup_free_ char *all = strv_join(&v, ", ", 10), *some = strv_join(&v, "/", 2);
+        cr_expect_str_eq(all, "a, b, c, d, e");
+        cr_expect_str_eq(some, "a/b and 3 more");
 }

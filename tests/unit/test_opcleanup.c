@@ -89,6 +89,11 @@ Test(opcleanup, a_stall_is_said_once_with_the_lagging_hosts) {
         cr_assert_eq(step.lagging.n, 1);
         cr_expect_str_eq(step.lagging.v[0], "h2");
         cleanup_step_free(&step);
+        /* The status names the host that lags. */
+        _cleanup_json_ json_object *status = cleanup_status_json(&st);
+        cr_assert_not_null(status);
+        cr_expect_str_eq(json_object_to_json_string(json_object_object_get(status, "lagging_hosts")), "[ \"h2\" ]");
+        cr_expect_eq(json_object_get_int64(json_object_object_get(status, "lagging_count")), 1);
         cr_assert_eq(cleanup_advance(&st, hosts, 2, 800, 600, &step), 0);
         cr_expect_not(step.stalled_now, "once");
         cleanup_step_free(&step);
@@ -175,12 +180,19 @@ Test(opcleanup, the_state_round_trips_through_json) {
         struct cleanup_state st = { 0 }, back;
         cr_assert_eq(cleanup_start(&st, true, ops, N_OPS, 100), 0);
         cr_assert_eq(cleanup_report(&st, "h1", &ops[1], 1), 2);
+        st.revision = 7;
+        struct cleanup_step step;
+        cr_assert_eq(cleanup_advance(&st, hosts, 2, 110, 600, &step), 0);
+        cleanup_step_free(&step);
         _cleanup_json_ json_object *j = cleanup_to_json(&st);
         cr_assert_eq(cleanup_from_json(j, &back), 0);
         cr_expect_eq(back.phase, CLEANUP_WAITING);
         cr_expect_eq(back.n, 3);
         cr_expect_eq(back.total, 3);
         cr_expect_eq(back.started_s, 100);
+        cr_expect_eq(back.revision, 7);
+        cr_assert_eq(back.lagging.n, 2);
+        cr_expect_str_eq(back.lagging.v[1], "h2");
         cr_expect_str_eq(back.items[0].namespace, "db");
         cr_expect(back.items[0].managed);
         cr_expect_not(back.items[1].managed);
@@ -199,4 +211,41 @@ Test(opcleanup, the_state_round_trips_through_json) {
                 json_object_put(o);
         }
         cleanup_state_free(&st);
+}
+
+Test(opcleanup, an_upgrade_keeps_the_setting_and_reports_kinds_no_longer_owned) {
+        /* An upgrade is not an uninstall: a state that was never started
+         * stays None (nothing to delete), whatever the setting. */
+        struct cleanup_state st = { 0 };
+        struct cleanup_step step;
+        cr_assert_eq(cleanup_advance(&st, hosts, 2, 10, 0, &step), 0);
+        cr_expect_eq(st.phase, CLEANUP_NONE);
+        cr_expect_not(step.done_now);
+        cr_expect_not(step.stalled_now);
+        cleanup_step_free(&step);
+        cr_expect_eq(cleanup_report(&st, "h1", NULL, 0), 0);
+        cr_expect_null(cleanup_message(&st));
+
+        static const struct cleanup_kind before[] = {
+                { "etcd.database.coreos.com", "EtcdCluster" },
+                { "etcd.database.coreos.com", "EtcdBackup" },
+                { "", "ConfigMap" },
+        };
+        static const struct cleanup_kind after[] = {
+                { "etcd.database.coreos.com", "EtcdCluster" },
+                { "etcd.database.coreos.com", "EtcdRestore" },
+        };
+        _cleanup_strv_ struct strv dropped = { 0 };
+        cr_assert_eq(cleanup_kinds_dropped(before, 3, after, 2, &dropped), 0);
+        cr_assert_eq(dropped.n, 2);
+        cr_expect_str_eq(dropped.v[0], "EtcdBackup.etcd.database.coreos.com");
+        cr_expect_str_eq(dropped.v[1], "ConfigMap", "the core group has no suffix");
+        _cleanup_strv_ struct strv none = { 0 };
+        cr_assert_eq(cleanup_kinds_dropped(after, 2, after, 2, &none), 0);
+        cr_expect_eq(none.n, 0, "the same kinds: nothing to report");
+        /* Reported once per kind. */
+        static const struct cleanup_kind twice[] = { { "g", "K" }, { "g", "K" } };
+        _cleanup_strv_ struct strv once = { 0 };
+        cr_assert_eq(cleanup_kinds_dropped(twice, 2, NULL, 0, &once), 0);
+        cr_expect_eq(once.n, 1);
 }

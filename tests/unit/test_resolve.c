@@ -227,6 +227,14 @@ Test(resolve, dependencies_come_from_the_default_channel) {
                                       .subscriptions = SUBS({ .package = "app" }, { .package = "db", .channel = "fast" }),
                                       .n_subscriptions = 2 };
         expect_plan(&q2, "install db 2.0.0 community\ninstall app 1.0.0 community\n");
+        /* db, subscribed to after app that needs it, serves its own
+         * subscription (what a cluster's payload records it under). */
+        struct resolve_plan p;
+        cr_assert_eq(resolve(&q2, &p, NULL, 0), 0);
+        cr_expect_eq(step_of(&p, "db")->subscription, 1);
+        cr_expect_not(step_of(&p, "db")->dependency);
+        cr_expect_eq(step_of(&p, "app")->subscription, 0);
+        resolve_plan_free(&p);
         drop(c);
 }
 

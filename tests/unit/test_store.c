@@ -1967,6 +1967,34 @@ Test(store, operands_and_cleanup) {
         cr_expect_eq(store_subscription_set_cleanup(st, a, "nope", false), -ENOENT);
         cr_assert_eq(store_subscription_list(st, a, &sl), 0);
         cr_expect_not(sl.v[0].cleanup);
+        cr_expect_null(sl.v[0].uninstall);
+        store_subscription_list_free(&sl);
+
+        /* An uninstall: set only over what it was, with operands dropped in
+         * the same transaction. */
+        cr_assert_eq(store_operand_list(st, a, &l), 0);
+        cr_assert_eq(l.n, 1);
+        const char *drop[] = { l.v[0].id, "8a6e0804-2bd0-4672-b79d-d97027f9071a" };
+        cr_expect_eq(store_subscription_set_uninstall(st, a, "etcd", "{}", "{\"a\":1}", drop, 2), -ESTALE,
+                     "not the expected one: nothing changes");
+        cr_assert_eq(store_subscription_list_uninstalling(st, &sl), 0);
+        cr_expect_eq(sl.n, 0);
+        store_subscription_list_free(&sl);
+        cr_assert_eq(store_subscription_set_uninstall(st, a, "etcd", NULL, "{\"a\":1}", drop, 2), 0);
+        store_operand_list_free(&l);
+        cr_assert_eq(store_operand_list(st, a, &l), 0);
+        cr_expect_eq(l.n, 0, "dropped with it");
+        store_operand_list_free(&l);
+        cr_assert_eq(store_subscription_list_uninstalling(st, &sl), 0);
+        cr_assert_eq(sl.n, 1);
+        cr_expect_str_eq(sl.v[0].uninstall, "{\"a\":1}");
+        cr_expect_str_eq(sl.v[0].package, "etcd");
+        store_subscription_list_free(&sl);
+        cr_expect_eq(store_subscription_set_uninstall(st, a, "etcd", NULL, "{}", NULL, 0), -ESTALE);
+        cr_expect_eq(store_subscription_set_uninstall(st, a, "nope", NULL, "{}", NULL, 0), -ENOENT);
+        cr_assert_eq(store_subscription_set_uninstall(st, a, "etcd", "{\"a\":1}", NULL, NULL, 0), 0);
+        cr_assert_eq(store_subscription_list_uninstalling(st, &sl), 0);
+        cr_expect_eq(sl.n, 0, "none any more");
         store_subscription_list_free(&sl);
 
         cr_assert_eq(store_cluster_delete(st, a), 0);

@@ -54,10 +54,18 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 11
+#define SCHEMA 12
 
-/* Undo migration 11 (what a version-10 muster left). */
+/* Undo migration 12 (what a version-11 muster left). */
+static void downgrade_to_11(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE subscriptions DROP COLUMN uninstall;"
+                                      "UPDATE schema_version SET version = 11", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 12 and 11 (what a version-10 muster left). */
 static void downgrade_to_10(sqlite3 *db) {
+        downgrade_to_11(db);
         cr_assert_eq(sqlite3_exec(db, "DROP TABLE operands; ALTER TABLE subscriptions DROP COLUMN cleanup;"
                                       "UPDATE schema_version SET version = 10", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));

@@ -18,6 +18,8 @@
 #include "operandpart.h"
 #include "operands.h"
 #include "operators.h"
+#include "uninstall.h"
+#include "uninstallpart.h"
 #include "store.h"
 #include "storeutil.h"
 #include "svc.h"
@@ -173,4 +175,96 @@ Test(svc_operands, cleanup_setting) {
         json_object_put(o);
         cr_expect_eq(operators_set_cleanup(&sv, cl, "etcd", true, "alice", &o, err, sizeof err), -ENOENT);
         cr_expect_str_eq(err, "cluster c1 has no subscription to etcd");
+}
+
+/* Uninstall (issue 17) on a cluster not installed: no host holds anything,
+ * so with cleanup the managed operands of the package's kinds just leave
+ * the store and the operator goes at once; without cleanup they stay; a
+ * package another one still needs stays as a dependency, with its
+ * operands. */
+Test(svc_operands, uninstall_on_a_cluster_not_installed) {
+        char err[1024];
+        json_object *o = NULL;
+        struct store_operand_list l;
+        char *c2 = tu_store_cluster(st, "alice", "c2");
+        struct op_subscribe in = { .package = "etcd", .cleanup = true };
+        cr_assert_eq(operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        json_object_put(o);
+        struct catalog_file f = { "etcd.yaml", etcd_yaml, strlen(etcd_yaml) };
+        cr_assert_eq(svc_operands_apply(&sv, c2, &f, 1, "alice", &o, err, sizeof err), 0, "%s", err);
+        json_object_put(o);
+
+        cr_assert_eq(operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(json_object_get_int64(tu_json_get(o, "operands_deleted")), 1, "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_eq(store_operand_list(st, c2, &l), 0);
+        cr_expect_eq(l.n, 0, "the managed operand went with it");
+        store_operand_list_free(&l);
+        cr_expect_eq(operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
+
+        /* Without cleanup: the operand stays. */
+        in.cleanup = false;
+        cr_assert_eq(operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        json_object_put(o);
+        cr_assert_eq(svc_operands_apply(&sv, c2, &f, 1, "alice", &o, err, sizeof err), 0, "%s", err);
+        json_object_put(o);
+        cr_assert_eq(operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_expect_null(tu_json_get(o, "operands_deleted"));
+        json_object_put(o);
+        cr_assert_eq(store_operand_list(st, c2, &l), 0);
+        cr_expect_eq(l.n, 1, "kept");
+        store_operand_list_free(&l);
+
+        /* c1 is subscribed to myapp, which needs etcd through dbop: etcd's
+         * own subscription goes, its bundle and operands stay. */
+        in.cleanup = true;
+        cr_assert_eq(operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        json_object_put(o);
+        cr_assert_eq(apply("etcd.yaml", etcd_yaml, &o, err), 0, "%s", err);
+        json_object_put(o);
+        cr_assert_eq(operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        json_object_put(o);
+        cr_assert_eq(store_operand_list(st, cl, &l), 0);
+        cr_expect_eq(l.n, 1, "a dependency still: its operand stays");
+        store_operand_list_free(&l);
+        free(c2);
+}
+
+/* The payload's deletions: every operand still pending in an uninstall
+ * that waits, none for one aborted or done, nothing for a text that is not
+ * an uninstall. */
+Test(svc_operands, deletions_of_the_uninstalls_under_way) {
+        static const struct cleanup_operand ops[] = {
+                { "vault.example.com", "Vault", "sec", "a", true },
+                { "vault.example.com", "VaultSnapshot", NULL, "daily", false },
+        };
+        struct uninstall u = { .prune = false };
+        cr_assert_eq(cleanup_start(&u.st, true, ops, 2, 100), 0);
+        u.by = strdup("alice");
+        char *waiting = uninstall_format(&u);
+        cr_assert_not_null(waiting);
+        struct uninstall back;
+        cr_assert_eq(uninstall_parse(waiting, &back), 0);
+        cr_expect_str_eq(back.by, "alice");
+        cr_expect_eq(back.st.n, 2);
+        uninstall_free(&back);
+        cr_assert_eq(cleanup_abort(&u.st), 1);
+        char *aborted = uninstall_format(&u);
+        uninstall_free(&u);
+        struct store_subscription subs[] = { { .package = "a", .uninstall = aborted }, { .package = "b" },
+                                             { .package = "c", .uninstall = (char *) "[]" },
+                                             { .package = "d", .uninstall = waiting } };
+        struct store_subscription_list l = { subs, 4 };
+        json_object *d = NULL;
+        cr_assert_eq(uninstall_deletions(&l, &d), 0);
+        cr_assert_not_null(d);
+        cr_expect_str_eq(json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN),
+                         "[{\"group\":\"vault.example.com\",\"kind\":\"Vault\",\"namespace\":\"sec\",\"name\":\"a\"},"
+                         "{\"group\":\"vault.example.com\",\"kind\":\"VaultSnapshot\",\"name\":\"daily\"}]");
+        json_object_put(d);
+        l.n = 3;
+        cr_assert_eq(uninstall_deletions(&l, &d), 0);
+        cr_expect_null(d, "nothing waits");
+        free(waiting);
+        free(aborted);
 }

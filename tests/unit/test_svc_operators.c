@@ -15,6 +15,7 @@
 #include "crypto.h"
 #include "json-cleanup.h"
 #include "operators.h"
+#include "uninstall.h"
 #include "refresh.h"
 #include "store.h"
 #include "storeutil.h"

@@ -273,6 +273,9 @@ static const char *const migrations[] = {
         "  created_at TEXT NOT NULL,"
         "  UNIQUE (cluster_id, grp, kind, namespace, name));"
         "ALTER TABLE subscriptions ADD COLUMN cleanup INTEGER NOT NULL DEFAULT 0;",
+        /* 12: the uninstall under way of a subscription (its operands'
+         * cleanup, issue 17), JSON text. */
+        "ALTER TABLE subscriptions ADD COLUMN uninstall TEXT;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -2588,15 +2591,15 @@ static int sqlite_catalog_delete(struct store *s, const char *id) {
 
 /* ---- operator subscriptions ---------------------------------------------- */
 
-#define SUB_COLS "id, cluster_id, package, channel, catalog, version_range, owner, created_at, skip_dependencies, " \
-                 "cleanup"
+#define SUB_COLS "id, cluster_id, package, channel, catalog, version_range, owner, created_at, uninstall, " \
+                 "skip_dependencies, cleanup"
 
 static int read_subscription(sqlite3_stmt *st, struct store_subscription *sub) {
         char **a[] = { &sub->id, &sub->cluster_id, &sub->package, &sub->channel, &sub->catalog, &sub->version_range,
-                       &sub->owner, &sub->created_at };
+                       &sub->owner, &sub->created_at, &sub->uninstall };
         int r = col_strs(st, 0, a, sizeof a / sizeof *a);
-        sub->skip_dependencies = sqlite3_column_int64(st, 8) != 0;
-        sub->cleanup = sqlite3_column_int64(st, 9) != 0;
+        sub->skip_dependencies = sqlite3_column_int64(st, 9) != 0;
+        sub->cleanup = sqlite3_column_int64(st, 10) != 0;
         return r;
 }
 
@@ -2638,13 +2641,16 @@ static int sqlite_subscription_create(struct store *s, const struct store_subscr
         return write_end(s, c, r);
 }
 
-static int sqlite_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+static int subscription_select(struct store *s, const char *cluster_id, bool uninstalling,
+                               struct store_subscription_list *out) {
         struct conn *c = conn_get(s);
         int r;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                r = stmt(c, cluster_id ? "SELECT " SUB_COLS " FROM subscriptions WHERE cluster_id = ?1 ORDER BY seq"
-                                       : "SELECT " SUB_COLS " FROM subscriptions ORDER BY seq", &st);
+                r = stmt(c, cluster_id     ? "SELECT " SUB_COLS " FROM subscriptions WHERE cluster_id = ?1 ORDER BY seq"
+                            : uninstalling ? "SELECT " SUB_COLS " FROM subscriptions WHERE uninstall IS NOT NULL "
+                                             "ORDER BY seq"
+                                           : "SELECT " SUB_COLS " FROM subscriptions ORDER BY seq", &st);
                 if (r >= 0 && cluster_id)
                         r = BIND(st, cluster_id);
                 if (r >= 0)
@@ -2652,6 +2658,45 @@ static int sqlite_subscription_list(struct store *s, const char *cluster_id, str
         }
         conn_put(s, c);
         return r < 0 ? r : 0;
+}
+
+static int sqlite_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+        return subscription_select(s, cluster_id, false, out);
+}
+
+static int sqlite_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
+        return subscription_select(s, NULL, true, out);
+}
+
+static int sqlite_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package,
+                                             const char *expect, const char *next, const char *const *drop,
+                                             size_t n_drop) {
+        struct conn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "SELECT uninstall IS ?3 FROM subscriptions WHERE cluster_id = ?1 AND package = ?2",
+                              &st)) >= 0 &&
+                    (r = BIND(st, cluster_id, package, expect)) >= 0 && (r = step_row(c, st)) >= 0)
+                        r = r == 0 ? -ENOENT : sqlite3_column_int64(st, 0) ? 0 : -ESTALE;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "UPDATE subscriptions SET uninstall = ?3 WHERE cluster_id = ?1 AND package = ?2",
+                              &st)) >= 0 &&
+                    (r = BIND(st, cluster_id, package, next)) >= 0)
+                        r = step_done(c, st);
+        }
+        for (size_t i = 0; i < n_drop && r >= 0; i++) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM operands WHERE cluster_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, cluster_id, drop[i])) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r);
 }
 
 static int sqlite_subscription_delete(struct store *s, const char *cluster_id, const char *package) {
@@ -3298,6 +3343,8 @@ const struct store_backend store_sqlite_backend = {
         .subscription_list = sqlite_subscription_list,
         .subscription_delete = sqlite_subscription_delete,
         .subscription_set_cleanup = sqlite_subscription_set_cleanup,
+        .subscription_set_uninstall = sqlite_subscription_set_uninstall,
+        .subscription_list_uninstalling = sqlite_subscription_list_uninstalling,
         .operand_put = sqlite_operand_put,
         .operand_list = sqlite_operand_list,
         .operand_delete = sqlite_operand_delete,
