@@ -250,6 +250,10 @@ static void setup_handle(struct client *c, const char *url, struct curl_slist *h
                 curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
         } else if (c->ca)
                 curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
+        /* Given a CA, trust it alone: not the system's folder of CAs
+         * (Debian's libcurl looks in /etc/ssl/certs besides CAINFO). */
+        if (c->ca_pem || c->ca)
+                curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
 }
 
 /* Append header h to *headers; -ENOMEM leaves the list as it was. */

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,5 +52,26 @@ int fd_fsync_parent(const char *path) {
         _cleanup_close_ int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0 || fsync(fd) < 0)
                 return -errno;
+        return 0;
+}
+
+int fd_write_file_atomic(const char *path, const void *buf, size_t n, mode_t mode) {
+        _cleanup_free_ char *tmp = NULL;
+        if (asprintf(&tmp, "%s.tmp", path) < 0)
+                return -ENOMEM;
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+        if (fd < 0)
+                return -errno;
+        int r = fd_write_full(fd, buf, n);
+        if (r == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
+                r = -errno;
+        close(fd);
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0) {
+                unlink(tmp);
+                return r;
+        }
+        (void) fd_fsync_parent(path); /* written; the folder's fsync is best effort */
         return 0;
 }

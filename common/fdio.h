@@ -17,3 +17,8 @@ int fd_write_full(int fd, const void *buf, size_t n);
 /* fsync the directory holding path, so that a rename into it is durable:
  * 0 or -errno. */
 int fd_fsync_parent(const char *path);
+
+/* Write n bytes of buf to path with `mode` through path.tmp, fsync, a
+ * rename and an fsync of the folder: a reader never sees half a file, and
+ * what is written survives a crash. 0 or -errno (path.tmp removed). */
+int fd_write_file_atomic(const char *path, const void *buf, size_t n, mode_t mode);

@@ -12,7 +12,7 @@ set -euo pipefail
 build_pkgs=(
   build-essential cmake pkg-config
   libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
-  libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libsqlite3-dev
+  libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev
   libpq-dev libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd

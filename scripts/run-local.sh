@@ -14,7 +14,11 @@ STATE=$RUN/state
 MUSTERD=$BUILD/coordinator/musterd
 AGENT=$BUILD/agent/muster-agent
 CTL=$BUILD/coordinator/ctl/musterctl
-SERVER=http://$LISTEN
+SERVER=https://$LISTEN
+# musterd serves HTTPS with a certificate from its own CA, made at first
+# start in $STATE/tls; musterctl finds that CA beside admin.token, the agent
+# is given it.
+CA=$STATE/tls/ca.pem
 
 mkdir -p "$RUN"
 if [ ! -f "$RUN/musterd.conf" ]; then
@@ -71,7 +75,7 @@ fi
 # Installs from this demo go into a folder, never onto this machine's disk.
 mkdir -p "$RUN/install-target"
 "$AGENT" run --coordinator "$SERVER" --infra-env "$IE" --token-file "$RUN/agent.token" \
-	--state-dir "$RUN/agent" --coordinator-key "$STATE/signing-key.pub" \
+	--state-dir "$RUN/agent" --coordinator-key "$STATE/signing-key.pub" --ca "$CA" \
 	--install-target "$RUN/install-target" 2>>"$RUN/agent.log" &
 AGENT_PID=$!
 
@@ -93,7 +97,7 @@ done
 "$CTL" host list --infra-env "$IE"
 cat <<-EOF2
 
-	musterd is running on $SERVER until Ctrl-C. From another shell:
+	musterd is running on $SERVER (HTTPS; its CA: $CA) until Ctrl-C. From another shell:
 	  export MUSTER_SERVER=$SERVER MUSTER_TOKEN_FILE=$STATE/admin.token
 	  $CTL host list          # the pool
 	  $CTL host show HOST     # validations and hardware

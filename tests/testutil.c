@@ -577,7 +577,7 @@ static int read_admin_token(struct tu_musterd *m) {
         return m->admin_token ? 0 : -1;
 }
 
-static unsigned free_port(void) {
+unsigned tu_free_port(void) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         socklen_t len = sizeof a;
@@ -615,11 +615,20 @@ static bool musterd_is_ours(struct tu_musterd *m) {
  * answered (then it is killed); -1 when it could not be spawned. */
 static int spawn_musterd(struct tu_musterd *m, const char *config) {
         const char *bin = getenv("MUSTERD");
-        char url[128];
+        char url[128], ca[4200];
         snprintf(url, sizeof url, "%s/healthz", m->base);
-        const char *listen = m->base + strlen("http://");
-        const char *argv[] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir,
-                               config ? "--config" : NULL, config, NULL };
+        const char *listen = strstr(m->base, "://") + 3;
+        snprintf(ca, sizeof ca, "%.4000s/tls/ca.pem", m->state_dir);
+        if (m->https)
+                tu_http_set_ca(ca);
+        const char *argv[9] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir };
+        int k = 5;
+        if (!m->https)
+                argv[k++] = "--insecure-http";
+        if (config) {
+                argv[k++] = "--config";
+                argv[k++] = config;
+        }
         int pid = tu_spawn(argv, m->log);
         if (pid < 0)
                 return -1;
@@ -644,8 +653,8 @@ int tu_musterd_start(struct tu_musterd *m, const char *state_dir, const char *co
                 m->state_dir = strdup(state_dir);
         /* A free port may be taken before musterd binds it: try another. */
         for (int attempt = 0; attempt < 5; attempt++) {
-                m->port = free_port();
-                snprintf(m->base, sizeof m->base, "http://127.0.0.1:%u", m->port);
+                m->port = tu_free_port();
+                snprintf(m->base, sizeof m->base, "%s://127.0.0.1:%u", m->https ? "https" : "http", m->port);
                 int r = spawn_musterd(m, config);
                 if (r < 0)
                         return -1;
@@ -683,7 +692,7 @@ int tu_musterd_start_at(struct tu_musterd *m, const char *listen, const char *di
         if (!m->log && asprintf(&m->log, "%s/musterd.log", dir) < 0)
                 m->log = NULL;
         m->port = (unsigned) strtoul(colon + 1, NULL, 10);
-        snprintf(m->base, sizeof m->base, "http://%s", listen);
+        snprintf(m->base, sizeof m->base, "%s://%s", m->https ? "https" : "http", listen);
         return spawn_musterd(m, *config ? config : NULL) > 0 ? 0 : -1;
 }
 
@@ -726,6 +735,12 @@ static size_t tu_sink(char *p, size_t sz, size_t nm, void *u) {
         return sz * nm;
 }
 
+static char tu_ca[4200];
+
+void tu_http_set_ca(const char *path) {
+        snprintf(tu_ca, sizeof tu_ca, "%s", path ? path : "");
+}
+
 long tu_http_raw(const char *method, const char *url, const char *token, const char *ctype, const void *body,
                  size_t body_len, struct tu_http_reply *r) {
         CURL *c = curl_easy_init();
@@ -741,6 +756,8 @@ long tu_http_raw(const char *method, const char *url, const char *token, const c
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
         curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        if (tu_ca[0])
+                curl_easy_setopt(c, CURLOPT_CAINFO, tu_ca);
         if (token) {
                 snprintf(hdr, sizeof hdr, "Authorization: Bearer %s", token);
                 h = curl_slist_append(h, hdr);

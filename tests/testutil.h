@@ -68,7 +68,17 @@ struct tu_musterd {
         char *admin_token; /* read from STATE/admin.token */
         char *admin_token_path; /* that file (for musterctl --token-file) */
         char *log;         /* owned; its stdout+stderr go there (NULL: inherited) */
+        /* Set before starting it: HTTPS with its own CA (base https://...;
+         * tu_http then trusts STATE/tls/ca.pem, and musterctl finds it
+         * beside admin.token). Else plain HTTP, asked for with
+         * --insecure-http. */
+        bool https;
 };
+/* The CA file tu_http and the other curl helpers trust for https:// URLs
+ * (NULL: the system's). */
+void tu_http_set_ca(const char *path);
+/* A loopback TCP port that was free a moment ago (0 on failure). */
+unsigned tu_free_port(void);
 /* musterd.conf with low minimums, so that the captured QEMU server (4 CPUs,
  * 2 GiB) qualifies for every role and for a single-node cluster. */
 #define TU_CONFIG_LOW_MINIMUMS                                  \

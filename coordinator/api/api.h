@@ -8,6 +8,11 @@
 #include "model.h"
 #include "svc.h"
 
+/* What /readyz answers while musterd serves plain HTTP. */
+#define API_READY_INSECURE                                                                             \
+        "ready; warning: plain HTTP (--insecure-http): tokens, pull secrets and payloads cross the " \
+        "network unencrypted"
+
 struct api {
         struct svc *svc;
         struct http_server *http; /* its own counters in /metrics */
@@ -15,6 +20,7 @@ struct api {
          * controllers), appended to *buf (*len used of *cap); may be NULL. */
         int (*metrics)(void *ctx, char **buf, size_t *len, size_t *cap);
         void *metrics_ctx;
+        bool insecure_http; /* serving plain HTTP (--insecure-http): /readyz says so */
 };
 
 /* The route table, and the hook the HTTP layer runs before a handler:

@@ -20,12 +20,12 @@ void api_healthz(void *app, struct http_request *req, struct http_response *resp
 }
 
 void api_readyz(void *app, struct http_request *req, struct http_response *resp) {
-        struct svc *sv = api_svc(app);
+        struct api *a = app;
         char err[512] = "";
-        if (svc_ready(sv, err, sizeof err) < 0)
+        if (svc_ready(a->svc, err, sizeof err) < 0)
                 http_error(resp, 503, "%s", err);
         else
-                http_json(resp, 200, json_object_new_string("ready"));
+                http_json(resp, 200, json_object_new_string(a->insecure_http ? API_READY_INSECURE : "ready"));
 }
 
 void api_metrics(void *app, struct http_request *req, struct http_response *resp) {

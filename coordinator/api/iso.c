@@ -70,7 +70,8 @@ static void iso_stream_free(void *cls) {
 
 /* The coordinator URL the ISO's agent uses: [iso] coordinator_url, else
  * http:// and the Host the client reached us by. NULL after answering. */
-static char *coordinator_url(const char *configured, struct http_request *req, struct http_response *resp) {
+static char *coordinator_url(const char *configured, bool https, struct http_request *req,
+                             struct http_response *resp) {
         char *url;
         if (configured[0]) {
                 url = strdup(configured);
@@ -91,7 +92,7 @@ static char *coordinator_url(const char *configured, struct http_request *req, s
                                    "set [iso] coordinator_url");
                         return NULL;
                 }
-                if (asprintf(&url, "http://%s", host) < 0)
+                if (asprintf(&url, "%s://%s", https ? "https" : "http", host) < 0)
                         url = NULL;
         }
         if (!url)
@@ -165,7 +166,7 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
         infra_env_init(&ie);
         if (!api_need_admin(req, resp) || api_load_infra_env(sv, req, resp, req->params[0], &ie) < 0)
                 goto out;
-        if (!(url = coordinator_url(svc_cfg(sv)->iso_coordinator_url, req, resp)))
+        if (!(url = coordinator_url(svc_cfg(sv)->iso_coordinator_url, !((struct api *) app)->insecure_http, req, resp)))
                 goto out;
         int r = svc_iso_image_open(sv, &ie, url, &img, err, sizeof err);
         if (r == -ENODATA)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "cleanup.h"
@@ -85,6 +86,30 @@ static int load_token(struct ctl *c) {
         explicit_bzero(t, strlen(t));
         free(t);
         return c->token ? 0 : -ENOMEM;
+}
+
+const char *ctl_ca(struct ctl *c) {
+        const char *env = getenv("MUSTER_CA");
+        if (c->ca)
+                return c->ca;
+        if (env && *env)
+                return env;
+        if (c->ca_found[0])
+                return c->ca_found;
+        const char *tf = c->token_file;
+        if (!tf) {
+                env = getenv("MUSTER_TOKEN_FILE");
+                tf = env && *env ? env : CTL_DEFAULT_TOKEN_FILE;
+        }
+        const char *slash = strrchr(tf, '/');
+        int n = slash ? (int) (slash - tf) : 1;
+        if (snprintf(c->ca_found, sizeof c->ca_found, "%.*s/tls/ca.pem", n, slash ? tf : ".") >=
+                    (int) sizeof c->ca_found ||
+            access(c->ca_found, R_OK) < 0) {
+                c->ca_found[0] = 0;
+                return NULL;
+        }
+        return c->ca_found;
 }
 
 /* ---- transfers ------------------------------------------------------------ */
@@ -227,8 +252,10 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
                 curl_easy_setopt(h, CURLOPT_POSTFIELDS, text);
                 curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) strlen(text));
         }
-        if (c->ca)
-                curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
+        if (ctl_ca(c)) { /* that CA alone, not also the system's folder of CAs */
+                curl_easy_setopt(h, CURLOPT_CAINFO, ctl_ca(c));
+                curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+        }
         CURLcode cr = curl_easy_perform(h);
         curl_slist_free_all(hdrs);
         /* The token stays in the session; the header copy goes now. */

@@ -478,6 +478,8 @@ static const char global_help[] =
         "                         " CTL_DEFAULT_TOKEN_FILE "); $MUSTER_TOKEN may\n"
         "                         hold the token itself\n"
         "  --ca FILE              CA certificates to trust for an https server\n"
+        "                         ($MUSTER_CA; default: musterd's own CA beside the\n"
+        "                         token file, DIR/tls/ca.pem, when it is there)\n"
         "  -o, --output FORMAT    table (default, fits 80 columns), wide or json\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
 

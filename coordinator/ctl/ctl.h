@@ -10,7 +10,7 @@
 
 #include "table.h"
 
-#define CTL_DEFAULT_SERVER "http://127.0.0.1:8090"
+#define CTL_DEFAULT_SERVER "https://127.0.0.1:8090"
 #define CTL_DEFAULT_TOKEN_FILE "/var/lib/muster/admin.token"
 #define CTL_MAX_TOKEN (16 * 1024)          /* a token file larger than this is not a token */
 #define CTL_MAX_REPLY (256 * 1024 * 1024)  /* a reply larger than this is refused */
@@ -26,7 +26,8 @@ enum ctl_output { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON };
 struct ctl {
         char *server;            /* base URL without a trailing slash (owned) */
         const char *token_file;  /* NULL: $MUSTER_TOKEN, $MUSTER_TOKEN_FILE, then the default */
-        const char *ca;          /* CA bundle for https, or NULL */
+        const char *ca;          /* CA bundle for https (--ca), or NULL: ctl_ca() */
+        char ca_found[4096];     /* the CA ctl_ca() found, "" */
         enum ctl_output output;
         struct ctl_fmt fmt;      /* how tables print, from output */
         char *token;             /* read on the first request */
@@ -36,6 +37,12 @@ struct ctl {
         bool o_is_local;         /* -o after the command is the command's own
                                   * option (signing-key -o FILE), not the format */
 };
+
+/* The CA file an https server is checked with: --ca, else $MUSTER_CA,
+ * else musterd's own CA beside the admin token file (DIR/tls/ca.pem, as
+ * musterd makes it in its state dir) when that exists; NULL: the system's
+ * CAs. */
+const char *ctl_ca(struct ctl *c);
 
 /* Set by SIGINT/SIGTERM while a command waits (event list --follow);
  * requests in flight are abandoned when it is set. */

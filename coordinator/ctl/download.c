@@ -134,8 +134,10 @@ static int fetch(struct ctl *c, const char *path, struct transfer *t) {
         curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(h, CURLOPT_XFERINFODATA, t);
-        if (c->ca)
-                curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
+        if (ctl_ca(c)) { /* that CA alone, not also the system's folder of CAs */
+                curl_easy_setopt(h, CURLOPT_CAINFO, ctl_ca(c));
+                curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+        }
         t->t0 = t->last_draw = now_s();
         CURLcode cr = curl_easy_perform(h);
         curl_slist_free_all(hdrs);

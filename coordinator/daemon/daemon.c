@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdio.h"
 #include "controllers.h"
 #include "format.h"
 #include "jwt.h"
@@ -22,23 +23,13 @@
 
 /* Write text (and a newline after it when `newline`) to path with `mode`,
  * through path.tmp and a rename: a reader never sees half a file. */
-static int write_file_atomic(const char *path, const char *text, bool newline, mode_t mode) {
-        char tmp[PATH_MAX + 8];
-        if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int) sizeof tmp)
-                return -ENAMETOOLONG;
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-        if (fd < 0)
-                return -errno;
-        size_t len = strlen(text);
-        bool ok = write(fd, text, len) == (ssize_t) len && (!newline || write(fd, "\n", 1) == 1) && fsync(fd) == 0;
-        int r = -errno;
-        close(fd);
-        if (!ok || rename(tmp, path) < 0) {
-                r = ok ? -errno : r;
-                unlink(tmp);
-                return r;
-        }
-        return 0;
+static int musterd_write_file(const char *path, const char *text, bool newline, mode_t mode) {
+        _cleanup_free_ char *t = NULL;
+        if (asprintf(&t, "%s%s", text, newline ? "\n" : "") < 0)
+                return -ENOMEM;
+        int r = fd_write_file_atomic(path, t, strlen(t), mode);
+        explicit_bzero(t, strlen(t)); /* a token, maybe */
+        return r;
 }
 
 /* DIR/admin.token: root's infra-admin token (owner "admin"). It expires
@@ -75,7 +66,7 @@ static int write_admin_token(struct musterd *d, const char *dir) {
                 return r;
         log_info("musterd", "Wrote %s: infra-admin token %s, expires %s", path, rec.id, rec.expires_at);
         store_token_free(&rec);
-        return write_file_atomic(path, token, true, 0600);
+        return musterd_write_file(path, token, true, 0600);
 }
 
 /* Whether the file at path holds exactly `text` (a short file). */
@@ -110,7 +101,7 @@ static int write_public_key(struct musterd *d, const char *dir) {
                 return -ENAMETOOLONG;
         if (file_holds(path, pem))
                 return 0;
-        return write_file_atomic(path, pem, false, 0644);
+        return musterd_write_file(path, pem, false, 0644);
 }
 
 /* The periodic controllers (controllers.h), each when due; woken every
@@ -169,7 +160,38 @@ static int daemon_metrics(void *ctx, char **buf, size_t *len, size_t *cap) {
                 r = format_append(buf, len, cap, "muster_events_total{severity=\"%s\"} %llu\n",
                                   event_severity_to_string((enum event_severity) i),
                                   (unsigned long long) atomic_load(&d->events[i]));
+        if (r == 0 && d->tls.pair.cert_pem)
+                r = format_append(buf, len, cap,
+                                  "# HELP muster_tls_cert_expiry_seconds When the certificate musterd serves HTTPS "
+                                  "with expires (seconds since the epoch).\n"
+                                  "# TYPE muster_tls_cert_expiry_seconds gauge\nmuster_tls_cert_expiry_seconds %lld\n",
+                                  (long long) d->tls.not_after);
         return r;
+}
+
+/* HTTPS unless [server] insecure_http (--insecure-http): the operator's
+ * certificate or one from musterd's own CA (tls.h). */
+static int start_tls(struct musterd *d, const struct muster_config *cfg) {
+        char err[1024];
+        if (cfg->insecure_http) {
+                log_warning("musterd", "Serving plain HTTP (--insecure-http): admin and agent tokens, pull secrets and "
+                            "payloads cross the network unencrypted; for a lab only");
+                return 0;
+        }
+        int r = daemon_tls_setup(cfg, (int64_t) time(NULL), &d->tls, err, sizeof err);
+        if (r < 0)
+                return log_error_errno(r, "musterd", "HTTPS: %s", err);
+        char until[32];
+        time_t t = (time_t) d->tls.not_after;
+        struct tm tm;
+        strftime(until, sizeof until, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+        snprintf(d->svc.tls_ca_file, sizeof d->svc.tls_ca_file, "%s", d->tls.ca_path);
+        if (d->tls.own)
+                log_info("musterd", "HTTPS with %s (expires %s)", cfg->tls_cert, until);
+        else
+                log_info("musterd", "HTTPS with a certificate from musterd's CA %s (%s, expires %s, %zu names)",
+                         d->tls.ca_path, d->tls.issued ? "issued now" : "kept", until, d->tls.names.n);
+        return 0;
 }
 
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
@@ -205,7 +227,10 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         if ((r = write_admin_token(d, cfg->state_dir)) < 0)
                 return log_error_errno(r, "musterd", "Failed to write %s/admin.token: %m", cfg->state_dir);
         raise_file_limit();
-        d->api = (struct api) { .svc = &d->svc, .metrics = daemon_metrics, .metrics_ctx = d };
+        if ((r = start_tls(d, cfg)) < 0)
+                return r;
+        d->api = (struct api) { .svc = &d->svc, .metrics = daemon_metrics, .metrics_ctx = d,
+                                .insecure_http = cfg->insecure_http };
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
@@ -213,6 +238,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 .header_timeout_s = (unsigned) cfg->header_timeout_s,
                 .routes = api_routes, .n_routes = api_n_routes, .auth = api_auth,
                 .auth_free = api_auth_free, .app = &d->api,
+                .tls_cert_pem = d->tls.pair.cert_pem, .tls_key_pem = d->tls.pair.key_pem,
         };
         /* api.http is set before the first request can arrive. */
         if ((r = http_server_start(&hc, &d->api.http)) < 0)
@@ -240,6 +266,7 @@ void musterd_stop(struct musterd *d) {
         }
         store_close(d->store);
         crypto_key_free(d->key);
+        daemon_tls_free(&d->tls);
         pthread_cond_destroy(&d->wake);
         pthread_mutex_destroy(&d->lock);
         memset(d, 0, sizeof *d);

@@ -16,11 +16,17 @@
 
 static void usage(FILE *f) {
         fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store sqlite:PATH] [--config FILE]\n"
+              "               [--insecure-http]\n"
               "\n"
               "  --listen ADDR:PORT   Address to serve the API on (default from config: 0.0.0.0:8090)\n"
               "  --state-dir DIR      Keys, admin.token and the default store (DIR/muster.db)\n"
               "  --store URL          sqlite:PATH (default: sqlite:DIR/muster.db)\n"
               "  --config FILE        Configuration file (see musterd.conf); SIGHUP re-reads it\n"
+              "  --insecure-http      Serve plain HTTP instead of HTTPS (a lab only: tokens and\n"
+              "                       secrets cross the network unencrypted; said at start and\n"
+              "                       in /readyz). Without it musterd serves HTTPS with\n"
+              "                       [server] tls_cert/tls_key, or with a certificate from its\n"
+              "                       own CA (DIR/tls/ca.pem, made at first start)\n"
               "  -v, --verbose        Debug logging\n"
               "  -h, --help           Show this help\n",
               f);
@@ -30,6 +36,7 @@ static void usage(FILE *f) {
  * every reload). */
 struct overrides {
         const char *config, *listen, *state, *store;
+        bool insecure; /* --insecure-http */
 };
 
 /* The configuration file (or the defaults) with the command line over it.
@@ -47,6 +54,8 @@ static int load_config(const struct overrides *o, struct muster_config *cfg, cha
                 snprintf(cfg->state_dir, sizeof cfg->state_dir, "%s", o->state);
         if (o->store)
                 snprintf(cfg->store, sizeof cfg->store, "%s", o->store);
+        if (o->insecure)
+                cfg->insecure_http = true;
         return 0;
 }
 
@@ -89,6 +98,7 @@ int main(int argc, char **argv) {
                 { "listen", required_argument, NULL, 'l' }, { "state-dir", required_argument, NULL, 's' },
                 { "store", required_argument, NULL, 'S' },  { "config", required_argument, NULL, 'c' },
                 { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
+                { "insecure-http", no_argument, NULL, 'I' },
                 {},
         };
         static struct muster_config cfg;
@@ -112,6 +122,7 @@ int main(int argc, char **argv) {
                 case 's': o.state = optarg; break;
                 case 'S': o.store = optarg; break;
                 case 'c': o.config = optarg; break;
+                case 'I': o.insecure = true; break;
                 case 'v': log_set_max_level(LOG_LVL_DEBUG); break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
@@ -138,7 +149,8 @@ int main(int argc, char **argv) {
                 return 1;
         }
         char serving[CONFIG_LISTEN_MAX + 64];
-        snprintf(serving, sizeof serving, "Serving on %s (port %u)", cfg.listen, http_server_port(d.api.http));
+        snprintf(serving, sizeof serving, "Serving %s on %s (port %u)", cfg.insecure_http ? "plain HTTP" : "HTTPS",
+                 cfg.listen, http_server_port(d.api.http));
         log_info("musterd", "serving on %s (port %u), state in %s", cfg.listen, http_server_port(d.api.http), cfg.state_dir);
         (void) sd_notifyf(0, "READY=1\nSTATUS=%s", serving);
 

@@ -6,11 +6,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "api.h"
 #include "config.h"
 #include "controllers.h"
 #include "svc.h"
+#include "tls.h"
 
 struct musterd {
         struct svc svc;                  /* the services and their shared state */
@@ -18,6 +20,7 @@ struct musterd {
         struct store *store;             /* opened here, the services' */
         struct crypto_key *key;          /* loaded here, the services' */
         struct controllers controllers;  /* the periodic passes, run by the monitor thread */
+        struct daemon_tls tls;           /* what HTTPS serves (none with --insecure-http) */
         _Atomic uint64_t events[_EVENT_SEVERITY_MAX]; /* the event sink's count, by severity */
         bool svc_ready;
         pthread_t monitor;

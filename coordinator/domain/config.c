@@ -81,6 +81,7 @@ enum key_type {
         KT_ABS_PATH_OR_EMPTY, /* absolute path, or "" for none */
         KT_VALIDATIONS, /* comma-separated validation ids */
         KT_BOOL,       /* true/false, yes/no, on/off, 1/0 */
+        KT_NAMES,      /* host names or IP addresses separated by commas */
 };
 
 struct key_def {
@@ -100,6 +101,10 @@ struct key_def {
 
 static const struct key_def keys[] = {
         { SEC_SERVER, "listen", KT_LISTEN, F(listen), 0, 0 },
+        { SEC_SERVER, "tls_cert", KT_ABS_PATH_OR_EMPTY, F(tls_cert), 0, 0 },
+        { SEC_SERVER, "tls_key", KT_ABS_PATH_OR_EMPTY, F(tls_key), 0, 0 },
+        { SEC_SERVER, "tls_names", KT_NAMES, F(tls_names), 0, 0 },
+        { SEC_SERVER, "insecure_http", KT_BOOL, F(insecure_http), 0, 0 },
         { SEC_SERVER, "state_dir", KT_ABS_PATH, F(state_dir), 0, 0 },
         { SEC_SERVER, "store", KT_STORE, F(store), 0, 0 },
         { SEC_SERVER, "max_body_bytes", KT_SIZE, F(max_body_bytes), KIB, GIB },
@@ -305,6 +310,29 @@ static bool valid_store(const char *v) {
                strncmp(v, "postgres://", 11) == 0 || strncmp(v, "postgresql://", 13) == 0;
 }
 
+/* Names separated by commas (spaces around them allowed): each 1 to 253
+ * of [A-Za-z0-9.:-] (the daemon checks each as a DNS name or an IP
+ * address when it issues its certificate). */
+static bool valid_names(const char *v) {
+        size_t len = 0;
+        for (const char *p = v;; p++) {
+                if (*p == ',' || !*p) {
+                        if (len == 0 && *p)
+                                return false;
+                        if (!*p)
+                                return true;
+                        len = 0;
+                } else if (*p == ' ') {
+                        continue;
+                } else if (isalnum((unsigned char) *p) || *p == '.' || *p == ':' || *p == '-') {
+                        if (++len > 253)
+                                return false;
+                } else {
+                        return false;
+                }
+        }
+}
+
 /* Whether v suits the text type t (the types is_text names). */
 static bool text_is_valid(enum key_type t, const char *v) {
         switch (t) {
@@ -314,6 +342,7 @@ static bool text_is_valid(enum key_type t, const char *v) {
         case KT_URL:
                 return (strncmp(v, "http://", 7) == 0 && v[7]) || (strncmp(v, "https://", 8) == 0 && v[8]);
         case KT_ABS_PATH_OR_EMPTY: return v[0] == '\0' || v[0] == '/';
+        case KT_NAMES: return valid_names(v);
         case KT_INT:
         case KT_SIZE:
         case KT_SECONDS:
@@ -336,6 +365,7 @@ static const char *type_hint(enum key_type t) {
         case KT_MILLIS: return "a duration such as 10, 10ms or 1s (bare numbers are milliseconds)";
         case KT_URL: return "an http:// or https:// URL";
         case KT_ABS_PATH_OR_EMPTY: return "an absolute path, or nothing";
+        case KT_NAMES: return "host names or IP addresses separated by commas";
         case KT_VALIDATIONS: return "validation ids separated by commas";
         case KT_BOOL: return "true or false";
         }
@@ -371,6 +401,7 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
         case KT_STORE:
         case KT_URL:
         case KT_ABS_PATH_OR_EMPTY:
+        case KT_NAMES:
                 if (!text_is_valid(k->type, value))
                         return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
                                     k->key, value, type_hint(k->type));
@@ -571,6 +602,7 @@ static bool is_text(enum key_type t) {
         case KT_STORE:
         case KT_URL:
         case KT_ABS_PATH_OR_EMPTY:
+        case KT_NAMES:
                 return true;
         case KT_INT:
         case KT_SIZE:

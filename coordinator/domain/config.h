@@ -31,6 +31,14 @@ struct muster_config {
         /* [server] */
         char listen[CONFIG_LISTEN_MAX];   /* "HOST:PORT" or "[V6]:PORT" */
         char state_dir[CONFIG_PATH_MAX];
+        /* HTTPS (issue 18): an operator's own certificate and key (PEM; both
+         * or neither), else musterd's CA in <state_dir>/tls issues one for
+         * the listen address, the host's names and tls_names; insecure_http
+         * serves plain HTTP instead (labs; said at start and in /readyz). */
+        char tls_cert[CONFIG_PATH_MAX];
+        char tls_key[CONFIG_PATH_MAX];
+        char tls_names[1024];             /* "a.example.test, 192.0.2.1" */
+        bool insecure_http;
         char store[CONFIG_PATH_MAX];      /* "" = SQLite at <state_dir>/muster.db;
                                            * "sqlite:PATH", "/PATH", "postgres://…" */
         int64_t max_body_bytes;
@@ -73,8 +81,10 @@ struct muster_config {
         bool metrics_public;              /* GET /metrics without a token */
         /* [iso] */
         char iso_template[CONFIG_PATH_MAX];        /* the discovery ISO template (sidecar: + ".json") */
-        char iso_coordinator_url[CONFIG_URL_MAX];  /* written into ISOs; "" = http:// + the request's Host */
-        char iso_ca_file[CONFIG_PATH_MAX];         /* CA PEM written into ISOs; "" = none */
+        char iso_coordinator_url[CONFIG_URL_MAX];  /* written into ISOs; "" = https:// (http:// with
+                                                    * insecure_http) + the request's Host */
+        char iso_ca_file[CONFIG_PATH_MAX];         /* CA PEM written into ISOs; "" = musterd's own CA
+                                                    * (none with insecure_http or tls_cert) */
         /* [releases] */
         char releases_image_dir[CONFIG_PATH_MAX];  /* OS images of path releases live under it;
                                                     * "" = <state_dir>/images */

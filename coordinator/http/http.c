@@ -852,6 +852,23 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
         unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_DUAL_STACK;
+        /* HTTPS through libmicrohttpd's GnuTLS: TLS 1.2 and 1.3 only. The
+         * PEM text stays the caller's for the server's life. */
+        struct MHD_OptionItem tls[] = {
+                { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *) cfg->tls_key_pem },
+                { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) cfg->tls_cert_pem },
+                { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" },
+                { MHD_OPTION_END, 0, NULL },
+        };
+        bool https = cfg->tls_cert_pem && cfg->tls_key_pem;
+        if (https && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+                server_free(s);
+                return -EPROTONOSUPPORT;
+        }
+        if (https)
+                flags |= MHD_USE_TLS;
+        else
+                tls[0].option = MHD_OPTION_END;
         /* Set before the first worker serves: a handler may read it (musterd's
          * /metrics does), and a worker answers while others are still being
          * started. */
@@ -865,6 +882,7 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                                      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
                                      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                      MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+                                     MHD_OPTION_ARRAY, tls,
                                      MHD_OPTION_END);
         if (!s->daemon) {
                 *out = NULL;

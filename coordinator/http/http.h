@@ -81,6 +81,9 @@ typedef bool (*http_auth_hook)(void *app, const struct http_route *route, struct
 
 struct http_server_config {
         const char *listen;       /* "127.0.0.1:8090", "[::1]:0", ":8090" */
+        /* HTTPS with this certificate and key (PEM, kept by the caller while
+         * the server runs); NULL: plain HTTP. */
+        const char *tls_cert_pem, *tls_key_pem;
         unsigned threads;
         unsigned max_connections; /* 0: http_connection_limit() of RLIMIT_NOFILE */
         unsigned max_connections_per_address; /* 0: no cap */

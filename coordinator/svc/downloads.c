@@ -13,8 +13,8 @@
 #include "errmsg.h"
 #include "fdio.h"
 
-/* [iso] ca_file's text: 0 and *out (NULL when none is configured), or
- * -errno with the reason in err. */
+/* A CA file's text ([iso] ca_file, or musterd's own CA): 0 and *out (NULL
+ * when there is none), or -errno with the reason in err. */
 static int read_ca(const char *path, char **out, char *err, size_t errlen) {
         *out = NULL;
         if (!path[0])
@@ -75,7 +75,7 @@ int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *c
                 return errmsg(err, errlen, -ENODATA, "the infra-env is for %s hosts, the ISO template %s boots %s",
                               ie->cpu_architecture ? ie->cpu_architecture : "?", cfg->iso_template,
                               img->t.cpu_architecture);
-        if ((r = read_ca(cfg->iso_ca_file, &ca, why, sizeof why)) < 0)
+        if ((r = read_ca(cfg->iso_ca_file[0] ? cfg->iso_ca_file : sv->tls_ca_file, &ca, why, sizeof why)) < 0)
                 return errmsg(err, errlen, r == -ENOMEM ? r : -ENODATA, "%s", why);
         if (!(img->area = malloc(BOOTCFG_AREA_SIZE)))
                 return errmsg(err, errlen, -ENOMEM, "out of memory");

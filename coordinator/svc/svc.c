@@ -74,6 +74,11 @@ static const struct {
         FIXED("server", "max_body_bytes", max_body_bytes, false),
         FIXED("server", "max_release_bytes", max_release_bytes, false),
         FIXED("server", "max_connections_per_address", max_connections_per_address, false),
+        /* The HTTPS certificate is loaded or issued at start. */
+        FIXED("server", "tls_cert", tls_cert, true),
+        FIXED("server", "tls_key", tls_key, true),
+        FIXED("server", "tls_names", tls_names, true),
+        FIXED("server", "insecure_http", insecure_http, false),
 #undef FIXED
 };
 

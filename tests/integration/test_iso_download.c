@@ -172,6 +172,11 @@ static long req(const char *method, const char *u, const char *token, const char
         for (size_t i = 0; headers && headers[i]; i++)
                 h = curl_slist_append(h, headers[i]);
         curl_easy_setopt(c, CURLOPT_URL, u);
+        if (md.https) {
+                char ca[4200];
+                snprintf(ca, sizeof ca, "%.4000s/tls/ca.pem", md.state_dir);
+                curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+        }
         if (strcmp(method, "HEAD") == 0)
                 curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
         else
@@ -519,6 +524,28 @@ Test(iso_download, refusals) {
 }
 
 /* ---- the coordinator URL from the Host header ------------------------------------- */
+
+/* Over HTTPS (musterd's default) the ISO's agents get an https:// URL and
+ * musterd's own CA, which they then trust alone. */
+Test(iso_download, over_https_the_iso_carries_the_ca_and_an_https_url) {
+        md.https = true;
+        start(2 * MIB, 4096, true);
+        cr_assert(!strncmp(md.base, "https://", 8), "%s", md.base);
+        char *ie = NULL, path[4200];
+        struct reply r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "tls", &ie, NULL), 201);
+        snprintf(path, sizeof path, "%s/tls/ca.pem", md.state_dir);
+        char *ca = tu_read_file(path, NULL);
+        cr_assert_not_null(ca);
+        want_ca = ca;
+        get_image(ie, md.admin_token, (const char *const[]) { "Host: musterd.lab:8443", NULL }, &r);
+        char *tok = check_image(&r, ie, "https://musterd.lab:8443");
+        want_ca = NULL;
+        reply_free(&r);
+        free(tok);
+        free(ca);
+        free(ie);
+}
 
 Test(iso_download, default_coordinator_url_is_the_host_header) {
         start(2 * MIB, 4096, true);

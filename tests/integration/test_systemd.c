@@ -162,10 +162,10 @@ Test(systemd, default_config_documents_the_defaults) {
         diff_count = 0;
         diff_seen[0] = '\0';
         config_diff(&defaults, &cfg, note_diff, NULL);
-        cr_assert_str_eq(diff_seen, "server.store iso.coordinator_url iso.ca_file validations.ignore releases.image_dir ",
-                         "documented values other than the defaults");
+        cr_assert_str_eq(diff_seen, "server.tls_cert server.tls_key server.tls_names server.store iso.coordinator_url iso.ca_file validations.ignore releases.image_dir ",
+                         "documented values other than the defaults: %s", diff_seen);
         cr_assert(strstr(out, "\nstore = sqlite:/var/lib/muster/muster.db\n"), "store's default is <state_dir>/muster.db");
-        cr_assert_eq(uncommented, 41, "every key is shown once (%d lines; 41 keys)", uncommented);
+        cr_assert_eq(uncommented, 45, "every key is shown once (%d lines; 45 keys)", uncommented);
         free(out);
         free(text);
 }
@@ -256,7 +256,13 @@ Test(systemd, notify_ready_reload_stop) {
         cr_assert(has_line(msg, "READY=1"), "the first message is not READY=1: %s", msg);
         const char *port = strstr(msg, "(port ");
         cr_assert_not_null(port, "READY=1 without the port in STATUS: %s", msg);
-        snprintf(base, sizeof base, "http://127.0.0.1:%ld", strtol(port + 6, NULL, 10));
+        /* By default musterd serves HTTPS with a certificate of its own CA,
+         * made at first start in the state dir. */
+        cr_assert(strstr(msg, "Serving HTTPS on 127.0.0.1:0"), "%s", msg);
+        snprintf(base, sizeof base, "https://127.0.0.1:%ld", strtol(port + 6, NULL, 10));
+        char ca[4200];
+        snprintf(ca, sizeof ca, "%.4000s/tls/ca.pem", state);
+        tu_http_set_ca(ca);
         /* READY=1 means serving: no retry here. */
         cr_assert_eq(tu_http("GET", tu_url(base, "/healthz"), NULL, NULL, 0, NULL), 200, "API not answering at READY=1");
 
