@@ -118,6 +118,12 @@ static void *monitor_main(void *arg) {
                         break;
                 pthread_mutex_unlock(&d->lock);
                 controllers_tick(d);
+                struct timespec mono;
+                clock_gettime(CLOCK_MONOTONIC, &mono);
+                if (mono.tv_sec - d->tls_checked >= 3600) {
+                        d->tls_checked = mono.tv_sec;
+                        (void) musterd_tls_refresh(d);
+                }
                 pthread_mutex_lock(&d->lock);
         }
         pthread_mutex_unlock(&d->lock);
@@ -160,12 +166,48 @@ static int daemon_metrics(void *ctx, char **buf, size_t *len, size_t *cap) {
                 r = format_append(buf, len, cap, "muster_events_total{severity=\"%s\"} %llu\n",
                                   event_severity_to_string((enum event_severity) i),
                                   (unsigned long long) atomic_load(&d->events[i]));
-        if (r == 0 && d->tls.pair.cert_pem)
+        int64_t until = atomic_load(&d->tls_not_after);
+        if (r == 0 && until > 0)
                 r = format_append(buf, len, cap,
                                   "# HELP muster_tls_cert_expiry_seconds When the certificate musterd serves HTTPS "
                                   "with expires (seconds since the epoch).\n"
                                   "# TYPE muster_tls_cert_expiry_seconds gauge\nmuster_tls_cert_expiry_seconds %lld\n",
-                                  (long long) d->tls.not_after);
+                                  (long long) until);
+        return r;
+}
+
+static void format_until(int64_t at, char out[32]) {
+        time_t t = (time_t) at;
+        struct tm tm;
+        strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+}
+
+int musterd_tls_refresh(struct musterd *d) {
+        const struct muster_config *cfg = svc_cfg(&d->svc); /* its TLS settings are the running ones */
+        struct daemon_tls next;
+        char err[1024], until[32];
+        if (cfg->insecure_http || !d->api.http)
+                return 0;
+        pthread_mutex_lock(&d->tls_lock);
+        int r = daemon_tls_setup(cfg, (int64_t) time(NULL), &next, err, sizeof err);
+        if (r < 0)
+                log_warning_errno(r, "musterd", "HTTPS: checking the certificate failed, the one served stays: %s", err);
+        else if (d->tls.pair.cert_pem && strcmp(next.pair.cert_pem, d->tls.pair.cert_pem) == 0)
+                r = 0;
+        else if ((r = http_server_set_certificate(d->api.http, next.pair.cert_pem, next.pair.key_pem)) < 0)
+                log_warning_errno(r, "musterd", "HTTPS: the new certificate cannot be used, the one served stays: %m");
+        else {
+                format_until(next.not_after, until);
+                log_info("musterd", "HTTPS: serving a %s certificate from now on (expires %s)",
+                         next.own ? "replaced" : "renewed", until);
+                daemon_tls_free(&d->tls);
+                d->tls = next;
+                next = (struct daemon_tls) { 0 };
+                atomic_store(&d->tls_not_after, d->tls.not_after);
+                r = 1;
+        }
+        daemon_tls_free(&next);
+        pthread_mutex_unlock(&d->tls_lock);
         return r;
 }
 
@@ -182,9 +224,11 @@ static int start_tls(struct musterd *d, const struct muster_config *cfg) {
         if (r < 0)
                 return log_error_errno(r, "musterd", "HTTPS: %s", err);
         char until[32];
-        time_t t = (time_t) d->tls.not_after;
-        struct tm tm;
-        strftime(until, sizeof until, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+        format_until(d->tls.not_after, until);
+        atomic_store(&d->tls_not_after, d->tls.not_after);
+        struct timespec mono;
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        d->tls_checked = mono.tv_sec;
         snprintf(d->svc.tls_ca_file, sizeof d->svc.tls_ca_file, "%s", d->tls.ca_path);
         if (d->tls.own)
                 log_info("musterd", "HTTPS with %s (expires %s)", cfg->tls_cert, until);
@@ -200,6 +244,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
 
         memset(d, 0, sizeof *d);
         pthread_mutex_init(&d->lock, NULL);
+        pthread_mutex_init(&d->tls_lock, NULL);
         pthread_cond_init(&d->wake, NULL);
         if (mkdir(cfg->state_dir, 0700) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "musterd", "Failed to create state dir %s: %m", cfg->state_dir);
@@ -267,6 +312,7 @@ void musterd_stop(struct musterd *d) {
         store_close(d->store);
         crypto_key_free(d->key);
         daemon_tls_free(&d->tls);
+        pthread_mutex_destroy(&d->tls_lock);
         pthread_cond_destroy(&d->wake);
         pthread_mutex_destroy(&d->lock);
         memset(d, 0, sizeof *d);
@@ -276,5 +322,7 @@ int musterd_reload(struct musterd *d, const struct muster_config *next) {
         int n = svc_config_publish(&d->svc, next);
         if (n >= 0 && d->api.http)
                 http_server_set_header_timeout(d->api.http, (unsigned) svc_cfg(&d->svc)->header_timeout_s);
+        if (n >= 0)
+                (void) musterd_tls_refresh(d); /* a certificate due for renewal, or the operator's replaced */
         return n;
 }

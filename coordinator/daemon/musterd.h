@@ -20,7 +20,10 @@ struct musterd {
         struct store *store;             /* opened here, the services' */
         struct crypto_key *key;          /* loaded here, the services' */
         struct controllers controllers;  /* the periodic passes, run by the monitor thread */
-        struct daemon_tls tls;           /* what HTTPS serves (none with --insecure-http) */
+        struct daemon_tls tls;           /* what HTTPS serves (none with --insecure-http); tls_lock */
+        pthread_mutex_t tls_lock;        /* tls, between a reload and the monitor's renewal */
+        _Atomic int64_t tls_not_after;   /* when the certificate served expires (/metrics); 0: none */
+        int64_t tls_checked;             /* monotonic seconds of the last renewal check */
         _Atomic uint64_t events[_EVENT_SEVERITY_MAX]; /* the event sink's count, by severity */
         bool svc_ready;
         pthread_t monitor;
@@ -39,3 +42,11 @@ void musterd_stop(struct musterd *d);
  * header timeout. Returns how many settings changed, or -ENOMEM (the old
  * configuration stays). */
 int musterd_reload(struct musterd *d, const struct muster_config *next);
+
+/* HTTPS: load or issue the certificate again (tls.h: an operator's files
+ * are read again, musterd's own is issued again when it misses a name or
+ * expires within 30 days) and present it from the next handshake on when
+ * it changed. 1 when it did, 0 when it is the same (or plain HTTP),
+ * -errno (logged; the one served stays). A reload and an hourly check in
+ * the monitor thread run it. */
+int musterd_tls_refresh(struct musterd *d);

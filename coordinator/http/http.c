@@ -4,6 +4,7 @@
  * the file limit, a cap per address, a deadline for each request's header,
  * unambiguous framing, and JSON bodies that are UTF-8 with no NUL. */
 #include "http.h"
+#include "tlscreds.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -77,6 +78,7 @@ struct http_server {
         bool reaper_running, stopping;
         _Atomic unsigned header_timeout_ms;
         _Atomic uint64_t header_timeouts; /* connections cut at the deadline */
+        bool https;
 };
 
 struct conn_state {
@@ -806,8 +808,16 @@ static void server_free(struct http_server *s) {
                 MHD_stop_daemon(s->daemon); /* every connection's NOTIFY_CLOSED */
         pthread_cond_destroy(&s->track_wake);
         pthread_mutex_destroy(&s->track_lock);
+        if (s->https)
+                tlscreds_clear();
         free(s->stats);
         free(s);
+}
+
+int http_server_set_certificate(struct http_server *s, const char *cert_pem, const char *key_pem) {
+        if (!s->https)
+                return -EINVAL;
+        return tlscreds_set(cert_pem, key_pem);
 }
 
 int http_server_start(const struct http_server_config *cfg, struct http_server **out) {
@@ -852,20 +862,24 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
         unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_DUAL_STACK;
-        /* HTTPS through libmicrohttpd's GnuTLS: TLS 1.2 and 1.3 only. The
-         * PEM text stays the caller's for the server's life. */
+        /* HTTPS through libmicrohttpd's GnuTLS, TLS 1.2 and 1.3 only, with
+         * the certificate tlscreds.c presents (replaceable while serving). */
         struct MHD_OptionItem tls[] = {
-                { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *) cfg->tls_key_pem },
-                { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) cfg->tls_cert_pem },
+                { MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *) tlscreds_retrieve },
                 { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" },
                 { MHD_OPTION_END, 0, NULL },
         };
-        bool https = cfg->tls_cert_pem && cfg->tls_key_pem;
-        if (https && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        s->https = cfg->tls_cert_pem && cfg->tls_key_pem;
+        if (s->https && (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES ||
+                         MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK) != MHD_YES)) {
                 server_free(s);
                 return -EPROTONOSUPPORT;
         }
-        if (https)
+        if (s->https && (r = tlscreds_set(cfg->tls_cert_pem, cfg->tls_key_pem)) < 0) {
+                server_free(s);
+                return r;
+        }
+        if (s->https)
                 flags |= MHD_USE_TLS;
         else
                 tls[0].option = MHD_OPTION_END;

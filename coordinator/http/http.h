@@ -81,8 +81,8 @@ typedef bool (*http_auth_hook)(void *app, const struct http_route *route, struct
 
 struct http_server_config {
         const char *listen;       /* "127.0.0.1:8090", "[::1]:0", ":8090" */
-        /* HTTPS with this certificate and key (PEM, kept by the caller while
-         * the server runs); NULL: plain HTTP. */
+        /* HTTPS with this certificate (a PEM chain, leaf first) and key;
+         * NULL: plain HTTP. Copied: the caller's text may go. */
         const char *tls_cert_pem, *tls_key_pem;
         unsigned threads;
         unsigned max_connections; /* 0: http_connection_limit() of RLIMIT_NOFILE */
@@ -102,6 +102,11 @@ struct http_server;
 /* *out is set before the first request is served (handlers may read it
  * through cfg->app), and NULL again on failure. 0 or -errno. */
 int http_server_start(const struct http_server_config *cfg, struct http_server **out);
+/* Present another certificate and key (PEM) from the next TLS handshake
+ * on; connections already open keep theirs (a renewal without a restart).
+ * One HTTPS server a process. -EINVAL for plain HTTP or text that does not
+ * parse (the old certificate stays), -ENOMEM. */
+int http_server_set_certificate(struct http_server *s, const char *cert_pem, const char *key_pem);
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);
 void http_server_stop(struct http_server *s);

@@ -12,6 +12,8 @@
  *    one for another name, or expired, is refused by clients; one of the
  *    two without the other, or a key of another certificate, stops musterd
  *    with the reason;
+ *  - a reload renews a certificate due for renewal without a restart,
+ *    while an agent keeps polling;
  *  - --insecure-http: plain HTTP, said at start and in /readyz. */
 #include <criterion/criterion.h>
 #include <curl/curl.h>
@@ -48,6 +50,8 @@ TestSuite(https, .init = up, .fini = down, .timeout = 180);
 
 static void start_https(const char *config) {
         md.https = true;
+        if (!md.log && asprintf(&md.log, "%s/musterd.log", dir) < 0)
+                md.log = NULL;
         int r = config ? tu_musterd_start_in(&md, dir, config) : tu_musterd_start(&md, state, NULL);
         cr_assert_eq(r, 0, "musterd did not answer over HTTPS; see %s", md.log ? md.log : "its output");
         cr_assert(!strncmp(md.base, "https://", 8), "%s", md.base);
@@ -295,6 +299,112 @@ Test(https, the_operators_certificate_and_what_clients_refuse) {
         tls_pair_free(&good);
         tls_pair_free(&wrong);
         tls_pair_free(&old);
+}
+
+static size_t discard(char *p, size_t sz, size_t n, void *u) {
+        (void) p;
+        (void) u;
+        return sz * n;
+}
+
+/* The certificate a new TLS connection to md is served (its PEM). */
+static char *served_cert(void) {
+        CURL *c = curl_easy_init();
+        char ca[4200];
+        snprintf(ca, sizeof ca, "%s/tls/ca.pem", state);
+        curl_easy_setopt(c, CURLOPT_URL, url("/healthz"));
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+        curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+        curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+        cr_assert_eq(curl_easy_perform(c), CURLE_OK);
+        struct curl_certinfo *ci = NULL;
+        char *pem = NULL;
+        cr_assert_eq(curl_easy_getinfo(c, CURLINFO_CERTINFO, &ci), CURLE_OK);
+        for (int i = 0; ci && i < ci->num_of_certs && !pem; i++)
+                for (struct curl_slist *l = ci->certinfo[i]; l && !pem; l = l->next)
+                        if (!strncmp(l->data, "Cert:", 5))
+                                pem = strdup(l->data + 5);
+        curl_easy_cleanup(c);
+        cr_assert_not_null(pem, "curl shows the served certificate");
+        return pem;
+}
+
+static int64_t metric_expiry(void) {
+        char *m = NULL;
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
+        const char *l = strstr(m, "\nmuster_tls_cert_expiry_seconds ");
+        int64_t v = l ? atoll(l + 32) : 0;
+        free(m);
+        return v;
+}
+
+/* A reload (SIGHUP) issues a certificate due for renewal again and serves
+ * it from the next handshake on, without a restart, while an agent keeps
+ * polling. */
+Test(https, a_reload_renews_the_certificate_while_an_agent_keeps_polling) {
+        start_https("[agent]\ninstruction_interval = 1\n");
+        char *ie = NULL, *tok = NULL, tf[4200], ca_path[4200], sd[4200], log[4200], e[256];
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "lab", &ie, &tok), 201);
+        cr_assert_eq(tu_write_file(dir, "agent.token", tok), 0);
+        snprintf(tf, sizeof tf, "%s/agent.token", dir);
+        snprintf(ca_path, sizeof ca_path, "%s/tls/ca.pem", state);
+        snprintf(sd, sizeof sd, "%s/agent", dir);
+        snprintf(log, sizeof log, "%s/agent.log", dir);
+        static const char *const id = "4a1c0de0-0000-4000-8000-0000000000b1";
+        const char *argv[] = { tu_agent_path(), "run", "--coordinator", md.base, "--infra-env", ie, "--token-file", tf,
+                               "--ca", ca_path, "--state-dir", sd, "--host-id", id, "--sysroot",
+                               MUSTER_FIXTURES_DIR "/qemu-q35/root", NULL };
+        int agent = tu_spawn(argv, log);
+        cr_assert_gt(agent, 0);
+        json_object_put(tu_wait_host(&md, ie, id, tu_status_is, "insufficient-unbound", 30000, "registered"));
+
+        char *first = state_file("tls/server.pem"), *served = served_cert();
+        cr_assert_str_eq(served, first, "the certificate in the state dir is served");
+        free(served);
+        /* Due for renewal: valid for 10 more days only. */
+        struct tls_pair capair = { state_file("tls/ca.pem"), state_file("tls/ca.key") }, due;
+        static const char *const names[] = { "127.0.0.1", "localhost" };
+        cr_assert_eq(tlsgen_server(&capair, names, 2, (int64_t) time(NULL), 10, &due, e, sizeof e), 0, "%s", e);
+        cr_assert_eq(tu_write_file(state, "tls/server.pem", due.cert_pem), 0);
+        cr_assert_eq(tu_write_file(state, "tls/server.key", due.key_pem), 0);
+        cr_assert_eq(kill(md.pid, SIGHUP), 0);
+        /* Issued again (the expiry may fall in the same second as the
+         * first one's: the file tells). */
+        int64_t deadline = tu_mono_ms() + 20000;
+        for (char *t; (t = state_file("tls/server.pem")) && !strcmp(t, due.cert_pem);) {
+                free(t);
+                cr_assert(tu_mono_ms() < deadline, "not renewed on reload; musterd said:\n%s",
+                          md.log ? tu_read_file(md.log, NULL) : "");
+                usleep(100 * 1000);
+        }
+        cr_assert_gt(metric_expiry(), (int64_t) time(NULL) + 300 * 86400, "/metrics has the new expiry");
+        char *now = state_file("tls/server.pem");
+        cr_assert_str_neq(now, first);
+        cr_assert_str_neq(now, due.cert_pem, "issued again, not the one due");
+        served = served_cert();
+        cr_assert_str_eq(served, now, "served from the next handshake on, no restart");
+        free(served);
+        /* The agent goes on polling over the new certificate. */
+        json_object *h = tu_admin_get(&md, "/api/v2/infra-envs/%s/hosts/%s", ie, id);
+        char *seen = strdup(tu_jstr(h, "checked_in_at"));
+        json_object_put(h);
+        deadline = tu_mono_ms() + 20000;
+        for (bool moved = false; !moved;) {
+                cr_assert(tu_mono_ms() < deadline, "the agent stopped checking in after the renewal");
+                usleep(500 * 1000);
+                h = tu_admin_get(&md, "/api/v2/infra-envs/%s/hosts/%s", ie, id);
+                moved = strcmp(tu_jstr(h, "checked_in_at"), seen) != 0;
+                json_object_put(h);
+        }
+        cr_assert_eq(tu_stop(&agent, SIGTERM), 0);
+        free(seen);
+        free(now);
+        free(first);
+        tls_pair_free(&due);
+        tls_pair_free(&capair);
+        free(ie);
+        free(tok);
 }
 
 Test(https, insecure_http_is_asked_for_and_said) {
