@@ -263,6 +263,19 @@ static void get_enum(json_object *o, const char *k, int *out, int max, const cha
                 *out = x;
 }
 
+/* A pull secret is a JSON object (registries under "auths"); the refusal
+ * never quotes it. */
+static void check_pull_secret(const char *v, struct jctx *c) {
+        if (!v || c->r < 0)
+                return;
+        json_object *o = json_tokener_parse(v);
+        bool ok = json_object_is_type(o, json_type_object);
+        json_object_put(o);
+        if (!ok)
+                jfail(c, "field \"pull_secret\" must be a JSON object such as {\"auths\": {...}} (its text is not "
+                         "shown)");
+}
+
 static int jstart(json_object *o, const char *what, struct jctx *c) {
         if (c->err && c->errlen)
                 c->err[0] = '\0';
@@ -500,7 +513,10 @@ json_object *infra_env_to_json(const struct infra_env *ie, unsigned flags) {
         put_str(o, "cluster_id", ie->cluster_id);
         put_str(o, "cpu_architecture", ie->cpu_architecture);
         put_secret(o, ie->pull_secret, flags);
-        put_str(o, "ssh_authorized_key", ie->ssh_authorized_key);
+        /* Like the pull secret: only whether it is set leaves musterd. */
+        json_object_object_add(o, "ssh_authorized_key_set", json_object_new_boolean(ie->ssh_authorized_key != NULL));
+        if (flags & MODEL_JSON_SECRETS)
+                put_str(o, "ssh_authorized_key", ie->ssh_authorized_key);
         const struct model_proxy *p = &ie->proxy;
         if (p->http_proxy || p->https_proxy || p->no_proxy) {
                 json_object *po = json_object_new_object();
@@ -544,6 +560,7 @@ int infra_env_from_json(json_object *o, struct infra_env *ie, char *err, size_t 
         get_uuid(o, "cluster_id", &ie->cluster_id, &c);
         jget_str(o, "cpu_architecture", &ie->cpu_architecture, MODEL_MAX_STRING, &c);
         jget_str(o, "pull_secret", &ie->pull_secret, MODEL_MAX_SECRET, &c);
+        check_pull_secret(ie->pull_secret, &c);
         jget_str(o, "ssh_authorized_key", &ie->ssh_authorized_key, MODEL_MAX_SSH_KEY, &c);
         json_object *p = jget(o, "proxy", json_type_object, &c);
         jget_str(p, "http_proxy", &ie->proxy.http_proxy, MODEL_MAX_STRING, &c);
@@ -1038,6 +1055,7 @@ int cluster_from_json(json_object *o, struct cluster *cl, char *err, size_t errl
         get_enum(o, "high_availability_mode", &ha, _HA_MODE_MAX, ha_name, &c);
         cl->high_availability_mode = (enum ha_mode) ha;
         jget_str(o, "pull_secret", &cl->pull_secret, MODEL_MAX_SECRET, &c);
+        check_pull_secret(cl->pull_secret, &c);
         json_object *l = jget(o, "labels", json_type_object, &c);
         if (l && c.r == 0)
                 labels_parse(l, &cl->labels, &cl->n_labels, &c);

@@ -33,7 +33,8 @@
 
 /* to_json flags. */
 enum {
-        MODEL_JSON_SECRETS = 1u << 0,      /* include pull_secret (else only pull_secret_set) */
+        MODEL_JSON_SECRETS = 1u << 0,      /* include pull_secret and ssh_authorized_key (else only
+                                            * pull_secret_set, ssh_authorized_key_set) */
         MODEL_JSON_NO_INVENTORY = 1u << 1, /* leave a host's inventory out */
 };
 

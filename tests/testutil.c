@@ -621,10 +621,12 @@ static int spawn_musterd(struct tu_musterd *m, const char *config) {
         snprintf(ca, sizeof ca, "%.4000s/tls/ca.pem", m->state_dir);
         if (m->https)
                 tu_http_set_ca(ca);
-        const char *argv[9] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir };
+        const char *argv[10] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir };
         int k = 5;
         if (!m->https)
                 argv[k++] = "--insecure-http";
+        if (m->verbose)
+                argv[k++] = "-v";
         if (config) {
                 argv[k++] = "--config";
                 argv[k++] = config;

@@ -73,6 +73,7 @@ struct tu_musterd {
          * beside admin.token). Else plain HTTP, asked for with
          * --insecure-http. */
         bool https;
+        bool verbose; /* set before starting it: -v (debug logging) */
 };
 /* The CA file tu_http and the other curl helpers trust for https:// URLs
  * (NULL: the system's). */

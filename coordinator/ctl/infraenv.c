@@ -40,14 +40,14 @@ static int print_infra_env(struct ctl *c, json_object *o, const char *token_out)
         struct ctl_kv kv = { 0 };
         char w1[64], w2[64];
         _cleanup_free_ char *ntp = join(ctl_jget(o, "ntp_sources"));
-        json_object *ps = ctl_jget(o, "pull_secret_set");
+        json_object *ps = ctl_jget(o, "pull_secret_set"), *sk = ctl_jget(o, "ssh_authorized_key_set");
         ctl_kv_add(&kv, "ID", ctl_jstr(o, "id"), CTL_KV_ID);
         ctl_kv_add(&kv, "Name", ctl_jstr(o, "name"), 0);
         ctl_kv_add(&kv, "Owner", ctl_jstr(o, "owner"), 0);
         ctl_kv_add(&kv, "Architecture", ctl_jstr(o, "cpu_architecture"), 0);
         ctl_kv_add(&kv, "Cluster", ctl_jstr(o, "cluster_id"), CTL_KV_ID);
         ctl_kv_add(&kv, "Pull secret", ps ? (json_object_get_boolean(ps) ? "set" : "not set") : NULL, 0);
-        ctl_kv_add(&kv, "SSH key", ctl_jstr(o, "ssh_authorized_key"), 0);
+        ctl_kv_add(&kv, "SSH key", sk ? (json_object_get_boolean(sk) ? "set" : "not set") : NULL, 0);
         ctl_kv_add(&kv, "NTP sources", ntp, CTL_KV_WRAP);
         ctl_kv_add(&kv, "HTTP proxy", ctl_jstr(o, "proxy.http_proxy"), 0);
         ctl_kv_add(&kv, "HTTPS proxy", ctl_jstr(o, "proxy.https_proxy"), 0);

@@ -710,3 +710,36 @@ Test(strv, join_with_a_limit) {
         cr_expect_str_eq(all, "a, b, c, d, e");
         cr_expect_str_eq(some, "a/b and 3 more");
 }
+
+/* A pull secret must be a JSON object; the refusal never quotes it. An SSH
+ * key, like a pull secret, leaves musterd only as *_set. */
+Test(model_secrets, pull_secrets_are_json_objects_and_not_shown) {
+        static const char *const bad[] = { "{not json s3cr3t", "[\"s3cr3t\"]", "\"s3cr3t\"", "s3cr3t" };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                char err[512] = "";
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "pull_secret", json_object_new_string(bad[i]));
+                struct infra_env ie;
+                struct cluster c;
+                infra_env_init(&ie);
+                cluster_init(&c);
+                cr_expect_eq(infra_env_from_json(o, &ie, err, sizeof err), -EINVAL, "%s", bad[i]);
+                cr_expect(strstr(err, "pull_secret") && !strstr(err, "s3cr3t"), "%s", err);
+                cr_expect_eq(cluster_from_json(o, &c, err, sizeof err), -EINVAL, "%s", bad[i]);
+                cr_expect(!strstr(err, "s3cr3t"), "%s", err);
+                infra_env_free(&ie);
+                cluster_free(&c);
+                json_object_put(o);
+        }
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.pull_secret = strdup("{\"auths\":{}}");
+        ie.ssh_authorized_key = strdup("ssh-ed25519 AAAA k");
+        json_object *o = infra_env_to_json(&ie, 0);
+        cr_expect(json_object_get_boolean(json_object_object_get(o, "pull_secret_set")));
+        cr_expect(json_object_get_boolean(json_object_object_get(o, "ssh_authorized_key_set")));
+        cr_expect_null(json_object_object_get(o, "pull_secret"));
+        cr_expect_null(json_object_object_get(o, "ssh_authorized_key"));
+        json_object_put(o);
+        infra_env_free(&ie);
+}

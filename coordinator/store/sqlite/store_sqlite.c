@@ -699,6 +699,12 @@ static int write_query(struct store *s, struct query *q) {
  * survive a crash of musterd, but could lose the last commits on power loss;
  * for a fleet's source of truth (bindings, tokens) we pay the fsync. */
 static int conn_open(const char *path, struct conn *c) {
+        /* A new database is the owner's alone (it holds pull secrets and
+         * token records); SQLite gives its -wal and -shm files the same
+         * mode. */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+                close(fd);
         int rc = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                  SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
         if (rc != SQLITE_OK)
