@@ -158,6 +158,7 @@ const char *event_category_to_string(enum event_category c) {
         case EVENT_CAT_USER: return "user";
         case EVENT_CAT_SYSTEM: return "system";
         case EVENT_CAT_AGENT: return "agent";
+        case EVENT_CAT_AUDIT: return "audit";
         case _EVENT_CATEGORY_MAX:
         case _EVENT_CATEGORY_INVALID:
                 break;

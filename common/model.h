@@ -60,7 +60,10 @@ enum event_severity { EVENT_INFO, EVENT_WARNING, EVENT_ERROR, EVENT_CRITICAL,
 const char *event_severity_to_string(enum event_severity s);
 enum event_severity event_severity_from_string(const char *s);
 
-enum event_category { EVENT_CAT_USER, EVENT_CAT_SYSTEM, EVENT_CAT_AGENT,
+/* audit: a person's change through the API (who, with which role, what,
+ * the answer), kept apart from the rest by retention ([events]
+ * audit_max_age). */
+enum event_category { EVENT_CAT_USER, EVENT_CAT_SYSTEM, EVENT_CAT_AGENT, EVENT_CAT_AUDIT,
                       _EVENT_CATEGORY_MAX, _EVENT_CATEGORY_INVALID = -1 };
 const char *event_category_to_string(enum event_category c);
 enum event_category event_category_from_string(const char *s);

@@ -29,6 +29,9 @@ extern const struct http_route api_routes[];
 extern const size_t api_n_routes;
 bool api_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp);
 void api_auth_free(void *auth);
+/* The HTTP layer's after-hook: every change (not GET or HEAD) a person's
+ * token asked for is audited (svc_audit), answered or refused. */
+void api_after(void *app, const struct http_route *route, const struct http_request *req, int status);
 
 /* A handler's services. */
 static inline struct svc *api_svc(void *app) {

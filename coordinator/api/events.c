@@ -19,7 +19,12 @@ void api_events_list(void *app, struct http_request *req, struct http_response *
         f.infra_env_id = http_query(req, "infra_env_id");
         f.cluster_id = http_query(req, "cluster_id");
         f.host_id = http_query(req, "host_id");
-        const char *sev = http_query(req, "severity");
+        const char *sev = http_query(req, "severity"), *cat = http_query(req, "category");
+        if (cat && event_category_from_string(cat) < 0) {
+                http_error(resp, 400, "unknown category \"%.64s\" (user, system, agent or audit)", cat);
+                return;
+        }
+        f.category = cat;
         if (sev) {
                 int s = event_severity_from_string(sev);
                 if (s < 0) {

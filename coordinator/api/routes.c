@@ -14,6 +14,13 @@
 #include "iso.h"
 #include "protocol.h"
 
+void api_after(void *app, const struct http_route *route, const struct http_request *req, int status) {
+        const struct principal *p = P(req);
+        if (!p || p->kind != PRINCIPAL_ADMIN || !strcmp(req->method, "GET") || !strcmp(req->method, "HEAD"))
+                return;
+        svc_audit(api_svc(app), admin_role_to_string(p->role), p->owner, route->name, req->method, req->path, status);
+}
+
 bool api_auth(void *app, const struct http_route *route, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct principal *p;

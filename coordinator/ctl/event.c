@@ -129,7 +129,7 @@ static int print_events(struct follow *f, json_object *rows, bool follow) {
 
 /* What `event list` was asked for. */
 struct event_opts {
-        const char *ie, *cluster, *host, *sev; /* as given */
+        const char *ie, *cluster, *host, *sev, *cat; /* as given */
         long limit;
         double interval;
         bool follow;
@@ -139,12 +139,13 @@ struct event_opts {
  * status (0 after --help). */
 static bool parse_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, struct event_opts *eo,
                           int *rc) {
-        enum { O_IE = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_HOST, O_SEV, O_LIMIT, O_FOLLOW, O_INTERVAL };
+        enum { O_IE = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_HOST, O_SEV, O_LIMIT, O_FOLLOW, O_INTERVAL, O_CAT };
         static const struct option opts[] = {
                 { "infra-env", required_argument, NULL, O_IE },
                 { "cluster", required_argument, NULL, O_CLUSTER },
                 { "host", required_argument, NULL, O_HOST },
                 { "severity", required_argument, NULL, O_SEV },
+                { "category", required_argument, NULL, O_CAT },
                 { "limit", required_argument, NULL, O_LIMIT },
                 { "follow", no_argument, NULL, O_FOLLOW },
                 { "interval", required_argument, NULL, O_INTERVAL },
@@ -167,6 +168,14 @@ static bool parse_options(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                                 return false;
                         }
                         eo->sev = optarg;
+                        break;
+                case O_CAT:
+                        if (event_category_from_string(optarg) == _EVENT_CATEGORY_INVALID) {
+                                *rc = ctl_usage_error(cmd, "--category takes user, system, agent or audit, not \"%s\"",
+                                                      optarg);
+                                return false;
+                        }
+                        eo->cat = optarg;
                         break;
                 case O_LIMIT:
                         if (ctl_opt_limit(cmd, optarg, 1000000, &eo->limit))
@@ -210,6 +219,7 @@ static char *events_path(struct ctl *c, const struct event_opts *eo) {
         ctl_query_add(&q, "cluster_id", cluster_id);
         ctl_query_add(&q, "host_id", host_id);
         ctl_query_add(&q, "severity", eo->sev);
+        ctl_query_add(&q, "category", eo->cat);
         if (q.overflow || asprintf(&base, MUSTER_PATH_EVENTS "%s", q.buf) < 0) {
                 ctl_fail("out of memory");
                 return NULL;

@@ -282,7 +282,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 .max_connections_per_address = (unsigned) cfg->max_connections_per_address,
                 .header_timeout_s = (unsigned) cfg->header_timeout_s,
                 .routes = api_routes, .n_routes = api_n_routes, .auth = api_auth,
-                .auth_free = api_auth_free, .app = &d->api,
+                .auth_free = api_auth_free, .after = api_after, .app = &d->api,
                 .tls_cert_pem = d->tls.pair.cert_pem, .tls_key_pem = d->tls.pair.key_pem,
         };
         /* api.http is set before the first request can arrive. */

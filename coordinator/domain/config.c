@@ -144,6 +144,7 @@ static const struct key_def keys[] = {
         { SEC_INFRAENV, "register_interval", KT_MILLIS, F(infraenv_register_interval_ms), 1, 3600000 },
         { SEC_EVENTS, "max_age", KT_SECONDS, F(events_max_age_s), 60, INT64_C(10) * 366 * 86400 },
         { SEC_EVENTS, "max_per_host", KT_INT, F(events_max_per_host), 10, 10000000 },
+        { SEC_EVENTS, "audit_max_age", KT_SECONDS, F(events_audit_max_age_s), 86400, INT64_C(10) * 366 * 86400 },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 _Static_assert(N_KEYS <= 64, "seen-key bitmask is 64 bits");
@@ -198,6 +199,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->infraenv_register_interval_ms = 100;
         cfg->events_max_age_s = 30 * 86400;
         cfg->events_max_per_host = 1000;
+        cfg->events_audit_max_age_s = 366 * 86400;
 }
 
 enum req_profile config_profile_for(bool bound, bool single_node, enum host_role role) {

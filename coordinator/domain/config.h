@@ -95,6 +95,7 @@ struct muster_config {
         /* [events] */
         int64_t events_max_age_s;              /* older events are pruned */
         int64_t events_max_per_host;           /* a host's newest this many are kept */
+        int64_t events_audit_max_age_s;        /* audit events (people's changes) are kept this long */
         /* [validations] */
         uint64_t validations_ignored;              /* bit (1 << enum validation_id): reported "disabled" */
 };

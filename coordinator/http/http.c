@@ -694,6 +694,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         route->fn(s->cfg.app, &req, &resp);
 done:
+        if (route && req.auth && s->cfg.after)
+                s->cfg.after(s->cfg.app, route, &req, resp.status);
         record(s, ri, resp.status, &cs->start);
         enum MHD_Result ret = send_response(conn, &resp);
         json_object_put(req.body);

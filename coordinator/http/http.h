@@ -94,6 +94,10 @@ struct http_server_config {
         size_t n_routes;
         http_auth_hook auth;
         void (*auth_free)(void *auth);
+        /* After a request the auth hook let through was answered (NULL:
+         * none): the route, the request (its auth still there) and the
+         * status. */
+        void (*after)(void *app, const struct http_route *route, const struct http_request *req, int status);
         void *app;
 };
 

@@ -184,7 +184,8 @@ struct store_backend {
         /* e->time is filled in; the back-end fills in e->id. */
         int (*event_append)(struct store *s, struct event *e);
         int (*event_list)(struct store *s, const struct store_event_filter *f, struct event_list *out);
-        int (*event_prune)(struct store *s, const char *before, int64_t max_per_host, int64_t *mark);
+        int (*event_prune)(struct store *s, const char *before, const char *audit_before, int64_t max_per_host,
+                           int64_t *mark);
 };
 
 /* The back-ends of this build. */

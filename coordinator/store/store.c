@@ -1217,9 +1217,11 @@ int store_event_list(struct store *s, const struct store_event_filter *f, struct
         return r < 0 ? r : 0;
 }
 
-int store_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark) {
-        char t[MODEL_TIME_LEN];
-        if ((before && model_time_normalize(before, t) < 0) || max_per_host < 0)
+int store_event_prune(struct store *s, const char *before, const char *audit_before, int64_t max_per_host,
+                      int64_t *mark) {
+        char t[MODEL_TIME_LEN], a[MODEL_TIME_LEN];
+        if ((before && model_time_normalize(before, t) < 0) ||
+            (audit_before && model_time_normalize(audit_before, a) < 0) || max_per_host < 0)
                 return -EINVAL;
-        return s->ops->event_prune(s, before ? t : NULL, max_per_host, mark);
+        return s->ops->event_prune(s, before ? t : NULL, audit_before ? a : NULL, max_per_host, mark);
 }

@@ -599,16 +599,20 @@ struct store_event_filter {
         const char *cluster_id;
         const char *host_id;
         enum event_severity min_severity; /* 0 (info) = all */
+        const char *category;             /* event_category_to_string(); NULL: any but audit (kept
+                                           * apart: asked for by name) */
         int64_t since_id;                 /* events with a larger id */
         unsigned limit;                   /* 0 = STORE_DEFAULT_LIMIT, <= STORE_MAX_LIMIT */
 };
 /* Oldest first; next_after is the last id returned (0 if none). */
 int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out);
 /* Retention: deletes the events older than `before` (RFC 3339; NULL: none
- * by age) and, of each host with more than max_per_host events (0: no cap),
+ * by age) but the audit ones (category audit), those older than
+ * `audit_before` (NULL: none by age), and, of each host with more than max_per_host events (0: no cap),
  * all but its newest max_per_host. Only hosts with an event after *mark are
  * counted (mark NULL: all); *mark then moves to the last event looked at, so
  * a periodic caller pays for what was added meanwhile. Ids rise with time:
  * an event stamped out of order may outlive `before` until the events
  * before it go. In short transactions; returns how many went. */
-int store_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark);
+int store_event_prune(struct store *s, const char *before, const char *audit_before, int64_t max_per_host,
+                      int64_t *mark);

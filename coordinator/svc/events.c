@@ -53,3 +53,9 @@ int svc_event_list(struct svc *sv, const struct store_event_filter *f, const cha
         }
         return store_event_list(sv->store, f, out);
 }
+
+void svc_audit(struct svc *s, const char *role, const char *owner, const char *action, const char *method,
+               const char *path, int status) {
+        svc_event(s, status >= 400 ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_AUDIT, NULL, NULL, NULL,
+                  "%s %.128s: %s %s %.300s, answered %d", role, owner, action, method, path, status);
+}

@@ -134,9 +134,11 @@ int svc_monitor_pass(struct svc *sv) {
 }
 
 int svc_prune_events(struct svc *sv) {
-        char before[MODEL_TIME_LEN];
-        model_time_format(svc_now(sv) - svc_cfg(sv)->events_max_age_s, before);
-        return store_event_prune(sv->store, before, svc_cfg(sv)->events_max_per_host, &sv->events_pruned_to);
+        char before[MODEL_TIME_LEN], audit_before[MODEL_TIME_LEN];
+        const struct muster_config *cfg = svc_cfg(sv);
+        model_time_format(svc_now(sv) - cfg->events_max_age_s, before);
+        model_time_format(svc_now(sv) - cfg->events_audit_max_age_s, audit_before);
+        return store_event_prune(sv->store, before, audit_before, cfg->events_max_per_host, &sv->events_pruned_to);
 }
 
 int svc_flush_checkins(struct svc *sv) {

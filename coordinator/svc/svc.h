@@ -83,6 +83,13 @@ void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, 
                const char *cluster_id, const char *host_id, const char *fmt, ...)
         __attribute__((format(printf, 7, 8)));
 
+/* An audit event: a change a person's token (of `role`, for `owner`) made
+ * through the API (`action`: the route's name; method and path) and the
+ * status it was answered with; a warning when refused. Category audit:
+ * only [events] audit_max_age prunes it. */
+void svc_audit(struct svc *s, const char *role, const char *owner, const char *action, const char *method,
+               const char *path, int status);
+
 /* Issue a person's token for ttl_s seconds and record it in the store
  * (rec gets the record; both the caller's to free). -EINVAL for a bad
  * owner or ttl, -EPERM when the owner name already has the other role. */

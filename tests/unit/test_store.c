@@ -1572,7 +1572,7 @@ Test(store, event_prune_by_age_and_count) {
                 event_free(&e);
         }
         int64_t mark = 0;
-        cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", 10, &mark), 5 + 15);
+        cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", NULL, 10, &mark), 5 + 15);
         cr_assert_gt(mark, 0);
         struct event_list l;
         struct store_event_filter f = { .host_id = b, .limit = 100 };
@@ -1585,14 +1585,14 @@ Test(store, event_prune_by_age_and_count) {
         cr_assert_eq(l.n, 0, "a's are too old");
         event_list_free(&l);
         /* Nothing new since the mark: nothing to count, nothing goes. */
-        cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", 5, &mark), 0);
-        cr_assert_eq(store_event_prune(st, NULL, 5, NULL), 5, "without a mark every host is counted");
+        cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", NULL, 5, &mark), 0);
+        cr_assert_eq(store_event_prune(st, NULL, NULL, 5, NULL), 5, "without a mark every host is counted");
         f.host_id = b;
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         cr_assert_eq(l.n, 5);
         cr_assert_eq(l.v[0].id, first + 5);
         event_list_free(&l);
-        cr_assert_eq(store_event_prune(st, "junk", 5, NULL), -EINVAL);
+        cr_assert_eq(store_event_prune(st, "junk", NULL, 5, NULL), -EINVAL);
 }
 
 /* ---- operator catalogs (issue 15) ------------------------------------------ */

@@ -239,3 +239,48 @@ Test(svc, the_clock_moves_timeouts_and_lifetimes) {
         store_token_free(&rec);
         free(ie);
 }
+
+/* Audit events (issue 18) are kept apart by retention: [events] max_age
+ * and max_per_host prune the others, only audit_max_age prunes them; and
+ * a list shows them only when asked for by category. */
+Test(svc, audit_events_outlive_the_others) {
+        fake_now = (int64_t) time(NULL);
+        sv.clock = fake_clock;
+        char *ie = mk_infra_env("admin");
+        static const char *const host = "00000000-0000-4000-8000-0000000000d1";
+        cr_assert_eq(store_host_register(st, ie, host, "test", NULL), 1);
+        svc_event(&sv, EVENT_INFO, EVENT_CAT_AGENT, ie, NULL, host, "host %s did something", host);
+        svc_audit(&sv, "infra-admin", "dave", "host_bind", "POST", "/api/v2/infra-envs/x/hosts/y/actions/bind", 200);
+        svc_audit(&sv, "cluster-creator", "erin", "cluster_install", "POST", "/api/v2/clusters/c/actions/install", 409);
+        struct store_event_filter all = { .limit = 100 }, audit = { .category = "audit", .limit = 100 };
+        struct event_list l;
+        cr_assert_eq(store_event_list(st, &audit, &l), 0);
+        cr_assert_eq(l.n, 2);
+        cr_expect_str_eq(l.v[0].message, "infra-admin dave: host_bind POST /api/v2/infra-envs/x/hosts/y/actions/bind, "
+                                         "answered 200");
+        cr_expect_eq(l.v[0].severity, EVENT_INFO);
+        cr_expect_eq(l.v[1].severity, EVENT_WARNING, "a refusal is a warning");
+        cr_expect_eq(l.v[1].category, EVENT_CAT_AUDIT);
+        event_list_free(&l);
+        cr_assert_eq(store_event_list(st, &all, &l), 0);
+        for (size_t i = 0; i < l.n; i++)
+                cr_expect_neq(l.v[i].category, EVENT_CAT_AUDIT, "kept apart unless asked for");
+        event_list_free(&l);
+
+        /* Past max_age (30 days by default), the others go; audit stays. */
+        fake_now += 31 * 86400;
+        cr_assert_geq(svc_prune_events(&sv), 1);
+        cr_assert_eq(store_event_list(st, &all, &l), 0);
+        cr_expect_eq(l.n, 0, "the host's event is gone");
+        event_list_free(&l);
+        cr_assert_eq(store_event_list(st, &audit, &l), 0);
+        cr_expect_eq(l.n, 2, "the audit stays");
+        event_list_free(&l);
+        /* Past audit_max_age (366 days) it goes too. */
+        fake_now += 366 * 86400;
+        cr_assert_eq(svc_prune_events(&sv), 2);
+        cr_assert_eq(store_event_list(st, &audit, &l), 0);
+        cr_expect_eq(l.n, 0);
+        event_list_free(&l);
+        free(ie);
+}

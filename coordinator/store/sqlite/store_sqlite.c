@@ -3157,6 +3157,7 @@ static int sqlite_event_list(struct store *s, const struct store_event_filter *f
                 q_text(&q, " AND cluster_id = ?", f->cluster_id);
         if (f->host_id)
                 q_text(&q, " AND host_id = ?", f->host_id);
+        q_text(&q, f->category ? " AND category = ?" : " AND category != ?", f->category ? f->category : "audit");
         if (f->min_severity > EVENT_INFO)
                 q_text(&q, " AND instr(?, ',' || severity || ',') > 0", sev);
         q_int(&q, " ORDER BY id LIMIT ?", f->limit);
@@ -3223,29 +3224,44 @@ static int prune_hosts(struct store *s, int64_t since, int64_t max, struct strv 
         return r < 0 ? r : 0;
 }
 
-static int sqlite_event_prune(struct store *s, const char *before, int64_t max_per_host, int64_t *mark) {
-        int64_t cut = 0, total = 0, top = 0;
+/* By age: the events (audit ones, or the others) stamped before `before`,
+ * a batch per transaction; adds how many went to *total. */
+static int prune_by_age(struct store *s, const char *before, bool audit, int64_t *total) {
+        int64_t cut = 0;
         struct conn *c;
         int r;
-
-        if (before && (r = prune_cut(s, before, &cut)) < 0)
+        if (!before)
+                return 0;
+        if ((r = prune_cut(s, before, &cut)) < 0)
                 return r;
-        /* By age: the ids below the cut, a batch per transaction. */
-        for (int changed = PRUNE_BATCH; before && changed == PRUNE_BATCH;) {
+        for (int changed = PRUNE_BATCH; changed == PRUNE_BATCH;) {
                 if ((r = write_begin(s, &c)) < 0)
                         return r;
                 {
                         _cleanup_reset_ sqlite3_stmt *st = NULL;
-                        if ((r = stmt(c, "DELETE FROM events WHERE id IN "
-                                         "(SELECT id FROM events WHERE id < ?1 ORDER BY id LIMIT ?2)", &st)) >= 0 &&
+                        if ((r = stmt(c, audit ? "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE id < ?1 "
+                                                 "AND category = 'audit' ORDER BY id LIMIT ?2)"
+                                               : "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE id < ?1 "
+                                                 "AND category != 'audit' ORDER BY id LIMIT ?2)", &st)) >= 0 &&
                             (r = bind_i64(st, 1, cut)) >= 0 && (r = bind_i64(st, 2, PRUNE_BATCH)) >= 0 &&
                             (r = step_done(c, st)) >= 0)
                                 r = changed = sqlite3_changes(c->db);
                 }
                 if ((r = write_end(s, c, r)) < 0)
                         return r;
-                total += changed;
+                *total += changed;
         }
+        return 0;
+}
+
+static int sqlite_event_prune(struct store *s, const char *before, const char *audit_before, int64_t max_per_host,
+                              int64_t *mark) {
+        int64_t total = 0, top = 0;
+        struct conn *c;
+        int r;
+
+        if ((r = prune_by_age(s, before, false, &total)) < 0 || (r = prune_by_age(s, audit_before, true, &total)) < 0)
+                return r;
         if (max_per_host == 0)
                 return total > INT_MAX ? INT_MAX : (int) total;
         /* By count: of each host over the limit, all but its newest. */
