@@ -1132,12 +1132,18 @@ out:
 json_object *svc_addon_proxy_json(struct svc *sv, const struct store_addon_proxy *p) {
         struct store_addon_release_list l;
         struct counts c;
+        char failed_on[512] = "", now[MODEL_TIME_LEN];
         _cleanup_json_ json_object *o = json_tokener_parse(p->spec), *st = json_object_new_object();
         if (!o || !st || store_addon_release_list(sv->store, p->id, NULL, NULL, &l) < 0)
                 return NULL;
-        count_releases(l.v, l.n, NULL, 0, p, &c, NULL, 0);
+        count_releases(l.v, l.n, NULL, 0, p, &c, failed_on, sizeof failed_on);
         store_addon_release_list_free(&l);
-        json_object *conds = p->conditions ? json_tokener_parse(p->conditions) : json_object_new_array();
+        /* The conditions as the releases are now (the counts beside them),
+         * with the transition times the last pass stored: an answer never
+         * pairs new counts with a condition of the pass before. */
+        json_object *conds = model_now_rfc3339(now) == 0 ? conditions(p, &c, failed_on, now) : NULL;
+        if (!conds)
+                conds = p->conditions ? json_tokener_parse(p->conditions) : json_object_new_array();
         if (jadd(st, "selected", json_object_new_int64((int64_t) c.selected)) < 0 ||
             jadd(st, "pending", json_object_new_int64((int64_t) c.pending)) < 0 ||
             jadd(st, "rolling", json_object_new_int64((int64_t) c.rolling)) < 0 ||

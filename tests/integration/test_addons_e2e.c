@@ -97,7 +97,9 @@ Test(addons_api, bad_input_is_refused_and_nothing_is_stored) {
         char *t = malloc(big + 1);
         memset(t, 'x', big);
         t[big] = '\0';
-        json_object *o = json_tokener_parse(spec("mon", "{}", "", ""));
+        char *s0 = spec("mon", "{}", "", "");
+        json_object *o = json_tokener_parse(s0);
+        free(s0);
         json_object_object_add(o, "values_template", json_object_new_string(t));
         refused("POST", P, lo.admin_token, json_object_to_json_string(o), 400, "at most 262144");
         free(t);
