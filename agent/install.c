@@ -785,7 +785,8 @@ static int write_node_files(const char *manifest_dir, const struct install_optio
         _cleanup_free_ char *own = NULL;
         const char *conf = o->node_conf;
         if (conf && host_token && o->node_coordinator && o->node_infra_env) {
-                if (!(own = install_node_conf(o->node_coordinator, o->node_infra_env, host_token)))
+                if (!(own = install_node_conf(o->node_coordinator, o->node_infra_env, host_token,
+                                              o->node_ca_pem != NULL)))
                         return errmsg(err, errlen, -ENOMEM, "out of memory");
                 conf = own;
         }
@@ -803,6 +804,9 @@ static int write_node_files(const char *manifest_dir, const struct install_optio
         if (o->node_key_pem &&
             (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_KEY, o->node_key_pem, strlen(o->node_key_pem), 0644)) < 0)
                 return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_KEY, strerror(-r));
+        if (o->node_ca_pem &&
+            (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CA, o->node_ca_pem, strlen(o->node_ca_pem), 0644)) < 0)
+                return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CA, strerror(-r));
         /* It holds the token: root only. */
         if (conf && (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CONF, conf, strlen(conf), 0600)) < 0)
                 r = errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
@@ -814,7 +818,7 @@ static int write_node_files(const char *manifest_dir, const struct install_optio
         return 0;
 }
 
-char *install_node_conf(const char *coordinator, const char *infra_env_id, const char *token) {
+char *install_node_conf(const char *coordinator, const char *infra_env_id, const char *token, bool with_ca) {
         char *s = NULL;
         if (!coordinator || !infra_env_id || !token)
                 return NULL;
@@ -825,8 +829,9 @@ char *install_node_conf(const char *coordinator, const char *infra_env_id, const
                      "infra_env = %s\n"
                      "token = %s\n"
                      "coordinator_key_file = " INSTALL_NODE_KEY_PATH "\n"
+                     "%s"
                      "state_dir = " INSTALL_NODE_STATE_DIR "\n",
-                     coordinator, infra_env_id, token) < 0)
+                     coordinator, infra_env_id, token, with_ca ? "ca_file = " INSTALL_NODE_CA_PATH "\n" : "") < 0)
                 return NULL;
         return s;
 }

@@ -23,6 +23,8 @@
 #define INSTALL_NODE_CONF "agent.conf"
 #define INSTALL_NODE_KEY "coordinator.pub"
 #define INSTALL_NODE_KEY_PATH "/etc/muster/coordinator.pub"
+#define INSTALL_NODE_CA "ca.pem"
+#define INSTALL_NODE_CA_PATH "/etc/muster/ca.pem"
 #define INSTALL_NODE_STATE_DIR "/var/lib/muster-agent"
 #define INSTALL_DIR_IMAGE "os-image.img"                /* the image in a DIR target */
 #define INSTALL_MAX_URL 2048
@@ -70,6 +72,10 @@ struct install_options {
         const char *node_coordinator;
         const char *node_infra_env;
         const char *node_key_pem;  /* coordinator.pub */
+        /* ca.pem: the CA the discovery agent trusted the coordinator with,
+         * which the node agent then trusts alone (agent.conf's ca_file);
+         * NULL: none (plain HTTP, or the system's CAs). */
+        const char *node_ca_pem;
         /* The OS image download's time, retries and resumes included: this
          * many seconds (0: INSTALL_IMAGE_DEADLINE_S) plus one per
          * INSTALL_IMAGE_MIN_RATE bytes of the image. */
@@ -83,9 +89,10 @@ struct install_options {
 int64_t install_image_deadline_ms(const struct install_options *o, uint64_t size);
 
 /* The agent.conf text an installed host's node agent needs: coordinator,
- * infra-env, token, the key at INSTALL_NODE_KEY_PATH and the state dir
+ * infra-env, token, the key at INSTALL_NODE_KEY_PATH, the CA at
+ * INSTALL_NODE_CA_PATH when with_ca, and the state dir
  * INSTALL_NODE_STATE_DIR. malloc'd; NULL on ENOMEM. */
-char *install_node_conf(const char *coordinator, const char *infra_env_id, const char *token);
+char *install_node_conf(const char *coordinator, const char *infra_env_id, const char *token, bool with_ca);
 
 /* What a target path is: an existing directory is a DIR, a block device a
  * DISK, a regular file or a path that does not exist (its parent must) a

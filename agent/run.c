@@ -1508,19 +1508,45 @@ static int load_token(const struct run_options *o, char **token) {
         return 0;
 }
 
+/* A text file of at most max bytes (no NUL), malloc'd; NULL with errno. */
+static char *read_small_file(const char *path, size_t max) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return NULL;
+        char *buf = malloc(max + 1);
+        ssize_t k = buf ? fd_read_full(fd, buf, max + 1) : -ENOMEM;
+        if (k < 0 || (size_t) k > max || memchr(buf, 0, (size_t) k)) {
+                free(buf);
+                errno = k < 0 ? (int) -k : EINVAL;
+                return NULL;
+        }
+        buf[k] = 0;
+        return buf;
+}
+
 /* What an installed host's node agent will need (written beside its
  * manifests at install): its agent.conf and the coordinator key, owned by
  * the caller in *node_conf and *node_key_pem. 0, or -1 after logging. */
-static int prepare_node_agent(struct runner *R, const char *token, char **node_conf, char **node_key_pem) {
+static int prepare_node_agent(struct runner *R, const char *token, char **node_conf, char **node_key_pem,
+                              char **node_ca_pem) {
         const struct run_options *o = R->o;
 
-        if (!(*node_conf = install_node_conf(o->coordinator, o->infra_env_id, token)) ||
+        /* The CA this agent trusts the coordinator with, for the node agent. */
+        if (o->ca_pem)
+                *node_ca_pem = strdup(o->ca_pem);
+        else if (o->ca && !(*node_ca_pem = read_small_file(o->ca, 256 * 1024))) {
+                log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
+                return -1;
+        }
+        if ((o->ca_pem && !*node_ca_pem) ||
+            !(*node_conf = install_node_conf(o->coordinator, o->infra_env_id, token, *node_ca_pem != NULL)) ||
             crypto_key_public_pem(R->key, node_key_pem) < 0) {
                 log_error("run", "Out of memory");
                 return -1;
         }
         R->inst.node_conf = *node_conf;
         R->inst.node_key_pem = *node_key_pem;
+        R->inst.node_ca_pem = *node_ca_pem;
         R->inst.node_coordinator = o->coordinator;
         R->inst.node_infra_env = o->infra_env_id;
         return 0;
@@ -1594,7 +1620,7 @@ static int connect_client(struct runner *R, char *token) {
 int run_agent(const struct run_options *o) {
         struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
         _cleanup_free_ char *token = NULL;
-        char *node_conf = NULL, *node_key_pem = NULL;
+        char *node_conf = NULL, *node_key_pem = NULL, *node_ca_pem = NULL;
         sigset_t old;
         bool ran = false;
         int r, ret;
@@ -1611,7 +1637,7 @@ int run_agent(const struct run_options *o) {
                 log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
                 goto out_token;
         }
-        if (!o->node && R.key && prepare_node_agent(&R, token, &node_conf, &node_key_pem) < 0)
+        if (!o->node && R.key && prepare_node_agent(&R, token, &node_conf, &node_key_pem, &node_ca_pem) < 0)
                 goto out_token;
         if ((r = pthread_mutex_init(&R.jobs_lock, NULL)) != 0) {
                 log_error_errno(r, "run", "Failed to set up a mutex: %m");
@@ -1652,6 +1678,7 @@ out_token:
                 explicit_bzero(node_conf, strlen(node_conf));
         free(node_conf);
         free(node_key_pem);
+        free(node_ca_pem);
 out_key:
         crypto_key_free(R.key);
         return ret;

@@ -3,7 +3,9 @@
  * qemu-system-x86_64 under plain emulation (TCG, no KVM) boots it with a
  * virtio disk image file and user networking in restricted mode: the guest
  * reaches nothing but the coordinator, through one guestfwd rule to
- * musterd's loopback port (no public DNS or NTP either). The live image's
+ * musterd's loopback port (no public DNS or NTP either), over musterd's
+ * default HTTPS (the ISO carries its CA and an https:// URL that the
+ * server certificate names). The live image's
  * muster-agent.service reads its config from the ISO's config area,
  * registers, and the host becomes known-unbound with the VM's disk and NIC in
  * its inventory. The BIOS test then binds it to a single-node cluster,
@@ -32,7 +34,7 @@
 
 #define GUEST_COORD "10.0.2.100"
 #define GUEST_PORT "8090"
-#define GUEST_URL "http://" GUEST_COORD ":" GUEST_PORT
+#define GUEST_URL "https://" GUEST_COORD ":" GUEST_PORT
 #define GUEST_MAC "52:54:00:6d:75:01"
 #define DISK_BYTES "24G"       /* sparse: only what the install writes is stored */
 #define BOOT_WAIT_MS 240000    /* TCG on a shared machine: generous, still bounded */
@@ -46,6 +48,7 @@
  * over UDP) and has no DNS server, by design. Both are reported "disabled"
  * on the host, never passed. */
 #define CONFIG_FMT                                                                 \
+        "[server]\ntls_names = " GUEST_COORD "\n"                                     \
         "[iso]\ntemplate = %s\ncoordinator_url = " GUEST_URL "\n"                  \
         "[agent]\ninstruction_interval = 2\ninventory_every = 10000\n"              \
         "[requirements.any]\ncpu_cores = 1\nmemory = 512MiB\ndisk = 10GB\n"        \
@@ -73,6 +76,10 @@ static void setup(void) {
         cr_assert(dir);
         char cfg[8192];
         snprintf(cfg, sizeof cfg, CONFIG_FMT, t);
+        /* musterd's default: HTTPS with its own CA, whose certificate names
+         * the address the guest reaches it at; the ISO carries the CA and
+         * the guest's agent trusts it alone. */
+        md.https = true;
         cr_assert_eq(tu_musterd_start_in(&md, dir, cfg), 0);
         snprintf(serial_log, sizeof serial_log, "%s/serial.log", dir);
         snprintf(qemu_log, sizeof qemu_log, "%s/qemu.log", dir);
@@ -142,6 +149,11 @@ static char *download_iso(char **ie) {
         char why[256] = "";
         cr_assert_eq(bootcfg_decode(area, BOOTCFG_AREA_SIZE, &bc, why, sizeof why), 0, "%s", why);
         cr_assert_str_eq(bc.coordinator_url, GUEST_URL);
+        char ca_path[4200];
+        snprintf(ca_path, sizeof ca_path, "%s/tls/ca.pem", md.state_dir);
+        char *ca = tu_read_file(ca_path, NULL);
+        cr_assert(ca && bc.ca_pem && !strcmp(bc.ca_pem, ca), "the ISO carries musterd's CA");
+        free(ca);
         cr_assert_str_eq(bc.infra_env_id, *ie);
         cr_assert(bc.coordinator_key_pem && strstr(bc.coordinator_key_pem, "BEGIN PUBLIC KEY"));
         bootcfg_free(&bc);
@@ -366,7 +378,7 @@ static void bound_to_new_sno(const char *ie, const char *uuid, const char *name,
  * root file system, with the host token from its agent.conf. Its first
  * check-in makes the host installed (stage done), and the cluster with it. */
 static void first_boot(const char *ie, const char *uuid, const char *disk, const char *cluster) {
-        char mnt[4300], mdir[4400], conf_path[4400], tok_path[4300], pub_path[4400], node_log[4300];
+        char mnt[4300], mdir[4400], conf_path[4400], tok_path[4300], pub_path[4400], ca_path[4400], node_log[4300];
         char *out = NULL, *err = NULL;
         snprintf(mnt, sizeof mnt, "%s/mnt", dir);
         tu_must("mkdir -p %s", mnt);
@@ -375,6 +387,19 @@ static void first_boot(const char *ie, const char *uuid, const char *disk, const
         snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
         char *tk = tu_agent_conf_token(conf_path);
         cr_assert_not_null(tk, "no token in %s", conf_path);
+        /* The CA the discovery agent trusted musterd with, for the node
+         * agent to trust alone (HTTPS end to end). */
+        char *conf = tu_read_file(conf_path, NULL), *ca = NULL;
+        cr_assert(conf && strstr(conf, "\nca_file = /etc/muster/ca.pem\n"), "agent.conf names the CA:\n%s", conf);
+        free(conf);
+        snprintf(ca_path, sizeof ca_path, "%s/etc/muster/ca.pem", mnt);
+        char want_ca[4200];
+        snprintf(want_ca, sizeof want_ca, "%s/tls/ca.pem", md.state_dir);
+        ca = tu_read_file(ca_path, NULL);
+        char *musterds = tu_read_file(want_ca, NULL);
+        cr_assert(ca && musterds && !strcmp(ca, musterds), "the installed host holds musterd's CA");
+        free(ca);
+        free(musterds);
         cr_assert_eq(tu_write_file(dir, "host.token", tk), 0);
         free(tk);
         snprintf(tok_path, sizeof tok_path, "%s/host.token", dir);
@@ -383,7 +408,7 @@ static void first_boot(const char *ie, const char *uuid, const char *disk, const
         const char *bin = getenv("MUSTER_AGENT");
         const char *argv[] = { bin && *bin ? bin : "muster-agent", "node", "--coordinator", md.base, "--infra-env", ie,
                                "--token-file", tok_path, "--host-id", uuid, "--coordinator-key", pub_path,
-                               "--manifest-dir", mdir, NULL };
+                               "--ca", ca_path, "--manifest-dir", mdir, NULL };
         int node = tu_spawn(argv, node_log);
         cr_assert_gt(node, 0);
         int st = CTL(&out, &err, "cluster", "watch", cluster, "--interval", "1", "--timeout", "120");
