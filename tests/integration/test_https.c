@@ -38,7 +38,14 @@ static void up(void) {
         snprintf(state, sizeof state, "%s/state", dir);
 }
 
+/* What a test starts besides md (agents, a musterd of its own), stopped by
+ * PID at the end even when an assertion ends the test early. */
+static int pids[4] = { -1, -1, -1, -1 };
+
 static void down(void) {
+        for (size_t i = 0; i < sizeof pids / sizeof *pids; i++)
+                if (pids[i] > 0)
+                        tu_stop_pid(pids[i], SIGKILL, 10000);
         tu_musterd_free(&md);
         tu_rm_rf(dir);
         free(dir);
@@ -195,7 +202,7 @@ Test(https, the_agent_trusts_only_the_ca_it_is_given) {
                 const char *argv[] = { tu_agent_path(), "run", "--coordinator", md.base, "--infra-env", ie,
                                        "--token-file", tf, "--ca", cas[i], "--state-dir", sd, "--host-id", ids[i],
                                        "--sysroot", MUSTER_FIXTURES_DIR "/qemu-q35/root", NULL };
-                cr_assert_gt(pid[i] = tu_spawn(argv, log[i]), 0);
+                cr_assert_gt(pids[i] = pid[i] = tu_spawn(argv, log[i]), 0);
         }
         json_object_put(tu_wait_host(&md, ie, ids[0], tu_status_is, "insufficient-unbound", 30000,
                                      "registered and validated over HTTPS"));
@@ -206,8 +213,10 @@ Test(https, the_agent_trusts_only_the_ca_it_is_given) {
         char *l = tu_read_file(log[1], NULL);
         cr_assert(l && strstr(l, "certificate"), "the agent says why: %s", l ? l : "(no log)");
         free(l);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
                 cr_assert_eq(tu_stop(&pid[i], SIGTERM), 0);
+                pids[i] = -1;
+        }
         tls_pair_free(&other);
         free(ie);
         free(tok);
@@ -248,7 +257,7 @@ Test(https, the_operators_certificate_and_what_clients_refuse) {
                 snprintf(listen, sizeof listen, "127.0.0.1:%u", port);
                 const char *argv[] = { getenv("MUSTERD"), "--listen", listen, "--state-dir", state, "--config", cpath,
                                        NULL };
-                int pid = tu_spawn(argv, logp);
+                int pid = pids[2] = tu_spawn(argv, logp);
                 cr_assert_gt(pid, 0);
                 char base[80];
                 snprintf(base, sizeof base, "https://127.0.0.1:%u", port);
@@ -271,6 +280,7 @@ Test(https, the_operators_certificate_and_what_clients_refuse) {
                 }
                 free(r.body);
                 cr_assert_eq(tu_stop(&pid, SIGTERM), 0);
+                pids[2] = -1;
         }
         /* One without the other, or a key that is not the certificate's:
          * musterd does not start, and says why. */
@@ -355,7 +365,7 @@ Test(https, a_reload_renews_the_certificate_while_an_agent_keeps_polling) {
         const char *argv[] = { tu_agent_path(), "run", "--coordinator", md.base, "--infra-env", ie, "--token-file", tf,
                                "--ca", ca_path, "--state-dir", sd, "--host-id", id, "--sysroot",
                                MUSTER_FIXTURES_DIR "/qemu-q35/root", NULL };
-        int agent = tu_spawn(argv, log);
+        int agent = pids[3] = tu_spawn(argv, log);
         cr_assert_gt(agent, 0);
         json_object_put(tu_wait_host(&md, ie, id, tu_status_is, "insufficient-unbound", 30000, "registered"));
 
@@ -398,6 +408,7 @@ Test(https, a_reload_renews_the_certificate_while_an_agent_keeps_polling) {
                 json_object_put(h);
         }
         cr_assert_eq(tu_stop(&agent, SIGTERM), 0);
+        pids[3] = -1;
         free(seen);
         free(now);
         free(first);
