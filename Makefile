@@ -5,8 +5,11 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
+FUZZ_SECONDS ?= 600
+FUZZ_RUNS  ?= 10000000
+FUZZ_JOBS  ?= 1
 
-.PHONY: all deps build build-asan build-fuzz iso run test test-unit test-fuzz bench clean help
+.PHONY: all deps build build-asan build-fuzz iso run test test-unit test-fuzz fuzz bench clean help
 
 all: build
 
@@ -15,6 +18,7 @@ help:
 	@echo "make iso    - build the discovery ISO template into $(BUILD)/iso/ (from Debian packages)"
 	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO too), then each fuzz target briefly"
 	@echo "make test-fuzz - only the libFuzzer targets (clang), each for 10 s over its corpus"
+	@echo "make fuzz   - the long run: each target to FUZZ_RUNS executions (10000000) or FUZZ_SECONDS (600)"
 	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
 	@echo "make clean  - remove build trees"
 
@@ -58,6 +62,9 @@ test: build build-asan iso build-fuzz
 
 test-fuzz: build-fuzz
 	cd $(FUZZ_BUILD) && ctest -L fuzz $(CTEST_ARGS)
+
+fuzz: build-fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_JOBS=$(FUZZ_JOBS) scripts/fuzz-long $(FUZZ_BUILD)
 
 test-unit: build
 	cd $(BUILD) && ctest -L unit $(CTEST_ARGS)
