@@ -277,7 +277,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         d->api = (struct api) { .svc = &d->svc, .metrics = daemon_metrics, .metrics_ctx = d,
                                 .insecure_http = cfg->insecure_http };
         struct http_server_config hc = {
-                .listen = cfg->listen, .threads = 4, .max_body_bytes = (size_t) cfg->max_body_bytes,
+                .listen = cfg->listen, .threads = (unsigned) cfg->threads, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
                 .max_connections_per_address = (unsigned) cfg->max_connections_per_address,
                 .header_timeout_s = (unsigned) cfg->header_timeout_s,

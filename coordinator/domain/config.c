@@ -112,6 +112,7 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "max_page_size", KT_INT, F(max_page_size), 1, 100000 },
         { SEC_SERVER, "max_release_bytes", KT_SIZE, F(max_release_bytes), KIB, GIB },
         { SEC_SERVER, "max_connections_per_address", KT_INT, F(max_connections_per_address), 0, 1000000 },
+        { SEC_SERVER, "threads", KT_INT, F(threads), 1, 256 },
         { SEC_SERVER, "header_timeout", KT_SECONDS, F(header_timeout_s), 1, 3600 },
         { SEC_MONITOR, "host_disconnect_timeout", KT_SECONDS, F(host_disconnect_timeout_s), 1, 86400 },
         { SEC_MONITOR, "monitor_interval", KT_SECONDS, F(monitor_interval_s), 1, 3600 },
@@ -172,6 +173,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_page_size = 1000;
         cfg->max_release_bytes = 64 * MIB;
         cfg->max_connections_per_address = 64;
+        cfg->threads = 16;
         cfg->header_timeout_s = 30;
         cfg->host_disconnect_timeout_s = 180;
         cfg->first_boot_timeout_s = 3600;

@@ -46,6 +46,7 @@ struct muster_config {
         int64_t max_page_size;
         int64_t max_release_bytes;        /* body of POST /releases (release_yaml + files) */
         int64_t max_connections_per_address; /* open connections from one client address; 0 = no cap */
+        int64_t threads;                     /* the HTTP server's threads */
         int64_t header_timeout_s;         /* a request's header must arrive whole within it */
         /* [monitor] */
         int64_t host_disconnect_timeout_s;

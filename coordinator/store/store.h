@@ -200,15 +200,18 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
 int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
                           uint32_t status_mask, enum host_status to, const char *status_info, bool *changed);
 
-/* Latency of write transactions, from asking for the writer lock to the
- * commit (for /metrics): bucket[i] counts those <= store_latency_bounds[i]
- * seconds and above the previous bound; bucket[STORE_LATENCY_BUCKETS] the rest. */
+/* Latency of writes, from asking for the writer lock to their answer,
+ * durable (for /metrics): bucket[i] counts those <= store_latency_bounds[i]
+ * seconds and above the previous bound; bucket[STORE_LATENCY_BUCKETS] the
+ * rest. Writes share commits (group commit): `commits` counts the commits
+ * that made `count` writes durable. */
 #define STORE_LATENCY_BUCKETS 11
 extern const double store_latency_bounds[STORE_LATENCY_BUCKETS];
 struct store_latency {
         uint64_t bucket[STORE_LATENCY_BUCKETS + 1];
         uint64_t count;
         double sum_s;
+        uint64_t commits;
 };
 void store_write_latency(struct store *s, struct store_latency *out);
 

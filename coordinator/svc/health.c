@@ -35,7 +35,7 @@ int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap) {
         store_write_latency(sv->store, &w);
         if (r == 0)
                 r = format_append(buf, len, cap,
-                                  "# HELP muster_store_write_seconds Store write transactions, lock wait to commit.\n"
+                                  "# HELP muster_store_write_seconds Store writes, lock wait to their durable answer.\n"
                                   "# TYPE muster_store_write_seconds histogram\n");
         uint64_t cum = 0;
         for (int b = 0; r == 0 && b < STORE_LATENCY_BUCKETS; b++) {
@@ -46,8 +46,12 @@ int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap) {
         if (r == 0)
                 r = format_append(buf, len, cap,
                                   "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
-                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n",
-                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count);
+                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n"
+                                  "# HELP muster_store_commits_total Store commits (each makes a group of writes "
+                                  "durable at once).\n# TYPE muster_store_commits_total counter\n"
+                                  "muster_store_commits_total %llu\n",
+                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count,
+                                  (unsigned long long) w.commits);
         if (r == 0)
                 r = format_append(buf, len, cap,
                                   "# HELP muster_cleanup_stalled Operand cleanups on uninstall that passed [cleanup] "

@@ -74,6 +74,7 @@ static const struct {
         FIXED("server", "max_body_bytes", max_body_bytes, false),
         FIXED("server", "max_release_bytes", max_release_bytes, false),
         FIXED("server", "max_connections_per_address", max_connections_per_address, false),
+        FIXED("server", "threads", threads, false),
         /* The HTTPS certificate is loaded or issued at start. */
         FIXED("server", "tls_cert", tls_cert, true),
         FIXED("server", "tls_key", tls_key, true),

@@ -213,6 +213,14 @@ Test(musterd, metrics_and_readyz) {
         cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &text), 200);
         cr_assert(strstr(text, "muster_events_total{severity=\"info\"} 2\n"), "%s", text);
         cr_assert(strstr(text, "muster_events_total{severity=\"warning\"} 0\n"), "%s", text);
+        /* Group commit: the writes so far (the infra-env, its events) were
+         * made durable by at least one commit and by no more commits than
+         * writes. */
+        const char *w = strstr(text, "\nmuster_store_write_seconds_count "), *c = strstr(text, "\nmuster_store_commits_total ");
+        cr_assert(w && c, "%s", text);
+        long long writes = atoll(w + strlen("\nmuster_store_write_seconds_count ")),
+                  commits = atoll(c + strlen("\nmuster_store_commits_total "));
+        cr_assert(writes >= 3 && commits >= 1 && commits <= writes, "%lld writes, %lld commits", writes, commits);
         free(text);
         text = NULL;
         /* The periodic controllers, each named, with its counters (issue

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,25 @@
 
 /* Threading: a pool of POOL_SIZE connections. A call takes one for its
  * duration, so reads run side by side (WAL readers do not block each other
- * or the writer). Writers also take an in-process mutex before BEGIN
- * IMMEDIATE, so they queue in order on a condition rather than poll in
- * SQLite's busy handler; busy_timeout is then only for other processes on
- * the same file. */
+ * or the writer). Writers also take an in-process mutex before they write,
+ * so they queue in order on a condition rather than poll in SQLite's busy
+ * handler; busy_timeout is then only for other processes on the same file.
+ *
+ * Group commit. A write is acknowledged (its operation returns) only once
+ * it is durable, but writes share their commits: the first writer opens a
+ * transaction (BEGIN IMMEDIATE) on a connection it keeps, each write runs in
+ * a savepoint of it, and a writer that finds nobody queued behind it (or a
+ * group of GROUP_MAX writes, or one open for GROUP_MAX_US) commits: one
+ * fsync for all of them, after which each gets its own answer. While a
+ * commit's fsync runs, the writers that arrive queue for the mutex; they are
+ * the next group. A write that fails is rolled back to its savepoint alone,
+ * answered at once, and takes nothing of its group with it; only a failure
+ * that ends the whole transaction (the disk full or failing, a failed
+ * COMMIT) fails every write of the group, none of which had been answered. */
 #define POOL_SIZE 4
 #define BUSY_TIMEOUT_MS 10000
+#define GROUP_MAX 256
+#define GROUP_MAX_US 20000
 #define STMT_BUCKETS 64
 #define STMT_CACHE_MAX 256 /* statements per connection before the cache is flushed */
 
@@ -294,6 +308,13 @@ struct conn {
         bool in_use;
 };
 
+/* A write waiting for its group's commit (on the waiting thread's stack). */
+struct group_waiter {
+        struct group_waiter *next;
+        int result;
+        bool done;
+};
+
 struct sqlite_store {
         struct store base;
         char *path;                 /* the database file (for statvfs) */
@@ -302,9 +323,15 @@ struct sqlite_store {
         pthread_mutex_t write_lock; /* one writer at a time in this process */
         struct conn conns[POOL_SIZE];
         int version;
-        /* Write transactions, from asking for the writer lock to the commit;
-         * guarded by write_lock. */
-        struct timespec write_started;
+        /* The group commit, guarded by write_lock but `queued`. */
+        atomic_uint queued;           /* writers waiting for write_lock */
+        struct conn *group;           /* the open transaction's connection, or NULL */
+        struct group_waiter *waiters; /* its writes waiting for the commit */
+        unsigned group_size;          /* writes in it */
+        struct timespec group_opened;
+        pthread_cond_t committed;     /* a group ended: its waiters are done */
+        /* Writes, from asking for the writer lock to their answer; and the
+         * commits that made them durable. Guarded by write_lock. */
         struct store_latency writes;
 };
 
@@ -459,46 +486,103 @@ static int sqlite_free_space(struct store *s, int64_t *bytes) {
         return 0;
 }
 
+static int64_t since_us(const struct timespec *t0) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        return (int64_t) (t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+/* Ends the open group: COMMIT, or ROLLBACK with `fail` < 0 (or when SQLite
+ * already rolled it back), and answers its waiters. Called with write_lock
+ * held; returns the group's result. */
+static int group_end(struct sqlite_store *s, int fail) {
+        struct conn *c = s->group;
+        int r = fail;
+        if (r >= 0 && (r = exec(c, "COMMIT")) >= 0)
+                s->writes.commits++;
+        if (!sqlite3_get_autocommit(c->db))
+                (void) exec(c, "ROLLBACK");
+        for (struct group_waiter *w = s->waiters; w; w = w->next) {
+                if (r < 0)
+                        w->result = r;
+                w->done = true;
+        }
+        s->waiters = NULL;
+        s->group = NULL;
+        s->group_size = 0;
+        conn_put(&s->base, c);
+        pthread_cond_broadcast(&s->committed);
+        return r;
+}
+
+/* When this thread's write asked for the writer lock (for the latency). */
+static _Thread_local struct timespec write_asked;
+
 static int write_begin(struct store *base, struct conn **out) {
         struct sqlite_store *s = sq(base);
-        struct timespec t0;
         int64_t room = INT64_MAX;
         /* Refused before it starts on a (nearly) full file system: SQLite
          * needs room for the WAL and its checkpoints, and a write that half
          * fits is worse than one refused (507 at the API). */
         if (sqlite_free_space(base, &room) == 0 && room < STORE_MIN_FREE_BYTES)
                 return -ENOSPC;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        clock_gettime(CLOCK_MONOTONIC, &write_asked);
+        atomic_fetch_add(&s->queued, 1);
         pthread_mutex_lock(&s->write_lock);
-        s->write_started = t0;
-        struct conn *c = conn_get(base);
-        int r = exec(c, "BEGIN IMMEDIATE");
-        if (r < 0) {
-                conn_put(base, c);
+        atomic_fetch_sub(&s->queued, 1);
+        int r;
+        if (!s->group) {
+                struct conn *c = conn_get(base);
+                if ((r = exec(c, "BEGIN IMMEDIATE")) < 0) {
+                        conn_put(base, c);
+                        pthread_mutex_unlock(&s->write_lock);
+                        return r;
+                }
+                s->group = c;
+                clock_gettime(CLOCK_MONOTONIC, &s->group_opened);
+        }
+        if ((r = exec(s->group, "SAVEPOINT w")) < 0) {
+                (void) group_end(s, r);
                 pthread_mutex_unlock(&s->write_lock);
                 return r;
         }
-        *out = c;
+        s->group_size++;
+        *out = s->group;
         return 0;
 }
 
-/* Commit if r >= 0, else roll back; returns r or the commit's error. */
+/* Keeps the write if r >= 0, else undoes it alone; returns r, or the
+ * error that kept it from becoming durable, once it is durable. */
 static int write_end(struct store *base, struct conn *c, int r) {
         struct sqlite_store *s = sq(base);
-        if (r >= 0) {
-                int k = exec(c, "COMMIT");
-                if (k < 0)
-                        r = k;
+        int k = r >= 0 ? exec(c, "RELEASE w") : r;
+        if (k < 0 && !sqlite3_get_autocommit(c->db)) {
+                (void) exec(c, "ROLLBACK TO w");
+                (void) exec(c, "RELEASE w");
         }
-        if (!sqlite3_get_autocommit(c->db))
-                (void) exec(c, "ROLLBACK");
-        conn_put(base, c);
-        struct timespec t1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        store_latency_add(&s->writes, (double) (t1.tv_sec - s->write_started.tv_sec) +
-                                              (double) (t1.tv_nsec - s->write_started.tv_nsec) / 1e9);
+        if (k < 0)
+                r = k;
+        if (sqlite3_get_autocommit(c->db)) {
+                /* SQLite ended the transaction (a full or failing disk):
+                 * the group's writes are gone, and none was answered. */
+                (void) group_end(s, r < 0 ? r : -EIO);
+                store_latency_add(&s->writes, (double) since_us(&write_asked) / 1e6);
+                pthread_mutex_unlock(&s->write_lock);
+                return r < 0 ? r : -EIO;
+        }
+        struct group_waiter me = { .result = r };
+        if (r >= 0) {
+                me.next = s->waiters;
+                s->waiters = &me;
+        }
+        if (atomic_load(&s->queued) == 0 || s->group_size >= GROUP_MAX || since_us(&s->group_opened) >= GROUP_MAX_US)
+                (void) group_end(s, 0);
+        /* A failed write was undone: nothing of it waits for the commit. */
+        while (r >= 0 && !me.done)
+                pthread_cond_wait(&s->committed, &s->write_lock);
+        store_latency_add(&s->writes, (double) since_us(&write_asked) / 1e6);
         pthread_mutex_unlock(&s->write_lock);
-        return r;
+        return r >= 0 ? me.result : r;
 }
 
 static void sqlite_write_latency(struct store *base, struct store_latency *out) {
@@ -816,6 +900,7 @@ static int sqlite_open(const char *url, struct store **out) {
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
         pthread_cond_init(&s->freed, NULL);
+        pthread_cond_init(&s->committed, NULL);
 
         int r = 0;
         for (int i = 0; i < POOL_SIZE && r >= 0; i++)
@@ -840,6 +925,7 @@ static void sqlite_close(struct store *base) {
                         sqlite3_close(s->conns[i].db);
         }
         pthread_cond_destroy(&s->freed);
+        pthread_cond_destroy(&s->committed);
         pthread_mutex_destroy(&s->write_lock);
         pthread_mutex_destroy(&s->lock);
         free(s->path);
