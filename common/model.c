@@ -632,6 +632,14 @@ void host_free(struct host *h) {
         host_init(h);
 }
 
+void host_set_parsed_inventory(struct host *h, struct inventory *inv) {
+        if (h->inventory) {
+                inventory_free(h->inventory);
+                free(h->inventory);
+        }
+        h->inventory = inv;
+}
+
 int host_parse_inventory(struct host *h, char *err, size_t errlen) {
         if (h->inventory) {
                 inventory_free(h->inventory);

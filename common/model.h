@@ -217,6 +217,9 @@ struct host {
 
 void host_init(struct host *h);
 void host_free(struct host *h);
+/* Give h the inventory already parsed from its inventory_json (h takes
+ * inv, a malloc'ed struct; the one it had is freed). */
+void host_set_parsed_inventory(struct host *h, struct inventory *inv);
 /* Parse inventory_json into h->inventory (replacing it). */
 int host_parse_inventory(struct host *h, char *err, size_t errlen);
 /* The same host: equal (infra_env_id, id) keys. */

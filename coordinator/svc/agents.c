@@ -144,11 +144,28 @@ int svc_agent_inventory(struct svc *sv, const struct host *h, const char *text, 
                 return errmsg(err, errlen, -EINVAL, "inventory: %s", why);
         }
         int r = store_host_set_inventory(sv->store, h->infra_env_id, h->id, text, &inv);
-        inventory_free(&inv);
-        if (r < 0)
+        if (r < 0) {
+                inventory_free(&inv);
                 return r;
-        /* The validations decide the state the new inventory puts it in. */
-        revalidate(sv, h);
+        }
+        /* The validations decide the state the new inventory puts it in:
+         * the host as stored now, with the inventory just parsed (the same
+         * text; parsing it again was a tenth of an inventory's cost). */
+        struct host fresh;
+        host_init(&fresh);
+        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
+                /* Unless another report replaced it meanwhile. */
+                bool same = fresh.inventory_json && strcmp(fresh.inventory_json, text) == 0;
+                struct inventory *own = same ? malloc(sizeof *own) : NULL;
+                if (own) {
+                        *own = inv;
+                        inventory_init(&inv);
+                        host_set_parsed_inventory(&fresh, own);
+                }
+                (void) refresh_host(sv, &fresh);
+        }
+        host_free(&fresh);
+        inventory_free(&inv);
         return 0;
 }
 
