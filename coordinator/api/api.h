@@ -38,6 +38,14 @@ static inline struct svc *api_svc(void *app) {
         return ((struct api *) app)->svc;
 }
 
+/* What api_auth leaves in req->auth: the principal first (P), then, for an
+ * infra-env's agent token, the infra-env read to check it, which the
+ * request's handler takes instead of reading it again (api_load_infra_env). */
+struct api_auth {
+        struct principal p;
+        struct infra_env ie;
+        bool have_ie;
+};
 #define P(req) ((const struct principal *) (req)->auth)
 
 /* Answer a store error: 404, 409, 400, 413, 503 or 500 (logged). */

@@ -30,19 +30,23 @@ bool api_auth(void *app, const struct http_route *route, struct http_request *re
                 return false;
         }
         char err[256] = "";
-        p = calloc(1, sizeof *p);
-        int r = p ? svc_principal(sv, req->bearer, p, err, sizeof err) : -ENOMEM;
-        if (r < 0 && *err) {
-                free(p);
-                http_error(resp, 401, "%s", err);
-                return false;
+        struct api_auth *a = calloc(1, sizeof *a);
+        int r = -ENOMEM;
+        if (a) {
+                infra_env_init(&a->ie);
+                r = svc_principal_ie(sv, req->bearer, &a->p, &a->ie, err, sizeof err);
+                a->have_ie = r >= 0 && a->ie.id != NULL;
         }
         if (r < 0) {
-                free(p);
-                api_store_error(resp, r, "token");
+                api_auth_free(a);
+                if (*err)
+                        http_error(resp, 401, "%s", err);
+                else
+                        api_store_error(resp, r, "token");
                 return false;
         }
-        req->auth = p;
+        req->auth = a;
+        p = &a->p;
         /* Routes only a host's agent calls (its heartbeat, its results, its
          * install progress): a person's token would forge them. */
         if ((route->flags & ROUTE_AGENT) && p->kind != PRINCIPAL_AGENT) {
@@ -53,7 +57,10 @@ bool api_auth(void *app, const struct http_route *route, struct http_request *re
 }
 
 void api_auth_free(void *auth) {
-        free(auth);
+        struct api_auth *a = auth;
+        if (a)
+                infra_env_free(&a->ie);
+        free(a);
 }
 
 

@@ -10,6 +10,11 @@
 #include "errmsg.h"
 
 int svc_principal(struct svc *sv, const char *token, struct principal *p, char *err, size_t errlen) {
+        return svc_principal_ie(sv, token, p, NULL, err, errlen);
+}
+
+int svc_principal_ie(struct svc *sv, const char *token, struct principal *p, struct infra_env *out, char *err,
+                     size_t errlen) {
         if (auth_check_cached(sv->auth_cache, sv->key, token, svc_now(sv), p) < 0)
                 return errmsg(err, errlen, -EACCES, "the token is not valid");
         if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
@@ -24,7 +29,11 @@ int svc_principal(struct svc *sv, const char *token, struct principal *p, char *
                 infra_env_init(&ie);
                 int r = store_infra_env_get(sv->store, p->infra_env_id, &ie);
                 bool ok = r == 0 && ie.token_generation == p->generation;
-                infra_env_free(&ie);
+                if (ok && out) {
+                        infra_env_free(out);
+                        *out = ie; /* moved */
+                } else
+                        infra_env_free(&ie);
                 if (!ok)
                         return errmsg(err, errlen, -EACCES, "the token was revoked");
         } else {

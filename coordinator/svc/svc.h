@@ -110,6 +110,11 @@ int svc_prune_events(struct svc *s);
  * not valid", "... was revoked", "... is not known to this coordinator"),
  * or a store error. */
 int svc_principal(struct svc *sv, const char *token, struct principal *p, char *err, size_t errlen);
+/* The same; for an infra-env's agent token, *ie (if not NULL) is the
+ * infra-env as read for the check (else left initialised and empty), so that
+ * the request need not read it again. */
+int svc_principal_ie(struct svc *sv, const char *token, struct principal *p, struct infra_env *ie, char *err,
+                     size_t errlen);
 
 /* Whether the services can serve: the store answers and has room to write.
  * 0, or -errno with err saying why not. */
