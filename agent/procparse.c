@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,22 +263,40 @@ char *cmdline_get(const char *cmdline, const char *key) {
         return found;
 }
 
+/* Two hex digits at s: their value, or -1. (sscanf's %2x would take "-6"
+ * or "+f" as a number too.) */
+static int hex_byte(const char *s) {
+        if (!isxdigit((unsigned char) s[0]) || !isxdigit((unsigned char) s[1]))
+                return -1;
+        char two[3] = { s[0], s[1], '\0' };
+        return (int) strtol(two, NULL, 16);
+}
+
+/* Six bytes as hex pairs at s, s + 3, ..., each pair but the last followed
+ * by sep; false if any is not. */
+static bool mac_bytes(const char *s, char sep, unsigned b[6]) {
+        for (int i = 0; i < 6; i++) {
+                int v = hex_byte(s + 3 * i);
+                if (v < 0 || (i < 5 && s[3 * i + 2] != sep))
+                        return false;
+                b[i] = (unsigned) v;
+        }
+        return true;
+}
+
 char *bootif_to_mac(const char *bootif) {
-        unsigned b[7];
-        char sep;
-        int n;
+        unsigned b[6];
         if (!bootif)
                 return NULL;
-        /* PXELINUX form: hardware type 01 then six bytes, '-' separated. */
-        if (sscanf(bootif, "%2x-%2x-%2x-%2x-%2x-%2x-%2x%n", &b[0], &b[1], &b[2], &b[3], &b[4],
-                   &b[5], &b[6], &n) == 7 && bootif[n] == '\0' && strlen(bootif) == 20) {
-                memmove(b, b + 1, 6 * sizeof *b);
-        } else if (sscanf(bootif, "%2x%c%2x%*c%2x%*c%2x%*c%2x%*c%2x%n", &b[0], &sep, &b[1], &b[2],
-                          &b[3], &b[4], &b[5], &n) == 7 && bootif[n] == '\0' && strlen(bootif) == 17 &&
-                   (sep == ':' || sep == '-')) {
-                for (int i = 2; i < 17; i += 3)
-                        if (bootif[i] != sep)
-                                return NULL;
+        size_t len = strlen(bootif);
+        /* PXELINUX form: a hardware type (01: Ethernet) then six bytes, all
+         * '-' separated; or the six bytes alone, ':' or '-' separated. */
+        if (len == 20 && hex_byte(bootif) >= 0 && bootif[2] == '-') {
+                if (!mac_bytes(bootif + 3, '-', b))
+                        return NULL;
+        } else if (len == 17 && (bootif[2] == ':' || bootif[2] == '-')) {
+                if (!mac_bytes(bootif, bootif[2], b))
+                        return NULL;
         } else
                 return NULL;
         char *mac;

@@ -115,6 +115,18 @@ Test(cmdline, keys_quotes_and_bootif) {
         cr_assert_null(bootif_to_mac("01-52-54-00-ab"));
         cr_assert_null(bootif_to_mac("01-52-54-00-ab-cd-01-ff"));
         cr_assert_null(bootif_to_mac("zz:54:00:ab:cd:02"));
+        /* Signs are not hex digits (found by fuzz_proc: sscanf's %2x took
+         * "-6" as 0xfffffffa and the "MAC" came out 41 characters long). */
+        cr_assert_null(bootif_to_mac("-6-46-46-46-46-41"));
+        cr_assert_null(bootif_to_mac("01-+2-54-00-ab-cd-01"));
+        cr_assert_null(bootif_to_mac("52:54:00:ab:cd-02"), "one separator throughout");
+        cr_assert_null(bootif_to_mac(" 1-52-54-00-ab-cd-01"));
+        mac = bootif_to_mac("01-52-54-00-AB-CD-EF");
+        cr_assert_str_eq(mac, "52:54:00:ab:cd:ef");
+        free(mac);
+        mac = bootif_to_mac("52-54-00-ab-cd-03");
+        cr_assert_str_eq(mac, "52:54:00:ab:cd:03");
+        free(mac);
         cr_assert_null(bootif_to_mac("52:54-00:ab:cd:02"));
         cr_assert_null(bootif_to_mac(NULL));
 }
