@@ -97,7 +97,9 @@ static void usage(FILE *f) {
               "Exit status of run and node: 0 stopped by SIGTERM or SIGINT, 1 could not start\n"
               "(a config file unreadable, token file, coordinator key, host id, state dir),\n"
               "2 bad usage or configuration (a bad line, a corrupt config area, a required\n"
-              "setting missing), 3 the coordinator refused the token (HTTP 401/403).\n"
+              "setting missing) or libcurl (libcurl.so.4) missing, 3 the coordinator refused\n"
+              "the token (HTTP 401/403). run and node load libcurl when they start; inventory,\n"
+              "--version and --help never do.\n"
               "Unreachable or failing coordinators are retried with backoff; node also waits\n"
               "(never registers) while the coordinator does not know the host.\n",
               f);

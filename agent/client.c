@@ -4,7 +4,6 @@
 #include "client.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "curlload.h" /* the curl_* names below call into the dlopen()ed libcurl */
 #include "fdio.h"
 #include "growbuf.h"
 #include "json-cleanup.h"
@@ -93,9 +93,16 @@ bool client_url_is_valid(const char *url) {
 }
 
 int client_init(struct client *c, const char *base_url, const char *token, const char *ca) {
+        int r;
+
         memset(c, 0, sizeof *c);
         if (!client_url_is_valid(base_url) || !token || !*token || strlen(token) > CLIENT_TOKEN_MAX)
                 return -EINVAL;
+        /* libcurl is loaded on first use (curlload.h): `run` loads it before
+         * it gets here and says why when it cannot; other callers (the
+         * tests) get it loaded here. -ELIBACC, -ELIBBAD: errbuf says why. */
+        if ((r = curlload_open(c->errbuf, sizeof c->errbuf)) < 0)
+                return r;
         c->base = strdup(base_url);
         if (!c->base)
                 goto oom;

@@ -49,7 +49,8 @@ int client_check_token(const char *token);
 bool client_url_is_valid(const char *url);
 
 /* Set up the client; the strings are copied. curl_global_init() must have
- * run. -EINVAL for a bad URL or token, -ENOMEM. */
+ * run. -EINVAL for a bad URL or token, -ENOMEM, or -ELIBACC / -ELIBBAD when
+ * libcurl cannot be loaded (curlload.h; the client's errbuf says why). */
 int client_init(struct client *c, const char *base_url, const char *token, const char *ca);
 /* Verify the coordinator with the CA certificates in `pem` (PEM text, handed
  * to libcurl from memory: CURLOPT_CAINFO_BLOB) instead of a CA file or the

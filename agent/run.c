@@ -22,12 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "backoff.h"
 #include "cleanup.h"
 #include "client.h"
 #include "crypto.h"
+#include "curlload.h" /* curl_global_*: the dlopen()ed libcurl's */
 #include "diskspeed.h"
 #include "errmsg.h"
 #include "fdio.h"
@@ -1628,6 +1627,16 @@ int run_agent(const struct run_options *o) {
         atomic_init(&R.stop, false);
         if ((ret = check_options(o)) != RUN_EXIT_OK)
                 return ret;
+        /* libcurl, loaded now rather than linked (curlload.h), and first:
+         * an image without it is broken, so say so before any other setup
+         * touches the state dir. Exit 2 as for a bad configuration, which the
+         * unit does not restart (RestartPreventExitStatus=2 3): a restart
+         * cannot bring the library back. */
+        char why[512];
+        if (curlload_open(why, sizeof why) < 0) {
+                log_error("muster-agent", "%s", why);
+                return RUN_EXIT_USAGE;
+        }
         if ((ret = setup_install(&R)) != RUN_EXIT_OK)
                 goto out_key;
         ret = RUN_EXIT_FAILURE;

@@ -18,7 +18,7 @@
 /* Exit codes of `muster-agent run`. */
 #define RUN_EXIT_OK 0          /* stopped by SIGTERM or SIGINT */
 #define RUN_EXIT_FAILURE 1     /* could not start: a config source unreadable, token file, host id, state dir, setup */
-#define RUN_EXIT_USAGE 2       /* bad command line or configuration, a setting missing */
+#define RUN_EXIT_USAGE 2       /* bad command line or configuration, a setting missing, libcurl missing */
 #define RUN_EXIT_AUTH 3        /* the coordinator refused the token (401/403) */
 
 #define RUN_MAX_INSTRUCTIONS 64

@@ -47,10 +47,27 @@ mkdir -p "$root"
 
 # ---- packages -------------------------------------------------------------
 
-# What the live system runs, plus the libraries the agent binary needs
-# (read off its ELF dependencies, so a new library cannot be forgotten).
+# What the live system runs, plus the libraries the agent binary needs, read
+# off the binary so a new library cannot be forgotten: its ELF dependencies
+# (ldd) and the libraries it dlopen()s on first use (libcurl, for `run`),
+# which ldd does not show but its .note.dlopen ELF note names (the FDO
+# dlopen-metadata format, agent/curlload.c). Those sonames are resolved as
+# the dynamic loader would (its cache) and go through the same dpkg -S.
 base_pkgs=(systemd udev libc6 mount kmod)
 agent_pkgs=()
+dlopen_sonames() {
+  readelf -p .note.dlopen "$1" 2>/dev/null | grep -o '"soname":\[[^]]*\]' |
+    sed 's/^"soname":\[//; s/\]$//' | tr ',' '\n' | tr -d ' "'
+}
+mapfile -t agent_dlopen < <(dlopen_sonames "$agent")
+# Every agent of this tree has the note: without it libcurl would be missed.
+((${#agent_dlopen[@]})) || die "$agent names no dlopen()ed library in a .note.dlopen note (not this tree's agent?)"
+agent_dlopen_paths=()
+for so in "${agent_dlopen[@]}"; do
+  p=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ {print $NF; exit}')
+  [[ -n $p ]] || die "$agent dlopen()s $so, which this machine lacks (libcurl.so.4: apt-get install libcurl4)"
+  agent_dlopen_paths+=("$p")
+done
 while read -r lib; do
   [[ -n $lib ]] || continue
   real=$(readlink -f "$lib")
@@ -60,7 +77,7 @@ while read -r lib; do
   done
   [[ -n $pkg ]] || die "no Debian package owns $lib (needed by $agent)"
   agent_pkgs+=("$pkg")
-done < <(ldd "$agent" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}')
+done < <(ldd "$agent" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'; printf '%s\n' "${agent_dlopen_paths[@]}")
 
 # Dependencies a RAM-only live system never uses: package management,
 # interactive tools, PAM modules (no logins), SELinux policy tools.
@@ -272,6 +289,14 @@ missing=$(find "$root" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
     ((found)) || echo "$so"
   done)
 [[ -z $missing ]] || die "libraries missing from the root: $missing"
+# And the agent's dlopen()ed ones, which no DT_NEEDED names.
+for so in "${agent_dlopen[@]}"; do
+  found=0
+  for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu lib usr/lib; do
+    [[ -e $root/$d/$so ]] && { found=1; break; }
+  done
+  ((found)) || die "$so (dlopen()ed by muster-agent) is missing from the root"
+done
 
 # ---- initramfs and ISO ------------------------------------------------------
 
