@@ -124,12 +124,24 @@ void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type 
                   "step %s failed on host %s: %s", step_type_to_string(t), h->id, error ? error : "no reason given");
 }
 
-/* The host as stored now, validated again (after a new fact). */
-static void revalidate(struct svc *sv, const struct host *h) {
+/* The host as stored now, validated again (after a new fact). inv (may be
+ * NULL): the inventory the caller just stored as `text`, already parsed;
+ * the host takes it (it is left empty) unless another report replaced the
+ * text meanwhile, so that it is not parsed again (a tenth of an inventory's
+ * cost). */
+static void revalidate(struct svc *sv, const struct host *h, struct inventory *inv, const char *text) {
         struct host fresh;
         host_init(&fresh);
-        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0)
+        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
+                bool same = inv && fresh.inventory_json && strcmp(fresh.inventory_json, text) == 0;
+                struct inventory *own = same ? malloc(sizeof *own) : NULL;
+                if (own) {
+                        *own = *inv;
+                        inventory_init(inv);
+                        host_set_parsed_inventory(&fresh, own);
+                }
                 (void) refresh_host(sv, &fresh);
+        }
         host_free(&fresh);
 }
 
@@ -144,29 +156,11 @@ int svc_agent_inventory(struct svc *sv, const struct host *h, const char *text, 
                 return errmsg(err, errlen, -EINVAL, "inventory: %s", why);
         }
         int r = store_host_set_inventory(sv->store, h->infra_env_id, h->id, text, &inv);
-        if (r < 0) {
-                inventory_free(&inv);
-                return r;
-        }
-        /* The validations decide the state the new inventory puts it in:
-         * the host as stored now, with the inventory just parsed (the same
-         * text; parsing it again was a tenth of an inventory's cost). */
-        struct host fresh;
-        host_init(&fresh);
-        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
-                /* Unless another report replaced it meanwhile. */
-                bool same = fresh.inventory_json && strcmp(fresh.inventory_json, text) == 0;
-                struct inventory *own = same ? malloc(sizeof *own) : NULL;
-                if (own) {
-                        *own = inv;
-                        inventory_init(&inv);
-                        host_set_parsed_inventory(&fresh, own);
-                }
-                (void) refresh_host(sv, &fresh);
-        }
-        host_free(&fresh);
+        /* The validations decide the state the new inventory puts it in. */
+        if (r >= 0)
+                revalidate(sv, h, &inv, text);
         inventory_free(&inv);
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output) {
@@ -177,7 +171,7 @@ int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_typ
                                            json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN));
         if (r < 0)
                 return r;
-        revalidate(sv, h);
+        revalidate(sv, h, NULL, NULL);
         return 0;
 }
 struct bound_peers {
