@@ -213,6 +213,12 @@ struct host {
          * (install or day-2 apply); 0: none yet. */
         int64_t applied_revision;
         uint32_t present;            /* HOST_F_* seen by host_from_json */
+        /* Whether it has an inventory, set by every store read (also those
+         * that leave inventory_json NULL). Internal, not in the JSON. */
+        bool has_inventory;
+        /* Read by store_host_get_brief: inventory_json is NULL and
+         * validations are empty whatever the host has. Internal. */
+        bool brief;
 };
 
 void host_init(struct host *h);

@@ -59,7 +59,7 @@ void api_host_instructions(void *app, struct http_request *req, struct http_resp
         struct host h;
         struct steps_reply rep = { 0 };
         const char *what = "host";
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host_brief(sv, req, resp, &ie, &h) < 0)
                 goto out;
         /* The installed system's node agent speaks with the host's own token. */
         int r = svc_agent_poll(sv, &ie, &h, P(req)->host_id[0] != '\0', &rep, &what);
@@ -124,11 +124,7 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
                         http_error(resp, 400, "an inventory result needs \"output\": the inventory document");
                         goto out;
                 }
-                r = svc_agent_inventory(sv, &h,
-                                        json_object_is_type(output, json_type_string)
-                                                ? json_object_get_string(output)
-                                                : json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN),
-                                        err, sizeof err);
+                r = svc_agent_inventory(sv, &h, output, err, sizeof err);
         } else if (t == STEP_CONNECTIVITY_CHECK || t == STEP_NTP_SYNCHRONIZER || t == STEP_DOMAIN_RESOLUTION) {
                 if (!output || !json_object_is_type(output, json_type_object)) {
                         http_error(resp, 400, "a %s result needs \"output\": an object", step_type_to_string(t));

@@ -72,6 +72,9 @@ int api_load_infra_env(struct svc *sv, struct http_request *req, struct http_res
  * reaches unbound hosts and those of its own clusters. */
 int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
                   struct host *h);
+/* The same, read brief (svc_host_get_brief). */
+int api_load_host_brief(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                        struct host *h);
 /* The cluster `id` if the caller may see it (agents: never). */
 int api_load_cluster(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
                      struct cluster *c);

@@ -167,8 +167,8 @@ void api_no_content(struct http_response *resp) {
         resp->text = strdup("");
 }
 
-int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                  struct host *h) {
+static int load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                     struct host *h, bool brief) {
         host_init(h);
         const struct principal *p = P(req);
         /* A cluster creator picks hosts from any infra-env's pool. */
@@ -186,7 +186,7 @@ int api_load_host(struct svc *sv, struct http_request *req, struct http_response
                 http_error(resp, 403, "this token belongs to another host");
                 return -EPERM;
         }
-        r = svc_host_get(sv, ie->id, req->params[1], h);
+        r = brief ? svc_host_get_brief(sv, ie->id, req->params[1], h) : svc_host_get(sv, ie->id, req->params[1], h);
         if (r < 0) {
                 api_store_error(resp, r, "host");
                 return r;
@@ -202,6 +202,16 @@ int api_load_host(struct svc *sv, struct http_request *req, struct http_response
                 }
         }
         return 0;
+}
+
+int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                  struct host *h) {
+        return load_host(sv, req, resp, ie, h, false);
+}
+
+int api_load_host_brief(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
+                        struct host *h) {
+        return load_host(sv, req, resp, ie, h, true);
 }
 
 /* The other hosts of a bound host's cluster with the addresses to check them

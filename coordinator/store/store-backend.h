@@ -55,7 +55,8 @@ struct store_backend {
         /* store_host_register is this with max_hosts 0. */
         int (*host_register)(struct store *s, const char *infra_env_id, const char *host_id,
                              const char *agent_version, int64_t max_hosts, struct host *out);
-        int (*host_get)(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
+        int (*host_get)(struct store *s, const char *infra_env_id, const char *host_id, bool brief,
+                        struct host *out);
         int (*host_list)(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
                          struct host_list *out);
         int (*host_update)(struct store *s, const struct host *h, uint32_t fields);
@@ -182,7 +183,7 @@ struct store_backend {
         int (*cluster_host_counts)(struct store *s, struct store_cluster_count **out, size_t *n);
 
         /* e->time is filled in; the back-end fills in e->id. */
-        int (*event_append)(struct store *s, struct event *e);
+        int (*event_append)(struct store *s, struct event *e, bool wait);
         int (*event_list)(struct store *s, const struct store_event_filter *f, struct event_list *out);
         int (*event_prune)(struct store *s, const char *before, const char *audit_before, int64_t max_per_host,
                            int64_t *mark);

@@ -245,15 +245,23 @@ int store_host_register_capped(struct store *s, const char *infra_env_id, const 
         return r;
 }
 
-int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
+static int host_get(struct store *s, const char *infra_env_id, const char *host_id, bool brief, struct host *out) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         host_init(out);
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        int r = s->ops->host_get(s, ie, id, out);
+        int r = s->ops->host_get(s, ie, id, brief, out);
         if (r < 0)
                 host_free(out);
         return r;
+}
+
+int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
+        return host_get(s, infra_env_id, host_id, false, out);
+}
+
+int store_host_get_brief(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
+        return host_get(s, infra_env_id, host_id, true, out);
 }
 
 int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
@@ -1177,7 +1185,7 @@ int store_operand_delete(struct store *s, const char *cluster_id, const char *id
 
 /* ---- events ------------------------------------------------------------ */
 
-int store_event_append(struct store *s, struct event *e) {
+static int event_append(struct store *s, struct event *e, bool wait) {
         char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
         const char *iep, *cidp, *hidp;
         int r;
@@ -1193,7 +1201,15 @@ int store_event_append(struct store *s, struct event *e) {
             (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
             (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
                 return r;
-        return s->ops->event_append(s, e);
+        return s->ops->event_append(s, e, wait);
+}
+
+int store_event_append(struct store *s, struct event *e) {
+        return event_append(s, e, true);
+}
+
+int store_event_append_unwaited(struct store *s, struct event *e) {
+        return event_append(s, e, false);
 }
 
 int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {

@@ -96,6 +96,10 @@ int store_host_register(struct store *s, const char *infra_env_id, const char *h
 int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
                                const char *agent_version, int64_t max_hosts, struct host *out);
 int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
+/* The host without its inventory's text and its validations (out->brief;
+ * out->has_inventory says whether it has an inventory): what a poll needs,
+ * without reading and parsing the largest parts of the row. */
+int store_host_get_brief(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
 
 /* Filters are ANDed; zero/NULL members do not filter. */
 struct store_host_filter {
@@ -594,8 +598,17 @@ int store_cluster_host_counts(struct store *s, struct store_cluster_count **out,
 
 /* ---- events ------------------------------------------------------------ */
 
-/* Needs severity, category and message; fills in id and, if NULL, time. */
+/* Needs severity, category and message; fills in id and, if NULL, time.
+ * Answers once the event is durable. */
 int store_event_append(struct store *s, struct event *e);
+/* The same, but answers once the event is written, not waiting for its
+ * commit: the commit of the writes in flight around it makes it durable
+ * (the writer that finds nobody behind it commits at once). For what
+ * nobody is answered about (a host's "registered", a validation that
+ * changed): the request that caused it does not wait for a second commit.
+ * A crash in the few ms before that commit can lose the event, never a
+ * write that was answered. */
+int store_event_append_unwaited(struct store *s, struct event *e);
 
 struct store_event_filter {
         const char *infra_env_id;

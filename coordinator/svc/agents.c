@@ -145,13 +145,21 @@ static void revalidate(struct svc *sv, const struct host *h, struct inventory *i
         host_free(&fresh);
 }
 
-int svc_agent_inventory(struct svc *sv, const struct host *h, const char *text, char *err, size_t errlen) {
+int svc_agent_inventory(struct svc *sv, const struct host *h, json_object *output, char *err, size_t errlen) {
         int64_t max = svc_cfg(sv)->max_inventory_bytes;
+        /* The document as the request's body held it (parsed once), or as
+         * a string of JSON (older agents). */
+        bool parsed = json_object_is_type(output, json_type_object);
+        const char *text = parsed ? json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN)
+                                  : json_object_get_string(output);
+        if (!text)
+                return -ENOMEM;
         if ((int64_t) strlen(text) > max)
                 return errmsg(err, errlen, -E2BIG, "inventory is larger than %lld bytes", (long long) max);
         struct inventory inv;
         char why[256];
-        if (inventory_from_string(text, &inv, why, sizeof why) < 0) {
+        if ((parsed ? inventory_from_json(output, &inv, why, sizeof why)
+                    : inventory_from_string(text, &inv, why, sizeof why)) < 0) {
                 inventory_free(&inv);
                 return errmsg(err, errlen, -EINVAL, "inventory: %s", why);
         }
@@ -294,6 +302,16 @@ int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, b
         char now[MODEL_TIME_LEN];
         uint64_t polls;
         *what = "host";
+        /* A brief read serves a host in the pool that is connected; the
+         * rest (bound, or connected again: validated again) need all of it. */
+        if (h->brief && (h->cluster_id || h->status == HOST_DISCONNECTED_UNBOUND || h->status == HOST_DISCONNECTED)) {
+                struct host full;
+                int k = store_host_get(sv->store, ie->id, h->id, &full);
+                if (k < 0)
+                        return k;
+                host_free(h);
+                *h = full;
+        }
         int r = check_in(sv, ie, h, now, &polls);
         if (r < 0)
                 return r;
@@ -305,7 +323,7 @@ int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, b
         int reregister = h->reregister_pending ? store_host_take_reregister(sv->store, ie->id, h->id) : 0;
         struct steps_input in = {
                 .status = h->status,
-                .inventory_received = h->inventory_json != NULL,
+                .inventory_received = h->has_inventory,
                 .poll_count = polls,
                 .inventory_every = (unsigned) cfg->inventory_every,
                 .interval_s = (unsigned) cfg->instruction_interval_s,

@@ -30,7 +30,8 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
  * steps its state gets into *rep (the caller frees it with
  * steps_reply_free). h->status follows. 0, or -errno with *what naming what
  * failed ("host", "cluster") for the store's words; -EIO when the steps
- * could not be decided. */
+ * could not be decided. h may be brief (store_host_get_brief): it is read
+ * in full where the poll needs more. */
 int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, bool own_token,
                    struct steps_reply *rep, const char **what);
 
@@ -41,11 +42,13 @@ int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped);
 /* A step of type t failed on h with `error` (may be NULL): an event. */
 void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error);
 
-/* Host h's inventory as the agent sent it (JSON text, at most [server]
- * max_inventory_bytes): parsed, stored, and the host validated again.
+/* Host h's inventory as the agent sent it: the step result's "output",
+ * the document itself (used as the request parsed it) or a string holding
+ * its JSON text; at most [server] max_inventory_bytes of JSON text. Stored,
+ * and the host validated again.
  * 0, or -errno with err: -E2BIG too large, -EINVAL not an inventory (err:
  * "inventory: why"); store errors (err empty). */
-int svc_agent_inventory(struct svc *sv, const struct host *h, const char *text, char *err, size_t errlen);
+int svc_agent_inventory(struct svc *sv, const struct host *h, json_object *output, char *err, size_t errlen);
 
 /* The result of a network step (connectivity-check, ntp-synchronizer,
  * domain-resolution) of h: kept as its step result and the host validated

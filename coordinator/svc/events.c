@@ -31,7 +31,9 @@ void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, 
         e.cluster_id = cluster_id ? strdup(cluster_id) : NULL;
         e.host_id = host_id ? strdup(host_id) : NULL;
         e.message = strdup(msg);
-        int r = store_event_append(s->store, &e);
+        /* The audit trail is answered for: its record is durable before
+         * the request's answer. Other events ride on the next commit. */
+        int r = cat == EVENT_CAT_AUDIT ? store_event_append(s->store, &e) : store_event_append_unwaited(s->store, &e);
         if (r < 0)
                 log_warning_errno(r, "events", "Failed to record event \"%s\": %m", msg);
         else if (s->sink.emit)

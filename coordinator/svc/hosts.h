@@ -10,6 +10,8 @@
 
 /* The host (infra_env_id, host_id) as stored. -ENOENT, store errors. */
 int svc_host_get(struct svc *sv, const char *infra_env_id, const char *host_id, struct host *out);
+/* The same, brief (store_host_get_brief): for an agent's poll. */
+int svc_host_get_brief(struct svc *sv, const char *infra_env_id, const char *host_id, struct host *out);
 
 /* Hosts matching f, a page at a time. */
 int svc_host_list(struct svc *sv, const struct store_host_filter *f, const struct store_page *pg,

@@ -423,6 +423,10 @@ Test(store, host_updates) {
         struct host h;
         host_uuid(3, id);
         cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        struct host fresh;
+        cr_assert_eq(store_host_get_brief(st, ie, id, &fresh), 0);
+        cr_assert_not(fresh.has_inventory, "no inventory yet");
+        host_free(&fresh);
 
         struct host up;
         host_init(&up);
@@ -486,6 +490,23 @@ Test(store, host_updates) {
         cr_assert(json_object_object_get_ex(o, "inventory", &x));
         cr_assert(json_object_is_type(x, json_type_object));
         json_object_put(o);
+        cr_assert(h.has_inventory);
+        cr_assert_not(h.brief);
+        host_free(&h);
+
+        /* Brief: the same host without its inventory text and validations,
+         * but saying that it has an inventory. */
+        cr_assert_eq(store_host_get_brief(st, ie, id, &h), 0);
+        cr_assert(h.brief);
+        cr_assert(h.has_inventory);
+        cr_assert_null(h.inventory_json);
+        cr_assert_eq(h.n_validations, 0);
+        cr_assert_eq(h.status, HOST_INSUFFICIENT_UNBOUND);
+        cr_assert_str_eq(h.status_info, "low");
+        cr_assert_eq(h.role, ROLE_WORKER);
+        cr_assert_str_eq(h.facts.hostname, "node-3");
+        cr_assert_eq(h.facts.memory_bytes, 32 * GiB);
+        cr_assert_str_eq(h.checked_in_at, "2026-11-21T22:00:00Z");
         host_free(&h);
 
         /* Missing hosts. */
@@ -494,6 +515,7 @@ Test(store, host_updates) {
         cr_assert_eq(store_host_checkin(st, ie, other, NULL), -ENOENT);
         cr_assert_eq(store_host_set_inventory(st, ie, other, inv, NULL), -ENOENT);
         cr_assert_eq(store_host_set_status(st, ie, other, HOST_KNOWN, NULL, NULL, 0, 0), -ENOENT);
+        cr_assert_eq(store_host_get_brief(st, ie, other, &h), -ENOENT);
         cr_assert_eq(store_host_take_reregister(st, ie, other), -ENOENT);
         free(up.id);
         up.id = strdup(other);

@@ -58,10 +58,24 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 12
+#define SCHEMA 13
 
-/* Undo migration 12 (what a version-11 muster left). */
+/* Undo migration 13 (what a version-12 muster left): the inventory back in
+ * the host's row, no host counts. */
+static void downgrade_to_12(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts ADD COLUMN inventory TEXT;"
+                                      "UPDATE hosts SET inventory = "
+                                      "  (SELECT inventory FROM host_inventories WHERE host_seq = hosts.seq);"
+                                      "DROP TABLE host_inventories;"
+                                      "DROP TRIGGER hosts_count_insert; DROP TRIGGER hosts_count_delete;"
+                                      "ALTER TABLE infra_envs DROP COLUMN host_count;"
+                                      "UPDATE schema_version SET version = 12", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 13 and 12 (what a version-11 muster left). */
 static void downgrade_to_11(sqlite3 *db) {
+        downgrade_to_12(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE subscriptions DROP COLUMN uninstall;"
                                       "UPDATE schema_version SET version = 11", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -189,6 +203,73 @@ Test(store_sqlite, fresh_database_gets_current_schema) {
         cr_assert_eq(store_infra_env_get(st, ie, &got), 0);
         infra_env_free(&got);
         free(ie);
+}
+
+static int64_t count_rows(const char *sql) {
+        sqlite3 *db;
+        sqlite3_stmt *q;
+        cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+        cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+        int64_t n = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+        return n;
+}
+
+#define H(n) "5d1e0c2a-0000-4000-8000-00000000000" #n
+
+/* A version-12 database (inventories in the host rows, no host counts) is
+ * migrated: the inventories move to their own table unchanged, and each
+ * infra-env's count of hosts starts from the hosts it holds, so that
+ * [infraenv] max_hosts holds across the upgrade; deletes (of a host, of an
+ * infra-env) keep counts and inventories right. */
+Test(store_sqlite, version_12_database_is_migrated) {
+        char *a = mk_infra_env("admin", "a"), *b = mk_infra_env("admin", "b");
+        for (int i = 1; i <= 3; i++) {
+                char id[40];
+                snprintf(id, sizeof id, "5d1e0c2a-0000-4000-8000-00000000000%d", i);
+                cr_assert_eq(store_host_register(st, a, id, "1", NULL), 1);
+        }
+        cr_assert_eq(store_host_register(st, b, H(9), "1", NULL), 1);
+        const char *inv = "{\"inventory_version\":1,\"hostname\":\"kept\",\"cpu\":{\"count\":4}}";
+        cr_assert_eq(store_host_set_inventory(st, a, H(2), inv, NULL), 0);
+
+        reopen_after(downgrade_to_12);
+        struct host h;
+        cr_assert_eq(store_host_get(st, a, H(2), &h), 0);
+        cr_assert_not_null(h.inventory_json);
+        struct host fresh;
+        host_init(&fresh);
+        cr_assert_str_eq(h.inventory_json, inv, "the inventory moved unchanged");
+        cr_assert_eq(store_host_get(st, a, H(1), &fresh), 0);
+        cr_assert_null(fresh.inventory_json);
+        host_free(&fresh);
+        host_free(&h);
+
+        /* a holds 3: a cap of 3 refuses a fourth, a cap of 4 takes it; b's
+         * count is its own. */
+        cr_assert_eq(store_host_register_capped(st, a, H(4), "1", 3, NULL), -EDQUOT);
+        cr_assert_eq(store_host_register_capped(st, b, H(4), "1", 2, NULL), 1);
+        cr_assert_eq(store_host_register_capped(st, a, H(5), "1", 4, NULL), 1);
+        cr_assert_eq(store_host_register_capped(st, a, H(6), "1", 4, NULL), -EDQUOT);
+        /* A known host registering again is not a new one. */
+        cr_assert_eq(store_host_register_capped(st, a, H(5), "1", 4, NULL), 0);
+        cr_assert_eq(store_host_delete(st, a, H(2)), 0);
+        cr_assert_eq(count_rows("SELECT count(*) FROM host_inventories"), 0, "the inventory went with its host");
+        cr_assert_eq(store_host_register_capped(st, a, H(6), "1", 4, NULL), 1);
+        cr_assert_eq(count_rows("SELECT count(*) FROM hosts WHERE infra_env_id = (SELECT id FROM infra_envs "
+                                "WHERE name = 'a')"), 4);
+        cr_assert_eq(store_host_set_inventory(st, a, H(6), inv, NULL), 0);
+        cr_assert_eq(store_host_set_inventory(st, a, H(6), inv, NULL), 0, "a second inventory replaces the first");
+        cr_assert_eq(count_rows("SELECT count(*) FROM host_inventories"), 1);
+
+        /* Deleting the infra-env takes its hosts and their inventories. */
+        cr_assert_eq(store_infra_env_delete(st, a, 0, NULL, NULL), 0);
+        cr_assert_eq(count_rows("SELECT count(*) FROM host_inventories"), 0);
+        cr_assert_eq(count_rows("SELECT host_count FROM infra_envs WHERE name = 'b'"), 2);
+        free(a);
+        free(b);
 }
 
 /* A version-10 database (before operands) is migrated: its subscriptions
@@ -571,6 +652,65 @@ Test(store_sqlite, group_commit_answers_each_write_after_its_commit) {
                      (unsigned long long) commits, (unsigned long long) writes);
         free(ie);
         free(capped);
+}
+
+/* Unwaited events: one alone is committed before it is answered (nobody
+ * is queued behind it), and among waited writes every one is committed by
+ * the writes around it: none is left in a group that nobody commits. */
+struct ue_arg {
+        const char *ie;
+        int t, failed;
+};
+
+#define UE_THREADS 8
+#define UE_ROUNDS 60
+
+static void *ue_writer(void *p) {
+        struct ue_arg *a = p;
+        for (int i = 0; i < UE_ROUNDS; i++) {
+                char id[37];
+                snprintf(id, sizeof id, "00000000-0000-4000-9%03d-%012d", a->t, i);
+                if (store_host_register(st, a->ie, id, "1", NULL) != 1)
+                        a->failed++;
+                struct event e;
+                event_init(&e);
+                e.severity = EVENT_INFO;
+                e.category = EVENT_CAT_AGENT;
+                e.message = strdup("unwaited");
+                if (store_event_append_unwaited(st, &e) != 0 || e.id <= 0)
+                        a->failed++;
+                event_free(&e);
+        }
+        return NULL;
+}
+
+Test(store_sqlite, unwaited_events_are_committed_by_the_writes_around_them) {
+        struct event e;
+        event_init(&e);
+        e.severity = EVENT_INFO;
+        e.category = EVENT_CAT_SYSTEM;
+        e.message = strdup("alone");
+        cr_assert_eq(store_event_append_unwaited(st, &e), 0);
+        char q[128];
+        snprintf(q, sizeof q, "SELECT count(*) FROM events WHERE id = %lld AND message = 'alone'", (long long) e.id);
+        cr_assert_eq(count_rows(q), 1, "an unwaited event with nobody behind it is committed at once");
+        event_free(&e);
+
+        char *ie = mk_infra_env("alice", "ue");
+        pthread_t th[UE_THREADS];
+        struct ue_arg args[UE_THREADS];
+        for (int t = 0; t < UE_THREADS; t++) {
+                args[t] = (struct ue_arg) { .ie = ie, .t = t };
+                cr_assert_eq(pthread_create(&th[t], NULL, ue_writer, &args[t]), 0);
+        }
+        for (int t = 0; t < UE_THREADS; t++) {
+                pthread_join(th[t], NULL);
+                cr_assert_eq(args[t].failed, 0);
+        }
+        /* Read from a connection of its own: only committed rows count. */
+        cr_assert_eq(count_rows("SELECT count(*) FROM events WHERE message = 'unwaited'"), UE_THREADS * UE_ROUNDS);
+        cr_assert_eq(count_rows("SELECT count(*) FROM hosts"), UE_THREADS * UE_ROUNDS);
+        free(ie);
 }
 
 /* kill -9 in the middle of groups: every write the store acknowledged is

@@ -39,7 +39,7 @@
  * answered at once, and takes nothing of its group with it; only a failure
  * that ends the whole transaction (the disk full or failing, a failed
  * COMMIT) fails every write of the group, none of which had been answered. */
-#define POOL_SIZE 4
+#define POOL_SIZE 16
 #define BUSY_TIMEOUT_MS 10000
 #define GROUP_MAX 256
 #define GROUP_MAX_US 20000
@@ -290,6 +290,23 @@ static const char *const migrations[] = {
         /* 12: the uninstall under way of a subscription (its operands'
          * cleanup, issue 17), JSON text. */
         "ALTER TABLE subscriptions ADD COLUMN uninstall TEXT;",
+        /* 13 (issue 19): each infra-env's host count, kept by triggers, so
+         * that a registration checks [infraenv] max_hosts without counting
+         * the infra-env's hosts; and the inventory in a table of its own:
+         * a host's row stays a few hundred bytes, so reading its status,
+         * validations or check-in time, or scanning hosts for a filter,
+         * no longer walks the inventory's overflow pages. */
+        "ALTER TABLE infra_envs ADD COLUMN host_count INTEGER NOT NULL DEFAULT 0;"
+        "UPDATE infra_envs SET host_count = (SELECT count(*) FROM hosts WHERE hosts.infra_env_id = infra_envs.id);"
+        "CREATE TRIGGER hosts_count_insert AFTER INSERT ON hosts BEGIN "
+        "  UPDATE infra_envs SET host_count = host_count + 1 WHERE id = NEW.infra_env_id; END;"
+        "CREATE TRIGGER hosts_count_delete AFTER DELETE ON hosts BEGIN "
+        "  UPDATE infra_envs SET host_count = host_count - 1 WHERE id = OLD.infra_env_id; END;"
+        "CREATE TABLE host_inventories ("
+        "  host_seq INTEGER PRIMARY KEY REFERENCES hosts(seq) ON DELETE CASCADE,"
+        "  inventory TEXT NOT NULL);"
+        "INSERT INTO host_inventories (host_seq, inventory) SELECT seq, inventory FROM hosts WHERE inventory IS NOT NULL;"
+        "ALTER TABLE hosts DROP COLUMN inventory;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -552,8 +569,9 @@ static int write_begin(struct store *base, struct conn **out) {
 }
 
 /* Keeps the write if r >= 0, else undoes it alone; returns r, or the
- * error that kept it from becoming durable, once it is durable. */
-static int write_end(struct store *base, struct conn *c, int r) {
+ * error that kept it from becoming durable, once it is durable (with
+ * `wait`; without, as soon as it is written: see write_end_unwaited). */
+static int write_end_(struct store *base, struct conn *c, int r, bool wait) {
         struct sqlite_store *s = sq(base);
         int k = r >= 0 ? exec(c, "RELEASE w") : r;
         if (k < 0 && !sqlite3_get_autocommit(c->db)) {
@@ -571,18 +589,33 @@ static int write_end(struct store *base, struct conn *c, int r) {
                 return r < 0 ? r : -EIO;
         }
         struct group_waiter me = { .result = r };
-        if (r >= 0) {
+        if (r >= 0 && wait) {
                 me.next = s->waiters;
                 s->waiters = &me;
         }
-        if (atomic_load(&s->queued) == 0 || s->group_size >= GROUP_MAX || since_us(&s->group_opened) >= GROUP_MAX_US)
-                (void) group_end(s, 0);
-        /* A failed write was undone: nothing of it waits for the commit. */
-        while (r >= 0 && !me.done)
+        if (atomic_load(&s->queued) == 0 || s->group_size >= GROUP_MAX || since_us(&s->group_opened) >= GROUP_MAX_US) {
+                int g = group_end(s, 0);
+                if (!wait && r >= 0)
+                        r = g;
+        }
+        /* A failed write was undone: nothing of it waits for the commit.
+         * Unwaited, the group is left open only with a writer queued
+         * behind: that writer, or one after it, commits it. */
+        while (wait && r >= 0 && !me.done)
                 pthread_cond_wait(&s->committed, &s->write_lock);
         store_latency_add(&s->writes, (double) since_us(&write_asked) / 1e6);
         pthread_mutex_unlock(&s->write_lock);
-        return r >= 0 ? me.result : r;
+        return r >= 0 && wait ? me.result : r;
+}
+
+static int write_end(struct store *base, struct conn *c, int r) {
+        return write_end_(base, c, r, true);
+}
+
+/* For a write nobody is answered about: it returns once the write is in
+ * the open group, which the writers queued behind it commit. */
+static int write_end_unwaited(struct store *base, struct conn *c, int r) {
+        return write_end_(base, c, r, false);
 }
 
 static void sqlite_write_latency(struct store *base, struct store_latency *out) {
@@ -1032,8 +1065,9 @@ static int sqlite_infra_env_get(struct store *s, const char *id, struct infra_en
         "h.inv_max_disk_bytes, h.status, h.status_info, h.validations, "             \
         "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
         "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
-        "h.created_at, h.updated_at, h.step_results, h.applied_revision"
-#define HOST_COLS HOST_COLS_A "h.inventory" HOST_COLS_B
+        "h.created_at, h.updated_at, h.step_results, h.applied_revision, "            \
+        "EXISTS (SELECT 1 FROM host_inventories hi WHERE hi.host_seq = h.seq)"
+#define HOST_COLS HOST_COLS_A "(SELECT hi.inventory FROM host_inventories hi WHERE hi.host_seq = h.seq)" HOST_COLS_B
 #define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
 static int read_host(sqlite3_stmt *st, struct host *h);
 static int read_cluster(sqlite3_stmt *st, struct cluster *cl);
@@ -1261,7 +1295,9 @@ static int sqlite_infra_env_bump_token(struct store *s, const char *nid, int64_t
 /* ---- hosts ------------------------------------------------------------- */
 
 
-static int read_host(sqlite3_stmt *st, struct host *h) {
+/* A host row of HOST_COLS (or HOST_COLS_NO_INV); brief leaves its
+ * validations unread. */
+static int read_host_(sqlite3_stmt *st, struct host *h, bool brief) {
         char **a[] = { &h->infra_env_id, &h->id, &h->owner, &h->cluster_id };
         char **b[] = { &h->requested_hostname, &h->installation_disk_id, &h->inventory_json,
                        &h->facts.hostname };
@@ -1279,7 +1315,7 @@ static int read_host(sqlite3_stmt *st, struct host *h) {
         h->facts.max_disk_bytes = col_i64(st, 12);
         h->status = host_status_from_string((const char *) sqlite3_column_text(st, 13));
         if ((r = col_str(st, 14, &h->status_info)) < 0 ||
-            (r = col_validations(st, 15, &h->validations, &h->n_validations)) < 0 ||
+            (!brief && (r = col_validations(st, 15, &h->validations, &h->n_validations)) < 0) ||
             (r = col_strs(st, 16, d, 1)) < 0)
                 return r;
         h->progress.percent = col_i64(st, 17);
@@ -1289,17 +1325,28 @@ static int read_host(sqlite3_stmt *st, struct host *h) {
         if ((r = col_strs(st, 23, f, 3)) < 0)
                 return r;
         h->applied_revision = sqlite3_column_int64(st, 26);
+        h->has_inventory = sqlite3_column_int(st, 27) != 0;
+        h->brief = brief;
         if (h->role < 0 || h->status < 0)
                 return -EIO; /* a name this build does not know */
         return 0;
 }
 
-static int host_get_conn(struct conn *c, const char *ie, const char *id, struct host *out) {
+static int read_host(sqlite3_stmt *st, struct host *h) {
+        return read_host_(st, h, false);
+}
+
+static int host_get_conn_(struct conn *c, const char *ie, const char *id, bool brief, struct host *out) {
         _cleanup_reset_ sqlite3_stmt *st = NULL;
-        int r = stmt(c, "SELECT " HOST_COLS " FROM hosts h WHERE h.infra_env_id = ?1 AND h.id = ?2", &st);
+        int r = stmt(c, brief ? "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.infra_env_id = ?1 AND h.id = ?2"
+                              : "SELECT " HOST_COLS " FROM hosts h WHERE h.infra_env_id = ?1 AND h.id = ?2", &st);
         if (r < 0 || (r = BIND(st, ie, id)) < 0 || (r = step_row(c, st)) < 0)
                 return r;
-        return r ? read_host(st, out) : -ENOENT;
+        return r ? read_host_(st, out, brief) : -ENOENT;
+}
+
+static int host_get_conn(struct conn *c, const char *ie, const char *id, struct host *out) {
+        return host_get_conn_(c, ie, id, false, out);
 }
 
 static int host_register_conn(struct conn *c, const char *ie, const char *id, const char *version,
@@ -1317,7 +1364,7 @@ static int host_register_conn(struct conn *c, const char *ie, const char *id, co
         }
         if (max_hosts > 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "SELECT count(*) FROM hosts WHERE infra_env_id = ?1", &st)) < 0 ||
+                if ((r = stmt(c, "SELECT host_count FROM infra_envs WHERE id = ?1", &st)) < 0 ||
                     (r = BIND(st, ie)) < 0 || (r = step_row(c, st)) < 0)
                         return r;
                 if (r > 0 && sqlite3_column_int64(st, 0) >= max_hosts)
@@ -1349,9 +1396,9 @@ static int sqlite_host_register(struct store *s, const char *ie, const char *id,
         return r < 0 ? r : isnew;
 }
 
-static int sqlite_host_get(struct store *s, const char *ie, const char *id, struct host *out) {
+static int sqlite_host_get(struct store *s, const char *ie, const char *id, bool brief, struct host *out) {
         struct conn *c = conn_get(s);
-        int r = host_get_conn(c, ie, id, out);
+        int r = host_get_conn_(c, ie, id, brief, out);
         conn_put(s, c);
         return r;
 }
@@ -1429,13 +1476,21 @@ static int sqlite_host_set_inventory(struct store *s, const char *ie, const char
                 return r;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET inventory = ?3, inv_hostname = ?4, updated_at = ?5, "
-                                 "inv_cpu_count = ?6, inv_memory_bytes = ?7, inv_max_disk_bytes = ?8 "
+                if ((r = stmt(c, "UPDATE hosts SET inv_hostname = ?3, updated_at = ?4, "
+                                 "inv_cpu_count = ?5, inv_memory_bytes = ?6, inv_max_disk_bytes = ?7 "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, inventory_json, facts->hostname, now)) >= 0 &&
-                    (r = bind_i64(st, 6, facts->cpu_count)) >= 0 &&
-                    (r = bind_i64(st, 7, facts->memory_bytes)) >= 0 &&
-                    (r = bind_i64(st, 8, facts->max_disk_bytes)) >= 0)
+                    (r = BIND(st, ie, id, facts->hostname, now)) >= 0 &&
+                    (r = bind_i64(st, 5, facts->cpu_count)) >= 0 &&
+                    (r = bind_i64(st, 6, facts->memory_bytes)) >= 0 &&
+                    (r = bind_i64(st, 7, facts->max_disk_bytes)) >= 0)
+                        r = step_changed(c, st);
+        }
+        if (r >= 0) {
+                _cleanup_reset_ sqlite3_stmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO host_inventories (host_seq, inventory) "
+                                 "SELECT seq, ?3 FROM hosts WHERE infra_env_id = ?1 AND id = ?2 "
+                                 "ON CONFLICT (host_seq) DO UPDATE SET inventory = excluded.inventory", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, inventory_json)) >= 0)
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
@@ -3191,7 +3246,7 @@ static int sqlite_cluster_host_counts(struct store *s, struct store_cluster_coun
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
 
-static int sqlite_event_append(struct store *s, struct event *e) {
+static int sqlite_event_append(struct store *s, struct event *e, bool wait) {
         struct conn *c;
         int r;
 
@@ -3206,7 +3261,7 @@ static int sqlite_event_append(struct store *s, struct event *e) {
                               e->host_id, e->message)) >= 0 && (r = step_done(c, st)) >= 0)
                         e->id = sqlite3_last_insert_rowid(c->db);
         }
-        return write_end(s, c, r);
+        return wait ? write_end(s, c, r) : write_end_unwaited(s, c, r);
 }
 
 static int read_event(sqlite3_stmt *st, struct event *e) {
