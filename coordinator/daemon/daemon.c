@@ -304,7 +304,7 @@ void musterd_stop(struct musterd *d) {
         }
         http_server_stop(d->api.http);
         if (d->svc_ready) {
-                int r = svc_flush_checkins(&d->svc);
+                int r = svc_flush_all_checkins(&d->svc);
                 if (r < 0)
                         log_warning_errno(r, "musterd", "Failed to write the last check-ins: %m");
                 svc_fini(&d->svc);

@@ -16,6 +16,7 @@ struct entry {
         struct store_checkin c; /* c.infra_env_id[0] == 0: empty slot */
         uint64_t polls;
         uint64_t seen;          /* the flush generation of its last poll */
+        uint64_t written;       /* 1 + the flush generation of its last write; 0: never */
         bool dirty;             /* c.at not written yet */
 };
 
@@ -132,11 +133,17 @@ int checkins_note(struct checkin_buffer *b, const char *infra_env_id, const char
         return r;
 }
 
-int checkins_flush(struct checkin_buffer *b, struct store *s) {
+/* Whether e's time goes out in this flush. */
+static bool due(const struct checkin_buffer *b, const struct entry *e, bool all) {
+        return e->c.infra_env_id[0] && e->dirty &&
+               (all || e->written == 0 || b->gen + 1 - e->written >= CHECKINS_WRITE_EVERY);
+}
+
+int checkins_flush(struct checkin_buffer *b, struct store *s, bool all) {
         pthread_mutex_lock(&b->lock);
         size_t n = 0;
         for (size_t i = 0; i < b->t.cap; i++)
-                n += b->t.v[i].c.infra_env_id[0] && b->t.v[i].dirty;
+                n += due(b, &b->t.v[i], all);
         struct store_checkin *v = n ? malloc(n * sizeof *v) : NULL;
         if (n && !v) {
                 pthread_mutex_unlock(&b->lock);
@@ -145,9 +152,10 @@ int checkins_flush(struct checkin_buffer *b, struct store *s) {
         n = 0;
         for (size_t i = 0; i < b->t.cap; i++) {
                 struct entry *e = &b->t.v[i];
-                if (e->c.infra_env_id[0] && e->dirty) {
+                if (due(b, e, all)) {
                         v[n++] = e->c;
                         e->dirty = false;
+                        e->written = b->gen + 1;
                 }
         }
         b->gen++;
@@ -164,8 +172,10 @@ int checkins_flush(struct checkin_buffer *b, struct store *s) {
                 for (size_t i = 0; i < n; i++) {
                         int rr;
                         struct entry *e = find_or_add(b, v[i].infra_env_id, v[i].host_id, &rr);
-                        if (e)
+                        if (e) {
                                 note_time(e, v[i].at);
+                                e->written = 0;
+                        }
                 }
                 pthread_mutex_unlock(&b->lock);
         }

@@ -102,7 +102,7 @@ static int mark_disconnected(struct svc *sv, const char *before, uint32_t mask, 
 
 int svc_monitor_pass(struct svc *sv) {
         char before[MODEL_TIME_LEN];
-        int flushed = checkins_flush(sv->checkins, sv->store);
+        int flushed = checkins_flush(sv->checkins, sv->store, true);
         if (flushed < 0)
                 return flushed;
         int64_t cutoff = svc_now(sv) - svc_cfg(sv)->host_disconnect_timeout_s;
@@ -142,5 +142,9 @@ int svc_prune_events(struct svc *sv) {
 }
 
 int svc_flush_checkins(struct svc *sv) {
-        return checkins_flush(sv->checkins, sv->store);
+        return checkins_flush(sv->checkins, sv->store, false);
+}
+
+int svc_flush_all_checkins(struct svc *sv) {
+        return checkins_flush(sv->checkins, sv->store, true);
 }

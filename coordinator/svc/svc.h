@@ -124,5 +124,8 @@ int svc_ready(struct svc *sv, char *err, size_t errlen);
  * as Prometheus text appended to *buf (*len used of *cap). 0 or -ENOMEM. */
 int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap);
 
-/* Write the buffered check-ins. Returns how many, or -errno. */
+/* Write the buffered check-ins that are due (checkins.h: a host's time at
+ * most once in CHECKINS_WRITE_EVERY flushes). Returns how many, or -errno. */
 int svc_flush_checkins(struct svc *s);
+/* Write every buffered check-in (at shutdown). */
+int svc_flush_all_checkins(struct svc *s);

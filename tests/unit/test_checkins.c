@@ -54,7 +54,7 @@ Test(checkins, batched_writes_keep_the_latest_time) {
 
         struct checkin_buffer *b;
         cr_assert_eq(checkins_new(&b), 0);
-        cr_assert_eq(checkins_flush(b, st), 0, "nothing to write");
+        cr_assert_eq(checkins_flush(b, st, true), 0, "nothing to write");
         /* 3000 hosts (the table grows past its first size), host 1 twice. */
         for (int i = 0; i < 3000; i++)
                 cr_assert_eq(checkins_note(b, ie.id, ids[i], "2031-05-05T10:00:00Z", NULL), 0);
@@ -65,7 +65,7 @@ Test(checkins, batched_writes_keep_the_latest_time) {
         char *t = checked_in(ie.id, ids[2]);
         cr_assert(t == NULL || strcmp(t, "2031-05-05T10:00:00Z") != 0);
         free(t);
-        cr_assert_eq(checkins_flush(b, st), 3000);
+        cr_assert_eq(checkins_flush(b, st, true), 3000);
         t = checked_in(ie.id, ids[1]);
         cr_assert_str_eq(t, "2031-05-05T10:00:07Z");
         free(t);
@@ -74,7 +74,7 @@ Test(checkins, batched_writes_keep_the_latest_time) {
         free(t);
         /* A stored time newer than the buffered one stays. */
         cr_assert_eq(checkins_note(b, ie.id, ids[0], "2029-01-01T00:00:00Z", NULL), 0);
-        cr_assert_eq(checkins_flush(b, st), 1);
+        cr_assert_eq(checkins_flush(b, st, true), 1);
         t = checked_in(ie.id, ids[0]);
         cr_assert_str_eq(t, "2031-05-05T10:00:00Z", "the batch wrote 2031 earlier; 2029 is older");
         free(t);
@@ -84,13 +84,60 @@ Test(checkins, batched_writes_keep_the_latest_time) {
         cr_assert_eq(polls, 2, "host 5 polled once before");
         cr_assert_eq(checkins_note(b, ie.id, ids[1], "2031-05-05T10:00:09Z", &polls), 0);
         cr_assert_eq(polls, 4, "host 1 polled three times before");
-        cr_assert_eq(checkins_flush(b, st), 2);
+        cr_assert_eq(checkins_flush(b, st, true), 2);
         cr_assert_eq(checkins_note(b, ie.id, ids[5], "2031-05-05T10:00:10Z", &polls), 0);
         cr_assert_eq(polls, 3);
-        cr_assert_eq(checkins_flush(b, st), 1);
+        cr_assert_eq(checkins_flush(b, st, true), 1);
         /* A host deleted meanwhile is skipped, not an error. */
         cr_assert_eq(checkins_note(b, ie.id, "7c0ffee0-0000-4000-8000-999999999999", "2031-05-05T10:00:00Z", NULL), 0);
-        cr_assert_eq(checkins_flush(b, st), 1);
+        cr_assert_eq(checkins_flush(b, st, true), 1);
+        checkins_free(b);
+        infra_env_free(&ie);
+}
+
+/* A host polling at every flush has its time written once in
+ * CHECKINS_WRITE_EVERY flushes, its newest time then; a host that polled
+ * once is written at the next flush; `all` writes every time at once. */
+Test(checkins, chatty_hosts_are_written_once_in_a_while) {
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup("lab");
+        ie.owner = strdup("admin");
+        ie.cpu_architecture = strdup("x86_64");
+        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        const char *chatty = "7c0ffee0-0000-4000-8000-000000000001", *quiet = "7c0ffee0-0000-4000-8000-000000000002";
+        cr_assert_eq(store_host_register(st, ie.id, chatty, "t", NULL), 1);
+        cr_assert_eq(store_host_register(st, ie.id, quiet, "t", NULL), 1);
+        struct checkin_buffer *b;
+        cr_assert_eq(checkins_new(&b), 0);
+
+        char at[32];
+        int written = 0;
+        for (int i = 0; i < 3 * CHECKINS_WRITE_EVERY; i++) {
+                snprintf(at, sizeof at, "2031-05-05T10:%02d:%02dZ", i / 60, i % 60);
+                cr_assert_eq(checkins_note(b, ie.id, chatty, at, NULL), 0);
+                if (i == 4)
+                        cr_assert_eq(checkins_note(b, ie.id, quiet, at, NULL), 0);
+                int n = checkins_flush(b, st, false);
+                cr_assert_geq(n, 0);
+                written += n;
+                if (i == 4) {
+                        char *t = checked_in(ie.id, quiet);
+                        cr_assert_str_eq(t, "2031-05-05T10:00:04Z", "a host's first time goes out at once");
+                        free(t);
+                }
+        }
+        /* chatty: at flushes 0, 10, 20; quiet: once. */
+        cr_assert_eq(written, 3 + 1, "%d writes", written);
+        char *t = checked_in(ie.id, chatty);
+        cr_assert_str_eq(t, "2031-05-05T10:00:20Z", "the time of its last write");
+        free(t);
+        /* What waits goes out with `all` (the monitor's pass, shutdown). */
+        cr_assert_eq(checkins_flush(b, st, true), 1);
+        t = checked_in(ie.id, chatty);
+        cr_assert_str_eq(t, "2031-05-05T10:00:29Z", "its newest time");
+        free(t);
+        cr_assert_eq(checkins_flush(b, st, true), 0, "nothing left");
         checkins_free(b);
         infra_env_free(&ie);
 }

@@ -66,7 +66,8 @@ static void downgrade_to_12(sqlite3 *db) {
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts ADD COLUMN inventory TEXT;"
                                       "UPDATE hosts SET inventory = "
                                       "  (SELECT inventory FROM host_inventories WHERE host_seq = hosts.seq);"
-                                      "DROP TABLE host_inventories;"
+                                      "DROP TABLE host_inventories; DROP TABLE host_names;"
+                                      "DROP TRIGGER hosts_name_insert; DROP TRIGGER hosts_name_update;"
                                       "DROP TRIGGER hosts_count_insert; DROP TRIGGER hosts_count_delete;"
                                       "ALTER TABLE infra_envs DROP COLUMN host_count;"
                                       "UPDATE schema_version SET version = 12", NULL, NULL, NULL),
@@ -246,6 +247,28 @@ Test(store_sqlite, version_12_database_is_migrated) {
         cr_assert_null(fresh.inventory_json);
         host_free(&fresh);
         host_free(&h);
+        /* The names came along: the hostname filter finds the host whose
+         * inventory names it (any case), then the name an admin gives it. */
+        struct host_list l;
+        struct store_host_filter hf = { .hostname_contains = "KEP" };
+        cr_assert_eq(store_host_list(st, &hf, &(struct store_page) { .limit = 10 }, &l), 0);
+        cr_assert_eq(l.n, 1);
+        cr_assert_str_eq(l.v[0].id, H(2));
+        host_list_free(&l);
+        struct host up;
+        host_init(&up);
+        up.infra_env_id = strdup(a);
+        up.id = strdup(H(2));
+        up.requested_hostname = strdup("Renamed-7");
+        cr_assert_eq(store_host_update(st, &up, HOST_F_REQUESTED_HOSTNAME), 0);
+        host_free(&up);
+        cr_assert_eq(store_host_list(st, &hf, &(struct store_page) { .limit = 10 }, &l), 0);
+        cr_assert_eq(l.n, 0, "the requested name comes first");
+        host_list_free(&l);
+        hf.hostname_contains = "named-7";
+        cr_assert_eq(store_host_list(st, &hf, &(struct store_page) { .limit = 10 }, &l), 0);
+        cr_assert_eq(l.n, 1);
+        host_list_free(&l);
 
         /* a holds 3: a cap of 3 refuses a fourth, a cap of 4 takes it; b's
          * count is its own. */
@@ -268,6 +291,7 @@ Test(store_sqlite, version_12_database_is_migrated) {
         cr_assert_eq(store_infra_env_delete(st, a, 0, NULL, NULL), 0);
         cr_assert_eq(count_rows("SELECT count(*) FROM host_inventories"), 0);
         cr_assert_eq(count_rows("SELECT host_count FROM infra_envs WHERE name = 'b'"), 2);
+        cr_assert_eq(count_rows("SELECT count(*) FROM host_names"), 2, "names go with their hosts");
         free(a);
         free(b);
 }

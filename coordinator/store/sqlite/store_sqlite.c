@@ -295,7 +295,10 @@ static const char *const migrations[] = {
          * the infra-env's hosts; and the inventory in a table of its own:
          * a host's row stays a few hundred bytes, so reading its status,
          * validations or check-in time, or scanning hosts for a filter,
-         * no longer walks the inventory's overflow pages. */
+         * no longer walks the inventory's overflow pages; and each host's
+         * name (requested, else the inventory's; lower case) in a narrow
+         * table kept by triggers, which the hostname filter scans instead of
+         * the hosts. */
         "ALTER TABLE infra_envs ADD COLUMN host_count INTEGER NOT NULL DEFAULT 0;"
         "UPDATE infra_envs SET host_count = (SELECT count(*) FROM hosts WHERE hosts.infra_env_id = infra_envs.id);"
         "CREATE TRIGGER hosts_count_insert AFTER INSERT ON hosts BEGIN "
@@ -306,7 +309,17 @@ static const char *const migrations[] = {
         "  host_seq INTEGER PRIMARY KEY REFERENCES hosts(seq) ON DELETE CASCADE,"
         "  inventory TEXT NOT NULL);"
         "INSERT INTO host_inventories (host_seq, inventory) SELECT seq, inventory FROM hosts WHERE inventory IS NOT NULL;"
-        "ALTER TABLE hosts DROP COLUMN inventory;",
+        "ALTER TABLE hosts DROP COLUMN inventory;"
+        "CREATE TABLE host_names ("
+        "  seq INTEGER PRIMARY KEY REFERENCES hosts(seq) ON DELETE CASCADE,"
+        "  name TEXT NOT NULL);"
+        "INSERT INTO host_names (seq, name) SELECT seq, lower(coalesce(requested_hostname, inv_hostname, '')) FROM hosts;"
+        "CREATE TRIGGER hosts_name_insert AFTER INSERT ON hosts BEGIN "
+        "  INSERT INTO host_names (seq, name) "
+        "  VALUES (NEW.seq, lower(coalesce(NEW.requested_hostname, NEW.inv_hostname, ''))); END;"
+        "CREATE TRIGGER hosts_name_update AFTER UPDATE OF requested_hostname, inv_hostname ON hosts BEGIN "
+        "  UPDATE host_names SET name = lower(coalesce(NEW.requested_hostname, NEW.inv_hostname, '')) "
+        "  WHERE seq = NEW.seq; END;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 
@@ -1431,7 +1444,7 @@ static int sqlite_host_list(struct store *s, const struct store_host_filter *f, 
         if (f->min_disk_bytes > 0)
                 q_int(&q, " AND h.inv_max_disk_bytes >= ?", f->min_disk_bytes);
         if (f->hostname_contains)
-                q_text(&q, " AND instr(lower(coalesce(h.requested_hostname, h.inv_hostname, '')), lower(?)) > 0",
+                q_text(&q, " AND h.seq IN (SELECT n.seq FROM host_names n WHERE instr(n.name, lower(?)) > 0)",
                        f->hostname_contains);
         if (f->owner)
                 q_text(&q, " AND h.owner = ?", f->owner);
