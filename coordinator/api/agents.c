@@ -124,7 +124,7 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
                         http_error(resp, 400, "an inventory result needs \"output\": the inventory document");
                         goto out;
                 }
-                r = svc_agent_inventory(sv, &h, output, err, sizeof err);
+                r = svc_agent_inventory(sv, &ie, &h, output, err, sizeof err);
         } else if (t == STEP_CONNECTIVITY_CHECK || t == STEP_NTP_SYNCHRONIZER || t == STEP_DOMAIN_RESOLUTION) {
                 if (!output || !json_object_is_type(output, json_type_object)) {
                         http_error(resp, 400, "a %s result needs \"output\": an object", step_type_to_string(t));

@@ -60,9 +60,12 @@ struct store_backend {
         int (*host_list)(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
                          struct host_list *out);
         int (*host_update)(struct store *s, const struct host *h, uint32_t fields);
-        /* facts: what store.c derived from the inventory (filtered on). */
+        /* facts: what store.c derived from the inventory (filtered on); st
+         * (may be NULL): a status set in the same transaction if expected
+         * (store_host_set_inventory_status: 1 both, 0 the inventory alone). */
         int (*host_set_inventory)(struct store *s, const char *infra_env_id, const char *host_id,
-                                  const char *inventory_json, const struct inventory_facts *facts);
+                                  const char *inventory_json, const struct inventory_facts *facts,
+                                  const struct store_host_status *st);
         int (*host_set_status)(struct store *s, const char *infra_env_id, const char *host_id,
                                enum host_status status, const char *status_info, const struct validation *v,
                                size_t n_v, uint32_t expect_mask);

@@ -310,14 +310,20 @@ int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
         return s->ops->host_update(s, &n, fields);
 }
 
-int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
-                             const char *inventory_json, const struct inventory *parsed) {
+static bool status_valid(const struct store_host_status *st) {
+        return host_status_to_string(st->status) && !too_long(st->status_info, MODEL_MAX_MESSAGE) &&
+               st->n_v <= MODEL_MAX_VALIDATIONS;
+}
+
+int store_host_set_inventory_status(struct store *s, const char *infra_env_id, const char *host_id,
+                                    const char *inventory_json, const struct inventory *parsed,
+                                    const struct store_host_status *st) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         struct inventory own;
         struct inventory_facts facts;
         int r;
 
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json)
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json || (st && !status_valid(st)))
                 return -EINVAL;
         if (too_long(inventory_json, MODEL_MAX_INVENTORY))
                 return -E2BIG;
@@ -333,17 +339,23 @@ int store_host_set_inventory(struct store *s, const char *infra_env_id, const ch
         if (parsed == &own)
                 inventory_free(&own);
         if (r >= 0)
-                r = s->ops->host_set_inventory(s, ie, id, inventory_json, &facts);
+                r = s->ops->host_set_inventory(s, ie, id, inventory_json, &facts, st);
         inventory_facts_free(&facts);
         return r;
+}
+
+int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
+                             const char *inventory_json, const struct inventory *parsed) {
+        int r = store_host_set_inventory_status(s, infra_env_id, host_id, inventory_json, parsed, NULL);
+        return r < 0 ? r : 0;
 }
 
 int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
                           enum host_status status, const char *status_info,
                           const struct validation *v, size_t n_v, uint32_t expect_mask) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
-            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
+        struct store_host_status st = { .status = status, .status_info = status_info, .n_v = n_v };
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !status_valid(&st))
                 return -EINVAL;
         return s->ops->host_set_status(s, ie, id, status, status_info, v, n_v, expect_mask);
 }

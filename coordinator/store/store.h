@@ -129,6 +129,22 @@ int store_host_update(struct store *s, const struct host *h, uint32_t fields);
  * here (-EINVAL if it is no inventory). -E2BIG over MODEL_MAX_INVENTORY. */
 int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
                              const char *inventory_json, const struct inventory *parsed);
+/* A status to set with an inventory (store_host_set_inventory_status), as
+ * store_host_set_status would: v NULL keeps the validations. */
+struct store_host_status {
+        enum host_status status;
+        const char *status_info;
+        const struct validation *v;
+        size_t n_v;
+        uint32_t expect_mask; /* != 0: only if the current status is in it */
+};
+/* store_host_set_inventory and, in the same transaction (one write, one
+ * commit), `st` if the host's status is still in st->expect_mask: 1 when
+ * both were written, 0 when the inventory alone was (the status had
+ * changed), or -errno (nothing written). */
+int store_host_set_inventory_status(struct store *s, const char *infra_env_id, const char *host_id,
+                                    const char *inventory_json, const struct inventory *parsed,
+                                    const struct store_host_status *st);
 /* Sets status and status_info, and the validations unless `v` is NULL.
  * expect_mask != 0: only if the current status is in it, else -ESTALE. */
 int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,

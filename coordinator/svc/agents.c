@@ -124,28 +124,16 @@ void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type 
                   "step %s failed on host %s: %s", step_type_to_string(t), h->id, error ? error : "no reason given");
 }
 
-/* The host as stored now, validated again (after a new fact). inv (may be
- * NULL): the inventory the caller just stored as `text`, already parsed;
- * the host takes it (it is left empty) unless another report replaced the
- * text meanwhile, so that it is not parsed again (a tenth of an inventory's
- * cost). */
-static void revalidate(struct svc *sv, const struct host *h, struct inventory *inv, const char *text) {
+/* The host as stored now, validated again (after a new fact). */
+static void revalidate(struct svc *sv, const struct host *h) {
         struct host fresh;
-        host_init(&fresh);
-        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0) {
-                bool same = inv && fresh.inventory_json && strcmp(fresh.inventory_json, text) == 0;
-                struct inventory *own = same ? malloc(sizeof *own) : NULL;
-                if (own) {
-                        *own = *inv;
-                        inventory_init(inv);
-                        host_set_parsed_inventory(&fresh, own);
-                }
+        if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0)
                 (void) refresh_host(sv, &fresh);
-        }
         host_free(&fresh);
 }
 
-int svc_agent_inventory(struct svc *sv, const struct host *h, json_object *output, char *err, size_t errlen) {
+int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host *h, json_object *output, char *err,
+                        size_t errlen) {
         int64_t max = svc_cfg(sv)->max_inventory_bytes;
         /* The document as the request's body held it (parsed once), or as
          * a string of JSON (older agents). */
@@ -163,12 +151,10 @@ int svc_agent_inventory(struct svc *sv, const struct host *h, json_object *outpu
                 inventory_free(&inv);
                 return errmsg(err, errlen, -EINVAL, "inventory: %s", why);
         }
-        int r = store_host_set_inventory(sv->store, h->infra_env_id, h->id, text, &inv);
-        /* The validations decide the state the new inventory puts it in. */
-        if (r >= 0)
-                revalidate(sv, h, &inv, text);
+        /* Stored with the state its validations put the host in: one write. */
+        int r = refresh_host_inventory(sv, h, ie, text, &inv);
         inventory_free(&inv);
-        return r < 0 ? r : 0;
+        return r;
 }
 
 int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output) {
@@ -179,7 +165,7 @@ int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_typ
                                            json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN));
         if (r < 0)
                 return r;
-        revalidate(sv, h, NULL, NULL);
+        revalidate(sv, h);
         return 0;
 }
 struct bound_peers {

@@ -94,44 +94,69 @@ static int bound_facts(struct svc *sv, struct host *h, struct host_facts *f, str
         return 0;
 }
 
+/* What the validations res[0..n) give h: its next status, the status info
+ * and the validations to store. */
+struct verdict {
+        enum host_status to;
+        char info[1024];
+        struct validation *v;
+        size_t nv;
+};
+
+/* 1 with *vd (free vd->v), 0 when h's state does not follow validations,
+ * or -ENOMEM. */
+static int verdict_of(const struct host *h, const struct validation_result *res, size_t n, struct verdict *vd) {
+        struct hostfsm_ctx ctx = { .validations = res, .n_validations = n };
+        *vd = (struct verdict) { 0 };
+        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &vd->to, NULL) < 0)
+                return 0;
+        for (size_t i = 0; i < n; i++)
+                if (validation_list_set(&vd->v, &vd->nv, res[i].id, res[i].status, res[i].message) < 0) {
+                        validation_list_free(&vd->v, &vd->nv);
+                        return -ENOMEM;
+                }
+        hostfsm_format_status_info(vd->to, res, n, vd->info, sizeof vd->info);
+        return 1;
+}
+
+/* The verdict is stored: events for what changed; a bound host's cluster
+ * follows a change of status. */
+static void verdict_stored(struct svc *sv, struct host *h, const struct validation_result *res, size_t n,
+                           const struct verdict *vd) {
+        validation_events(sv, h, res, n);
+        if (vd->to != h->status) {
+                svc_event(sv, vd->to == HOST_INSUFFICIENT_UNBOUND || vd->to == HOST_INSUFFICIENT ? EVENT_WARNING
+                                                                                             : EVENT_INFO,
+                          EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
+                          host_status_to_string(h->status), host_status_to_string(vd->to), vd->info);
+                h->status = vd->to;
+                if (h->cluster_id)
+                        (void) refresh_cluster(sv, h->cluster_id, NULL);
+        }
+}
+
 /* Store the status the validations res[0..n) give h (when its state
  * follows validations), with events for what changed; a bound host's
  * cluster follows a change. 0 (a lost race counts as done) or -errno. */
 static int store_host_verdict(struct svc *sv, struct host *h, const struct validation_result *res, size_t n) {
-        struct hostfsm_ctx ctx = { .validations = res, .n_validations = n };
-        enum host_status to;
-        if (hostfsm_apply(h->status, HOSTFSM_EV_VALIDATIONS_REFRESHED, &ctx, &to, NULL) < 0)
-                return 0; /* this state does not follow validations */
-        struct validation *v = NULL;
-        size_t nv = 0;
-        for (size_t i = 0; i < n; i++)
-                if (validation_list_set(&v, &nv, res[i].id, res[i].status, res[i].message) < 0) {
-                        validation_list_free(&v, &nv);
-                        return -ENOMEM;
-                }
-        char info[1024];
-        hostfsm_format_status_info(to, res, n, info, sizeof info);
-        int r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, info, v, nv, STORE_STATUS(h->status));
-        validation_list_free(&v, &nv);
-        if (r == -ESTALE)
-                return 0;
-        if (r < 0)
+        struct verdict vd;
+        int r = verdict_of(h, res, n, &vd);
+        if (r <= 0)
                 return r;
-        validation_events(sv, h, res, n);
-        if (to != h->status) {
-                svc_event(sv, to == HOST_INSUFFICIENT_UNBOUND || to == HOST_INSUFFICIENT ? EVENT_WARNING : EVENT_INFO,
-                          EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
-                          host_status_to_string(h->status), host_status_to_string(to), info);
-                h->status = to;
-                if (h->cluster_id)
-                        (void) refresh_cluster(sv, h->cluster_id, NULL);
-        }
-        return 0;
+        r = store_host_set_status(sv->store, h->infra_env_id, h->id, vd.to, vd.info, vd.v, vd.nv,
+                                  STORE_STATUS(h->status));
+        if (r >= 0)
+                verdict_stored(sv, h, res, n, &vd);
+        validation_list_free(&vd.v, &vd.nv);
+        return r == -ESTALE ? 0 : r;
 }
 
-int refresh_host(struct svc *sv, struct host *h) {
+/* h's validations into res (its inventory parsed if it was not), against
+ * its infra-env (ie, or read when NULL) and, bound, its cluster: how many,
+ * -ENOENT when it was unbound meanwhile, or -errno. */
+static int host_validations(struct svc *sv, struct host *h, const struct infra_env *ie,
+                            struct validation_result *res) {
         char err[256];
-        struct validation_result res[VAL_HOST_COUNT];
         struct cluster_view view;
         struct host_peer *peers = NULL;
         struct step_facts sf = { 0 };
@@ -139,9 +164,13 @@ int refresh_host(struct svc *sv, struct host *h) {
 
         if (h->inventory_json && !h->inventory)
                 (void) host_parse_inventory(h, err, sizeof err);
-        struct infra_env ie;
-        if (store_infra_env_get(sv->store, h->infra_env_id, &ie) < 0)
-                infra_env_init(&ie); /* deleted meanwhile: nothing to compare with */
+        struct infra_env own;
+        infra_env_init(&own);
+        if (!ie) {
+                if (store_infra_env_get(sv->store, h->infra_env_id, &own) < 0)
+                        infra_env_init(&own); /* deleted meanwhile: nothing to compare with */
+                ie = &own;
+        }
         struct host_facts f = {
                 .status = h->status,
                 .has_inventory = h->inventory_json != NULL,
@@ -149,28 +178,70 @@ int refresh_host(struct svc *sv, struct host *h) {
                 .seconds_since_checkin = 0,
                 .requested_hostname = h->requested_hostname,
                 .installation_disk_id = h->installation_disk_id,
-                .infra_env_name = ie.name,
-                .infra_env_cpu_architecture = ie.cpu_architecture,
+                .infra_env_name = ie->name,
+                .infra_env_cpu_architecture = ie->cpu_architecture,
                 .bound = h->cluster_id != NULL,
                 .role = h->role,
         };
         bool have_view = false;
-        if (h->cluster_id) {
-                r = bound_facts(sv, h, &f, &view, &have_view, &peers, &sf);
-                if (r < 0) {
-                        r = r == -ENOENT ? 0 : r; /* unbound meanwhile */
-                        goto out;
-                }
-        }
-        int n = validations_host(&f, svc_cfg(sv), res);
-        r = n < 0 ? n : store_host_verdict(sv, h, res, (size_t) n);
-out:
+        if (!h->cluster_id || (r = bound_facts(sv, h, &f, &view, &have_view, &peers, &sf)) >= 0)
+                r = validations_host(&f, svc_cfg(sv), res);
         step_facts_free(&sf);
         free(peers);
         if (have_view)
                 cluster_view_free(&view);
-        infra_env_free(&ie);
+        infra_env_free(&own);
         return r;
+}
+
+int refresh_host(struct svc *sv, struct host *h) {
+        struct validation_result res[VAL_HOST_COUNT];
+        int n = host_validations(sv, h, NULL, res);
+        if (n == -ENOENT)
+                return 0; /* unbound meanwhile */
+        return n < 0 ? n : store_host_verdict(sv, h, res, (size_t) n);
+}
+
+int refresh_host_inventory(struct svc *sv, struct host *h, const struct infra_env *ie, const char *text,
+                           struct inventory *inv) {
+        char *t = strdup(text);
+        struct inventory *own = malloc(sizeof *own);
+        if (!t || !own) {
+                free(t);
+                free(own);
+                return -ENOMEM;
+        }
+        free(h->inventory_json);
+        h->inventory_json = t;
+        *own = *inv;
+        inventory_init(inv);
+        host_set_parsed_inventory(h, own);
+        h->has_inventory = true;
+
+        struct validation_result res[VAL_HOST_COUNT];
+        struct verdict vd = { 0 };
+        int n = host_validations(sv, h, ie, res);
+        int k = n >= 0 ? verdict_of(h, res, (size_t) n, &vd) : 0;
+        if (k < 0)
+                return k;
+        struct store_host_status st = { .status = vd.to, .status_info = vd.info, .v = vd.v, .n_v = vd.nv,
+                                        .expect_mask = STORE_STATUS(h->status) };
+        int r = store_host_set_inventory_status(sv->store, h->infra_env_id, h->id, text, h->inventory,
+                                                k == 1 ? &st : NULL);
+        if (r == 1)
+                verdict_stored(sv, h, res, (size_t) n, &vd);
+        validation_list_free(&vd.v, &vd.nv);
+        if (r < 0)
+                return r;
+        if (r == 0 && (k == 1 || n < 0)) {
+                /* Its status changed since it was read (or its cluster went
+                 * meanwhile): validated again as it is stored now. */
+                struct host fresh;
+                if (store_host_get(sv->store, h->infra_env_id, h->id, &fresh) == 0)
+                        (void) refresh_host(sv, &fresh);
+                host_free(&fresh);
+        }
+        return 0;
 }
 
 /* What a cluster's validations look at: its settings, its hosts, its

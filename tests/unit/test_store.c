@@ -494,6 +494,39 @@ Test(store, host_updates) {
         cr_assert_not(h.brief);
         host_free(&h);
 
+        /* An inventory with a status in the same write: both while the
+         * status is the one expected, else the inventory alone. */
+        {
+                char *inv2 = mk_inventory("node-4", 8, 64 * GiB, 500 * GB);
+                struct validation *v2 = NULL;
+                size_t nv2 = 0;
+                validation_list_set(&v2, &nv2, VAL_HAS_INVENTORY, VSTATUS_SUCCESS, "yes");
+                struct store_host_status hs = { .status = HOST_KNOWN_UNBOUND, .status_info = "fine", .v = v2,
+                                                .n_v = nv2, .expect_mask = STORE_STATUS(HOST_DISCOVERING_UNBOUND) };
+                cr_assert_eq(store_host_set_inventory_status(st, ie, id, inv2, NULL, &hs), 0,
+                             "insufficient-unbound, not discovering: the inventory alone");
+                struct host got;
+                cr_assert_eq(store_host_get(st, ie, id, &got), 0);
+                cr_assert_str_eq(got.inventory_json, inv2);
+                cr_assert_eq(got.status, HOST_INSUFFICIENT_UNBOUND);
+                cr_assert_eq(got.n_validations, 2, "validations untouched");
+                host_free(&got);
+                hs.expect_mask = STORE_STATUS(HOST_INSUFFICIENT_UNBOUND);
+                cr_assert_eq(store_host_set_inventory_status(st, ie, id, inv, NULL, &hs), 1);
+                cr_assert_eq(store_host_get(st, ie, id, &got), 0);
+                cr_assert_str_eq(got.inventory_json, inv);
+                cr_assert_eq(got.status, HOST_KNOWN_UNBOUND);
+                cr_assert_str_eq(got.status_info, "fine");
+                cr_assert_eq(got.n_validations, 1);
+                host_free(&got);
+                hs.status = _HOST_STATUS_INVALID;
+                cr_assert_eq(store_host_set_inventory_status(st, ie, id, inv, NULL, &hs), -EINVAL);
+                /* Back as the rest of this test expects it. */
+                cr_assert_eq(store_host_set_status(st, ie, id, HOST_INSUFFICIENT_UNBOUND, "low", NULL, 0, 0), 0);
+                validation_list_free(&v2, &nv2);
+                free(inv2);
+        }
+
         /* Brief: the same host without its inventory text and validations,
          * but saying that it has an inventory. */
         cr_assert_eq(store_host_get_brief(st, ie, id, &h), 0);
@@ -516,6 +549,8 @@ Test(store, host_updates) {
         cr_assert_eq(store_host_set_inventory(st, ie, other, inv, NULL), -ENOENT);
         cr_assert_eq(store_host_set_status(st, ie, other, HOST_KNOWN, NULL, NULL, 0, 0), -ENOENT);
         cr_assert_eq(store_host_get_brief(st, ie, other, &h), -ENOENT);
+        struct store_host_status hs = { .status = HOST_KNOWN_UNBOUND, .status_info = "ok" };
+        cr_assert_eq(store_host_set_inventory_status(st, ie, other, inv, NULL, &hs), -ENOENT);
         cr_assert_eq(store_host_take_reregister(st, ie, other), -ENOENT);
         free(up.id);
         up.id = strdup(other);

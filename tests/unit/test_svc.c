@@ -209,6 +209,65 @@ Test(svc, new_hosts_are_limited_known_ones_never) {
         free(id);
 }
 
+/* An inventory goes to the store with the verdict of its validations in
+ * one write (the writes counted are that one and the events', which do not
+ * wait); a host whose status changed after it was read keeps that status
+ * (the inventory alone is written, then the host validated as stored). */
+Test(svc, an_inventory_is_stored_with_its_verdict_in_one_write) {
+        char *id = mk_infra_env("admin");
+        struct infra_env ie;
+        cr_assert_eq(store_infra_env_get(st, id, &ie), 0);
+        const char *hid = "00000000-0000-4000-8000-0000000000b1", *stale = "00000000-0000-4000-8000-0000000000b2";
+        struct host h;
+        char err[512] = "";
+        int64_t retry = 0;
+        cr_assert_eq(svc_agent_register(&sv, &ie, hid, "test", &h, &retry, err, sizeof err), 1, "%s", err);
+        host_free(&h);
+        cr_assert_eq(svc_agent_register(&sv, &ie, stale, "test", &h, &retry, err, sizeof err), 1, "%s", err);
+        host_free(&h);
+        size_t len;
+        char *text = tu_read_file(MUSTER_FIXTURES_DIR "/qemu-q35/expected.json", &len);
+        cr_assert_not_null(text);
+
+        cr_assert_eq(store_host_get(st, id, hid, &h), 0);
+        cr_assert_eq(h.status, HOST_DISCOVERING_UNBOUND);
+        struct store_latency before, after;
+        store_write_latency(st, &before);
+        int events_before = sunk[EVENT_INFO] + sunk[EVENT_WARNING];
+        json_object *doc = json_tokener_parse(text);
+        cr_assert_eq(svc_agent_inventory(&sv, &ie, &h, doc, err, sizeof err), 0, "%s", err);
+        json_object_put(doc);
+        store_write_latency(st, &after);
+        int events = sunk[EVENT_INFO] + sunk[EVENT_WARNING] - events_before;
+        cr_assert_gt(events, 0, "at least the change of status");
+        cr_assert_eq(after.count - before.count, (uint64_t) (1 + events), "%llu writes for one inventory and %d events",
+                     (unsigned long long) (after.count - before.count), events);
+        cr_assert_neq(h.status, HOST_DISCOVERING_UNBOUND, "the caller's host follows");
+        enum host_status verdict = h.status;
+        host_free(&h);
+        cr_assert_eq(store_host_get(st, id, hid, &h), 0);
+        cr_assert_eq(h.status, verdict);
+        cr_assert_not_null(h.inventory_json);
+        cr_assert_gt(h.n_validations, 0);
+        host_free(&h);
+
+        /* Read as discovering; being bound behind its back (a state that
+         * validations leave as it is). */
+        cr_assert_eq(store_host_get(st, id, stale, &h), 0);
+        cr_assert_eq(store_host_set_status(st, id, stale, HOST_BINDING, "binding", NULL, 0, 0), 0);
+        doc = json_tokener_parse(text);
+        cr_assert_eq(svc_agent_inventory(&sv, &ie, &h, doc, err, sizeof err), 0, "%s", err);
+        json_object_put(doc);
+        host_free(&h);
+        cr_assert_eq(store_host_get(st, id, stale, &h), 0);
+        cr_assert_eq(h.status, HOST_BINDING, "the verdict of a stale read is not stored");
+        cr_assert_not_null(h.inventory_json, "the inventory is");
+        host_free(&h);
+        free(text);
+        infra_env_free(&ie);
+        free(id);
+}
+
 /* The services' clock: moved an hour on, hosts that checked in "now" are
  * silent and a token of a minute has expired, without waiting. */
 static int64_t fake_now;

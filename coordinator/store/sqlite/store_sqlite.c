@@ -1479,13 +1479,39 @@ static int sqlite_host_update(struct store *s, const struct host *h, uint32_t fi
         return write_query(s, &q);
 }
 
+/* The host's current status, checked against expect_mask (0 = any). */
+static int host_expect(struct conn *c, const char *ie, const char *id, uint32_t expect_mask) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "SELECT status FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
+        if (r < 0 || (r = BIND(st, ie, id)) < 0 || (r = step_row(c, st)) < 0)
+                return r;
+        if (r == 0)
+                return -ENOENT;
+        return store_status_expected(host_status_from_string((const char *) sqlite3_column_text(st, 0)), expect_mask);
+}
+
+/* The status, its info and (vt: validations text, NULL keeps them) the
+ * validations of a host, in the open write. */
+static int host_status_conn(struct conn *c, const char *ie, const char *id, enum host_status status,
+                            const char *status_info, const char *vt, const char *now) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r = stmt(c, "UPDATE hosts SET status = ?3, status_info = ?4, updated_at = ?5, "
+                        "validations = coalesce(?6, validations) "
+                        "WHERE infra_env_id = ?1 AND id = ?2", &st);
+        if (r >= 0 && (r = BIND(st, ie, id, host_status_to_string(status), status_info, now, vt)) >= 0)
+                r = step_done(c, st);
+        return r;
+}
+
 static int sqlite_host_set_inventory(struct store *s, const char *ie, const char *id, const char *inventory_json,
-                                     const struct inventory_facts *facts) {
+                                     const struct inventory_facts *facts, const struct store_host_status *hs) {
         char now[MODEL_TIME_LEN];
+        _cleanup_free_ char *vt = NULL;
         struct conn *c;
         int r;
 
-        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
+        if ((r = model_now_rfc3339(now)) < 0 || (hs && hs->v && (r = validations_text(hs->v, hs->n_v, &vt)) < 0) ||
+            (r = write_begin(s, &c)) < 0)
                 return r;
         {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
@@ -1506,18 +1532,13 @@ static int sqlite_host_set_inventory(struct store *s, const char *ie, const char
                     (r = BIND(st, ie, id, inventory_json)) >= 0)
                         r = step_changed(c, st);
         }
+        if (r >= 0 && hs) {
+                r = host_expect(c, ie, id, hs->expect_mask);
+                if (r >= 0)
+                        r = host_status_conn(c, ie, id, hs->status, hs->status_info, vt, now);
+                r = r == -ESTALE ? 0 : r >= 0 ? 1 : r; /* the inventory alone */
+        }
         return write_end(s, c, r);
-}
-
-/* The host's current status, checked against expect_mask (0 = any). */
-static int host_expect(struct conn *c, const char *ie, const char *id, uint32_t expect_mask) {
-        _cleanup_reset_ sqlite3_stmt *st = NULL;
-        int r = stmt(c, "SELECT status FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
-        if (r < 0 || (r = BIND(st, ie, id)) < 0 || (r = step_row(c, st)) < 0)
-                return r;
-        if (r == 0)
-                return -ENOENT;
-        return store_status_expected(host_status_from_string((const char *) sqlite3_column_text(st, 0)), expect_mask);
 }
 
 static int sqlite_host_set_status(struct store *s, const char *ie, const char *id, enum host_status status,
@@ -1532,14 +1553,8 @@ static int sqlite_host_set_status(struct store *s, const char *ie, const char *i
                 return r;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        if ((r = host_expect(c, ie, id, expect_mask)) >= 0) {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET status = ?3, status_info = ?4, updated_at = ?5, "
-                                 "validations = coalesce(?6, validations) "
-                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, host_status_to_string(status), status_info, now, vt)) >= 0)
-                        r = step_done(c, st);
-        }
+        if ((r = host_expect(c, ie, id, expect_mask)) >= 0)
+                r = host_status_conn(c, ie, id, status, status_info, vt, now);
         return write_end(s, c, r);
 }
 
