@@ -62,7 +62,7 @@ static void reregistered(struct svc *sv, struct host *h) {
 
 static bool host_is_known(struct svc *sv, const char *infra_env_id, const char *host_id) {
         struct host h;
-        bool known = store_host_get(sv->store, infra_env_id, host_id, &h) == 0;
+        bool known = store_host_get_brief(sv->store, infra_env_id, host_id, &h) == 0;
         host_free(&h);
         return known;
 }
