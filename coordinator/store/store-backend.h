@@ -52,9 +52,11 @@ struct store_backend {
                                 struct host_list *unbound);
         int (*infra_env_bump_token)(struct store *s, const char *id, int64_t *gen);
 
-        /* store_host_register is this with max_hosts 0. */
+        /* store_host_register is this with max_hosts 0; on_new (may be
+         * NULL, checked by store.c) is appended in the same write when the
+         * host is new. */
         int (*host_register)(struct store *s, const char *infra_env_id, const char *host_id,
-                             const char *agent_version, int64_t max_hosts, struct host *out);
+                             const char *agent_version, int64_t max_hosts, struct event *on_new, struct host *out);
         int (*host_get)(struct store *s, const char *infra_env_id, const char *host_id, bool brief,
                         struct host *out);
         int (*host_list)(struct store *s, const struct store_host_filter *f, const struct store_page *pg,

@@ -232,14 +232,25 @@ int store_host_register(struct store *s, const char *infra_env_id, const char *h
         return store_host_register_capped(s, infra_env_id, host_id, agent_version, 0, out);
 }
 
+static int event_prepare(struct event *e);
+
 int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
                                const char *agent_version, int64_t max_hosts, struct host *out) {
+        return store_host_register_event(s, infra_env_id, host_id, agent_version, max_hosts, NULL, out);
+}
+
+int store_host_register_event(struct store *s, const char *infra_env_id, const char *host_id,
+                              const char *agent_version, int64_t max_hosts, struct event *on_new,
+                              struct host *out) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        int r;
         if (out)
                 host_init(out);
         if (host_key(infra_env_id, host_id, ie, id) < 0 || too_long(agent_version, MODEL_MAX_STRING))
                 return -EINVAL;
-        int r = s->ops->host_register(s, ie, id, agent_version, max_hosts, out);
+        if (on_new && (r = event_prepare(on_new)) < 0)
+                return r;
+        r = s->ops->host_register(s, ie, id, agent_version, max_hosts, on_new, out);
         if (r < 0 && out)
                 host_free(out);
         return r;
@@ -1197,7 +1208,8 @@ int store_operand_delete(struct store *s, const char *cluster_id, const char *id
 
 /* ---- events ------------------------------------------------------------ */
 
-static int event_append(struct store *s, struct event *e, bool wait) {
+/* Checks e and normalises its ids and time (now when it has none). */
+static int event_prepare(struct event *e) {
         char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
         const char *iep, *cidp, *hidp;
         int r;
@@ -1213,7 +1225,12 @@ static int event_append(struct store *s, struct event *e, bool wait) {
             (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
             (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
                 return r;
-        return s->ops->event_append(s, e, wait);
+        return 0;
+}
+
+static int event_append(struct store *s, struct event *e, bool wait) {
+        int r = event_prepare(e);
+        return r < 0 ? r : s->ops->event_append(s, e, wait);
 }
 
 int store_event_append(struct store *s, struct event *e) {

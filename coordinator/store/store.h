@@ -95,6 +95,12 @@ int store_host_register(struct store *s, const char *infra_env_id, const char *h
  * A known host registers again whatever the count. */
 int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
                                const char *agent_version, int64_t max_hosts, struct host *out);
+/* The same, and when the host is new, `on_new` (as store_event_append
+ * takes it; its id filled in) appended in the same write: one commit for
+ * the host and its "registered" event. */
+int store_host_register_event(struct store *s, const char *infra_env_id, const char *host_id,
+                              const char *agent_version, int64_t max_hosts, struct event *on_new,
+                              struct host *out);
 int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
 /* The host without its inventory's text and its validations (out->brief;
  * out->has_inventory says whether it has an inventory): what a poll needs,

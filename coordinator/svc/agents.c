@@ -2,6 +2,7 @@
  * report their results. */
 #include "agents.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,17 +97,26 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
                                       (long long) cfg->infraenv_register_interval_ms);
                 }
         }
-        int r = store_host_register_capped(sv->store, ie->id, host_id, version, cfg->infraenv_max_hosts, h);
+        /* A new host's event goes in the same write (its id as stored:
+         * lower case). */
+        char hid[UUID_STR_LEN];
+        snprintf(hid, sizeof hid, "%s", host_id);
+        for (char *p = hid; *p; p++)
+                *p = (char) tolower((unsigned char) *p);
+        struct event ev;
+        svc_event_make(&ev, EVENT_INFO, EVENT_CAT_AGENT, ie->id, ie->cluster_id, hid,
+                       "host %s registered in infra-env %s (agent %s)", hid, ie->id, version ? version : "?");
+        int r = store_host_register_event(sv->store, ie->id, host_id, version, cfg->infraenv_max_hosts, &ev, h);
+        if (r == 1)
+                svc_event_emit(sv, &ev);
+        event_free(&ev);
         if (r == -EDQUOT)
                 return errmsg(err, errlen, r,
                               "infra-env %s already holds %lld hosts, its cap ([infraenv] max_hosts); "
                               "delete hosts of it or raise the cap", ie->id, (long long) cfg->infraenv_max_hosts);
         if (r < 0)
                 return r;
-        if (r == 1)
-                svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, ie->id, h->cluster_id, h->id,
-                          "host %s registered in infra-env %s (agent %s)", h->id, ie->id, version ? version : "?");
-        else
+        if (r == 0)
                 reregistered(sv, h);
         return r;
 }

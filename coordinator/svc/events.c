@@ -16,28 +16,46 @@
 #include "events.h"
 #include "log.h"
 
-void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, const char *infra_env_id,
-               const char *cluster_id, const char *host_id, const char *fmt, ...) {
+static void event_vmake(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                        const char *cluster_id, const char *host_id, const char *fmt, va_list ap) {
         char msg[1024];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        event_init(e);
+        e->severity = sev;
+        e->category = cat;
+        e->infra_env_id = infra_env_id ? strdup(infra_env_id) : NULL;
+        e->cluster_id = cluster_id ? strdup(cluster_id) : NULL;
+        e->host_id = host_id ? strdup(host_id) : NULL;
+        e->message = strdup(msg);
+}
+
+void svc_event_make(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                    const char *cluster_id, const char *host_id, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
+        event_vmake(e, sev, cat, infra_env_id, cluster_id, host_id, fmt, ap);
         va_end(ap);
+}
+
+void svc_event_emit(struct svc *s, const struct event *e) {
+        if (s->sink.emit)
+                s->sink.emit(s->sink.ctx, e);
+}
+
+void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+               const char *cluster_id, const char *host_id, const char *fmt, ...) {
         struct event e;
-        event_init(&e);
-        e.severity = sev;
-        e.category = cat;
-        e.infra_env_id = infra_env_id ? strdup(infra_env_id) : NULL;
-        e.cluster_id = cluster_id ? strdup(cluster_id) : NULL;
-        e.host_id = host_id ? strdup(host_id) : NULL;
-        e.message = strdup(msg);
+        va_list ap;
+        va_start(ap, fmt);
+        event_vmake(&e, sev, cat, infra_env_id, cluster_id, host_id, fmt, ap);
+        va_end(ap);
         /* The audit trail is answered for: its record is durable before
          * the request's answer. Other events ride on the next commit. */
         int r = cat == EVENT_CAT_AUDIT ? store_event_append(s->store, &e) : store_event_append_unwaited(s->store, &e);
         if (r < 0)
-                log_warning_errno(r, "events", "Failed to record event \"%s\": %m", msg);
-        else if (s->sink.emit)
-                s->sink.emit(s->sink.ctx, &e);
+                log_warning_errno(r, "events", "Failed to record event \"%s\": %m", e.message ? e.message : "?");
+        else
+                svc_event_emit(s, &e);
         event_free(&e);
 }
 

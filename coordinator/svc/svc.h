@@ -82,6 +82,13 @@ int svc_config_publish(struct svc *s, const struct muster_config *next);
 void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, const char *infra_env_id,
                const char *cluster_id, const char *host_id, const char *fmt, ...)
         __attribute__((format(printf, 7, 8)));
+/* The event svc_event would record, made (the caller frees it with
+ * event_free), for a store write that records it with what it writes; then
+ * svc_event_emit hands it to the sink. */
+void svc_event_make(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                    const char *cluster_id, const char *host_id, const char *fmt, ...)
+        __attribute__((format(printf, 7, 8)));
+void svc_event_emit(struct svc *s, const struct event *e);
 
 /* An audit event: a change a person's token (of `role`, for `owner`) made
  * through the API (`action`: the route's name; method and path) and the

@@ -737,6 +737,45 @@ Test(store_sqlite, unwaited_events_are_committed_by_the_writes_around_them) {
         free(ie);
 }
 
+/* A new host and its event are one write; a known host registering again
+ * writes no event. */
+Test(store_sqlite, a_new_host_and_its_event_are_one_write) {
+        char *ie = mk_infra_env("alice", "ev");
+        struct store_latency before, after;
+        store_write_latency(st, &before);
+        struct event e;
+        event_init(&e);
+        e.severity = EVENT_INFO;
+        e.category = EVENT_CAT_AGENT;
+        e.host_id = strdup("5D1E0C2A-0000-4000-8000-0000000000E1");
+        e.message = strdup("registered");
+        cr_assert_eq(store_host_register_event(st, ie, "5d1e0c2a-0000-4000-8000-0000000000e1", "1", 0, &e, NULL), 1);
+        store_write_latency(st, &after);
+        cr_assert_eq(after.count - before.count, 1, "one write");
+        cr_assert_gt(e.id, 0);
+        cr_assert_str_eq(e.host_id, "5d1e0c2a-0000-4000-8000-0000000000e1", "normalised as any event");
+        char q[160];
+        snprintf(q, sizeof q, "SELECT count(*) FROM events WHERE id = %lld AND message = 'registered'", (long long) e.id);
+        cr_assert_eq(count_rows(q), 1);
+        event_free(&e);
+
+        event_init(&e);
+        e.severity = EVENT_INFO;
+        e.category = EVENT_CAT_AGENT;
+        e.message = strdup("registered");
+        cr_assert_eq(store_host_register_event(st, ie, "5d1e0c2a-0000-4000-8000-0000000000e1", "1", 0, &e, NULL), 0);
+        cr_assert_eq(count_rows("SELECT count(*) FROM events WHERE message = 'registered'"), 1, "known: no event");
+        event_free(&e);
+
+        event_init(&e);
+        e.category = EVENT_CAT_AGENT;
+        e.severity = EVENT_INFO; /* no message */
+        cr_assert_eq(store_host_register_event(st, ie, "5d1e0c2a-0000-4000-8000-0000000000e2", "1", 0, &e, NULL), -EINVAL);
+        cr_assert_eq(count_rows("SELECT count(*) FROM hosts WHERE id = '5d1e0c2a-0000-4000-8000-0000000000e2'"), 0);
+        event_free(&e);
+        free(ie);
+}
+
 /* kill -9 in the middle of groups: every write the store acknowledged is
  * there when the file is opened again. The writers run in a child process,
  * which writes each acknowledged host id down a pipe (one write() each, so

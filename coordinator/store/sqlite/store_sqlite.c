@@ -1394,8 +1394,10 @@ static int host_register_conn(struct conn *c, const char *ie, const char *id, co
         return sqlite3_changes(c->db) ? 1 : -ENOENT;
 }
 
+static int event_insert_conn(struct conn *c, struct event *e);
+
 static int sqlite_host_register(struct store *s, const char *ie, const char *id, const char *agent_version,
-                                int64_t max_hosts, struct host *out) {
+                                int64_t max_hosts, struct event *on_new, struct host *out) {
         char now[MODEL_TIME_LEN];
         struct conn *c;
         int r;
@@ -1403,6 +1405,8 @@ static int sqlite_host_register(struct store *s, const char *ie, const char *id,
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         int isnew = r = host_register_conn(c, ie, id, agent_version, now, max_hosts);
+        if (r == 1 && on_new)
+                r = event_insert_conn(c, on_new);
         if (r >= 0 && out)
                 r = host_get_conn(c, ie, id, out);
         r = write_end(s, c, r);
@@ -3274,21 +3278,26 @@ static int sqlite_cluster_host_counts(struct store *s, struct store_cluster_coun
 
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
 
+/* e as a row of events, in the open write; its id filled in. */
+static int event_insert_conn(struct conn *c, struct event *e) {
+        _cleanup_reset_ sqlite3_stmt *st = NULL;
+        int r;
+        if ((r = stmt(c, "INSERT INTO events (time, severity, category, infra_env_id, cluster_id, "
+                         "host_id, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st)) >= 0 &&
+            (r = BIND(st, e->time, event_severity_to_string(e->severity), event_category_to_string(e->category),
+                      e->infra_env_id, e->cluster_id, e->host_id, e->message)) >= 0 &&
+            (r = step_done(c, st)) >= 0)
+                e->id = sqlite3_last_insert_rowid(c->db);
+        return r;
+}
+
 static int sqlite_event_append(struct store *s, struct event *e, bool wait) {
         struct conn *c;
         int r;
 
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        {
-                _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "INSERT INTO events (time, severity, category, infra_env_id, cluster_id, "
-                                 "host_id, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st)) >= 0 &&
-                    (r = BIND(st, e->time, event_severity_to_string(e->severity),
-                              event_category_to_string(e->category), e->infra_env_id, e->cluster_id,
-                              e->host_id, e->message)) >= 0 && (r = step_done(c, st)) >= 0)
-                        e->id = sqlite3_last_insert_rowid(c->db);
-        }
+        r = event_insert_conn(c, e);
         return wait ? write_end(s, c, r) : write_end_unwaited(s, c, r);
 }
 
