@@ -336,6 +336,9 @@ int store_host_set_inventory_status(struct store *s, const char *infra_env_id, c
 
         if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json || (st && !status_valid(st)))
                 return -EINVAL;
+        for (size_t i = 0; st && i < st->n_events; i++)
+                if ((r = event_prepare(&st->events[i])) < 0)
+                        return r;
         if (too_long(inventory_json, MODEL_MAX_INVENTORY))
                 return -E2BIG;
         if (!parsed) {

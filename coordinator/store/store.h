@@ -143,6 +143,10 @@ struct store_host_status {
         const struct validation *v;
         size_t n_v;
         uint32_t expect_mask; /* != 0: only if the current status is in it */
+        /* Appended with the status, when it is written (as
+         * store_event_append takes them; ids filled in). */
+        struct event *events;
+        size_t n_events;
 };
 /* store_host_set_inventory and, in the same transaction (one write, one
  * commit), `st` if the host's status is still in st->expect_mask: 1 when

@@ -42,20 +42,6 @@ void cluster_view_free(struct cluster_view *v) {
         host_list_free(&v->hosts);
 }
 
-/* Events for validations that start or stop failing. */
-static void validation_events(struct svc *sv, const struct host *h, const struct validation_result *res, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                const struct validation *old = validation_list_find(h->validations, h->n_validations, res[i].id);
-                bool bad_now = res[i].status == VSTATUS_FAILURE || res[i].status == VSTATUS_ERROR;
-                bool bad_before = old && (old->status == VSTATUS_FAILURE || old->status == VSTATUS_ERROR);
-                if (bad_now == bad_before || (!old && !bad_now))
-                        continue;
-                svc_event(sv, bad_now ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id,
-                              h->id, "host %s: validation %s %s: %s", h->id, validation_id_to_string(res[i].id),
-                              bad_now ? "fails" : "passes now", res[i].message);
-        }
-}
-
 /* What a bound host's validations compare it with: its cluster's settings,
  * its peers' names, and its network steps' results (a disk speed result
  * for the disk it measured only). The strings live in *view (*have_view
@@ -119,16 +105,44 @@ static int verdict_of(const struct host *h, const struct validation_result *res,
         return 1;
 }
 
-/* The verdict is stored: events for what changed; a bound host's cluster
- * follows a change of status. */
-static void verdict_stored(struct svc *sv, struct host *h, const struct validation_result *res, size_t n,
-                           const struct verdict *vd) {
-        validation_events(sv, h, res, n);
+/* The events of a verdict: one for each validation that starts or stops
+ * failing, one for a change of status; into ev[0..VAL_HOST_COUNT]. */
+static size_t verdict_events(const struct host *h, const struct validation_result *res, size_t n,
+                             const struct verdict *vd, struct event *ev) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct validation *old = validation_list_find(h->validations, h->n_validations, res[i].id);
+                bool bad_now = res[i].status == VSTATUS_FAILURE || res[i].status == VSTATUS_ERROR;
+                bool bad_before = old && (old->status == VSTATUS_FAILURE || old->status == VSTATUS_ERROR);
+                if (bad_now == bad_before || (!old && !bad_now))
+                        continue;
+                svc_event_make(&ev[k++], bad_now ? EVENT_WARNING : EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id,
+                               h->cluster_id, h->id, "host %s: validation %s %s: %s", h->id,
+                               validation_id_to_string(res[i].id), bad_now ? "fails" : "passes now", res[i].message);
+        }
+        if (vd->to != h->status)
+                svc_event_make(&ev[k++],
+                               vd->to == HOST_INSUFFICIENT_UNBOUND || vd->to == HOST_INSUFFICIENT ? EVENT_WARNING
+                                                                                              : EVENT_INFO,
+                               EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
+                               host_status_to_string(h->status), host_status_to_string(vd->to), vd->info);
+        return k;
+}
+
+/* The verdict is stored, and its events ev[0..nev) with it (`recorded`) or
+ * not yet: they go to the store (unless recorded) and the sink, and are
+ * freed; h takes its new status; a bound host's cluster follows a change. */
+static void verdict_stored(struct svc *sv, struct host *h, const struct verdict *vd, struct event *ev, size_t nev,
+                           bool recorded) {
+        for (size_t i = 0; i < nev; i++) {
+                int r = recorded ? 0 : store_event_append_unwaited(sv->store, &ev[i]);
+                if (r < 0)
+                        log_warning_errno(r, "events", "Failed to record event \"%s\": %m", ev[i].message);
+                else
+                        svc_event_emit(sv, &ev[i]);
+                event_free(&ev[i]);
+        }
         if (vd->to != h->status) {
-                svc_event(sv, vd->to == HOST_INSUFFICIENT_UNBOUND || vd->to == HOST_INSUFFICIENT ? EVENT_WARNING
-                                                                                             : EVENT_INFO,
-                          EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id, "host %s: %s -> %s: %s", h->id,
-                          host_status_to_string(h->status), host_status_to_string(vd->to), vd->info);
                 h->status = vd->to;
                 if (h->cluster_id)
                         (void) refresh_cluster(sv, h->cluster_id, NULL);
@@ -145,8 +159,10 @@ static int store_host_verdict(struct svc *sv, struct host *h, const struct valid
                 return r;
         r = store_host_set_status(sv->store, h->infra_env_id, h->id, vd.to, vd.info, vd.v, vd.nv,
                                   STORE_STATUS(h->status));
-        if (r >= 0)
-                verdict_stored(sv, h, res, n, &vd);
+        if (r >= 0) {
+                struct event ev[VAL_HOST_COUNT + 1];
+                verdict_stored(sv, h, &vd, ev, verdict_events(h, res, n, &vd, ev), false);
+        }
         validation_list_free(&vd.v, &vd.nv);
         return r == -ESTALE ? 0 : r;
 }
@@ -224,12 +240,18 @@ int refresh_host_inventory(struct svc *sv, struct host *h, const struct infra_en
         int k = n >= 0 ? verdict_of(h, res, (size_t) n, &vd) : 0;
         if (k < 0)
                 return k;
+        /* The verdict's events go in the same write. */
+        struct event ev[VAL_HOST_COUNT + 1];
+        size_t nev = k == 1 ? verdict_events(h, res, (size_t) n, &vd, ev) : 0;
         struct store_host_status st = { .status = vd.to, .status_info = vd.info, .v = vd.v, .n_v = vd.nv,
-                                        .expect_mask = STORE_STATUS(h->status) };
+                                        .expect_mask = STORE_STATUS(h->status), .events = ev, .n_events = nev };
         int r = store_host_set_inventory_status(sv->store, h->infra_env_id, h->id, text, h->inventory,
                                                 k == 1 ? &st : NULL);
         if (r == 1)
-                verdict_stored(sv, h, res, (size_t) n, &vd);
+                verdict_stored(sv, h, &vd, ev, nev, true);
+        else
+                for (size_t i = 0; i < nev; i++)
+                        event_free(&ev[i]);
         validation_list_free(&vd.v, &vd.nv);
         if (r < 0)
                 return r;

@@ -512,7 +512,27 @@ Test(store, host_updates) {
                 cr_assert_eq(got.n_validations, 2, "validations untouched");
                 host_free(&got);
                 hs.expect_mask = STORE_STATUS(HOST_INSUFFICIENT_UNBOUND);
+                struct event ev[2];
+                for (int i = 0; i < 2; i++) {
+                        event_init(&ev[i]);
+                        ev[i].severity = EVENT_INFO;
+                        ev[i].category = EVENT_CAT_SYSTEM;
+                        ev[i].host_id = strdup(id);
+                        ev[i].message = strdup(i ? "with the status 2" : "with the status 1");
+                }
+                hs.events = ev;
+                hs.n_events = 2;
                 cr_assert_eq(store_host_set_inventory_status(st, ie, id, inv, NULL, &hs), 1);
+                cr_assert(ev[0].id > 0 && ev[1].id > ev[0].id, "appended in order");
+                struct store_event_filter ef = { .host_id = id };
+                struct event_list el = { 0 };
+                cr_assert_eq(store_event_list(st, &ef, &el), 0);
+                cr_assert_eq(el.n, 2);
+                event_list_free(&el);
+                for (int i = 0; i < 2; i++)
+                        event_free(&ev[i]);
+                hs.events = NULL;
+                hs.n_events = 0;
                 cr_assert_eq(store_host_get(st, ie, id, &got), 0);
                 cr_assert_str_eq(got.inventory_json, inv);
                 cr_assert_eq(got.status, HOST_KNOWN_UNBOUND);

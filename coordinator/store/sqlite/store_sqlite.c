@@ -1517,15 +1517,28 @@ static int sqlite_host_set_inventory(struct store *s, const char *ie, const char
         if ((r = model_now_rfc3339(now)) < 0 || (hs && hs->v && (r = validations_text(hs->v, hs->n_v, &vt)) < 0) ||
             (r = write_begin(s, &c)) < 0)
                 return r;
-        {
+        /* The status goes with the facts while it is the one expected. */
+        bool status = false;
+        if (hs) {
+                r = host_expect(c, ie, id, hs->expect_mask);
+                status = r >= 0;
+                r = r == -ESTALE ? 0 : r;
+        }
+        if (r >= 0) {
                 _cleanup_reset_ sqlite3_stmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET inv_hostname = ?3, updated_at = ?4, "
-                                 "inv_cpu_count = ?5, inv_memory_bytes = ?6, inv_max_disk_bytes = ?7 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                if ((r = stmt(c, status ? "UPDATE hosts SET inv_hostname = ?3, updated_at = ?4, "
+                                          "inv_cpu_count = ?5, inv_memory_bytes = ?6, inv_max_disk_bytes = ?7, "
+                                          "status = ?8, status_info = ?9, validations = coalesce(?10, validations) "
+                                          "WHERE infra_env_id = ?1 AND id = ?2"
+                                        : "UPDATE hosts SET inv_hostname = ?3, updated_at = ?4, "
+                                          "inv_cpu_count = ?5, inv_memory_bytes = ?6, inv_max_disk_bytes = ?7 "
+                                          "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
                     (r = BIND(st, ie, id, facts->hostname, now)) >= 0 &&
                     (r = bind_i64(st, 5, facts->cpu_count)) >= 0 &&
                     (r = bind_i64(st, 6, facts->memory_bytes)) >= 0 &&
-                    (r = bind_i64(st, 7, facts->max_disk_bytes)) >= 0)
+                    (r = bind_i64(st, 7, facts->max_disk_bytes)) >= 0 &&
+                    (!status || ((r = bind_text(st, 8, host_status_to_string(hs->status))) >= 0 &&
+                                 (r = bind_text(st, 9, hs->status_info)) >= 0 && (r = bind_text(st, 10, vt)) >= 0)))
                         r = step_changed(c, st);
         }
         if (r >= 0) {
@@ -1536,12 +1549,10 @@ static int sqlite_host_set_inventory(struct store *s, const char *ie, const char
                     (r = BIND(st, ie, id, inventory_json)) >= 0)
                         r = step_changed(c, st);
         }
-        if (r >= 0 && hs) {
-                r = host_expect(c, ie, id, hs->expect_mask);
-                if (r >= 0)
-                        r = host_status_conn(c, ie, id, hs->status, hs->status_info, vt, now);
-                r = r == -ESTALE ? 0 : r >= 0 ? 1 : r; /* the inventory alone */
-        }
+        for (size_t i = 0; r >= 0 && status && i < hs->n_events; i++)
+                r = event_insert_conn(c, &hs->events[i]);
+        if (r >= 0 && hs)
+                r = status ? 1 : 0; /* 0: the inventory alone */
         return write_end(s, c, r);
 }
 
