@@ -38,13 +38,18 @@ static char *checked_in(const char *ie, const char *id) {
         return t;
 }
 
+/* An infra-env "lab" in the store. */
+static void mk_lab(struct infra_env *ie) {
+        infra_env_init(ie);
+        ie->name = strdup("lab");
+        ie->owner = strdup("admin");
+        ie->cpu_architecture = strdup("x86_64");
+        cr_assert_eq(store_infra_env_create(st, ie), 0);
+}
+
 Test(checkins, batched_writes_keep_the_latest_time) {
         struct infra_env ie;
-        infra_env_init(&ie);
-        ie.name = strdup("lab");
-        ie.owner = strdup("admin");
-        ie.cpu_architecture = strdup("x86_64");
-        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        mk_lab(&ie);
         char ids[3000][40];
         for (int i = 0; i < 3000; i++) {
                 snprintf(ids[i], sizeof ids[i], "7c0ffee0-0000-4000-8000-%012d", i);
@@ -100,11 +105,7 @@ Test(checkins, batched_writes_keep_the_latest_time) {
  * once is written at the next flush; `all` writes every time at once. */
 Test(checkins, chatty_hosts_are_written_once_in_a_while) {
         struct infra_env ie;
-        infra_env_init(&ie);
-        ie.name = strdup("lab");
-        ie.owner = strdup("admin");
-        ie.cpu_architecture = strdup("x86_64");
-        cr_assert_eq(store_infra_env_create(st, &ie), 0);
+        mk_lab(&ie);
         const char *chatty = "7c0ffee0-0000-4000-8000-000000000001", *quiet = "7c0ffee0-0000-4000-8000-000000000002";
         cr_assert_eq(store_host_register(st, ie.id, chatty, "t", NULL), 1);
         cr_assert_eq(store_host_register(st, ie.id, quiet, "t", NULL), 1);
