@@ -137,7 +137,8 @@ static void verdict_stored(struct svc *sv, struct host *h, const struct verdict 
         for (size_t i = 0; i < nev; i++) {
                 int r = recorded ? 0 : store_event_append_unwaited(sv->store, &ev[i]);
                 if (r < 0)
-                        log_warning_errno(r, "events", "Failed to record event \"%s\": %m", ev[i].message);
+                        log_warning_errno(r, "events", "Failed to record event \"%s\": %m",
+                                          ev[i].message ? ev[i].message : "?");
                 else
                         svc_event_emit(sv, &ev[i]);
                 event_free(&ev[i]);
