@@ -17,6 +17,10 @@
 #include "log.h"
 
 static void event_vmake(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,
+                        const char *cluster_id, const char *host_id, const char *fmt, va_list ap)
+        __attribute__((format(printf, 7, 0)));
+
+static void event_vmake(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,
                         const char *cluster_id, const char *host_id, const char *fmt, va_list ap) {
         char msg[1024];
         vsnprintf(msg, sizeof msg, fmt, ap);
