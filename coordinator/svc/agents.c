@@ -2,7 +2,6 @@
  * report their results. */
 #include "agents.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "install.h"
 #include "ratelimit.h"
 #include "refresh.h"
+#include "uuid.h"
 
 /* A known host registered again: after a bind or unbind (its agent was told
  * to), a restart of the agent, or a reboot. The state machine says where it
@@ -100,9 +100,8 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
         /* A new host's event goes in the same write (its id as stored:
          * lower case). */
         char hid[UUID_STR_LEN];
-        snprintf(hid, sizeof hid, "%s", host_id);
-        for (char *p = hid; *p; p++)
-                *p = (char) tolower((unsigned char) *p);
+        if (uuid_normalize(host_id, hid) < 0)
+                return -EINVAL;
         struct event ev;
         svc_event_make(&ev, EVENT_INFO, EVENT_CAT_AGENT, ie->id, ie->cluster_id, hid,
                        "host %s registered in infra-env %s (agent %s)", hid, ie->id, version ? version : "?");
