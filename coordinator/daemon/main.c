@@ -15,12 +15,13 @@
 #include "musterd.h"
 
 static void usage(FILE *f) {
-        fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store sqlite:PATH] [--config FILE]\n"
+        fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store URL] [--config FILE]\n"
               "               [--insecure-http]\n"
               "\n"
               "  --listen ADDR:PORT   Address to serve the API on (default from config: 0.0.0.0:8090)\n"
               "  --state-dir DIR      Keys, admin.token and the default store (DIR/muster.db)\n"
-              "  --store URL          sqlite:PATH (default: sqlite:DIR/muster.db)\n"
+              "  --store URL          sqlite:PATH (default: sqlite:DIR/muster.db) or\n"
+              "                       postgres://USER@HOST/DB[?sslmode=...&pool=N] (PostgreSQL)\n"
               "  --config FILE        Configuration file (see musterd.conf); SIGHUP re-reads it\n"
               "  --insecure-http      Serve plain HTTP instead of HTTPS (a lab only: tokens and\n"
               "                       secrets cross the network unencrypted; said at start and\n"

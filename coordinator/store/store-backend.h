@@ -32,6 +32,9 @@ struct store {
 
 struct store_backend {
         const char *name; /* its URL scheme: "sqlite" */
+        /* store.c calls an operation again that answered -EAGAIN (a
+         * transaction the database aborted and that did nothing). */
+        bool retry_eagain;
         /* url as given to store_open: "NAME:..." or, for SQLite, a plain
          * path. Fills in everything of the handle but base.ops (store.c's). */
         int (*open)(const char *url, struct store **out);
@@ -196,6 +199,9 @@ struct store_backend {
 
 /* The back-ends of this build. */
 extern const struct store_backend store_sqlite_backend;
+#ifdef MUSTER_WITH_POSTGRES
+extern const struct store_backend store_pg_backend;
+#endif
 
 /* Count one write transaction of `seconds` into l (store_latency_bounds). */
 void store_latency_add(struct store_latency *l, double seconds);

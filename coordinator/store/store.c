@@ -6,13 +6,41 @@
 #include "store.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cleanup.h"
 #include "store-backend.h"
 
 /* ---- back-ends ---------------------------------------------------------- */
+
+/* A call of the back-end's table, made again while it answers -EAGAIN, if
+ * the back-end asks for that (PostgreSQL: a serialization failure or a
+ * deadlock aborted the transaction, which did nothing; running it again
+ * sees what the other one wrote). Up to STORE_RETRIES times, after a short
+ * pause that grows and is spread at random so that the two do not meet
+ * again. */
+#define STORE_RETRIES 10
+#define CALL(s, op, ...)                                                                                  \
+        ({                                                                                               \
+                int r_;                                                                                  \
+                unsigned n_ = 0;                                                                         \
+                while ((r_ = (s)->ops->op((s), __VA_ARGS__)) == -EAGAIN && (s)->ops->retry_eagain &&      \
+                       ++n_ < STORE_RETRIES)                                                             \
+                        retry_pause(n_);                                                                 \
+                r_;                                                                                      \
+        })
+
+static void retry_pause(unsigned n) {
+        static _Thread_local unsigned seed;
+        if (!seed)
+                seed = (unsigned) time(NULL) ^ (unsigned) (uintptr_t) &seed;
+        long us = (long) (rand_r(&seed) % (200u << (n < 6 ? n : 6)));
+        struct timespec t = { .tv_sec = 0, .tv_nsec = us * 1000 };
+        nanosleep(&t, NULL);
+}
 
 /* URL prefixes and their back-ends. A back-end this build does not have
  * (NULL) answers -EPROTONOSUPPORT, as does any other "scheme://"; anything
@@ -22,8 +50,13 @@ static const struct {
         const struct store_backend *backend;
 } url_backends[] = {
         { "sqlite:", &store_sqlite_backend },
-        { "postgres://", NULL },   /* store/pg/, to come */
+#ifdef MUSTER_WITH_POSTGRES
+        { "postgres://", &store_pg_backend },
+        { "postgresql://", &store_pg_backend },
+#else
+        { "postgres://", NULL },
         { "postgresql://", NULL },
+#endif
 };
 
 int store_open(const char *url, struct store **out) {
@@ -61,7 +94,7 @@ int store_schema_version(struct store *s) {
 }
 
 int store_free_space(struct store *s, int64_t *bytes) {
-        return s->ops->free_space(s, bytes);
+        return CALL(s, free_space, bytes);
 }
 
 /* ---- write latency ------------------------------------------------------ */
@@ -157,7 +190,7 @@ int store_infra_env_create(struct store *s, struct infra_env *ie) {
                 return r;
         if (ie->token_generation == MODEL_UNSET || ie->token_generation < 1)
                 ie->token_generation = 1;
-        return s->ops->infra_env_create(s, ie);
+        return CALL(s, infra_env_create, ie);
 }
 
 int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
@@ -165,7 +198,7 @@ int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) 
         infra_env_init(out);
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        int r = s->ops->infra_env_get(s, nid, out);
+        int r = CALL(s, infra_env_get, nid, out);
         if (r < 0)
                 infra_env_free(out);
         return r;
@@ -177,7 +210,7 @@ int store_infra_env_list(struct store *s, const char *owner, const struct store_
         *out = (struct infra_env_list) { 0 };
         int r = page_check(pg, &p);
         if (r >= 0)
-                r = s->ops->infra_env_list(s, owner, &p, out);
+                r = CALL(s, infra_env_list, owner, &p, out);
         if (r < 0)
                 infra_env_list_free(out);
         return r;
@@ -203,7 +236,7 @@ int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t
         n.id = id;
         if (fields & IE_F_CLUSTER_ID)
                 n.cluster_id = cp ? cid : NULL;
-        return s->ops->infra_env_update(s, &n, fields);
+        return CALL(s, infra_env_update, &n, fields);
 }
 
 int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask, struct host_list *blocked,
@@ -215,14 +248,14 @@ int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask,
                 *unbound = (struct host_list) { 0 };
         if (norm_id(id, nid) < 0 || !mask_ok(block_mask))
                 return -EINVAL;
-        return s->ops->infra_env_delete(s, nid, block_mask, blocked, unbound);
+        return CALL(s, infra_env_delete, nid, block_mask, blocked, unbound);
 }
 
 int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {
         char nid[UUID_STR_LEN];
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        return s->ops->infra_env_bump_token(s, nid, gen);
+        return CALL(s, infra_env_bump_token, nid, gen);
 }
 
 /* ---- hosts ------------------------------------------------------------- */
@@ -250,7 +283,7 @@ int store_host_register_event(struct store *s, const char *infra_env_id, const c
                 return -EINVAL;
         if (on_new && (r = event_prepare(on_new)) < 0)
                 return r;
-        r = s->ops->host_register(s, ie, id, agent_version, max_hosts, on_new, out);
+        r = CALL(s, host_register, ie, id, agent_version, max_hosts, on_new, out);
         if (r < 0 && out)
                 host_free(out);
         return r;
@@ -261,7 +294,7 @@ static int host_get(struct store *s, const char *infra_env_id, const char *host_
         host_init(out);
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        int r = s->ops->host_get(s, ie, id, brief, out);
+        int r = CALL(s, host_get, ie, id, brief, out);
         if (r < 0)
                 host_free(out);
         return r;
@@ -300,7 +333,7 @@ int store_host_list(struct store *s, const struct store_host_filter *f, const st
         }
         if (too_long(f->hostname_contains, MODEL_MAX_STRING))
                 return -EINVAL;
-        r = s->ops->host_list(s, &n, &p, out);
+        r = CALL(s, host_list, &n, &p, out);
         if (r < 0)
                 host_list_free(out);
         return r;
@@ -318,7 +351,7 @@ int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
         struct host n = *h;
         n.infra_env_id = ie;
         n.id = id;
-        return s->ops->host_update(s, &n, fields);
+        return CALL(s, host_update, &n, fields);
 }
 
 static bool status_valid(const struct store_host_status *st) {
@@ -353,7 +386,7 @@ int store_host_set_inventory_status(struct store *s, const char *infra_env_id, c
         if (parsed == &own)
                 inventory_free(&own);
         if (r >= 0)
-                r = s->ops->host_set_inventory(s, ie, id, inventory_json, &facts, st);
+                r = CALL(s, host_set_inventory, ie, id, inventory_json, &facts, st);
         inventory_facts_free(&facts);
         return r;
 }
@@ -371,7 +404,7 @@ int store_host_set_status(struct store *s, const char *infra_env_id, const char 
         struct store_host_status st = { .status = status, .status_info = status_info, .n_v = n_v };
         if (host_key(infra_env_id, host_id, ie, id) < 0 || !status_valid(&st))
                 return -EINVAL;
-        return s->ops->host_set_status(s, ie, id, status, status_info, v, n_v, expect_mask);
+        return CALL(s, host_set_status, ie, id, status, status_info, v, n_v, expect_mask);
 }
 
 int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
@@ -379,7 +412,7 @@ int store_host_set_progress(struct store *s, const char *infra_env_id, const cha
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0 || !p || !progress_ok(p))
                 return -EINVAL;
-        return s->ops->host_set_progress(s, ie, id, p);
+        return CALL(s, host_set_progress, ie, id, p);
 }
 
 int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
@@ -389,7 +422,7 @@ int store_host_set_install_state(struct store *s, const char *infra_env_id, cons
         if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
             too_long(status_info, MODEL_MAX_MESSAGE) || (p && !progress_ok(p)))
                 return -EINVAL;
-        return s->ops->host_set_install_state(s, ie, id, status, status_info, p, applied_revision, expect_mask);
+        return CALL(s, host_set_install_state, ie, id, status, status_info, p, applied_revision, expect_mask);
 }
 
 int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
@@ -397,11 +430,11 @@ int store_host_set_applied_revision(struct store *s, const char *infra_env_id, c
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0 || applied_revision < 0)
                 return -EINVAL;
-        return s->ops->host_set_applied_revision(s, ie, id, applied_revision);
+        return CALL(s, host_set_applied_revision, ie, id, applied_revision);
 }
 
 int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
-        return n == 0 ? 0 : s->ops->host_checkin_many(s, v, n);
+        return n == 0 ? 0 : CALL(s, host_checkin_many, v, n);
 }
 
 int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
@@ -411,21 +444,21 @@ int store_host_checkin(struct store *s, const char *infra_env_id, const char *ho
                 return -EINVAL;
         if ((r = at ? model_time_normalize(at, t) : model_now_rfc3339(t)) < 0)
                 return at ? -EINVAL : r;
-        return s->ops->host_checkin(s, ie, id, t);
+        return CALL(s, host_checkin, ie, id, t);
 }
 
 int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return s->ops->host_token_generation(s, ie, id, gen);
+        return CALL(s, host_token_generation, ie, id, gen);
 }
 
 int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return s->ops->host_rotate_token(s, ie, id, gen);
+        return CALL(s, host_rotate_token, ie, id, gen);
 }
 
 int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
@@ -436,7 +469,7 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
         if (host_key(infra_env_id, host_id, ie, id) < 0 || norm_opt_id(cluster_id, cid, &cp) < 0 ||
             !host_status_to_string(status) || too_long(status_info, MODEL_MAX_MESSAGE))
                 return -EINVAL;
-        return s->ops->host_bind(s, ie, id, cp, status, status_info, expect_mask);
+        return CALL(s, host_bind, ie, id, cp, status, status_info, expect_mask);
 }
 
 int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
@@ -446,7 +479,7 @@ int store_host_set_step_result(struct store *s, const char *infra_env_id, const 
                 return -EINVAL;
         if (strlen(output_json) > STORE_MAX_STEP_RESULT)
                 return -E2BIG;
-        return s->ops->host_set_step_result(s, ie, id, type, output_json);
+        return CALL(s, host_set_step_result, ie, id, type, output_json);
 }
 
 int store_host_forget_step_result(struct store *s, const char *infra_env_id, const char *host_id,
@@ -454,35 +487,35 @@ int store_host_forget_step_result(struct store *s, const char *infra_env_id, con
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type))
                 return -EINVAL;
-        return s->ops->host_forget_step_result(s, ie, id, type);
+        return CALL(s, host_forget_step_result, ie, id, type);
 }
 
 int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return s->ops->host_take_reregister(s, ie, id);
+        return CALL(s, host_take_reregister, ie, id);
 }
 
 int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return s->ops->host_delete(s, ie, id);
+        return CALL(s, host_delete, ie, id);
 }
 
 int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return s->ops->host_stop_pending(s, ie, id);
+        return CALL(s, host_stop_pending, ie, id);
 }
 
 int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return s->ops->host_clear_stop(s, ie, id);
+        return CALL(s, host_clear_stop, ie, id);
 }
 
 int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
@@ -491,7 +524,7 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
         *out = (struct host_list) { 0 };
         if (!before || model_time_normalize(before, t) < 0 || limit > STORE_MAX_LIMIT || !mask_ok(status_mask))
                 return -EINVAL;
-        int r = s->ops->host_list_stale(s, t, status_mask, stage, stage_match, limit ? limit : STORE_DEFAULT_LIMIT,
+        int r = CALL(s, host_list_stale, t, status_mask, stage, stage_match, limit ? limit : STORE_DEFAULT_LIMIT,
                                         out);
         if (r < 0)
                 host_list_free(out);
@@ -533,7 +566,7 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
         if ((r = mark_check(hosts, n, before, status_mask, status_info, t)) < 0 || n == 0 ||
             (r = mark_copy(hosts, n, &copy, &keys)) < 0)
                 return r;
-        return s->ops->host_mark_disconnected(s, copy, n, t, status_mask, status_info);
+        return CALL(s, host_mark_disconnected, copy, n, t, status_mask, status_info);
 }
 
 int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
@@ -552,7 +585,7 @@ int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, c
         if (n == 0)
                 return 0;
         if ((r = mark_copy(hosts, n, &copy, &keys)) >= 0)
-                r = s->ops->host_mark_stale(s, copy, n, t, status_mask, to, status_info, changed);
+                r = CALL(s, host_mark_stale, copy, n, t, status_mask, to, status_info, changed);
         if (r < 0 && changed)
                 for (size_t i = 0; i < n; i++)
                         changed[i] = false;
@@ -562,7 +595,7 @@ int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, c
 int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
         for (int i = 0; i < _HOST_STATUS_MAX; i++)
                 counts[i] = 0;
-        return s->ops->host_count_by_status(s, counts);
+        return CALL(s, host_count_by_status, counts);
 }
 
 /* ---- clusters ---------------------------------------------------------- */
@@ -610,7 +643,7 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
                 n.feature_set = default_feature_set;
         if (!n.cpu_architecture)
                 n.cpu_architecture = default_cpu_architecture;
-        return s->ops->cluster_create(s, &n);
+        return CALL(s, cluster_create, &n);
 }
 
 int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
@@ -618,7 +651,7 @@ int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
         cluster_init(out);
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        int r = s->ops->cluster_get(s, nid, out);
+        int r = CALL(s, cluster_get, nid, out);
         if (r < 0)
                 cluster_free(out);
         return r;
@@ -630,7 +663,7 @@ int store_cluster_list(struct store *s, const char *owner, const struct store_pa
         *out = (struct cluster_list) { 0 };
         int r = page_check(pg, &p);
         if (r >= 0)
-                r = s->ops->cluster_list(s, owner, &p, out);
+                r = CALL(s, cluster_list, owner, &p, out);
         if (r < 0)
                 cluster_list_free(out);
         return r;
@@ -651,7 +684,7 @@ int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fie
         n.id = id;
         if (!n.feature_set)
                 n.feature_set = default_feature_set;
-        return s->ops->cluster_update(s, &n, fields);
+        return CALL(s, cluster_update, &n, fields);
 }
 
 int store_cluster_set_status(struct store *s, const char *id, const char *status,
@@ -665,7 +698,7 @@ int store_cluster_set_status_from(struct store *s, const char *id, const char *e
         if (norm_id(id, nid) < 0 || !status || too_long(status, MODEL_MAX_STRING) ||
             too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
                 return -EINVAL;
-        return s->ops->cluster_set_status(s, nid, expect, status, status_info, v, n_v);
+        return CALL(s, cluster_set_status, nid, expect, status, status_info, v, n_v);
 }
 
 /* store_cluster_reset (stop false) and store_cluster_cancel (stop true):
@@ -689,7 +722,8 @@ static int cluster_move(struct store *s, const char *id, const char *expect, con
                 copy[i].infra_env_id = keys[i].infra_env_id;
                 copy[i].host_id = keys[i].host_id;
         }
-        return (stop ? s->ops->cluster_cancel : s->ops->cluster_reset)(s, nid, expect, status, status_info, copy, n);
+        return stop ? CALL(s, cluster_cancel, nid, expect, status, status_info, copy, n)
+                    : CALL(s, cluster_reset, nid, expect, status, status_info, copy, n);
 }
 
 int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
@@ -729,14 +763,14 @@ int store_cluster_start_install(struct store *s, const char *id, const char *sta
                 copy[i].infra_env_id = keys[i].infra_env_id;
                 copy[i].host_id = keys[i].host_id;
         }
-        return s->ops->cluster_start_install(s, nid, status_info, host_to, host_info, copy, n_roles, payload);
+        return CALL(s, cluster_start_install, nid, status_info, host_to, host_info, copy, n_roles, payload);
 }
 
 int store_cluster_delete(struct store *s, const char *id) {
         char nid[UUID_STR_LEN];
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        return s->ops->cluster_delete(s, nid);
+        return CALL(s, cluster_delete, nid);
 }
 
 int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count) {
@@ -744,7 +778,7 @@ int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_m
         *count = 0;
         if (norm_id(id, nid) < 0 || !mask_ok(status_mask))
                 return -EINVAL;
-        return s->ops->cluster_count_hosts(s, nid, status_mask, count);
+        return CALL(s, cluster_count_hosts, nid, status_mask, count);
 }
 
 /* ---- releases ---------------------------------------------------------- */
@@ -767,7 +801,7 @@ int store_release_import(struct store *s, const struct release_info *info, const
         for (size_t i = 0; i < ms->n; i++)
                 if (!manifest_ok(&ms->v[i]))
                         return -EINVAL;
-        int r = s->ops->release_import(s, info, ms, out);
+        int r = CALL(s, release_import, info, ms, out);
         if (r < 0 && out)
                 store_release_free(out);
         return r;
@@ -777,7 +811,7 @@ int store_release_get(struct store *s, const char *version, struct store_release
         store_release_init(out);
         if (!release_version_ok(version))
                 return -EINVAL;
-        int r = s->ops->release_get(s, version, out);
+        int r = CALL(s, release_get, version, out);
         if (r < 0)
                 store_release_free(out);
         return r;
@@ -788,7 +822,7 @@ int store_release_list(struct store *s, const struct store_page *pg, struct stor
         *out = (struct store_release_list) { 0 };
         int r = page_check(pg, &p);
         if (r >= 0)
-                r = s->ops->release_list(s, &p, out);
+                r = CALL(s, release_list, &p, out);
         if (r < 0)
                 store_release_list_free(out);
         return r;
@@ -797,13 +831,13 @@ int store_release_list(struct store *s, const struct store_page *pg, struct stor
 int store_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
         if (!release_version_ok(version) || !out)
                 return -EINVAL;
-        return s->ops->release_manifests(s, version, out);
+        return CALL(s, release_manifests, version, out);
 }
 
 int store_release_delete(struct store *s, const char *version) {
         if (!release_version_ok(version))
                 return -EINVAL;
-        return s->ops->release_delete(s, version);
+        return CALL(s, release_delete, version);
 }
 
 /* ---- payload revisions -------------------------------------------------- */
@@ -820,7 +854,7 @@ int store_cluster_add_payload(struct store *s, struct store_payload *p) {
                 return r;
         struct store_payload n = *p;
         n.cluster_id = nid;
-        return s->ops->cluster_add_payload(s, &n);
+        return CALL(s, cluster_add_payload, &n);
 }
 
 int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out) {
@@ -828,7 +862,7 @@ int store_payload_get(struct store *s, const char *cluster_id, int64_t revision,
         store_payload_init(out);
         if (norm_id(cluster_id, nid) < 0 || revision < 1)
                 return -EINVAL;
-        int r = s->ops->payload_get(s, nid, revision, out);
+        int r = CALL(s, payload_get, nid, revision, out);
         if (r < 0)
                 store_payload_free(out);
         return r;
@@ -839,7 +873,7 @@ int store_payload_list(struct store *s, const char *cluster_id, struct store_pay
         *out = (struct store_payload_list) { 0 };
         if (norm_id(cluster_id, nid) < 0)
                 return -EINVAL;
-        int r = s->ops->payload_list(s, nid, out);
+        int r = CALL(s, payload_list, nid, out);
         if (r < 0)
                 store_payload_list_free(out);
         return r < 0 ? r : 0;
@@ -862,7 +896,7 @@ int store_token_add(struct store *s, const struct store_token *t) {
         n.id = id;
         n.created_at = created;
         n.expires_at = expires;
-        return s->ops->token_add(s, &n);
+        return CALL(s, token_add, &n);
 }
 
 int store_token_get(struct store *s, const char *id, struct store_token *out) {
@@ -870,7 +904,7 @@ int store_token_get(struct store *s, const char *id, struct store_token *out) {
         store_token_init(out);
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        int r = s->ops->token_get(s, nid, out);
+        int r = CALL(s, token_get, nid, out);
         if (r < 0)
                 store_token_free(out);
         return r;
@@ -882,7 +916,7 @@ int store_token_list(struct store *s, const char *owner, const struct store_page
         *out = (struct store_token_list) { 0 };
         int r = page_check(pg, &p);
         if (r >= 0)
-                r = s->ops->token_list(s, owner, &p, out);
+                r = CALL(s, token_list, owner, &p, out);
         if (r < 0)
                 store_token_list_free(out);
         return r;
@@ -892,14 +926,14 @@ int store_token_revoke(struct store *s, const char *id) {
         char nid[UUID_STR_LEN];
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        return s->ops->token_revoke(s, nid);
+        return CALL(s, token_revoke, nid);
 }
 
 int store_token_check(struct store *s, const char *id) {
         char nid[UUID_STR_LEN];
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        return s->ops->token_check(s, nid);
+        return CALL(s, token_check, nid);
 }
 
 /* ---- operator catalogs --------------------------------------------------- */
@@ -923,7 +957,7 @@ int store_catalog_create(struct store *s, struct store_catalog *c) {
                 return r;
         if ((r = set_owned(&c->id, id)) < 0 || (r = set_owned(&c->created_at, now)) < 0)
                 return r;
-        return s->ops->catalog_create(s, c);
+        return CALL(s, catalog_create, c);
 }
 
 int store_catalog_get(struct store *s, const char *id, struct store_catalog *out) {
@@ -931,7 +965,7 @@ int store_catalog_get(struct store *s, const char *id, struct store_catalog *out
         store_catalog_init(out);
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        int r = s->ops->catalog_get(s, nid, NULL, out);
+        int r = CALL(s, catalog_get, nid, NULL, out);
         if (r < 0)
                 store_catalog_free(out);
         return r;
@@ -941,7 +975,7 @@ int store_catalog_get_by_name(struct store *s, const char *name, struct store_ca
         store_catalog_init(out);
         if (!catalog_name_ok(name))
                 return -EINVAL;
-        int r = s->ops->catalog_get(s, NULL, name, out);
+        int r = CALL(s, catalog_get, NULL, name, out);
         if (r < 0)
                 store_catalog_free(out);
         return r;
@@ -949,7 +983,7 @@ int store_catalog_get_by_name(struct store *s, const char *name, struct store_ca
 
 int store_catalog_list(struct store *s, struct store_catalog_list *out) {
         *out = (struct store_catalog_list) { 0 };
-        int r = s->ops->catalog_list(s, out);
+        int r = CALL(s, catalog_list, out);
         if (r < 0)
                 store_catalog_list_free(out);
         return r < 0 ? r : 0;
@@ -959,7 +993,7 @@ int store_catalog_delete(struct store *s, const char *id) {
         char nid[UUID_STR_LEN];
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        return s->ops->catalog_delete(s, nid);
+        return CALL(s, catalog_delete, nid);
 }
 
 /* ---- operator subscriptions ---------------------------------------------- */
@@ -981,7 +1015,7 @@ int store_subscription_create(struct store *s, struct store_subscription *sub) {
         if ((r = set_owned(&sub->id, id)) < 0 || (r = set_owned(&sub->created_at, now)) < 0 ||
             (r = set_owned(&sub->cluster_id, cid)) < 0)
                 return r;
-        return s->ops->subscription_create(s, sub);
+        return CALL(s, subscription_create, sub);
 }
 
 int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
@@ -989,7 +1023,7 @@ int store_subscription_list(struct store *s, const char *cluster_id, struct stor
         *out = (struct store_subscription_list) { 0 };
         if (cluster_id && norm_id(cluster_id, cid) < 0)
                 return -EINVAL;
-        int r = s->ops->subscription_list(s, cluster_id ? cid : NULL, out);
+        int r = CALL(s, subscription_list, cluster_id ? cid : NULL, out);
         if (r < 0)
                 store_subscription_list_free(out);
         return r < 0 ? r : 0;
@@ -999,7 +1033,7 @@ int store_subscription_delete(struct store *s, const char *cluster_id, const cha
         char cid[UUID_STR_LEN];
         if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
                 return -EINVAL;
-        return s->ops->subscription_delete(s, cid, package);
+        return CALL(s, subscription_delete, cid, package);
 }
 
 /* ---- add-ons --------------------------------------------------------------- */
@@ -1021,7 +1055,7 @@ int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
             (r = set_owned(&p->updated_at, now)) < 0)
                 return r;
         p->generation = 1;
-        return s->ops->addon_proxy_create(s, p);
+        return CALL(s, addon_proxy_create, p);
 }
 
 int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out) {
@@ -1031,11 +1065,11 @@ int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_p
         if (!key || !*key)
                 return -EINVAL;
         if (norm_id(key, nid) == 0)
-                r = s->ops->addon_proxy_get(s, nid, NULL, out);
+                r = CALL(s, addon_proxy_get, nid, NULL, out);
         else if (too_long(key, STORE_MAX_CATALOG_NAME))
                 return -ENOENT;
         else
-                r = s->ops->addon_proxy_get(s, NULL, key, out);
+                r = CALL(s, addon_proxy_get, NULL, key, out);
         if (r < 0)
                 store_addon_proxy_free(out);
         return r;
@@ -1043,7 +1077,7 @@ int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_p
 
 int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
         *out = (struct store_addon_proxy_list) { 0 };
-        int r = s->ops->addon_proxy_list(s, out);
+        int r = CALL(s, addon_proxy_list, out);
         if (r < 0)
                 store_addon_proxy_list_free(out);
         return r < 0 ? r : 0;
@@ -1059,14 +1093,14 @@ int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64
         if ((r = model_now_rfc3339(now)) < 0 || (r = set_owned(&p->updated_at, now)) < 0 ||
             (r = set_owned(&p->id, nid)) < 0)
                 return r;
-        return s->ops->addon_proxy_update(s, p, expect_generation);
+        return CALL(s, addon_proxy_update, p, expect_generation);
 }
 
 int store_addon_proxy_delete(struct store *s, const char *id) {
         char nid[UUID_STR_LEN];
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
-        return s->ops->addon_proxy_delete(s, nid);
+        return CALL(s, addon_proxy_delete, nid);
 }
 
 int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
@@ -1076,7 +1110,7 @@ int store_addon_release_list(struct store *s, const char *proxy_id, const char *
         if ((proxy_id && norm_id(proxy_id, pid) < 0) || (cluster_id && norm_id(cluster_id, cid) < 0) ||
             (pg && pg->limit > STORE_MAX_LIMIT))
                 return -EINVAL;
-        int r = s->ops->addon_release_list(s, proxy_id ? pid : NULL, cluster_id ? cid : NULL, pg, out);
+        int r = CALL(s, addon_release_list, proxy_id ? pid : NULL, cluster_id ? cid : NULL, pg, out);
         if (r < 0)
                 store_addon_release_list_free(out);
         return r < 0 ? r : 0;
@@ -1094,14 +1128,14 @@ int store_addon_release_put(struct store *s, struct store_addon_release *r) {
             (!r->created_at && (e = set_owned(&r->created_at, now)) < 0) || (e = set_owned(&r->proxy_id, pid)) < 0 ||
             (e = set_owned(&r->cluster_id, cid)) < 0)
                 return e;
-        return s->ops->addon_release_put(s, r);
+        return CALL(s, addon_release_put, r);
 }
 
 int store_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id) {
         char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
         if (norm_id(proxy_id, pid) < 0 || norm_id(cluster_id, cid) < 0)
                 return -EINVAL;
-        return s->ops->addon_release_delete(s, pid, cid);
+        return CALL(s, addon_release_delete, pid, cid);
 }
 
 int store_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found_json) {
@@ -1111,7 +1145,7 @@ int store_host_found_set(struct store *s, const char *infra_env_id, const char *
                 return -EINVAL;
         if ((r = model_now_rfc3339(now)) < 0)
                 return r;
-        return s->ops->host_found_set(s, ie, h, found_json, now);
+        return CALL(s, host_found_set, ie, h, found_json, now);
 }
 
 int store_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out) {
@@ -1119,7 +1153,7 @@ int store_host_found_list(struct store *s, const char *cluster_id, struct store_
         *out = (struct store_host_found_list) { 0 };
         if (cluster_id && norm_id(cluster_id, cid) < 0)
                 return -EINVAL;
-        int r = s->ops->host_found_list(s, cluster_id ? cid : NULL, out);
+        int r = CALL(s, host_found_list, cluster_id ? cid : NULL, out);
         if (r < 0)
                 store_host_found_list_free(out);
         return r < 0 ? r : 0;
@@ -1128,7 +1162,7 @@ int store_host_found_list(struct store *s, const char *cluster_id, struct store_
 int store_cluster_host_counts(struct store *s, struct store_cluster_count **out, size_t *n) {
         *out = NULL;
         *n = 0;
-        int r = s->ops->cluster_host_counts(s, out, n);
+        int r = CALL(s, cluster_host_counts, out, n);
         if (r < 0) {
                 free(*out);
                 *out = NULL;
@@ -1141,7 +1175,7 @@ int store_subscription_set_cleanup(struct store *s, const char *cluster_id, cons
         char cid[UUID_STR_LEN];
         if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
                 return -EINVAL;
-        return s->ops->subscription_set_cleanup(s, cid, package, enabled);
+        return CALL(s, subscription_set_cleanup, cid, package, enabled);
 }
 
 int store_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package, const char *expect,
@@ -1155,12 +1189,12 @@ int store_subscription_set_uninstall(struct store *s, const char *cluster_id, co
         for (size_t i = 0; i < n_drop; i++)
                 if (!drop[i])
                         return -EINVAL;
-        return s->ops->subscription_set_uninstall(s, cid, package, expect, next, drop, n_drop);
+        return CALL(s, subscription_set_uninstall, cid, package, expect, next, drop, n_drop);
 }
 
 int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
         *out = (struct store_subscription_list) { 0 };
-        int r = s->ops->subscription_list_uninstalling(s, out);
+        int r = CALL(s, subscription_list_uninstalling, out);
         if (r < 0)
                 store_subscription_list_free(out);
         return r < 0 ? r : 0;
@@ -1188,7 +1222,7 @@ int store_operand_put(struct store *s, struct store_operand *v, size_t n) {
                     (r = set_owned(&o->created_at, now)) < 0 || (r = set_owned(&o->cluster_id, cid)) < 0)
                         return r;
         }
-        return s->ops->operand_put(s, v, n);
+        return CALL(s, operand_put, v, n);
 }
 
 int store_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out) {
@@ -1196,7 +1230,7 @@ int store_operand_list(struct store *s, const char *cluster_id, struct store_ope
         *out = (struct store_operand_list) { 0 };
         if (norm_id(cluster_id, cid) < 0)
                 return -EINVAL;
-        int r = s->ops->operand_list(s, cid, out);
+        int r = CALL(s, operand_list, cid, out);
         if (r < 0)
                 store_operand_list_free(out);
         return r < 0 ? r : 0;
@@ -1206,7 +1240,7 @@ int store_operand_delete(struct store *s, const char *cluster_id, const char *id
         char cid[UUID_STR_LEN], oid[UUID_STR_LEN];
         if (norm_id(cluster_id, cid) < 0 || norm_id(id, oid) < 0)
                 return -EINVAL;
-        return s->ops->operand_delete(s, cid, oid);
+        return CALL(s, operand_delete, cid, oid);
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -1233,7 +1267,7 @@ static int event_prepare(struct event *e) {
 
 static int event_append(struct store *s, struct event *e, bool wait) {
         int r = event_prepare(e);
-        return r < 0 ? r : s->ops->event_append(s, e, wait);
+        return r < 0 ? r : CALL(s, event_append, e, wait);
 }
 
 int store_event_append(struct store *s, struct event *e) {
@@ -1259,7 +1293,7 @@ int store_event_list(struct store *s, const struct store_event_filter *f, struct
                 return -EINVAL;
         if (!n.limit)
                 n.limit = STORE_DEFAULT_LIMIT;
-        int r = s->ops->event_list(s, &n, out);
+        int r = CALL(s, event_list, &n, out);
         if (r < 0)
                 event_list_free(out);
         return r < 0 ? r : 0;
@@ -1271,5 +1305,5 @@ int store_event_prune(struct store *s, const char *before, const char *audit_bef
         if ((before && model_time_normalize(before, t) < 0) ||
             (audit_before && model_time_normalize(audit_before, a) < 0) || max_per_host < 0)
                 return -EINVAL;
-        return s->ops->event_prune(s, before ? t : NULL, audit_before ? a : NULL, max_per_host, mark);
+        return CALL(s, event_prune, before ? t : NULL, audit_before ? a : NULL, max_per_host, mark);
 }

@@ -29,12 +29,25 @@ static void sqlite_url(const char *folder, char *out, size_t n) {
         snprintf(out, n, "sqlite:%s/muster.db", folder);
 }
 
+/* The PostgreSQL database this test made (dropped by teardown). */
+static char pg_db[128];
+
+#ifdef MUSTER_WITH_POSTGRES
+static void pg_url(const char *folder, char *out, size_t n) {
+        (void) folder;
+        tu_pg_database(out, n, pg_db, sizeof pg_db);
+}
+#endif
+
 /* The back-ends this suite runs on, by MUSTER_TEST_STORE. */
 static const struct {
         const char *name;
         backend_url_fn *url;
 } backends[] = {
         { "sqlite", sqlite_url },
+#ifdef MUSTER_WITH_POSTGRES
+        { "postgres", pg_url },
+#endif
 };
 
 /* The URL maker of back-end `name` (NULL, unset: sqlite); NULL for a name
@@ -54,7 +67,8 @@ static void setup(void) {
         const char *name = getenv("MUSTER_TEST_STORE");
         backend_url_fn *make_url = backend_url(name);
         cr_assert_not_null(make_url,
-                           "MUSTER_TEST_STORE=\"%s\": this suite knows no such store back-end (known: sqlite)", name);
+                           "MUSTER_TEST_STORE=\"%s\": this suite knows no such store back-end "
+                           "(known: sqlite, postgres)", name);
         dir = tu_mkdtemp();
         cr_assert_not_null(dir);
         make_url(dir, url, sizeof url);
@@ -64,6 +78,11 @@ static void setup(void) {
 static void teardown(void) {
         store_close(st);
         st = NULL;
+#ifdef MUSTER_WITH_POSTGRES
+        if (pg_db[0])
+                tu_pg_drop(pg_db);
+#endif
+        pg_db[0] = '\0';
         if (dir)
                 tu_rm_rf(dir);
         free(dir);

@@ -515,15 +515,19 @@ Test(store_sqlite, urls) {
         snprintf(url, sizeof url, "sqlite://%s", path);
         cr_assert_eq(store_open(url, &s2), 0);
         store_close(s2);
+#ifndef MUSTER_WITH_POSTGRES
         cr_assert_eq(store_open("postgres://db/muster", &s2), -EPROTONOSUPPORT);
+#endif
         cr_assert_eq(store_open("sqlite:", &s2), -EINVAL);
         cr_assert_eq(store_open(":memory:", &s2), -EINVAL);
         cr_assert_eq(store_open("/nonexistent-dir/x/muster.db", &s2), -ENOENT);
 }
 
 /* sqlite: and a plain path open SQLite (the file is made); postgres:// and
- * postgresql:// name a back-end this build does not have, as does any other
- * scheme://; no URL or an empty path is no store. */
+ * postgresql:// open PostgreSQL (here: a server that is not there, on a
+ * socket in a folder that does not exist; the URL's pool= is checked), or,
+ * in a build without it, name a back-end this build does not have, as does
+ * any other scheme://; no URL or an empty path is no store. */
 Test(store_sqlite, open_picks_the_backend_by_url) {
         struct store *s2 = (struct store *) 1;
         char url[4300], file[4200];
@@ -542,6 +546,18 @@ Test(store_sqlite, open_picks_the_backend_by_url) {
         store_close(s2);
         cr_assert_eq(stat(file, &sb), 0, "sqlite:PATH is the file PATH");
 
+#ifdef MUSTER_WITH_POSTGRES
+        s2 = (struct store *) 1;
+        cr_assert_eq(store_open("postgres://muster@/muster?host=/nonexistent-dir/pg", &s2), -ECONNREFUSED);
+        cr_assert_null(s2);
+        s2 = (struct store *) 1;
+        cr_assert_eq(store_open("postgresql://muster@/muster?host=/nonexistent-dir/pg&pool=2", &s2), -ECONNREFUSED);
+        cr_assert_null(s2);
+        cr_assert_eq(store_open("postgres://muster@/muster?host=/nonexistent-dir/pg&pool=0", &s2), -EINVAL);
+        cr_assert_eq(store_open("postgres://muster@/muster?pool=x&host=/nonexistent-dir/pg", &s2), -EINVAL);
+        cr_assert_eq(store_open("postgres://muster@/muster?host=/nonexistent-dir/pg&no_such_parameter=1", &s2),
+                     -EINVAL);
+#else
         s2 = (struct store *) 1;
         cr_assert_eq(store_open("postgres://muster@db.example/muster", &s2), -EPROTONOSUPPORT);
         cr_assert_null(s2);
@@ -549,6 +565,7 @@ Test(store_sqlite, open_picks_the_backend_by_url) {
         cr_assert_eq(store_open("postgresql://muster@db.example:5432/muster?sslmode=require", &s2),
                      -EPROTONOSUPPORT);
         cr_assert_null(s2);
+#endif
         cr_assert_eq(store_open("mysql://db.example/muster", &s2), -EPROTONOSUPPORT);
         s2 = (struct store *) 1;
         cr_assert_eq(store_open(NULL, &s2), -EINVAL);

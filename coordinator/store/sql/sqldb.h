@@ -1,0 +1,77 @@
+/* The SQL database under the store's operations (store/sql/store_sql.c):
+ * one table of a driver's calls, which the SQLite back-end (store/sqlite/)
+ * and the PostgreSQL back-end (store/pg/) each provide. The operations are
+ * written once, in the SQL both databases speak:
+ *   - parameters are "?" or "?N" (the PostgreSQL driver numbers them $N);
+ *   - times are canonical RFC 3339 text, flags are integers 0/1;
+ *   - functions SQLite has and PostgreSQL lacks (instr, json_set,
+ *     json_remove, json_type) are defined by the PostgreSQL schema.
+ * Only store/sql/ and the drivers include this header. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store-backend.h"
+
+struct db_driver;
+
+/* The head of each driver's statement, connection and store handle. */
+struct dbstmt {
+        const struct db_driver *drv;
+};
+struct dbconn {
+        const struct db_driver *drv;
+};
+struct sql_store {
+        struct store base;
+        const struct db_driver *drv;
+};
+
+struct db_driver {
+        /* The connection's prepared statement for `sql`, prepared on first
+         * use and kept; reset (db_reset) when a scope is done with it. */
+        int (*prepare)(struct dbconn *c, const char *sql, struct dbstmt **out);
+        /* Ends a statement's run and drops its bindings. */
+        void (*reset)(struct dbstmt *st);
+        /* 1: a row is there to read; 0: done; < 0: store.h's code. */
+        int (*step)(struct dbstmt *st);
+        /* Rows the last statement on c changed. */
+        int64_t (*changes)(struct dbconn *c);
+        /* Whether c is inside a transaction. */
+        bool (*in_transaction)(struct dbconn *c);
+        /* Text of len bytes (v NULL: SQL NULL); an integer; bytes. */
+        int (*bind_text)(struct dbstmt *st, int i, const char *v, size_t len);
+        int (*bind_int64)(struct dbstmt *st, int i, int64_t v);
+        int (*bind_null)(struct dbstmt *st, int i);
+        int (*bind_blob)(struct dbstmt *st, int i, const void *v, size_t len);
+        /* Columns of the current row, from 0. */
+        bool (*col_null)(struct dbstmt *st, int i);
+        const unsigned char *(*col_text)(struct dbstmt *st, int i); /* NULL for NULL */
+        int64_t (*col_int64)(struct dbstmt *st, int i);             /* 0 for NULL; true is 1 */
+        size_t (*col_bytes)(struct dbstmt *st, int i);
+        const void *(*col_blob)(struct dbstmt *st, int i);
+
+        /* A connection of the pool for reads (each statement on its own). */
+        struct dbconn *(*conn_get)(struct store *s);
+        void (*conn_put)(struct store *s, struct dbconn *c);
+        /* A write: write_begin gives the connection of a transaction;
+         * write_end keeps the write if r >= 0, else undoes it, and returns r
+         * or the error that kept it from becoming durable, once it is durable
+         * (with wait; without, once it is written and will be committed
+         * shortly: a crash in between may lose it). */
+        int (*write_begin)(struct store *s, struct dbconn **out);
+        int (*write_end)(struct store *s, struct dbconn *c, int r, bool wait);
+
+        int (*schema_version)(struct store *s);
+        int (*free_space)(struct store *s, int64_t *bytes);
+        void (*write_latency)(struct store *s, struct store_latency *out);
+};
+
+/* Each driver's open and close, which its back-end's table (store_sql.c)
+ * puts beside the operations. open fills in everything of the handle but
+ * base.ops. */
+int sqlite_store_open(const char *url, struct store **out);
+void sqlite_store_close(struct store *s);
+int pg_store_open(const char *url, struct store **out);
+void pg_store_close(struct store *s);
