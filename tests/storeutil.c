@@ -2,11 +2,6 @@
 #include "storeutil.h"
 
 #include <criterion/criterion.h>
-#ifdef MUSTER_WITH_POSTGRES
-#include <libpq-fe.h>
-#endif
-#include <time.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,49 +118,3 @@ void tu_svc_add_fixture_catalog(struct svc *sv, const char *name, int priority) 
         svc_catalog_record_free(&rec);
         catalog_files_free(files, n);
 }
-
-#ifdef MUSTER_WITH_POSTGRES
-/* A statement on MUSTER_TEST_PG's maintenance database. */
-static void pg_admin(const char *sql) {
-        const char *info = getenv("MUSTER_TEST_PG");
-        cr_assert(info && *info, "MUSTER_TEST_PG is not set: run the suite through scripts/with-pg-test-server");
-        PGconn *c = PQconnectdb(info);
-        cr_assert_eq(PQstatus(c), CONNECTION_OK, "MUSTER_TEST_PG=%s: %s", info, PQerrorMessage(c));
-        PGresult *r = PQexec(c, sql);
-        cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQerrorMessage(c));
-        PQclear(r);
-        PQfinish(c);
-}
-
-void tu_pg_database(char *out, size_t n, char *db, size_t db_n) {
-        static unsigned made;
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        snprintf(db, db_n, "t_%d_%ld_%ld_%u", (int) getpid(), (long) t.tv_sec, t.tv_nsec, made++);
-        char sql[256];
-        snprintf(sql, sizeof sql, "CREATE DATABASE %s", db);
-        pg_admin(sql);
-        /* The server's socket folder and port, from the connection string. */
-        char *err = NULL;
-        PQconninfoOption *opts = PQconninfoParse(getenv("MUSTER_TEST_PG"), &err);
-        cr_assert_not_null(opts, "MUSTER_TEST_PG: %s", err ? err : "?");
-        const char *host = NULL, *port = NULL, *user = NULL;
-        for (PQconninfoOption *o = opts; o->keyword; o++) {
-                if (strcmp(o->keyword, "host") == 0)
-                        host = o->val;
-                else if (strcmp(o->keyword, "port") == 0)
-                        port = o->val;
-                else if (strcmp(o->keyword, "user") == 0)
-                        user = o->val;
-        }
-        cr_assert(host && port && user, "MUSTER_TEST_PG needs host, port and user");
-        snprintf(out, n, "postgres://%s@/%s?host=%s&port=%s", user, db, host, port);
-        PQconninfoFree(opts);
-}
-
-void tu_pg_drop(const char *db) {
-        char sql[256];
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", db);
-        pg_admin(sql);
-}
-#endif

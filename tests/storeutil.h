@@ -34,10 +34,3 @@ void tu_svc_add_fixture_catalog(struct svc *sv, const char *name, int priority);
  * the temp dir removed and dir freed. */
 void tu_svc_close(struct svc *sv, struct store *st, struct crypto_key *key, char *dir);
 
-/* A new, empty PostgreSQL database on the server MUSTER_TEST_PG names (a
- * libpq connection string, scripts/with-pg-test-server sets it): its store
- * URL in out (postgres://...), its name in db (for tu_pg_drop). Asserts
- * MUSTER_TEST_PG is set and the database was made. */
-void tu_pg_database(char *out, size_t n, char *db, size_t db_n);
-/* Drops database db of MUSTER_TEST_PG (nobody connected to it any more). */
-void tu_pg_drop(const char *db);

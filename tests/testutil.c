@@ -28,6 +28,9 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <curl/curl.h>
+#ifdef MUSTER_WITH_POSTGRES
+#include <libpq-fe.h>
+#endif
 #include <sqlite3.h>
 
 extern char **environ;
@@ -621,8 +624,24 @@ static int spawn_musterd(struct tu_musterd *m, const char *config) {
         snprintf(ca, sizeof ca, "%.4000s/tls/ca.pem", m->state_dir);
         if (m->https)
                 tu_http_set_ca(ca);
-        const char *argv[10] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir };
+        const char *argv[12] = { bin && *bin ? bin : "musterd", "--listen", listen, "--state-dir", m->state_dir };
         int k = 5;
+        static char store[4400];
+        const char *backend = getenv("MUSTER_TEST_STORE");
+        if (backend && strcmp(backend, "postgres") == 0) {
+#ifdef MUSTER_WITH_POSTGRES
+                if (!m->pg_db[0])
+                        tu_pg_database(store, sizeof store, m->pg_db, sizeof m->pg_db);
+                else
+                        tu_pg_url(m->pg_db, store, sizeof store);
+                argv[k++] = "--store";
+                argv[k++] = store;
+#else
+                cr_assert_fail("MUSTER_TEST_STORE=postgres: this build has no PostgreSQL store");
+#endif
+        } else if (backend && *backend && strcmp(backend, "sqlite") != 0) {
+                cr_assert_fail("MUSTER_TEST_STORE=%s: no such store back-end (known: sqlite, postgres)", backend);
+        }
         if (!m->https)
                 argv[k++] = "--insecure-http";
         if (m->verbose)
@@ -713,6 +732,10 @@ int tu_musterd_stop_status(struct tu_musterd *m, int sig) {
 
 void tu_musterd_free(struct tu_musterd *m) {
         tu_musterd_stop(m, SIGTERM);
+#ifdef MUSTER_WITH_POSTGRES
+        if (m->pg_db[0])
+                tu_pg_drop(m->pg_db);
+#endif
         free(m->state_dir);
         free(m->admin_token);
         free(m->log);
@@ -1563,3 +1586,53 @@ void tu_ctl_assert_help(const struct tu_musterd *m, const char *const (*cmds)[2]
                 free(out);
         }
 }
+
+#ifdef MUSTER_WITH_POSTGRES
+/* A statement on MUSTER_TEST_PG's maintenance database. */
+static void pg_admin(const char *sql) {
+        const char *info = getenv("MUSTER_TEST_PG");
+        cr_assert(info && *info, "MUSTER_TEST_PG is not set: run the suite through scripts/with-pg-test-server");
+        PGconn *c = PQconnectdb(info);
+        cr_assert_eq(PQstatus(c), CONNECTION_OK, "MUSTER_TEST_PG=%s: %s", info, PQerrorMessage(c));
+        PGresult *r = PQexec(c, sql);
+        cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQerrorMessage(c));
+        PQclear(r);
+        PQfinish(c);
+}
+
+void tu_pg_database(char *out, size_t n, char *db, size_t db_n) {
+        static unsigned made;
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        snprintf(db, db_n, "t_%d_%ld_%ld_%u", (int) getpid(), (long) t.tv_sec, t.tv_nsec, made++);
+        char sql[256];
+        snprintf(sql, sizeof sql, "CREATE DATABASE %s", db);
+        pg_admin(sql);
+        tu_pg_url(db, out, n);
+}
+
+void tu_pg_url(const char *db, char *out, size_t n) {
+        /* The server's socket folder and port, from the connection string. */
+        char *err = NULL;
+        PQconninfoOption *opts = PQconninfoParse(getenv("MUSTER_TEST_PG"), &err);
+        cr_assert_not_null(opts, "MUSTER_TEST_PG: %s", err ? err : "?");
+        const char *host = NULL, *port = NULL, *user = NULL;
+        for (PQconninfoOption *o = opts; o->keyword; o++) {
+                if (strcmp(o->keyword, "host") == 0)
+                        host = o->val;
+                else if (strcmp(o->keyword, "port") == 0)
+                        port = o->val;
+                else if (strcmp(o->keyword, "user") == 0)
+                        user = o->val;
+        }
+        cr_assert(host && port && user, "MUSTER_TEST_PG needs host, port and user");
+        snprintf(out, n, "postgres://%s@/%s?host=%s&port=%s", user, db, host, port);
+        PQconninfoFree(opts);
+}
+
+void tu_pg_drop(const char *db) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", db);
+        pg_admin(sql);
+}
+#endif

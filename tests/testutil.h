@@ -74,6 +74,10 @@ struct tu_musterd {
          * --insecure-http. */
         bool https;
         bool verbose; /* set before starting it: -v (debug logging) */
+        /* With MUSTER_TEST_STORE=postgres: the database of its store on
+         * MUSTER_TEST_PG's server (--store postgres://...), made at its
+         * first start, kept across restarts, dropped by tu_musterd_free. */
+        char pg_db[96];
 };
 /* The CA file tu_http and the other curl helpers trust for https:// URLs
  * (NULL: the system's). */
@@ -357,3 +361,13 @@ char *tu_agent_conf_token(const char *conf_path);
  * stored bytes as they are and agents refuse them. Asserts one row changed. */
 void tu_tamper_stored_payload(const char *state_dir, const char *cluster_id, long revision, const char *from,
                               const char *to);
+
+/* A new, empty PostgreSQL database on the server MUSTER_TEST_PG names (a
+ * libpq connection string, scripts/with-pg-test-server sets it): its store
+ * URL in out (postgres://...), its name in db (for tu_pg_drop). Asserts
+ * MUSTER_TEST_PG is set and the database was made. */
+void tu_pg_database(char *out, size_t n, char *db, size_t db_n);
+/* The store URL of database db of MUSTER_TEST_PG. */
+void tu_pg_url(const char *db, char *out, size_t n);
+/* Drops database db of MUSTER_TEST_PG (nobody connected to it any more). */
+void tu_pg_drop(const char *db);
