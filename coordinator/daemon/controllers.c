@@ -37,13 +37,15 @@ static const struct controller_def {
         int64_t (*interval_s)(struct svc *sv);
         int (*step)(struct svc *sv); /* a service (svc.h) */
         const char *changed_fmt; /* logged with the count when it changed something; NULL: not */
+        bool leader_only;        /* one replica runs it (svc_leader) */
 } defs[_CTRL_MAX] = {
-        [CTRL_CHECKINS] = { "checkins", every_second, svc_flush_checkins, NULL },
+        [CTRL_CHECKINS] = { "checkins", every_second, svc_flush_checkins, NULL, false },
         [CTRL_MONITOR] = { "monitor", monitor_interval, svc_monitor_pass,
-                           "%d host(s) marked disconnected, or failed for going silent while installing" },
-        [CTRL_EVENTS] = { "events", monitor_interval, svc_prune_events, "%d event(s) pruned" },
-        [CTRL_ADDONS] = { "addons", addons_interval, svc_addons_reconcile, "%d add-on release(s) changed" },
-        [CTRL_CLEANUP] = { "cleanup", cleanup_interval, svc_uninstall_pass, "%d operator uninstall(s) moved on" },
+                           "%d host(s) marked disconnected, or failed for going silent while installing", true },
+        [CTRL_EVENTS] = { "events", monitor_interval, svc_prune_events, "%d event(s) pruned", true },
+        [CTRL_ADDONS] = { "addons", addons_interval, svc_addons_reconcile, "%d add-on release(s) changed", true },
+        [CTRL_CLEANUP] = { "cleanup", cleanup_interval, svc_uninstall_pass, "%d operator uninstall(s) moved on",
+                           true },
 };
 
 const char *controller_name(enum controller_id id) {
@@ -84,14 +86,39 @@ static int run_one(struct musterd *d, enum controller_id id) {
         return r;
 }
 
+/* Whether this replica leads now (asked once a tick); a change is logged. */
+static bool leads(struct musterd *d) {
+        int r = svc_leader(&d->svc);
+        int now = r > 0;
+        int was = atomic_exchange(&d->controllers.leader, now);
+        if (was != now) {
+                if (now)
+                        log_info("leader", "This musterd leads the passes one replica runs (monitor, events, addons, "
+                                           "cleanup)");
+                else if (r < 0)
+                        log_warning_errno(r, "leader", "Not leading: the store could not say who leads: %m");
+                else
+                        log_info("leader", "Another musterd on this store leads the monitor, events, addons and "
+                                           "cleanup passes");
+        }
+        return now;
+}
+
 void controllers_tick(struct musterd *d) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
+        int leader = -1; /* asked when a leader's pass is due */
         for (int i = 0; i < _CTRL_MAX; i++) {
                 const struct controller_state *st = &d->controllers.st[i];
                 bool never = st->last.tv_sec == 0 && st->last.tv_nsec == 0;
                 if (!never && elapsed_us(&st->last, &now) < defs[i].interval_s(&d->svc) * 1000000 - 500000)
                         continue;
+                if (defs[i].leader_only) {
+                        if (leader < 0)
+                                leader = leads(d);
+                        if (!leader)
+                                continue;
+                }
                 (void) run_one(d, (enum controller_id) i);
         }
 }
@@ -114,6 +141,13 @@ int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap)
                 { "muster_controller_last_duration_seconds", "How long a periodic controller's last pass took.",
                   "gauge" },
         };
+        int leader = atomic_load(&d->controllers.leader);
+        if (format_append(buf, len, cap,
+                          "# HELP muster_leader Whether this musterd leads the passes one replica runs "
+                          "(monitor, events, addons, cleanup); -1 before it first asked.\n"
+                          "# TYPE muster_leader gauge\nmuster_leader %d\n",
+                          leader) < 0)
+                return -ENOMEM;
         for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
                 if (format_append(buf, len, cap, "# HELP %s %s\n# TYPE %s %s\n", m[k].metric, m[k].help, m[k].metric,
                             m[k].type) < 0)

@@ -12,7 +12,13 @@
  *   events     [monitor] monitor_interval: [events] retention
  *              (svc_prune_events)
  *   addons     [addons] interval: add-on releases follow their proxies
- *              and the agents' reports, in stages (svc_addons_reconcile) */
+ *              and the agents' reports, in stages (svc_addons_reconcile)
+ *   cleanup    [operators] cleanup_interval: operator uninstalls move on
+ *
+ * Replicas on one PostgreSQL store: every replica writes its own check-ins;
+ * the other passes run on the leader alone (svc_leader: an advisory lock),
+ * asked at each tick, so that another replica takes them over within a
+ * tick of the leader's death. /metrics says muster_leader 1 or 0. */
 #pragma once
 #include <stdatomic.h>
 #include <stddef.h>
@@ -31,6 +37,9 @@ struct controller_state {
 
 struct controllers {
         struct controller_state st[_CTRL_MAX];
+        /* Whether this replica led the passes at the last tick that asked
+         * (svc_leader): -1 not asked yet, 0, 1. */
+        _Atomic int leader;
 };
 
 /* The controller's name ("checkins", "monitor", "events"), or NULL. */

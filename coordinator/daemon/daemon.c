@@ -243,6 +243,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         int r;
 
         memset(d, 0, sizeof *d);
+        atomic_init(&d->controllers.leader, -1);
         pthread_mutex_init(&d->lock, NULL);
         pthread_mutex_init(&d->tls_lock, NULL);
         pthread_cond_init(&d->wake, NULL);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
@@ -17,6 +18,7 @@
 static void usage(FILE *f) {
         fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store URL] [--config FILE]\n"
               "               [--insecure-http]\n"
+              "       musterd migrate --from URL --to URL   (a store copied into another; --help)\n"
               "\n"
               "  --listen ADDR:PORT   Address to serve the API on (default from config: 0.0.0.0:8090)\n"
               "  --state-dir DIR      Keys, admin.token and the default store (DIR/muster.db)\n"
@@ -94,6 +96,95 @@ static void reload(struct musterd *d, const struct overrides *o, const char *ser
         (void) sd_notifyf(0, "READY=1\nSTATUS=%s; configuration reloaded", serving);
 }
 
+/* ---- musterd migrate ------------------------------------------------------ */
+
+static void migrate_usage(FILE *f) {
+        fputs("Usage: musterd migrate --from URL --to URL\n"
+              "\n"
+              "Copies a stopped musterd's store into a new, empty one, then checks the copy: as many\n"
+              "rows of each table in both, and every host the same in both. Stop musterd first.\n"
+              "\n"
+              "  --from URL   the store to copy: sqlite:PATH or PATH (it must exist), or postgres://...\n"
+              "  --to URL     the empty store to fill: postgres://USER@HOST/DB[?sslmode=...] (the database\n"
+              "               must exist; its tables are made), or sqlite:PATH\n"
+              "  -h, --help   Show this help\n"
+              "\n"
+              "Exit status: 0 copied and checked, 1 failed (the destination is left as it was), 2 usage.\n",
+              f);
+}
+
+/* A SQLite URL or plain path whose file is not there: the source is not
+ * made up (opening a SQLite store makes its file). */
+static bool sqlite_missing(const char *url) {
+        const char *path = url;
+        if (strncmp(url, "sqlite://", 9) == 0)
+                path = url + 9;
+        else if (strncmp(url, "sqlite:", 7) == 0)
+                path = url + 7;
+        else if (strstr(url, "://"))
+                return false;
+        struct stat st;
+        return *path && stat(path, &st) < 0;
+}
+
+static int migrate_main(int argc, char **argv) {
+        static const struct option opts[] = {
+                { "from", required_argument, NULL, 'f' },
+                { "to", required_argument, NULL, 't' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        const char *from = NULL, *to = NULL;
+        int c;
+        while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'f': from = optarg; break;
+                case 't': to = optarg; break;
+                case 'h': migrate_usage(stdout); return 0;
+                default: migrate_usage(stderr); return 2;
+                }
+        }
+        if (optind < argc || !from || !to) {
+                migrate_usage(stderr);
+                return 2;
+        }
+        if (sqlite_missing(from)) {
+                log_error("migrate", "the source store %s does not exist", from);
+                return 1;
+        }
+        struct store *a = NULL, *b = NULL;
+        int r = store_open(from, &a);
+        if (r < 0) {
+                log_error_errno(r, "migrate", "Failed to open the source store %s: %m", from);
+                return 1;
+        }
+        r = store_open(to, &b);
+        if (r < 0) {
+                log_error_errno(r, "migrate", "Failed to open the destination store %s: %m", to);
+                store_close(a);
+                return 1;
+        }
+        struct store_copy_report rep;
+        char err[512] = "";
+        r = store_copy(a, b, &rep, err, sizeof err);
+        store_close(a);
+        store_close(b);
+        if (r < 0) {
+                log_error_errno(r, "migrate", "The copy failed: %s (%m)", err[0] ? err : "see above");
+                return 1;
+        }
+        int64_t rows = 0;
+        printf("%-20s %12s\n", "TABLE", "ROWS");
+        for (size_t i = 0; i < rep.n_tables; i++) {
+                printf("%-20s %12lld\n", rep.tables[i].table, (long long) rep.tables[i].rows);
+                rows += rep.tables[i].rows;
+        }
+        printf("copied %lld row(s) of %zu table(s); the same count of each in both; %lld host(s) read the same "
+               "from both\n",
+               (long long) rows, rep.n_tables, (long long) rep.hosts_checked);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         static const struct option opts[] = {
                 { "listen", required_argument, NULL, 'l' }, { "state-dir", required_argument, NULL, 's' },
@@ -117,6 +208,8 @@ int main(int argc, char **argv) {
         pthread_sigmask(SIG_BLOCK, &set, NULL); /* every thread inherits the mask */
         signal(SIGPIPE, SIG_IGN);
 
+        if (argc >= 2 && strcmp(argv[1], "migrate") == 0)
+                return migrate_main(argc - 1, argv + 1);
         while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'l': o.listen = optarg; break;

@@ -43,6 +43,9 @@ struct store_backend {
         int (*schema_version)(struct store *s);
         int (*free_space)(struct store *s, int64_t *bytes);
         void (*write_latency)(struct store *s, struct store_latency *out);
+        int (*leader)(struct store *s);
+        /* store_copy; both stores of back-ends with the same copy. */
+        int (*copy)(struct store *from, struct store *to, struct store_copy_report *rep, char *err, size_t errlen);
 
         int (*infra_env_create)(struct store *s, struct infra_env *ie);
         int (*infra_env_get)(struct store *s, const char *id, struct infra_env *out);
@@ -102,7 +105,7 @@ struct store_backend {
                                bool stage_match, unsigned limit, struct host_list *out);
         /* n > 0. */
         int (*host_mark_disconnected)(struct store *s, const struct host *hosts, size_t n, const char *before,
-                                      uint32_t status_mask, const char *status_info);
+                                      uint32_t status_mask, const char *status_info, bool *changed);
         /* n > 0; changed[] (may be NULL) is all false on entry; store.c
          * clears it again when the operation fails. */
         int (*host_mark_stale)(struct store *s, const struct host *hosts, size_t n, const char *before,

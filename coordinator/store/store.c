@@ -99,6 +99,21 @@ int store_free_space(struct store *s, int64_t *bytes) {
 
 /* ---- write latency ------------------------------------------------------ */
 
+int store_leader(struct store *s) {
+        return s->ops->leader(s);
+}
+
+int store_copy(struct store *from, struct store *to, struct store_copy_report *rep, char *err, size_t errlen) {
+        memset(rep, 0, sizeof *rep);
+        if (err && errlen)
+                err[0] = '\0';
+        if (!from || !to || from == to)
+                return -EINVAL;
+        if (!from->ops->copy || from->ops->copy != to->ops->copy)
+                return -EOPNOTSUPP;
+        return from->ops->copy(from, to, rep, err, errlen);
+}
+
 void store_write_latency(struct store *s, struct store_latency *out) {
         s->ops->write_latency(s, out);
 }
@@ -556,17 +571,25 @@ static int mark_copy(const struct host *hosts, size_t n, struct host **copy, str
         return 0;
 }
 
-int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
-                                 const char *before, uint32_t status_mask, const char *status_info) {
+int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n, const char *before,
+                                 uint32_t status_mask, const char *status_info, bool *changed) {
         char t[MODEL_TIME_LEN];
         _cleanup_free_ struct host *copy = NULL;
         _cleanup_free_ struct key_pair *keys = NULL;
         int r;
 
-        if ((r = mark_check(hosts, n, before, status_mask, status_info, t)) < 0 || n == 0 ||
-            (r = mark_copy(hosts, n, &copy, &keys)) < 0)
+        if ((r = mark_check(hosts, n, before, status_mask, status_info, t)) < 0)
                 return r;
-        return CALL(s, host_mark_disconnected, copy, n, t, status_mask, status_info);
+        for (size_t i = 0; changed && i < n; i++)
+                changed[i] = false;
+        if (n == 0)
+                return 0;
+        if ((r = mark_copy(hosts, n, &copy, &keys)) >= 0)
+                r = CALL(s, host_mark_disconnected, copy, n, t, status_mask, status_info, changed);
+        if (r < 0 && changed)
+                for (size_t i = 0; i < n; i++)
+                        changed[i] = false;
+        return r;
 }
 
 int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,

@@ -42,6 +42,34 @@ int store_schema_version(struct store *s);
 /* Bytes available for the store's files where it keeps them; 0 or -errno. */
 int store_free_space(struct store *s, int64_t *bytes);
 
+/* Whether this process leads the work that one process of those sharing
+ * the store does (the monitor, event retention, add-ons, cleanup): 1 it
+ * does, 0 another does, or -errno (not leading, then). SQLite: always 1 (one
+ * process per file). PostgreSQL: a session advisory lock that one replica
+ * holds on a connection of its own; when that replica dies its connection
+ * goes and the lock with it, and the next replica to ask takes it. */
+int store_leader(struct store *s);
+
+/* ---- copying a store (musterd migrate) ---------------------------------- */
+
+#define STORE_COPY_MAX_TABLES 24
+struct store_copy_report {
+        struct {
+                const char *table; /* static */
+                int64_t rows;      /* copied, and found in both after */
+        } tables[STORE_COPY_MAX_TABLES];
+        size_t n_tables;
+        int64_t hosts_checked; /* read back from both, the same */
+};
+/* Copies every row of `from` into `to` in one write of `to`, then checks
+ * that each table has as many rows in both and that every host reads the
+ * same from both (status, cluster, role, names, inventory, check-in, token
+ * generation, validations). `to` must be empty (-ENOTEMPTY) and at the same
+ * schema version (-EPROTO); -EIO when the check finds a difference. Derived
+ * rows (host names, host counts) are made by `to` itself. Nothing may write
+ * `from` meanwhile (its musterd stopped). err says what failed. */
+int store_copy(struct store *from, struct store *to, struct store_copy_report *rep, char *err, size_t errlen);
+
 /* Pages: list calls return up to `limit` rows (0 = STORE_DEFAULT_LIMIT,
  * more than STORE_MAX_LIMIT is -EINVAL) in creation order, skipping `offset`
  * rows, and starting after the keyset cursor `after` (0 = from the start;
@@ -219,10 +247,11 @@ int store_host_list_stale(struct store *s, const char *before, uint32_t status_m
 /* In one transaction, each of the hosts that still has not checked in since
  * `before`, is still in status_mask (0 = any) and is not disconnected
  * becomes disconnected (bound) or disconnected-unbound, with status_info.
- * Hosts that checked in or changed meanwhile are skipped. Returns how many
- * changed. */
-int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n,
-                                 const char *before, uint32_t status_mask, const char *status_info);
+ * Hosts that checked in or changed meanwhile (another replica's monitor
+ * marked them) are skipped. Returns how many changed; *changed (n entries,
+ * may be NULL) says which. */
+int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n, const char *before,
+                                 uint32_t status_mask, const char *status_info, bool *changed);
 /* The same for hosts being installed: each that still has not checked in
  * since `before` and is still in status_mask becomes `to` (error) with
  * status_info. Returns how many changed; *changed (n entries, may be NULL)

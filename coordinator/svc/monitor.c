@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "checkins.h"
+#include "cleanup.h"
 #include "hostfsm.h"
 #include "install.h"
 #include "refresh.h"
@@ -83,9 +84,17 @@ static int fail_first_boots(struct svc *sv, const char *before, uint32_t mask, s
 
 /* A batch of hosts that stopped checking in: disconnected. */
 static int mark_disconnected(struct svc *sv, const char *before, uint32_t mask, struct host_list *l) {
+        _cleanup_free_ bool *changed = calloc(l->n ? l->n : 1, sizeof *changed);
+        if (!changed)
+                return -ENOMEM;
         int r = store_host_mark_disconnected(sv->store, l->v, l->n, before, mask,
-                                             "The host has not checked in within the disconnect timeout");
+                                             "The host has not checked in within the disconnect timeout", changed);
         for (size_t i = 0; r > 0 && i < l->n; i++) {
+                /* Only the hosts this pass moved: a host that checked in
+                 * meanwhile, or that another replica's pass moved, is not
+                 * said to be disconnected (again). */
+                if (!changed[i])
+                        continue;
                 svc_event(sv, EVENT_WARNING, EVENT_CAT_SYSTEM, l->v[i].infra_env_id, l->v[i].cluster_id,
                               l->v[i].id, "host %s is disconnected: no check-in for %lld s", l->v[i].id,
                               (long long) svc_cfg(sv)->host_disconnect_timeout_s);
@@ -147,4 +156,8 @@ int svc_flush_checkins(struct svc *sv) {
 
 int svc_flush_all_checkins(struct svc *sv) {
         return checkins_flush(sv->checkins, sv->store, true);
+}
+
+int svc_leader(struct svc *sv) {
+        return store_leader(sv->store);
 }

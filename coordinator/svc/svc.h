@@ -112,6 +112,10 @@ int svc_monitor_pass(struct svc *s);
  * many events went, or -errno. */
 int svc_prune_events(struct svc *s);
 
+/* Whether this musterd leads the passes one replica runs (store_leader):
+ * 1, 0, or -errno. */
+int svc_leader(struct svc *s);
+
 /* Who `token` speaks for: its signature (cached), then its revocation in
  * the store. 0, -EACCES with err saying why it is refused ("the token is
  * not valid", "... was revoked", "... is not known to this coordinator"),

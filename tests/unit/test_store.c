@@ -909,9 +909,16 @@ Test(store, monitor_stale_and_disconnect) {
         /* Host 1 checks in between the list and the mark: it is spared. */
         host_uuid(1, id);
         cr_assert_eq(store_host_checkin(st, ie, id, fresh), 0);
-        int n = store_host_mark_disconnected(st, l.v, l.n, cutoff, watched, "Host stopped checking in");
+        bool changed[8] = { true, true, true, true, true, true, true, true };
+        cr_assert_leq(l.n, 8);
+        int n = store_host_mark_disconnected(st, l.v, l.n, cutoff, watched, "Host stopped checking in", changed);
         cr_assert_eq(n, 2);
-        cr_assert_eq(store_host_mark_disconnected(st, l.v, l.n, cutoff, watched, "again"), 0, "idempotent");
+        for (size_t i = 0; i < l.n; i++)
+                cr_assert_eq(changed[i], strcmp(l.v[i].id, id) != 0, "host %zu (%s): only the silent ones", i,
+                             l.v[i].id);
+        cr_assert_eq(store_host_mark_disconnected(st, l.v, l.n, cutoff, watched, "again", changed), 0, "idempotent");
+        for (size_t i = 0; i < l.n; i++)
+                cr_assert(!changed[i], "host %zu was already disconnected", i);
         host_list_free(&l);
 
         struct host h;

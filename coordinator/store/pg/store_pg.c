@@ -301,6 +301,8 @@ static const char pg_schema[] =
  * changed; an infra-env's host count checked, then a host added) need no
  * row locks of their own and never fail for a conflict. */
 #define WRITE_LOCK_KEY "120351215609203"
+/* The leader's session lock (store_leader): the migration's key + 2. */
+#define LEADER_LOCK_KEY "120351215609204"
 
 /* ---- connections and statements ------------------------------------------ */
 
@@ -344,6 +346,11 @@ struct pg_store {
         int version;
         pthread_mutex_t stats_lock;
         struct store_latency writes;
+        /* store_leader: a connection of its own, holding the leader's lock
+         * while `leading`. Guarded by leader_lock. */
+        pthread_mutex_t leader_lock;
+        PGconn *leader_conn;
+        bool leading;
 };
 
 static const struct db_driver pg_driver;
@@ -386,12 +393,6 @@ static int pg_result_err(PGresult *res) {
         return r;
 }
 
-static size_t sql_hash(const char *s) {
-        uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
-        for (; *s; s++)
-                h = (h ^ (unsigned char) *s) * UINT64_C(1099511628211);
-        return (size_t) (h % STMT_BUCKETS);
-}
 
 /* The operations' "?" and "?N" as PostgreSQL's "$N" ("?" after "?N" is
  * N + 1, as in SQLite); quoted text is left alone. *n: the highest N. */
@@ -479,7 +480,7 @@ static void cache_flush(struct pg_conn *c) {
 
 static int d_prepare(struct dbconn *base, const char *sql, struct dbstmt **out) {
         struct pg_conn *c = (struct pg_conn *) base;
-        size_t b = sql_hash(sql);
+        size_t b = sql_hash(sql, STMT_BUCKETS);
         for (struct pg_stmt *e = c->cache[b]; e; e = e->next)
                 if (strcmp(e->sql, sql) == 0) {
                         *out = &e->base;
@@ -557,8 +558,12 @@ static int run(struct pg_stmt *st) {
         st->res = PQexecPrepared(pg, st->name, st->n_params, (const char *const *) st->values, st->lengths,
                                  st->formats, 0);
         ExecStatusType rs = PQresultStatus(st->res);
-        if (rs != PGRES_COMMAND_OK && rs != PGRES_TUPLES_OK)
-                return pg_result_err(st->res);
+        if (rs != PGRES_COMMAND_OK && rs != PGRES_TUPLES_OK) {
+                int r = pg_result_err(st->res);
+                PQclear(st->res);
+                st->res = NULL;
+                return r;
+        }
         const char *tuples = PQcmdTuples(st->res);
         st->conn->changes = tuples && *tuples ? strtoll(tuples, NULL, 10) : 0;
         st->n_rows = PQntuples(st->res);
@@ -798,6 +803,53 @@ static void d_write_latency(struct store *base, struct store_latency *out) {
         pthread_mutex_unlock(&s->stats_lock);
 }
 
+/* The leader's lock is a session lock on leader_conn: held as long as that
+ * connection lives. Asked each time: a leader checks that its connection
+ * (and so its lock) is still there; another tries to take the lock. */
+static int d_leader(struct store *base) {
+        struct pg_store *s = pgs(base);
+        pthread_mutex_lock(&s->leader_lock);
+        if (s->leader_conn && PQstatus(s->leader_conn) != CONNECTION_OK) {
+                PQfinish(s->leader_conn);
+                s->leader_conn = NULL;
+                s->leading = false;
+        }
+        if (!s->leader_conn) {
+                s->leader_conn = PQconnectdb(s->conninfo);
+                if (PQstatus(s->leader_conn) != CONNECTION_OK) {
+                        PQfinish(s->leader_conn);
+                        s->leader_conn = NULL;
+                        pthread_mutex_unlock(&s->leader_lock);
+                        return -ECONNREFUSED;
+                }
+        }
+        PGresult *res = PQexec(s->leader_conn,
+                               s->leading ? "SELECT true" : "SELECT pg_try_advisory_lock(" LEADER_LOCK_KEY ")");
+        int r;
+        if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+                s->leading = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+                r = s->leading;
+        } else {
+                /* The connection broke: the lock went with it. */
+                r = pg_result_err(res);
+                s->leading = false;
+                PQfinish(s->leader_conn);
+                s->leader_conn = NULL;
+        }
+        PQclear(res);
+        pthread_mutex_unlock(&s->leader_lock);
+        return r;
+}
+
+/* The identity sequence of table.column goes on past the rows copied in. */
+static int d_ids_copied(struct dbconn *base, const char *table, const char *column) {
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT setval(pg_get_serial_sequence('%s', '%s'), (SELECT coalesce(max(%s), 0) + 1 FROM %s), false)",
+                 table, column, column, table);
+        return pg_exec((struct pg_conn *) base, sql);
+}
+
 static const struct db_driver pg_driver = {
         .prepare = d_prepare,
         .reset = d_reset,
@@ -820,6 +872,8 @@ static const struct db_driver pg_driver = {
         .schema_version = d_schema_version,
         .free_space = d_free_space,
         .write_latency = d_write_latency,
+        .leader = d_leader,
+        .ids_copied = d_ids_copied,
 };
 
 /* ---- open and close -------------------------------------------------------- */
@@ -940,6 +994,7 @@ int pg_store_open(const char *url, struct store **out) {
         s->n_conns = pool;
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->stats_lock, NULL);
+        pthread_mutex_init(&s->leader_lock, NULL);
         pthread_cond_init(&s->freed, NULL);
         int r = 0;
         for (int i = 0; i < pool && r >= 0; i++) {
@@ -968,7 +1023,10 @@ void pg_store_close(struct store *base) {
                 if (s->conns[i].pg)
                         PQfinish(s->conns[i].pg);
         }
+        if (s->leader_conn)
+                PQfinish(s->leader_conn);
         pthread_cond_destroy(&s->freed);
+        pthread_mutex_destroy(&s->leader_lock);
         pthread_mutex_destroy(&s->stats_lock);
         pthread_mutex_destroy(&s->lock);
         free(s->conns);

@@ -66,7 +66,20 @@ struct db_driver {
         int (*schema_version)(struct store *s);
         int (*free_space)(struct store *s, int64_t *bytes);
         void (*write_latency)(struct store *s, struct store_latency *out);
+        int (*leader)(struct store *s); /* store_leader */
+        /* After rows were copied in with their own ids: the next id the
+         * database makes for table.column is past them (PostgreSQL's
+         * identity sequences; SQLite's AUTOINCREMENT follows by itself). */
+        int (*ids_copied)(struct dbconn *c, const char *table, const char *column);
 };
+
+/* A statement cache's bucket for sql, of n (FNV-1a). */
+static inline size_t sql_hash(const char *sql, size_t n) {
+        uint64_t h = UINT64_C(1469598103934665603);
+        for (; *sql; sql++)
+                h = (h ^ (unsigned char) *sql) * UINT64_C(1099511628211);
+        return (size_t) (h % n);
+}
 
 /* Each driver's open and close, which its back-end's table (store_sql.c)
  * puts beside the operations. open fills in everything of the handle but

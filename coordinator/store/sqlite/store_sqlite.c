@@ -415,17 +415,11 @@ static void cache_flush(struct conn *c) {
         c->n_cached = 0;
 }
 
-static size_t sql_hash(const char *s) {
-        uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
-        for (; *s; s++)
-                h = (h ^ (unsigned char) *s) * UINT64_C(1099511628211);
-        return (size_t) (h % STMT_BUCKETS);
-}
 
 
 /* The connection's prepared statement for `sql` (prepared on first use). */
 static int stmt_get(struct conn *c, const char *sql, struct stmt_entry **out) {
-        size_t b = sql_hash(sql);
+        size_t b = sql_hash(sql, STMT_BUCKETS);
         for (struct stmt_entry *e = c->cache[b]; e; e = e->next)
                 if (strcmp(e->sql, sql) == 0) {
                         *out = e;
@@ -788,6 +782,20 @@ static int sqlite_schema_version(struct store *s) {
         return sq(s)->version;
 }
 
+/* AUTOINCREMENT goes on past the largest id inserted by itself. */
+static int sqlite_ids_copied(struct dbconn *c, const char *table, const char *column) {
+        (void) c;
+        (void) table;
+        (void) column;
+        return 0;
+}
+
+/* One process per file: it leads. */
+static int sqlite_leader(struct store *s) {
+        (void) s;
+        return 1;
+}
+
 /* ---- the driver's table (sqldb.h) ---------------------------------------- */
 
 static struct stmt_entry *ent(struct dbstmt *st) {
@@ -907,4 +915,6 @@ static const struct db_driver sqlite_driver = {
         .schema_version = sqlite_schema_version,
         .free_space = sqlite_free_space,
         .write_latency = sqlite_write_latency,
+        .leader = sqlite_leader,
+        .ids_copied = sqlite_ids_copied,
 };
