@@ -141,6 +141,46 @@ static void mk_release(const char *version, struct release_info *info, struct ma
 
 /* ---- the back-end under test ------------------------------------------- */
 
+#ifdef MUSTER_WITH_POSTGRES
+/* On PostgreSQL, the URL's settings reach libpq beside our pool=N, which
+ * sizes the pool (one connection still serves reads and writes in turn); a
+ * parameter nobody knows is a bad URL. (TLS is not tried: the test server
+ * listens on a Unix socket, where libpq uses none.) The leader's lock: the
+ * first store to ask holds it until it closes. */
+Test(store, postgres_url_settings) {
+        if (!pg_db[0])
+                return; /* SQLite: nothing of this applies */
+        struct store *s2 = (struct store *) 1;
+        char u[sizeof url + 64];
+        snprintf(u, sizeof u, "%s&sslmode=disable&pool=1", url);
+        cr_assert_eq(store_open(u, &s2), 0, "%s", u);
+        char *ie = tu_store_infra_env(s2, "admin", "one-connection");
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0, "written through the one connection, read through another");
+        infra_env_free(&got);
+        cr_assert_eq(store_leader(s2), 1, "the first to ask leads");
+        cr_assert_eq(store_leader(st), 0, "another store on the database does not");
+        cr_assert_eq(store_leader(s2), 1, "and keeps leading");
+        store_close(s2);
+        for (int i = 0; i < 100 && store_leader(st) != 1; i++)
+                usleep(20000);
+        cr_assert_eq(store_leader(st), 1, "the lock went with the closed store's connection");
+        free(ie);
+        snprintf(u, sizeof u, "%s&pool=0", url);
+        cr_assert_eq(store_open(u, &s2), -EINVAL);
+        snprintf(u, sizeof u, "%s&no_such_setting=1", url);
+        cr_assert_eq(store_open(u, &s2), -EINVAL);
+}
+#endif
+
+/* SQLite leads always: one process per file. */
+Test(store, sqlite_always_leads) {
+        if (pg_db[0])
+                return;
+        cr_assert_eq(store_leader(st), 1);
+        cr_assert_eq(store_leader(st), 1);
+}
+
 /* A store closed and opened again keeps its data and its schema. */
 Test(store, reopening_keeps_data) {
         char *ie = mk_infra_env("admin", "keep");
