@@ -333,14 +333,13 @@ struct pg_conn {
         struct pg_stmt *cache[STMT_BUCKETS];
         unsigned n_stmts;
         int64_t changes;
-        bool in_use;
 };
 
 struct pg_store {
         struct sql_store base;
         char *conninfo;
-        pthread_mutex_t lock; /* guards conns[].in_use */
-        pthread_cond_t freed;
+        struct db_pool pool; /* of conns */
+        struct dbconn **pooled;
         struct pg_conn *conns;
         int n_conns;
         int version;
@@ -711,28 +710,15 @@ static void conn_check(struct pg_conn *c) {
 }
 
 static struct pg_conn *conn_take(struct store *base) {
-        struct pg_store *s = pgs(base);
-        pthread_mutex_lock(&s->lock);
-        for (;;) {
-                for (int i = 0; i < s->n_conns; i++)
-                        if (!s->conns[i].in_use) {
-                                s->conns[i].in_use = true;
-                                pthread_mutex_unlock(&s->lock);
-                                conn_check(&s->conns[i]);
-                                return &s->conns[i];
-                        }
-                pthread_cond_wait(&s->freed, &s->lock);
-        }
+        struct pg_conn *c = (struct pg_conn *) db_pool_take(&pgs(base)->pool);
+        conn_check(c);
+        return c;
 }
 
 static void conn_give(struct store *base, struct pg_conn *c) {
-        struct pg_store *s = pgs(base);
         if (d_in_transaction(&c->base))
                 (void) pg_exec(c, "ROLLBACK");
-        pthread_mutex_lock(&s->lock);
-        c->in_use = false;
-        pthread_cond_signal(&s->freed);
-        pthread_mutex_unlock(&s->lock);
+        db_pool_give(&pgs(base)->pool, &c->base);
 }
 
 static struct dbconn *d_conn_get(struct store *s) {
@@ -984,7 +970,10 @@ int pg_store_open(const char *url, struct store **out) {
         }
         PQconninfoFree(opts);
         struct pg_store *s = calloc(1, sizeof *s);
-        if (!s || !(s->conns = calloc((size_t) pool, sizeof *s->conns))) {
+        if (!s || !(s->conns = calloc((size_t) pool, sizeof *s->conns)) ||
+            !(s->pooled = calloc((size_t) pool, sizeof *s->pooled))) {
+                if (s)
+                        free(s->conns);
                 free(s);
                 free(conninfo);
                 return -ENOMEM;
@@ -992,10 +981,11 @@ int pg_store_open(const char *url, struct store **out) {
         s->base.drv = &pg_driver;
         s->conninfo = conninfo;
         s->n_conns = pool;
-        pthread_mutex_init(&s->lock, NULL);
+        for (int i = 0; i < pool; i++)
+                s->pooled[i] = &s->conns[i].base;
+        db_pool_init(&s->pool, s->pooled, (size_t) pool);
         pthread_mutex_init(&s->stats_lock, NULL);
         pthread_mutex_init(&s->leader_lock, NULL);
-        pthread_cond_init(&s->freed, NULL);
         int r = 0;
         for (int i = 0; i < pool && r >= 0; i++) {
                 struct pg_conn *c = &s->conns[i];
@@ -1025,10 +1015,10 @@ void pg_store_close(struct store *base) {
         }
         if (s->leader_conn)
                 PQfinish(s->leader_conn);
-        pthread_cond_destroy(&s->freed);
+        db_pool_destroy(&s->pool);
         pthread_mutex_destroy(&s->leader_lock);
         pthread_mutex_destroy(&s->stats_lock);
-        pthread_mutex_destroy(&s->lock);
+        free(s->pooled);
         free(s->conns);
         free(s->conninfo);
         free(s);

@@ -8,6 +8,7 @@
  *     json_remove, json_type) are defined by the PostgreSQL schema.
  * Only store/sql/ and the drivers include this header. */
 #pragma once
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@ struct dbstmt {
 };
 struct dbconn {
         const struct db_driver *drv;
+        bool in_use; /* taken from its pool (db_pool) */
 };
 struct sql_store {
         struct store base;
@@ -72,6 +74,18 @@ struct db_driver {
          * identity sequences; SQLite's AUTOINCREMENT follows by itself). */
         int (*ids_copied)(struct dbconn *c, const char *table, const char *column);
 };
+
+/* A driver's connections, one taken per call (waiting while all are). */
+struct db_pool {
+        pthread_mutex_t lock; /* guards conns[]->in_use */
+        pthread_cond_t freed;
+        struct dbconn **conns;
+        size_t n;
+};
+void db_pool_init(struct db_pool *p, struct dbconn **conns, size_t n);
+void db_pool_destroy(struct db_pool *p);
+struct dbconn *db_pool_take(struct db_pool *p);
+void db_pool_give(struct db_pool *p, struct dbconn *c);
 
 /* A statement cache's bucket for sql, of n (FNV-1a). */
 static inline size_t sql_hash(const char *sql, size_t n) {

@@ -338,7 +338,6 @@ struct conn {
         sqlite3 *db;
         struct stmt_entry *cache[STMT_BUCKETS];
         unsigned n_cached;
-        bool in_use;
 };
 
 /* A write waiting for its group's commit (on the waiting thread's stack). */
@@ -351,8 +350,8 @@ struct group_waiter {
 struct sqlite_store {
         struct sql_store base;
         char *path;                 /* the database file (for statvfs) */
-        pthread_mutex_t lock;       /* guards conns[].in_use */
-        pthread_cond_t freed;
+        struct db_pool pool;        /* of conns */
+        struct dbconn *pooled[POOL_SIZE];
         pthread_mutex_t write_lock; /* one writer at a time in this process */
         struct conn conns[POOL_SIZE];
         int version;
@@ -481,27 +480,14 @@ static int step_row(struct conn *c, sqlite3_stmt *st) {
 }
 
 static struct conn *conn_get(struct store *base) {
-        struct sqlite_store *s = sq(base);
-        pthread_mutex_lock(&s->lock);
-        for (;;) {
-                for (int i = 0; i < POOL_SIZE; i++)
-                        if (!s->conns[i].in_use) {
-                                s->conns[i].in_use = true;
-                                pthread_mutex_unlock(&s->lock);
-                                if (s->conns[i].n_cached > STMT_CACHE_MAX)
-                                        cache_flush(&s->conns[i]);
-                                return &s->conns[i];
-                        }
-                pthread_cond_wait(&s->freed, &s->lock);
-        }
+        struct conn *c = (struct conn *) db_pool_take(&sq(base)->pool);
+        if (c->n_cached > STMT_CACHE_MAX)
+                cache_flush(c);
+        return c;
 }
 
 static void conn_put(struct store *base, struct conn *c) {
-        struct sqlite_store *s = sq(base);
-        pthread_mutex_lock(&s->lock);
-        c->in_use = false;
-        pthread_cond_signal(&s->freed);
-        pthread_mutex_unlock(&s->lock);
+        db_pool_give(&sq(base)->pool, &c->base);
 }
 
 static int sqlite_free_space(struct store *s, int64_t *bytes) {
@@ -742,9 +728,10 @@ int sqlite_store_open(const char *url, struct store **out) {
                 return -ENOMEM;
         }
         s->base.drv = &sqlite_driver;
-        pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
-        pthread_cond_init(&s->freed, NULL);
+        for (int i = 0; i < POOL_SIZE; i++)
+                s->pooled[i] = &s->conns[i].base;
+        db_pool_init(&s->pool, s->pooled, POOL_SIZE);
         pthread_cond_init(&s->committed, NULL);
 
         int r = 0;
@@ -769,10 +756,9 @@ void sqlite_store_close(struct store *base) {
                 if (s->conns[i].db)
                         sqlite3_close(s->conns[i].db);
         }
-        pthread_cond_destroy(&s->freed);
+        db_pool_destroy(&s->pool);
         pthread_cond_destroy(&s->committed);
         pthread_mutex_destroy(&s->write_lock);
-        pthread_mutex_destroy(&s->lock);
         free(s->path);
         free(s);
 }
