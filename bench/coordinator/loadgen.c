@@ -1,9 +1,11 @@
 /* bench-loadgen: the load generator of the coordinator benchmark. It plays
- * N simulated agents against musterd (or against bench-ceiling) over
- * loopback with one libcurl multi handle, bounded in count and in time, and
- * prints per-phase figures; `verify` checks after a crash that what was
- * acknowledged is still in the store. Used by bench/coordinator/run; not a
- * test. Run with --help for the modes and options. */
+ * N simulated agents against musterd (or against bench-ceiling), or against
+ * several musterd replicas at once (connections spread over their URLs),
+ * over loopback with one libcurl multi handle, bounded in count and in
+ * time, and prints per-phase figures; `verify` checks after a crash that
+ * what was acknowledged is still in the store. Used by
+ * bench/coordinator/run; not a test. Run with --help for the modes and
+ * options. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +32,7 @@
 #define MAX_TEMPLATES 64
 #define MAX_MACS 64          /* distinct MACs rewritten per inventory */
 #define URL_MAX 512
+#define MAX_URLS 16          /* servers one load is spread over (replicas) */
 #define UUID_LEN 36
 #define HOSTNAME_FMT "bench-host-%08u"
 #define HOSTNAME_LEN 19      /* "bench-host-" + 8 digits */
@@ -254,10 +257,12 @@ struct phase {
         long first_status;
         char first_error[CURL_ERROR_SIZE + 128];
         size_t checked_ok, checked_bad; /* verify */
+        size_t ok_by_url[MAX_URLS];     /* with several URLs: ok per URL */
 };
 
 struct slot {
         CURL *easy;
+        unsigned url_index;    /* the URL of g->bases this slot's requests go to */
         size_t host;
         int64_t t0;            /* latency origin: the send time (closed loop) or the scheduled time (open) */
         char url[URL_MAX];
@@ -270,7 +275,9 @@ struct slot {
 };
 
 struct loadgen {
-        const char *base;
+        const char *const *bases; /* the servers' URLs; slot i sends to bases[i % n_bases] */
+        size_t n_bases;
+        unsigned next_url;        /* several URLs: the one the next request should go to */
         const char *infra_env;
         unsigned concurrency;
         CURLM *multi;
@@ -320,6 +327,7 @@ static int slot_body(struct slot *s, size_t len) {
 /* Point slot s at request `kind` for host h. */
 static int prepare(struct loadgen *g, struct phase *ph, struct slot *s, size_t h) {
         const struct sim_host *host = &g->hosts[h];
+        const char *base = g->bases[s->url_index];
         int n;
 
         s->host = h;
@@ -330,7 +338,7 @@ static int prepare(struct loadgen *g, struct phase *ph, struct slot *s, size_t h
         s->err[0] = '\0';
         switch (ph->kind) {
         case RQ_REGISTER:
-                n = snprintf(s->url, sizeof s->url, "%s" API "/infra-envs/%s/hosts", g->base, g->infra_env);
+                n = snprintf(s->url, sizeof s->url, "%s" API "/infra-envs/%s/hosts", base, g->infra_env);
                 if (slot_body(s, 128) < 0)
                         return -ENOMEM;
                 snprintf(s->body, s->body_cap, "{\"host_id\":\"%s\",\"discovery_agent_version\":\"bench-loadgen\"}",
@@ -341,7 +349,7 @@ static int prepare(struct loadgen *g, struct phase *ph, struct slot *s, size_t h
                 break;
         case RQ_INVENTORY: {
                 const struct inv_template *t = &g->tmpl[h % g->n_tmpl];
-                n = snprintf(s->url, sizeof s->url, "%s" API "/infra-envs/%s/hosts/%s/instructions", g->base,
+                n = snprintf(s->url, sizeof s->url, "%s" API "/infra-envs/%s/hosts/%s/instructions", base,
                              g->infra_env, host->id);
                 if (slot_body(s, t->len) < 0)
                         return -ENOMEM;
@@ -353,7 +361,7 @@ static int prepare(struct loadgen *g, struct phase *ph, struct slot *s, size_t h
         }
         case RQ_POLL:
         case RQ_HOST_GET:
-                n = snprintf(s->url, sizeof s->url, "%s" API "/infra-envs/%s/hosts/%s%s", g->base, g->infra_env,
+                n = snprintf(s->url, sizeof s->url, "%s" API "/infra-envs/%s/hosts/%s%s", base, g->infra_env,
                              host->id, ph->kind == RQ_POLL ? "/instructions" : "");
                 curl_easy_setopt(s->easy, CURLOPT_HTTPGET, 1L);
                 curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, g->get_hdrs);
@@ -407,6 +415,7 @@ static void complete(struct loadgen *g, struct phase *ph, struct slot *s, CURLco
                 return;
         }
         ph->ok++;
+        ph->ok_by_url[s->url_index]++;
         ph->resp_bytes += s->resp_len;
         int64_t us = (now - s->t0) / 1000;
         if (ph->n_lat == ph->lat_cap) {
@@ -440,6 +449,28 @@ static void complete(struct loadgen *g, struct phase *ph, struct slot *s, CURLco
         }
 }
 
+/* A free slot for the next request (there is one). With one URL, the
+ * slot freed last, as ever. With several, a free slot of the URL whose turn
+ * it is, so that paced requests go round-robin; when none of that URL is
+ * free (closed loop: the slot that just completed is the only one), the
+ * slot freed last, so each connection keeps its own closed loop. */
+static struct slot *take_slot(struct loadgen *g) {
+        unsigned k = g->n_free - 1;
+        if (g->n_bases > 1) {
+                for (unsigned i = 0; i < g->n_free; i++)
+                        if (g->slots[g->free_slots[i]].url_index == g->next_url) {
+                                k = i;
+                                break;
+                        }
+        }
+        unsigned idx = g->free_slots[k];
+        g->free_slots[k] = g->free_slots[--g->n_free];
+        struct slot *s = &g->slots[idx];
+        if (g->n_bases > 1)
+                g->next_url = (s->url_index + 1) % (unsigned) g->n_bases;
+        return s;
+}
+
 /* Closed loop with min_s: a run that is over before min_s goes on, cycling
  * over the hosts, so a fast server is measured for as long as a slow one. */
 static bool want_more(const struct phase *ph, int64_t elapsed_ns) {
@@ -471,7 +502,7 @@ static int run_phase(struct loadgen *g, struct phase *ph) {
                         int64_t due = start + (int64_t) (gap_ns * (double) ph->issued);
                         if (gap_ns > 0 && due > now)
                                 break;
-                        struct slot *s = &g->slots[g->free_slots[--g->n_free]];
+                        struct slot *s = take_slot(g);
                         int r = prepare(g, ph, s, ph->order[ph->issued % ph->n_order]);
                         if (r < 0)
                                 return r;
@@ -550,6 +581,8 @@ static int run_phase(struct loadgen *g, struct phase *ph) {
 
 static int loadgen_init(struct loadgen *g, const char *token, unsigned concurrency) {
         g->concurrency = concurrency;
+        if (!g->n_bases)
+                return -EINVAL;
         g->multi = curl_multi_init();
         g->slots = calloc(concurrency, sizeof *g->slots);
         g->free_slots = calloc(concurrency, sizeof *g->free_slots);
@@ -575,6 +608,7 @@ static int loadgen_init(struct loadgen *g, const char *token, unsigned concurren
                 struct slot *s = &g->slots[i];
                 if (!(s->easy = curl_easy_init()))
                         return -ENOMEM;
+                s->url_index = i % (unsigned) g->n_bases;
                 curl_easy_setopt(s->easy, CURLOPT_PRIVATE, (char *) s);
                 curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_data);
                 curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
@@ -613,7 +647,15 @@ static double rps(const struct phase *ph) {
         return ph->wall_s > 0 ? (double) ph->ok / ph->wall_s : 0;
 }
 
-static void print_phases(const struct phase *ph, size_t n, enum out_format fmt) {
+/* "a,b,c": the ok requests per URL, when there are several. */
+static void ok_by_url(const struct phase *p, size_t n_urls, char *out, size_t len) {
+        size_t l = 0;
+        out[0] = '\0';
+        for (size_t u = 0; u < n_urls && l < len; u++)
+                l += (size_t) snprintf(out + l, len - l, "%s%zu", u ? "," : "", p->ok_by_url[u]);
+}
+
+static void print_phases(const struct phase *ph, size_t n, size_t n_urls, enum out_format fmt) {
         if (fmt == OUT_JSON)
                 printf("{\"phases\":[");
         else if (fmt == OUT_TEXT)
@@ -623,18 +665,27 @@ static void print_phases(const struct phase *ph, size_t n, enum out_format fmt) 
                 const struct phase *p = &ph[i];
                 size_t errors = p->http_err + p->net_err;
                 double bytes = p->ok ? (double) p->resp_bytes / (double) p->ok : 0;
+                /* Several URLs add the split, one URL prints as it always did. */
+                char by_url[MAX_URLS * 22 + 1];
+                ok_by_url(p, n_urls, by_url, sizeof by_url);
                 if (fmt == OUT_KV) {
                         printf("phase=%s ok=%zu errors=%zu http_errors=%zu net_errors=%zu unfinished=%zu late=%zu "
-                               "wall_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f resp_bytes=%.0f capped=%d\n",
+                               "wall_s=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f resp_bytes=%.0f capped=%d",
                                p->name, p->ok, errors, p->http_err, p->net_err, p->unfinished, p->late, p->wall_s,
                                rps(p), pct_ms(p, 50), pct_ms(p, 99), pct_ms(p, 100), bytes, p->capped);
+                        if (n_urls > 1)
+                                printf(" url_ok=%s", by_url);
+                        putchar('\n');
                 } else if (fmt == OUT_JSON) {
                         printf("%s{\"phase\":\"%s\",\"ok\":%zu,\"errors\":%zu,\"http_errors\":%zu,\"net_errors\":%zu,"
                                "\"unfinished\":%zu,\"late\":%zu,\"wall_s\":%.3f,\"rps\":%.1f,\"p50_ms\":%.3f,"
-                               "\"p99_ms\":%.3f,\"max_ms\":%.3f,\"resp_bytes\":%.0f,\"capped\":%s}",
+                               "\"p99_ms\":%.3f,\"max_ms\":%.3f,\"resp_bytes\":%.0f,\"capped\":%s",
                                i ? "," : "", p->name, p->ok, errors, p->http_err, p->net_err, p->unfinished, p->late,
                                p->wall_s, rps(p), p->n_lat ? pct_ms(p, 50) : 0, p->n_lat ? pct_ms(p, 99) : 0,
                                p->n_lat ? pct_ms(p, 100) : 0, bytes, p->capped ? "true" : "false");
+                        if (n_urls > 1)
+                                printf(",\"url_ok\":[%s]", by_url);
+                        putchar('}');
                 } else {
                         char note[1024] = "";
                         size_t l = 0;
@@ -647,6 +698,8 @@ static void print_phases(const struct phase *ph, size_t n, enum out_format fmt) 
                         if (p->first_status && l < sizeof note)
                                 l += (size_t) snprintf(note + l, sizeof note - l, "first HTTP error %ld; ",
                                                        p->first_status);
+                        if (n_urls > 1 && l < sizeof note)
+                                l += (size_t) snprintf(note + l, sizeof note - l, "ok per URL %s; ", by_url);
                         if (p->first_error[0] && l < sizeof note)
                                 snprintf(note + l, sizeof note - l, "%s", p->first_error);
                         printf("%-10s %8zu %7zu %10.1f %9.2f %9.2f %9.2f %9.2f %7.0f  %s\n", p->name, p->ok, errors,
@@ -661,6 +714,8 @@ static void print_phases(const struct phase *ph, size_t n, enum out_format fmt) 
 /* ---- modes ---------------------------------------------------------------------- */
 
 struct options {
+        const char *urls[MAX_URLS]; /* url: the first, for setup and the admin host list */
+        size_t n_urls;
         const char *url, *infra_env, *token_file, *admin_token_file, *acks, *token_out, *name;
         const char *inventories[MAX_TEMPLATES];
         size_t n_inventories;
@@ -673,7 +728,7 @@ struct options {
 
 static void usage(FILE *f) {
         fputs("usage: bench-loadgen setup  --url URL --admin-token-file F --token-out F [--name NAME]\n"
-              "       bench-loadgen load   --url URL --infra-env ID --token-file F --inventory FILE... [options]\n"
+              "       bench-loadgen load   --url URL... --infra-env ID --token-file F --inventory FILE... [options]\n"
               "       bench-loadgen verify --url URL --infra-env ID --token-file F --admin-token-file F --acks F\n"
               "\n"
               "setup:  creates an infra-env with the admin token; prints infra_env_id=ID and\n"
@@ -692,7 +747,13 @@ static void usage(FILE *f) {
               "        each inventoried host's inventory.hostname.\n"
               "\n"
               "options:\n"
-              "  --url URL               http://127.0.0.1:PORT (loopback only)\n"
+              "  --url URL               http://127.0.0.1:PORT (loopback only). Repeat it (at most 16)\n"
+              "                          to spread the load over several servers, such as musterd\n"
+              "                          replicas on one database: connection i sends to URL i mod N\n"
+              "                          (each URL gets C/N of the connections, each in its own closed\n"
+              "                          loop), paced requests go to the URLs in turn, and the figures\n"
+              "                          add the acknowledged requests per URL (url_ok=a,b). setup and\n"
+              "                          verify's host list use the first URL\n"
               "  --infra-env ID          the infra-env of the simulated hosts\n"
               "  --token-file F          agent token (first line of F)\n"
               "  --admin-token-file F    admin token (musterd's STATE/admin.token)\n"
@@ -701,7 +762,7 @@ static void usage(FILE *f) {
               "  --polls M               requests of the polls phase (default 3 x hosts)\n"
               "  --polls-min-seconds SEC the polls phase goes on past M requests until SEC have\n"
               "                          passed, so a fast server is measured as long (default 5)\n"
-              "  --concurrency C         requests in flight = connections (default 128)\n"
+              "  --concurrency C         requests in flight = connections, over all URLs (default 128)\n"
               "  --phases LIST           comma list of register,inventory,polls,paced (default all)\n"
               "  --paced-interval SEC    poll interval of each host in the paced phase (default 60)\n"
               "  --paced-duration SEC    length of the paced phase (default 60)\n"
@@ -805,7 +866,7 @@ static bool has_phase(const char *list, const char *name) {
 }
 
 static int mode_load(const struct options *o, const char *token) {
-        struct loadgen g = { .base = o->url, .infra_env = o->infra_env };
+        struct loadgen g = { .bases = o->urls, .n_bases = o->n_urls, .infra_env = o->infra_env };
         struct phase ph[4];
         size_t n_ph = 0, n_reg = 0;
         _cleanup_free_ size_t *all = NULL, *reg = NULL;
@@ -912,7 +973,7 @@ static int mode_load(const struct options *o, const char *token) {
                 fprintf(stderr, "bench-loadgen: cannot write %s: %m\n", o->acks);
                 goto out;
         }
-        print_phases(ph, n_ph, o->fmt);
+        print_phases(ph, n_ph, o->n_urls, o->fmt);
         rc = 0;
 out:
         for (size_t i = 0; i < n_ph; i++)
@@ -1026,7 +1087,7 @@ static int list_hosts(const struct options *o, const char *admin, char ***ids, s
 
 static int mode_verify(const struct options *o, const char *token) {
         _cleanup_free_ char *admin = NULL, *text = NULL;
-        struct loadgen g = { .base = o->url, .infra_env = o->infra_env };
+        struct loadgen g = { .bases = o->urls, .n_bases = o->n_urls, .infra_env = o->infra_env };
         char **ids = NULL;
         size_t n_ids = 0, len, n_inv = 0, inv_unknown = 0, reg_found = 0;
         _cleanup_free_ size_t *inv = NULL;
@@ -1171,7 +1232,14 @@ int main(int argc, char **argv) {
         optind = 2;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
                 switch (c) {
-                case O_URL: o.url = optarg; break;
+                case O_URL:
+                        if (o.n_urls == MAX_URLS) {
+                                fprintf(stderr, "bench-loadgen: at most %d --url\n", MAX_URLS);
+                                return 2;
+                        }
+                        o.urls[o.n_urls++] = optarg;
+                        o.url = o.urls[0];
+                        break;
                 case O_IE: o.infra_env = optarg; break;
                 case O_TOKEN: o.token_file = optarg; break;
                 case O_ADMIN: o.admin_token_file = optarg; break;
@@ -1228,11 +1296,25 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "bench-loadgen: unexpected argument \"%s\"\n", argv[optind]);
                 return 2;
         }
-        if (!o.url || !is_loopback_url(o.url)) {
+        if (!o.n_urls) {
                 fprintf(stderr, "bench-loadgen: --url must be a loopback http:// URL\n");
                 return 2;
         }
-        if (strlen(o.url) > 128 || (o.infra_env && strlen(o.infra_env) > UUID_LEN)) {
+        for (size_t i = 0; i < o.n_urls; i++) {
+                if (!is_loopback_url(o.urls[i])) {
+                        fprintf(stderr, "bench-loadgen: --url must be a loopback http:// URL\n");
+                        return 2;
+                }
+                if (strlen(o.urls[i]) > 128) {
+                        fprintf(stderr, "bench-loadgen: --url or --infra-env is too long\n");
+                        return 2;
+                }
+        }
+        if (o.concurrency < o.n_urls) {
+                fprintf(stderr, "bench-loadgen: --concurrency must be at least the number of --url\n");
+                return 2;
+        }
+        if (o.infra_env && strlen(o.infra_env) > UUID_LEN) {
                 fprintf(stderr, "bench-loadgen: --url or --infra-env is too long\n");
                 return 2;
         }

@@ -1,9 +1,10 @@
 /* The PostgreSQL driver of the store (sqldb.h; store_pg_backend is its
  * operations, store/sql/store_sql.c) on libpq: a pool of connections, each
- * with its prepared statements; writes one at a time under an advisory
- * lock (WRITE_LOCK_KEY), and run again by store.c should PostgreSQL abort
- * one all the same (a deadlock: -EAGAIN); the schema at the SQLite
- * back-end's version, made by one script.
+ * with its prepared statements; writes group-committed (store/sql/group.c)
+ * in transactions that hold a database-wide advisory lock (WRITE_LOCK_KEY),
+ * and run again by store.c should PostgreSQL abort one all the same (a
+ * deadlock: -EAGAIN); the schema at the SQLite back-end's version, made by
+ * one script.
  *
  * The URL is libpq's (postgres://USER@HOST:PORT/DB?sslmode=...; a Unix
  * socket as ?host=/run/postgresql), with one parameter of ours that libpq
@@ -343,8 +344,6 @@ struct pg_store {
         struct pg_conn *conns;
         int n_conns;
         int version;
-        pthread_mutex_t stats_lock;
-        struct store_latency writes;
         /* store_leader: a connection of its own, holding the leader's lock
          * while `leading`. Guarded by leader_lock. */
         pthread_mutex_t leader_lock;
@@ -522,7 +521,9 @@ static int pg_exec(struct pg_conn *c, const char *sql);
  * the transaction. */
 static int prepare(struct pg_stmt *st) {
         PGconn *pg = st->conn->pg;
-        bool txn = PQtransactionStatus(pg) != PQTRANS_IDLE;
+        /* (In a transaction that failed, only its end is prepared, and
+         * that cannot fail for a type; no savepoint can be made there.) */
+        bool txn = PQtransactionStatus(pg) == PQTRANS_INTRANS;
         if (txn && pg_exec(st->conn, "SAVEPOINT muster_prepare") < 0)
                 return -EIO;
         PGresult *p = PQprepare(pg, st->name, st->pgsql, st->n_params, st->types);
@@ -729,44 +730,10 @@ static void d_conn_put(struct store *s, struct dbconn *c) {
         conn_give(s, (struct pg_conn *) c);
 }
 
-static _Thread_local struct timespec write_asked;
-
-static int d_write_begin(struct store *s, struct dbconn **out) {
-        clock_gettime(CLOCK_MONOTONIC, &write_asked);
-        struct pg_conn *c = conn_take(s);
-        int r = pg_exec(c, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")");
-        if (r < 0) {
-                conn_give(s, c);
-                return r;
-        }
-        *out = &c->base;
-        return 0;
-}
-
-/* COMMIT returns once the commit is durable (synchronous_commit on, the
- * server's default). A write nobody waits for commits without waiting for
- * its WAL flush (synchronous_commit off for it alone), as SQLite's
- * unwaited write rides on the next group. */
-static int d_write_end(struct store *base, struct dbconn *dc, int r, bool wait) {
-        struct pg_store *s = pgs(base);
-        struct pg_conn *c = (struct pg_conn *) dc;
-        if (r >= 0 && !wait)
-                r = pg_exec(c, "SET LOCAL synchronous_commit = off") < 0 ? -EIO : r;
-        if (r >= 0) {
-                int k = pg_exec(c, "COMMIT");
-                if (k < 0)
-                        r = k;
-        }
-        conn_give(base, c); /* rolls back what is still open */
-        struct timespec t1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double secs = (double) (t1.tv_sec - write_asked.tv_sec) + (double) (t1.tv_nsec - write_asked.tv_nsec) / 1e9;
-        pthread_mutex_lock(&s->stats_lock);
-        store_latency_add(&s->writes, secs);
-        if (r >= 0)
-                s->writes.commits++;
-        pthread_mutex_unlock(&s->stats_lock);
-        return r;
+/* The group's transaction (store/sql/group.c): READ COMMITTED, under the
+ * database-wide write lock, which it holds until it ends. */
+static int d_begin_write(struct dbconn *c) {
+        return pg_exec((struct pg_conn *) c, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")");
 }
 
 static int d_schema_version(struct store *s) {
@@ -782,12 +749,6 @@ static int d_free_space(struct store *s, int64_t *bytes) {
         return 0;
 }
 
-static void d_write_latency(struct store *base, struct store_latency *out) {
-        struct pg_store *s = pgs(base);
-        pthread_mutex_lock(&s->stats_lock);
-        *out = s->writes;
-        pthread_mutex_unlock(&s->stats_lock);
-}
 
 /* The leader's lock is a session lock on leader_conn: held as long as that
  * connection lives. Asked each time: a leader checks that its connection
@@ -853,11 +814,9 @@ static const struct db_driver pg_driver = {
         .col_blob = d_col_blob,
         .conn_get = d_conn_get,
         .conn_put = d_conn_put,
-        .write_begin = d_write_begin,
-        .write_end = d_write_end,
+        .begin_write = d_begin_write,
         .schema_version = d_schema_version,
         .free_space = d_free_space,
-        .write_latency = d_write_latency,
         .leader = d_leader,
         .ids_copied = d_ids_copied,
 };
@@ -984,7 +943,7 @@ int pg_store_open(const char *url, struct store **out) {
         for (int i = 0; i < pool; i++)
                 s->pooled[i] = &s->conns[i].base;
         db_pool_init(&s->pool, s->pooled, (size_t) pool);
-        pthread_mutex_init(&s->stats_lock, NULL);
+        db_writer_init(&s->base.writer);
         pthread_mutex_init(&s->leader_lock, NULL);
         int r = 0;
         for (int i = 0; i < pool && r >= 0; i++) {
@@ -1017,7 +976,7 @@ void pg_store_close(struct store *base) {
                 PQfinish(s->leader_conn);
         db_pool_destroy(&s->pool);
         pthread_mutex_destroy(&s->leader_lock);
-        pthread_mutex_destroy(&s->stats_lock);
+        db_writer_destroy(&s->base.writer);
         free(s->pooled);
         free(s->conns);
         free(s->conninfo);

@@ -9,13 +9,30 @@
  * Only store/sql/ and the drivers include this header. */
 #pragma once
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <time.h>
+
 #include "store-backend.h"
 
 struct db_driver;
+struct db_group_waiter;
+
+/* The group commit's state (group.c), one per store handle. Guarded by
+ * lock, but `queued`. */
+struct db_writer {
+        pthread_mutex_t lock;              /* one writer at a time in this process */
+        atomic_uint queued;                /* writers waiting for lock */
+        struct dbconn *group;              /* the open transaction's connection, or NULL */
+        struct db_group_waiter *waiters;   /* its writes waiting for the commit */
+        unsigned group_size;               /* writes in it */
+        struct timespec group_opened;
+        pthread_cond_t committed;          /* a group ended: its waiters are done */
+        struct store_latency writes;       /* from asking for the lock to the answer; commits */
+};
 
 /* The head of each driver's statement, connection and store handle. */
 struct dbstmt {
@@ -28,6 +45,7 @@ struct dbconn {
 struct sql_store {
         struct store base;
         const struct db_driver *drv;
+        struct db_writer writer;
 };
 
 struct db_driver {
@@ -57,17 +75,13 @@ struct db_driver {
         /* A connection of the pool for reads (each statement on its own). */
         struct dbconn *(*conn_get)(struct store *s);
         void (*conn_put)(struct store *s, struct dbconn *c);
-        /* A write: write_begin gives the connection of a transaction;
-         * write_end keeps the write if r >= 0, else undoes it, and returns r
-         * or the error that kept it from becoming durable, once it is durable
-         * (with wait; without, once it is written and will be committed
-         * shortly: a crash in between may lose it). */
-        int (*write_begin)(struct store *s, struct dbconn **out);
-        int (*write_end)(struct store *s, struct dbconn *c, int r, bool wait);
+        /* Opens a write transaction on c that no other writer of the
+         * database runs beside (SQLite: BEGIN IMMEDIATE; PostgreSQL: BEGIN
+         * and an advisory lock that every replica's writes take). */
+        int (*begin_write)(struct dbconn *c);
 
         int (*schema_version)(struct store *s);
         int (*free_space)(struct store *s, int64_t *bytes);
-        void (*write_latency)(struct store *s, struct store_latency *out);
         int (*leader)(struct store *s); /* store_leader */
         /* After rows were copied in with their own ids: the next id the
          * database makes for table.column is past them (PostgreSQL's
@@ -86,6 +100,18 @@ void db_pool_init(struct db_pool *p, struct dbconn **conns, size_t n);
 void db_pool_destroy(struct db_pool *p);
 struct dbconn *db_pool_take(struct db_pool *p);
 void db_pool_give(struct db_pool *p, struct dbconn *c);
+
+/* The group commit (group.c). db_write_begin gives the connection of the
+ * open group's transaction, in a savepoint of this write's; db_write_end
+ * keeps the write if r >= 0, else undoes it alone, and returns r, or the
+ * error that kept it from becoming durable, once it is durable (with
+ * wait; without, once it is in the group, which the writers queued behind
+ * it commit: a crash in between may lose it). */
+void db_writer_init(struct db_writer *w);
+void db_writer_destroy(struct db_writer *w);
+int db_write_begin(struct store *s, struct dbconn **out);
+int db_write_end(struct store *s, struct dbconn *c, int r, bool wait);
+void db_write_latency(struct store *s, struct store_latency *out);
 
 /* A statement cache's bucket for sql, of n (FNV-1a). */
 static inline size_t sql_hash(const char *sql, size_t n) {

@@ -108,18 +108,17 @@ static void conn_put(struct store *s, struct dbconn *c) {
 }
 
 static int write_begin(struct store *s, struct dbconn **out) {
-        return drv(s)->write_begin(s, out);
+        return db_write_begin(s, out);
 }
 
 static int write_end(struct store *s, struct dbconn *c, int r) {
-        return drv(s)->write_end(s, c, r, true);
+        return db_write_end(s, c, r, true);
 }
 
 /* For a write nobody is answered about: it returns once the write is in
- * its transaction, which is committed shortly (the SQLite driver: by the
- * writers queued behind it). */
+ * its group, which the writers queued behind it commit. */
 static int write_end_unwaited(struct store *s, struct dbconn *c, int r) {
-        return drv(s)->write_end(s, c, r, false);
+        return db_write_end(s, c, r, false);
 }
 
 static int sql_free_space(struct store *s, int64_t *bytes) {
@@ -127,7 +126,7 @@ static int sql_free_space(struct store *s, int64_t *bytes) {
 }
 
 static void sql_write_latency(struct store *s, struct store_latency *out) {
-        drv(s)->write_latency(s, out);
+        db_write_latency(s, out);
 }
 
 static int sql_leader(struct store *s) {

@@ -1,7 +1,7 @@
 /* The SQLite driver of the store (sqldb.h; store_sqlite_backend is its
  * operations, store/sql/store_sql.c): one database file in WAL mode, a
- * small pool of connections with their prepared statements, the group
- * commit, versioned schema migrations. */
+ * small pool of connections with their prepared statements, versioned
+ * schema migrations. */
 #include "store.h"
 #include "store-backend.h"
 #include "sqldb.h"
@@ -23,27 +23,14 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 
-/* Threading: a pool of POOL_SIZE connections. A call takes one for its
- * duration, so reads run side by side (WAL readers do not block each other
- * or the writer). Writers also take an in-process mutex before they write,
- * so they queue in order on a condition rather than poll in SQLite's busy
- * handler; busy_timeout is then only for other processes on the same file.
- *
- * Group commit. A write is acknowledged (its operation returns) only once
- * it is durable, but writes share their commits: the first writer opens a
- * transaction (BEGIN IMMEDIATE) on a connection it keeps, each write runs in
- * a savepoint of it, and a writer that finds nobody queued behind it (or a
- * group of GROUP_MAX writes, or one open for GROUP_MAX_US) commits: one
- * fsync for all of them, after which each gets its own answer. While a
- * commit's fsync runs, the writers that arrive queue for the mutex; they are
- * the next group. A write that fails is rolled back to its savepoint alone,
- * answered at once, and takes nothing of its group with it; only a failure
- * that ends the whole transaction (the disk full or failing, a failed
- * COMMIT) fails every write of the group, none of which had been answered. */
+/* Threading: a pool of POOL_SIZE connections (db_pool). A call takes one
+ * for its duration, so reads run side by side (WAL readers do not block each
+ * other or the writer). Writes go through the group commit (store/sql/
+ * group.c): writers queue in order on its lock rather than poll in SQLite's
+ * busy handler; busy_timeout is then only for other processes on the same
+ * file. */
 #define POOL_SIZE 16
 #define BUSY_TIMEOUT_MS 10000
-#define GROUP_MAX 256
-#define GROUP_MAX_US 20000
 #define STMT_BUCKETS 64
 #define STMT_CACHE_MAX 256 /* statements per connection before the cache is flushed */
 
@@ -340,31 +327,14 @@ struct conn {
         unsigned n_cached;
 };
 
-/* A write waiting for its group's commit (on the waiting thread's stack). */
-struct group_waiter {
-        struct group_waiter *next;
-        int result;
-        bool done;
-};
 
 struct sqlite_store {
         struct sql_store base;
         char *path;                 /* the database file (for statvfs) */
         struct db_pool pool;        /* of conns */
         struct dbconn *pooled[POOL_SIZE];
-        pthread_mutex_t write_lock; /* one writer at a time in this process */
         struct conn conns[POOL_SIZE];
         int version;
-        /* The group commit, guarded by write_lock but `queued`. */
-        atomic_uint queued;           /* writers waiting for write_lock */
-        struct conn *group;           /* the open transaction's connection, or NULL */
-        struct group_waiter *waiters; /* its writes waiting for the commit */
-        unsigned group_size;          /* writes in it */
-        struct timespec group_opened;
-        pthread_cond_t committed;     /* a group ended: its waiters are done */
-        /* Writes, from asking for the writer lock to their answer; and the
-         * commits that made them durable. Guarded by write_lock. */
-        struct store_latency writes;
 };
 
 static const struct db_driver sqlite_driver;
@@ -499,118 +469,6 @@ static int sqlite_free_space(struct store *s, int64_t *bytes) {
         return 0;
 }
 
-static int64_t since_us(const struct timespec *t0) {
-        struct timespec t1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        return (int64_t) (t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
-}
-
-/* Ends the open group: COMMIT, or ROLLBACK with `fail` < 0 (or when SQLite
- * already rolled it back), and answers its waiters. Called with write_lock
- * held; returns the group's result. */
-static int group_end(struct sqlite_store *s, int fail) {
-        struct conn *c = s->group;
-        int r = fail;
-        if (r >= 0 && (r = exec(c, "COMMIT")) >= 0)
-                s->writes.commits++;
-        if (!sqlite3_get_autocommit(c->db))
-                (void) exec(c, "ROLLBACK");
-        for (struct group_waiter *w = s->waiters; w; w = w->next) {
-                if (r < 0)
-                        w->result = r;
-                w->done = true;
-        }
-        s->waiters = NULL;
-        s->group = NULL;
-        s->group_size = 0;
-        conn_put(&s->base.base, c);
-        pthread_cond_broadcast(&s->committed);
-        return r;
-}
-
-/* When this thread's write asked for the writer lock (for the latency). */
-static _Thread_local struct timespec write_asked;
-
-static int write_begin(struct store *base, struct conn **out) {
-        struct sqlite_store *s = sq(base);
-        int64_t room = INT64_MAX;
-        /* Refused before it starts on a (nearly) full file system: SQLite
-         * needs room for the WAL and its checkpoints, and a write that half
-         * fits is worse than one refused (507 at the API). */
-        if (sqlite_free_space(base, &room) == 0 && room < STORE_MIN_FREE_BYTES)
-                return -ENOSPC;
-        clock_gettime(CLOCK_MONOTONIC, &write_asked);
-        atomic_fetch_add(&s->queued, 1);
-        pthread_mutex_lock(&s->write_lock);
-        atomic_fetch_sub(&s->queued, 1);
-        int r;
-        if (!s->group) {
-                struct conn *c = conn_get(base);
-                if ((r = exec(c, "BEGIN IMMEDIATE")) < 0) {
-                        conn_put(base, c);
-                        pthread_mutex_unlock(&s->write_lock);
-                        return r;
-                }
-                s->group = c;
-                clock_gettime(CLOCK_MONOTONIC, &s->group_opened);
-        }
-        if ((r = exec(s->group, "SAVEPOINT w")) < 0) {
-                (void) group_end(s, r);
-                pthread_mutex_unlock(&s->write_lock);
-                return r;
-        }
-        s->group_size++;
-        *out = s->group;
-        return 0;
-}
-
-/* Keeps the write if r >= 0, else undoes it alone; returns r, or the
- * error that kept it from becoming durable, once it is durable (with
- * `wait`; without, as soon as it is written: see write_end_unwaited). */
-static int write_end_(struct store *base, struct conn *c, int r, bool wait) {
-        struct sqlite_store *s = sq(base);
-        int k = r >= 0 ? exec(c, "RELEASE w") : r;
-        if (k < 0 && !sqlite3_get_autocommit(c->db)) {
-                (void) exec(c, "ROLLBACK TO w");
-                (void) exec(c, "RELEASE w");
-        }
-        if (k < 0)
-                r = k;
-        if (sqlite3_get_autocommit(c->db)) {
-                /* SQLite ended the transaction (a full or failing disk):
-                 * the group's writes are gone, and none was answered. */
-                (void) group_end(s, r < 0 ? r : -EIO);
-                store_latency_add(&s->writes, (double) since_us(&write_asked) / 1e6);
-                pthread_mutex_unlock(&s->write_lock);
-                return r < 0 ? r : -EIO;
-        }
-        struct group_waiter me = { .result = r };
-        if (r >= 0 && wait) {
-                me.next = s->waiters;
-                s->waiters = &me;
-        }
-        if (atomic_load(&s->queued) == 0 || s->group_size >= GROUP_MAX || since_us(&s->group_opened) >= GROUP_MAX_US) {
-                int g = group_end(s, 0);
-                if (!wait && r >= 0)
-                        r = g;
-        }
-        /* A failed write was undone: nothing of it waits for the commit.
-         * Unwaited, the group is left open only with a writer queued
-         * behind: that writer, or one after it, commits it. */
-        while (wait && r >= 0 && !me.done)
-                pthread_cond_wait(&s->committed, &s->write_lock);
-        store_latency_add(&s->writes, (double) since_us(&write_asked) / 1e6);
-        pthread_mutex_unlock(&s->write_lock);
-        return r >= 0 && wait ? me.result : r;
-}
-
-
-static void sqlite_write_latency(struct store *base, struct store_latency *out) {
-        struct sqlite_store *s = sq(base);
-        pthread_mutex_lock(&s->write_lock);
-        *out = s->writes;
-        pthread_mutex_unlock(&s->write_lock);
-}
 
 static int conn_open(const char *path, struct conn *c) {
         /* A new database is the owner's alone (it holds pull secrets and
@@ -728,11 +586,10 @@ int sqlite_store_open(const char *url, struct store **out) {
                 return -ENOMEM;
         }
         s->base.drv = &sqlite_driver;
-        pthread_mutex_init(&s->write_lock, NULL);
+        db_writer_init(&s->base.writer);
         for (int i = 0; i < POOL_SIZE; i++)
                 s->pooled[i] = &s->conns[i].base;
         db_pool_init(&s->pool, s->pooled, POOL_SIZE);
-        pthread_cond_init(&s->committed, NULL);
 
         int r = 0;
         for (int i = 0; i < POOL_SIZE && r >= 0; i++)
@@ -757,8 +614,7 @@ void sqlite_store_close(struct store *base) {
                         sqlite3_close(s->conns[i].db);
         }
         db_pool_destroy(&s->pool);
-        pthread_cond_destroy(&s->committed);
-        pthread_mutex_destroy(&s->write_lock);
+        db_writer_destroy(&s->base.writer);
         free(s->path);
         free(s);
 }
@@ -867,16 +723,10 @@ static void d_conn_put(struct store *s, struct dbconn *c) {
         conn_put(s, (struct conn *) c);
 }
 
-static int d_write_begin(struct store *s, struct dbconn **out) {
-        struct conn *c;
-        int r = write_begin(s, &c);
-        if (r >= 0)
-                *out = &c->base;
-        return r;
-}
-
-static int d_write_end(struct store *s, struct dbconn *c, int r, bool wait) {
-        return write_end_(s, (struct conn *) c, r, wait);
+/* The writer's transaction: the database's write lock at once, so that the
+ * group's savepoints never wait for another process's. */
+static int d_begin_write(struct dbconn *c) {
+        return exec((struct conn *) c, "BEGIN IMMEDIATE");
 }
 
 static const struct db_driver sqlite_driver = {
@@ -896,11 +746,9 @@ static const struct db_driver sqlite_driver = {
         .col_blob = d_col_blob,
         .conn_get = d_conn_get,
         .conn_put = d_conn_put,
-        .write_begin = d_write_begin,
-        .write_end = d_write_end,
+        .begin_write = d_begin_write,
         .schema_version = sqlite_schema_version,
         .free_space = sqlite_free_space,
-        .write_latency = sqlite_write_latency,
         .leader = sqlite_leader,
         .ids_copied = sqlite_ids_copied,
 };
