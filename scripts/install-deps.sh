@@ -8,14 +8,15 @@
 # clang + libclang-rt-14-dev: the libFuzzer targets (make test-fuzz); python3:
 # tests/fixtures/derive.py, which derives the golden inventories from the facts.
 # postgresql: the server the tests start, throw-away, in a temporary folder
-# (scripts/pg-test-server; the package's own cluster is never used).
+# (scripts/pg-test-server; the package's own cluster is never used); openssl:
+# that server's certificate for TLS on loopback.
 set -euo pipefail
 
 build_pkgs=(
   build-essential cmake pkg-config
   libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
   libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev
-  libpq-dev postgresql libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
+  libpq-dev postgresql openssl libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
   clang libclang-rt-14-dev python3

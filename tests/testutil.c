@@ -1630,6 +1630,18 @@ void tu_pg_url(const char *db, char *out, size_t n) {
         PQconninfoFree(opts);
 }
 
+long tu_pg_count(const char *sql) {
+        PGconn *c = PQconnectdb(getenv("MUSTER_TEST_PG"));
+        cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
+        PGresult *r = PQexec(c, sql);
+        cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(c));
+        cr_assert_eq(PQntuples(r), 1, "%s", sql);
+        long n = strtol(PQgetvalue(r, 0, 0), NULL, 10);
+        PQclear(r);
+        PQfinish(c);
+        return n;
+}
+
 void tu_pg_drop(const char *db) {
         char sql[256];
         snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", db);

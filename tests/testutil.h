@@ -369,5 +369,8 @@ void tu_tamper_stored_payload(const char *state_dir, const char *cluster_id, lon
 void tu_pg_database(char *out, size_t n, char *db, size_t db_n);
 /* The store URL of database db of MUSTER_TEST_PG. */
 void tu_pg_url(const char *db, char *out, size_t n);
+/* The first column of the first row of sql on MUSTER_TEST_PG's maintenance
+ * database, as an integer. */
+long tu_pg_count(const char *sql);
 /* Drops database db of MUSTER_TEST_PG (nobody connected to it any more). */
 void tu_pg_drop(const char *db);

@@ -2,7 +2,8 @@
  * scripts/with-pg-test-server, MUSTER_TEST_STORE=postgres): the second
  * replica's state folder is a copy of the first's (the signing key and
  * admin.token the admin copies), so either answers for the other. Real
- * agents talk to one replica while the admin works through the other; a
+ * agents talk to one replica while the admin's musterctl works through the
+ * other; a
  * host bound through both at once is bound once (the other answer is 409);
  * the passes one replica runs (the monitor) run on the leader alone, move to
  * the other replica when the leader is killed, and say each host went
@@ -131,13 +132,29 @@ static void *bind_main(void *arg) {
 
 Test(replicas, agents_on_one_replica_the_admin_on_the_other) {
         replicas_up("[agent]\ninstruction_interval = 1\n[requirements.any]\nmemory = 1 GiB\ncpu_cores = 1\n");
-        char *ie, *tok;
-        cr_assert_eq(tu_create_infra_env(b.base, b.admin_token, "fleet", &ie, &tok), 201, "made through b");
+        /* The admin's musterctl talks to b, the agents to a. */
+        char *out = NULL, *err = NULL;
+        cr_assert_eq(tu_ctl(&out, &err, b.base, b.admin_token_path,
+                            (const char *const[]) { "-o", "json", "infraenv", "create", "fleet", NULL }),
+                     0, "%s", err ? err : "");
+        json_object *made = json_tokener_parse(out);
+        cr_assert_not_null(made, "%s", out);
+        char *ie = strdup(tu_jstr(made, "id")), *tok = strdup(tu_jstr(made, "agent_token"));
+        json_object_put(made);
+        free(out);
+        free(err);
         for (int i = 0; i < N_AGENTS; i++)
                 agent_start(i, &a, ie, tok);
         /* Registered and validated through a, seen through b. */
         for (int i = 0; i < N_AGENTS; i++)
                 cr_assert(wait_status(&b, ie, host_id(i), "known-unbound"), "host %d known-unbound as b shows it", i);
+        cr_assert_eq(tu_ctl(&out, &err, b.base, b.admin_token_path,
+                            (const char *const[]) { "-o", "json", "host", "list", "--unbound", NULL }),
+                     0, "%s", err ? err : "");
+        for (int i = 0; i < N_AGENTS; i++)
+                cr_assert(strstr(out, host_id(i)), "musterctl host list through b:\n%s", out);
+        free(out);
+        free(err);
         json_object *o = NULL;
         cr_assert_eq(tu_http_json("GET", tu_url(a.base, "/api/v2/infra-envs/%s/hosts", ie), a.admin_token, NULL, &o),
                      200);
@@ -150,9 +167,11 @@ Test(replicas, agents_on_one_replica_the_admin_on_the_other) {
         cr_assert_eq(tu_create_cluster(a.base, a.admin_token, "{\"name\":\"c1\"}", &cluster), 201);
         char body[128];
         snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", cluster);
-        cr_assert_eq(tu_http_json("POST", tu_url(b.base, "/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, host_id(0)),
-                                  b.admin_token, body, NULL),
-                     200);
+        cr_assert_eq(tu_ctl(&out, &err, b.base, b.admin_token_path,
+                            (const char *const[]) { "host", "bind", host_id(0), "--cluster", cluster, NULL }),
+                     0, "musterctl host bind through b: %s", err ? err : "");
+        free(out);
+        free(err);
         cr_assert(wait_status(&a, ie, host_id(0), NULL), "host 0 bound and past binding, as a shows it");
         json_object *h = host_get(&b, ie, host_id(0));
         cr_assert_not_null(h);

@@ -36,7 +36,9 @@ left() {
 }
 
 # 1. A session: select 1, a database, a table in it, on a server that fsyncs
-# and listens on no TCP port.
+# and listens on TCP on loopback alone, with TLS: a session over TLS
+# (sslmode=verify-full against its certificate) is encrypted, plain TCP is
+# refused.
 mkdir "$tmp/s1"
 out=$("$wpg" bash -c '
   set -euo pipefail
@@ -45,6 +47,9 @@ out=$("$wpg" bash -c '
   q "$MUSTER_TEST_PG" -c "select 1"
   q "$MUSTER_TEST_PG" -c "show fsync"
   q "$MUSTER_TEST_PG" -c "show listen_addresses"
+  q "$MUSTER_TEST_PG_TLS" -c "select ssl from pg_stat_ssl where pid = pg_backend_pid()"
+  plain=${MUSTER_TEST_PG_TLS/sslmode=verify-full/sslmode=disable}
+  if q "$plain" -c "select 1" 2>/dev/null; then echo "plain TCP was let in"; fi
   q "$MUSTER_TEST_PG" -c "create database harness"
   db=${MUSTER_TEST_PG/dbname=postgres/dbname=harness}
   q "$db" -c "create table hosts (id integer primary key, name text not null)"
@@ -52,7 +57,7 @@ out=$("$wpg" bash -c '
   q "$db" -c "select count(*) from hosts"
   psql -X -A -t -c "select current_user"' harness "$tmp/record" "$tmp/s1" 2>&1) ||
   { echo "the session failed:"; echo "$out"; exit 1; }
-want=$'1\non\n\n2\nmuster'
+want=$'1\non\n127.0.0.1\nt\n2\nmuster'
 [[ $out == "$want" ]] || { echo "the session said:"; echo "$out"; echo "instead of:"; echo "$want"; exit 1; }
 grep -Eq '^host=/tmp/[^ ]+ port=[0-9]+ user=muster dbname=postgres$' "$tmp/s1/conn" ||
   { echo "MUSTER_TEST_PG: $(cat "$tmp/s1/conn")"; exit 1; }

@@ -144,14 +144,17 @@ static void mk_release(const char *version, struct release_info *info, struct ma
 #ifdef MUSTER_WITH_POSTGRES
 /* On PostgreSQL, the URL's settings reach libpq beside our pool=N, which
  * sizes the pool (one connection still serves reads and writes in turn); a
- * parameter nobody knows is a bad URL. (TLS is not tried: the test server
- * listens on a Unix socket, where libpq uses none.) The leader's lock: the
- * first store to ask holds it until it closes. */
+ * parameter nobody knows is a bad URL. TLS: over TCP on loopback the test
+ * server takes TLS alone (MUSTER_TEST_PG_TLS): sslmode=verify-full with its
+ * certificate opens, and every connection of the store is encrypted, as the
+ * server's pg_stat_ssl shows; sslmode=disable is refused, and so is the
+ * certificate for a name it was not made for. The leader's lock: the first
+ * store to ask holds it until it closes. */
 Test(store, postgres_url_settings) {
         if (!pg_db[0])
                 return; /* SQLite: nothing of this applies */
         struct store *s2 = (struct store *) 1;
-        char u[sizeof url + 64];
+        char u[sizeof url + 4400];
         snprintf(u, sizeof u, "%s&sslmode=disable&pool=1", url);
         cr_assert_eq(store_open(u, &s2), 0, "%s", u);
         char *ie = tu_store_infra_env(s2, "admin", "one-connection");
@@ -165,9 +168,38 @@ Test(store, postgres_url_settings) {
         for (int i = 0; i < 100 && store_leader(st) != 1; i++)
                 usleep(20000);
         cr_assert_eq(store_leader(st), 1, "the lock went with the closed store's connection");
-        free(ie);
         snprintf(u, sizeof u, "%s&pool=0", url);
         cr_assert_eq(store_open(u, &s2), -EINVAL);
+
+        const char *tls = getenv("MUSTER_TEST_PG_TLS");
+        cr_assert(tls && *tls, "MUSTER_TEST_PG_TLS is not set (scripts/with-pg-test-server sets it)");
+        unsigned port = 0;
+        char root[4200] = "";
+        cr_assert_eq(sscanf(strstr(tls, "port="), "port=%u", &port), 1, "%s", tls);
+        cr_assert_eq(sscanf(strstr(tls, "sslrootcert="), "sslrootcert=%4199s", root), 1, "%s", tls);
+        snprintf(u, sizeof u, "postgres://muster@127.0.0.1:%u/%s?sslmode=verify-full&sslrootcert=%s&pool=3", port,
+                 pg_db, root);
+        cr_assert_eq(store_open(u, &s2), 0, "%s", u);
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid "
+                 "WHERE a.datname = '%s' AND a.client_addr IS NOT NULL AND s.ssl",
+                 pg_db);
+        cr_assert_eq(tu_pg_count(sql), 3, "the pool's three connections over TLS");
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid "
+                 "WHERE a.datname = '%s' AND a.client_addr IS NOT NULL AND NOT s.ssl",
+                 pg_db);
+        cr_assert_eq(tu_pg_count(sql), 0, "none in the clear");
+        cr_assert_eq(store_infra_env_get(s2, ie, &got), 0, "read over TLS");
+        infra_env_free(&got);
+        store_close(s2);
+        snprintf(u, sizeof u, "postgres://muster@127.0.0.1:%u/%s?sslmode=disable", port, pg_db);
+        cr_assert_eq(store_open(u, &s2), -ECONNREFUSED, "plain TCP is refused");
+        snprintf(u, sizeof u, "postgres://muster@localhost:%u/%s?sslmode=verify-full&sslrootcert=%s&hostaddr=127.0.0.1",
+                 port, pg_db, root);
+        cr_assert_eq(store_open(u, &s2), -ECONNREFUSED, "a certificate for 127.0.0.1 is not localhost's");
+        free(ie);
         snprintf(u, sizeof u, "%s&no_such_setting=1", url);
         cr_assert_eq(store_open(u, &s2), -EINVAL);
 }
