@@ -1533,10 +1533,30 @@ char *tu_agent_conf_token(const char *conf_path) {
         return out;
 }
 
-void tu_tamper_stored_payload(const char *state_dir, const char *cluster_id, long revision, const char *from,
+void tu_tamper_stored_payload(const struct tu_musterd *m, const char *cluster_id, long revision, const char *from,
                               const char *to) {
+#ifdef MUSTER_WITH_POSTGRES
+        if (m->pg_db[0]) {
+                char url[4400], rev[32];
+                tu_pg_url(m->pg_db, url, sizeof url);
+                /* libpq takes the URL, less our own pool=, which it has not. */
+                PGconn *c = PQconnectdb(url);
+                cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
+                snprintf(rev, sizeof rev, "%ld", revision);
+                const char *params[] = { cluster_id, rev, from, to };
+                PGresult *r = PQexecParams(c,
+                                           "UPDATE payload_revisions SET canonical = replace(canonical, $3, $4) "
+                                           "WHERE cluster_id = $1 AND revision = $2::bigint",
+                                           4, NULL, params, NULL, NULL, 0);
+                cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
+                cr_assert_str_eq(PQcmdTuples(r), "1", "one payload row changed");
+                PQclear(r);
+                PQfinish(c);
+                return;
+        }
+#endif
         char db[4200];
-        snprintf(db, sizeof db, "%s/muster.db", state_dir);
+        snprintf(db, sizeof db, "%s/muster.db", m->state_dir);
         sqlite3 *s;
         cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
         sqlite3_stmt *st;

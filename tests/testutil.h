@@ -354,12 +354,13 @@ int tu_dnsd_start(const char *addr, const char *dir, const char *zone);
 char *tu_agent_conf_token(const char *conf_path);
 
 /* Change the bytes of a stored payload revision (`from` -> `to` in its
- * canonical text) in STATE_DIR/muster.db, as an attacker with write access
+ * canonical text) in m's store (STATE_DIR/muster.db, or its PostgreSQL
+ * database under MUSTER_TEST_STORE=postgres), as an attacker with write access
  * to the database would; musterd must be stopped. The one place a test
  * writes the store's file behind musterd's back (the on-disk format has its
  * own suite, test_store_sqlite): what it proves is that musterd serves
  * stored bytes as they are and agents refuse them. Asserts one row changed. */
-void tu_tamper_stored_payload(const char *state_dir, const char *cluster_id, long revision, const char *from,
+void tu_tamper_stored_payload(const struct tu_musterd *m, const char *cluster_id, long revision, const char *from,
                               const char *to);
 
 /* A new, empty PostgreSQL database on the server MUSTER_TEST_PG names (a

@@ -513,7 +513,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         /* A byte changed in the store (musterd stopped) is served as stored:
          * the digest no longer matches, which the agent refuses. */
         tu_musterd_stop(&md, SIGTERM);
-        tu_tamper_stored_payload(md.state_dir, c, 1, "site-config", "site-confiX");
+        tu_tamper_stored_payload(&md, c, 1, "site-config", "site-confiX");
         cr_assert_eq(tu_musterd_restart(&md, NULL), 0);
         char *env = NULL;
         cr_assert_eq(tu_http("GET", url("/api/v2/clusters/%s/payload/1", c), tok, NULL, 0, &env), 200);

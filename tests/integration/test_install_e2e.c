@@ -476,7 +476,7 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
 
 /* Change one byte of a stored payload revision (musterd stopped). */
 static void tamper_payload(const char *cid) {
-        tu_tamper_stored_payload(md.state_dir, cid, 1, "site: rack-7", "site: rack-8");
+        tu_tamper_stored_payload(&md, cid, 1, "site: rack-7", "site: rack-8");
 }
 
 static bool failed_with(json_object *h, const void *what) {
