@@ -31,21 +31,6 @@ static struct db_writer *writer(struct store *s) {
         return &((struct sql_store *) s)->writer;
 }
 
-static const struct db_driver *drv(struct store *s) {
-        return ((struct sql_store *) s)->drv;
-}
-
-/* A statement of no parameters and no rows on c (cached by the driver). */
-static int exec(struct dbconn *c, const char *sql) {
-        struct dbstmt *st;
-        int r = c->drv->prepare(c, sql, &st);
-        if (r < 0)
-                return r;
-        r = c->drv->step(st);
-        c->drv->reset(st);
-        return r < 0 ? r : 0;
-}
-
 void db_writer_init(struct db_writer *w) {
         pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->committed, NULL);
@@ -73,10 +58,10 @@ static int group_end(struct store *s, int fail) {
         struct db_writer *w = writer(s);
         struct dbconn *c = w->group;
         int r = fail;
-        if (r >= 0 && (r = exec(c, "COMMIT")) >= 0)
+        if (r >= 0 && (r = db_exec(c, "COMMIT")) >= 0)
                 w->writes.commits++;
         if (c->drv->in_transaction(c))
-                (void) exec(c, "ROLLBACK");
+                (void) db_exec(c, "ROLLBACK");
         for (struct db_group_waiter *g = w->waiters; g; g = g->next) {
                 if (r < 0)
                         g->result = r;
@@ -85,7 +70,7 @@ static int group_end(struct store *s, int fail) {
         w->waiters = NULL;
         w->group = NULL;
         w->group_size = 0;
-        drv(s)->conn_put(s, c);
+        sql_drv(s)->conn_put(s, c);
         pthread_cond_broadcast(&w->committed);
         return r;
 }
@@ -99,7 +84,7 @@ int db_write_begin(struct store *s, struct dbconn **out) {
         /* Refused before it starts on a (nearly) full file system: SQLite
          * needs room for the WAL and its checkpoints, and a write that half
          * fits is worse than one refused (507 at the API). */
-        if (drv(s)->free_space(s, &room) == 0 && room < STORE_MIN_FREE_BYTES)
+        if (sql_drv(s)->free_space(s, &room) == 0 && room < STORE_MIN_FREE_BYTES)
                 return -ENOSPC;
         clock_gettime(CLOCK_MONOTONIC, &write_asked);
         atomic_fetch_add(&w->queued, 1);
@@ -107,18 +92,18 @@ int db_write_begin(struct store *s, struct dbconn **out) {
         atomic_fetch_sub(&w->queued, 1);
         int r;
         if (!w->group) {
-                struct dbconn *c = drv(s)->conn_get(s);
-                if ((r = drv(s)->begin_write(c)) < 0) {
+                struct dbconn *c = sql_drv(s)->conn_get(s);
+                if ((r = sql_drv(s)->begin_write(c)) < 0) {
                         if (c->drv->in_transaction(c))
-                                (void) exec(c, "ROLLBACK");
-                        drv(s)->conn_put(s, c);
+                                (void) db_exec(c, "ROLLBACK");
+                        sql_drv(s)->conn_put(s, c);
                         pthread_mutex_unlock(&w->lock);
                         return r;
                 }
                 w->group = c;
                 clock_gettime(CLOCK_MONOTONIC, &w->group_opened);
         }
-        if ((r = exec(w->group, "SAVEPOINT w")) < 0) {
+        if ((r = db_exec(w->group, "SAVEPOINT w")) < 0) {
                 (void) group_end(s, r);
                 pthread_mutex_unlock(&w->lock);
                 return r;
@@ -130,10 +115,10 @@ int db_write_begin(struct store *s, struct dbconn **out) {
 
 int db_write_end(struct store *s, struct dbconn *c, int r, bool wait) {
         struct db_writer *w = writer(s);
-        int k = r >= 0 ? exec(c, "RELEASE w") : r;
+        int k = r >= 0 ? db_exec(c, "RELEASE w") : r;
         if (k < 0 && c->drv->in_transaction(c)) {
-                (void) exec(c, "ROLLBACK TO w");
-                (void) exec(c, "RELEASE w");
+                (void) db_exec(c, "ROLLBACK TO w");
+                (void) db_exec(c, "RELEASE w");
         }
         if (k < 0)
                 r = k;

@@ -113,6 +113,23 @@ int db_write_begin(struct store *s, struct dbconn **out);
 int db_write_end(struct store *s, struct dbconn *c, int r, bool wait);
 void db_write_latency(struct store *s, struct store_latency *out);
 
+/* The driver of a store handle of store_sql.c's. */
+static inline const struct db_driver *sql_drv(struct store *s) {
+        return ((struct sql_store *) s)->drv;
+}
+
+/* A statement of no parameters and no rows on c (cached by the driver):
+ * 0, or store.h's code. */
+static inline int db_exec(struct dbconn *c, const char *sql) {
+        struct dbstmt *st;
+        int r = c->drv->prepare(c, sql, &st);
+        if (r < 0)
+                return r;
+        r = c->drv->step(st);
+        c->drv->reset(st);
+        return r < 0 ? r : 0;
+}
+
 /* A statement cache's bucket for sql, of n (FNV-1a). */
 static inline size_t sql_hash(const char *sql, size_t n) {
         uint64_t h = UINT64_C(1469598103934665603);

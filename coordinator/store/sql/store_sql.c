@@ -19,10 +19,6 @@
 
 /* ---- the driver --------------------------------------------------------- */
 
-static const struct db_driver *drv(struct store *s) {
-        return ((struct sql_store *) s)->drv;
-}
-
 static int stmt(struct dbconn *c, const char *sql, struct dbstmt **out) {
         return c->drv->prepare(c, sql, out);
 }
@@ -51,12 +47,6 @@ static int step_changed(struct dbconn *c, struct dbstmt *st) {
 static int step_row(struct dbconn *c, struct dbstmt *st) {
         (void) c;
         return st->drv->step(st);
-}
-
-static int exec(struct dbconn *c, const char *sql) {
-        _cleanup_reset_ struct dbstmt *st = NULL;
-        int r = stmt(c, sql, &st);
-        return r < 0 ? r : step_done(c, st);
 }
 
 static int64_t db_changes(struct dbconn *c) {
@@ -100,11 +90,11 @@ static const void *db_col_blob(struct dbstmt *st, int i) {
 }
 
 static struct dbconn *conn_get(struct store *s) {
-        return drv(s)->conn_get(s);
+        return sql_drv(s)->conn_get(s);
 }
 
 static void conn_put(struct store *s, struct dbconn *c) {
-        drv(s)->conn_put(s, c);
+        sql_drv(s)->conn_put(s, c);
 }
 
 static int write_begin(struct store *s, struct dbconn **out) {
@@ -122,7 +112,7 @@ static int write_end_unwaited(struct store *s, struct dbconn *c, int r) {
 }
 
 static int sql_free_space(struct store *s, int64_t *bytes) {
-        return drv(s)->free_space(s, bytes);
+        return sql_drv(s)->free_space(s, bytes);
 }
 
 static void sql_write_latency(struct store *s, struct store_latency *out) {
@@ -130,11 +120,11 @@ static void sql_write_latency(struct store *s, struct store_latency *out) {
 }
 
 static int sql_leader(struct store *s) {
-        return drv(s)->leader(s);
+        return sql_drv(s)->leader(s);
 }
 
 static int sql_schema_version(struct store *s) {
-        return drv(s)->schema_version(s);
+        return sql_drv(s)->schema_version(s);
 }
 
 /* ---- binding and reading columns ---------------------------------------- */
@@ -640,7 +630,6 @@ static int sql_infra_env_bump_token(struct store *s, const char *nid, int64_t *g
 }
 
 /* ---- hosts ------------------------------------------------------------- */
-
 
 /* A host row of HOST_COLS (or HOST_COLS_NO_INV); brief leaves its
  * validations unread. */
@@ -1630,14 +1619,14 @@ static int sql_cluster_count_hosts(struct store *s, const char *nid, uint32_t st
         if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
                 return r;
         struct dbconn *c = conn_get(s);
-        if ((r = exec(c, "BEGIN")) >= 0) {
+        if ((r = db_exec(c, "BEGIN")) >= 0) {
                 if ((r = cluster_exists(c, nid)) >= 0)
                         r = r ? count_bound(c, nid, statuses, count) : -ENOENT;
-                int k = exec(c, "COMMIT");
+                int k = db_exec(c, "COMMIT");
                 if (r >= 0)
                         r = k;
                 if (!!db_in_transaction(c))
-                        (void) exec(c, "ROLLBACK");
+                        (void) db_exec(c, "ROLLBACK");
         }
         conn_put(s, c);
         return r;
@@ -1808,7 +1797,7 @@ static int read_manifest(struct dbstmt *st, struct manifest_list *out) {
 static int sql_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
         int r;
         struct dbconn *c = conn_get(s);
-        if ((r = exec(c, "BEGIN")) >= 0) {
+        if ((r = db_exec(c, "BEGIN")) >= 0) {
                 _cleanup_reset_ struct dbstmt *q = NULL;
                 if ((r = stmt(c, "SELECT 1 FROM releases WHERE version = ?1", &q)) >= 0 && (r = BIND(q, version)) >= 0 &&
                     (r = step_row(c, q)) == 0)
@@ -1826,7 +1815,7 @@ static int sql_release_manifests(struct store *s, const char *version, struct ma
                                 break;
         }
         if (!!db_in_transaction(c))
-                (void) exec(c, r >= 0 ? "COMMIT" : "ROLLBACK");
+                (void) db_exec(c, r >= 0 ? "COMMIT" : "ROLLBACK");
         conn_put(s, c);
         return r < 0 ? r : 0;
 }
@@ -2991,9 +2980,9 @@ static int sql_copy(struct store *from, struct store *to, struct store_copy_repo
         _Static_assert(sizeof copy_tables / sizeof *copy_tables <= STORE_COPY_MAX_TABLES, "report room");
         int r;
 
-        if (drv(from)->schema_version(from) != drv(to)->schema_version(to)) {
-                snprintf(err, errlen, "the stores are at schema versions %d and %d", drv(from)->schema_version(from),
-                         drv(to)->schema_version(to));
+        if (sql_drv(from)->schema_version(from) != sql_drv(to)->schema_version(to)) {
+                snprintf(err, errlen, "the stores are at schema versions %d and %d", sql_drv(from)->schema_version(from),
+                         sql_drv(to)->schema_version(to));
                 return -EPROTO;
         }
         for (size_t i = 0; i < n_tables; i++) {
