@@ -64,7 +64,7 @@ mapfile -t agent_dlopen < <(dlopen_sonames "$agent")
 ((${#agent_dlopen[@]})) || die "$agent names no dlopen()ed library in a .note.dlopen note (not this tree's agent?)"
 agent_dlopen_paths=()
 for so in "${agent_dlopen[@]}"; do
-  p=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ {print $NF; exit}')
+  p=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ && !n++ {print $NF}')
   [[ -n $p ]] || die "$agent dlopen()s $so, which this machine lacks (libcurl.so.4: apt-get install libcurl4)"
   agent_dlopen_paths+=("$p")
 done
@@ -73,7 +73,7 @@ while read -r lib; do
   real=$(readlink -f "$lib")
   pkg=""
   for p in "$lib" "$real" "${real/#\/usr\/lib\//\/lib\/}" "${real/#\/lib\//\/usr\/lib\/}"; do
-    pkg=$(dpkg -S "$p" 2>/dev/null | head -1 | cut -d: -f1) && [[ -n $pkg ]] && break
+    pkg=$(dpkg -S "$p" 2>/dev/null | sed -n '1s/:.*//p') && [[ -n $pkg ]] && break
   done
   [[ -n $pkg ]] || die "no Debian package owns $lib (needed by $agent)"
   agent_pkgs+=("$pkg")
@@ -93,7 +93,7 @@ mapfile -t pkgs < <(apt-cache depends --recurse --no-recommends --no-suggests --
                       --no-replaces --no-enhances "${base_pkgs[@]}" "${agent_pkgs[@]}" linux-image-amd64 |
                     grep -E '^[a-z0-9]' | grep -Ev "$skip" | grep -Ev '^linux-(image|base)' | sort -u)
 ((${#pkgs[@]} > 10)) || die "apt-cache found no packages (run apt-get update)"
-kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ && !n++ {print $2}')
 [[ -n $kpkg ]] || die "cannot tell which kernel linux-image-amd64 depends on"
 pkgs+=("$kpkg")
 
@@ -101,7 +101,7 @@ fetch=()
 for p in "${pkgs[@]}"; do
   v=$(apt-cache policy "$p" | awk '/Candidate:/{print $2}')
   [[ -n $v && $v != "(none)" ]] || die "package $p has no candidate version"
-  f=$(ls "$cache/${p}_"*"_"*.deb 2>/dev/null | grep -F "_${v//:/%3a}_" | head -1 || true)
+  f=$(ls "$cache/${p}_"*"_"*.deb 2>/dev/null | grep -F "_${v//:/%3a}_" | sed -n 1p || true)
   [[ -n $f ]] || fetch+=("$p=$v")
 done
 if ((${#fetch[@]})); then
@@ -115,13 +115,13 @@ say "assembling the root from ${#pkgs[@]} packages"
 for p in "${pkgs[@]}"; do
   [[ $p == "$kpkg" ]] && continue
   v=$(apt-cache policy "$p" | awk '/Candidate:/{print $2}')
-  f=$(ls "$cache/${p}_"*.deb 2>/dev/null | grep -F "_${v//:/%3a}_" | head -1 || true)
+  f=$(ls "$cache/${p}_"*.deb 2>/dev/null | grep -F "_${v//:/%3a}_" | sed -n 1p || true)
   [[ -n $f ]] || die "package $p=$v was not downloaded"
   dpkg-deb -x "$f" "$root"
 done
 
 # The kernel and the modules discovery needs (storage, NICs, file systems).
-kdeb=$(ls "$cache/${kpkg}_"*.deb | head -1)
+kdeb=$(ls "$cache/${kpkg}_"*.deb | sed -n 1p)
 mkdir -p "$work/kernel"
 dpkg-deb -x "$kdeb" "$work/kernel"
 kver=${kpkg#linux-image-}
@@ -139,7 +139,7 @@ wanted_mods=(
 declare -A modset=()
 add_mod() {
   local name=$1 path dep
-  path=$(awk -F: -v m="$name" '{n=$1; sub(/.*\//, "", n); sub(/\.ko.*$/, "", n); gsub(/-/, "_", n)} n == m {print $1; exit}' "$kmods/modules.dep")
+  path=$(awk -F: -v m="$name" '{n=$1; sub(/.*\//, "", n); sub(/\.ko.*$/, "", n); gsub(/-/, "_", n)} n == m && !k++ {print $1}' "$kmods/modules.dep")
   if [[ -z $path ]]; then
     grep -qE "/${name//_/[-_]}\.ko" "$kmods/modules.builtin" || die "kernel $kver has no module $name"
     return
@@ -196,7 +196,7 @@ chmod 0640 "$root/etc/shadow"
 : >"$root/etc/machine-id"
 : >"$root/etc/fstab"
 printf 'muster-discovery\n' >"$root/etc/hostname"
-agent_version=$("$agent" --version 2>/dev/null | head -1 || echo unknown)
+agent_version=$("$agent" --version 2>/dev/null | sed -n 1p) || agent_version=unknown
 cat >"$root/usr/lib/os-release" <<EOF
 NAME="muster discovery"
 ID=muster-discovery
@@ -326,7 +326,7 @@ grub-mkrescue --compress=xz -o "$iso.tmp" "$work/iso" -- -volid "$volid" >"$work
 # Where is the config area? xorriso reports the file's first block; the
 # check below extracts the file again after marking those bytes.
 lba=$(xorriso -indev "$iso.tmp" -find /muster/config.img -exec report_lba -- 2>/dev/null |
-      awk -F, '/File data lba:/ {gsub(/[^0-9]/, "", $2); print $2; exit}')
+      awk -F, '/File data lba:/ && !n++ {gsub(/[^0-9]/, "", $2); print $2}')
 [[ -n $lba ]] || die "cannot find /muster/config.img in the ISO"
 offset=$((lba * 2048))
 size=$(stat -c %s "$iso.tmp")
