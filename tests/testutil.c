@@ -1279,6 +1279,22 @@ char *tu_e2e_infra_env(const struct tu_musterd *m, const char *name, const char 
         return ie;
 }
 
+int tu_e2e_c1_names(const char *dir, const char *coord_addr) {
+        cr_assert_eq(tu_write_file(dir, "hosts",
+                                   "127.0.0.1 localhost\n"
+                                   "192.0.2.100 api.c1.example.test api-int.c1.example.test\n"), 0);
+        int pid = tu_dnsd_start(coord_addr, dir, "*.apps.c1.example.test 192.0.2.101\n");
+        cr_assert_gt(pid, 0, "the DNS server started");
+        return pid;
+}
+
+void tu_require_pg_store(void) {
+        const char *store = getenv("MUSTER_TEST_STORE");
+        cr_assert(store && strcmp(store, "postgres") == 0,
+                  "replicas share a PostgreSQL store: run through scripts/with-pg-test-server with "
+                  "MUSTER_TEST_STORE=postgres");
+}
+
 void tu_e2e_down(struct tu_fabric *f, struct tu_musterd *m, int *pids, int n, int *sntpd, int *dnsd, char **dir) {
         for (int i = 0; i < n; i++) {
                 if (pids[i] > 0)
@@ -1572,6 +1588,26 @@ void tu_tamper_stored_payload(const struct tu_musterd *m, const char *cluster_id
         cr_assert_eq(sqlite3_step(st), SQLITE_DONE, "%s", sqlite3_errmsg(s));
         cr_assert_eq(sqlite3_changes(s), 1, "one payload row changed");
         sqlite3_finalize(st);
+        sqlite3_close(s);
+}
+
+void tu_store_exec(const char *url, const char *sql) {
+#ifdef MUSTER_WITH_POSTGRES
+        if (strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0) {
+                PGconn *c = PQconnectdb(url);
+                cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
+                PGresult *r = PQexec(c, sql);
+                cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQerrorMessage(c));
+                PQclear(r);
+                PQfinish(c);
+                return;
+        }
+#endif
+        const char *path = strncmp(url, "sqlite://", 9) == 0 ? url + 9 : strncmp(url, "sqlite:", 7) == 0 ? url + 7 : url;
+        sqlite3 *s;
+        cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK, "%s", path);
+        char *err = NULL;
+        cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql, err ? err : "?");
         sqlite3_close(s);
 }
 

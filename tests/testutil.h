@@ -291,6 +291,13 @@ int tu_e2e_agent(const struct tu_fabric *f, const struct tu_node *nodes, int i, 
  * pid. `more` (NULL: none) are JSON members for the same PATCH as the NTP
  * source. Its agent token is written to DIR/agent.token. */
 char *tu_e2e_infra_env(const struct tu_musterd *m, const char *name, const char *dir, int *sntpd, const char *more);
+/* Names for a cluster c1 of base domain example.test on the e2e fabric:
+ * DIR/hosts with api(-int).c1 at 192.0.2.100 (for tu_e2e_agent), and a DNS
+ * server on coord_addr for *.apps.c1 at 192.0.2.101; its pid. */
+int tu_e2e_c1_names(const char *dir, const char *coord_addr);
+/* Fails the test unless MUSTER_TEST_STORE=postgres (a suite of replicas,
+ * which share a PostgreSQL database). */
+void tu_require_pg_store(void);
 /* An end-to-end suite's .fini, safe on a partly built set-up: the n agents
  * in pids (each continued first, in case a test froze it), *sntpd, *dnsd and
  * m stopped (SIGTERM, as tu_stop), f's namespaces deleted and m freed; then
@@ -362,6 +369,10 @@ char *tu_agent_conf_token(const char *conf_path);
  * stored bytes as they are and agents refuse them. Asserts one row changed. */
 void tu_tamper_stored_payload(const struct tu_musterd *m, const char *cluster_id, long revision, const char *from,
                               const char *to);
+/* Runs sql on the store at url (sqlite:PATH or postgres://...) behind the
+ * store's back, as a newer musterd or an admin with psql would; nothing of
+ * the store's may have it open for writing. Fails the test on an error. */
+void tu_store_exec(const char *url, const char *sql);
 
 /* A new, empty PostgreSQL database on the server MUSTER_TEST_PG names (a
  * libpq connection string, scripts/with-pg-test-server sets it): its store

@@ -12,18 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_selector.h"
 #include "diskspeed.h"
 #include "install.h"
 #include "protocol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        if (size < 1 || size > 4096)
-                return 0;
-        char *s = malloc(size);
+        char *s = fuzz_selected_text(data, size, 4096);
         if (!s)
                 return 0;
-        memcpy(s, data + 1, size - 1);
-        s[size - 1] = '\0';
         switch (data[0] % 3) {
         case 0: {
                 uint32_t set = 0;

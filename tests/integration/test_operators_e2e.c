@@ -447,11 +447,7 @@ static void setup(void) {
         char rel[4200];
         snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
         tu_release_build(MUSTER_FIXTURES_DIR "/releases/4.15.0", rel);
-        cr_assert_eq(tu_write_file(dir, "hosts",
-                                   "127.0.0.1 localhost\n"
-                                   "192.0.2.100 api.c1.example.test api-int.c1.example.test\n"), 0);
-        cr_assert_gt(dnsd_pid = tu_dnsd_start(COORD_ADDR, dir, "*.apps.c1.example.test 192.0.2.101\n"), 0,
-                     "the DNS server started");
+        dnsd_pid = tu_e2e_c1_names(dir, COORD_ADDR);
 }
 
 static void teardown(void) {

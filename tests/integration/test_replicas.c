@@ -33,10 +33,7 @@ static void sleep_ms(long ms) {
 }
 
 static void up(void) {
-        const char *store = getenv("MUSTER_TEST_STORE");
-        cr_assert(store && strcmp(store, "postgres") == 0,
-                  "replicas share a PostgreSQL store: run through scripts/with-pg-test-server with "
-                  "MUSTER_TEST_STORE=postgres");
+        tu_require_pg_store();
         dir = tu_mkdtemp();
         cr_assert_not_null(dir);
         memset(agents, 0, sizeof agents);

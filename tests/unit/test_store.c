@@ -229,6 +229,28 @@ Test(store, reopening_keeps_data) {
         free(ie);
 }
 
+/* A database a newer musterd has taken to a later schema is refused
+ * (-EPROTO) and left as it is; back at this version it opens again. */
+Test(store, a_newer_schema_is_refused) {
+        char *ie = mk_infra_env("admin", "kept");
+        int version = store_schema_version(st);
+        store_close(st);
+        st = NULL;
+        char sql[128];
+        snprintf(sql, sizeof sql, "UPDATE schema_version SET version = %d", version + 1);
+        tu_store_exec(url, sql);
+        cr_assert_eq(store_open(url, &st), -EPROTO, "a schema newer than this build's");
+        cr_assert_null(st);
+        snprintf(sql, sizeof sql, "UPDATE schema_version SET version = %d", version);
+        tu_store_exec(url, sql);
+        cr_assert_eq(store_open(url, &st), 0);
+        cr_assert_eq(store_schema_version(st), version);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, ie, &got), 0, "nothing was lost or changed by the refusal");
+        infra_env_free(&got);
+        free(ie);
+}
+
 /* This suite's test `filter` in a child with MUSTER_TEST_STORE=value (and
  * not as a worker of this run: BXFI_MAP goes); its output in out. */
 static int run_suite(const char *value, const char *filter, char *out, size_t n) {
@@ -815,6 +837,64 @@ Test(store, step_results_and_install_guard) {
 
 /* 50 hosts whose facts follow i, so each filter's answer is computable. */
 #define N_HOSTS 50
+/* Every combination of the host filters, each its own statement text
+ * (2,048), twice: past the statement cache's bound of a connection
+ * (STMT_CACHE_MAX in each driver), so statements are dropped and prepared
+ * again meanwhile, and each answer stays right. On PostgreSQL through one
+ * connection (pool=1), so that one connection's cache overflows. Host 0
+ * passes every filter, host 1 none. */
+Test(store, every_host_filter_combination_twice) {
+        if (pg_db[0]) {
+                store_close(st);
+                st = NULL;
+                char one[4300];
+                snprintf(one, sizeof one, "%s&pool=1", url);
+                cr_assert_eq(store_open(one, &st), 0, "%s", one);
+        }
+        char *ie0 = mk_infra_env("alice", "a"), *ie1 = mk_infra_env("bob", "b");
+        char *cl = mk_cluster("carol", "c");
+        char id0[UUID_STR_LEN], id1[UUID_STR_LEN];
+        host_uuid(0, id0);
+        host_uuid(1, id1);
+        cr_assert_eq(store_host_register(st, ie0, id0, "0.1.0", NULL), 1);
+        cr_assert_eq(store_host_register(st, ie1, id1, "0.1.0", NULL), 1);
+        char *inv = mk_inventory("match-0", 8, 64 * GiB, 500 * GB);
+        cr_assert_eq(store_host_set_inventory(st, ie0, id0, inv, NULL), 0);
+        free(inv);
+        inv = mk_inventory("other-1", 1, 8 * GiB, 0);
+        cr_assert_eq(store_host_set_inventory(st, ie1, id1, inv, NULL), 0);
+        free(inv);
+        cr_assert_eq(store_host_set_status(st, ie0, id0, HOST_KNOWN_UNBOUND, NULL, NULL, 0, 0), 0);
+        cr_assert_eq(store_host_bind(st, ie1, id1, cl, HOST_BINDING, NULL, 0), 0);
+        for (int pass = 0; pass < 2; pass++)
+                for (unsigned m = 0; m < 1u << 11; m++) {
+                        struct store_host_filter f = {
+                                .infra_env_id = m & 1 ? ie0 : NULL,
+                                .host_id = m & 2 ? id0 : NULL,
+                                .unbound_only = m & 4,
+                                .status_mask = m & 8 ? STORE_STATUS(HOST_KNOWN_UNBOUND) : 0,
+                                .min_cpu_cores = m & 16 ? 4 : 0,
+                                .min_memory_bytes = m & 32 ? 16 * GiB : 0,
+                                .min_disk_bytes = m & 64 ? 100 * GB : 0,
+                                .hostname_contains = m & 128 ? "MATCH" : NULL,
+                                .owner = m & 256 ? "alice" : NULL,
+                                .cluster_owner = m & 512 ? "alice" : NULL,
+                                .no_inventory = m & 1024,
+                        };
+                        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+                        struct host_list l;
+                        cr_assert_eq(store_host_list(st, &f, &pg, &l), 0, "pass %d, filters %#x", pass, m);
+                        size_t want = (m & 1023) ? 1 : 2;
+                        cr_assert_eq(l.n, want, "pass %d, filters %#x: %zu hosts", pass, m, l.n);
+                        cr_assert_str_eq(l.v[0].id, id0, "pass %d, filters %#x", pass, m);
+                        cr_assert_eq(l.v[0].inventory_json == NULL, (m & 1024) != 0, "pass %d, filters %#x", pass, m);
+                        host_list_free(&l);
+                }
+        free(ie0);
+        free(ie1);
+        free(cl);
+}
+
 static int h_cpus(int i) { return 1 + i % 8; }
 static int64_t h_mem(int i) { return (i % 4 + 1) * 8 * GiB; }
 static int64_t h_disk(int i) { return (i % 5) * 100 * GB; } /* 0: no eligible disk */

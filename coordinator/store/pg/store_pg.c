@@ -8,7 +8,7 @@
  *
  * The URL is libpq's (postgres://USER@HOST:PORT/DB?sslmode=...; a Unix
  * socket as ?host=/run/postgresql), with one parameter of ours that libpq
- * never sees: pool=N, the connections (default POOL_DEFAULT). */
+ * never sees: pool=N, the connections (default PG_POOL_DEFAULT). */
 #include "store.h"
 #include "store-backend.h"
 #include "sqldb.h"
@@ -24,23 +24,22 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "pgtext.h"
 
-#define POOL_DEFAULT 16
-#define POOL_MAX 256
 #define STMT_BUCKETS 64
-#define MAX_PARAMS 64
+#define STMT_CACHE_MAX 256 /* statements prepared per connection before they are all dropped */
 #define INT8OID 20
 #define BYTEAOID 17
 #define TEXTOID 25
 
 /* ---- schema -------------------------------------------------------------- */
 
-/* The SQLite back-end's schema at version SCHEMA_VERSION, as one script:
- * same tables, columns and meaning. Its upgrades are PostgreSQL's own
- * migrations from here on, appended to pg_migrations. What SQLite has and
- * PostgreSQL lacks, and the operations use, is defined here: instr() and
- * the json_*() of SQLite's JSON1 over step_results. */
-#define SCHEMA_VERSION 13
+/* The SQLite back-end's schema at version PG_SCHEMA_BASE, as one script:
+ * same tables, columns and meaning. A new database gets it, then every
+ * migration of pg_migrations. What SQLite has and PostgreSQL lacks, and the
+ * operations use, is defined here: instr() and the json_*() of SQLite's
+ * JSON1 over step_results. */
+#define PG_SCHEMA_BASE 13
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char pg_schema[] =
@@ -296,6 +295,18 @@ static const char pg_schema[] =
         "  $$ SELECT jsonb_typeof(doc::jsonb -> json_path_key(path)) $$;"
         "CREATE TABLE schema_version (version INTEGER NOT NULL);";
 
+/* The upgrades since PG_SCHEMA_BASE, one per version, in the order
+ * SQLite's migrations come: pg_migrations[i] takes a database from version
+ * PG_SCHEMA_BASE + i to the next. A schema change is a migration here and
+ * one in store/sqlite/, both at the same STORE_SCHEMA_VERSION (sqldb.h);
+ * the build refuses one without the other. The NULL ends the list; the next
+ * migration goes before it. */
+static const char *const pg_migrations[] = {
+        NULL,
+};
+#define SCHEMA_VERSION (PG_SCHEMA_BASE + (int) (sizeof pg_migrations / sizeof *pg_migrations) - 1)
+_Static_assert(SCHEMA_VERSION == STORE_SCHEMA_VERSION, "the PostgreSQL migrations end at STORE_SCHEMA_VERSION");
+
 /* Writes take this advisory lock (the migration's key + 1) for their
  * transaction: one writer at a time on the database, from every replica, as
  * SQLite has one writer. Each write's statements then read what the writes
@@ -319,10 +330,10 @@ struct pg_stmt {
         bool prepared;
         int n_params;
         /* the bindings of this run */
-        char *values[MAX_PARAMS];
-        int lengths[MAX_PARAMS];
-        int formats[MAX_PARAMS];
-        Oid types[MAX_PARAMS];
+        char *values[PG_MAX_PARAMS];
+        int lengths[PG_MAX_PARAMS];
+        int formats[PG_MAX_PARAMS];
+        Oid types[PG_MAX_PARAMS];
         /* its result */
         PGresult *res;
         int row, n_rows;
@@ -334,7 +345,8 @@ struct pg_conn {
         struct dbconn base;
         PGconn *pg;
         struct pg_stmt *cache[STMT_BUCKETS];
-        unsigned n_stmts;
+        unsigned n_stmts;  /* names given: m0, m1, ... */
+        unsigned n_cached; /* statements in cache */
         int64_t changes;
 };
 
@@ -394,54 +406,6 @@ static int pg_result_err(PGresult *res) {
 }
 
 
-/* The operations' "?" and "?N" as PostgreSQL's "$N" ("?" after "?N" is
- * N + 1, as in SQLite); quoted text is left alone. *n: the highest N. */
-static char *translate(const char *sql, int *n) {
-        size_t len = strlen(sql);
-        char *out = malloc(len * 4 + 1); /* "?" becomes at most "$64" */
-        if (!out)
-                return NULL;
-        size_t o = 0;
-        int next = 1, max = 0;
-        char quote = 0;
-        for (size_t i = 0; i < len; i++) {
-                char ch = sql[i];
-                if (quote) {
-                        if (ch == quote)
-                                quote = 0;
-                        out[o++] = ch;
-                        continue;
-                }
-                if (ch == '\'' || ch == '"') {
-                        quote = ch;
-                        out[o++] = ch;
-                        continue;
-                }
-                if (ch != '?') {
-                        out[o++] = ch;
-                        continue;
-                }
-                int k = 0;
-                size_t j = i + 1;
-                while (j < len && sql[j] >= '0' && sql[j] <= '9' && k < 1000)
-                        k = k * 10 + (sql[j++] - '0');
-                if (j == i + 1)
-                        k = next;
-                if (k < 1 || k > MAX_PARAMS) {
-                        free(out);
-                        return NULL;
-                }
-                next = k + 1;
-                if (k > max)
-                        max = k;
-                o += (size_t) sprintf(out + o, "$%d", k);
-                i = j - 1;
-        }
-        out[o] = '\0';
-        *n = max;
-        return out;
-}
-
 static void stmt_clear(struct pg_stmt *st) {
         for (int i = 0; i < st->n_params; i++) {
                 free(st->values[i]);
@@ -476,6 +440,7 @@ static void cache_flush(struct pg_conn *c) {
                 }
                 c->cache[b] = NULL;
         }
+        c->n_cached = 0;
 }
 
 static int d_prepare(struct dbconn *base, const char *sql, struct dbstmt **out) {
@@ -491,7 +456,7 @@ static int d_prepare(struct dbconn *base, const char *sql, struct dbstmt **out) 
                 free(e);
                 return -ENOMEM;
         }
-        if (!(e->pgsql = translate(sql, &e->n_params))) {
+        if (!(e->pgsql = pg_sql_translate(sql, &e->n_params))) {
                 free(e->sql);
                 free(e);
                 return -EINVAL;
@@ -500,6 +465,7 @@ static int d_prepare(struct dbconn *base, const char *sql, struct dbstmt **out) 
         e->conn = c;
         e->row = -1;
         snprintf(e->name, sizeof e->name, "m%u", c->n_stmts++);
+        c->n_cached++;
         e->next = c->cache[b];
         c->cache[b] = e;
         *out = &e->base;
@@ -715,6 +681,10 @@ static void conn_check(struct pg_conn *c) {
 static struct pg_conn *conn_take(struct store *base) {
         struct pg_conn *c = (struct pg_conn *) db_pool_take(&pgs(base)->pool);
         conn_check(c);
+        /* Bounded as SQLite's cache is: between two uses of the connection
+         * no statement is running, so all of them can go, on the server too. */
+        if (c->n_cached > STMT_CACHE_MAX && pg_exec(c, "DEALLOCATE ALL") == 0)
+                cache_flush(c);
         return c;
 }
 
@@ -834,41 +804,44 @@ static int migrate(struct pg_conn *c, int *version) {
         /* The key is ours: "muster" in ASCII (0x6d7573746572), the migration's lock. */
         if ((r = pg_exec(c, "SELECT pg_advisory_xact_lock(120351215609202)")) < 0)
                 goto fail;
-        PGresult *res = PQexec(c->pg, "SELECT version FROM schema_version");
-        int v = -1;
-        if (PQresultStatus(res) == PGRES_TUPLES_OK)
-                v = PQntuples(res) ? atoi(PQgetvalue(res, 0, 0)) : 0;
-        else if (strcmp(PQresultErrorField(res, PG_DIAG_SQLSTATE) ?: "", "42P01") != 0)
+        /* Under the lock, in READ COMMITTED: what another replica made is
+         * seen here. */
+        PGresult *res = PQexec(c->pg, "SELECT 1 FROM pg_tables WHERE tablename = 'schema_version' "
+                                      "AND schemaname = current_schema()");
+        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
                 r = pg_result_err(res);
-        PQclear(res);
-        if (r < 0)
-                goto fail;
-        if (v < 0) {
-                /* A new database: the failed SELECT ended the transaction. */
-                (void) pg_exec(c, "ROLLBACK");
-                if ((r = pg_exec(c, "BEGIN")) < 0)
-                        return r;
-                if ((r = pg_exec(c, "SELECT pg_advisory_xact_lock(120351215609202)")) < 0)
-                        goto fail;
-                res = PQexec(c->pg, "SELECT 1 FROM pg_tables WHERE tablename = 'schema_version' "
-                                    "AND schemaname = current_schema()");
-                bool made = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0;
                 PQclear(res);
-                if (!made) {
-                        if ((r = pg_exec(c, pg_schema)) < 0 ||
-                            (r = pg_exec(c, "INSERT INTO schema_version (version) VALUES (" STR(SCHEMA_VERSION) ")")) < 0)
-                                goto fail;
-                }
-                v = SCHEMA_VERSION;
+                goto fail;
         }
-        if (v > SCHEMA_VERSION) {
+        bool made = PQntuples(res) > 0;
+        PQclear(res);
+        int v = -1;
+        if (!made) {
+                if ((r = pg_exec(c, pg_schema)) < 0 ||
+                    (r = pg_exec(c, "INSERT INTO schema_version (version) VALUES (" STR(PG_SCHEMA_BASE) ")")) < 0)
+                        goto fail;
+                v = PG_SCHEMA_BASE;
+        } else {
+                res = PQexec(c->pg, "SELECT version FROM schema_version");
+                if (PQresultStatus(res) != PGRES_TUPLES_OK)
+                        r = pg_result_err(res);
+                else if (PQntuples(res) == 1)
+                        v = atoi(PQgetvalue(res, 0, 0));
+                PQclear(res);
+                if (r < 0)
+                        goto fail;
+        }
+        /* Older than the base script: no PostgreSQL store was ever made so;
+         * newer than this build: a later musterd's, left alone. */
+        if (v < PG_SCHEMA_BASE || v > SCHEMA_VERSION) {
                 r = -EPROTO;
                 goto fail;
         }
-        if (v < SCHEMA_VERSION) {
-                r = -EPROTO; /* a version this build cannot take forward */
-                goto fail;
-        }
+        /* Forward, in this one transaction: all of it or none. */
+        for (; v < SCHEMA_VERSION; v++)
+                if ((r = pg_exec(c, pg_migrations[v - PG_SCHEMA_BASE])) < 0 ||
+                    (r = pg_exec(c, "UPDATE schema_version SET version = version + 1")) < 0)
+                        goto fail;
         if ((r = pg_exec(c, "COMMIT")) < 0)
                 return r;
         *version = v;
@@ -878,47 +851,9 @@ fail:
         return r;
 }
 
-/* url without our pool=N (libpq refuses parameters it does not know);
- * *pool from it. */
-static char *libpq_url(const char *url, int *pool) {
-        char *u = strdup(url);
-        if (!u)
-                return NULL;
-        *pool = POOL_DEFAULT;
-        char *q = strchr(u, '?');
-        if (!q)
-                return u;
-        char *w = q + 1, *p = q + 1;
-        while (*p) {
-                size_t n = strcspn(p, "&");
-                if (strncmp(p, "pool=", 5) == 0) {
-                        char *end;
-                        long k = strtol(p + 5, &end, 10);
-                        if (end != p + n || k < 1 || k > POOL_MAX) {
-                                free(u);
-                                errno = EINVAL;
-                                return NULL;
-                        }
-                        *pool = (int) k;
-                } else {
-                        if (w != q + 1)
-                                *w++ = '&';
-                        memmove(w, p, n);
-                        w += n;
-                }
-                p += n;
-                if (*p == '&')
-                        p++;
-        }
-        *w = '\0';
-        if (w == q + 1)
-                *q = '\0';
-        return u;
-}
-
 int pg_store_open(const char *url, struct store **out) {
         int pool;
-        char *conninfo = libpq_url(url, &pool);
+        char *conninfo = pg_url_take_pool(url, &pool);
         if (!conninfo)
                 return errno == EINVAL ? -EINVAL : -ENOMEM;
         char *err = NULL;

@@ -310,6 +310,7 @@ static const char *const migrations[] = {
         "  WHERE seq = NEW.seq; END;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
+_Static_assert(SCHEMA_VERSION == STORE_SCHEMA_VERSION, "the SQLite migrations end at STORE_SCHEMA_VERSION");
 
 /* ---- connections and statements ---------------------------------------- */
 

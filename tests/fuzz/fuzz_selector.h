@@ -1,0 +1,19 @@
+/* Targets that fuzz several readers: the first byte picks the reader, the
+ * rest is its text. */
+#pragma once
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* data[1..size) as a NUL-terminated string (malloc'd); NULL for an empty
+ * input, one over max bytes, or out of memory. */
+static inline char *fuzz_selected_text(const uint8_t *data, size_t size, size_t max) {
+        if (size < 1 || size > max)
+                return NULL;
+        char *s = malloc(size);
+        if (!s)
+                return NULL;
+        memcpy(s, data + 1, size - 1);
+        s[size - 1] = '\0';
+        return s;
+}
