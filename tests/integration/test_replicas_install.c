@@ -159,7 +159,7 @@ Test(replicas_install, agents_on_a_the_admin_on_b) {
         for (int i = 0; i < N_AGENTS; i++) {
                 tu_must("cmp %s/os-image.img %s", targets[i], img);
                 char p[4300];
-                snprintf(p, sizeof p, "%s/etc/muster/role", targets[i]);
+                cr_assert_lt((size_t) snprintf(p, sizeof p, "%s/etc/muster/role", targets[i]), sizeof p);
                 char *role = tu_read_file(p, NULL);
                 cr_assert_str_eq(role, "master\n");
                 free(role);
@@ -170,14 +170,14 @@ Test(replicas_install, agents_on_a_the_admin_on_b) {
         for (int i = 0; i < N_AGENTS; i++) {
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "run agent %d exits cleanly", i);
                 char conf[4300], md[4300], name[64], tok[4300];
-                snprintf(conf, sizeof conf, "%s/etc/muster/agent.conf", targets[i]);
+                cr_assert_lt((size_t) snprintf(conf, sizeof conf, "%s/etc/muster/agent.conf", targets[i]), sizeof conf);
                 char *t = tu_agent_conf_token(conf);
                 cr_assert_not_null(t, "no token in %s", conf);
                 snprintf(name, sizeof name, "host-%d.token", i);
                 cr_assert_eq(tu_write_file(dir, name, t), 0);
                 free(t);
                 snprintf(tok, sizeof tok, "%s/%s", dir, name);
-                snprintf(md, sizeof md, "%s/etc/muster/manifests", targets[i]);
+                cr_assert_lt((size_t) snprintf(md, sizeof md, "%s/etc/muster/manifests", targets[i]), sizeof md);
                 const struct tu_agent_run r = { "node", NULL, B_BASE, ie, tok, pub_file,
                                                 (const char *const[]) { "--manifest-dir", md, NULL } };
                 agent_pid[i] = tu_e2e_agent(&fab, agents, i, dir, &r);
