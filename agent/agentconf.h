@@ -1,5 +1,6 @@
 /* The agent's settings and where each came from (DESIGN §11). Four sources,
- * lowest precedence first: the boot medium's config area (common/bootcfg.h),
+ * lowest precedence first: the boot config (common/bootcfg.h: the boot
+ * medium's config area, or the one a PXE boot's initramfs carries),
  * /etc/muster/agent.conf, the kernel command line, the command line's flags;
  * each later one overrides the ones before setting by setting. The parsers
  * take bytes and texts, so they are pure; agentconf_load() reads the files. */
@@ -9,6 +10,8 @@
 #include <stdint.h>
 
 #define AGENTCONF_DEFAULT_BOOT_CONFIG "/run/muster/boot/muster/config.img"
+/* A PXE boot's: musterd appends it to the initramfs (the live root). */
+#define AGENTCONF_DEFAULT_INITRD_CONFIG "/muster/config.img"
 #define AGENTCONF_DEFAULT_AGENT_CONF "/etc/muster/agent.conf"
 #define AGENTCONF_DEFAULT_CMDLINE "/proc/cmdline"
 #define AGENTCONF_DEFAULT_STATE_DIR "/var/lib/muster-agent"
@@ -119,10 +122,12 @@ struct agentconf_paths {
         const char *boot_config;
         const char *agent_conf;
         const char *cmdline;
+        const char *initrd_config;
 };
 
 /* Read the sources (a missing file is skipped; at most BOOTCFG_AREA_SIZE
- * bytes of the boot config are read), merge them in order, and `flags`
+ * bytes of the boot config are read; the boot config is the initramfs's
+ * (initrd_config) when there is one, else the boot medium's), merge them in order, and `flags`
  * (may be NULL) over them, into *out (freed first). 0; -EINVAL when a source
  * is corrupt or has a bad line, -errno when one cannot be read, -ENOMEM: err
  * names the file. */

@@ -64,6 +64,9 @@ static void usage(FILE *f) {
               "                         per MiB of the image\n"
               "  --boot-config FILE     The boot medium's config area\n"
               "                         (default " AGENTCONF_DEFAULT_BOOT_CONFIG ")\n"
+              "  --initrd-config FILE   A PXE boot's config, which musterd appends to the\n"
+              "                         initramfs; read instead of --boot-config when it exists\n"
+              "                         (default " AGENTCONF_DEFAULT_INITRD_CONFIG ")\n"
               "  --agent-conf FILE      The agent's config file\n"
               "                         (default " AGENTCONF_DEFAULT_AGENT_CONF ")\n"
               "  --cmdline FILE         The kernel command line (default " AGENTCONF_DEFAULT_CMDLINE ")\n"
@@ -170,7 +173,7 @@ static int parse_min_disk(const char *s, int64_t *out) {
 enum {
         OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT, OPT_COORDINATOR, OPT_INFRA_ENV, OPT_TOKEN_FILE,
         OPT_CA, OPT_HOST_ID, OPT_STATE_DIR, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
-        OPT_BOOT_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT,
+        OPT_BOOT_CONFIG, OPT_INITRD_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT,
 };
 
 /* The options of every command; common_option handles them. */
@@ -351,6 +354,7 @@ static int flag(struct agentconf *flags, const char *key, const char *name, cons
         { "state-dir", required_argument, NULL, OPT_STATE_DIR },              \
         { "coordinator-key", required_argument, NULL, OPT_COORDINATOR_KEY },  \
         { "boot-config", required_argument, NULL, OPT_BOOT_CONFIG },          \
+        { "initrd-config", required_argument, NULL, OPT_INITRD_CONFIG },      \
         { "agent-conf", required_argument, NULL, OPT_AGENT_CONF },            \
         { "cmdline", required_argument, NULL, OPT_CMDLINE }
 static const struct option run_opts[] = {
@@ -423,6 +427,9 @@ static int agent_option(int c, struct agentconf *flags, struct run_options *ro, 
         case OPT_BOOT_CONFIG:
                 paths->boot_config = optarg;
                 break;
+        case OPT_INITRD_CONFIG:
+                paths->initrd_config = optarg;
+                break;
         case OPT_AGENT_CONF:
                 paths->agent_conf = optarg;
                 break;
@@ -459,7 +466,7 @@ static void options_from_conf(const struct agentconf *conf, struct run_options *
 static int cmd_agent(int argc, char **argv, bool node) {
         const char *cmd = node ? "node" : "run";
         struct agentconf_paths paths = { AGENTCONF_DEFAULT_BOOT_CONFIG, AGENTCONF_DEFAULT_AGENT_CONF,
-                                         AGENTCONF_DEFAULT_CMDLINE };
+                                         AGENTCONF_DEFAULT_CMDLINE, AGENTCONF_DEFAULT_INITRD_CONFIG };
         _cleanup_(agentconf_free) struct agentconf flags = { 0 }, conf = { 0 };
         struct run_options ro = { .node = node };
         char err[1024];

@@ -27,6 +27,8 @@
 #define MUSTER_PATH_INFRA_ENVS "/infra-envs"
 #define MUSTER_PATH_INFRA_ENV(ie) MUSTER_PATH_ITEM(MUSTER_PATH_INFRA_ENVS, ie)
 #define MUSTER_PATH_INFRA_ENV_IMAGE(ie) MUSTER_PATH_INFRA_ENV(ie) "/downloads/image"
+/* The PXE files: vmlinuz, initrd, boot.ipxe. */
+#define MUSTER_PATH_INFRA_ENV_PXE(ie, file) MUSTER_PATH_INFRA_ENV(ie) "/downloads/pxe/" file
 #define MUSTER_PATH_INFRA_ENV_HOSTS(ie) MUSTER_PATH_INFRA_ENV(ie) "/hosts"
 #define MUSTER_PATH_HOST(ie, h) MUSTER_PATH_ITEM(MUSTER_PATH_INFRA_ENV_HOSTS(ie), h)
 #define MUSTER_PATH_HOST_INSTRUCTIONS(ie, h) MUSTER_PATH_HOST(ie, h) "/instructions"

@@ -306,14 +306,16 @@ say "packing the initramfs"
 
 mkdir -p "$work/iso/boot/grub" "$work/iso/muster"
 head -c "$area_size" /dev/zero >"$work/iso/muster/config.img"
-cat >"$work/iso/boot/grub/grub.cfg" <<'EOF'
+# The kernel's command line, the same for GRUB and for PXE (boot.ipxe).
+cmdline="console=tty0 console=ttyS0,115200 systemd.show_status=auto rd.udev.log_level=3"
+cat >"$work/iso/boot/grub/grub.cfg" <<EOF
 serial --unit=0 --speed=115200
 terminal_input console serial
 terminal_output console serial
 set timeout=1
 set default=0
 menuentry "muster discovery" {
-        linux /boot/vmlinuz console=tty0 console=ttyS0,115200 systemd.show_status=auto rd.udev.log_level=3
+        linux /boot/vmlinuz $cmdline
         initrd /boot/initrd.img
 }
 EOF
@@ -337,9 +339,26 @@ xorriso -osirrox on -indev "$work/check.iso" -extract /muster/config.img "$work/
 cmp -s <(dd if="$iso.tmp" bs=1024 skip=$((offset / 1024)) count=$((area_size / 1024)) status=none) \
        <(head -c "$area_size" /dev/zero) || die "the config area is not zero-filled"
 
+# Where the kernel and the initramfs are, for PXE: musterd serves them from
+# the ISO (ISO 9660 keeps a file's bytes in one run); checked byte for byte.
+extent() {
+  local l
+  l=$(xorriso -indev "$iso.tmp" -find "$1" -exec report_lba -- 2>/dev/null |
+      awk -F, '/File data lba:/ && !n++ {gsub(/[^0-9]/, "", $2); print $2}')
+  [[ -n $l ]] || die "cannot find $1 in the ISO"
+  local off=$((l * 2048)) sz
+  sz=$(stat -c %s "$2")
+  cmp -s <(tail -c +$((off + 1)) "$iso.tmp" | head -c "$sz") "$2" || die "$1 is not in one run at $off in the ISO"
+  echo "$off $sz"
+}
+kernel_extent=$(extent /boot/vmlinuz "$work/iso/boot/vmlinuz")
+initrd_extent=$(extent /boot/initrd.img "$work/iso/boot/initrd.img")
+read -r kernel_offset kernel_size <<<"$kernel_extent"
+read -r initrd_offset initrd_size <<<"$initrd_extent"
+
 mv "$iso.tmp" "$iso"
 cat >"$iso.json.tmp" <<EOF
-{"format": "muster-iso-template/1", "config_offset": $offset, "config_size": $area_size, "size": $size, "agent_version": "$agent_version", "kernel": "$kver", "cpu_architecture": "$(uname -m)"}
+{"format": "muster-iso-template/1", "config_offset": $offset, "config_size": $area_size, "size": $size, "agent_version": "$agent_version", "kernel": "$kver", "cpu_architecture": "$(uname -m)", "pxe": {"kernel_offset": $kernel_offset, "kernel_size": $kernel_size, "initrd_offset": $initrd_offset, "initrd_size": $initrd_size, "cmdline": "$cmdline"}}
 EOF
 mv "$iso.json.tmp" "$iso.json"
 rm -rf "$work"

@@ -9,7 +9,8 @@
 # tests/fixtures/derive.py, which derives the golden inventories from the facts.
 # postgresql: the server the tests start, throw-away, in a temporary folder
 # (scripts/pg-test-server; the package's own cluster is never used); openssl:
-# that server's certificate for TLS on loopback.
+# that server's certificate for TLS on loopback. cpio: the unit test of the
+# initramfs archives musterd appends for PXE reads them back with it.
 set -euo pipefail
 
 build_pkgs=(
@@ -19,7 +20,7 @@ build_pkgs=(
   libpq-dev postgresql openssl libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
-  clang libclang-rt-14-dev python3
+  clang libclang-rt-14-dev python3 cpio
 )
 # The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
 # initramfs tools) and its boot test (QEMU with OVMF; socat carries the
@@ -27,7 +28,7 @@ build_pkgs=(
 # compares against a per-infra-env xorriso rebuild.
 iso_pkgs=(
   grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools cpio zstd kmod binutils
-  qemu-system-x86 ovmf socat curl
+  qemu-system-x86 ovmf ipxe-qemu socat curl
 )
 # Peers the probe benchmark measures against.
 bench_pkgs=(lshw hwinfo inxi facter)

@@ -381,6 +381,20 @@ json_object *tu_agent_inventory(const char *sysroot, int *status) {
         return o;
 }
 
+char *tu_dir;
+
+void tu_dir_up(void) {
+        tu_dir = tu_mkdtemp();
+        cr_assert_not_null(tu_dir);
+}
+
+void tu_dir_down(void) {
+        if (tu_dir)
+                tu_rm_rf(tu_dir);
+        free(tu_dir);
+        tu_dir = NULL;
+}
+
 char *tu_mkdtemp(void) {
         const char *t = getenv("TMPDIR");
         char *p;

@@ -24,6 +24,11 @@ void tu_must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_object *tu_agent_inventory(const char *sysroot, int *status);
 /* A new empty directory under $TMPDIR (malloc'd path). */
 char *tu_mkdtemp(void);
+/* A suite's temporary folder: tu_dir made by tu_dir_up (a .init), removed
+ * and freed by tu_dir_down (its .fini). */
+extern char *tu_dir;
+void tu_dir_up(void);
+void tu_dir_down(void);
 int tu_rm_rf(const char *path);
 /* Write `text` to root/relpath, creating parent directories. */
 int tu_write_file(const char *root, const char *relpath, const char *text);

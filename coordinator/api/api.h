@@ -128,6 +128,7 @@ void api_release_delete(void *app, struct http_request *req, struct http_respons
 void api_release_preview(void *app, struct http_request *req, struct http_response *resp);
 void api_release_os_image(void *app, struct http_request *req, struct http_response *resp);
 void api_signing_key(void *app, struct http_request *req, struct http_response *resp);
+void api_pxe_download(void *app, struct http_request *req, struct http_response *resp);
 
 /* A cluster's operators: subscriptions, preview, upgrade (operators.c). */
 void api_subscription_create(void *app, struct http_request *req, struct http_response *resp);

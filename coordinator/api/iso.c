@@ -1,5 +1,8 @@
 /* GET|HEAD /api/v2/infra-envs/{id}/downloads/image: the discovery ISO
- * template streamed with the infra-env's config in its area (DESIGN §11).
+ * template streamed with the infra-env's config in its area (DESIGN §11);
+ * and GET|HEAD .../downloads/pxe/{vmlinuz,initrd,boot.ipxe}: the ISO's
+ * kernel, its initramfs with the config appended as a cpio archive, and
+ * the iPXE script that loads both.
  * Nothing is copied: each block the client takes is read from the template
  * and overlaid with the area (iso_read), so a download costs one open file
  * and the area's 256 KiB. Range, If-Range and If-None-Match are honoured. */
@@ -17,27 +20,35 @@
 
 #define ISO_CONTENT_TYPE "application/x-iso9660-image"
 
-/* One download in flight: what the stream callback needs, all owned. */
-struct iso_stream {
+/* One download in flight: what the stream callback needs, all owned. The
+ * ISO is the template with the area overlaid; a PXE file is a run of the
+ * template followed by a tail (pxe_read). */
+struct dl_stream {
         int fd;
+        bool pxe;
         uint64_t area_offset;
-        uint8_t *area;         /* BOOTCFG_AREA_SIZE bytes */
-        uint64_t start, len;   /* the body is [start, start + len) of the image */
-        uint64_t size;         /* of the whole image */
+        uint8_t *area;         /* ISO: BOOTCFG_AREA_SIZE bytes */
+        uint64_t src_offset, src_len;
+        uint8_t *tail;         /* PXE: after the template's run */
+        size_t tail_len;
+        uint64_t start, len;   /* the body is [start, start + len) of the file */
+        uint64_t size;         /* of the whole file */
         uint64_t sent;         /* body bytes handed to the server so far */
         bool head;
+        const char *what;      /* "ISO image", "PXE vmlinuz", ... */
         char infra_env_id[40];
         struct timespec t0;
 };
 
-static ssize_t iso_stream_read(void *cls, uint64_t pos, void *buf, size_t max) {
-        struct iso_stream *s = cls;
+static ssize_t dl_stream_read(void *cls, uint64_t pos, void *buf, size_t max) {
+        struct dl_stream *s = cls;
         if (pos >= s->len)
                 return -EIO;
         size_t n = s->len - pos < max ? (size_t) (s->len - pos) : max;
-        ssize_t k = iso_read(s->fd, s->area_offset, s->area, BOOTCFG_AREA_SIZE, s->start + pos, buf, n);
+        ssize_t k = s->pxe ? pxe_read(s->fd, s->src_offset, s->src_len, s->tail, s->tail_len, s->start + pos, buf, n)
+                           : iso_read(s->fd, s->area_offset, s->area, BOOTCFG_AREA_SIZE, s->start + pos, buf, n);
         if (k < 0) {
-                log_warning_errno((int) k, "api", "ISO download of infra-env %s failed at byte %llu: %m",
+                log_warning_errno((int) k, "api", "%s download of infra-env %s failed at byte %llu: %m", s->what,
                                   s->infra_env_id, (unsigned long long) (s->start + pos));
                 return k;
         }
@@ -48,23 +59,28 @@ static ssize_t iso_stream_read(void *cls, uint64_t pos, void *buf, size_t max) {
 
 /* The answer is done (or the client went away): the one log line of the
  * download, then the resources. */
-static void iso_stream_free(void *cls) {
-        struct iso_stream *s = cls;
+static void dl_stream_free(void *cls) {
+        struct dl_stream *s = cls;
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         double secs = (double) (now.tv_sec - s->t0.tv_sec) + (double) (now.tv_nsec - s->t0.tv_nsec) / 1e9;
         if (s->head)
-                log_info("api", "infra-env %s: ISO image HEAD (%llu bytes)", s->infra_env_id,
+                log_info("api", "infra-env %s: %s HEAD (%llu bytes)", s->infra_env_id, s->what,
                          (unsigned long long) s->size);
         else
-                log_info("api", "infra-env %s: ISO image bytes %llu-%llu/%llu: %llu of %llu bytes sent in %.2f s%s",
-                         s->infra_env_id, (unsigned long long) s->start,
+                log_info("api", "infra-env %s: %s bytes %llu-%llu/%llu: %llu of %llu bytes sent in %.2f s%s",
+                         s->infra_env_id, s->what, (unsigned long long) s->start,
                          (unsigned long long) (s->start + s->len - (s->len > 0)), (unsigned long long) s->size,
                          (unsigned long long) s->sent, (unsigned long long) s->len, secs,
                          s->sent < s->len ? " (cut short)" : "");
         if (s->fd >= 0)
                 close(s->fd);
+        if (s->area)
+                explicit_bzero(s->area, BOOTCFG_AREA_SIZE);
         free(s->area);
+        if (s->tail)
+                explicit_bzero(s->tail, s->tail_len);
+        free(s->tail);
         free(s);
 }
 
@@ -106,24 +122,23 @@ static void unavailable(struct http_response *resp, const char *ie_id, const cha
         http_error(resp, 503, "the discovery ISO cannot be served: %s", why);
 }
 
-/* The answer's headers and body: 304, 416, or the image (a part of it) as
- * a stream that takes img's open template and area. */
+/* The answer's headers and body: 304, 416, or the file (a part of it) as
+ * the stream *proto describes, which it takes (fd, area, tail). */
 static void answer(struct http_request *req, struct http_response *resp, const struct infra_env *ie,
-                   struct iso_image *img) {
-        char fname[128];
+                   struct dl_stream *proto, const char *etag, const char *fname, const char *content_type) {
         /* RFC 9110 §13.2.2: If-None-Match, then If-Range and Range. */
-        if (http_etag_none_match(http_header(req, "If-None-Match"), img->etag)) {
+        if (http_etag_none_match(http_header(req, "If-None-Match"), etag)) {
                 http_text(resp, 304, NULL, 0, NULL);
-                http_header_add(resp, "ETag", "%s", img->etag);
+                http_header_add(resp, "ETag", "%s", etag);
                 return;
         }
         const char *range = http_header(req, "Range"), *if_range = http_header(req, "If-Range");
-        uint64_t size = img->t.size, start = 0, len = size;
-        if (range && if_range && !http_etag_if_range(if_range, img->etag))
-                range = NULL; /* the client's part is of another ISO: send it all */
+        uint64_t size = proto->size, start = 0, len = size;
+        if (range && if_range && !http_etag_if_range(if_range, etag))
+                range = NULL; /* the client's part is of another file: send it all */
         int r = http_range_parse(range, size, &start, &len);
         if (r == -ERANGE) {
-                http_error(resp, 416, "the range \"%.64s\" is not within the image's %llu bytes", range,
+                http_error(resp, 416, "the range \"%.64s\" is not within the file's %llu bytes", range,
                            (unsigned long long) size);
                 http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) size);
                 return;
@@ -132,22 +147,23 @@ static void answer(struct http_request *req, struct http_response *resp, const s
                 start = 0;
                 len = size;
         }
-        struct iso_stream *s = calloc(1, sizeof *s);
+        struct dl_stream *s = malloc(sizeof *s);
         if (!s) {
                 http_error(resp, 500, "out of memory");
                 return;
         }
-        *s = (struct iso_stream) {
-                .fd = img->t.fd, .area_offset = img->t.area_offset, .area = TAKE_PTR(img->area), .start = start,
-                .len = len, .size = size, .head = strcmp(req->method, "HEAD") == 0,
-        };
-        img->t.fd = -1;
+        *s = *proto;
+        proto->fd = -1;
+        proto->area = NULL;
+        proto->tail = NULL;
+        s->start = start;
+        s->len = len;
+        s->head = strcmp(req->method, "HEAD") == 0;
         snprintf(s->infra_env_id, sizeof s->infra_env_id, "%s", ie->id);
         clock_gettime(CLOCK_MONOTONIC, &s->t0);
-        http_stream(resp, r == 1 ? 206 : 200, len, iso_stream_read, iso_stream_free, s, ISO_CONTENT_TYPE);
-        iso_file_name(ie->name, fname, sizeof fname);
+        http_stream(resp, r == 1 ? 206 : 200, len, dl_stream_read, dl_stream_free, s, content_type);
         http_header_add(resp, "Accept-Ranges", "bytes");
-        http_header_add(resp, "ETag", "%s", img->etag);
+        http_header_add(resp, "ETag", "%s", etag);
         http_header_add(resp, "Content-Disposition", "attachment; filename=\"%s\"", fname);
         /* It carries an agent token: no shared cache keeps it. */
         http_header_add(resp, "Cache-Control", "private");
@@ -173,9 +189,78 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
                 unavailable(resp, ie.id, err);
         else if (r < 0)
                 http_error(resp, 500, "%s", err);
-        else
-                answer(req, resp, &ie, &img);
+        else {
+                char fname[128];
+                struct dl_stream proto = {
+                        .fd = img.t.fd, .area_offset = img.t.area_offset, .area = img.area, .size = img.t.size,
+                        .what = "ISO image",
+                };
+                img.t.fd = -1;
+                img.area = NULL;
+                iso_file_name(ie.name, fname, sizeof fname);
+                answer(req, resp, &ie, &proto, img.etag, fname, ISO_CONTENT_TYPE);
+                free(proto.area);
+                if (proto.fd >= 0)
+                        close(proto.fd);
+        }
 out:
         svc_iso_image_close(&img);
+        infra_env_free(&ie);
+}
+
+void api_pxe_download(void *app, struct http_request *req, struct http_response *resp) {
+        static const char *const what[_PXE_KIND_MAX] = {
+                [PXE_VMLINUZ] = "PXE vmlinuz", [PXE_INITRD] = "PXE initrd", [PXE_SCRIPT] = "PXE boot.ipxe",
+        };
+        struct svc *sv = api_svc(app);
+        struct infra_env ie;
+        struct pxe_image img = { .t.fd = -1 };
+        char err[512] = "", query[4200] = "";
+        _cleanup_free_ char *url = NULL;
+
+        infra_env_init(&ie);
+        int kind = pxe_kind_from_name(req->params[1]);
+        if (kind < 0) {
+                http_error(resp, 404, "no PXE file \"%.64s\" (vmlinuz, initrd, boot.ipxe)", req->params[1]);
+                goto out;
+        }
+        /* An administrator, or a boot holding this infra-env's agent token
+         * (the one its initramfs carries anyway); never a host's own token. */
+        const struct principal *p = P(req);
+        if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
+                http_error(resp, 403, "a host's token does not download boot files; the infra-env's does");
+                goto out;
+        }
+        if (api_load_infra_env(sv, req, resp, req->params[0], &ie) < 0)
+                goto out;
+        if (!(url = coordinator_url(svc_cfg(sv)->iso_coordinator_url, !((struct api *) app)->insecure_http, req, resp)))
+                goto out;
+        /* Fetched with ?token=, the script fetches the others the same way. */
+        const char *qt = http_header(req, "Authorization") ? NULL : http_query(req, "token");
+        if (qt)
+                snprintf(query, sizeof query, "?token=%s", qt);
+        int r = svc_pxe_open(sv, &ie, url, (enum pxe_kind) kind, query, &img, err, sizeof err);
+        if (r == -ENODATA)
+                unavailable(resp, ie.id, err);
+        else if (r < 0)
+                http_error(resp, 500, "%s", err);
+        else {
+                struct dl_stream proto = {
+                        .fd = img.t.fd, .pxe = true, .src_offset = img.src_offset, .src_len = img.src_len,
+                        .tail = img.tail, .tail_len = img.tail_len, .size = img.size, .what = what[kind],
+                };
+                img.t.fd = -1;
+                img.tail = NULL;
+                answer(req, resp, &ie, &proto, img.etag, req->params[1],
+                       kind == PXE_SCRIPT ? "text/plain; charset=utf-8" : "application/octet-stream");
+                if (proto.tail)
+                        explicit_bzero(proto.tail, proto.tail_len);
+                free(proto.tail);
+                if (proto.fd >= 0)
+                        close(proto.fd);
+        }
+out:
+        explicit_bzero(query, sizeof query);
+        svc_pxe_close(&img);
         infra_env_free(&ie);
 }

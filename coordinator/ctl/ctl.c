@@ -112,14 +112,22 @@ static const struct ctl_cmd commands[] = {
           "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
           "                         of printing it\n",
           ctl_infraenv_rotate_token },
-        { "infraenv", "download", "INFRA_ENV -o FILE", "Download an infra-env's discovery ISO",
+        { "infraenv", "download", "INFRA_ENV -o FILE | --pxe DIR",
+          "Download an infra-env's discovery ISO, or its PXE files",
           "  -o, --out FILE         Write the ISO to FILE (through FILE.part, renamed\n"
           "                         when complete); - for standard output. Here -o\n"
           "                         is not the output format\n"
-          "\nThe ISO boots hosts into this infra-env: it carries musterd's URL, the\n"
-          "agent token of the current generation and musterd's public key. Rotating\n"
-          "the token makes older downloads useless. A progress bar is drawn when\n"
-          "stderr is a terminal; a summary line ends the download either way.\n",
+          "  --pxe DIR              Write the PXE files into the folder DIR instead:\n"
+          "                         vmlinuz, initrd (the ISO's initramfs with this\n"
+          "                         infra-env's config appended) and boot.ipxe, the\n"
+          "                         iPXE script that loads the two from where it was\n"
+          "                         loaded (serve DIR by TFTP or HTTP)\n"
+          "\nThe ISO (or initrd) boots hosts into this infra-env: it carries musterd's\n"
+          "URL, the agent token of the current generation and musterd's public key.\n"
+          "Rotating the token makes older downloads useless. A progress bar is drawn\n"
+          "when stderr is a terminal; a summary line ends each download either way.\n"
+          "iPXE can also boot straight from musterd with the agent token in the URL:\n"
+          "  chain http://MUSTERD/api/v2/infra-envs/ID/downloads/pxe/boot.ipxe?token=T\n",
           ctl_infraenv_download },
         { "host", "list", "[OPTIONS]", "List hosts, with filters",
           "  --status S[,S...]      Only hosts in one of these statuses (known-unbound,\n"

@@ -1,13 +1,15 @@
 /* `musterctl infraenv download`: an infra-env's discovery ISO, streamed to
  * FILE.part and renamed to FILE once it is whole and on disk (or to stdout
- * with -o -), with a progress bar when stderr is a terminal. The ISO is
- * never held in memory. */
+ * with -o -), with a progress bar when stderr is a terminal; or, with --pxe
+ * DIR, its PXE files (vmlinuz, initrd, boot.ipxe) into DIR the same way.
+ * Nothing is held in memory. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,37 +175,15 @@ static int fetch(struct ctl *c, const char *path, struct transfer *t) {
         return 0;
 }
 
-int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        const char *out = NULL;
-        int rc;
-        if (!ctl_out_args(c, cmd, argc, argv, "-o needs a file name (- for standard output)", &out, 1, "INFRA_ENV",
-                          &rc))
-                return rc;
-        if (!out)
-                return ctl_usage_error(cmd, "-o FILE is required (- for standard output)");
+/* GET path into out (through out.part, renamed once whole and on disk; "-"
+ * for standard output), its summary line on stderr. 0 or an exit code. */
+static int download_to(struct ctl *c, const char *path, const char *out) {
         bool to_stdout = strcmp(out, "-") == 0;
-        if (to_stdout && isatty(STDOUT_FILENO))
-                return ctl_fail("standard output is a terminal: give -o FILE, or redirect it");
-
-        _cleanup_free_ char *id = ctl_lookup_infra_env(c, argv[optind]);
-        _cleanup_free_ char *path = NULL, *ie_path = NULL, *part = NULL;
-        if (!id)
-                return CTL_EXIT_FAIL;
-        if (asprintf(&ie_path, MUSTER_PATH_INFRA_ENV("%s"), id) < 0 ||
-            asprintf(&path, MUSTER_PATH_INFRA_ENV_IMAGE("%s"), id) < 0 ||
-            (!to_stdout && asprintf(&part, "%s.part", out) < 0)) {
-                ie_path = path = part = NULL;
+        _cleanup_free_ char *part = NULL;
+        if (!to_stdout && asprintf(&part, "%s.part", out) < 0) {
+                part = NULL;
                 return ctl_fail("out of memory");
         }
-        /* Is it there and ours? (Also the session: token and handle.) */
-        struct ctl_reply r;
-        int k = ctl_call_object(c, "GET", ie_path, NULL, &r);
-        ctl_reply_free(&r);
-        if (k < 0)
-                return CTL_EXIT_FAIL;
-        if (!c->token || !c->curl)
-                return ctl_fail("no session with musterd");
-
         struct transfer t = { .fd = STDOUT_FILENO, .target = "standard output", .total = -1,
                               .tty = isatty(STDERR_FILENO) == 1 };
         if (!to_stdout) {
@@ -215,7 +195,7 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
         struct sigaction old_int, old_term;
         ctl_catch_stop(&old_int, &old_term);
         double t0 = now_s();
-        rc = fetch(c, path, &t);
+        int rc = fetch(c, path, &t);
         double secs = now_s() - t0;
         free(t.err);
         sigaction(SIGINT, &old_int, NULL);
@@ -242,5 +222,92 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                 return ctl_fail("cannot sync the directory of %s: %s", out, strerror(-s));
         fprintf(stderr, "wrote %s: %lld bytes (%s) in %.2f s\n", out, (long long) t.written,
                 ctl_format_size(t.written, size, sizeof size), secs);
+        return CTL_EXIT_OK;
+}
+
+enum { OPT_PXE = CTL_OPT_FIRST_LOCAL };
+
+int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        static const struct option opts[] = {
+                { "server", required_argument, NULL, CTL_OPT_SERVER },
+                { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },
+                { "ca", required_argument, NULL, CTL_OPT_CA },
+                { "out", required_argument, NULL, 'o' },
+                { "pxe", required_argument, NULL, OPT_PXE },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        const char *out = NULL, *pxe = NULL;
+        int o, rc;
+        c->o_is_local = true;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP:
+                        return CTL_EXIT_OK;
+                case 'o':
+                        if (!*optarg)
+                                return ctl_usage_error(cmd, "-o needs a file name (- for standard output)");
+                        out = optarg;
+                        break;
+                case OPT_PXE:
+                        if (!*optarg)
+                                return ctl_usage_error(cmd, "--pxe needs a folder");
+                        pxe = optarg;
+                        break;
+                default: /* CTL_OPT_BAD, message printed */
+                        return CTL_EXIT_USAGE;
+                }
+        }
+        if ((rc = ctl_want_args(cmd, argc, argv, 1, "INFRA_ENV")) != 0)
+                return rc;
+        if (!out == !pxe)
+                return ctl_usage_error(cmd, "give -o FILE (the ISO; - for standard output) or --pxe DIR (the PXE "
+                                            "files), one of them");
+        if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
+                return ctl_fail("standard output is a terminal: give -o FILE, or redirect it");
+        if (pxe) {
+                struct stat st;
+                if (stat(pxe, &st) < 0 || !S_ISDIR(st.st_mode))
+                        return ctl_fail("--pxe %s: no such folder (make it first)", pxe);
+        }
+
+        _cleanup_free_ char *id = ctl_lookup_infra_env(c, argv[optind]);
+        _cleanup_free_ char *ie_path = NULL;
+        if (!id)
+                return CTL_EXIT_FAIL;
+        if (asprintf(&ie_path, MUSTER_PATH_INFRA_ENV("%s"), id) < 0) {
+                ie_path = NULL;
+                return ctl_fail("out of memory");
+        }
+        /* Is it there and ours? (Also the session: token and handle.) */
+        struct ctl_reply r;
+        int k = ctl_call_object(c, "GET", ie_path, NULL, &r);
+        ctl_reply_free(&r);
+        if (k < 0)
+                return CTL_EXIT_FAIL;
+        if (!c->token || !c->curl)
+                return ctl_fail("no session with musterd");
+
+        if (out) {
+                _cleanup_free_ char *path = NULL;
+                if (asprintf(&path, MUSTER_PATH_INFRA_ENV_IMAGE("%s"), id) < 0) {
+                        path = NULL;
+                        return ctl_fail("out of memory");
+                }
+                return download_to(c, path, out);
+        }
+        /* The script names the other two relative to itself: serve the folder
+         * as it is (TFTP or HTTP). */
+        static const char *const files[] = { "vmlinuz", "initrd", "boot.ipxe" };
+        for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+                _cleanup_free_ char *path = NULL, *file = NULL;
+                if (asprintf(&path, MUSTER_PATH_INFRA_ENV_PXE("%s", "%s"), id, files[i]) < 0 ||
+                    asprintf(&file, "%s/%s", pxe, files[i]) < 0) {
+                        path = file = NULL;
+                        return ctl_fail("out of memory");
+                }
+                if ((rc = download_to(c, path, file)) != 0)
+                        return rc;
+        }
         return CTL_EXIT_OK;
 }

@@ -643,6 +643,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 goto done;
         }
         req.bearer = bearer_of(conn);
+        if (!req.bearer && (route->flags & ROUTE_QUERY_TOKEN)) {
+                const char *q = http_query(&req, "token");
+                req.bearer = q && *q ? q : NULL;
+        }
         if (!(route->flags & ROUTE_PUBLIC) && !(route->flags & ROUTE_TOKEN_OPTIONAL && !req.bearer) && s->cfg.auth &&
             !s->cfg.auth(s->cfg.app, route, &req, &resp))
                 goto done;

@@ -64,6 +64,8 @@ enum {
         ROUTE_LARGE_BODY = 1 << 2,/* its body may reach max_large_body_bytes */
         ROUTE_TOKEN_OPTIONAL = 1 << 3, /* the auth hook runs only when a token is sent (req->auth NULL
                                         * without one): the handler decides */
+        ROUTE_QUERY_TOKEN = 1 << 4,  /* without an Authorization header, the token may come as ?token=
+                                      * (an iPXE script's URLs cannot carry headers) */
         ROUTE_AGENT = 1 << 8,     /* agents' tokens only (the auth hook refuses people's with 403) */
 };
 

@@ -61,28 +61,110 @@ static int build_area(struct svc *sv, const struct infra_env *ie, const char *ur
         return r;
 }
 
-int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url,
-                       struct iso_image *img, char *err, size_t errlen) {
+/* The template that boots ie's hosts, opened into *t. */
+static int open_template(struct svc *sv, const struct muster_config *cfg, const struct infra_env *ie,
+                         struct iso_template *t, char *err, size_t errlen) {
+        char why[512];
+        int r = iso_template_open(cfg->iso_template, t, why, sizeof why);
+        if (r < 0)
+                return errmsg(err, errlen, -ENODATA, "%s", why);
+        if (!ie->cpu_architecture || strcmp(ie->cpu_architecture, t->cpu_architecture) != 0)
+                return errmsg(err, errlen, -ENODATA, "the infra-env is for %s hosts, the ISO template %s boots %s",
+                              ie->cpu_architecture ? ie->cpu_architecture : "?", cfg->iso_template,
+                              t->cpu_architecture);
+        (void) sv;
+        return 0;
+}
+
+/* ie's config area (BOOTCFG_AREA_SIZE bytes, malloc'd into *area). */
+static int make_area(struct svc *sv, const struct muster_config *cfg, const struct infra_env *ie, const char *url,
+                     uint8_t **area, char *err, size_t errlen) {
         char why[512];
         _cleanup_free_ char *ca = NULL;
+        int r = read_ca(cfg->iso_ca_file[0] ? cfg->iso_ca_file : sv->tls_ca_file, &ca, why, sizeof why);
+        if (r < 0)
+                return errmsg(err, errlen, r == -ENOMEM ? r : -ENODATA, "%s", why);
+        if (!(*area = malloc(BOOTCFG_AREA_SIZE)))
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
+        return build_area(sv, ie, url, ca, *area, err, errlen);
+}
+
+int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url,
+                       struct iso_image *img, char *err, size_t errlen) {
         *img = (struct iso_image) { .t.fd = -1 };
         /* The configuration once: a reload may replace it meanwhile. */
         const struct muster_config *cfg = svc_cfg(sv);
-        int r = iso_template_open(cfg->iso_template, &img->t, why, sizeof why);
-        if (r < 0)
-                return errmsg(err, errlen, -ENODATA, "%s", why);
-        if (!ie->cpu_architecture || strcmp(ie->cpu_architecture, img->t.cpu_architecture) != 0)
-                return errmsg(err, errlen, -ENODATA, "the infra-env is for %s hosts, the ISO template %s boots %s",
-                              ie->cpu_architecture ? ie->cpu_architecture : "?", cfg->iso_template,
-                              img->t.cpu_architecture);
-        if ((r = read_ca(cfg->iso_ca_file[0] ? cfg->iso_ca_file : sv->tls_ca_file, &ca, why, sizeof why)) < 0)
-                return errmsg(err, errlen, r == -ENOMEM ? r : -ENODATA, "%s", why);
-        if (!(img->area = malloc(BOOTCFG_AREA_SIZE)))
-                return errmsg(err, errlen, -ENOMEM, "out of memory");
-        if ((r = build_area(sv, ie, coordinator_url, ca, img->area, err, errlen)) < 0)
+        int r;
+        if ((r = open_template(sv, cfg, ie, &img->t, err, errlen)) < 0 ||
+            (r = make_area(sv, cfg, ie, coordinator_url, &img->area, err, errlen)) < 0)
                 return r;
         iso_etag(&img->t, img->area, BOOTCFG_AREA_SIZE, img->etag);
         return 0;
+}
+
+int svc_pxe_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url, enum pxe_kind kind,
+                 const char *query, struct pxe_image *img, char *err, size_t errlen) {
+        *img = (struct pxe_image) { .t.fd = -1, .kind = kind };
+        const struct muster_config *cfg = svc_cfg(sv);
+        int r = open_template(sv, cfg, ie, &img->t, err, errlen);
+        if (r < 0)
+                return r;
+        if (!img->t.pxe)
+                return errmsg(err, errlen, -ENODATA,
+                              "the ISO template %s was built before PXE (its sidecar has no \"pxe\"): build it again "
+                              "with iso/build.sh", cfg->iso_template);
+        switch (kind) {
+        case PXE_VMLINUZ:
+                img->src_offset = img->t.kernel_offset;
+                img->src_len = img->t.kernel_size;
+                break;
+        case PXE_INITRD: {
+                _cleanup_free_ uint8_t *area = NULL;
+                if ((r = make_area(sv, cfg, ie, coordinator_url, &area, err, errlen)) < 0) {
+                        if (area)
+                                explicit_bzero(area, BOOTCFG_AREA_SIZE);
+                        return r;
+                }
+                /* The config with one of the area's zero bytes after the JSON
+                 * (bootcfg_decode's end mark), not all 256 KiB of them. */
+                size_t n = BOOTCFG_AREA_SIZE;
+                while (n > 0 && area[n - 1] == 0)
+                        n--;
+                n += n < BOOTCFG_AREA_SIZE;
+                struct growbuf tail;
+                r = pxe_initrd_tail(img->t.initrd_size, area, n, &tail);
+                explicit_bzero(area, BOOTCFG_AREA_SIZE);
+                if (r < 0)
+                        return errmsg(err, errlen, r == -ENOMEM ? r : -ENODATA, "%s",
+                                      r == -ENOMEM ? "out of memory" : "the config does not fit the initramfs archive");
+                img->src_offset = img->t.initrd_offset;
+                img->src_len = img->t.initrd_size;
+                img->tail = (uint8_t *) tail.data;
+                img->tail_len = tail.len;
+                break;
+        }
+        case PXE_SCRIPT: {
+                char *text = pxe_script(&img->t, ie->name, query);
+                if (!text)
+                        return errmsg(err, errlen, -ENOMEM, "out of memory");
+                img->tail = (uint8_t *) text;
+                img->tail_len = strlen(text);
+                break;
+        }
+        default:
+                return errmsg(err, errlen, -EINVAL, "no such PXE file");
+        }
+        img->size = img->src_len + img->tail_len;
+        pxe_etag(&img->t, kind, img->tail ? img->tail : (const uint8_t *) "", img->tail_len, img->etag);
+        return 0;
+}
+
+void svc_pxe_close(struct pxe_image *img) {
+        if (img->tail)
+                explicit_bzero(img->tail, img->tail_len);
+        free(img->tail);
+        img->tail = NULL;
+        iso_template_close(&img->t);
 }
 
 void svc_iso_image_close(struct iso_image *img) {

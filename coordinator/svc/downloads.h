@@ -25,3 +25,22 @@ int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *c
                        struct iso_image *img, char *err, size_t errlen);
 /* Close what is left of img; the area's bytes (a token) are wiped. */
 void svc_iso_image_close(struct iso_image *img);
+
+/* One of ie's PXE files (iso.h: pxe_kind), read on demand with pxe_read:
+ * [src_offset, src_offset + src_len) of the template, then tail. */
+struct pxe_image {
+        struct iso_template t; /* its fd may be taken (set t.fd = -1) */
+        enum pxe_kind kind;
+        uint64_t src_offset, src_len;
+        uint8_t *tail;         /* initrd: the config's archive (a token); boot.ipxe: the script; may be taken */
+        size_t tail_len;
+        uint64_t size;
+        char etag[ISO_ETAG_MAX];
+};
+/* ie's PXE file `kind` for agents reaching musterd at coordinator_url; the
+ * script names the other two with `query` appended (NULL: none). As
+ * svc_iso_image_open, and -ENODATA for a template built before PXE. */
+int svc_pxe_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url, enum pxe_kind kind,
+                 const char *query, struct pxe_image *img, char *err, size_t errlen);
+/* Close what is left of img; the tail's bytes are wiped. */
+void svc_pxe_close(struct pxe_image *img);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cpio.h"
 #include "crypto.h"
 #include "errmsg.h"
 #include "fdio.h"
@@ -51,6 +52,38 @@ static int sidecar_u64(json_object *o, const char *key, uint64_t *out) {
         if (n < 0 || errno != 0)
                 return -EINVAL;
         *out = (uint64_t) n;
+        return 0;
+}
+
+/* [off, off + len) lies in a file of size bytes and clear of the area. */
+static bool extent_ok(uint64_t off, uint64_t len, uint64_t size, uint64_t area) {
+        return len > 0 && off <= size && len <= size - off &&
+               (off + len <= area || off >= area + BOOTCFG_AREA_SIZE);
+}
+
+/* The sidecar's "pxe": {kernel_offset, kernel_size, initrd_offset,
+ * initrd_size, cmdline}, checked against the ISO's size and its area. */
+static int sidecar_pxe(json_object *o, uint64_t size, uint64_t area, struct iso_template *t) {
+        json_object *v;
+        if (!json_object_is_type(o, json_type_object) || sidecar_u64(o, "kernel_offset", &t->kernel_offset) < 0 ||
+            sidecar_u64(o, "kernel_size", &t->kernel_size) < 0 ||
+            sidecar_u64(o, "initrd_offset", &t->initrd_offset) < 0 ||
+            sidecar_u64(o, "initrd_size", &t->initrd_size) < 0 || !json_object_object_get_ex(o, "cmdline", &v) ||
+            !json_object_is_type(v, json_type_string))
+                return -EINVAL;
+        if (!extent_ok(t->kernel_offset, t->kernel_size, size, area) ||
+            !extent_ok(t->initrd_offset, t->initrd_size, size, area))
+                return -EINVAL;
+        const char *c = json_object_get_string(v);
+        size_t n = strlen(c);
+        if (n >= sizeof t->cmdline)
+                return -EINVAL;
+        /* It goes on a line of the iPXE script: printable, no quotes. */
+        for (size_t i = 0; i < n; i++)
+                if (c[i] < 0x20 || c[i] > 0x7e || c[i] == '"' || c[i] == '\'')
+                        return -EINVAL;
+        memcpy(t->cmdline, c, n + 1);
+        t->pxe = true;
         return 0;
 }
 
@@ -141,6 +174,13 @@ int iso_template_open(const char *path, struct iso_template *t, char *err, size_
                 return errmsg(err, errlen, -EINVAL,
                               "the ISO template's config area (%llu bytes at %llu) is not inside its %llu bytes",
                               (unsigned long long) area_size, (unsigned long long) offset, (unsigned long long) size);
+        struct iso_template pxe = { 0 };
+        if (json_object_object_get_ex(o, "pxe", &v) && (r = sidecar_pxe(v, size, offset, &pxe)) < 0)
+                return errmsg(err, errlen, -EINVAL,
+                              "the ISO template's sidecar %s has a \"pxe\" member that does not fit the ISO: it "
+                              "needs kernel_offset, kernel_size, initrd_offset and initrd_size inside the file and "
+                              "clear of the config area, and a printable cmdline of under %d bytes",
+                              sidecar, ISO_CMDLINE_MAX);
         if (!(area = malloc(BOOTCFG_AREA_SIZE)))
                 return errmsg(err, errlen, -ENOMEM, "out of memory");
         if ((r = pread_full(fd, area, BOOTCFG_AREA_SIZE, offset)) < 0)
@@ -159,6 +199,14 @@ int iso_template_open(const char *path, struct iso_template *t, char *err, size_
                 .mtime_ns = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
         };
         snprintf(t->cpu_architecture, sizeof t->cpu_architecture, "%s", arch);
+        if (pxe.pxe) {
+                t->pxe = true;
+                t->kernel_offset = pxe.kernel_offset;
+                t->kernel_size = pxe.kernel_size;
+                t->initrd_offset = pxe.initrd_offset;
+                t->initrd_size = pxe.initrd_size;
+                memcpy(t->cmdline, pxe.cmdline, sizeof t->cmdline);
+        }
         fd = -1;
         return 0;
 }
@@ -201,16 +249,18 @@ static void put_u64(uint8_t *p, uint64_t v) {
                 p[i] = (uint8_t) (v >> (56 - 8 * i));
 }
 
-void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len, char out[ISO_ETAG_MAX]) {
-        /* "muster-iso1" || dev || ino || size || mtime_ns || offset || SHA-256(area) */
+/* A strong ETag: SHA-256 over magic || t's identity (dev, inode, size,
+ * mtime) || extra || SHA-256(bytes), in quotes. */
+static void etag_make(const char magic[11], const struct iso_template *t, uint64_t extra, const uint8_t *bytes,
+                      size_t n, char out[ISO_ETAG_MAX]) {
         uint8_t id[11 + 5 * 8 + CRYPTO_SHA256_LEN], sum[CRYPTO_SHA256_LEN];
-        memcpy(id, "muster-iso1", 11);
+        memcpy(id, magic, 11);
         put_u64(id + 11, t->dev);
         put_u64(id + 19, t->ino);
         put_u64(id + 27, t->size);
         put_u64(id + 35, (uint64_t) t->mtime_ns);
-        put_u64(id + 43, t->area_offset);
-        crypto_sha256(area, area_len, id + 51);
+        put_u64(id + 43, extra);
+        crypto_sha256(bytes, n, id + 51);
         crypto_sha256(id, sizeof id, sum);
         out[0] = '"';
         crypto_hex(sum, sizeof sum, out + 1);
@@ -218,6 +268,97 @@ void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len
         out[2 + 2 * CRYPTO_SHA256_LEN] = '\0';
 }
 
+void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len, char out[ISO_ETAG_MAX]) {
+        etag_make("muster-iso1", t, t->area_offset, area, area_len, out);
+}
+
+/* ---- PXE ----------------------------------------------------------------- */
+
+static const char *const pxe_names[_PXE_KIND_MAX] = {
+        [PXE_VMLINUZ] = "vmlinuz",
+        [PXE_INITRD] = "initrd",
+        [PXE_SCRIPT] = "boot.ipxe",
+};
+
+const char *pxe_kind_name(enum pxe_kind k) {
+        return (unsigned) k < _PXE_KIND_MAX ? pxe_names[k] : NULL;
+}
+
+int pxe_kind_from_name(const char *name) {
+        for (int k = 0; k < _PXE_KIND_MAX; k++)
+                if (name && strcmp(name, pxe_names[k]) == 0)
+                        return k;
+        return -1;
+}
+
+#define PXE_TAIL_MAX (BOOTCFG_AREA_SIZE + 4096)
+
+int pxe_initrd_tail(uint64_t initrd_size, const uint8_t *cfg, size_t n, struct growbuf *out) {
+        static const char zeros[4] = { 0 };
+        size_t pad = (size_t) ((4 - (initrd_size & 3)) & 3);
+        int r;
+        *out = (struct growbuf) { 0 };
+        if ((pad && (r = growbuf_append(out, zeros, pad, PXE_TAIL_MAX, 1024)) < 0) ||
+            (r = cpio_newc_add(out, "muster", S_IFDIR | 0755, 1, 0, NULL, 0, PXE_TAIL_MAX)) < 0 ||
+            (r = cpio_newc_add(out, PXE_CONFIG_PATH, S_IFREG | 0600, 2, 0, cfg, n, PXE_TAIL_MAX)) < 0 ||
+            (r = cpio_newc_end(out, PXE_TAIL_MAX)) < 0) {
+                if (out->data)
+                        explicit_bzero(out->data, out->len);
+                free(out->data);
+                *out = (struct growbuf) { 0 };
+                return r;
+        }
+        return 0;
+}
+
+char *pxe_script(const struct iso_template *t, const char *infra_env_name, const char *query) {
+        char *s;
+        const char *q = query ? query : "";
+        /* The name shown while it boots: the infra-env's, in iPXE-safe characters. */
+        char name[128];
+        size_t k = 0;
+        for (const char *p = infra_env_name ? infra_env_name : ""; *p && k < sizeof name - 1; p++)
+                name[k++] = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                                            *p == '-' || *p == '_' || *p == '.'
+                                    ? *p
+                                    : '_';
+        name[k] = '\0';
+        if (asprintf(&s,
+                     "#!ipxe\n"
+                     "# muster discovery: infra-env %s\n"
+                     "echo muster discovery: infra-env %s\n"
+                     "kernel --name vmlinuz vmlinuz%s initrd=initrd %s\n"
+                     "initrd --name initrd initrd%s\n"
+                     "boot\n",
+                     name, name, q, t->cmdline, q) < 0)
+                return NULL;
+        return s;
+}
+
+ssize_t pxe_read(int fd, uint64_t src_offset, uint64_t src_len, const uint8_t *tail, size_t tail_len, uint64_t pos,
+                 void *buf, size_t len) {
+        uint8_t *out = buf;
+        const uint64_t lim = (uint64_t) INT64_MAX;
+        if (len > (size_t) SSIZE_MAX || pos > lim || len > lim - pos || src_offset > lim || src_len > lim - src_offset ||
+            tail_len > lim - src_len || pos + len > src_len + tail_len)
+                return -EOVERFLOW;
+        size_t done = 0;
+        int r;
+        if (pos < src_len) {
+                size_t n = src_len - pos < len ? (size_t) (src_len - pos) : len;
+                if ((r = pread_full(fd, out, n, src_offset + pos)) < 0)
+                        return r;
+                done = n;
+        }
+        if (done < len)
+                memcpy(out + done, tail + (pos + done - src_len), len - done);
+        return (ssize_t) len;
+}
+
+void pxe_etag(const struct iso_template *t, enum pxe_kind k, const uint8_t *tail, size_t tail_len,
+              char out[ISO_ETAG_MAX]) {
+        etag_make("muster-pxe1", t, (uint64_t) k, tail, tail_len, out);
+}
 
 void iso_file_name(const char *name, char *out, size_t n) {
         size_t k = 0, kept = 0;

@@ -167,12 +167,16 @@ static char *download_iso(char **ie) {
  * directly, with GRUB's command line and these words after it (the ISO stays
  * the CD-ROM the agent reads its config from). The guest powers off instead
  * of rebooting. */
+/* With tftp_dir set, no ISO: QEMU's own iPXE boots from the network, and
+ * user networking's TFTP server hands out tftp_dir/boot.ipxe. */
+static const char *tftp_dir;
+
 static void start_qemu(const char *iso, const char *disk, const char *uuid, bool uefi, const char *cmdline) {
-        char fwd[512], drive[4400], cdrom[4400], serial[4300], code[512], vars[4400];
+        char fwd[4800], drive[4400], cdrom[4400], serial[4300], code[512], vars[4400];
         static char kernel[4300], initrd[4300], append[2048];
         snprintf(fwd, sizeof fwd,
-                 "user,id=n0,restrict=on,guestfwd=tcp:" GUEST_COORD ":" GUEST_PORT "-cmd:socat - TCP:127.0.0.1:%u",
-                 md.port);
+                 "user,id=n0,restrict=on,guestfwd=tcp:" GUEST_COORD ":" GUEST_PORT "-cmd:socat - TCP:127.0.0.1:%u%s%s%s",
+                 md.port, tftp_dir ? ",tftp=" : "", tftp_dir ? tftp_dir : "", tftp_dir ? ",bootfile=boot.ipxe" : "");
         snprintf(drive, sizeof drive, "file=%s,if=virtio,format=raw,cache=unsafe,id=disk0", disk);
         snprintf(cdrom, sizeof cdrom, "file=%s,media=cdrom,readonly=on", iso);
         snprintf(serial, sizeof serial, "file:%s", serial_log);
@@ -184,7 +188,11 @@ static void start_qemu(const char *iso, const char *disk, const char *uuid, bool
         argv[n++] = "-m"; argv[n++] = "1024";
         argv[n++] = "-smp"; argv[n++] = "1";
         argv[n++] = "-uuid"; argv[n++] = uuid;
-        argv[n++] = "-drive"; argv[n++] = cdrom;
+        if (iso) {
+                argv[n++] = "-drive"; argv[n++] = cdrom;
+        } else {
+                argv[n++] = "-boot"; argv[n++] = "order=n";
+        }
         argv[n++] = "-drive"; argv[n++] = drive;
         argv[n++] = "-netdev"; argv[n++] = fwd;
         argv[n++] = "-device"; argv[n++] = "virtio-net-pci,netdev=n0,mac=" GUEST_MAC;
@@ -656,5 +664,39 @@ Test(iso_qemu, bond_vlan_and_dummy_links_in_the_guest) {
         json_object_put(h);
         free(disk);
         free(iso);
+        free(ie);
+}
+
+/* A PXE boot as a data centre does it, through the iPXE ROM QEMU's virtio
+ * NIC carries: `musterctl infraenv download --pxe DIR`, DIR served by user
+ * networking's TFTP server with boot.ipxe as the DHCP boot file; the script
+ * loads vmlinuz and initrd beside it. No CD-ROM: the kernel unpacks the
+ * config musterd appended to the initramfs, the boot-medium mount is
+ * skipped, and the agent registers with that config. */
+Test(iso_qemu, pxe_boot_over_tftp_registers) {
+        const char *uuid = "5eed0000-0000-4000-8000-0000000000f1";
+        struct stat st;
+        cr_assert_eq(stat("/usr/lib/ipxe/qemu/efi-virtio.rom", &st), 0,
+                     "QEMU's iPXE ROMs are not installed (scripts/install-deps.sh iso installs ipxe-qemu)");
+        char *ie = NULL, *out = NULL, *err = NULL, tftp[4200];
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "pxe-lab", &ie, NULL), 201);
+        snprintf(tftp, sizeof tftp, "%s/tftp", dir);
+        cr_assert_eq(mkdir(tftp, 0755), 0);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "pxe-lab", "--pxe", tftp), 0, "%s%s", out, err);
+        free(out);
+        free(err);
+        tftp_dir = tftp;
+        char *disk = make_disk();
+        int64_t t0 = tu_mono_ms();
+        start_qemu(NULL, disk, uuid, false, NULL);
+        json_object *h = wait_host(ie, uuid, "known-unbound", BOOT_WAIT_MS);
+        printf("iso_qemu: PXE (TFTP) boot-to-known-unbound %.1f s\n", (double) (tu_mono_ms() - t0) / 1000.0);
+        fflush(stdout);
+        tftp_dir = NULL;
+        cr_assert(find_by(tu_json_get(h, "inventory.disks"), "name", "vda"), "%s", json_object_to_json_string(h));
+        cr_assert(find_by(tu_json_get(h, "inventory.interfaces"), "mac_address", GUEST_MAC), "%s",
+                  json_object_to_json_string(h));
+        json_object_put(h);
+        free(disk);
         free(ie);
 }

@@ -30,6 +30,15 @@ static char tpl_path[4096];
 
 #define url(...) tu_url(md.base, __VA_ARGS__)
 
+/* With tpl_pxe, the sidecar says where a kernel and an initramfs are (odd
+ * sizes: the initramfs needs padding before the config's archive). */
+static bool tpl_pxe;
+#define KERNEL_OFF (64 * 1024)
+#define KERNEL_SIZE 1000003
+#define INITRD_OFF (2 * MIB)
+#define INITRD_SIZE 3000001
+#define CMDLINE "console=ttyS0,115200 quiet"
+
 /* Write DIR/name (size random bytes, zero at [off, off + AREA)) and its
  * sidecar; keep the bytes in tpl. */
 static void make_template(const char *name, size_t size, size_t off, uint64_t seed) {
@@ -44,10 +53,16 @@ static void make_template(const char *name, size_t size, size_t off, uint64_t se
         tpl_size = size;
         tpl_off = off;
         cr_assert_eq(tu_write_bin(dir, name, tpl, size), 0);
-        char side[512], sname[256];
+        char side[1024], sname[256];
+        char pxe[400] = "";
+        if (tpl_pxe)
+                snprintf(pxe, sizeof pxe,
+                         ", \"pxe\": {\"kernel_offset\": %d, \"kernel_size\": %d, \"initrd_offset\": %d, "
+                         "\"initrd_size\": %d, \"cmdline\": \"%s\"}",
+                         KERNEL_OFF, KERNEL_SIZE, INITRD_OFF, INITRD_SIZE, CMDLINE);
         snprintf(side, sizeof side,
                  "{\"format\": \"muster-iso-template/1\", \"config_offset\": %zu, \"config_size\": %d, "
-                 "\"size\": %zu, \"agent_version\": \"test\"}\n", off, AREA, size);
+                 "\"size\": %zu, \"agent_version\": \"test\"%s}\n", off, AREA, size, pxe);
         snprintf(sname, sizeof sname, "%s.json", name);
         cr_assert_eq(tu_write_file(dir, sname, side), 0);
         snprintf(tpl_path, sizeof tpl_path, "%s/%s", dir, name);
@@ -84,6 +99,7 @@ static void down(void) {
         free(tpl);
         tpl = NULL;
         extra_iso = NULL;
+        tpl_pxe = false;
 }
 
 TestSuite(iso_download, .fini = down);
@@ -792,4 +808,240 @@ Test(iso_download, infra_env_architecture_follows_the_template) {
         free(arm);
         free(tok);
         free(pc);
+}
+
+/* ---- PXE ------------------------------------------------------------------ */
+
+static long get_pxe(const char *ie, const char *file, const char *token, struct reply *r) {
+        return req("GET", url("/api/v2/infra-envs/%s/downloads/pxe/%s", ie, file), token, NULL, r);
+}
+
+/* GET a PXE file with the token in the URL (as iPXE does), no header. */
+static long get_pxe_query(const char *ie, const char *file, const char *token, struct reply *r) {
+        return req("GET", url("/api/v2/infra-envs/%s/downloads/pxe/%s?token=%s", ie, file, token), NULL, NULL, r);
+}
+
+/* An initrd answer: the template's initramfs, zeros to a multiple of 4,
+ * then a cpio archive that GNU cpio lists and unpacks into DIR/sub: the
+ * folder "muster" and muster/config.img (0600), ie's config for the
+ * configured URL. Its token (malloc'd). */
+static char *check_initrd(const struct reply *r, const char *ie, const char *sub) {
+        cr_assert_eq(r->status, 200);
+        size_t pad = (4 - INITRD_SIZE % 4) % 4;
+        cr_assert_gt(r->len, INITRD_SIZE + pad + 110);
+        cr_assert(memcmp(r->body, tpl + INITRD_OFF, INITRD_SIZE) == 0, "the template's initramfs first");
+        for (size_t i = 0; i < pad; i++)
+                cr_assert_eq(r->body[INITRD_SIZE + i], 0, "padding");
+        cr_assert(memcmp(r->body + INITRD_SIZE + pad, "070701", 6) == 0, "a newc archive on a 4-byte boundary");
+        cr_assert_eq(r->len % 4, 0);
+        char name[64], cmd[8192];
+        snprintf(name, sizeof name, "%s.cpio", sub);
+        cr_assert_eq(tu_write_bin(dir, name, r->body + INITRD_SIZE + pad, r->len - INITRD_SIZE - pad), 0);
+        snprintf(cmd, sizeof cmd, "cd %s && cpio -t --quiet < %s.cpio && mkdir %s && cd %s && "
+                                  "cpio -i --quiet --no-absolute-filenames < ../%s.cpio && stat -c %%a muster/config.img",
+                 dir, sub, sub, sub, sub);
+        int st;
+        char *err = NULL, *out = tu_run((const char *const[]) { "/bin/sh", "-c", cmd, NULL }, &st, &err);
+        cr_assert_eq(st, 0, "%s", err);
+        cr_assert_str_eq(out, "muster\nmuster/config.img\n600\n");
+        free(out);
+        free(err);
+        char path[4300];
+        size_t n;
+        snprintf(path, sizeof path, "%s/%s/muster/config.img", dir, sub);
+        uint8_t *cfg = slurp(path, &n);
+        cr_assert_lt(n, 8192, "the config alone, not the area's 256 KiB");
+        struct bootcfg bc = { 0 };
+        char why[256] = "";
+        cr_assert_eq(bootcfg_decode(cfg, n, &bc, why, sizeof why), 0, "%s", why);
+        cr_assert_str_eq(bc.infra_env_id, ie);
+        cr_assert_str_eq(bc.coordinator_url, CONFIGURED_URL);
+        char *pem = signing_key();
+        cr_assert_str_eq(bc.coordinator_key_pem, pem);
+        free(pem);
+        char *tok = strdup(bc.token);
+        bootcfg_free(&bc);
+        free(cfg);
+        return tok;
+}
+
+Test(iso_download, pxe_kernel_initrd_and_script) {
+        tpl_pxe = true;
+        start(8 * MIB, 6 * MIB, false);
+        char *ie = NULL, *agent = NULL;
+        struct reply r, again;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack 9/pxe", &ie, &agent), 201);
+
+        /* vmlinuz: the template's bytes, with ranges and ETags as the ISO. */
+        cr_assert_eq(get_pxe(ie, "vmlinuz", md.admin_token, &r), 200, "%s", reason(&r));
+        cr_assert_eq(r.len, KERNEL_SIZE);
+        cr_assert(memcmp(r.body, tpl + KERNEL_OFF, KERNEL_SIZE) == 0);
+        cr_assert_eq(r.clen, KERNEL_SIZE);
+        cr_assert_str_eq(r.ctype, "application/octet-stream");
+        cr_assert_str_eq(r.accept, "bytes");
+        cr_assert(r.etag[0] == '"', "%s", r.etag);
+        char etag[128], hdr[200];
+        snprintf(etag, sizeof etag, "%s", r.etag);
+        reply_free(&r);
+        cr_assert_eq(req("GET", url("/api/v2/infra-envs/%s/downloads/pxe/vmlinuz", ie), md.admin_token,
+                         (const char *const[]) { "Range: bytes=1000000-", NULL }, &r),
+                     206);
+        cr_assert_eq(r.len, 3);
+        cr_assert(memcmp(r.body, tpl + KERNEL_OFF + 1000000, 3) == 0);
+        cr_assert_str_eq(r.crange, "bytes 1000000-1000002/1000003");
+        reply_free(&r);
+        snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
+        cr_assert_eq(req("GET", url("/api/v2/infra-envs/%s/downloads/pxe/vmlinuz", ie), md.admin_token,
+                         (const char *const[]) { hdr, NULL }, &r),
+                     304);
+        reply_free(&r);
+        cr_assert_eq(req("HEAD", url("/api/v2/infra-envs/%s/downloads/pxe/vmlinuz", ie), md.admin_token, NULL, &r),
+                     200);
+        cr_assert_eq(r.clen, KERNEL_SIZE);
+        cr_assert_eq(r.len, 0);
+        reply_free(&r);
+
+        /* initrd: the initramfs and the config's archive, whose token works. */
+        cr_assert_eq(get_pxe(ie, "initrd", md.admin_token, &r), 200, "%s", reason(&r));
+        char *tok = check_initrd(&r, ie, "x1");
+        cr_assert_eq(register_host(ie, tok, "6d757374-6572-4071-8335-000000000a01"), 201);
+        free(tok);
+        /* A range of it: the same bytes as the whole (the tail included). */
+        cr_assert_eq(req("GET", url("/api/v2/infra-envs/%s/downloads/pxe/initrd", ie), md.admin_token,
+                         (const char *const[]) { "Range: bytes=2999990-3000100", hdr, NULL }, &again),
+                     206);
+        cr_assert_eq(again.len, 111);
+        cr_assert(memcmp(again.body, r.body + 2999990, 111) == 0);
+        reply_free(&again);
+        reply_free(&r);
+
+        /* boot.ipxe, as the admin downloads it: names relative to itself. */
+        cr_assert_eq(get_pxe(ie, "boot.ipxe", md.admin_token, &r), 200);
+        cr_assert_str_eq(r.ctype, "text/plain; charset=utf-8");
+        char *text = strndup((const char *) r.body, r.len);
+        cr_assert_str_eq(text, "#!ipxe\n"
+                               "# muster discovery: infra-env rack_9_pxe\n"
+                               "echo muster discovery: infra-env rack_9_pxe\n"
+                               "kernel --name vmlinuz vmlinuz initrd=initrd " CMDLINE "\n"
+                               "initrd --name initrd initrd\n"
+                               "boot\n");
+        free(text);
+        reply_free(&r);
+
+        /* iPXE straight from musterd: the agent token in the URL, passed on
+         * to the files the script loads. */
+        cr_assert_eq(get_pxe_query(ie, "boot.ipxe", agent, &r), 200, "%s", reason(&r));
+        text = strndup((const char *) r.body, r.len);
+        char want[8192];
+        snprintf(want, sizeof want, "kernel --name vmlinuz vmlinuz?token=%s initrd=initrd " CMDLINE "\n"
+                                    "initrd --name initrd initrd?token=%s\n", agent, agent);
+        cr_assert(strstr(text, want), "%s", text);
+        free(text);
+        reply_free(&r);
+        cr_assert_eq(get_pxe_query(ie, "vmlinuz", agent, &r), 200);
+        cr_assert_eq(r.len, KERNEL_SIZE);
+        reply_free(&r);
+        cr_assert_eq(get_pxe_query(ie, "initrd", agent, &r), 200);
+        tok = check_initrd(&r, ie, "x2");
+        free(tok);
+        reply_free(&r);
+        free(agent);
+        free(ie);
+}
+
+Test(iso_download, pxe_refusals) {
+        tpl_pxe = true;
+        start(8 * MIB, 6 * MIB, false);
+        char *ie = NULL, *agent = NULL, *ie2 = NULL, *agent2 = NULL;
+        struct reply r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "one", &ie, &agent), 201);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "two", &ie2, &agent2), 201);
+        cr_assert_eq(get_pxe(ie, "initrd", NULL, &r), 401);
+        reply_free(&r);
+        cr_assert_eq(get_pxe_query(ie, "initrd", "not-a-token", &r), 401);
+        reply_free(&r);
+        cr_assert_eq(get_pxe_query(ie, "initrd", agent2, &r), 403, "another infra-env's token: %ld", r.status);
+        reply_free(&r);
+        cr_assert_eq(get_pxe(ie, "grub.cfg", md.admin_token, &r), 404);
+        cr_assert(strstr(reason(&r), "vmlinuz, initrd, boot.ipxe"), "%s", reason(&r));
+        reply_free(&r);
+        cr_assert_eq(get_pxe(ie, "..%2f..%2fetc%2fpasswd", md.admin_token, &r), 404);
+        reply_free(&r);
+        /* The URL token is for the PXE files alone. */
+        cr_assert_eq(req("GET", url("/api/v2/infra-envs/%s/downloads/image?token=%s", ie, agent), NULL, NULL, &r), 401);
+        reply_free(&r);
+        cr_assert_eq(req("GET", url("/api/v2/infra-envs/%s/hosts?token=%s", ie, md.admin_token), NULL, NULL, &r), 401);
+        reply_free(&r);
+        /* A host's own token (an installed host's) does not boot discovery. */
+        cr_assert_eq(register_host(ie, agent, "6d757374-6572-4071-8335-000000000a02"), 201);
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/6d757374-6572-4071-8335-000000000a02/"
+                                              "actions/rotate-token", ie),
+                                  md.admin_token, NULL, &o),
+                     200);
+        const char *host_tok = tu_jstr(o, "host_token");
+        cr_assert_not_null(host_tok, "%s", json_object_to_json_string(o));
+        cr_assert_eq(get_pxe_query(ie, "initrd", host_tok, &r), 403);
+        reply_free(&r);
+        json_object_put(o);
+        /* A rotated infra-env token is refused. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/actions/rotate-token", ie), md.admin_token, NULL,
+                                  NULL), 200);
+        cr_assert_eq(get_pxe_query(ie, "boot.ipxe", agent, &r), 401);
+        reply_free(&r);
+        /* A template built before PXE: 503, saying so; the ISO still served. */
+        tpl_pxe = false;
+        make_template("discovery.iso", 8 * MIB, 6 * MIB, 7);
+        cr_assert_eq(get_pxe(ie, "vmlinuz", md.admin_token, &r), 503);
+        cr_assert(strstr(reason(&r), "built before PXE"), "%s", reason(&r));
+        reply_free(&r);
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 200);
+        reply_free(&r);
+        free(agent);
+        free(agent2);
+        free(ie);
+        free(ie2);
+}
+
+Test(iso_download, musterctl_download_pxe) {
+        tpl_pxe = true;
+        start(8 * MIB, 6 * MIB, false);
+        char *ie = NULL, *out = NULL, *err = NULL, pxe[4200];
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack-10", &ie, NULL), 201);
+        snprintf(pxe, sizeof pxe, "%s/tftp", dir);
+        cr_assert_neq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe), 0, "no such folder yet");
+        cr_assert(strstr(err, "no such folder"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe, "-o", "x.iso"), 2,
+                     "one of -o and --pxe");
+        free(out);
+        free(err);
+        cr_assert_eq(mkdir(pxe, 0755), 0);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe), 0, "%s", err);
+        cr_assert(strstr(err, "/vmlinuz: 1000003 bytes") && strstr(err, "/initrd: ") && strstr(err, "/boot.ipxe: "),
+                  "%s", err);
+        free(out);
+        free(err);
+        struct reply r;
+        size_t n;
+        char path[4300];
+        snprintf(path, sizeof path, "%s/vmlinuz", pxe);
+        uint8_t *b = slurp(path, &n);
+        cr_assert(n == KERNEL_SIZE && memcmp(b, tpl + KERNEL_OFF, n) == 0);
+        free(b);
+        cr_assert_eq(get_pxe(ie, "boot.ipxe", md.admin_token, &r), 200);
+        snprintf(path, sizeof path, "%s/boot.ipxe", pxe);
+        b = slurp(path, &n);
+        cr_assert(n == r.len && memcmp(b, r.body, n) == 0, "the script names files beside it");
+        free(b);
+        reply_free(&r);
+        snprintf(path, sizeof path, "%s/initrd", pxe);
+        r = (struct reply) { .status = 200 };
+        r.body = slurp(path, &r.len);
+        char *tok = check_initrd(&r, ie, "x3");
+        cr_assert_eq(register_host(ie, tok, "6d757374-6572-4071-8335-000000000a03"), 201);
+        free(tok);
+        reply_free(&r);
+        free(ie);
 }

@@ -22,19 +22,9 @@
 #define IE_FLAG "44444444-4444-4444-8444-444444444444"
 #define CA_PEM "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 
-static char *dir;
+#define dir tu_dir
 
-static void up(void) {
-        dir = tu_mkdtemp();
-        cr_assert_not_null(dir);
-}
-
-static void down(void) {
-        tu_rm_rf(dir);
-        free(dir);
-}
-
-TestSuite(agentconf, .init = up, .fini = down);
+TestSuite(agentconf, .init = tu_dir_up, .fini = tu_dir_down);
 
 /* A public key PEM (malloc'd). */
 static char *key_pem(void) {
@@ -397,7 +387,7 @@ static int load_sources(unsigned mask, struct agentconf *out, char *err, size_t 
                 cr_assert_eq(agentconf_set(&flags, "token_file", "flag-token-file", AGENTCONF_SRC_FLAG, "--token-file",
                                            NULL, 0), 0);
         }
-        struct agentconf_paths p = { boot, conf, cmdline };
+        struct agentconf_paths p = { boot, conf, cmdline, "/nonexistent/initrd-config.img" };
         int r = agentconf_load(out, &p, &flags, err, errlen);
         agentconf_free(&flags);
         return r;
@@ -444,7 +434,8 @@ Test(agentconf, nothing_there_is_nothing_set) {
                      (1u << AGENTCONF_COORDINATOR) | (1u << AGENTCONF_INFRA_ENV) | (1u << AGENTCONF_TOKEN));
         cr_assert_eq(agentconf_missing(&c, true), (1u << AGENTCONF_COORDINATOR) | (1u << AGENTCONF_INFRA_ENV) |
                                                            (1u << AGENTCONF_TOKEN) | (1u << AGENTCONF_KEY));
-        struct agentconf_paths p = { "/nonexistent/config.img", "/nonexistent/agent.conf", "/nonexistent/cmdline" };
+        struct agentconf_paths p = { "/nonexistent/config.img", "/nonexistent/agent.conf", "/nonexistent/cmdline",
+                                     "/nonexistent/initrd-config.img" };
         cr_assert_eq(agentconf_load(&c, &p, NULL, err, sizeof err), 0, "%s", err);
         cr_assert_null(c.coordinator);
         /* A zero area (the template as built) is no error either. */
@@ -572,12 +563,54 @@ Test(agentconf, set_checks_flags_too) {
         agentconf_free(&c);
 }
 
+/* A PXE boot's config in the initramfs (musterd's cpio appends it with one
+ * of the area's zero bytes after the JSON) is the boot config: the boot medium's is not
+ * read then, not even a corrupt one; without it the medium's is. The other
+ * sources still override it. */
+Test(agentconf, the_initramfs_config_of_a_pxe_boot) {
+        char boot[4200], initrd[4200], cmdline[4200], err[512] = "";
+        snprintf(boot, sizeof boot, "%s/config.img", dir);
+        snprintf(initrd, sizeof initrd, "%s/initrd-config.img", dir);
+        snprintf(cmdline, sizeof cmdline, "%s/cmdline", dir);
+        struct agentconf_paths p = { boot, "/nonexistent/agent.conf", "/nonexistent/cmdline", initrd };
+        struct agentconf c = { 0 };
+
+        uint8_t *a = simple_area("http://pxe:1", IE_BOOT, "pxe-token");
+        size_t n = BOOTCFG_AREA_SIZE;
+        while (n > 0 && a[n - 1] == 0)
+                n--;
+        cr_assert_eq(tu_write_bin(dir, "initrd-config.img", a, n + 1), 0);
+        free(a);
+        cr_assert_eq(tu_write_file(dir, "config.img", "MUSTERCFG1\n{not json"), 0);
+        cr_assert_eq(agentconf_load(&c, &p, NULL, err, sizeof err), 0, "the medium is not read: %s", err);
+        cr_assert_str_eq(c.coordinator, "http://pxe:1");
+        cr_assert_str_eq(c.token, "pxe-token");
+        cr_assert_eq(c.from[AGENTCONF_TOKEN], AGENTCONF_SRC_BOOT);
+        cr_assert(strstr(c.origin[AGENTCONF_COORDINATOR], initrd), "%s", c.origin[AGENTCONF_COORDINATOR]);
+
+        cr_assert_eq(tu_write_file(dir, "cmdline", "muster.coordinator=http://cmdline:3\n"), 0);
+        p.cmdline = cmdline;
+        cr_assert_eq(agentconf_load(&c, &p, NULL, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(c.coordinator, "http://cmdline:3", "the kernel command line still wins");
+        cr_assert_str_eq(c.token, "pxe-token");
+
+        /* No initramfs config: the medium's, and its error, as before. */
+        unlink(initrd);
+        cr_assert_eq(agentconf_load(&c, &p, NULL, err, sizeof err), -EINVAL);
+        cr_assert(strncmp(err, boot, strlen(boot)) == 0, "%s", err);
+        /* A corrupt initramfs config is an error naming it. */
+        cr_assert_eq(tu_write_file(dir, "initrd-config.img", "MUSTERCFG1\n{\"coordinator_url\": 7}"), 0);
+        cr_assert_eq(agentconf_load(&c, &p, NULL, err, sizeof err), -EINVAL);
+        cr_assert(strncmp(err, initrd, strlen(initrd)) == 0, "%s", err);
+        agentconf_free(&c);
+}
+
 Test(agentconf, load_names_the_bad_file) {
         char boot[4200], conf[4200], err[512];
         struct agentconf c = { 0 };
         snprintf(boot, sizeof boot, "%s/config.img", dir);
         snprintf(conf, sizeof conf, "%s/agent.conf", dir);
-        struct agentconf_paths p = { boot, conf, "/nonexistent" };
+        struct agentconf_paths p = { boot, conf, "/nonexistent", "/nonexistent/initrd-config.img" };
 
         cr_assert_eq(tu_write_file(dir, "config.img", "MUSTERCFG1\n{not json"), 0);
         cr_assert_eq(agentconf_load(&c, &p, NULL, err, sizeof err), -EINVAL);

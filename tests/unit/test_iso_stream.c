@@ -293,6 +293,106 @@ Test(iso_template, a_good_template_opens, .init = mkdir_up, .fini = mkdir_down) 
         free(path);
 }
 
+/* A sidecar with where the kernel and initramfs are: the area at 2 MiB of
+ * a 3 MiB file; pxe is the "pxe" member's text (%%llu pairs taken). */
+static char *pxe_template(const char *pxe) {
+        char sidecar[1024];
+        snprintf(sidecar, sizeof sidecar,
+                 "{\"format\": \"muster-iso-template/1\", \"config_offset\": %%llu, \"config_size\": 262144, "
+                 "\"size\": %%llu, \"pxe\": %s}", pxe);
+        return write_template(3 << 20, 2 << 20, false, sidecar);
+}
+
+Test(iso_template, pxe_extents_and_cmdline, .init = mkdir_up, .fini = mkdir_down) {
+        char *path = pxe_template("{\"kernel_offset\": 4096, \"kernel_size\": 1000, \"initrd_offset\": 1048576, "
+                                  "\"initrd_size\": 1048576, \"cmdline\": \"console=ttyS0 quiet\"}");
+        struct iso_template t;
+        char err[512] = "";
+        cr_assert_eq(iso_template_open(path, &t, err, sizeof err), 0, "%s", err);
+        cr_assert(t.pxe);
+        cr_assert_eq(t.kernel_offset, 4096);
+        cr_assert_eq(t.kernel_size, 1000);
+        cr_assert_eq(t.initrd_offset, 1048576);
+        cr_assert_eq(t.initrd_size, 1048576);
+        cr_assert_str_eq(t.cmdline, "console=ttyS0 quiet");
+        iso_template_close(&t);
+        free(path);
+        /* No "pxe": a template that opens, without PXE files. */
+        path = write_template(3 << 20, 2 << 20, false, GOOD_SIDECAR);
+        cr_assert_eq(iso_template_open(path, &t, err, sizeof err), 0, "%s", err);
+        cr_assert_not(t.pxe);
+        iso_template_close(&t);
+        free(path);
+        static const char *const bad[] = {
+                /* the initramfs runs into the config area */
+                "{\"kernel_offset\": 0, \"kernel_size\": 10, \"initrd_offset\": 1048576, \"initrd_size\": "
+                "1048577, \"cmdline\": \"\"}",
+                /* the kernel past the end of the file */
+                "{\"kernel_offset\": 3145000, \"kernel_size\": 1000, \"initrd_offset\": 0, \"initrd_size\": 1, "
+                "\"cmdline\": \"\"}",
+                /* empty */
+                "{\"kernel_offset\": 0, \"kernel_size\": 0, \"initrd_offset\": 0, \"initrd_size\": 1, "
+                "\"cmdline\": \"\"}",
+                /* a command line that would end the script's line */
+                "{\"kernel_offset\": 0, \"kernel_size\": 1, \"initrd_offset\": 0, \"initrd_size\": 1, "
+                "\"cmdline\": \"quiet\\nboot evil\"}",
+                "{\"kernel_offset\": 0, \"kernel_size\": 1, \"initrd_offset\": 0, \"initrd_size\": 1, "
+                "\"cmdline\": \"a\\\"b\"}",
+                /* not integers, missing members, not an object */
+                "{\"kernel_offset\": \"0\", \"kernel_size\": 1, \"initrd_offset\": 0, \"initrd_size\": 1, "
+                "\"cmdline\": \"\"}",
+                "{\"kernel_offset\": 0, \"kernel_size\": 1, \"initrd_offset\": 0, \"cmdline\": \"\"}",
+                "[]",
+                NULL,
+        };
+        for (const char *const *b = bad; *b; b++) {
+                path = pxe_template(*b);
+                open_fails(path, -EINVAL, "\"pxe\"");
+                free(path);
+        }
+}
+
+/* The pieces of a PXE file: a run of the template then a tail, read at
+ * every boundary; the initramfs tail pads to 4 and is one archive. */
+Test(iso_template, pxe_read_and_tail, .init = mkdir_up, .fini = mkdir_down) {
+        uint64_t seed = 9;
+        uint8_t src[5000], tail[37], want[5000 + 37], got[5037];
+        fill(src, sizeof src, &seed);
+        fill(tail, sizeof tail, &seed);
+        cr_assert_eq(tu_write_bin(dir, "src", src, sizeof src), 0);
+        char p[4200];
+        snprintf(p, sizeof p, "%s/src", dir);
+        int fd = open(p, O_RDONLY);
+        cr_assert_geq(fd, 0);
+        /* The file is src[1000..4000) then the tail. */
+        memcpy(want, src + 1000, 3000);
+        memcpy(want + 3000, tail, sizeof tail);
+        for (uint64_t pos = 0; pos < 3037; pos += 7)
+                for (size_t len = 0; pos + len <= 3037; len += 211) {
+                        cr_assert_eq(pxe_read(fd, 1000, 3000, tail, sizeof tail, pos, got, len), (ssize_t) len);
+                        cr_assert(memcmp(got, want + pos, len) == 0, "pos %llu len %zu", (unsigned long long) pos, len);
+                }
+        cr_assert_eq(pxe_read(fd, 1000, 3000, tail, sizeof tail, 3000, got, 38), -EOVERFLOW, "past the end");
+        cr_assert_eq(pxe_read(fd, 4000, 3000, tail, sizeof tail, 0, got, 3000), -EIO, "the template ended early");
+        close(fd);
+        for (uint64_t isz = 100; isz < 104; isz++) {
+                struct growbuf g;
+                cr_assert_eq(pxe_initrd_tail(isz, (const uint8_t *) "cfg", 3, &g), 0);
+                size_t pad = (4 - isz % 4) % 4;
+                for (size_t i = 0; i < pad; i++)
+                        cr_assert_eq(g.data[i], 0);
+                cr_assert_eq(memcmp(g.data + pad, "070701", 6), 0, "the archive at a multiple of 4 (size %llu)",
+                             (unsigned long long) isz);
+                cr_assert_eq((isz + g.len) % 4, 0);
+                free(g.data);
+        }
+        cr_assert_eq(pxe_kind_from_name("initrd"), PXE_INITRD);
+        cr_assert_eq(pxe_kind_from_name("boot.ipxe"), PXE_SCRIPT);
+        cr_assert_eq(pxe_kind_from_name("vmlinuz"), PXE_VMLINUZ);
+        cr_assert_eq(pxe_kind_from_name("initrd.img"), -1);
+        cr_assert_eq(pxe_kind_from_name(NULL), -1);
+}
+
 Test(iso_template, the_area_may_end_the_file, .init = mkdir_up, .fini = mkdir_down) {
         char *path = write_template(1 << 20, (1 << 20) - BOOTCFG_AREA_SIZE, false, GOOD_SIDECAR);
         struct iso_template t;

@@ -71,6 +71,9 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
                IEID, NULL);
         expect("GET", PATH(API MUSTER_PATH_INFRA_ENV_IMAGE(S), IEID), "infra_env_image", IEID, NULL);
         expect("HEAD", PATH(API MUSTER_PATH_INFRA_ENV_IMAGE(S), IEID), "infra_env_image_head", IEID, NULL);
+        expect("GET", PATH(API MUSTER_PATH_INFRA_ENV_PXE(S, "initrd"), IEID), "infra_env_pxe", IEID, "initrd");
+        expect("HEAD", PATH(API MUSTER_PATH_INFRA_ENV_PXE(S, "boot.ipxe"), IEID), "infra_env_pxe_head", IEID,
+               "boot.ipxe");
 
         /* Hosts: the agent (run.c) and musterctl (host.c: the host path plus
          * an action suffix). */
