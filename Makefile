@@ -41,7 +41,8 @@ build-fuzz: deps
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
 
 ISO := $(BUILD)/iso/muster-discovery.iso
-ISO_INPUTS := $(BUILD)/agent/muster-agent iso/build.sh systemd/muster-agent.service systemd/run-muster-boot.mount
+ISO_INPUTS := $(BUILD)/agent/muster-agent iso/build.sh systemd/muster-agent.service systemd/run-muster-boot.mount \
+	iso/muster-boot-setup.service iso/muster-ssh.service
 
 iso: build
 	@scripts/install-deps.sh iso

@@ -20,6 +20,7 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "fdio.h"
+#include "protocol.h"
 #include "uuid.h"
 
 /* The string members and the setting each belongs to. */
@@ -38,6 +39,9 @@ static const struct field {
         { AGENTCONF_KEY, offsetof(struct agentconf, coordinator_key_file), false },
         { AGENTCONF_STATE_DIR, offsetof(struct agentconf, state_dir), false },
         { AGENTCONF_INSTALL_TARGET, offsetof(struct agentconf, install_target), false },
+        { AGENTCONF_HTTP_PROXY, offsetof(struct agentconf, http_proxy), false },
+        { AGENTCONF_HTTPS_PROXY, offsetof(struct agentconf, https_proxy), false },
+        { AGENTCONF_NO_PROXY, offsetof(struct agentconf, no_proxy), false },
 };
 #define N_FIELDS (sizeof fields / sizeof *fields)
 
@@ -105,6 +109,12 @@ const char *agentconf_setting_to_string(enum agentconf_setting s) {
                 return "install target";
         case AGENTCONF_MIN_DISK:
                 return "min disk bytes";
+        case AGENTCONF_HTTP_PROXY:
+                return "http proxy";
+        case AGENTCONF_HTTPS_PROXY:
+                return "https proxy";
+        case AGENTCONF_NO_PROXY:
+                return "no_proxy";
         case _AGENTCONF_SETTING_MAX:
                 break;
         }
@@ -133,7 +143,7 @@ static int put(struct agentconf *c, enum agentconf_setting s, size_t off, const 
 
 /* ---- one setting ----------------------------------------------------------- */
 
-enum kind { K_URL, K_UUID, K_TOKEN, K_PATH, K_BYTES };
+enum kind { K_URL, K_UUID, K_TOKEN, K_PATH, K_BYTES, K_PROXY, K_NO_PROXY };
 
 static const struct key {
         const char *name;
@@ -151,6 +161,9 @@ static const struct key {
         { "state_dir", AGENTCONF_STATE_DIR, K_PATH, offsetof(struct agentconf, state_dir), true },
         { "install_target", AGENTCONF_INSTALL_TARGET, K_PATH, offsetof(struct agentconf, install_target), false },
         { "min_disk_bytes", AGENTCONF_MIN_DISK, K_BYTES, 0, false },
+        { "http_proxy", AGENTCONF_HTTP_PROXY, K_PROXY, offsetof(struct agentconf, http_proxy), true },
+        { "https_proxy", AGENTCONF_HTTPS_PROXY, K_PROXY, offsetof(struct agentconf, https_proxy), true },
+        { "no_proxy", AGENTCONF_NO_PROXY, K_NO_PROXY, offsetof(struct agentconf, no_proxy), true },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 
@@ -179,6 +192,15 @@ static int check_value(const struct key *k, const char *value, enum agentconf_so
                 if (!client_url_is_valid(value))
                         return errmsg(err, errlen, -EINVAL, "\"%s\" is not an http:// or https:// URL with a host",
                                       value);
+                return 0;
+        case K_PROXY:
+                if (!proxy_url_is_valid(value))
+                        return errmsg(err, errlen, -EINVAL, "\"%.200s\" is not a proxy URL (http://HOST[:PORT])", value);
+                return 0;
+        case K_NO_PROXY:
+                if (!no_proxy_is_valid(value))
+                        return errmsg(err, errlen, -EINVAL,
+                                      "\"%.200s\" is not a comma-separated list of hosts, domains and addresses", value);
                 return 0;
         case K_UUID:
                 if (!uuid_is_valid(value))
@@ -284,6 +306,15 @@ int agentconf_parse_boot(struct agentconf *c, const uint8_t *area, size_t size, 
                         AGENTCONF_SRC_BOOT, origin);
         if (r == 0 && b.ca_pem)
                 r = put(c, AGENTCONF_CA, offsetof(struct agentconf, ca_pem), b.ca_pem, 0, AGENTCONF_SRC_BOOT, origin);
+        if (r == 0 && b.http_proxy)
+                r = put(c, AGENTCONF_HTTP_PROXY, offsetof(struct agentconf, http_proxy), b.http_proxy, 0,
+                        AGENTCONF_SRC_BOOT, origin);
+        if (r == 0 && b.https_proxy)
+                r = put(c, AGENTCONF_HTTPS_PROXY, offsetof(struct agentconf, https_proxy), b.https_proxy, 0,
+                        AGENTCONF_SRC_BOOT, origin);
+        if (r == 0 && b.no_proxy)
+                r = put(c, AGENTCONF_NO_PROXY, offsetof(struct agentconf, no_proxy), b.no_proxy, 0, AGENTCONF_SRC_BOOT,
+                        origin);
         explicit_bzero(b.token, strlen(b.token));
         bootcfg_free(&b);
         return r;
@@ -527,6 +558,15 @@ static const char *origin_of(const struct agentconf *c, enum agentconf_setting s
         return c->origin[s] ? c->origin[s] : "-";
 }
 
+/* A proxy URL as logged: its user and password (if any) as "***". */
+static const char *proxy_shown(const char *url, char *buf, size_t n) {
+        const char *at = strrchr(url, '@'), *host = strstr(url, "://");
+        if (!at || !host)
+                return url;
+        snprintf(buf, n, "%.*s***%s", (int) (host + 3 - url), url, at);
+        return buf;
+}
+
 void agentconf_describe(const struct agentconf *c, char *buf, size_t len) {
         size_t at = 0;
 
@@ -554,6 +594,19 @@ void agentconf_describe(const struct agentconf *c, char *buf, size_t len) {
                 append(buf, len, &at, "CA %s (%s)", c->ca_file, origin_of(c, AGENTCONF_CA));
         else
                 append(buf, len, &at, "the system's CAs");
+        if (c->http_proxy || c->https_proxy) {
+                char shown[PROXY_URL_MAX + 8];
+                append(buf, len, &at, "; proxy");
+                if (c->http_proxy)
+                        append(buf, len, &at, " http %s (%s)", proxy_shown(c->http_proxy, shown, sizeof shown),
+                               origin_of(c, AGENTCONF_HTTP_PROXY));
+                if (c->https_proxy)
+                        append(buf, len, &at, " https %s (%s)", proxy_shown(c->https_proxy, shown, sizeof shown),
+                               origin_of(c, AGENTCONF_HTTPS_PROXY));
+                if (c->no_proxy)
+                        append(buf, len, &at, ", none for %s (%s)", c->no_proxy, origin_of(c, AGENTCONF_NO_PROXY));
+        } else
+                append(buf, len, &at, "; no proxy");
 }
 
 /* ---- reading the files ------------------------------------------------------------ */
@@ -576,6 +629,17 @@ static int read_upto(const char *path, size_t max, char **out, size_t *n) {
         *n = (size_t) k;
         *out = TAKE_PTR(buf);
         return 0;
+}
+
+int agentconf_read_boot(const struct agentconf_paths *paths, uint8_t **data, size_t *n, const char **path) {
+        const char *initrd = paths && paths->initrd_config ? paths->initrd_config : AGENTCONF_DEFAULT_INITRD_CONFIG;
+        const char *boot = paths && paths->boot_config ? paths->boot_config : AGENTCONF_DEFAULT_BOOT_CONFIG;
+        *path = initrd;
+        int r = read_upto(initrd, BOOTCFG_AREA_SIZE, (char **) data, n);
+        if (r != -ENOENT)
+                return r;
+        *path = boot;
+        return read_upto(boot, BOOTCFG_AREA_SIZE, (char **) data, n);
 }
 
 /* Read source `which` (its file at path; a missing one is skipped) and lay it

@@ -38,6 +38,9 @@ enum agentconf_setting {
         AGENTCONF_STATE_DIR,
         AGENTCONF_INSTALL_TARGET,
         AGENTCONF_MIN_DISK,
+        AGENTCONF_HTTP_PROXY,     /* the infra-env's proxies, for every fetch */
+        AGENTCONF_HTTPS_PROXY,
+        AGENTCONF_NO_PROXY,
         _AGENTCONF_SETTING_MAX,
 };
 
@@ -55,6 +58,9 @@ struct agentconf {
         char *state_dir;
         char *install_target;
         int64_t min_disk_bytes;     /* 0: not set */
+        char *http_proxy;           /* for http:// URLs */
+        char *https_proxy;          /* for https:// URLs */
+        char *no_proxy;             /* hosts reached without a proxy */
         enum agentconf_source from[_AGENTCONF_SETTING_MAX];
         /* Where each came from: "boot config FILE", "FILE:LINE" (agent.conf),
          * "kernel command line FILE", "--flag"; NULL when not set. */
@@ -124,6 +130,12 @@ struct agentconf_paths {
         const char *cmdline;
         const char *initrd_config;
 };
+
+/* The boot config's bytes (at most BOOTCFG_AREA_SIZE): the initramfs's
+ * (paths->initrd_config) when it exists, else the boot medium's. 0 with
+ * *data (malloc'd, *n bytes) and *path, the file read; -ENOENT when neither
+ * exists (*path: the medium's); another -errno of the read. */
+int agentconf_read_boot(const struct agentconf_paths *paths, uint8_t **data, size_t *n, const char **path);
 
 /* Read the sources (a missing file is skipped; at most BOOTCFG_AREA_SIZE
  * bytes of the boot config are read; the boot config is the initramfs's

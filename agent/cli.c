@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agentconf.h"
+#include "bootsetup.h"
 #include "cleanup.h"
 #include "format.h"
 #include "inventory.h"
@@ -28,6 +29,8 @@ static void usage(FILE *f) {
               "                 (the discovery ISO's agent: inventory, checks, install)\n"
               "  node           On an installed host: apply the cluster's new payload revisions\n"
               "                 to its manifest directory (day 2); never registers\n"
+              "  boot-setup     On the live image, before the network: root's SSH key and\n"
+              "                 this machine's static network configs from the boot config\n"
               "\n"
               "Options of inventory:\n"
               "  --sysroot DIR          Read /sys, /proc, /run and /etc under DIR (default /)\n"
@@ -73,6 +76,15 @@ static void usage(FILE *f) {
               "  -v, --verbose          Debug logging on standard error\n"
               "  -h, --help             Show this help\n"
               "\n"
+              "Options of boot-setup (the live image runs it before the network starts):\n"
+              "  --boot-config FILE, --initrd-config FILE: as for run\n"
+              "  --root DIR             Read /sys and write under DIR instead of / (default /)\n"
+              "  It writes the boot config's SSH key to /root/.ssh/authorized_keys, which\n"
+              "  the live image's SSH server (dropbear, keys only) then serves; without a\n"
+              "  key no SSH server runs. The static network configs whose MACs are NICs of\n"
+              "  this machine go into /run/systemd/network as 05-muster-NAME; other NICs\n"
+              "  keep DHCP. Exit 0, or 1 when the boot config is unusable.\n"
+              "\n"
               "Options of node:\n"
               "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
               "                         /etc/muster/manifests (required)\n"
@@ -83,16 +95,20 @@ static void usage(FILE *f) {
               "\n"
               "Settings of run and node come from four places, each overriding the ones\n"
               "before it setting by setting:\n"
-              "  1. the config area of the discovery ISO the host booted from (--boot-config):\n"
-              "     the coordinator, infra-env, token, coordinator key and CA that musterd\n"
-              "     wrote into it; a missing file or an all-zero area gives nothing\n"
+              "  1. the config area of the discovery ISO the host booted from (--boot-config),\n"
+              "     or the one musterd appended to a PXE boot's initramfs (--initrd-config):\n"
+              "     the coordinator, infra-env, token, coordinator key, CA and proxies that\n"
+              "     musterd wrote into it; a missing file or an all-zero area gives nothing\n"
               "  2. --agent-conf: \"key = value\" lines and '#' comments; keys coordinator,\n"
               "     infra_env, token, token_file, ca_file, coordinator_key_file, state_dir,\n"
-              "     install_target, min_disk_bytes (paths absolute); a missing file gives\n"
-              "     nothing\n"
+              "     install_target, min_disk_bytes (paths absolute), http_proxy,\n"
+              "     https_proxy, no_proxy; a missing file gives nothing\n"
               "  3. --cmdline: the words muster.coordinator=, muster.infra_env=, muster.token=,\n"
-              "     muster.ca_file=, muster.coordinator_key_file=, muster.state_dir=\n"
+              "     muster.ca_file=, muster.coordinator_key_file=, muster.state_dir=,\n"
+              "     muster.http_proxy=, muster.https_proxy=, muster.no_proxy=\n"
               "  4. the options above\n"
+              "Every fetch (coordinator, payload, OS image) of an https:// URL goes through\n"
+              "https_proxy, of an http:// URL through http_proxy, but for hosts in no_proxy.\n"
               "A coordinator, an infra-env and a token are required. A token given inline\n"
               "replaces a token file from a place before it, and the other way round. Plain\n"
               "`muster-agent run` is how the discovery ISO starts the agent.\n"
@@ -450,6 +466,9 @@ static void options_from_conf(const struct agentconf *conf, struct run_options *
         ro->token_file = conf->token_file;
         ro->ca = conf->ca_file;
         ro->ca_pem = conf->ca_pem;
+        ro->http_proxy = conf->http_proxy;
+        ro->https_proxy = conf->https_proxy;
+        ro->no_proxy = conf->no_proxy;
         ro->coordinator_key = conf->coordinator_key_file;
         ro->coordinator_key_pem = conf->coordinator_key_pem;
         ro->install_target = conf->install_target;
@@ -459,6 +478,47 @@ static void options_from_conf(const struct agentconf *conf, struct run_options *
          * command line that names the coordinator keeps none unless asked. */
         if (!ro->state_dir && conf->from[AGENTCONF_COORDINATOR] != AGENTCONF_SRC_FLAG)
                 ro->state_dir = AGENTCONF_DEFAULT_STATE_DIR;
+}
+
+/* `boot-setup`: the boot config's SSH key before the SSH server starts. */
+static int cmd_boot_setup(int argc, char **argv) {
+        enum { O_BOOT = 1, O_INITRD, O_ROOT };
+        static const struct option opts[] = {
+                { "boot-config", required_argument, NULL, O_BOOT },
+                { "initrd-config", required_argument, NULL, O_INITRD },
+                { "root", required_argument, NULL, O_ROOT },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct bootsetup_options o = { 0 };
+        int c;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0)
+                switch (c) {
+                case O_BOOT:
+                        o.boot_config = optarg;
+                        break;
+                case O_INITRD:
+                        o.initrd_config = optarg;
+                        break;
+                case O_ROOT:
+                        o.root = optarg;
+                        break;
+                case 'v':
+                        log_set_max_level(LOG_LVL_DEBUG);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        return 2;
+                }
+        if (optind < argc) {
+                log_error("agent", "boot-setup takes no arguments (\"%s\")", argv[optind]);
+                return 2;
+        }
+        return bootsetup_run(&o);
 }
 
 /* `run` and `node`: one option parser, the settings merged from their
@@ -516,6 +576,8 @@ int agent_main(int argc, char **argv) {
         }
         if (strcmp(argv[1], "inventory") == 0)
                 return cmd_inventory(argc - 1, argv + 1);
+        if (strcmp(argv[1], "boot-setup") == 0)
+                return cmd_boot_setup(argc - 1, argv + 1);
         if (strcmp(argv[1], "run") == 0)
                 return cmd_agent(argc - 1, argv + 1, false);
         if (strcmp(argv[1], "node") == 0)

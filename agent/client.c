@@ -137,10 +137,28 @@ int client_set_ca_pem(struct client *c, const char *pem) {
         return 0;
 }
 
+/* *dst = a copy of s (NULL stays NULL): 0 or -ENOMEM, *dst untouched then. */
+static int dup_opt(char **dst, const char *s) {
+        char *d = NULL;
+        if (s && !(d = strdup(s)))
+                return -ENOMEM;
+        free(*dst);
+        *dst = d;
+        return 0;
+}
+
+int client_set_proxy(struct client *c, const char *http_proxy, const char *https_proxy, const char *no_proxy) {
+        if (dup_opt(&c->http_proxy, http_proxy) < 0 || dup_opt(&c->https_proxy, https_proxy) < 0 ||
+            dup_opt(&c->no_proxy, no_proxy) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 int client_clone(struct client *dst, const struct client *src) {
         memset(dst, 0, sizeof *dst);
         if (!(dst->base = strdup(src->base)) || !(dst->auth_header = strdup(src->auth_header)) ||
             (src->ca && !(dst->ca = strdup(src->ca))) || (src->ca_pem && !(dst->ca_pem = strdup(src->ca_pem))) ||
+            client_set_proxy(dst, src->http_proxy, src->https_proxy, src->no_proxy) < 0 ||
             !(dst->curl = curl_easy_init())) {
                 client_done(dst);
                 return -ENOMEM;
@@ -161,6 +179,9 @@ void client_done(struct client *c) {
         free(c->base);
         free(c->ca);
         free(c->ca_pem);
+        free(c->http_proxy);
+        free(c->https_proxy);
+        free(c->no_proxy);
         memset(c, 0, sizeof *c);
 }
 
@@ -261,6 +282,13 @@ static void setup_handle(struct client *c, const char *url, struct curl_slist *h
          * (Debian's libcurl looks in /etc/ssl/certs besides CAINFO). */
         if (c->ca_pem || c->ca)
                 curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+        /* The infra-env's proxy for the URL's scheme; given any, libcurl's
+         * own (the environment's) is not used. */
+        if (c->http_proxy || c->https_proxy || c->no_proxy) {
+                const char *proxy = strncasecmp(url, "https://", 8) == 0 ? c->https_proxy : c->http_proxy;
+                curl_easy_setopt(h, CURLOPT_PROXY, proxy ? proxy : "");
+                curl_easy_setopt(h, CURLOPT_NOPROXY, c->no_proxy ? c->no_proxy : "");
+        }
 }
 
 /* Append header h to *headers; -ENOMEM leaves the list as it was. */

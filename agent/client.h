@@ -22,6 +22,9 @@ struct client {
         char *auth_header;       /* "Authorization: Bearer <token>" */
         char *ca;                /* CA bundle file, or NULL for the system's */
         char *ca_pem;            /* CA certificates as PEM text (kept in memory); wins over ca */
+        char *http_proxy;        /* proxy for http:// URLs, or NULL (libcurl's own default) */
+        char *https_proxy;       /* proxy for https:// URLs, or NULL */
+        char *no_proxy;          /* hosts fetched without a proxy, or NULL */
         long connect_timeout_ms;
         long timeout_ms;
         size_t max_reply_bytes;
@@ -56,6 +59,10 @@ int client_init(struct client *c, const char *base_url, const char *token, const
  * to libcurl from memory: CURLOPT_CAINFO_BLOB) instead of a CA file or the
  * system's; the text is copied. -EINVAL (empty), -ENOMEM. */
 int client_set_ca_pem(struct client *c, const char *pem);
+/* Fetch http:// and https:// URLs through these proxies (NULL: none
+ * given for that scheme), except hosts in no_proxy; the strings are copied
+ * and kept by clones. -ENOMEM. */
+int client_set_proxy(struct client *c, const char *http_proxy, const char *https_proxy, const char *no_proxy);
 /* A second client with src's base, token, CA and limits but its own
  * connection (a libcurl handle serves one thread, one transfer at a time);
  * an in-memory CA is copied too.

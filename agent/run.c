@@ -1604,7 +1604,11 @@ static int connect_client(struct runner *R, char *token) {
         }
         r = client_init(&R->cl, o->coordinator, token, o->ca);
         explicit_bzero(token, strlen(token));
-        if (r == 0 && o->ca_pem && (r = client_set_ca_pem(&R->cl, o->ca_pem)) < 0)
+        if (r == 0 && o->ca_pem)
+                r = client_set_ca_pem(&R->cl, o->ca_pem);
+        if (r == 0)
+                r = client_set_proxy(&R->cl, o->http_proxy, o->https_proxy, o->no_proxy);
+        if (r < 0 && R->cl.curl)
                 client_done(&R->cl);
         if (r < 0) {
                 log_error_errno(r, "run", "Failed to set up the coordinator client: %m");

@@ -41,6 +41,9 @@ struct run_options {
         const char *token_file;      /* read it from this file */
         const char *ca;              /* CA file, or NULL */
         const char *ca_pem;          /* CA certificates as PEM text (wins over ca), or NULL */
+        const char *http_proxy;      /* proxies for every fetch, or NULL */
+        const char *https_proxy;
+        const char *no_proxy;
         const char *sysroot;         /* inventory's --sysroot, or NULL */
         const char *host_id;         /* --host-id, or NULL */
         const char *state_dir;       /* or NULL */

@@ -11,6 +11,7 @@
 #include "cleanup.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
+#include "protocol.h"
 #include "uuid.h"
 
 static bool url_ok(const char *u) {
@@ -30,9 +31,9 @@ static int add_str(json_object *o, const char *k, const char *v, size_t max, boo
         return 0;
 }
 
-int bootcfg_encode(const struct bootcfg *c, uint8_t *area, size_t size) {
-        if (!c || !area)
-                return -EINVAL;
+/* c as its JSON object (a new one in *out). */
+static int to_json(const struct bootcfg *c, json_object **out) {
+        *out = NULL;
         if (!c->coordinator_url || !url_ok(c->coordinator_url) || !c->infra_env_id ||
             !uuid_is_valid(c->infra_env_id))
                 return -EINVAL;
@@ -44,10 +45,43 @@ int bootcfg_encode(const struct bootcfg *c, uint8_t *area, size_t size) {
             (r = add_str(o, "infra_env_id", c->infra_env_id, 36, true)) < 0 ||
             (r = add_str(o, "token", c->token, BOOTCFG_TOKEN_MAX, true)) < 0 ||
             (r = add_str(o, "coordinator_key_pem", c->coordinator_key_pem, BOOTCFG_PEM_MAX, false)) < 0 ||
-            (r = add_str(o, "ca_pem", c->ca_pem, BOOTCFG_PEM_MAX, false)) < 0) {
+            (r = add_str(o, "ca_pem", c->ca_pem, BOOTCFG_PEM_MAX, false)) < 0 ||
+            (r = add_str(o, "http_proxy", c->http_proxy, PROXY_URL_MAX, false)) < 0 ||
+            (r = add_str(o, "https_proxy", c->https_proxy, PROXY_URL_MAX, false)) < 0 ||
+            (r = add_str(o, "no_proxy", c->no_proxy, PROXY_URL_MAX, false)) < 0 ||
+            (r = add_str(o, "ssh_authorized_key", c->ssh_authorized_key, BOOTCFG_SSH_KEY_MAX, false)) < 0) {
                 json_object_put(o);
                 return r;
         }
+        if (c->static_network) {
+                json_object *sn = json_tokener_parse(c->static_network);
+                if (!json_object_is_type(sn, json_type_array) || json_object_object_add(o, "static_network", sn) < 0) {
+                        json_object_put(sn);
+                        json_object_put(o);
+                        return -EINVAL;
+                }
+        }
+        *out = o;
+        return 0;
+}
+
+size_t bootcfg_size(const struct bootcfg *c) {
+        json_object *o;
+        if (!c || to_json(c, &o) < 0)
+                return 0;
+        size_t len = 0;
+        const char *txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
+        json_object_put(o);
+        return txt ? BOOTCFG_MAGIC_LEN + len + 1 : 0;
+}
+
+int bootcfg_encode(const struct bootcfg *c, uint8_t *area, size_t size) {
+        if (!c || !area)
+                return -EINVAL;
+        json_object *o;
+        int r = to_json(c, &o);
+        if (r < 0)
+                return r;
         size_t len = 0;
         const char *txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
         if (!txt) {
@@ -132,6 +166,33 @@ int bootcfg_decode(const uint8_t *area, size_t size, struct bootcfg *out, char *
                 r = get_str(o, "coordinator_key_pem", BOOTCFG_PEM_MAX, false, &out->coordinator_key_pem, err, errlen);
         if (r == 0)
                 r = get_str(o, "ca_pem", BOOTCFG_PEM_MAX, false, &out->ca_pem, err, errlen);
+        if (r == 0)
+                r = get_str(o, "http_proxy", PROXY_URL_MAX, false, &out->http_proxy, err, errlen);
+        if (r == 0)
+                r = get_str(o, "https_proxy", PROXY_URL_MAX, false, &out->https_proxy, err, errlen);
+        if (r == 0)
+                r = get_str(o, "no_proxy", PROXY_URL_MAX, false, &out->no_proxy, err, errlen);
+        if (r == 0)
+                r = get_str(o, "ssh_authorized_key", BOOTCFG_SSH_KEY_MAX, false, &out->ssh_authorized_key, err,
+                            errlen);
+        if (r == 0 && out->http_proxy && !proxy_url_is_valid(out->http_proxy))
+                r = errmsg(err, errlen, -EINVAL, "config area: http_proxy is not a proxy URL");
+        if (r == 0 && out->https_proxy && !proxy_url_is_valid(out->https_proxy))
+                r = errmsg(err, errlen, -EINVAL, "config area: https_proxy is not a proxy URL");
+        if (r == 0 && out->no_proxy && !no_proxy_is_valid(out->no_proxy))
+                r = errmsg(err, errlen, -EINVAL, "config area: no_proxy is not a list of hosts and addresses");
+        json_object *sn;
+        if (r == 0 && json_object_object_get_ex(o, "static_network", &sn) && sn) {
+                if (!json_object_is_type(sn, json_type_array))
+                        r = errmsg(err, errlen, -EINVAL, "config area: static_network is not an array");
+                else if (!(out->static_network = strdup(json_object_to_json_string_ext(
+                                 sn, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))))
+                        r = -ENOMEM;
+        }
+        for (const char *k = out->ssh_authorized_key; r == 0 && k && *k; k++)
+                if (*k != '\n' && ((unsigned char) *k < 0x20 || *k == 0x7f))
+                        r = errmsg(err, errlen, -EINVAL, "config area: ssh_authorized_key is not lines of printable "
+                                                         "text");
         if (r == 0 && !url_ok(out->coordinator_url))
                 r = errmsg(err, errlen, -EINVAL, "config area: coordinator_url is not an http(s):// URL");
         if (r == 0 && !uuid_is_valid(out->infra_env_id))
@@ -150,5 +211,10 @@ void bootcfg_free(struct bootcfg *c) {
         free(c->token);
         free(c->coordinator_key_pem);
         free(c->ca_pem);
+        free(c->http_proxy);
+        free(c->https_proxy);
+        free(c->no_proxy);
+        free(c->ssh_authorized_key);
+        free(c->static_network);
         memset(c, 0, sizeof *c);
 }

@@ -6,7 +6,9 @@
  * Layout of the area (BOOTCFG_AREA_SIZE bytes):
  *   "MUSTERCFG1\n"  (BOOTCFG_MAGIC, 11 bytes)
  *   one JSON object {"coordinator_url", "infra_env_id", "token",
- *                    "coordinator_key_pem"?, "ca_pem"?}
+ *                    "coordinator_key_pem"?, "ca_pem"?, "http_proxy"?,
+ *                    "https_proxy"?, "no_proxy"?, "ssh_authorized_key"?,
+ *                    "static_network"? (an array)}
  *   zero bytes up to the end of the area.
  * An area of all zero bytes is an unconfigured template (-ENODATA). */
 #pragma once
@@ -20,6 +22,7 @@
 #define BOOTCFG_URL_MAX 2048
 #define BOOTCFG_TOKEN_MAX 4096
 #define BOOTCFG_PEM_MAX (200 * 1024)
+#define BOOTCFG_SSH_KEY_MAX (16 * 1024)
 
 struct bootcfg {
         char *coordinator_url;     /* required: http(s)://HOST[:PORT] */
@@ -27,6 +30,14 @@ struct bootcfg {
         char *token;               /* required: the infra-env's agent token */
         char *coordinator_key_pem; /* optional: musterd's public key (payload signatures) */
         char *ca_pem;              /* optional: CA certificates to verify the coordinator with */
+        /* optional, the infra-env's: the proxies the agent fetches through
+         * (protocol.h: proxy_url_is_valid, no_proxy_is_valid) */
+        char *http_proxy;
+        char *https_proxy;
+        char *no_proxy;
+        char *ssh_authorized_key;  /* optional: root's key(s) for the live system's SSH server, a line each */
+        char *static_network;      /* optional: the per-host network configs, JSON text (staticnet.h),
+                                    * carried as a JSON array */
 };
 
 /* Write c into area[0..size): magic, JSON, then zeros to the end.
@@ -43,3 +54,7 @@ int bootcfg_encode(const struct bootcfg *c, uint8_t *area, size_t size);
 int bootcfg_decode(const uint8_t *area, size_t size, struct bootcfg *out, char *err, size_t errlen);
 
 void bootcfg_free(struct bootcfg *c);
+
+/* The bytes c takes in an area (magic, JSON and the zero byte after it),
+ * however large; 0 when it cannot be encoded at all (-EINVAL's cases). */
+size_t bootcfg_size(const struct bootcfg *c);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "staticnet.h"
 #include "json-cleanup.h"
 #include "labelsel.h"
 
@@ -495,7 +496,8 @@ static void proxy_free(struct model_proxy *p) {
 
 void infra_env_free(struct infra_env *ie) {
         char **s[] = { &ie->id, &ie->name, &ie->owner, &ie->cluster_id, &ie->cpu_architecture,
-                       &ie->pull_secret, &ie->ssh_authorized_key, &ie->created_at, &ie->updated_at };
+                       &ie->pull_secret, &ie->ssh_authorized_key, &ie->created_at, &ie->updated_at,
+                       &ie->static_network };
         for (size_t i = 0; i < sizeof s / sizeof *s; i++)
                 free(*s[i]);
         proxy_free(&ie->proxy);
@@ -532,6 +534,11 @@ json_object *infra_env_to_json(const struct infra_env *ie, unsigned flags) {
                         json_object_array_add(a, json_object_new_string(ie->ntp_sources.v[i]));
                 json_object_object_add(o, "ntp_sources", a);
         }
+        if (ie->static_network) {
+                json_object *sn = json_tokener_parse(ie->static_network);
+                if (sn)
+                        json_object_object_add(o, "static_network", sn);
+        }
         put_i64(o, "token_generation", ie->token_generation);
         put_str(o, "created_at", ie->created_at);
         put_str(o, "updated_at", ie->updated_at);
@@ -545,6 +552,7 @@ int infra_env_from_json(json_object *o, struct infra_env *ie, char *err, size_t 
                 { "cluster_id", IE_F_CLUSTER_ID }, { "cpu_architecture", IE_F_CPU_ARCHITECTURE },
                 { "pull_secret", IE_F_PULL_SECRET }, { "ssh_authorized_key", IE_F_SSH_AUTHORIZED_KEY },
                 { "proxy", IE_F_PROXY }, { "ntp_sources", IE_F_NTP_SOURCES },
+                { "static_network", IE_F_STATIC_NETWORK },
                 { "token_generation", IE_F_TOKEN_GENERATION }, { "created_at", IE_F_CREATED_AT },
                 { "updated_at", IE_F_UPDATED_AT },
         };
@@ -568,6 +576,14 @@ int infra_env_from_json(json_object *o, struct infra_env *ie, char *err, size_t 
         jget_str(p, "https_proxy", &ie->proxy.https_proxy, MODEL_MAX_STRING, &c);
         jget_str(p, "no_proxy", &ie->proxy.no_proxy, MODEL_MAX_STRING, &c);
         jget_strv(o, "ntp_sources", &ie->ntp_sources, MODEL_MAX_NTP_SOURCES, MODEL_MAX_STRING, &c);
+        /* The agents use them for every fetch (the ISO's config carries them). */
+        if (c.r == 0 && ie->proxy.http_proxy && !proxy_url_is_valid(ie->proxy.http_proxy))
+                jfail(&c, "field \"proxy.http_proxy\" is not a proxy URL (http://HOST[:PORT], no path)");
+        if (c.r == 0 && ie->proxy.https_proxy && !proxy_url_is_valid(ie->proxy.https_proxy))
+                jfail(&c, "field \"proxy.https_proxy\" is not a proxy URL (http://HOST[:PORT], no path)");
+        if (c.r == 0 && ie->proxy.no_proxy && !no_proxy_is_valid(ie->proxy.no_proxy))
+                jfail(&c, "field \"proxy.no_proxy\" is not a comma-separated list of hosts, domains, addresses "
+                          "and CIDR blocks (or \"*\")");
         /* Both end up in the installed hosts' files (agent/hostfiles.h). */
         for (size_t i = 0; c.r == 0 && i < ie->ntp_sources.n; i++)
                 if (!ntp_source_is_valid(ie->ntp_sources.v[i]))
@@ -577,6 +593,23 @@ int infra_env_from_json(json_object *o, struct infra_env *ie, char *err, size_t 
                 if (*s != '\n' && ((unsigned char) *s < 0x20 || (unsigned char) *s == 0x7f))
                         jfail(&c, "field \"ssh_authorized_key\" must be lines of printable characters (one key a "
                                   "line, no CR)");
+        /* Checked whole (staticnet.h) and kept as canonical JSON; [] is none. */
+        json_object *sn = NULL;
+        if (c.r == 0 && json_object_object_get_ex(o, "static_network", &sn) && sn) {
+                struct staticnet set;
+                int r = staticnet_from_json(sn, &set, c.err, c.errlen);
+                if (r < 0)
+                        c.r = r;
+                else {
+                        json_object *canon = set.n ? staticnet_to_json(&set) : NULL;
+                        if (set.n && (!canon || !(ie->static_network = strdup(json_object_to_json_string_ext(
+                                                          canon, JSON_C_TO_STRING_PLAIN |
+                                                                         JSON_C_TO_STRING_NOSLASHESCAPE)))))
+                                c.r = -ENOMEM;
+                        json_object_put(canon);
+                        staticnet_free(&set);
+                }
+        }
         jget_i64(o, "token_generation", &ie->token_generation, INT64_MAX, &c);
         get_time(o, "created_at", &ie->created_at, &c);
         get_time(o, "updated_at", &ie->updated_at, &c);

@@ -21,6 +21,7 @@
 #define MODEL_MAX_MESSAGE 4096             /* status_info, event messages, validation messages */
 #define MODEL_MAX_SECRET (64 * 1024)       /* pull secrets */
 #define MODEL_MAX_SSH_KEY (16 * 1024)
+#define MODEL_MAX_STATIC_NETWORK (256 * 1024) /* its JSON; what fits an ISO's config area is less */
 #define MODEL_MAX_INVENTORY (4 * 1024 * 1024)
 #define MODEL_MAX_NTP_SOURCES 32
 #define MODEL_MAX_LABELS 128
@@ -113,6 +114,7 @@ enum infra_env_field {
         IE_F_TOKEN_GENERATION = 1u << 9,
         IE_F_CREATED_AT = 1u << 10,
         IE_F_UPDATED_AT = 1u << 11,
+        IE_F_STATIC_NETWORK = 1u << 12,
 };
 
 struct infra_env {
@@ -125,6 +127,7 @@ struct infra_env {
         char *ssh_authorized_key;
         struct model_proxy proxy;   /* all NULL: no proxy */
         struct strv ntp_sources;    /* empty: none */
+        char *static_network;       /* per-host network configs (staticnet.h) as canonical JSON; NULL: none */
         int64_t token_generation;
         char *created_at;
         char *updated_at;

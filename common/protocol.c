@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "errmsg.h"
 
@@ -322,6 +323,65 @@ int ntp_source_split(const char *s, char *host, size_t hostlen, uint16_t *port) 
                 *port = (uint16_t) v;
         }
         return 0;
+}
+
+bool proxy_url_is_valid(const char *s) {
+        if (!s || strlen(s) > PROXY_URL_MAX)
+                return false;
+        const char *h;
+        if (strncasecmp(s, "http://", 7) == 0)
+                h = s + 7;
+        else if (strncasecmp(s, "https://", 8) == 0)
+                h = s + 8;
+        else
+                return false;
+        for (const char *p = s; *p; p++)
+                if ((unsigned char) *p <= 0x20 || (unsigned char) *p >= 0x7f || *p == '?' || *p == '#' || *p == '\\')
+                        return false;
+        const char *at = strrchr(h, '@');
+        if (at)
+                h = at + 1;
+        size_t n = strcspn(h, "/");
+        if (h[n] && strcmp(h + n, "/") != 0)
+                return false; /* a path: not a proxy */
+        /* host[:port] or [v6][:port] */
+        char hostport[300], host[256];
+        if (n == 0 || n >= sizeof hostport)
+                return false;
+        memcpy(hostport, h, n);
+        hostport[n] = '\0';
+        uint16_t port;
+        if (ntp_source_split(hostport, host, sizeof host, &port) < 0)
+                return false;
+        unsigned char b[16];
+        if (inet_pton(AF_INET, host, b) == 1 || inet_pton(AF_INET6, host, b) == 1)
+                return true;
+        for (char *c = host; *c; c++)
+                *c = (char) tolower((unsigned char) *c);
+        return dns_name_valid(host, "proxy", NULL, 0);
+}
+
+bool no_proxy_is_valid(const char *s) {
+        if (!s || !*s || strlen(s) > PROXY_URL_MAX)
+                return false;
+        if (strcmp(s, "*") == 0)
+                return true;
+        for (const char *e = s;;) {
+                size_t n = strcspn(e, ",");
+                if (n == 0)
+                        return false;
+                for (size_t i = 0; i < n; i++) {
+                        char ch = e[i];
+                        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                                  ch == '.' || ch == '-' || ch == ':' || ch == '/' || ch == '[' || ch == ']' ||
+                                  ch == '_';
+                        if (!ok)
+                                return false;
+                }
+                if (!e[n])
+                        return true;
+                e += n + 1;
+        }
 }
 
 bool ntp_source_is_valid(const char *s) {

@@ -162,6 +162,15 @@ int ntp_source_split(const char *s, char *host, size_t hostlen, uint16_t *port);
 /* ntp_source_split() takes it and its host is an IP address or a DNS name
  * (dns_name_valid, in any case). */
 bool ntp_source_is_valid(const char *s);
+/* A proxy for the agents' fetches: "http://" or "https://", a host, an
+ * optional ":port", an optional "user:password@" before the host, nothing
+ * else (no path but "/", no query), printable, at most PROXY_URL_MAX bytes. */
+#define PROXY_URL_MAX 1024
+bool proxy_url_is_valid(const char *s);
+/* A no_proxy list: "*" or comma-separated host names, domains (".example.com"
+ * or "example.com"), IP addresses and CIDR blocks; printable, no spaces, at
+ * most PROXY_URL_MAX bytes, no empty entry. */
+bool no_proxy_is_valid(const char *s);
 /* The architecture this program was built for, as cpu_arch_canonical names it. */
 #if defined(__x86_64__)
 #define CPU_ARCH_BUILD "x86_64"

@@ -53,7 +53,10 @@ mkdir -p "$root"
 # which ldd does not show but its .note.dlopen ELF note names (the FDO
 # dlopen-metadata format, agent/curlload.c). Those sonames are resolved as
 # the dynamic loader would (its cache) and go through the same dpkg -S.
-base_pkgs=(systemd udev libc6 mount kmod)
+# dropbear-bin: the SSH server an infra-env with an SSH key gets
+# (muster-ssh.service); dash: root's /bin/sh for whoever logs in (with
+# coreutils, journalctl, networkctl and systemctl, which are there).
+base_pkgs=(systemd udev libc6 mount kmod dropbear-bin dash)
 agent_pkgs=()
 dlopen_sonames() {
   readelf -p .note.dlopen "$1" 2>/dev/null | grep -o '"soname":\[[^]]*\]' |
@@ -246,12 +249,23 @@ EOF
 
 install -D -m 0644 "$units/muster-agent.service" "$root/lib/systemd/system/muster-agent.service"
 install -D -m 0644 "$units/run-muster-boot.mount" "$root/lib/systemd/system/run-muster-boot.mount"
+install -D -m 0644 "$here/muster-boot-setup.service" "$root/lib/systemd/system/muster-boot-setup.service"
+install -D -m 0644 "$here/muster-ssh.service" "$root/lib/systemd/system/muster-ssh.service"
+mkdir -p "$root/etc/dropbear"
+# Root's shell (dash's maintainer script, which would make the link, never runs).
+[[ -e $root/bin/sh ]] || ln -s dash "$root/bin/sh"
+[[ -x $root/bin/dash ]] || die "no /bin/dash in the root"
+printf '/bin/sh\n/bin/dash\n' >"$root/etc/shells"
 install -D -m 0755 "$agent" "$root/usr/bin/muster-agent"
 strip --strip-unneeded "$root/usr/bin/muster-agent"
 
 wants=$root/etc/systemd/system/multi-user.target.wants
 mkdir -p "$wants" "$root/etc/systemd/system/sockets.target.wants" "$root/etc/systemd/system/network-online.target.wants"
 ln -sf /lib/systemd/system/muster-agent.service "$wants/muster-agent.service"
+ln -sf /lib/systemd/system/muster-ssh.service "$wants/muster-ssh.service"
+mkdir -p "$root/etc/systemd/system/sysinit.target.wants"
+ln -sf /lib/systemd/system/muster-boot-setup.service \
+  "$root/etc/systemd/system/sysinit.target.wants/muster-boot-setup.service"
 ln -sf /lib/systemd/system/systemd-networkd.service "$wants/systemd-networkd.service"
 # ip=, vlan=, bond=, bridge= on the kernel command line become networkd files
 # in /run/systemd/network before networkd starts (static addresses, bonds and

@@ -24,11 +24,13 @@ build_pkgs=(
 )
 # The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
 # initramfs tools) and its boot test (QEMU with OVMF; socat carries the
-# guest's one forwarded connection to musterd on loopback). bench/iso
+# guest's one forwarded connection to musterd on loopback; ipxe-qemu: the
+# NIC ROM that PXE-boots it; openssh-client: ssh into the guest with the
+# infra-env's key). bench/iso
 # compares against a per-infra-env xorriso rebuild.
 iso_pkgs=(
   grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools cpio zstd kmod binutils
-  qemu-system-x86 ovmf ipxe-qemu socat curl
+  qemu-system-x86 ovmf ipxe-qemu socat curl openssh-client
 )
 # Peers the probe benchmark measures against.
 bench_pkgs=(lshw hwinfo inxi facter)

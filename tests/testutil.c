@@ -1718,3 +1718,144 @@ void tu_pg_drop(const char *db) {
         pg_admin(sql);
 }
 #endif
+
+/* ---- an HTTP CONNECT proxy on loopback ------------------------------------------ */
+
+#define PROXY_IDLE_MS 100
+
+struct proxy_tunnel {
+        struct tu_proxy *p;
+        int fd;
+};
+
+/* fd ends when it reads EOF or the proxy stops; relays a <-> b. */
+static void proxy_relay(struct tu_proxy *p, int a, int b) {
+        char buf[16384];
+        struct pollfd pf[2] = { { .fd = a, .events = POLLIN }, { .fd = b, .events = POLLIN } };
+        while (!atomic_load(&p->stop)) {
+                int n = poll(pf, 2, PROXY_IDLE_MS);
+                if (n < 0 && errno != EINTR)
+                        return;
+                for (int i = 0; n > 0 && i < 2; i++) {
+                        if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                                continue;
+                        ssize_t k = read(pf[i].fd, buf, sizeof buf);
+                        if (k <= 0)
+                                return;
+                        for (ssize_t off = 0; off < k;) {
+                                ssize_t w = write(pf[1 - i].fd, buf + off, (size_t) (k - off));
+                                if (w <= 0)
+                                        return;
+                                off += w;
+                        }
+                }
+        }
+}
+
+/* One client: "CONNECT 127.0.0.1:PORT HTTP/1.1" (loopback only), then a
+ * tunnel; anything else is answered 405 and closed. */
+static void *proxy_conn_main(void *arg) {
+        struct proxy_tunnel *t = arg;
+        struct tu_proxy *p = t->p;
+        char head[8192];
+        size_t n = 0;
+        int up = -1;
+        while (n < sizeof head - 1 && !strstr(head, "\r\n\r\n")) {
+                struct pollfd pf = { .fd = t->fd, .events = POLLIN };
+                if (atomic_load(&p->stop) || poll(&pf, 1, 5000) <= 0)
+                        goto out;
+                ssize_t k = read(t->fd, head + n, sizeof head - 1 - n);
+                if (k <= 0)
+                        goto out;
+                n += (size_t) k;
+                head[n] = '\0';
+        }
+        unsigned port = 0;
+        char host[64] = "";
+        if (sscanf(head, "CONNECT %63[^:]:%u HTTP/1.", host, &port) != 2 || strcmp(host, "127.0.0.1") != 0 ||
+            port == 0 || port > 65535) {
+                static const char no[] = "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n";
+                atomic_fetch_add(&p->refused, 1);
+                (void) !write(t->fd, no, sizeof no - 1);
+                goto out;
+        }
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+        inet_pton(AF_INET, host, &a.sin_addr);
+        up = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (up < 0 || connect(up, (struct sockaddr *) &a, sizeof a) < 0) {
+                static const char bad[] = "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n";
+                (void) !write(t->fd, bad, sizeof bad - 1);
+                goto out;
+        }
+        atomic_fetch_add(&p->connects, 1);
+        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        if (write(t->fd, ok, sizeof ok - 1) != (ssize_t) sizeof ok - 1)
+                goto out;
+        proxy_relay(p, t->fd, up);
+out:
+        if (up >= 0)
+                close(up);
+        close(t->fd);
+        free(t);
+        return NULL;
+}
+
+static void *proxy_main(void *arg) {
+        struct tu_proxy *p = arg;
+        while (!atomic_load(&p->stop)) {
+                struct pollfd pf = { .fd = p->lfd, .events = POLLIN };
+                if (poll(&pf, 1, PROXY_IDLE_MS) <= 0)
+                        continue;
+                int fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                struct proxy_tunnel *t = malloc(sizeof *t);
+                if (!t || p->n_threads >= TU_PROXY_MAX_CONNS) {
+                        free(t);
+                        close(fd);
+                        continue;
+                }
+                *t = (struct proxy_tunnel) { p, fd };
+                if (pthread_create(&p->threads[p->n_threads], NULL, proxy_conn_main, t) != 0) {
+                        free(t);
+                        close(fd);
+                        continue;
+                }
+                p->n_threads++;
+        }
+        return NULL;
+}
+
+int tu_proxy_start(struct tu_proxy *p) {
+        memset(p, 0, sizeof *p);
+        p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *) &a, sizeof a) < 0 || listen(p->lfd, 64) < 0 ||
+            getsockname(p->lfd, (struct sockaddr *) &a, &len) < 0) {
+                if (p->lfd >= 0)
+                        close(p->lfd);
+                p->lfd = -1;
+                return -1;
+        }
+        p->port = ntohs(a.sin_port);
+        if (pthread_create(&p->thread, NULL, proxy_main, p) != 0) {
+                close(p->lfd);
+                p->lfd = -1;
+                return -1;
+        }
+        p->running = true;
+        return 0;
+}
+
+void tu_proxy_stop(struct tu_proxy *p) {
+        if (!p->running)
+                return;
+        atomic_store(&p->stop, true);
+        pthread_join(p->thread, NULL);
+        for (int i = 0; i < p->n_threads; i++)
+                pthread_join(p->threads[i], NULL);
+        close(p->lfd);
+        p->lfd = -1;
+        p->running = false;
+}

@@ -5,6 +5,8 @@
  * assertion: call them from a test or its .init/.fini only. */
 #pragma once
 #include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -391,3 +393,22 @@ void tu_pg_url(const char *db, char *out, size_t n);
 long tu_pg_count(const char *sql);
 /* Drops database db of MUSTER_TEST_PG (nobody connected to it any more). */
 void tu_pg_drop(const char *db);
+
+/* An HTTP proxy on 127.0.0.1 that takes CONNECT to 127.0.0.1 ports alone (as
+ * a client of an https:// URL uses one) and relays the tunnel; it counts
+ * tunnels and refusals. Stopped (threads joined, tunnels closed) by
+ * tu_proxy_stop. */
+#define TU_PROXY_MAX_CONNS 256
+struct tu_proxy {
+        int lfd;
+        unsigned port;
+        bool running;
+        atomic_bool stop;
+        atomic_int connects; /* tunnels made */
+        atomic_int refused;  /* requests that were not CONNECT to loopback */
+        pthread_t thread;
+        pthread_t threads[TU_PROXY_MAX_CONNS];
+        int n_threads;
+};
+int tu_proxy_start(struct tu_proxy *p);
+void tu_proxy_stop(struct tu_proxy *p);

@@ -92,18 +92,37 @@ static const struct ctl_cmd commands[] = {
           "  --ntp-source S         NTP server the hosts' clocks are checked against\n"
           "                         (ntp-synced) and their installed systems use\n"
           "                         (timesyncd); repeat for several\n"
-          "  --ssh-key-file F       SSH public key(s), added to the installed hosts'\n"
-          "                         /root/.ssh/authorized_keys\n"
+          "  --ssh-key-file F       SSH public key(s): root's on the discovery hosts'\n"
+          "                         live system (its SSH server starts only with a\n"
+          "                         key) and on the installed hosts\n"
           "  --cpu-architecture A   x86_64 (default), aarch64, ...\n"
+          "  --http-proxy URL       Proxy the discovery hosts' agents fetch http://\n"
+          "                         URLs through (http://HOST:PORT)\n"
+          "  --https-proxy URL      Proxy for their https:// URLs\n"
+          "  --no-proxy LIST        Comma-separated hosts, domains, addresses and CIDR\n"
+          "                         blocks reached without a proxy\n"
           "Kept with the infra-env and shown, but not yet sent to the hosts:\n"
           "  --pull-secret-file F   Pull secret (JSON, read from F); installed hosts\n"
           "                         get their cluster's\n"
-          "  --http-proxy URL       Proxy for http://\n"
-          "  --https-proxy URL      Proxy for https://\n"
-          "  --no-proxy LIST        Comma-separated hosts and domains not proxied\n"
           "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
           "                         of printing it\n",
           ctl_infraenv_create },
+        { "infraenv", "set", "INFRA_ENV [OPTIONS]", "Change an infra-env's static network or SSH key",
+          "  --static-network DIR   Per-host network configs: DIR holds a folder per\n"
+          "                         host named by its MAC (52:54:00:12:34:56), with\n"
+          "                         systemd-networkd files (NAME.network, .netdev,\n"
+          "                         .link). At boot the discovery image writes the\n"
+          "                         files of the folder whose MAC is one of its NICs\n"
+          "                         into /run/systemd/network (as 05-muster-NAME);\n"
+          "                         other NICs keep DHCP. Checked here: sections,\n"
+          "                         addresses, MACs (400 naming host and line); the\n"
+          "                         whole set must fit the ISO (413 saying by how much)\n"
+          "  --no-static-network    Drop them\n"
+          "  --ssh-key-file F       SSH public key(s) for root on the discovery hosts\n"
+          "                         and the installed hosts\n"
+          "  --no-ssh-key           Drop it (no SSH server on the discovery hosts)\n"
+          "Download the ISO or PXE files again after a change: they carry these.\n",
+          ctl_infraenv_set },
         { "infraenv", "list", "", "List infra-envs", "", ctl_infraenv_list },
         { "infraenv", "show", "INFRA_ENV", "Show an infra-env (by id, id prefix or name)", "", ctl_infraenv_show },
         { "infraenv", "delete", "INFRA_ENV", "Delete an infra-env", "", ctl_infraenv_delete },

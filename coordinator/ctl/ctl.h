@@ -277,6 +277,7 @@ int ctl_delete_one(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
 /* ---- commands --------------------------------------------------------------- */
 
 int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infraenv_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

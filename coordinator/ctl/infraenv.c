@@ -2,12 +2,15 @@
  * boot into, and their agent tokens (shown once, or written to a private
  * file). */
 #include <errno.h>
+#include <sys/stat.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "staticnet.h"
 #include "json-cleanup.h"
 #include "model.h"
 #include "protocol.h"
@@ -52,6 +55,11 @@ static int print_infra_env(struct ctl *c, json_object *o, const char *token_out)
         ctl_kv_add(&kv, "HTTP proxy", ctl_jstr(o, "proxy.http_proxy"), 0);
         ctl_kv_add(&kv, "HTTPS proxy", ctl_jstr(o, "proxy.https_proxy"), 0);
         ctl_kv_add(&kv, "No proxy", ctl_jstr(o, "proxy.no_proxy"), CTL_KV_WRAP);
+        json_object *sn = ctl_jget(o, "static_network");
+        char hosts[32];
+        snprintf(hosts, sizeof hosts, "%zu host%s", sn ? json_object_array_length(sn) : 0,
+                 sn && json_object_array_length(sn) == 1 ? "" : "s");
+        ctl_kv_add(&kv, "Static network", sn && json_object_array_length(sn) ? hosts : "none (DHCP)", 0);
         ctl_kv_add(&kv, "Token generation", ctl_jstr(o, "token_generation"), 0);
         ctl_kv_add(&kv, "Created", ctl_when(ctl_jstr(o, "created_at"), w1, sizeof w1), 0);
         ctl_kv_add(&kv, "Updated", ctl_when(ctl_jstr(o, "updated_at"), w2, sizeof w2), 0);
@@ -203,6 +211,112 @@ static const struct ctl_kind infra_env_kind = {
         .name = "infra-env", .arg = "INFRA_ENV", .path = MUSTER_PATH_INFRA_ENVS, .lookup = ctl_lookup_infra_env,
         .print = show_infra_env,
 };
+
+/* DIR/MAC/FILE...: one entry per host folder, named by the host's MAC. A
+ * new array, or NULL after saying why. */
+static json_object *read_static_network(const char *dir) {
+        _cleanup_closedir_ DIR *d = opendir(dir);
+        if (!d) {
+                ctl_fail("--static-network %s: %s", dir, strerror(errno));
+                return NULL;
+        }
+        _cleanup_json_ json_object *arr = json_object_new_array();
+        struct dirent *e;
+        while (arr && (e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                char mac[18], host[4200];
+                snprintf(host, sizeof host, "%s/%s", dir, e->d_name);
+                struct stat st;
+                if (!staticnet_mac_canonical(e->d_name, mac) || stat(host, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                        ctl_fail("--static-network: %s is not a folder named by a host's MAC address "
+                                 "(52:54:00:12:34:56)", host);
+                        return NULL;
+                }
+                _cleanup_closedir_ DIR *hd = opendir(host);
+                if (!hd) {
+                        ctl_fail("--static-network: %s: %s", host, strerror(errno));
+                        return NULL;
+                }
+                json_object *files = json_object_new_object(), *entry = json_object_new_object(),
+                            *macs = json_object_new_array();
+                json_object_object_add(entry, "mac_addresses", macs);
+                json_object_object_add(entry, "files", files);
+                json_object_array_add(arr, entry);
+                json_object_array_add(macs, json_object_new_string(mac));
+                struct dirent *f;
+                while ((f = readdir(hd))) {
+                        if (f->d_name[0] == '.')
+                                continue;
+                        char path[4500];
+                        snprintf(path, sizeof path, "%s/%s", host, f->d_name);
+                        char *text = ctl_read_file(path, STATICNET_FILE_MAX, "network config");
+                        if (!text)
+                                return NULL;
+                        json_object_object_add(files, f->d_name, json_object_new_string(text));
+                        free(text);
+                }
+        }
+        if (!arr)
+                ctl_fail("out of memory");
+        return json_object_get(arr);
+}
+
+int ctl_infraenv_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_STATIC = CTL_OPT_FIRST_LOCAL, O_NO_STATIC, O_SSH, O_NO_SSH };
+        static const struct option opts[] = {
+                { "static-network", required_argument, NULL, O_STATIC },
+                { "no-static-network", no_argument, NULL, O_NO_STATIC },
+                { "ssh-key-file", required_argument, NULL, O_SSH },
+                { "no-ssh-key", no_argument, NULL, O_NO_SSH },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *static_dir = NULL, *ssh = NULL;
+        bool no_static = false, no_ssh = false;
+        _cleanup_json_ json_object *body = json_object_new_object();
+        int o;
+        if (!body)
+                return ctl_fail("out of memory");
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_STATIC: static_dir = optarg; break;
+                case O_NO_STATIC: no_static = true; break;
+                case O_SSH: ssh = optarg; break;
+                case O_NO_SSH: no_ssh = true; break;
+                default: return CTL_EXIT_USAGE;
+                }
+        }
+        if (ctl_want_args(cmd, argc, argv, 1, "INFRA_ENV"))
+                return CTL_EXIT_USAGE;
+        if ((static_dir && no_static) || (ssh && no_ssh))
+                return ctl_usage_error(cmd, "an option and its --no- form together");
+        if (!static_dir && !no_static && !ssh && !no_ssh)
+                return ctl_usage_error(cmd, "nothing to set");
+        if (static_dir) {
+                json_object *sn = read_static_network(static_dir);
+                if (!sn)
+                        return CTL_EXIT_FAIL;
+                json_object_object_add(body, "static_network", sn);
+        }
+        if (no_static)
+                json_object_object_add(body, "static_network", json_object_new_array());
+        if (ssh && ctl_add_file(body, "ssh_authorized_key", ssh, MODEL_MAX_SSH_KEY, "SSH key"))
+                return CTL_EXIT_FAIL;
+        if (no_ssh)
+                json_object_object_add(body, "ssh_authorized_key", NULL);
+        _cleanup_free_ char *id = ctl_lookup_infra_env(c, argv[optind]);
+        _cleanup_free_ char *path = NULL;
+        if (!id)
+                return CTL_EXIT_FAIL;
+        if (asprintf(&path, MUSTER_PATH_INFRA_ENV("%s"), id) < 0) {
+                path = NULL;
+                return ctl_fail("out of memory");
+        }
+        return ctl_call_print(c, "PATCH", path, body, show_infra_env, true);
+}
 
 int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         return ctl_show_one(c, cmd, argc, argv, &infra_env_kind);

@@ -195,6 +195,7 @@ int store_infra_env_create(struct store *s, struct infra_env *ie) {
             too_long(ie->owner, MODEL_MAX_STRING) || too_long(ie->cpu_architecture, MODEL_MAX_STRING) ||
             too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
             too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
+            too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) ||
             ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
                 return -EINVAL;
         if ((r = ie->id ? norm_id(ie->id, id) : model_new_id(id)) < 0 ||
@@ -233,7 +234,7 @@ int store_infra_env_list(struct store *s, const char *owner, const struct store_
 
 int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
         const uint32_t allowed = IE_F_NAME | IE_F_CLUSTER_ID | IE_F_PULL_SECRET |
-                                 IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES;
+                                 IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES | IE_F_STATIC_NETWORK;
         char id[UUID_STR_LEN], cid[UUID_STR_LEN];
         const char *cp = NULL;
         int r;
@@ -243,7 +244,7 @@ int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t
         if (norm_id(ie->id, id) < 0 || ((fields & IE_F_NAME) && !ie->name) ||
             too_long(ie->name, MODEL_MAX_STRING) || too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
             too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
-            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
+            too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) || ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
                 return -EINVAL;
         if ((fields & IE_F_CLUSTER_ID) && (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
                 return r;

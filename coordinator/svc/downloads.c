@@ -48,11 +48,14 @@ static int build_area(struct svc *sv, const struct infra_env *ie, const char *ur
                 struct bootcfg bc = {
                         .coordinator_url = (char *) url, .infra_env_id = ie->id, .token = token,
                         .coordinator_key_pem = pem, .ca_pem = (char *) ca,
+                        .http_proxy = ie->proxy.http_proxy, .https_proxy = ie->proxy.https_proxy,
+                        .no_proxy = ie->proxy.no_proxy, .ssh_authorized_key = ie->ssh_authorized_key,
+                        .static_network = ie->static_network,
                 };
                 r = iso_build_area(&bc, area);
                 if (r < 0)
                         r = errmsg(err, errlen, r == -ENOMEM ? r : -ENODATA, "%s",
-                                   r == -E2BIG    ? "the config (coordinator URL, token, key, CA) does not fit the ISO's config area"
+                                   r == -E2BIG    ? "the config (coordinator URL, token, key, CA, proxy, SSH key, static network) does not fit the ISO's config area"
                                    : r == -EINVAL ? "the coordinator URL, token or key cannot go into the ISO's config area"
                                                   : "out of memory");
         } else
@@ -87,6 +90,42 @@ static int make_area(struct svc *sv, const struct muster_config *cfg, const stru
         if (!(*area = malloc(BOOTCFG_AREA_SIZE)))
                 return errmsg(err, errlen, -ENOMEM, "out of memory");
         return build_area(sv, ie, url, ca, *area, err, errlen);
+}
+
+int svc_iso_config_fits(struct svc *sv, const struct infra_env *ie, char *err, size_t errlen) {
+        const struct muster_config *cfg = svc_cfg(sv);
+        char why[512];
+        _cleanup_free_ char *ca = NULL, *pem = NULL, *token = NULL, *url = NULL;
+        int r = read_ca(cfg->iso_ca_file[0] ? cfg->iso_ca_file : sv->tls_ca_file, &ca, why, sizeof why);
+        if (r == -ENOMEM)
+                return r;
+        /* The longest URL a download could put there: the configured one, or
+         * a Host header of a 253-byte name and a port. */
+        if (cfg->iso_coordinator_url[0])
+                url = strdup(cfg->iso_coordinator_url);
+        else if (asprintf(&url, "https://%0253d:65535", 0) < 0)
+                url = NULL;
+        static const char placeholder_id[] = "00000000-0000-4000-8000-000000000000";
+        if (!url || auth_issue_agent(sv->key, ie->id ? ie->id : placeholder_id,
+                                     ie->token_generation > 0 ? ie->token_generation : 1, &token) < 0 ||
+            crypto_key_public_pem(sv->key, &pem) < 0)
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
+        struct bootcfg bc = {
+                .coordinator_url = url, .infra_env_id = (char *) (ie->id ? ie->id : placeholder_id), .token = token,
+                .coordinator_key_pem = pem, .ca_pem = ca, .http_proxy = ie->proxy.http_proxy,
+                .https_proxy = ie->proxy.https_proxy, .no_proxy = ie->proxy.no_proxy,
+                .ssh_authorized_key = ie->ssh_authorized_key, .static_network = ie->static_network,
+        };
+        size_t need = bootcfg_size(&bc);
+        explicit_bzero(token, strlen(token));
+        if (need == 0)
+                return errmsg(err, errlen, -EINVAL, "the infra-env's settings cannot go into a discovery ISO");
+        if (need > BOOTCFG_AREA_SIZE)
+                return errmsg(err, errlen, -E2BIG,
+                              "the infra-env's config takes %zu bytes, %zu over the %d its discovery ISO holds (static "
+                              "network configs, SSH key and proxy, beside the token, key and CA)",
+                              need, need - BOOTCFG_AREA_SIZE, BOOTCFG_AREA_SIZE);
+        return 0;
 }
 
 int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url,

@@ -15,6 +15,11 @@ struct iso_image {
         char etag[ISO_ETAG_MAX];
 };
 
+/* Whether ie's settings (static network configs, SSH key, proxy) fit its
+ * ISO's config area beside the longest token, URL, key and CA a download
+ * would put there: 0, or -E2BIG with err saying by how many bytes not. */
+int svc_iso_config_fits(struct svc *sv, const struct infra_env *ie, char *err, size_t errlen);
+
 /* The ISO of infra-env ie whose agent reaches musterd at coordinator_url:
  * [iso] template must boot ie's architecture, [iso] ca_file (if set) must
  * be PEM. 0 and *img (close with svc_iso_image_close), or -errno with err:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "downloads.h"
 #include "iso.h"
 #include "ratelimit.h"
 #include "refresh.h"
@@ -64,6 +65,8 @@ int svc_infra_env_create(struct svc *sv, struct infra_env *ie, const char *by, c
                 return r;
         free(ie->cpu_architecture);
         ie->cpu_architecture = strdup(arch);
+        if ((r = svc_iso_config_fits(sv, ie, err, errlen)) < 0)
+                return r;
         if ((r = store_infra_env_create(sv->store, ie)) < 0)
                 return r;
         if (auth_issue_agent(sv->key, ie->id, ie->token_generation, token) < 0)
@@ -75,18 +78,37 @@ int svc_infra_env_create(struct svc *sv, struct infra_env *ie, const char *by, c
 
 int svc_infra_env_update(struct svc *sv, const char *id, struct infra_env *in, const char *by,
                          struct infra_env *out, char *err, size_t errlen) {
-        const uint32_t allowed = IE_F_NAME | IE_F_PULL_SECRET | IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES;
+        const uint32_t allowed = IE_F_NAME | IE_F_PULL_SECRET | IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY |
+                                 IE_F_NTP_SOURCES | IE_F_STATIC_NETWORK;
         int r;
         infra_env_init(out);
         if (in->present & ~allowed)
                 return errmsg(err, errlen, -EINVAL,
-                              "only name, pull_secret, ssh_authorized_key, proxy and ntp_sources can be changed");
+                              "only name, pull_secret, ssh_authorized_key, proxy, ntp_sources and static_network "
+                              "can be changed");
         if (!in->present)
                 return errmsg(err, errlen, -EINVAL, "nothing to change");
         if ((in->present & IE_F_NAME) && (!in->name || !*in->name))
                 return errmsg(err, errlen, -EINVAL, "field \"name\" cannot be empty");
         free(in->id);
         in->id = strdup(id);
+        /* What goes into its ISOs must still fit there. */
+        if (in->present & (IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_STATIC_NETWORK)) {
+                struct infra_env now;
+                if ((r = store_infra_env_get(sv->store, id, &now)) < 0)
+                        return r;
+                struct infra_env merged = now;
+                if (in->present & IE_F_SSH_AUTHORIZED_KEY)
+                        merged.ssh_authorized_key = in->ssh_authorized_key;
+                if (in->present & IE_F_PROXY)
+                        merged.proxy = in->proxy;
+                if (in->present & IE_F_STATIC_NETWORK)
+                        merged.static_network = in->static_network;
+                r = svc_iso_config_fits(sv, &merged, err, errlen);
+                infra_env_free(&now);
+                if (r < 0)
+                        return r;
+        }
         if ((r = store_infra_env_update(sv->store, in, in->present)) < 0 ||
             (r = store_infra_env_get(sv->store, in->id, out)) < 0)
                 return r;

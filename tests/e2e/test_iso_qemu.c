@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -170,13 +172,53 @@ static char *download_iso(char **ie) {
 /* With tftp_dir set, no ISO: QEMU's own iPXE boots from the network, and
  * user networking's TFTP server hands out tftp_dir/boot.ipxe. */
 static const char *tftp_dir;
+/* The loopback port forwarded to the guest's SSH port (22), per boot. */
+static unsigned ssh_port;
+
+
+/* ssh -i key root@127.0.0.1 -p ssh_port `command` (batch mode, keys only,
+ * the guest's host key not checked): the exit status; stdout and stderr in
+ * *out and *err (caller frees). */
+static int guest_ssh(const char *key, const char *command, char **out, char **err) {
+        char port[16];
+        snprintf(port, sizeof port, "%u", ssh_port);
+        int st = -1;
+        const char *argv[] = { "ssh", "-i", key, "-p", port, "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
+                               "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                               "-o", "ConnectTimeout=60", "-o", "PasswordAuthentication=no", "-o", "LogLevel=ERROR",
+                               "root@127.0.0.1", command, NULL };
+        *out = tu_run(argv, &st, err);
+        return st;
+}
+
+/* A new ed25519 key pair dir/NAME and dir/NAME.pub: the public key line
+ * (malloc'd, no newline). */
+static char *make_ssh_key(const char *name) {
+        char key[4300], path[4300];
+        snprintf(key, sizeof key, "%s/%s", dir, name);
+        int st = -1;
+        char *err = NULL;
+        free(tu_run((const char *const[]) { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "muster-e2e", "-f", key,
+                                            NULL },
+                    &st, &err));
+        cr_assert_eq(st, 0, "ssh-keygen: %s", err);
+        free(err);
+        snprintf(path, sizeof path, "%s/%s.pub", dir, name);
+        char *pub = tu_read_file(path, NULL);
+        cr_assert_not_null(pub);
+        pub[strcspn(pub, "\n")] = '\0';
+        return pub;
+}
 
 static void start_qemu(const char *iso, const char *disk, const char *uuid, bool uefi, const char *cmdline) {
         char fwd[4800], drive[4400], cdrom[4400], serial[4300], code[512], vars[4400];
         static char kernel[4300], initrd[4300], append[2048];
+        ssh_port = tu_free_port();
         snprintf(fwd, sizeof fwd,
-                 "user,id=n0,restrict=on,guestfwd=tcp:" GUEST_COORD ":" GUEST_PORT "-cmd:socat - TCP:127.0.0.1:%u%s%s%s",
-                 md.port, tftp_dir ? ",tftp=" : "", tftp_dir ? tftp_dir : "", tftp_dir ? ",bootfile=boot.ipxe" : "");
+                 "user,id=n0,restrict=on,guestfwd=tcp:" GUEST_COORD ":" GUEST_PORT "-cmd:socat - TCP:127.0.0.1:%u,"
+                 "hostfwd=tcp:127.0.0.1:%u-:22%s%s%s",
+                 md.port, ssh_port, tftp_dir ? ",tftp=" : "", tftp_dir ? tftp_dir : "",
+                 tftp_dir ? ",bootfile=boot.ipxe" : "");
         snprintf(drive, sizeof drive, "file=%s,if=virtio,format=raw,cache=unsafe,id=disk0", disk);
         snprintf(cdrom, sizeof cdrom, "file=%s,media=cdrom,readonly=on", iso);
         snprintf(serial, sizeof serial, "file:%s", serial_log);
@@ -590,6 +632,14 @@ Test(iso_qemu, uefi_boot_registers) {
         char *iso = download_iso(&ie);
         char *disk = make_disk();
         boot_to_known(ie, uuid, true, iso, disk);
+        /* No SSH key on the infra-env: no SSH server on the live system. */
+        char *pub = make_ssh_key("id_uefi"), key[4300], *out = NULL, *err = NULL;
+        free(pub);
+        snprintf(key, sizeof key, "%s/id_uefi", dir);
+        cr_assert_neq(guest_ssh(key, "true", &out, &err), 0, "no server to log in to");
+        cr_assert_null(strstr(err, "Permission denied"), "no SSH server answered at all: %s", err);
+        free(out);
+        free(err);
         free(disk);
         free(iso);
         free(ie);
@@ -680,6 +730,12 @@ Test(iso_qemu, pxe_boot_over_tftp_registers) {
                      "QEMU's iPXE ROMs are not installed (scripts/install-deps.sh iso installs ipxe-qemu)");
         char *ie = NULL, *out = NULL, *err = NULL, tftp[4200];
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "pxe-lab", &ie, NULL), 201);
+        /* The infra-env's SSH key, for a shell on the live system. */
+        char *pub = make_ssh_key("id_lab"), body[1024];
+        free(make_ssh_key("id_other"));
+        snprintf(body, sizeof body, "{\"ssh_authorized_key\":\"%s\"}", pub);
+        cr_assert_eq(tu_http_json("PATCH", tu_url(md.base, "/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL),
+                     200);
         snprintf(tftp, sizeof tftp, "%s/tftp", dir);
         cr_assert_eq(mkdir(tftp, 0755), 0);
         cr_assert_eq(CTL(&out, &err, "infraenv", "download", "pxe-lab", "--pxe", tftp), 0, "%s%s", out, err);
@@ -697,6 +753,64 @@ Test(iso_qemu, pxe_boot_over_tftp_registers) {
         cr_assert(find_by(tu_json_get(h, "inventory.interfaces"), "mac_address", GUEST_MAC), "%s",
                   json_object_to_json_string(h));
         json_object_put(h);
+
+        /* SSH through the forwarded port: the infra-env's key gets a root
+         * shell on the live system (which booted without a CD-ROM); another
+         * key does not. */
+        char key[4300], other[4300];
+        snprintf(key, sizeof key, "%s/id_lab", dir);
+        snprintf(other, sizeof other, "%s/id_other", dir);
+        int rc = guest_ssh(key, "echo user=$USER; test -e /muster/config.img && echo pxe-config", &out, &err);
+        if (rc != 0)
+                log_serial_tail();
+        cr_assert_eq(rc, 0, "ssh with the infra-env's key: %s", err);
+        cr_assert_str_eq(out, "user=root\npxe-config\n", "a root shell on the PXE-booted system: %s", out);
+        free(out);
+        free(err);
+        rc = guest_ssh(other, "true", &out, &err);
+        cr_assert_neq(rc, 0, "another key is refused");
+        cr_assert(strstr(err, "Permission denied"), "%s", err);
+        free(out);
+        free(err);
+        free(pub);
         free(disk);
+        free(ie);
+}
+
+/* Static networking where there is no DHCP to rely on: the infra-env's
+ * static config for the guest's MAC (10.0.2.50/24, gateway 10.0.2.2) goes
+ * into the ISO's area, boot-setup writes it for systemd-networkd before the
+ * network starts, and the host registers through that address: its
+ * inventory shows 10.0.2.50, not a DHCP lease. */
+Test(iso_qemu, static_network_from_the_iso_config) {
+        const char *uuid = "5eed0000-0000-4000-8000-0000000000d1";
+        char *ie = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "static-lab", &ie, NULL), 201);
+        const char body[] =
+                "{\"static_network\":[{\"mac_addresses\":[\"" GUEST_MAC "\"],\"files\":{\"10-lab.network\":"
+                "\"[Match]\\nMACAddress=" GUEST_MAC "\\n\\n[Network]\\nAddress=10.0.2.50/24\\nGateway=10.0.2.2\\n"
+                "DHCP=no\\n\"}}]}";
+        cr_assert_eq(tu_http_json("PATCH", tu_url(md.base, "/api/v2/infra-envs/%s", ie), md.admin_token, body, NULL),
+                     200);
+        char *iso = NULL, *out = NULL, *err = NULL;
+        cr_assert(asprintf(&iso, "%s/static.iso", dir) > 0);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "static-lab", "-o", iso), 0, "%s", err);
+        free(out);
+        free(err);
+        char *disk = make_disk();
+        int64_t t0 = tu_mono_ms();
+        start_qemu(iso, disk, uuid, false, NULL);
+        json_object *h = wait_host(ie, uuid, "known-unbound", BOOT_WAIT_MS);
+        printf("iso_qemu: static network boot-to-known-unbound %.1f s\n", (double) (tu_mono_ms() - t0) / 1000.0);
+        fflush(stdout);
+        json_object *nic = find_by(tu_json_get(h, "inventory.interfaces"), "mac_address", GUEST_MAC);
+        cr_assert(nic, "%s", json_object_to_json_string(h));
+        json_object *v4 = tu_json_get(nic, "ipv4_addresses");
+        cr_assert(v4 && json_object_array_length(v4) == 1, "%s", json_object_to_json_string(nic));
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(v4, 0)), "10.0.2.50/24",
+                         "the static address, not a DHCP lease");
+        json_object_put(h);
+        free(disk);
+        free(iso);
         free(ie);
 }

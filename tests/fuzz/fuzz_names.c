@@ -3,14 +3,16 @@
  * `GET /hosts?status=` takes it (host_status_set_parse), a CPU architecture
  * name (cpu_arch_canonical), and an install step's arguments as the agent
  * reads them (install_args_parse, host_token included), and the same JSON as
- * disk speed check arguments (diskspeed_args_parse). The first byte picks
- * the reader. Invariants: a parsed set names known statuses only; a refusal
+ * disk speed check arguments (diskspeed_args_parse), and the infra-env's
+ * proxy settings (proxy_url_is_valid, no_proxy_is_valid). The first byte
+ * picks the reader. Invariants: a parsed set names known statuses only; a refusal
  * points inside the input; an architecture maps to one of the four names. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fuzz_selector.h"
 #include "diskspeed.h"
@@ -21,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_selected_text(data, size, 4096);
         if (!s)
                 return 0;
-        switch (data[0] % 3) {
+        switch (data[0] % 4) {
         case 0: {
                 uint32_t set = 0;
                 const char *bad = NULL;
@@ -39,6 +41,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         abort();
                 break;
         }
+        case 2:
+                /* A proxy the agents would fetch through: the scheme, and
+                 * nothing that could end a line or a header. */
+                if (proxy_url_is_valid(s)) {
+                        if (strncasecmp(s, "http://", 7) != 0 && strncasecmp(s, "https://", 8) != 0)
+                                abort();
+                        for (const char *p = s; *p; p++)
+                                if ((unsigned char) *p <= ' ' || (unsigned char) *p >= 0x7f)
+                                        abort();
+                }
+                if (no_proxy_is_valid(s) && (strchr(s, ' ') || strstr(s, ",,") || s[0] == ',' ||
+                                             strlen(s) > PROXY_URL_MAX))
+                        abort();
+                break;
         default: {
                 json_object *o = json_tokener_parse(s);
                 if (o) {

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "stepfacts.h"
 #include "validations.h"
+#include "fuzz_selector.h"
 
 static void check_results(const struct validation_result *v, int n) {
         if (n < 0 || (size_t) n > VAL_HOST_COUNT)
@@ -25,13 +26,9 @@ static void check_results(const struct validation_result *v, int n) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        if (size > 65536)
-                return 0;
-        char *s = malloc(size + 1);
+        char *s = fuzz_text(data, size, 65536);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
 
         struct step_facts sf;
         int r = step_facts_parse(s, "c1.example.test", &sf);

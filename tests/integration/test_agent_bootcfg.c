@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bootcfg.h"
@@ -83,15 +84,20 @@ static void print_log(const char *path) {
         free(text);
 }
 
+/* Write the config area file `name` holding c. */
+static void write_area_of(const char *name, const struct bootcfg *c) {
+        uint8_t *area = malloc(BOOTCFG_AREA_SIZE);
+        cr_assert_not_null(area);
+        cr_assert_eq(bootcfg_encode(c, area, BOOTCFG_AREA_SIZE), 0);
+        cr_assert_eq(tu_write_bin(dir, name, area, BOOTCFG_AREA_SIZE), 0);
+        free(area);
+}
+
 /* Write the config area file `name` holding these settings. */
 static void write_area(const char *name, const char *coordinator, const char *ie, const char *token, const char *key_pem) {
         struct bootcfg c = { .coordinator_url = (char *) coordinator, .infra_env_id = (char *) ie,
                              .token = (char *) token, .coordinator_key_pem = (char *) key_pem };
-        uint8_t *area = malloc(BOOTCFG_AREA_SIZE);
-        cr_assert_not_null(area);
-        cr_assert_eq(bootcfg_encode(&c, area, BOOTCFG_AREA_SIZE), 0);
-        cr_assert_eq(tu_write_bin(dir, name, area, BOOTCFG_AREA_SIZE), 0);
-        free(area);
+        write_area_of(name, &c);
 }
 
 /* musterd's public key PEM (malloc'd), as GET /api/v2/signing-key gives it. */
@@ -226,6 +232,196 @@ Test(agent_bootcfg, plain_run_from_the_config_area) {
         free(tok);
 }
 
+/* The infra-env's proxy, from the config area: every call to the https://
+ * coordinator goes through the CONNECT proxy, and the settings line names
+ * it; with the coordinator's address in no_proxy, none does. */
+Test(agent_bootcfg, the_areas_proxy_carries_every_call) {
+        md.https = true;
+        md_up();
+        struct tu_proxy px;
+        cr_assert_eq(tu_proxy_start(&px), 0);
+        char proxy[64], ca_path[4200];
+        snprintf(proxy, sizeof proxy, "http://127.0.0.1:%u", px.port);
+        snprintf(ca_path, sizeof ca_path, "%s/tls/ca.pem", md.state_dir);
+        char *ca = read_text(ca_path);
+        cr_assert_not_null(ca);
+        char *ie, *tok, *ie2, *tok2;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "behind-proxy", &ie, &tok), 201);
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "no-proxy", &ie2, &tok2), 201);
+        struct bootcfg c = { .coordinator_url = md.base, .infra_env_id = ie, .token = tok, .ca_pem = ca,
+                             .https_proxy = proxy, .http_proxy = "http://192.0.2.1:9" };
+        write_area_of("proxied.img", &c);
+
+        struct agent a;
+        agent_start(&a, in_dir("proxied.img"), NULL, NULL);
+        await_registered(ie, &a);
+        cr_assert_geq(atomic_load(&px.connects), 1, "the calls went through the proxy");
+        cr_assert_eq(atomic_load(&px.refused), 0);
+        char *line = settings_line(&a);
+        char want[4400];
+        snprintf(want, sizeof want, "proxy http http://192.0.2.1:9 (boot config %s) https %s (boot config %s)",
+                 in_dir("proxied.img"), proxy, in_dir("proxied.img"));
+        cr_assert(strstr(line, want), "%s", line);
+        free(line);
+        cr_assert_eq(agent_stop(&a), 0);
+
+        /* The same proxy, with the coordinator in no_proxy: straight there. */
+        int before = atomic_load(&px.connects);
+        c = (struct bootcfg) { .coordinator_url = md.base, .infra_env_id = ie2, .token = tok2, .ca_pem = ca,
+                               .https_proxy = proxy, .no_proxy = "localhost,127.0.0.1" };
+        write_area_of("direct.img", &c);
+        agent_start(&a, in_dir("direct.img"), NULL, NULL);
+        await_registered(ie2, &a);
+        cr_assert_eq(atomic_load(&px.connects), before, "no_proxy: no tunnel");
+        line = settings_line(&a);
+        cr_assert(strstr(line, ", none for localhost,127.0.0.1 (boot config"), "%s", line);
+        free(line);
+        cr_assert_eq(agent_stop(&a), 0);
+        tu_proxy_stop(&px);
+        free(ca);
+        free(ie);
+        free(tok);
+        free(ie2);
+        free(tok2);
+}
+
+/* muster-agent boot-setup ARGS... under --root dir/ROOT: its exit status,
+ * what it printed in *err (caller frees). */
+static int boot_setup(char **err, const char *boot, const char *initrd, const char *root) {
+        int st = -1;
+        char *out = tu_run((const char *const[]) { tu_agent_path(), "boot-setup", "--boot-config", boot,
+                                                   "--initrd-config", initrd, "--root", root, NULL },
+                           &st, err);
+        free(out);
+        return st;
+}
+
+/* The live image's boot-setup: the area's SSH key becomes root's
+ * authorized_keys (0600 in a 0700 folder), which is what starts the SSH
+ * server; no key, no file; a PXE boot's initramfs config is read first. */
+Test(agent_bootcfg, boot_setup_writes_roots_authorized_keys) {
+        static const char key[] = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMusterKey admin@lab\n"
+                                  "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ second@lab";
+        struct bootcfg c = { .coordinator_url = "http://127.0.0.1:1", .infra_env_id = FIXTURE_HOST_ID,
+                             .token = "t", .ssh_authorized_key = (char *) key };
+        write_area_of("with-key.img", &c);
+        c.ssh_authorized_key = NULL;
+        write_area_of("no-key.img", &c);
+        char *err = NULL;
+        tu_must("mkdir -p %s/r1 %s/r2 %s/r3", dir, dir, dir);
+
+        cr_assert_eq(boot_setup(&err, in_dir("with-key.img"), "/nonexistent/i.img", in_dir("r1")), 0, "%s", err);
+        cr_assert(strstr(err, "SSH server will start"), "%s", err);
+        free(err);
+        char path[4300];
+        snprintf(path, sizeof path, "%s/r1/root/.ssh/authorized_keys", dir);
+        char *got = read_text(path);
+        cr_assert_not_null(got);
+        cr_assert_str_eq(got, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMusterKey admin@lab\n"
+                              "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ second@lab\n");
+        free(got);
+        struct stat st;
+        cr_assert_eq(stat(path, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0600);
+        snprintf(path, sizeof path, "%s/r1/root/.ssh", dir);
+        cr_assert_eq(stat(path, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0700);
+
+        /* No key: nothing written, no SSH server. */
+        cr_assert_eq(boot_setup(&err, in_dir("no-key.img"), "/nonexistent/i.img", in_dir("r2")), 0, "%s", err);
+        cr_assert(strstr(err, "no SSH server"), "%s", err);
+        free(err);
+        snprintf(path, sizeof path, "%s/r2/root", dir);
+        cr_assert_neq(stat(path, &st), 0, "nothing under root/ without a key");
+
+        /* The initramfs's config wins over the medium's (a PXE boot). */
+        cr_assert_eq(boot_setup(&err, in_dir("no-key.img"), in_dir("with-key.img"), in_dir("r3")), 0, "%s", err);
+        free(err);
+        snprintf(path, sizeof path, "%s/r3/root/.ssh/authorized_keys", dir);
+        cr_assert_eq(stat(path, &st), 0);
+
+        /* No config at all: nothing to do. A corrupt one: 1, named. */
+        cr_assert_eq(boot_setup(&err, "/nonexistent/b.img", "/nonexistent/i.img", in_dir("r2")), 0, "%s", err);
+        free(err);
+        cr_assert_eq(tu_write_file(dir, "bad.img", "MUSTERCFG1\n{not json"), 0);
+        cr_assert_eq(boot_setup(&err, in_dir("bad.img"), "/nonexistent/i.img", in_dir("r2")), 1);
+        cr_assert(strstr(err, in_dir("bad.img")), "%s", err);
+        free(err);
+}
+
+/* Static network configs: the entry whose MAC is one of this machine's NICs
+ * (ROOT/sys/class/net/NAME/address) is written to ROOT/run/systemd/network
+ * as 05-muster-NAME, byte for byte, 0644; another host's entry is not; a
+ * set that does not check (a file name leaving the folder) writes nothing. */
+Test(agent_bootcfg, boot_setup_writes_this_machines_static_network) {
+        static const char eth0[] = "[Match]\nMACAddress=52:54:00:6d:75:01\n[Network]\nAddress=10.0.2.50/24\n"
+                                   "Gateway=10.0.2.2\nDNS=10.0.2.3\n";
+        static const char bond[] = "[NetDev]\nName=bond0\nKind=bond\n";
+        char *set = NULL;
+        cr_assert_geq(asprintf(&set,
+                               "[{\"mac_addresses\":[\"02:00:00:00:00:99\"],\"files\":{\"other.network\":"
+                               "\"[Match]\\nName=x\\n\"}},"
+                               "{\"mac_addresses\":[\"52:54:00:6D:75:01\"],\"files\":{\"10-eth0.network\":"
+                               "\"[Match]\\nMACAddress=52:54:00:6d:75:01\\n[Network]\\nAddress=10.0.2.50/24\\n"
+                               "Gateway=10.0.2.2\\nDNS=10.0.2.3\\n\",\"20-bond.netdev\":\"[NetDev]\\nName=bond0\\n"
+                               "Kind=bond\\n\"}}]"),
+                      0);
+        struct bootcfg c = { .coordinator_url = "http://127.0.0.1:1", .infra_env_id = FIXTURE_HOST_ID, .token = "t",
+                             .static_network = set };
+        write_area_of("static.img", &c);
+        tu_must("mkdir -p %s/m/sys/class/net/eth0 %s/m/sys/class/net/lo %s/m/sys/class/net/eth1", dir, dir, dir);
+        cr_assert_eq(tu_write_file(dir, "m/sys/class/net/eth0/address", "52:54:00:6d:75:01\n"), 0);
+        cr_assert_eq(tu_write_file(dir, "m/sys/class/net/lo/address", "00:00:00:00:00:00\n"), 0);
+        cr_assert_eq(tu_write_file(dir, "m/sys/class/net/eth1/address", "52:54:00:6d:75:02\n"), 0);
+        char *err = NULL;
+        cr_assert_eq(boot_setup(&err, in_dir("static.img"), "/nonexistent/i.img", in_dir("m")), 0, "%s", err);
+        cr_assert(strstr(err, "Static network for eth0 (52:54:00:6d:75:01): 2 files"), "%s", err);
+        free(err);
+        char path[4300];
+        snprintf(path, sizeof path, "%s/m/run/systemd/network/05-muster-10-eth0.network", dir);
+        char *got = read_text(path);
+        cr_assert_not_null(got, "%s", path);
+        cr_assert_str_eq(got, eth0);
+        free(got);
+        struct stat st;
+        cr_assert_eq(stat(path, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0644);
+        snprintf(path, sizeof path, "%s/m/run/systemd/network/05-muster-20-bond.netdev", dir);
+        got = read_text(path);
+        cr_assert_str_eq(got, bond);
+        free(got);
+        snprintf(path, sizeof path, "%s/m/run/systemd/network/05-muster-other.network", dir);
+        cr_assert_neq(stat(path, &st), 0, "another host's config is not written");
+
+        /* No NIC matches: DHCP, nothing written. */
+        tu_must("mkdir -p %s/n/sys/class/net/eth0", dir);
+        cr_assert_eq(tu_write_file(dir, "n/sys/class/net/eth0/address", "52:54:00:00:00:01\n"), 0);
+        cr_assert_eq(boot_setup(&err, in_dir("static.img"), "/nonexistent/i.img", in_dir("n")), 0, "%s", err);
+        cr_assert(strstr(err, "No NIC of this machine has a static network config (2 hosts have one): DHCP"), "%s",
+                  err);
+        free(err);
+        snprintf(path, sizeof path, "%s/n/run", dir);
+        cr_assert_neq(stat(path, &st), 0);
+
+        /* A crafted area: a file name that leaves the folder. Nothing written. */
+        free(set);
+        cr_assert_geq(asprintf(&set, "[{\"mac_addresses\":[\"52:54:00:6d:75:01\"],\"files\":{\"../../etc/x.network\":"
+                                     "\"[Match]\\nName=x\\n\"}}]"),
+                      0);
+        c.static_network = set;
+        write_area_of("evil.img", &c);
+        tu_must("mkdir -p %s/e/sys/class/net/eth0", dir);
+        cr_assert_eq(tu_write_file(dir, "e/sys/class/net/eth0/address", "52:54:00:6d:75:01\n"), 0);
+        cr_assert_eq(boot_setup(&err, in_dir("evil.img"), "/nonexistent/i.img", in_dir("e")), 1);
+        cr_assert(strstr(err, "are refused") && strstr(err, "\"../../etc/x.network\""), "%s", err);
+        free(err);
+        snprintf(path, sizeof path, "%s/e/run", dir);
+        cr_assert_neq(stat(path, &st), 0, "nothing written");
+        snprintf(path, sizeof path, "%s/e/etc", dir);
+        cr_assert_neq(stat(path, &st), 0, "nothing written outside");
+        free(set);
+}
+
 Test(agent_bootcfg, agent_conf_over_the_area_and_the_cmdline_over_agent_conf) {
         char *ie, *tok, *ie2, *tok2;
         md_up();
@@ -348,15 +544,6 @@ Test(agent_bootcfg, corrupt_sources_and_none_at_all) {
 
 /* ---- the in-memory CA ------------------------------------------------------- */
 
-static unsigned free_port(void) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t len = sizeof a;
-        cr_assert(fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0 &&
-                  getsockname(fd, (struct sockaddr *) &a, &len) == 0);
-        close(fd);
-        return ntohs(a.sin_port);
-}
 
 static bool port_open(unsigned port) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -378,7 +565,7 @@ static void make_cert(const char *name) {
 Test(agent_bootcfg, ca_pem_verifies_the_coordinator_from_memory) {
         make_cert("server");
         make_cert("other");
-        unsigned port = free_port();
+        unsigned port = tu_free_port();
         char portarg[16], base[64];
         snprintf(portarg, sizeof portarg, "%u", port);
         snprintf(base, sizeof base, "https://127.0.0.1:%u", port);

@@ -810,6 +810,122 @@ Test(iso_download, infra_env_architecture_follows_the_template) {
         free(pc);
 }
 
+/* The infra-env's proxy and SSH key go into the area (the agent fetches
+ * through the one, the live system's SSH server takes the other). */
+Test(iso_download, proxy_and_ssh_key_go_into_the_area) {
+        start(2 * MIB, MIB, false);
+        char *ie = NULL;
+        struct reply r;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "proxied", &ie, NULL), 201);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token,
+                                  "{\"proxy\":{\"https_proxy\":\"http://proxy.lab:3128\",\"no_proxy\":\".lab\"},"
+                                  "\"ssh_authorized_key\":\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK admin@lab\"}",
+                                  NULL),
+                     200);
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token,
+                                  "{\"proxy\":{\"http_proxy\":\"gopher://proxy.lab\"}}", NULL),
+                     400, "a proxy URL that is none is refused at the door");
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 200);
+        struct bootcfg bc = { 0 };
+        char err[256] = "";
+        cr_assert_eq(bootcfg_decode(r.body + tpl_off, AREA, &bc, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(bc.https_proxy, "http://proxy.lab:3128");
+        cr_assert_null(bc.http_proxy);
+        cr_assert_str_eq(bc.no_proxy, ".lab");
+        cr_assert_str_eq(bc.ssh_authorized_key, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK admin@lab");
+        bootcfg_free(&bc);
+        reply_free(&r);
+        free(ie);
+}
+
+/* Static network configs: checked at the door (400 naming the host, file
+ * and line; 413 saying how far over the ISO's area), kept canonical, shown,
+ * carried in the area, and set with musterctl from a folder per MAC. */
+Test(iso_download, static_network_checked_kept_and_carried) {
+        start(2 * MIB, MIB, false);
+        char *ie = NULL, *out = NULL, *err = NULL;
+        struct reply r;
+        json_object *o = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack-s", &ie, NULL), 201);
+        static const char good[] =
+                "{\"static_network\":[{\"mac_addresses\":[\"52:54:00:6D:75:01\"],\"files\":{\"10-eth0.network\":"
+                "\"[Match]\\nMACAddress=52:54:00:6d:75:01\\n[Network]\\nAddress=10.0.2.50/24\\nGateway=10.0.2.2\\n\"}}]}";
+        cr_assert_eq(tu_http_json("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token, good, &o), 200);
+        json_object *first = json_object_array_get_idx(tu_json_get(o, "static_network"), 0);
+        cr_assert_not_null(first, "%s", json_object_to_json_string(o));
+        cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(tu_json_get(first, "mac_addresses"), 0)),
+                         "52:54:00:6d:75:01", "kept in lower case");
+        json_object_put(o);
+        /* A section that is none: 400 naming host, file and line. */
+        static const char bad[] =
+                "{\"static_network\":[{\"mac_addresses\":[\"52:54:00:6d:75:01\"],\"files\":{\"10-eth0.network\":"
+                "\"[Match]\\nName=eth0\\n[Netwrk]\\nDHCP=yes\\n\"}}]}";
+        cr_assert_eq(req("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token,
+                         (const char *const[]) { "Content-Type: application/json", NULL }, &r),
+                     400, "a PATCH without a body is refused too");
+        reply_free(&r);
+        char *body = NULL;
+        long code = tu_http("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token, bad, strlen(bad), &body);
+        cr_assert_eq(code, 400, "%s", body);
+        cr_assert(strstr(body, "static_network[0] (52:54:00:6d:75:01): 10-eth0.network line 3: [Netwrk] is not a "
+                               "section"),
+                  "%s", body);
+        free(body);
+        /* Too much for the ISO: 413, by how much. */
+        size_t hosts = 20, each = 15500;
+        char *big = malloc(hosts * (each + 200) + 64);
+        cr_assert_not_null(big);
+        size_t at = (size_t) sprintf(big, "{\"static_network\":[");
+        for (size_t i = 0; i < hosts; i++) {
+                at += (size_t) sprintf(big + at, "%s{\"mac_addresses\":[\"02:00:00:00:01:%02zx\"],\"files\":{\"a.network\":"
+                                                 "\"[Match]\\nName=eth0\\n", i ? "," : "", i);
+                for (size_t k = 0; k < each / 3; k++)
+                        at += (size_t) sprintf(big + at, "#\\n");
+                at += (size_t) sprintf(big + at, "\"}}");
+        }
+        at += (size_t) sprintf(big + at, "]}");
+        code = tu_http("PATCH", url("/api/v2/infra-envs/%s", ie), md.admin_token, big, at, &body);
+        cr_assert_eq(code, 413, "%s", body);
+        cr_assert(strstr(body, "over the 262144 its discovery ISO holds"), "%s", body);
+        free(body);
+        free(big);
+        /* The stored set is the good one, carried by the ISO. */
+        cr_assert_eq(get_image(ie, md.admin_token, NULL, &r), 200);
+        struct bootcfg bc = { 0 };
+        char why[256] = "";
+        cr_assert_eq(bootcfg_decode(r.body + tpl_off, AREA, &bc, why, sizeof why), 0, "%s", why);
+        cr_assert(bc.static_network && strstr(bc.static_network, "\"52:54:00:6d:75:01\"") &&
+                          strstr(bc.static_network, "Address=10.0.2.50/24"),
+                  "%s", bc.static_network ? bc.static_network : "(none)");
+        bootcfg_free(&bc);
+        reply_free(&r);
+
+        /* musterctl: a folder per host, named by MAC. */
+        tu_must("mkdir -p %s/sn/52:54:00:6d:75:09 %s/sn-bad/not-a-mac", dir, dir);
+        cr_assert_eq(tu_write_file(dir, "sn/52:54:00:6d:75:09/10-eth0.network",
+                                   "[Match]\nMACAddress=52:54:00:6d:75:09\n[Network]\nDHCP=no\n"
+                                   "Address=192.0.2.9/24\n"), 0);
+        char sn[4200], snbad[4200];
+        snprintf(sn, sizeof sn, "%s/sn", dir);
+        snprintf(snbad, sizeof snbad, "%s/sn-bad", dir);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "set", "rack-s", "--static-network", sn), 0, "%s", err);
+        cr_assert(strstr(out, "Static network") && strstr(out, "1 host"), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s", ie), md.admin_token, NULL, &o), 200);
+        cr_assert(strstr(json_object_to_json_string(o), "52:54:00:6d:75:09"), "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_neq(CTL(&out, &err, "infraenv", "set", "rack-s", "--static-network", snbad), 0);
+        cr_assert(strstr(err, "is not a folder named by a host's MAC"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "set", "rack-s", "--no-static-network"), 0, "%s", err);
+        cr_assert(strstr(out, "none (DHCP)"), "%s", out);
+        free(out);
+        free(err);
+        free(ie);
+}
+
 /* ---- PXE ------------------------------------------------------------------ */
 
 static long get_pxe(const char *ie, const char *file, const char *token, struct reply *r) {

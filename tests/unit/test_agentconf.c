@@ -189,7 +189,19 @@ Test(agentconf, file_every_key) {
                           "coordinator_key_file = /etc/muster/key.pem\n"
                           "state_dir = /var/lib/x\n"
                           "install_target = /dev/vdb\n"
-                          "min_disk_bytes = 1000000\n");
+                          "min_disk_bytes = 1000000\n"
+                          "http_proxy = http://proxy.lab:3128\n"
+                          "https_proxy = http://user:pw@proxy.lab:3129\n"
+                          "no_proxy = .lab,10.0.0.0/8\n");
+        cr_assert_str_eq(c.http_proxy, "http://proxy.lab:3128");
+        cr_assert_str_eq(c.https_proxy, "http://user:pw@proxy.lab:3129");
+        cr_assert_str_eq(c.no_proxy, ".lab,10.0.0.0/8");
+        char line[2048];
+        agentconf_describe(&c, line, sizeof line);
+        cr_assert(strstr(line, "; proxy http http://proxy.lab:3128 (agent.conf:11) https http://***@proxy.lab:3129 "
+                               "(agent.conf:12), none for .lab,10.0.0.0/8 (agent.conf:13)"),
+                  "%s", line);
+        cr_assert_null(strstr(line, "pw@"), "no proxy password in the log: %s", line);
         cr_assert_str_eq(c.coordinator, "https://muster.example.com:8443");
         cr_assert_str_eq(c.infra_env_id, IE_FILE);
         cr_assert_str_eq(c.token_file, "/etc/muster/token");
@@ -239,6 +251,8 @@ Test(agentconf, file_bad_lines_name_file_and_line) {
         file_refused("token = abc\ntoken_file = /t\n", "/etc/a.conf:2: token_file and token (line 1) both given");
         file_refused("token_file = /t\ntoken = abc\n", "/etc/a.conf:2: token and token_file (line 1) both given");
         file_refused("coordinator = ftp://h\n", "/etc/a.conf:1: coordinator: \"ftp://h\" is not an http");
+        file_refused("https_proxy = http://proxy:3128/x\n", "/etc/a.conf:1: https_proxy: \"http://proxy:3128/x\" is not a proxy URL");
+        file_refused("no_proxy = a;b\n", "/etc/a.conf:1: no_proxy: \"a;b\" is not a comma-separated list");
         file_refused("coordinator = http://\n", "/etc/a.conf:1: coordinator:");
         file_refused("\ninfra_env = nope\n", "/etc/a.conf:2: infra_env: \"nope\" is not a UUID");
         file_refused("token = \"a b\"\n", "/etc/a.conf:1: token: the token is empty or not a token");

@@ -227,6 +227,23 @@ Test(model_infra_env, patch_body_and_null_clears) {
         infra_env_free(&ie);
 }
 
+Test(model_infra_env, proxies_that_parse) {
+        static const char *const ok[] = {
+                "{\"proxy\":{\"http_proxy\":\"http://proxy.lab:3128\",\"https_proxy\":\"http://10.0.0.1:8080/\","
+                "\"no_proxy\":\".lab,10.0.0.0/8,[fd00::1],localhost\"}}",
+                "{\"proxy\":{\"https_proxy\":\"https://user:secret@[fd00::7]:3128\",\"no_proxy\":\"*\"}}",
+                NULL,
+        };
+        for (const char *const *j = ok; *j; j++) {
+                json_object *o = json_tokener_parse(*j);
+                struct infra_env ie;
+                char err[256] = "";
+                cr_assert_eq(infra_env_from_json(o, &ie, err, sizeof err), 0, "%s: %s", *j, err);
+                infra_env_free(&ie);
+                json_object_put(o);
+        }
+}
+
 Test(model_infra_env, bad_types_name_the_field) {
         struct { const char *json; const char *needle; } cases[] = {
                 { "[]", "JSON object" },
@@ -235,6 +252,13 @@ Test(model_infra_env, bad_types_name_the_field) {
                 { "{\"cluster_id\":12}", "\"cluster_id\"" },
                 { "{\"proxy\":\"http://x\"}", "\"proxy\" must be object" },
                 { "{\"proxy\":{\"https_proxy\":false}}", "\"https_proxy\"" },
+                /* Proxies the agents would fetch through. */
+                { "{\"proxy\":{\"http_proxy\":\"ftp://proxy:21\"}}", "\"proxy.http_proxy\" is not a proxy URL" },
+                { "{\"proxy\":{\"https_proxy\":\"http://proxy:3128/path\"}}", "\"proxy.https_proxy\"" },
+                { "{\"proxy\":{\"http_proxy\":\"http://pro xy:3128\"}}", "\"proxy.http_proxy\"" },
+                { "{\"proxy\":{\"http_proxy\":\"http://proxy:99999\"}}", "\"proxy.http_proxy\"" },
+                { "{\"proxy\":{\"no_proxy\":\"a,,b\"}}", "\"proxy.no_proxy\"" },
+                { "{\"proxy\":{\"no_proxy\":\"a b\"}}", "\"proxy.no_proxy\"" },
                 { "{\"ntp_sources\":\"pool.ntp.org\"}", "\"ntp_sources\" must be array" },
                 { "{\"ntp_sources\":[1]}", "\"ntp_sources\" must hold strings" },
                 { "{\"token_generation\":-1}", "\"token_generation\"" },

@@ -58,11 +58,20 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 13
+#define SCHEMA 14
 
-/* Undo migration 13 (what a version-12 muster left): the inventory back in
- * the host's row, no host counts. */
+/* Undo migration 14 (what a version-13 muster left): no static network
+ * configs. */
+static void downgrade_to_13(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "ALTER TABLE infra_envs DROP COLUMN static_network;"
+                                      "UPDATE schema_version SET version = 13", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
+/* Undo migrations 14 and 13 (what a version-12 muster left): the inventory
+ * back in the host's row, no host counts. */
 static void downgrade_to_12(sqlite3 *db) {
+        downgrade_to_13(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE hosts ADD COLUMN inventory TEXT;"
                                       "UPDATE hosts SET inventory = "
                                       "  (SELECT inventory FROM host_inventories WHERE host_seq = hosts.seq);"
@@ -225,6 +234,23 @@ static int64_t count_rows(const char *sql) {
  * infra-env's count of hosts starts from the hosts it holds, so that
  * [infraenv] max_hosts holds across the upgrade; deletes (of a host, of an
  * infra-env) keep counts and inventories right. */
+/* A version-13 database (no static network configs) is migrated: its
+ * infra-envs are there, with none, and take one after. */
+Test(store_sqlite, version_13_database_is_migrated) {
+        char *a = mk_infra_env("admin", "a");
+        reopen_after(downgrade_to_13);
+        struct infra_env got;
+        cr_assert_eq(store_infra_env_get(st, a, &got), 0);
+        cr_assert_null(got.static_network);
+        got.static_network = strdup("[{\"mac_addresses\":[\"02:00:00:00:00:01\"],\"files\":{}}]");
+        cr_assert_eq(store_infra_env_update(st, &got, IE_F_STATIC_NETWORK), 0);
+        infra_env_free(&got);
+        cr_assert_eq(store_infra_env_get(st, a, &got), 0);
+        cr_assert_str_eq(got.static_network, "[{\"mac_addresses\":[\"02:00:00:00:00:01\"],\"files\":{}}]");
+        infra_env_free(&got);
+        free(a);
+}
+
 Test(store_sqlite, version_12_database_is_migrated) {
         char *a = mk_infra_env("admin", "a"), *b = mk_infra_env("admin", "b");
         for (int i = 1; i <= 3; i++) {

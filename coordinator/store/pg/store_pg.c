@@ -302,6 +302,8 @@ static const char pg_schema[] =
  * the build refuses one without the other. The NULL ends the list; the next
  * migration goes before it. */
 static const char *const pg_migrations[] = {
+        /* 14: an infra-env's per-host static network configs (staticnet.h), JSON. */
+        "ALTER TABLE infra_envs ADD COLUMN static_network TEXT",
         NULL,
 };
 #define SCHEMA_VERSION (PG_SCHEMA_BASE + (int) (sizeof pg_migrations / sizeof *pg_migrations) - 1)

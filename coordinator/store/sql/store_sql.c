@@ -310,7 +310,7 @@ static int write_query(struct store *s, struct query *q) {
 
 #define IE_COLS "seq, id, name, owner, cluster_id, cpu_architecture, pull_secret, " \
         "ssh_authorized_key, http_proxy, https_proxy, no_proxy, ntp_sources, "     \
-        "token_generation, created_at, updated_at"
+        "token_generation, created_at, updated_at, static_network"
 
 static int read_infra_env(struct dbstmt *st, struct infra_env *ie) {
         char **strs[] = { &ie->id, &ie->name, &ie->owner, &ie->cluster_id, &ie->cpu_architecture,
@@ -331,8 +331,8 @@ static int read_infra_env(struct dbstmt *st, struct infra_env *ie) {
                                 return -ENOMEM;
         }
         ie->token_generation = col_i64(st, 12);
-        char **times[] = { &ie->created_at, &ie->updated_at };
-        return col_strs(st, 13, times, 2);
+        char **times[] = { &ie->created_at, &ie->updated_at, &ie->static_network };
+        return col_strs(st, 13, times, 3);
 }
 
 static int cluster_exists(struct dbconn *c, const char *id) {
@@ -366,13 +366,15 @@ static int infra_env_insert(struct dbconn *c, const struct infra_env *ie, const 
                 return r < 0 ? r : -ENOENT;
         r = stmt(c, "INSERT INTO infra_envs (id, name, owner, cluster_id, cpu_architecture, "
                     "pull_secret, ssh_authorized_key, http_proxy, https_proxy, no_proxy, ntp_sources, "
-                    "created_at, updated_at, token_generation) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", &st);
+                    "created_at, updated_at, token_generation, static_network) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", &st);
         if (r < 0)
                 return r;
         r = BIND(st, ie->id, ie->name, ie->owner, ie->cluster_id, ie->cpu_architecture,
                  ie->pull_secret, ie->ssh_authorized_key, ie->proxy.http_proxy,
                  ie->proxy.https_proxy, ie->proxy.no_proxy, ntp, ie->created_at, ie->updated_at);
+        if (r >= 0)
+                r = bind_text(st, 15, ie->static_network);
         if (r < 0 || (r = bind_i64(st, 14, ie->token_generation)) < 0)
                 return r;
         return step_done(c, st);
@@ -517,6 +519,8 @@ static int sql_infra_env_update(struct store *s, const struct infra_env *ie, uin
         }
         if (fields & IE_F_NTP_SOURCES)
                 q_text(&q, ", ntp_sources = ?", ntp);
+        if (fields & IE_F_STATIC_NETWORK)
+                q_text(&q, ", static_network = ?", ie->static_network);
         q_text(&q, " WHERE id = ?", id);
 
         if ((r = write_begin(s, &c)) < 0)
@@ -2831,8 +2835,8 @@ static const struct copy_table {
           "i" "ttttttttttttttttttt" "itt", "seq" },
         { "infra_envs",
           "seq, id, name, owner, cluster_id, cpu_architecture, pull_secret, ssh_authorized_key, http_proxy, "
-          "https_proxy, no_proxy, ntp_sources, token_generation, created_at, updated_at",
-          "itttttttttttitt", "seq" },
+          "https_proxy, no_proxy, ntp_sources, token_generation, created_at, updated_at, static_network",
+          "itttttttttttittt", "seq" },
         { "hosts",
           "seq, infra_env_id, id, owner, cluster_id, role, requested_hostname, installation_disk_id, inv_hostname, "
           "inv_cpu_count, inv_memory_bytes, inv_max_disk_bytes, status, status_info, validations, progress_stage, "

@@ -308,6 +308,8 @@ static const char *const migrations[] = {
         "CREATE TRIGGER hosts_name_update AFTER UPDATE OF requested_hostname, inv_hostname ON hosts BEGIN "
         "  UPDATE host_names SET name = lower(coalesce(NEW.requested_hostname, NEW.inv_hostname, '')) "
         "  WHERE seq = NEW.seq; END;",
+        /* 14: an infra-env's per-host static network configs (staticnet.h), JSON. */
+        "ALTER TABLE infra_envs ADD COLUMN static_network TEXT;",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 _Static_assert(SCHEMA_VERSION == STORE_SCHEMA_VERSION, "the SQLite migrations end at STORE_SCHEMA_VERSION");
