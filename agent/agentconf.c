@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bootcfg.h"
@@ -631,20 +632,23 @@ static int read_upto(const char *path, size_t max, char **out, size_t *n) {
         return 0;
 }
 
-int agentconf_read_boot(const struct agentconf_paths *paths, uint8_t **data, size_t *n, const char **path) {
+/* The boot config's file: the initramfs's (a PXE boot) when there is one,
+ * else the boot medium's. */
+static const char *boot_path(const struct agentconf_paths *paths) {
         const char *initrd = paths && paths->initrd_config ? paths->initrd_config : AGENTCONF_DEFAULT_INITRD_CONFIG;
         const char *boot = paths && paths->boot_config ? paths->boot_config : AGENTCONF_DEFAULT_BOOT_CONFIG;
-        *path = initrd;
-        int r = read_upto(initrd, BOOTCFG_AREA_SIZE, (char **) data, n);
-        if (r != -ENOENT)
-                return r;
-        *path = boot;
-        return read_upto(boot, BOOTCFG_AREA_SIZE, (char **) data, n);
+        struct stat st;
+        return stat(initrd, &st) == 0 || (errno != ENOENT && errno != ENOTDIR) ? initrd : boot;
+}
+
+int agentconf_read_boot(const struct agentconf_paths *paths, uint8_t **data, size_t *n, const char **path) {
+        *path = boot_path(paths);
+        return read_upto(*path, BOOTCFG_AREA_SIZE, (char **) data, n);
 }
 
 /* Read source `which` (its file at path; a missing one is skipped) and lay it
  * over out. */
-static int load_one(struct agentconf *out, enum agentconf_source which, const char *path, bool *found, char *err,
+static int load_one(struct agentconf *out, enum agentconf_source which, const char *path, char *err,
                     size_t errlen) {
         static const char *const what[_AGENTCONF_SRC_MAX] = {
                 [AGENTCONF_SRC_BOOT] = "boot config",
@@ -660,8 +664,6 @@ static int load_one(struct agentconf *out, enum agentconf_source which, const ch
         r = read_upto(path, which == AGENTCONF_SRC_BOOT ? BOOTCFG_AREA_SIZE : AGENTCONF_TEXT_MAX + 1, &data, &n);
         if (r == -ENOENT)
                 return 0;
-        if (found)
-                *found = true;
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -682,18 +684,14 @@ static int load_one(struct agentconf *out, enum agentconf_source which, const ch
 
 int agentconf_load(struct agentconf *out, const struct agentconf_paths *paths, const struct agentconf *flags,
                    char *err, size_t errlen) {
-        const char *boot = paths && paths->boot_config ? paths->boot_config : AGENTCONF_DEFAULT_BOOT_CONFIG;
         const char *conf = paths && paths->agent_conf ? paths->agent_conf : AGENTCONF_DEFAULT_AGENT_CONF;
         const char *cmdline = paths && paths->cmdline ? paths->cmdline : AGENTCONF_DEFAULT_CMDLINE;
-        const char *initrd = paths && paths->initrd_config ? paths->initrd_config : AGENTCONF_DEFAULT_INITRD_CONFIG;
         int r;
 
         agentconf_free(out);
-        bool pxe = false;
-        if ((r = load_one(out, AGENTCONF_SRC_BOOT, initrd, &pxe, err, errlen)) < 0 ||
-            (!pxe && (r = load_one(out, AGENTCONF_SRC_BOOT, boot, NULL, err, errlen)) < 0) ||
-            (r = load_one(out, AGENTCONF_SRC_FILE, conf, NULL, err, errlen)) < 0 ||
-            (r = load_one(out, AGENTCONF_SRC_CMDLINE, cmdline, NULL, err, errlen)) < 0 ||
+        if ((r = load_one(out, AGENTCONF_SRC_BOOT, boot_path(paths), err, errlen)) < 0 ||
+            (r = load_one(out, AGENTCONF_SRC_FILE, conf, err, errlen)) < 0 ||
+            (r = load_one(out, AGENTCONF_SRC_CMDLINE, cmdline, err, errlen)) < 0 ||
             (flags && (r = agentconf_merge(out, flags)) < 0)) {
                 if (r == -ENOMEM)
                         errmsg(err, errlen, r, "Out of memory reading the agent's configuration");

@@ -37,56 +37,33 @@ static int ensure_dir(const char *path, mode_t mode) {
 }
 
 /* ROOT/root/.ssh/authorized_keys holds keys (a line each, ending in a
- * newline), mode 0600 in a 0700 folder; written beside and renamed. */
+ * newline), mode 0600 in a 0700 folder (fd_write_file_atomic). */
 static int write_authorized_keys(const char *root, const char *keys) {
-        char home[4200], ssh[4200], file[4300], tmp[4300];
+        char home[4200], ssh[4200], file[4300];
         int r;
         under(root, "/root", home, sizeof home);
         under(root, "/root/.ssh", ssh, sizeof ssh);
         snprintf(file, sizeof file, "%s/authorized_keys", ssh);
-        snprintf(tmp, sizeof tmp, "%s/.authorized_keys.muster", ssh);
         if ((r = ensure_dir(home, 0700)) < 0 || (r = ensure_dir(ssh, 0700)) < 0)
                 return r;
-        (void) unlink(tmp);
-        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return -errno;
         size_t n = strlen(keys);
-        if ((r = fd_write_full(fd, keys, n)) < 0 || (n && keys[n - 1] != '\n' && (r = fd_write_full(fd, "\n", 1)) < 0) ||
-            fsync(fd) < 0 || rename(tmp, file) < 0) {
-                r = r < 0 ? r : -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "%s%s", keys, n && keys[n - 1] != '\n' ? "\n" : "") < 0)
+                return -ENOMEM;
+        return fd_write_file_atomic(file, text, strlen(text), 0600);
 }
 
-/* ROOT/run/systemd/network/STATICNET_PREFIX+name holds text (0644),
- * written beside and renamed. */
+/* ROOT/run/systemd/network/STATICNET_PREFIX+name holds text, 0644
+ * (fd_write_file_atomic). */
 static int write_unit(const char *root, const char *name, const char *text) {
-        char dir[4200], file[4400], tmp[4400];
+        static const char *const dirs[] = { "/run", "/run/systemd", "/run/systemd/network" };
+        char dir[4200], file[4400];
         int r;
-        under(root, "/run", dir, sizeof dir);
-        if ((r = ensure_dir(dir, 0755)) < 0)
-                return r;
-        under(root, "/run/systemd", dir, sizeof dir);
-        if ((r = ensure_dir(dir, 0755)) < 0)
-                return r;
-        under(root, "/run/systemd/network", dir, sizeof dir);
-        if ((r = ensure_dir(dir, 0755)) < 0)
-                return r;
+        for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+                if ((r = ensure_dir(under(root, dirs[i], dir, sizeof dir), 0755)) < 0)
+                        return r;
         snprintf(file, sizeof file, "%s/" STATICNET_PREFIX "%s", dir, name);
-        snprintf(tmp, sizeof tmp, "%s/." STATICNET_PREFIX "%s.tmp", dir, name);
-        (void) unlink(tmp);
-        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        if ((r = fd_write_full(fd, text, strlen(text))) < 0 || fchmod(fd, 0644) < 0 || rename(tmp, file) < 0) {
-                r = r < 0 ? r : -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
+        return fd_write_file_atomic(file, text, strlen(text), 0644);
 }
 
 /* The static configs of the entries whose MACs are NICs of this machine

@@ -57,6 +57,19 @@ static ssize_t dl_stream_read(void *cls, uint64_t pos, void *buf, size_t max) {
         return k;
 }
 
+/* What a stream holds (the template, an area or tail with a token): wiped
+ * and let go. */
+static void dl_proto_drop(struct dl_stream *p) {
+        if (p->area)
+                explicit_bzero(p->area, BOOTCFG_AREA_SIZE);
+        free(p->area);
+        if (p->tail)
+                explicit_bzero(p->tail, p->tail_len);
+        free(p->tail);
+        if (p->fd >= 0)
+                close(p->fd);
+}
+
 /* The answer is done (or the client went away): the one log line of the
  * download, then the resources. */
 static void dl_stream_free(void *cls) {
@@ -73,14 +86,7 @@ static void dl_stream_free(void *cls) {
                          (unsigned long long) (s->start + s->len - (s->len > 0)), (unsigned long long) s->size,
                          (unsigned long long) s->sent, (unsigned long long) s->len, secs,
                          s->sent < s->len ? " (cut short)" : "");
-        if (s->fd >= 0)
-                close(s->fd);
-        if (s->area)
-                explicit_bzero(s->area, BOOTCFG_AREA_SIZE);
-        free(s->area);
-        if (s->tail)
-                explicit_bzero(s->tail, s->tail_len);
-        free(s->tail);
+        dl_proto_drop(s);
         free(s);
 }
 
@@ -199,9 +205,7 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
                 img.area = NULL;
                 iso_file_name(ie.name, fname, sizeof fname);
                 answer(req, resp, &ie, &proto, img.etag, fname, ISO_CONTENT_TYPE);
-                free(proto.area);
-                if (proto.fd >= 0)
-                        close(proto.fd);
+                dl_proto_drop(&proto);
         }
 out:
         svc_iso_image_close(&img);
@@ -253,11 +257,7 @@ void api_pxe_download(void *app, struct http_request *req, struct http_response 
                 img.tail = NULL;
                 answer(req, resp, &ie, &proto, img.etag, req->params[1],
                        kind == PXE_SCRIPT ? "text/plain; charset=utf-8" : "application/octet-stream");
-                if (proto.tail)
-                        explicit_bzero(proto.tail, proto.tail_len);
-                free(proto.tail);
-                if (proto.fd >= 0)
-                        close(proto.fd);
+                dl_proto_drop(&proto);
         }
 out:
         explicit_bzero(query, sizeof query);

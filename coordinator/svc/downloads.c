@@ -65,8 +65,8 @@ static int build_area(struct svc *sv, const struct infra_env *ie, const char *ur
 }
 
 /* The template that boots ie's hosts, opened into *t. */
-static int open_template(struct svc *sv, const struct muster_config *cfg, const struct infra_env *ie,
-                         struct iso_template *t, char *err, size_t errlen) {
+static int open_template(const struct muster_config *cfg, const struct infra_env *ie, struct iso_template *t,
+                         char *err, size_t errlen) {
         char why[512];
         int r = iso_template_open(cfg->iso_template, t, why, sizeof why);
         if (r < 0)
@@ -75,7 +75,6 @@ static int open_template(struct svc *sv, const struct muster_config *cfg, const 
                 return errmsg(err, errlen, -ENODATA, "the infra-env is for %s hosts, the ISO template %s boots %s",
                               ie->cpu_architecture ? ie->cpu_architecture : "?", cfg->iso_template,
                               t->cpu_architecture);
-        (void) sv;
         return 0;
 }
 
@@ -134,7 +133,7 @@ int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *c
         /* The configuration once: a reload may replace it meanwhile. */
         const struct muster_config *cfg = svc_cfg(sv);
         int r;
-        if ((r = open_template(sv, cfg, ie, &img->t, err, errlen)) < 0 ||
+        if ((r = open_template(cfg, ie, &img->t, err, errlen)) < 0 ||
             (r = make_area(sv, cfg, ie, coordinator_url, &img->area, err, errlen)) < 0)
                 return r;
         iso_etag(&img->t, img->area, BOOTCFG_AREA_SIZE, img->etag);
@@ -145,7 +144,7 @@ int svc_pxe_open(struct svc *sv, const struct infra_env *ie, const char *coordin
                  const char *query, struct pxe_image *img, char *err, size_t errlen) {
         *img = (struct pxe_image) { .t.fd = -1, .kind = kind };
         const struct muster_config *cfg = svc_cfg(sv);
-        int r = open_template(sv, cfg, ie, &img->t, err, errlen);
+        int r = open_template(cfg, ie, &img->t, err, errlen);
         if (r < 0)
                 return r;
         if (!img->t.pxe)
