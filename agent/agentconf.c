@@ -43,6 +43,7 @@ static const struct field {
         { AGENTCONF_HTTP_PROXY, offsetof(struct agentconf, http_proxy), false },
         { AGENTCONF_HTTPS_PROXY, offsetof(struct agentconf, https_proxy), false },
         { AGENTCONF_NO_PROXY, offsetof(struct agentconf, no_proxy), false },
+        { AGENTCONF_RECLAIM_WIPE, offsetof(struct agentconf, reclaim_wipe), false },
 };
 #define N_FIELDS (sizeof fields / sizeof *fields)
 
@@ -116,6 +117,8 @@ const char *agentconf_setting_to_string(enum agentconf_setting s) {
                 return "https proxy";
         case AGENTCONF_NO_PROXY:
                 return "no_proxy";
+        case AGENTCONF_RECLAIM_WIPE:
+                return "reclaim wipe";
         case _AGENTCONF_SETTING_MAX:
                 break;
         }
@@ -165,6 +168,9 @@ static const struct key {
         { "http_proxy", AGENTCONF_HTTP_PROXY, K_PROXY, offsetof(struct agentconf, http_proxy), true },
         { "https_proxy", AGENTCONF_HTTPS_PROXY, K_PROXY, offsetof(struct agentconf, https_proxy), true },
         { "no_proxy", AGENTCONF_NO_PROXY, K_NO_PROXY, offsetof(struct agentconf, no_proxy), true },
+        /* Set by a reclaim's boot entry (run only): the disk wiped before
+         * the host registers (agent/reclaim.h). */
+        { "reclaim_wipe", AGENTCONF_RECLAIM_WIPE, K_PATH, offsetof(struct agentconf, reclaim_wipe), true },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
 

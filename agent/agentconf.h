@@ -41,6 +41,7 @@ enum agentconf_setting {
         AGENTCONF_HTTP_PROXY,     /* the infra-env's proxies, for every fetch */
         AGENTCONF_HTTPS_PROXY,
         AGENTCONF_NO_PROXY,
+        AGENTCONF_RECLAIM_WIPE,   /* muster.reclaim_wipe=DISK: a reclaim's wipe, before registering */
         _AGENTCONF_SETTING_MAX,
 };
 
@@ -61,6 +62,7 @@ struct agentconf {
         char *http_proxy;           /* for http:// URLs */
         char *https_proxy;          /* for https:// URLs */
         char *no_proxy;             /* hosts reached without a proxy */
+        char *reclaim_wipe;         /* the installation disk to wipe first (run only) */
         enum agentconf_source from[_AGENTCONF_SETTING_MAX];
         /* Where each came from: "boot config FILE", "FILE:LINE" (agent.conf),
          * "kernel command line FILE", "--flag"; NULL when not set. */

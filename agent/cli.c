@@ -88,6 +88,10 @@ static void usage(FILE *f) {
               "Options of node:\n"
               "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
               "                         /etc/muster/manifests (required)\n"
+              "  --boot-dir DIR         Where `musterctl host reclaim` writes the discovery\n"
+              "                         kernel, initramfs and boot entry (default /boot);\n"
+              "                         given, the host does not reboot after a reclaim\n"
+              "  --no-reboot            Do not reboot after a reclaim\n"
               "  --coordinator URL, --infra-env ID, --token-file FILE, --ca FILE,\n"
               "  --coordinator-key FILE (a key is required), --state-dir DIR (read the host id\n"
               "  from DIR/host-id), --host-id UUID, --boot-config FILE, --agent-conf FILE,\n"
@@ -189,7 +193,7 @@ static int parse_min_disk(const char *s, int64_t *out) {
 enum {
         OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT, OPT_COORDINATOR, OPT_INFRA_ENV, OPT_TOKEN_FILE,
         OPT_CA, OPT_HOST_ID, OPT_STATE_DIR, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
-        OPT_BOOT_CONFIG, OPT_INITRD_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT,
+        OPT_BOOT_CONFIG, OPT_INITRD_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT, OPT_BOOT_DIR,
 };
 
 /* The options of every command; common_option handles them. */
@@ -386,6 +390,8 @@ static const struct option run_opts[] = {
 static const struct option node_opts[] = {
         SOURCE_OPTIONS,
         { "manifest-dir", required_argument, NULL, OPT_MANIFEST_DIR },
+        { "boot-dir", required_argument, NULL, OPT_BOOT_DIR },
+        { "no-reboot", no_argument, NULL, OPT_NO_REBOOT },
         COMMON_OPTIONS,
         {},
 };
@@ -440,6 +446,9 @@ static int agent_option(int c, struct agentconf *flags, struct run_options *ro, 
         case OPT_MANIFEST_DIR:
                 ro->manifest_dir = optarg;
                 break;
+        case OPT_BOOT_DIR:
+                ro->boot_dir = optarg;
+                break;
         case OPT_BOOT_CONFIG:
                 paths->boot_config = optarg;
                 break;
@@ -472,6 +481,7 @@ static void options_from_conf(const struct agentconf *conf, struct run_options *
         ro->coordinator_key = conf->coordinator_key_file;
         ro->coordinator_key_pem = conf->coordinator_key_pem;
         ro->install_target = conf->install_target;
+        ro->reclaim_wipe = conf->reclaim_wipe;
         ro->min_disk_bytes = conf->min_disk_bytes;
         ro->state_dir = conf->state_dir;
         /* A host configured by its boot medium or its files keeps its id; a

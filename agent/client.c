@@ -335,13 +335,15 @@ static json_object *parse_reply(const char *data, size_t len) {
         return o;
 }
 
-int client_request(struct client *c, const char *method, const char *path, json_object *body, long *status,
-                   json_object **reply, char **date) {
+/* client_request, and client_upload with `ctype` set: data[len] sent as it is. */
+static int request(struct client *c, const char *method, const char *path, json_object *body, const char *ctype,
+                   const void *data, size_t len, long *status, json_object **reply, char **date) {
         _cleanup_(curl_slist_free_allp) struct curl_slist *headers = NULL;
-        _cleanup_free_ char *url = NULL;
+        _cleanup_free_ char *url = NULL, *ct = NULL;
         struct reply_buf b = { .max = c->max_reply_bytes };
         CURL *h = c->curl;
         const char *text = NULL;
+        size_t text_len = 0;
         CURLcode cc;
         int r;
 
@@ -357,20 +359,32 @@ int client_request(struct client *c, const char *method, const char *path, json_
                 url = NULL;
                 return -ENOMEM;
         }
-        if (body) {
+        if (ctype) {
+                text = data;
+                text_len = len;
+                if (asprintf(&ct, "Content-Type: %s", ctype) < 0) {
+                        ct = NULL;
+                        return -ENOMEM;
+                }
+        } else if (body) {
                 text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
                 if (!text)
+                        return -ENOMEM;
+                text_len = strlen(text);
+                ct = strdup("Content-Type: application/json");
+                if (!ct)
                         return -ENOMEM;
         }
 
         if (add_header(&headers, c->auth_header) < 0 || add_header(&headers, "Accept: application/json") < 0 ||
-            (body && add_header(&headers, "Content-Type: application/json") < 0) ||
+            (ct && add_header(&headers, ct) < 0) ||
             /* No "100 continue" round trip for our small bodies. */
             add_header(&headers, "Expect:") < 0)
                 return -ENOMEM;
 
         setup_handle(c, url, headers);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+        /* An upload gets a second more per MiB (the slowest link waited for). */
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms + (long) (text_len >> 20) * 1000L);
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
         curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -380,7 +394,7 @@ int client_request(struct client *c, const char *method, const char *path, json_
         else {
                 curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
                 curl_easy_setopt(h, CURLOPT_POSTFIELDS, text ? text : "");
-                curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) (text ? strlen(text) : 0));
+                curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) text_len);
         }
 
         cc = perform(c);
@@ -399,6 +413,18 @@ int client_request(struct client *c, const char *method, const char *path, json_
                 *date = strdup(b.date);
         free(b.body.data);
         return 0;
+}
+
+int client_request(struct client *c, const char *method, const char *path, json_object *body, long *status,
+                   json_object **reply, char **date) {
+        return request(c, method, path, body, NULL, NULL, 0, status, reply, date);
+}
+
+int client_upload(struct client *c, const char *method, const char *path, const char *content_type, const void *data,
+                  size_t len, long *status, json_object **reply) {
+        if (!content_type || (!data && len))
+                return -EINVAL;
+        return request(c, method, path, NULL, content_type, data ? data : "", len, status, reply, NULL);
 }
 
 /* ---- downloads ---------------------------------------------------------- */

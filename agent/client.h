@@ -81,6 +81,11 @@ void client_done(struct client *c);
 int client_request(struct client *c, const char *method, const char *path, json_object *body, long *status,
                    json_object **reply, char **date);
 
+/* client_request with a body of len bytes sent as they are, under
+ * `content_type` ("application/gzip"); the time limit grows by a second a MiB. */
+int client_upload(struct client *c, const char *method, const char *path, const char *content_type, const void *data,
+                  size_t len, long *status, json_object **reply);
+
 /* Where a download goes: the body is handed to sink() as it arrives, but
  * only for a 2xx answer (any other answer's body is parsed as JSON, capped
  * at CLIENT_MAX_REPLY_BYTES, into *reply for its reason). */

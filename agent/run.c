@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <sys/reboot.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,9 +37,11 @@
 #include "inventory.h"
 #include "json-cleanup.h"
 #include "log.h"
+#include "logsgather.h"
 #include "model.h"
 #include "probe.h"
 #include "protocol.h"
+#include "reclaim.h"
 #include "steps_net.h"
 #include "uuid.h"
 
@@ -534,6 +538,202 @@ static void step_disk_speed(const struct run_instruction *in, const struct run_s
         res->output = out;
 }
 
+/* logs-gather {"max_bytes"?}: the bundle (logsgather.h), cut to fit the
+ * coordinator's cap, uploaded to PUT .../logs; the result says what went. */
+static void step_logs_gather(const struct run_instruction *in, const struct run_step_context *ctx,
+                             struct run_step_result *res) {
+        int64_t max = RUN_LOGS_DEFAULT_MAX;
+        json_object *v = NULL;
+        char err[512] = "", what[600];
+        res->exit_code = 1;
+        if (json_object_object_get_ex(in->args, "max_bytes", &v)) {
+                if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < (int64_t) LOGS_BUNDLE_MIN) {
+                        res->error = strdup_printf("the arguments of step %s are not valid for logs-gather: "
+                                                   "max_bytes must be an integer of at least %u",
+                                                   in->step_id, LOGS_BUNDLE_MIN);
+                        return;
+                }
+                max = json_object_get_int64(v);
+        }
+        if (max > RUN_LOGS_MAX)
+                max = RUN_LOGS_MAX;
+        if (!ctx->client || !ctx->infra_env_id || !ctx->host_id) {
+                res->error = strdup_printf("no coordinator connection to upload the logs to");
+                return;
+        }
+        _cleanup_free_ void *data = NULL;
+        size_t len = 0;
+        _cleanup_json_ json_object *summary = NULL, *reply = NULL;
+        struct logs_sources src = LOGS_SOURCES_DEFAULT;
+        if (ctx->journalctl)
+                src.journalctl = ctx->journalctl;
+        int r = logs_bundle_build(&src, ctx->host_id, MUSTER_VERSION, (size_t) max, &data, &len, &summary, err,
+                                  sizeof err);
+        if (r < 0) {
+                res->error = strdup_printf("gathering the logs failed: %s", err[0] ? err : "out of memory");
+                return;
+        }
+        _cleanup_free_ char *path = NULL;
+        struct client cl;
+        if (asprintf(&path, MUSTER_API_PREFIX MUSTER_PATH_HOST_LOGS("%s", "%s"), ctx->infra_env_id, ctx->host_id) < 0) {
+                path = NULL;
+                res->error = strdup_printf("out of memory");
+                return;
+        }
+        if (client_clone(&cl, ctx->client) < 0) {
+                res->error = strdup_printf("out of memory");
+                return;
+        }
+        cl.cancel = ctx->cancel;
+        cl.cancel_userdata = ctx->cancel_userdata;
+        long status = 0;
+        r = client_upload(&cl, "PUT", path, "application/gzip", data, len, &status, &reply);
+        if (r < 0 || status < 200 || status > 299) {
+                describe_answer(&cl, r, status, reply, what, sizeof what);
+                res->error = strdup_printf("uploading the logs (%zu bytes) failed: %s", len, what);
+                client_done(&cl);
+                return;
+        }
+        client_done(&cl);
+        log_info("run", "Step %s: uploaded the logs (%zu bytes)", in->step_id, len);
+        res->exit_code = 0;
+        res->output = TAKE_PTR(summary);
+}
+
+/* Stream a coordinator path into boot_dir/RECLAIM_DIR/name, through a
+ * temporary file renamed once whole and synced. 0 and *bytes, or -errno
+ * with err. */
+struct file_sink {
+        int fd;
+        uint64_t n;
+};
+
+static int file_sink(void *userdata, const void *p, size_t n) {
+        struct file_sink *f = userdata;
+        int r = fd_write_full(f->fd, p, n);
+        if (r >= 0)
+                f->n += n;
+        return r;
+}
+
+static int reclaim_fetch(const struct run_step_context *ctx, struct client *cl, const char *url, const char *dir,
+                         const char *name, uint64_t *bytes, char *err, size_t errlen) {
+        _cleanup_free_ char *final = NULL, *tmp = NULL;
+        if (asprintf(&final, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
+                final = tmp = NULL;
+                return errmsg(err, errlen, -ENOMEM, "out of memory");
+        }
+        struct file_sink f = { .fd = mkostemp(tmp, O_CLOEXEC) };
+        if (f.fd < 0)
+                return errmsg(err, errlen, -errno, "cannot create a file in %s: %s", dir, strerror(errno));
+        _cleanup_json_ json_object *reply = NULL;
+        struct client_stream s = { .sink = file_sink, .userdata = &f,
+                                   .deadline_ms = mono_ms() + RUN_RECLAIM_FETCH_DEADLINE_MS };
+        long status = 0;
+        int r = client_get_stream(cl, url, &s, &status, &reply);
+        char what[512];
+        r = stream_result(cl, &s, r, status, reply, what, sizeof what);
+        if (r < 0)
+                errmsg(err, errlen, r, "fetching %s failed: %s", url, s.sink_error ? strerror(-r) : what);
+        if (r >= 0 && (fchmod(f.fd, 0644) < 0 || fsync(f.fd) < 0))
+                r = errmsg(err, errlen, -errno, "cannot write %s: %s", tmp, strerror(errno));
+        if (close(f.fd) < 0 && r >= 0)
+                r = errmsg(err, errlen, -errno, "cannot write %s: %s", tmp, strerror(errno));
+        if (r >= 0 && rename(tmp, final) < 0)
+                r = errmsg(err, errlen, -errno, "cannot rename %s to %s: %s", tmp, final, strerror(errno));
+        if (r < 0) {
+                unlink(tmp);
+                return r;
+        }
+        (void) ctx;
+        *bytes = f.n;
+        return fd_fsync_parent(final) < 0 ? 0 : 0;
+}
+
+/* reclaim {"kernel_url", "initrd_url", "cmdline", "wipe", "installation_disk"?}
+ * on an installed host's node agent: the discovery kernel and initramfs
+ * into the boot partition, the boot entry made the next boot (reclaim.h),
+ * then a reboot once the result is posted. With wipe the entry's command
+ * line carries muster.reclaim_wipe=DISK for the discovery agent. */
+static void step_reclaim(const struct run_instruction *in, const struct run_step_context *ctx,
+                         struct run_step_result *res) {
+        const char *kurl = NULL, *iurl = NULL, *cmdline = NULL, *disk = NULL;
+        bool wipe = false;
+        json_object *v;
+        char err[600] = "";
+        res->exit_code = 1;
+        if (json_object_object_get_ex(in->args, "kernel_url", &v) && json_object_is_type(v, json_type_string))
+                kurl = json_object_get_string(v);
+        if (json_object_object_get_ex(in->args, "initrd_url", &v) && json_object_is_type(v, json_type_string))
+                iurl = json_object_get_string(v);
+        if (json_object_object_get_ex(in->args, "cmdline", &v) && json_object_is_type(v, json_type_string))
+                cmdline = json_object_get_string(v);
+        if (json_object_object_get_ex(in->args, "wipe", &v) && json_object_is_type(v, json_type_boolean))
+                wipe = json_object_get_boolean(v);
+        if (json_object_object_get_ex(in->args, "installation_disk", &v) && json_object_is_type(v, json_type_string))
+                disk = json_object_get_string(v);
+        if (!kurl || !iurl || kurl[0] != '/' || iurl[0] != '/' || !cmdline) {
+                res->error = strdup_printf("the arguments of step %s are not valid for reclaim: kernel_url and "
+                                           "initrd_url must be coordinator paths, cmdline a string", in->step_id);
+                return;
+        }
+        if (wipe && (!disk || disk[0] != '/' || strpbrk(disk, " \t\n\"'"))) {
+                res->error = strdup_printf("reclaim with wipe needs the installation disk's path, and the coordinator "
+                                           "sent none that can go on a command line");
+                return;
+        }
+        if (!ctx->client || !ctx->boot_dir) {
+                res->error = strdup_printf("no coordinator connection or boot folder for reclaim");
+                return;
+        }
+        _cleanup_free_ char *dir = NULL, *line = NULL;
+        if (asprintf(&dir, "%s/%s", ctx->boot_dir, RECLAIM_DIR) < 0 ||
+            asprintf(&line, "%s%s%s", cmdline, wipe ? " muster.reclaim_wipe=" : "", wipe ? disk : "") < 0) {
+                dir = line = NULL;
+                res->error = strdup_printf("out of memory");
+                return;
+        }
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                res->error = strdup_printf("cannot make %s: %m", dir);
+                return;
+        }
+        struct client cl;
+        if (client_clone(&cl, ctx->client) < 0) {
+                res->error = strdup_printf("out of memory");
+                return;
+        }
+        cl.cancel = ctx->cancel;
+        cl.cancel_userdata = ctx->cancel_userdata;
+        uint64_t kb = 0, ib = 0;
+        int r = reclaim_fetch(ctx, &cl, kurl, dir, RECLAIM_KERNEL, &kb, err, sizeof err);
+        if (r >= 0)
+                r = reclaim_fetch(ctx, &cl, iurl, dir, RECLAIM_INITRD, &ib, err, sizeof err);
+        client_done(&cl);
+        if (r >= 0)
+                r = reclaim_write_entry(ctx->boot_dir, line, err, sizeof err);
+        if (r < 0) {
+                res->error = strdup_printf("reclaim failed: %s", err[0] ? err : "unknown error");
+                return;
+        }
+        json_object *o = json_object_new_object();
+        if (!o || add_member(o, "boot_dir", json_object_new_string(ctx->boot_dir), false) < 0 ||
+            add_member(o, "entry", json_object_new_string(RECLAIM_ENTRY_ID), false) < 0 ||
+            add_member(o, "kernel_bytes", json_object_new_int64((int64_t) kb), false) < 0 ||
+            add_member(o, "initrd_bytes", json_object_new_int64((int64_t) ib), false) < 0 ||
+            add_member(o, "wipe", json_object_new_boolean(wipe), false) < 0 ||
+            add_member(o, "reboot", json_object_new_boolean(ctx->reclaim_reboots), false) < 0) {
+                json_object_put(o);
+                res->error = strdup_printf("out of memory");
+                return;
+        }
+        log_warning("run", "Step %s: the discovery system (%llu + %llu bytes) is the next boot from %s%s", in->step_id,
+                    (unsigned long long) kb, (unsigned long long) ib, ctx->boot_dir,
+                    ctx->reclaim_reboots ? "; rebooting once the result is posted" : "; not rebooting (--boot-dir)");
+        res->exit_code = 0;
+        res->output = o;
+        res->reboot = ctx->reclaim_reboots;
+}
+
 void run_step_execute(const struct run_instruction *in, const struct run_step_context *ctx,
                       struct run_step_result *res) {
         int (*runner)(json_object *, json_object **) = NULL;
@@ -541,9 +741,16 @@ void run_step_execute(const struct run_instruction *in, const struct run_step_co
         json_object *args = in->args;
 
         memset(res, 0, sizeof *res);
-        if (ctx->install && ctx->install->node && in->type != STEP_INSTALL) {
+        if (ctx->install && ctx->install->node && in->type != STEP_INSTALL && in->type != STEP_LOGS_GATHER &&
+            in->type != STEP_RECLAIM) {
                 res->exit_code = 1;
-                res->error = strdup_printf("muster-agent node runs only apply steps, not %s", in->step_type);
+                res->error = strdup_printf("muster-agent node runs only apply, logs-gather and reclaim steps, not %s",
+                                           in->step_type);
+                return;
+        }
+        if (in->type == STEP_RECLAIM && !(ctx->install && ctx->install->node)) {
+                res->exit_code = 1;
+                res->error = strdup_printf("reclaim is for an installed host's node agent, not the discovery agent");
                 return;
         }
         switch (in->type) {
@@ -585,6 +792,11 @@ void run_step_execute(const struct run_instruction *in, const struct run_step_co
                 step_disk_speed(in, ctx, res);
                 return;
         case STEP_LOGS_GATHER:
+                step_logs_gather(in, ctx, res);
+                return;
+        case STEP_RECLAIM:
+                step_reclaim(in, ctx, res);
+                return;
         case _STEP_TYPE_MAX:
         case _STEP_TYPE_INVALID:
                 break;
@@ -998,6 +1210,8 @@ static struct run_step_context step_context(struct runner *R) {
                 .cancel = install_cancel_hook,
                 .cancel_userdata = R,
                 .stop_install = stop_install,
+                .boot_dir = R->o->boot_dir ? R->o->boot_dir : RUN_BOOT_DIR,
+                .reclaim_reboots = !R->o->boot_dir && !R->o->no_reboot,
         };
 }
 
@@ -1191,6 +1405,22 @@ static void jobs_stop(struct runner *R) {
         R->n_jobs = 0;
 }
 
+/* An installed system reboots cleanly, through systemd (its unit has no
+ * CAP_SYS_BOOT); reboot(2) only where systemctl cannot be run. */
+static void reboot_installed_system(void) {
+        char *argv[] = { "systemctl", "reboot", NULL };
+        pid_t pid;
+        int status = 0;
+        log_info("run", "Rebooting into the discovery system (systemctl reboot)");
+        sync();
+        if (posix_spawnp(&pid, "systemctl", NULL, NULL, argv, environ) == 0 &&
+            waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                return;
+        log_warning("run", "systemctl reboot did not work; rebooting directly");
+        if (reboot(RB_AUTOBOOT) < 0)
+                log_error_errno(errno, "run", "Failed to reboot: %m");
+}
+
 /* The steps of one poll: install steps go to the background, the others
  * run now; then the results are posted. RUN_ACT_OK, the action that stopped
  * the posting (a backoff already waited out), or STOPPED. */
@@ -1212,8 +1442,14 @@ static int run_steps(struct runner *R, const struct run_instructions *ins, const
         run_all(ins, &ctx, disp, res);
         /* A signal during the steps: they are done, stop before posting. */
         int ret = wait_signal(R, 0) ? STOPPED : post_results(R, ins, disp, res);
-        for (size_t i = 0; i < ins->n; i++)
+        bool want_reboot = false;
+        for (size_t i = 0; i < ins->n; i++) {
+                want_reboot |= res[i].reboot && res[i].exit_code == 0 && disp[i] == DISP_RUN;
                 run_step_result_free(&res[i]);
+        }
+        /* reclaim: into the discovery system, once its result was taken. */
+        if (want_reboot && ret == RUN_ACT_OK)
+                reboot_installed_system();
         free(res);
         free(disp);
         return ret;
@@ -1620,6 +1856,29 @@ static int connect_client(struct runner *R, char *token) {
         return 0;
 }
 
+/* The discovery system a reclaim --wipe booted: the installation disk
+ * (the --install-target instead, in tests) loses its partition table and
+ * signatures before the host registers as a new one. A failure is logged;
+ * the host registers all the same, for the admin to see. */
+static void reclaim_wipe_first(const struct run_options *o) {
+        const char *target = o->install_target ? o->install_target : o->reclaim_wipe;
+        _cleanup_json_ json_object *report = NULL;
+        char err[512] = "";
+        log_warning("run", "Reclaim: wiping %s%s before registering", target,
+                    o->install_target ? " (the install target, in place of the disk)" : "");
+        int r = reclaim_wipe(target, true, &report, err, sizeof err);
+        if (r < 0) {
+                log_error("run", "Reclaim: wiping %s failed: %s", target, err[0] ? err : strerror(-r));
+                return;
+        }
+        json_object *e = NULL, *d = NULL;
+        json_object_object_get_ex(report, "erased", &e);
+        json_object_object_get_ex(report, "discarded", &d);
+        log_info("run", "Reclaim: %s wiped (%s, %zu signatures erased)", target,
+                 json_object_get_boolean(d) ? "discarded" : "not discarded",
+                 json_object_is_type(e, json_type_array) ? json_object_array_length(e) : (size_t) 0);
+}
+
 int run_agent(const struct run_options *o) {
         struct runner R = { .o = o, .sfd = -1, .bo = { .base_ms = RUN_BACKOFF_BASE_MS, .max_ms = RUN_BACKOFF_MAX_MS } };
         _cleanup_free_ char *token = NULL;
@@ -1631,6 +1890,8 @@ int run_agent(const struct run_options *o) {
         atomic_init(&R.stop, false);
         if ((ret = check_options(o)) != RUN_EXIT_OK)
                 return ret;
+        /* The agent's own recent lines, for logs-gather where no journal is. */
+        (void) log_ring_enable(RUN_LOG_RING_BYTES);
         /* libcurl, loaded now rather than linked (curlload.h), and first:
          * an image without it is broken, so say so before any other setup
          * touches the state dir. Exit 2 as for a bad configuration, which the
@@ -1667,6 +1928,8 @@ int run_agent(const struct run_options *o) {
                 log_info("run", "muster-agent %s: host %s, infra-env %s, coordinator %s", MUSTER_VERSION, R.host_id,
                          R.infra_env_id, R.cl.base);
 
+        if (!o->node && o->reclaim_wipe)
+                reclaim_wipe_first(o);
         ret = loop(&R);
         if (ret == RUN_EXIT_OK)
                 log_info("run", "Received %s; exiting", R.signo == SIGINT ? "SIGINT" : "SIGTERM");

@@ -32,6 +32,11 @@
 #define RUN_BACKOFF_MAX_MS 60000
 #define RUN_MAX_INSTALL_JOBS 8     /* (cluster, revision) pairs remembered */
 #define RUN_MAX_KEY_BYTES 65536    /* --coordinator-key file */
+#define RUN_LOG_RING_BYTES (1 << 20) /* the agent's recent log lines kept for logs-gather */
+#define RUN_BOOT_DIR "/boot"       /* node: where reclaim writes the discovery boot entry */
+#define RUN_LOGS_DEFAULT_MAX (32 << 20) /* logs-gather without max_bytes */
+#define RUN_LOGS_MAX (1 << 30)
+#define RUN_RECLAIM_FETCH_DEADLINE_MS (30 * 60 * 1000) /* each of the kernel and the initramfs */
 
 /* The settings, merged from their sources by agentconf.h. */
 struct run_options {
@@ -55,6 +60,8 @@ struct run_options {
         int64_t image_timeout_s;     /* --image-timeout; 0: INSTALL_IMAGE_DEADLINE_S */
         bool node;                   /* `muster-agent node`: never register, apply steps only */
         const char *manifest_dir;    /* node: --manifest-dir */
+        const char *boot_dir;        /* node: --boot-dir, or NULL: RUN_BOOT_DIR, and reclaim reboots */
+        const char *reclaim_wipe;    /* run: muster.reclaim_wipe=DISK, or NULL (reclaim.h) */
 };
 
 /* The key file's PEM read and parsed: 0, -EINVAL (not a P-256 public key),
@@ -142,6 +149,12 @@ struct run_step_context {
         /* stop-installation: stop a running install step (its transfers
          * see `cancel`); returns whether one was running. NULL: none runs. */
         bool (*stop_install)(void *userdata);
+        /* reclaim: the boot partition's folder, and whether the host
+         * reboots into it (not with --boot-dir, as in tests). */
+        const char *boot_dir;
+        bool reclaim_reboots;
+        /* logs-gather: journalctl's path (NULL: searched in PATH). */
+        const char *journalctl;
 };
 
 struct run_step_result {

@@ -13,11 +13,9 @@ static size_t pad4(size_t n) {
         return (4 - (n & 3)) & 3;
 }
 
-/* A relative path the kernel's unpacker writes where it says: no leading
- * '/', no empty, "." or ".." component, no control character. */
-static bool name_ok(const char *name) {
+bool archive_name_ok(const char *name, size_t max) {
         size_t len = strlen(name);
-        if (len == 0 || len > CPIO_NAME_MAX || strcmp(name, "TRAILER!!!") == 0)
+        if (len == 0 || len > max)
                 return false;
         for (const char *p = name; *p; p++)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
@@ -30,6 +28,11 @@ static bool name_ok(const char *name) {
                         return true;
                 c += n + 1;
         }
+}
+
+/* A name the kernel's unpacker writes where it says, and not the trailer's. */
+static bool name_ok(const char *name) {
+        return archive_name_ok(name, CPIO_NAME_MAX) && strcmp(name, "TRAILER!!!") != 0;
 }
 
 /* Header, name, padding, data, padding: appended whole or not at all. */

@@ -6,6 +6,7 @@
  * name with a NUL padded to a multiple of 4, its data padded the same; a
  * member named TRAILER!!! ends the archive. Pure: built in memory. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,11 @@
 #define CPIO_NEWC_MAGIC "070701"
 #define CPIO_NEWC_HEADER 110
 #define CPIO_NAME_MAX 255
+
+/* A member name an unpacker (the kernel's, GNU cpio, tar) writes where it
+ * says: relative, 1..max bytes, no leading '/', no empty, "." or ".."
+ * component, no control character. Shared with tar.h. */
+bool archive_name_ok(const char *name, size_t max);
 
 /* A member of archive b: `name` is relative (no leading '/', no "." or ".."
  * component, no empty component, at most CPIO_NAME_MAX bytes); `mode` holds

@@ -4,11 +4,25 @@
 #pragma once
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARNING = 4, LOG_LVL_INFO = 6, LOG_LVL_DEBUG = 7 };
 
 void log_set_max_level(enum log_level lvl);
 enum log_level log_get_max_level(void);
+/* Keep the lines logged from now on in a ring of `bytes` in memory as well
+ * (at least LOG_RING_MIN), each prefixed with its UTC time to the
+ * millisecond ("2024-05-01T12:34:56.789Z "); the oldest lines make way,
+ * whole. Again with another size: the ring is resized, keeping the newest
+ * lines that fit; 0 disables and frees it. Off until called. 0 or -ENOMEM
+ * (then the ring is as it was). */
+#define LOG_RING_MIN 4096
+int log_ring_enable(size_t bytes);
+/* The ring's lines, oldest first, starting at a line's beginning (malloc'd,
+ * NUL-terminated after *len bytes). NULL with errno ENODATA when no ring is
+ * enabled, ENOMEM. Thread-safe, as logging is. */
+char *log_ring_copy(size_t *len);
+
 /* Returns -abs(err) so callers can `return log_error_errno(r, ...)`. */
 int log_internal(enum log_level lvl, int err, const char *subsys, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

@@ -754,6 +754,17 @@ json_object *host_to_json(const struct host *h, unsigned flags) {
         put_str(o, "discovery_agent_version", h->discovery_agent_version);
         json_object_object_add(o, "applied_revision",
                                json_object_new_int64(h->applied_revision > 0 ? h->applied_revision : 0));
+        /* What the admin asked of its agent and it has not done yet. */
+        if (h->pending_actions) {
+                json_object *pa = json_object_new_array();
+                if (pa && (h->pending_actions & HOST_ACTION_GATHER_LOGS))
+                        json_object_array_add(pa, json_object_new_string("gather-logs"));
+                if (pa && (h->pending_actions & HOST_ACTION_RECLAIM))
+                        json_object_array_add(pa, json_object_new_string(
+                                                          (h->pending_actions & HOST_ACTION_RECLAIM_WIPE) ? "reclaim-wipe"
+                                                                                                           : "reclaim"));
+                json_object_object_add(o, "pending_actions", pa);
+        }
         put_str(o, "created_at", h->created_at);
         put_str(o, "updated_at", h->updated_at);
         return o;

@@ -222,7 +222,16 @@ struct host {
         /* Read by store_host_get_brief: inventory_json is NULL and
          * validations are empty whatever the host has. Internal. */
         bool brief;
+        /* What the admin asked of the host's agent and it has not done yet
+         * (HOST_ACTION_*). Internal; the JSON shows it as
+         * "pending_actions": ["gather-logs", "reclaim"]. */
+        unsigned pending_actions;
 };
+
+/* A host's pending actions (struct host.pending_actions). */
+#define HOST_ACTION_GATHER_LOGS 1u  /* send logs-gather until its logs are uploaded */
+#define HOST_ACTION_RECLAIM 2u      /* send reclaim to its node agent */
+#define HOST_ACTION_RECLAIM_WIPE 4u /* ... and wipe the installation disk from discovery */
 
 void host_init(struct host *h);
 void host_free(struct host *h);

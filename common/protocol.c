@@ -23,6 +23,7 @@ const char *step_type_to_string(enum step_type t) {
         case STEP_INSTALL: return "install";
         case STEP_LOGS_GATHER: return "logs-gather";
         case STEP_STOP_INSTALLATION: return "stop-installation";
+        case STEP_RECLAIM: return "reclaim";
         case _STEP_TYPE_MAX:
         case _STEP_TYPE_INVALID:
                 break;

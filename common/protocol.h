@@ -33,6 +33,7 @@
 #define MUSTER_PATH_HOST(ie, h) MUSTER_PATH_ITEM(MUSTER_PATH_INFRA_ENV_HOSTS(ie), h)
 #define MUSTER_PATH_HOST_INSTRUCTIONS(ie, h) MUSTER_PATH_HOST(ie, h) "/instructions"
 #define MUSTER_PATH_HOST_PROGRESS(ie, h) MUSTER_PATH_HOST(ie, h) "/progress"
+#define MUSTER_PATH_HOST_LOGS(ie, h) MUSTER_PATH_HOST(ie, h) "/logs"
 #define MUSTER_PATH_HOSTS "/hosts"
 #define MUSTER_PATH_CLUSTERS "/clusters"
 #define MUSTER_PATH_CLUSTER(c) MUSTER_PATH_ITEM(MUSTER_PATH_CLUSTERS, c)
@@ -70,6 +71,8 @@
 #define MUSTER_ACTION_RESET "/actions/reset"               /* cluster */
 #define MUSTER_ACTION_CANCEL "/actions/cancel"             /* cluster */
 #define MUSTER_ACTION_REVOKE "/actions/revoke"             /* token */
+#define MUSTER_ACTION_GATHER_LOGS "/actions/gather-logs"   /* host */
+#define MUSTER_ACTION_RECLAIM "/actions/reclaim"           /* host */
 /* Outside MUSTER_API_PREFIX: probes and metrics. */
 #define MUSTER_PATH_HEALTHZ "/healthz"
 #define MUSTER_PATH_READYZ "/readyz"
@@ -85,6 +88,7 @@ enum step_type {
         STEP_INSTALL,
         STEP_LOGS_GATHER,
         STEP_STOP_INSTALLATION,
+        STEP_RECLAIM,
         _STEP_TYPE_MAX,
         _STEP_TYPE_INVALID = -1,
 };

@@ -11,6 +11,9 @@
 # (scripts/pg-test-server; the package's own cluster is never used); openssl:
 # that server's certificate for TLS on loopback. cpio: the unit test of the
 # initramfs archives musterd appends for PXE reads them back with it.
+# zlib1g-dev: the agent gzips the logs it uploads (logs-gather); tar and gzip
+# read the bundles back in the tests, grub-common's grub-editenv the GRUB
+# environment a reclaim writes.
 set -euo pipefail
 
 build_pkgs=(
@@ -20,7 +23,7 @@ build_pkgs=(
   libpq-dev postgresql openssl libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
-  clang libclang-rt-14-dev python3 cpio
+  clang libclang-rt-14-dev python3 cpio zlib1g-dev tar gzip grub-common
 )
 # The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
 # initramfs tools) and its boot test (QEMU with OVMF; socat carries the

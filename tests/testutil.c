@@ -388,6 +388,33 @@ void tu_dir_up(void) {
         cr_assert_not_null(tu_dir);
 }
 
+char *tu_path_in(const char *d, const char *rel) {
+        char *p;
+        cr_assert(asprintf(&p, "%s/%s", d, rel) > 0);
+        return p;
+}
+
+int tu_sh(char **out, char **err, const char *fmt, ...) {
+        char cmd[8192];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(cmd, sizeof cmd, fmt, ap);
+        va_end(ap);
+        int status = -1;
+        char *e = NULL;
+        char *o = tu_run((const char *const[]) { "sh", "-c", cmd, NULL }, &status, &e);
+        cr_log_info("%s: %s", cmd, e ? e : "");
+        if (err)
+                *err = e;
+        else
+                free(e);
+        if (out)
+                *out = o;
+        else
+                free(o);
+        return status;
+}
+
 void tu_dir_down(void) {
         if (tu_dir)
                 tu_rm_rf(tu_dir);

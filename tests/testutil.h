@@ -31,6 +31,11 @@ char *tu_mkdtemp(void);
 extern char *tu_dir;
 void tu_dir_up(void);
 void tu_dir_down(void);
+/* "dir/rel", malloc'd (the test fails when out of memory). */
+char *tu_path_in(const char *dir, const char *rel);
+/* sh -c with the printf-formatted command: its exit status; stdout in *out
+ * and stderr in *err when not NULL (caller frees); stderr is logged. */
+int tu_sh(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int tu_rm_rf(const char *path);
 /* Write `text` to root/relpath, creating parent directories. */
 int tu_write_file(const char *root, const char *relpath, const char *text);

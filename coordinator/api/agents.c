@@ -6,6 +6,7 @@
 
 #include "agents.h"
 #include "api.h"
+#include "hostactions.h"
 #include "uuid.h"
 
 void api_host_register(void *app, struct http_request *req, struct http_response *resp) {
@@ -117,6 +118,10 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
         } else if (t == STEP_INSTALLATION_DISK_SPEED_CHECK) {
                 api_disk_speed_result(sv, &h, exit_code, output, error, resp);
                 goto out;
+        } else if (t == STEP_LOGS_GATHER) {
+                r = svc_agent_logs_result(sv, &h, exit_code, error);
+        } else if (t == STEP_RECLAIM) {
+                r = svc_agent_reclaim_result(sv, &h, exit_code, output, error);
         } else if (exit_code != 0) {
                 svc_agent_step_failed(sv, &h, t, error);
         } else if (t == STEP_INVENTORY) {

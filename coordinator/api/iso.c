@@ -16,6 +16,8 @@
 #include "api.h"
 #include "cleanup.h"
 #include "downloads.h"
+#include "hostactions.h"
+#include "hosts.h"
 #include "log.h"
 
 #define ISO_CONTENT_TYPE "application/x-iso9660-image"
@@ -229,14 +231,24 @@ void api_pxe_download(void *app, struct http_request *req, struct http_response 
                 goto out;
         }
         /* An administrator, or a boot holding this infra-env's agent token
-         * (the one its initramfs carries anyway); never a host's own token. */
+         * (the one its initramfs carries anyway); a host's own token only
+         * while that host is being reclaimed (its node agent fetches the
+         * discovery kernel and initramfs). */
         const struct principal *p = P(req);
-        if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
-                http_error(resp, 403, "a host's token does not download boot files; the infra-env's does");
-                goto out;
-        }
         if (api_load_infra_env(sv, req, resp, req->params[0], &ie) < 0)
                 goto out;
+        if (p->kind == PRINCIPAL_AGENT && p->host_id[0]) {
+                struct host h;
+                host_init(&h);
+                bool may = kind != PXE_SCRIPT && svc_host_get_brief(sv, ie.id, p->host_id, &h) == 0 &&
+                           svc_host_may_fetch_boot_files(&h);
+                host_free(&h);
+                if (!may) {
+                        http_error(resp, 403, "a host's token does not download boot files (unless the host is being "
+                                              "reclaimed); the infra-env's does");
+                        goto out;
+                }
+        }
         if (!(url = coordinator_url(svc_cfg(sv)->iso_coordinator_url, !((struct api *) app)->insecure_http, req, resp)))
                 goto out;
         /* Fetched with ?token=, the script fetches the others the same way. */

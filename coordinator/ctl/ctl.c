@@ -179,6 +179,27 @@ static const struct ctl_cmd commands[] = {
           "one in its /etc/muster/agent.conf); the infra-env's agent token and the\n"
           "other hosts are untouched, as infraenv rotate-token leaves host tokens.\n" HOST_OPTS,
           ctl_host_rotate_token },
+        { "host", "logs", "HOST -o FILE [--gather] [--timeout T]", "Download a host's logs (a .tar.gz)",
+          "  -o FILE, --output-file FILE\n"
+          "                         Where the logs go (- for standard output)\n"
+          "  --gather               Ask the host's agent for fresh logs first and wait\n"
+          "                         for its upload; without it, the newest it uploaded\n"
+          "  --timeout T            How long --gather waits (default 300s)\n"
+          "The archive holds agent.log (the agent's own recent log), journal.log (this\n"
+          "boot's journal), kernel.log (the kernel's ring buffer) and info.json. An\n"
+          "agent cuts the oldest lines to fit musterd's [logs] max_upload_bytes; musterd\n"
+          "keeps [logs] keep_per_host uploads a host, the oldest dropped first.\n" HOST_OPTS,
+          ctl_host_logs },
+        { "host", "reclaim", "HOST [--wipe]", "Boot an installed host back into discovery",
+          "  --wipe                 Wipe the installation disk (discard, else its\n"
+          "                         partition table and file-system signatures) from\n"
+          "                         the discovery system before the host registers\n"
+          "The host's node agent writes the discovery kernel and initramfs (with the\n"
+          "infra-env's config) to its boot partition, makes them the next boot, once,\n"
+          "and reboots; the host leaves its cluster and comes back to the pool as a\n"
+          "new discovering-unbound host. Without --wipe the installed system stays on\n"
+          "the disk.\n" HOST_OPTS,
+          ctl_host_reclaim },
         { "host", "set", "HOST [OPTIONS]", "Set a host's role, hostname or installation disk",
           "  --role R               auto, master or worker\n"
           "  --hostname NAME        Hostname the host is known and validated by (unique\n"

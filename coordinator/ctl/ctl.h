@@ -244,6 +244,11 @@ int ctl_watch_outcome(json_object *cluster);
 /* The progress line of `infraenv download`: "[####------]  45%  27 MiB /
  * 60 MiB  31.2 MiB/s", or "27 MiB  31.2 MiB/s" when total is unknown (<= 0);
  * the rate is done / secs. At most 80 columns. Into buf. */
+/* GET path into out (through out.part, renamed once whole and on disk; "-"
+ * for standard output), its summary line on stderr; the response header
+ * named `header` (NULL: none) into value[n] ("" when absent). 0 or an exit
+ * code. */
+int ctl_download_to(struct ctl *c, const char *path, const char *out, const char *header, char *value, size_t n);
 char *ctl_download_line(int64_t done, int64_t total, double secs, char *buf, size_t n);
 
 /* ---- verbs every resource has (resource.c) --------------------------------- */
@@ -304,6 +309,8 @@ int ctl_cluster_reset(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
 int ctl_cluster_cancel(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_install(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_logs(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_host_reclaim(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_upgrade(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operator_resolve(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

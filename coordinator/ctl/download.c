@@ -55,6 +55,8 @@ struct transfer {
         double t0, last_draw;
         int64_t total;        /* Content-Length, or -1 */
         bool drawn;
+        const char *header;   /* a response header to keep, or NULL */
+        char header_value[128];
 };
 
 static size_t on_data(char *p, size_t sz, size_t nm, void *u) {
@@ -159,6 +161,9 @@ static int fetch(struct ctl *c, const char *path, struct transfer *t) {
         }
         if (!t->status)
                 curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->status);
+        struct curl_header *hv = NULL;
+        if (t->header && curl_easy_header(h, t->header, 0, CURLH_HEADER, -1, &hv) == CURLHE_OK && hv->value)
+                snprintf(t->header_value, sizeof t->header_value, "%s", hv->value);
         if (t->status != 200) {
                 /* The server's reason, the CLI's way. */
                 struct ctl_reply r = { .status = t->status, .body = t->err };
@@ -175,9 +180,7 @@ static int fetch(struct ctl *c, const char *path, struct transfer *t) {
         return 0;
 }
 
-/* GET path into out (through out.part, renamed once whole and on disk; "-"
- * for standard output), its summary line on stderr. 0 or an exit code. */
-static int download_to(struct ctl *c, const char *path, const char *out) {
+int ctl_download_to(struct ctl *c, const char *path, const char *out, const char *header, char *value, size_t n) {
         bool to_stdout = strcmp(out, "-") == 0;
         _cleanup_free_ char *part = NULL;
         if (!to_stdout && asprintf(&part, "%s.part", out) < 0) {
@@ -185,7 +188,9 @@ static int download_to(struct ctl *c, const char *path, const char *out) {
                 return ctl_fail("out of memory");
         }
         struct transfer t = { .fd = STDOUT_FILENO, .target = "standard output", .total = -1,
-                              .tty = isatty(STDERR_FILENO) == 1 };
+                              .tty = isatty(STDERR_FILENO) == 1, .header = header };
+        if (value && n)
+                value[0] = '\0';
         if (!to_stdout) {
                 t.fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
                 if (t.fd < 0)
@@ -198,6 +203,8 @@ static int download_to(struct ctl *c, const char *path, const char *out) {
         int rc = fetch(c, path, &t);
         double secs = now_s() - t0;
         free(t.err);
+        if (value && n)
+                snprintf(value, n, "%s", t.header_value);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         char size[32];
@@ -294,7 +301,7 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                         path = NULL;
                         return ctl_fail("out of memory");
                 }
-                return download_to(c, path, out);
+                return ctl_download_to(c, path, out, NULL, NULL, 0);
         }
         /* The script names the other two relative to itself: serve the folder
          * as it is (TFTP or HTTP). */
@@ -306,7 +313,7 @@ int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                         path = file = NULL;
                         return ctl_fail("out of memory");
                 }
-                if ((rc = download_to(c, path, file)) != 0)
+                if ((rc = ctl_download_to(c, path, file, NULL, NULL, 0)) != 0)
                         return rc;
         }
         return CTL_EXIT_OK;

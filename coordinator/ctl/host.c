@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "ctl.h"
 #include "json-cleanup.h"
 #include "protocol.h"
+#include "table.h"
 
 static const char *hostname_of(json_object *h) {
         return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
@@ -482,4 +485,133 @@ int ctl_host_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
         if (!path)
                 return CTL_EXIT_FAIL;
         return ctl_call_print(c, "PATCH", path, body, print_host, false);
+}
+
+/* Whether host JSON h still lists `action` in its pending_actions. */
+static bool action_pending(json_object *h, const char *action) {
+        json_object *pa = NULL;
+        if (!json_object_object_get_ex(h, "pending_actions", &pa) || !json_object_is_type(pa, json_type_array))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(pa); i++) {
+                const char *s = json_object_get_string(json_object_array_get_idx(pa, i));
+                if (s && strncmp(s, action, strlen(action)) == 0)
+                        return true;
+        }
+        return false;
+}
+
+int ctl_host_logs(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_OUT = CTL_OPT_FIRST_LOCAL, O_GATHER, O_TIMEOUT };
+        static const struct option opts[] = {
+                { "output-file", required_argument, NULL, O_OUT },
+                { "gather", no_argument, NULL, O_GATHER },
+                { "timeout", required_argument, NULL, O_TIMEOUT },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *out = NULL;
+        bool gather = false;
+        double timeout = 300;
+        int o;
+        /* -o FILE as well as --output-file FILE (-o alone is --output). */
+        for (int i = 1; i + 1 < argc; i++)
+                if (strcmp(argv[i], "-o") == 0)
+                        argv[i] = (char *) "--output-file";
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_OUT: out = optarg; break;
+                case O_GATHER: gather = true; break;
+                case O_TIMEOUT:
+                        if (ctl_parse_duration(optarg, 7 * 86400, &timeout) < 0 || timeout <= 0)
+                                return ctl_usage_error(cmd, "--timeout needs a duration (90, 90s, 10m), not \"%s\"",
+                                                       optarg);
+                        break;
+                }
+        }
+        int rc = ctl_want_args(cmd, argc, argv, 1, "HOST");
+        if (rc != CTL_EXIT_OK)
+                return rc;
+        if (!out)
+                return ctl_usage_error(cmd, "-o FILE is required (- for standard output)");
+        _cleanup_free_ char *id = NULL;
+        _cleanup_free_ char *hpath = host_path(c, argv[optind], "", &id);
+        _cleanup_free_ char *lpath = host_path(c, argv[optind], "/logs", NULL);
+        if (!hpath || !lpath)
+                return CTL_EXIT_FAIL;
+        char since[128] = "";
+        if (gather) {
+                _cleanup_free_ char *apath = host_path(c, argv[optind], MUSTER_ACTION_GATHER_LOGS, NULL);
+                struct ctl_reply r;
+                if (!apath || ctl_call_object(c, "POST", apath, NULL, &r) < 0) {
+                        ctl_reply_free(&r);
+                        return CTL_EXIT_FAIL;
+                }
+                snprintf(since, sizeof since, "%s", ctl_jstr(r.json, "requested_at") ?: "");
+                ctl_reply_free(&r);
+                fprintf(stderr, "asked host %s for its logs; waiting for its agent (at most %gs)\n", id, timeout);
+                struct timespec t0, now;
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                for (;;) {
+                        if (ctl_call_object(c, "GET", hpath, NULL, &r) < 0) {
+                                ctl_reply_free(&r);
+                                return CTL_EXIT_FAIL;
+                        }
+                        bool pending = action_pending(r.json, "gather-logs");
+                        ctl_reply_free(&r);
+                        if (!pending)
+                                break;
+                        clock_gettime(CLOCK_MONOTONIC, &now);
+                        if ((double) (now.tv_sec - t0.tv_sec) + (double) (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout)
+                                return ctl_fail("host %s has not uploaded its logs after %gs (is its agent running?)",
+                                                id, timeout);
+                        if (ctl_stop)
+                                return ctl_fail("interrupted");
+                        usleep(500 * 1000);
+                }
+        }
+        char created[128];
+        rc = ctl_download_to(c, lpath, out, "X-Muster-Logs-Created-At", created, sizeof created);
+        if (rc != CTL_EXIT_OK)
+                return rc;
+        /* RFC 3339 UTC times of one format compare as text. */
+        if (since[0] && strcmp(created, since) < 0) {
+                if (strcmp(out, "-") != 0)
+                        unlink(out);
+                return ctl_fail("host %s could not gather its logs (see musterctl event list --host %s); its newest, "
+                                "from %s, were not written", id, id, created[0] ? created : "earlier");
+        }
+        if (c->output != CTL_OUT_JSON)
+                fprintf(stderr, "host %s: logs from %s\n", id, created[0] ? created : "(time not given)");
+        return CTL_EXIT_OK;
+}
+
+int ctl_host_reclaim(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+        enum { O_WIPE = CTL_OPT_FIRST_LOCAL };
+        static const struct option opts[] = {
+                { "wipe", no_argument, NULL, O_WIPE },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        bool wipe = false;
+        int o;
+        while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
+                switch (o) {
+                case CTL_OPT_HELP: return CTL_EXIT_OK;
+                case CTL_OPT_BAD: return CTL_EXIT_USAGE;
+                case O_WIPE: wipe = true; break;
+                }
+        }
+        int rc = ctl_want_args(cmd, argc, argv, 1, "HOST");
+        if (rc != CTL_EXIT_OK)
+                return rc;
+        _cleanup_json_ json_object *body = json_object_new_object();
+        if (!body)
+                return ctl_fail("out of memory");
+        json_object_object_add(body, "wipe", json_object_new_boolean(wipe));
+        return host_change(c, argv[optind], "POST", MUSTER_ACTION_RECLAIM, body,
+                           wipe ? "will boot into discovery at its node agent's next check-in, its installation "
+                                  "disk wiped first; it then joins the pool as a new host"
+                                : "will boot into discovery at its node agent's next check-in and join the pool");
 }

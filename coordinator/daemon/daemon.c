@@ -280,6 +280,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = (unsigned) cfg->threads, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
+                .max_upload_bytes = (size_t) cfg->logs_max_upload_bytes,
                 .max_connections_per_address = (unsigned) cfg->max_connections_per_address,
                 .header_timeout_s = (unsigned) cfg->header_timeout_s,
                 .routes = api_routes, .n_routes = api_n_routes, .auth = api_auth,

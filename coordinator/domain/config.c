@@ -43,6 +43,7 @@ enum section {
         SEC_DNS,
         SEC_ADDONS,
         SEC_CLEANUP,
+        SEC_LOGS,
         _SEC_MAX,
 };
 
@@ -67,6 +68,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_DNS] = "dns",
         [SEC_ADDONS] = "addons",
         [SEC_CLEANUP] = "cleanup",
+        [SEC_LOGS] = "logs",
 };
 
 enum key_type {
@@ -145,6 +147,8 @@ static const struct key_def keys[] = {
         { SEC_INFRAENV, "register_interval", KT_MILLIS, F(infraenv_register_interval_ms), 1, 3600000 },
         { SEC_EVENTS, "max_age", KT_SECONDS, F(events_max_age_s), 60, INT64_C(10) * 366 * 86400 },
         { SEC_EVENTS, "max_per_host", KT_INT, F(events_max_per_host), 10, 10000000 },
+        { SEC_LOGS, "max_upload_bytes", KT_SIZE, F(logs_max_upload_bytes), 64 * KIB, GIB },
+        { SEC_LOGS, "keep_per_host", KT_INT, F(logs_keep_per_host), 1, 100 },
         { SEC_EVENTS, "audit_max_age", KT_SECONDS, F(events_audit_max_age_s), 86400, INT64_C(10) * 366 * 86400 },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
@@ -172,6 +176,8 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_inventory_bytes = 2 * MIB;
         cfg->max_page_size = 1000;
         cfg->max_release_bytes = 64 * MIB;
+        cfg->logs_max_upload_bytes = 32 * MIB;
+        cfg->logs_keep_per_host = 3;
         cfg->max_connections_per_address = 64;
         cfg->threads = 16;
         cfg->header_timeout_s = 30;

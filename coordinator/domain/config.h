@@ -45,6 +45,10 @@ struct muster_config {
         int64_t max_inventory_bytes;      /* <= max_body_bytes */
         int64_t max_page_size;
         int64_t max_release_bytes;        /* body of POST /releases (release_yaml + files) */
+        /* [logs] a host's uploaded logs (PUT .../logs): the largest upload
+         * taken (413 past it), and how many uploads each host keeps. */
+        int64_t logs_max_upload_bytes;
+        int64_t logs_keep_per_host;
         int64_t max_connections_per_address; /* open connections from one client address; 0 = no cap */
         int64_t threads;                     /* the HTTP server's threads */
         int64_t header_timeout_s;         /* a request's header must arrive whole within it */

@@ -312,7 +312,25 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
                 if (r < 0)
                         return r;
         }
-        if ((allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0 &&
+        /* The admin's asks: the logs from any agent that polls, a reclaim
+         * from an installed host's node agent (and then no apply). */
+        if (in->gather_logs) {
+                json_object *a = json_object_new_object();
+                if (a && in->logs_max_bytes > 0 && jadd(a, "max_bytes", json_object_new_int64(in->logs_max_bytes)) < 0) {
+                        json_object_put(a);
+                        a = NULL;
+                }
+                if ((r = add_step_id(arr, STEP_LOGS_GATHER, a, in->seed, "logs-gather")) < 0)
+                        return r;
+        }
+        bool reclaim = in->reclaim && in->status == HOST_INSTALLED && set_str(in->reclaim_kernel_url) &&
+                       set_str(in->reclaim_initrd_url) && in->reclaim_cmdline;
+        if (reclaim && (r = add_step_id(arr, STEP_RECLAIM,
+                                        steps_reclaim_args(in->reclaim_kernel_url, in->reclaim_initrd_url,
+                                                           in->reclaim_cmdline, in->reclaim_wipe, in->installation_disk),
+                                        in->seed, "reclaim")) < 0)
+                return r;
+        if (!reclaim && (allowed & S(STEP_INSTALL)) && set_str(in->cluster_id) && in->payload_revision > 0 &&
             (r = add_install_step(arr, in)) < 0)
                 return r;
 
@@ -320,6 +338,17 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
         out->next_instruction_seconds = in->interval_s ? in->interval_s : STEPS_DEFAULT_INTERVAL_S;
         out->post_step_action = "continue";
         return 0;
+}
+
+json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
+                                const char *installation_disk) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o || jadd(o, "kernel_url", json_object_new_string(kernel_url)) < 0 ||
+            jadd(o, "initrd_url", json_object_new_string(initrd_url)) < 0 ||
+            jadd(o, "cmdline", json_object_new_string(cmdline)) < 0 || jadd(o, "wipe", json_object_new_boolean(wipe)) < 0 ||
+            (set_str(installation_disk) && jadd(o, "installation_disk", json_object_new_string(installation_disk)) < 0))
+                return NULL;
+        return TAKE_PTR(o);
 }
 
 json_object *steps_reply_to_json(const struct steps_reply *r) {

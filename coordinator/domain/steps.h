@@ -62,6 +62,14 @@ struct steps_input {
         bool install_written;          /* the install step's result was taken: the host waits for
                                         * its installed system's first check-in; no install step */
         bool stop_installation;        /* the install was cancelled: send stop-installation */
+        /* Asked by the admin (struct host.pending_actions). */
+        bool gather_logs;              /* logs-gather {"max_bytes"}, whatever the state's plan says */
+        int64_t logs_max_bytes;        /* the upload cap the bundle must fit ([logs] max_upload_bytes) */
+        bool reclaim;                  /* installed: reclaim, instead of any apply */
+        bool reclaim_wipe;
+        const char *reclaim_kernel_url;   /* coordinator paths of the PXE vmlinuz and initrd */
+        const char *reclaim_initrd_url;
+        const char *reclaim_cmdline;      /* the discovery kernel's command line */
 };
 
 struct steps_reply {
@@ -112,6 +120,10 @@ json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bo
 json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
                             int64_t max_offset_ms);
 json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain);
+/* reclaim {"kernel_url", "initrd_url", "cmdline", "wipe", "installation_disk"?}
+ * (agent/reclaim.h). */
+json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
+                                const char *installation_disk);
 /* installation-disk-speed-check {"path"?, "writes"} (agent/diskspeed.h);
  * writes 0 is STEPS_DISK_SPEED_WRITES, a NULL path is left out. */
 json_object *steps_disk_speed_args(const char *path, unsigned writes);

@@ -599,6 +599,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 if (ri != HTTP_ROUTE_UNMATCHED && (s->cfg.routes[ri].flags & ROUTE_LARGE_BODY) &&
                     s->cfg.max_large_body_bytes > cs->limit)
                         cs->limit = s->cfg.max_large_body_bytes;
+                if (ri != HTTP_ROUTE_UNMATCHED && (s->cfg.routes[ri].flags & ROUTE_UPLOAD) && s->cfg.max_upload_bytes)
+                        cs->limit = s->cfg.max_upload_bytes;
                 /* Refuse a declared oversize body before reading it. */
                 const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
                 if (cl && strtoull(cl, NULL, 10) > cs->limit)
@@ -695,6 +697,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         } else if (cs->too_large) {
                 http_error(&resp, 413, "request body is larger than %zu bytes", cs->limit);
                 goto done;
+        } else if (route->flags & ROUTE_UPLOAD) {
+                req.body_raw = cs->body;
+                req.body_len = cs->body ? cs->len : 0;
         }
         route->fn(s->cfg.app, &req, &resp);
 done:
@@ -983,7 +988,7 @@ static const struct {
 } errno_status[] = {
         { -EINVAL, 400 }, { -EPERM, 403 },  { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },  { -ESTALE, 409 },
         { -ENOPKG, 409 }, { -EDOM, 409 },   { -EDQUOT, 409 }, { -E2BIG, 413 },  { -EUSERS, 429 }, { -EAGAIN, 503 },
-        { -ENOSPC, 507 }, { -EALREADY, 409 },
+        { -ENOSPC, 507 }, { -EALREADY, 409 }, { -ENODATA, 503 },
 };
 
 int http_status_of_errno(int r) {

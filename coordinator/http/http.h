@@ -66,6 +66,8 @@ enum {
                                         * without one): the handler decides */
         ROUTE_QUERY_TOKEN = 1 << 4,  /* without an Authorization header, the token may come as ?token=
                                       * (an iPXE script's URLs cannot carry headers) */
+        ROUTE_UPLOAD = 1 << 5,    /* takes a body of any type, up to max_upload_bytes, as it came
+                                   * (req->body_raw, body_len; no JSON parse) */
         ROUTE_AGENT = 1 << 8,     /* agents' tokens only (the auth hook refuses people's with 403) */
 };
 
@@ -92,6 +94,7 @@ struct http_server_config {
         unsigned header_timeout_s; /* a request's header must arrive whole within it; 0: none */
         size_t max_body_bytes;
         size_t max_large_body_bytes; /* routes with ROUTE_LARGE_BODY; 0: max_body_bytes */
+        size_t max_upload_bytes;     /* routes with ROUTE_UPLOAD; 0: max_body_bytes */
         const struct http_route *routes;
         size_t n_routes;
         http_auth_hook auth;

@@ -114,6 +114,13 @@ struct store_backend {
         int (*host_count_by_status)(struct store *s, int64_t counts[_HOST_STATUS_MAX]);
         int (*host_stop_pending)(struct store *s, const char *infra_env_id, const char *host_id);
         int (*host_clear_stop)(struct store *s, const char *infra_env_id, const char *host_id);
+        int (*host_actions)(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
+                            unsigned clear);
+        /* keep >= 1; out is zeroed. */
+        int (*host_logs_put)(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
+                             const void *data, size_t len, unsigned keep);
+        int (*host_logs_get)(struct store *s, const char *infra_env_id, const char *host_id,
+                             struct store_host_logs *out);
 
         int (*cluster_create)(struct store *s, const struct cluster *c);
         int (*cluster_get)(struct store *s, const char *id, struct cluster *out);

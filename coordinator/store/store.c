@@ -534,6 +534,41 @@ int store_host_clear_stop(struct store *s, const char *infra_env_id, const char 
         return CALL(s, host_clear_stop, ie, id);
 }
 
+int store_host_actions(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
+                       unsigned clear) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_actions, ie, id, set, clear);
+}
+
+int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
+                        const void *data, size_t len, unsigned keep) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !now || (!data && len) || keep == 0 || len > INT32_MAX)
+                return -EINVAL;
+        return CALL(s, host_logs_put, ie, id, now, data ? data : "", len, keep);
+}
+
+void store_host_logs_free(struct store_host_logs *l) {
+        if (!l)
+                return;
+        free(l->created_at);
+        free(l->data);
+        *l = (struct store_host_logs) { 0 };
+}
+
+int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct store_host_logs *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        *out = (struct store_host_logs) { 0 };
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        int r = CALL(s, host_logs_get, ie, id, out);
+        if (r < 0)
+                store_host_logs_free(out);
+        return r;
+}
+
 int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
                           bool stage_match, unsigned limit, struct host_list *out) {
         char t[MODEL_TIME_LEN];

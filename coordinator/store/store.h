@@ -328,6 +328,25 @@ int store_cluster_cancel(struct store *s, const char *id, const char *expect, co
 int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id);
 /* Its agent answered: 1 when the mark was cleared, 0 when there was none. */
 int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id);
+/* Set the bits `set`, then clear the bits `clear`, of the host's
+ * pending_actions (HOST_ACTION_*). 0, -ENOENT without the host. */
+int store_host_actions(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
+                       unsigned clear);
+/* One upload of a host's logs, at `now`, taken only while
+ * HOST_ACTION_GATHER_LOGS is set, which it clears: the host keeps its newest
+ * `keep` (>= 1) uploads; one transaction. 0, -EBUSY when no logs were asked
+ * for, -ENOENT without the host. */
+int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
+                        const void *data, size_t len, unsigned keep);
+struct store_host_logs {
+        char *created_at;
+        void *data;     /* malloc'd */
+        size_t len;
+        int64_t count;  /* uploads kept for the host */
+};
+void store_host_logs_free(struct store_host_logs *l);
+/* The host's newest upload. 0, -ENOENT when it has none (or no host). */
+int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct store_host_logs *out);
 struct store_payload;
 /* In one transaction: a cluster in status "ready" becomes
  * preparing-for-installation with status_info; the hosts in `roles` get

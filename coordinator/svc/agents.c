@@ -13,13 +13,16 @@
 
 #include "checkins.h"
 #include "cleanup.h"
+#include "downloads.h"
 #include "errmsg.h"
 #include "stepfacts.h"
+#include "hostactions.h"
 #include "hostfsm.h"
 #include "install.h"
 #include "ratelimit.h"
 #include "refresh.h"
 #include "uuid.h"
+#include "validations.h"
 
 /* A known host registered again: after a bind or unbind (its agent was told
  * to), a restart of the agent, or a reboot. The state machine says where it
@@ -253,11 +256,47 @@ static int check_in(struct svc *sv, const struct infra_env *ie, struct host *h, 
         return 0;
 }
 
+/* What a reclaim step needs: the coordinator paths of the discovery kernel
+ * and initramfs, their command line, and the installation disk (to wipe). */
+struct reclaim_inputs {
+        char kernel_url[256], initrd_url[256];
+        char cmdline[ISO_CMDLINE_MAX];
+        struct host full;
+};
+
+static int reclaim_inputs(struct svc *sv, const struct infra_env *ie, const struct host *h, const struct cluster *cl,
+                          struct steps_input *in, struct reclaim_inputs *ri) {
+        char err[512];
+        int r = svc_pxe_cmdline(sv, ie, ri->cmdline, err, sizeof err);
+        if (r < 0) {
+                /* Nothing to boot into: the request fails and says why. */
+                (void) svc_agent_reclaim_result(sv, h, 1, NULL, err);
+                return r == -ENODATA ? 0 : r;
+        }
+        snprintf(ri->kernel_url, sizeof ri->kernel_url, MUSTER_API_PREFIX MUSTER_PATH_INFRA_ENV_PXE("%s", "vmlinuz"),
+                 ie->id);
+        snprintf(ri->initrd_url, sizeof ri->initrd_url, MUSTER_API_PREFIX MUSTER_PATH_INFRA_ENV_PXE("%s", "initrd"),
+                 ie->id);
+        in->reclaim = true;
+        in->reclaim_wipe = (h->pending_actions & HOST_ACTION_RECLAIM_WIPE) != 0;
+        in->reclaim_kernel_url = ri->kernel_url;
+        in->reclaim_initrd_url = ri->initrd_url;
+        in->reclaim_cmdline = ri->cmdline;
+        /* The disk it was installed to, as the install step chose it. */
+        if (in->reclaim_wipe && cl->id && store_host_get(sv->store, h->infra_env_id, h->id, &ri->full) == 0 &&
+            (ri->full.inventory || host_parse_inventory(&ri->full, err, sizeof err) == 0))
+                in->installation_disk = validations_install_disk_path(ri->full.inventory, ri->full.installation_disk_id,
+                                                                      cl->high_availability_mode == HA_MODE_NONE,
+                                                                      ri->full.role, svc_cfg(sv));
+        return 0;
+}
+
 /* What a bound host's steps need besides its own state: the install step's
  * and the disk check's arguments, its own token while it installs, the
  * peers to check, a pending stop. Strings live in *cl, *bp, *host_token. */
 static int bound_inputs(struct svc *sv, const struct infra_env *ie, struct host *h, struct steps_input *in,
-                        struct cluster *cl, struct bound_peers *bp, char **host_token, const char **what) {
+                        struct cluster *cl, struct bound_peers *bp, char **host_token, struct reclaim_inputs *ri,
+                        const char **what) {
         int r;
         /* The install step and the disk speed check go to the same disk. */
         if (h->cluster_id && !in->must_reregister &&
@@ -288,6 +327,9 @@ static int bound_inputs(struct svc *sv, const struct infra_env *ie, struct host 
         in->disk_speed_measured = step_facts_has(h->step_results_json, STEP_INSTALLATION_DISK_SPEED_CHECK);
         if (h->status == HOST_ERROR && !in->must_reregister)
                 in->stop_installation = store_host_stop_pending(sv->store, ie->id, h->id) > 0;
+        if (h->status == HOST_INSTALLED && (h->pending_actions & HOST_ACTION_RECLAIM) && !in->must_reregister &&
+            (r = reclaim_inputs(sv, ie, h, cl, in, ri)) < 0)
+                return r;
         return 0;
 }
 
@@ -329,14 +371,23 @@ int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, b
                 .coordinator_date = now,
                 .ntp_max_offset_ms = cfg->ntp_max_offset_ms,
                 .skip_mtu_probe = !cfg->network_mtu_check,
+                .gather_logs = (h->pending_actions & HOST_ACTION_GATHER_LOGS) != 0,
+                .logs_max_bytes = cfg->logs_max_upload_bytes,
         };
         _cleanup_free_ char *host_token = NULL;
         struct bound_peers bp = { 0 };
         struct cluster cl;
+        _cleanup_free_ struct reclaim_inputs *ri = NULL;
         cluster_init(&cl);
-        r = bound_inputs(sv, ie, h, &in, &cl, &bp, &host_token, what);
+        if ((h->pending_actions & HOST_ACTION_RECLAIM) && !(ri = calloc(1, sizeof *ri)))
+                return -ENOMEM;
+        if (ri)
+                host_init(&ri->full);
+        r = bound_inputs(sv, ie, h, &in, &cl, &bp, &host_token, ri, what);
         if (r >= 0 && steps_for_host(&in, rep) < 0)
                 r = -EIO;
+        if (ri)
+                host_free(&ri->full);
         bound_peers_free(&bp);
         cluster_free(&cl);
         return r;

@@ -140,6 +140,18 @@ int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *c
         return 0;
 }
 
+int svc_pxe_cmdline(struct svc *sv, const struct infra_env *ie, char out[ISO_CMDLINE_MAX], char *err, size_t errlen) {
+        struct iso_template t = { .fd = -1 };
+        int r = open_template(svc_cfg(sv), ie, &t, err, errlen);
+        if (r >= 0 && !t.pxe)
+                r = errmsg(err, errlen, -ENODATA, "the ISO template %s was built before PXE: build it again",
+                           svc_cfg(sv)->iso_template);
+        if (r >= 0)
+                memcpy(out, t.cmdline, ISO_CMDLINE_MAX);
+        iso_template_close(&t);
+        return r;
+}
+
 int svc_pxe_open(struct svc *sv, const struct infra_env *ie, const char *coordinator_url, enum pxe_kind kind,
                  const char *query, struct pxe_image *img, char *err, size_t errlen) {
         *img = (struct pxe_image) { .t.fd = -1, .kind = kind };

@@ -49,3 +49,6 @@ int svc_pxe_open(struct svc *sv, const struct infra_env *ie, const char *coordin
                  const char *query, struct pxe_image *img, char *err, size_t errlen);
 /* Close what is left of img; the tail's bytes are wiped. */
 void svc_pxe_close(struct pxe_image *img);
+/* The discovery kernel's command line for ie's hosts (the PXE script's),
+ * into out. 0, or -ENODATA (err) without a PXE-ready template. */
+int svc_pxe_cmdline(struct svc *sv, const struct infra_env *ie, char out[ISO_CMDLINE_MAX], char *err, size_t errlen);

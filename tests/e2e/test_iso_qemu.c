@@ -640,6 +640,31 @@ Test(iso_qemu, uefi_boot_registers) {
         cr_assert_null(strstr(err, "Permission denied"), "no SSH server answered at all: %s", err);
         free(out);
         free(err);
+        out = err = NULL;
+
+        /* The live system's logs (issue 21): musterctl asks, the agent
+         * gathers journald's journal of this boot and the kernel's ring
+         * buffer and uploads them; the archive holds what a real boot logs. */
+        char logs[4300], into[4300], p[4400];
+        snprintf(logs, sizeof logs, "%s/uefi-logs.tar.gz", dir);
+        snprintf(into, sizeof into, "%s/uefi-logs", dir);
+        cr_assert_eq(CTL(&out, &err, "host", "logs", uuid, "--gather", "--timeout", "300", "-o", logs), 0, "%s", err);
+        free(out);
+        free(err);
+        tu_must("mkdir -p %s", into);
+        tu_must("tar -xzf %s -C %s", logs, into);
+        snprintf(p, sizeof p, "%s/journal.log", into);
+        char *j = tu_read_file(p, NULL);
+        cr_assert(j && strstr(j, "muster-agent") && strstr(j, "systemd"), "journald's journal: %.2000s", j ? j : "");
+        free(j);
+        snprintf(p, sizeof p, "%s/kernel.log", into);
+        char *k = tu_read_file(p, NULL);
+        cr_assert(k && strstr(k, "Linux version"), "the kernel's ring buffer: %.2000s", k ? k : "");
+        free(k);
+        snprintf(p, sizeof p, "%s/agent.log", into);
+        char *a = tu_read_file(p, NULL);
+        cr_assert(a && strstr(a, uuid), "the agent's own lines: %.2000s", a ? a : "");
+        free(a);
         free(disk);
         free(iso);
         free(ie);

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bootcfg.h"
 #include "crypto.h"
 #include "testutil.h"
 
@@ -94,8 +95,40 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
 
 static int sntpd_pid = -1, dnsd_pid = -1;
 
+/* A discovery ISO template of random bytes whose sidecar says where its
+ * kernel and initramfs are (what reclaim fetches through the PXE routes). */
+#define TPL_SIZE (4 * 1024 * 1024)
+#define TPL_AREA_OFF (3 * 1024 * 1024)
+#define TPL_KERNEL_OFF (64 * 1024)
+#define TPL_KERNEL_SIZE 100003
+#define TPL_INITRD_OFF (1024 * 1024)
+#define TPL_INITRD_SIZE 300001
+#define TPL_CMDLINE "console=ttyS0,115200 quiet"
+static uint8_t *tpl;
+
+static void make_pxe_template(void) {
+        uint64_t seed = 0x7ec1a1d;
+        tpl = malloc(TPL_SIZE);
+        cr_assert_not_null(tpl);
+        for (size_t i = 0; i < TPL_SIZE; i += 4) {
+                uint32_t v = tu_xorshift(&seed);
+                memcpy(tpl + i, &v, 4);
+        }
+        memset(tpl + TPL_AREA_OFF, 0, BOOTCFG_AREA_SIZE);
+        cr_assert_eq(tu_write_bin(dir, "discovery.iso", tpl, TPL_SIZE), 0);
+        char side[1024];
+        snprintf(side, sizeof side,
+                 "{\"format\": \"muster-iso-template/1\", \"config_offset\": %d, \"config_size\": %d, \"size\": %d, "
+                 "\"pxe\": {\"kernel_offset\": %d, \"kernel_size\": %d, \"initrd_offset\": %d, \"initrd_size\": %d, "
+                 "\"cmdline\": \"%s\"}}\n",
+                 TPL_AREA_OFF, BOOTCFG_AREA_SIZE, TPL_SIZE, TPL_KERNEL_OFF, TPL_KERNEL_SIZE, TPL_INITRD_OFF,
+                 TPL_INITRD_SIZE, TPL_CMDLINE);
+        cr_assert_eq(tu_write_file(dir, "discovery.iso.json", side), 0);
+}
+
 static void setup(void) {
         dir = tu_e2e_up(&fab, "i", COORD_ADDR, agents, N_AGENTS);
+        make_pxe_template();
         /* The two fixture releases, each with its OS image. */
         char rel[4200];
         snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);
@@ -118,6 +151,8 @@ static void setup(void) {
 /* A failed FILE-target test may leave a mount behind: tu_e2e_down takes
  * it away. */
 static void teardown(void) {
+        free(tpl);
+        tpl = NULL;
         tu_e2e_down(&fab, &md, agent_pid, N_AGENTS, &sntpd_pid, &dnsd_pid, &dir);
 }
 
@@ -126,14 +161,16 @@ TestSuite(install_e2e, .init = setup, .fini = teardown);
 /* musterd in the coordinator's namespace (again on the same state after a
  * stop). */
 static void start_musterd(void) {
-        cr_assert_eq(tu_musterd_start_at(&md, COORD_ADDR ":" PORT, dir,
-                                         "[agent]\ninstruction_interval = 1\n"
+        char config[8192];
+        snprintf(config, sizeof config, "[iso]\ntemplate = %s/discovery.iso\n"
+                                        "[agent]\ninstruction_interval = 1\n"
                                          /* A shared, busy VM's disk: the check runs, its
                                           * limit is not what is tested here. */
                                          "[requirements]\ninstall_disk_fsync_ms = 10000\n"
                                          "[requirements.master]\ncpu_cores = 2\n"
-                                         "[requirements.sno]\ncpu_cores = 2\n"),
-                     0, "musterd did not answer; see %s", md.log);
+                                         "[requirements.sno]\ncpu_cores = 2\n", dir);
+        cr_assert_eq(tu_musterd_start_at(&md, COORD_ADDR ":" PORT, dir, config), 0, "musterd did not answer; see %s",
+                     md.log);
 }
 
 /* muster-agent run|node for agent i in its namespace, with the test's
@@ -212,6 +249,20 @@ static void mount_root(const char *img, const char *mnt) {
         tu_must("mkdir -p %s", mnt);
         /* The fixture image's root partition starts at 1 MiB. */
         tu_must("mount -o loop,ro,offset=1048576 %s %s", img, mnt);
+}
+
+/* The installed disk image boots, as the test has it: its root file
+ * system mounted (read-write) on mnt, and the node agent's host token from
+ * its agent.conf in DIR/token_name, which token_file then names. */
+static void boot_disk_image(const char *img, const char *mnt, const char *token_name) {
+        char conf[4400];
+        tu_must("mount -o loop,offset=1048576 %s %s", img, mnt);
+        snprintf(conf, sizeof conf, "%s/etc/muster/agent.conf", mnt);
+        char *tok = tu_agent_conf_token(conf);
+        cr_assert_not_null(tok, "no token in %s", conf);
+        cr_assert_eq(tu_write_file(dir, token_name, tok), 0);
+        free(tok);
+        snprintf(token_file, sizeof token_file, "%s/%s", dir, token_name);
 }
 
 /* ---- install, day 2, upgrade ---------------------------------------------- */
@@ -387,15 +438,8 @@ Test(install_e2e, three_hosts_install_then_day2_and_upgrade) {
         /* The disk image's installed system boots too: its node agent on
          * its root file system, with the token from its own agent.conf. */
         char md2[4300];
-        tu_must("mount -o loop,offset=1048576 %s %s", t2, mnt);
+        boot_disk_image(t2, mnt, "host-2.token");
         snprintf(md2, sizeof md2, "%s/etc/muster/manifests", mnt);
-        char conf_path[4400];
-        snprintf(conf_path, sizeof conf_path, "%s/etc/muster/agent.conf", mnt);
-        char *tok2 = tu_agent_conf_token(conf_path);
-        cr_assert_not_null(tok2, "no token in %s", conf_path);
-        cr_assert_eq(tu_write_file(dir, "host-2.token", tok2), 0);
-        free(tok2);
-        snprintf(token_file, sizeof token_file, "%s/host-2.token", dir);
         start_agent(2, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", md2, NULL });
 
         /* Their first check-ins: installed, and the cluster with them. */
@@ -981,6 +1025,150 @@ Test(install_e2e, disk_speed_check_failing_stops_the_install_nothing_written) {
         cr_assert_eq(count_entries(ta, "os-image.img"), 1);
         cr_assert_eq(count_entries(ta, ".muster-disk-speed"), 0);
         cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "agent");
+        free(cid);
+        free(ie);
+}
+
+/* ---- logs and reclaim (issue 21) ---------------------------------------------- */
+
+/* `musterctl host logs HOST --gather -o DIR/NAME.tar.gz`, unpacked into
+ * DIR/NAME: the members a bundle has, and agent.log's text (caller frees). */
+static char *gathered_logs(const char *name) {
+        char file[4300], into[4300], p[4400];
+        snprintf(file, sizeof file, "%s/%s.tar.gz", dir, name);
+        snprintf(into, sizeof into, "%s/%s", dir, name);
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "host", "logs", agents[0].host_id, "--gather", "--timeout", "60", "-o", file), 0);
+        free(out);
+        tu_must("mkdir -p %s", into);
+        tu_must("tar -xzf %s -C %s", file, into);
+        char *l = tu_listing(into);
+        cr_assert_str_eq(l, "agent.log,info.json,journal.log,kernel.log", "the bundle's members");
+        free(l);
+        snprintf(p, sizeof p, "%s/info.json", into);
+        char *info = tu_read_file(p, NULL);
+        json_object *o = json_tokener_parse(info);
+        cr_assert_str_eq(tu_jstr(o, "host_id"), agents[0].host_id, "%s", info);
+        json_object_put(o);
+        free(info);
+        snprintf(p, sizeof p, "%s/agent.log", into);
+        char *text = tu_read_file(p, NULL);
+        cr_assert_not_null(text);
+        return text;
+}
+
+/* An installed host (its disk image a FILE target) is reclaimed with
+ * --wipe: its node agent (which first uploads its logs on request) fetches
+ * the discovery kernel and initramfs with its own host token, writes them
+ * and a boot entry to its --boot-dir, makes the entry GRUB's next boot and
+ * says so; the host leaves its cluster. The discovery system then boots
+ * with the entry's command line: its agent wipes the disk (the install
+ * target standing in for it: no partition table, no file system left)
+ * and registers, and the host is back in the pool. Its logs then tell of
+ * the wipe. */
+Test(install_e2e, reclaim_wipe_boots_into_discovery_and_logs_are_gathered) {
+        char *ie = start_with_key();
+        char rel15[4200], disk[4200], mnt[4200], boot[4200], p[4400], mdir[4400];
+        snprintf(rel15, sizeof rel15, "%s/state/images/rel-4.15.0", dir);
+        cr_assert_eq(CTL(NULL, "release", "import", rel15), 0);
+        snprintf(disk, sizeof disk, "%s/disk-a.img", dir);
+        char *cid = install_sno_a(ie, (const char *const[]) { "--install-target", disk, NULL });
+        json_object_put(wait_host(ie, 0, tu_written, NULL, "written to its disk image"));
+        cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "run agent");
+
+        /* The installed system boots: its node agent, with the host token
+         * from the agent.conf on its root file system. */
+        snprintf(mnt, sizeof mnt, "%s/mnt-a", dir);
+        tu_must("mkdir -p %s", mnt);
+        boot_disk_image(disk, mnt, "host-a.token");
+        snprintf(mdir, sizeof mdir, "%s/etc/muster/manifests", mnt);
+        snprintf(boot, sizeof boot, "%s/boot-a", dir);
+        tu_must("mkdir -p %s", boot);
+        start_agent(0, "node", ie, pub_file, (const char *const[]) { "--manifest-dir", mdir, "--boot-dir", boot, NULL });
+        json_object_put(wait_host(ie, 0, tu_status_is, "installed", "installed"));
+
+        /* Its logs, from the node agent. */
+        char *alog = gathered_logs("logs-node");
+        cr_assert(strstr(alog, " node: host ") && strstr(alog, agents[0].host_id), "%s", alog);
+        free(alog);
+
+        /* A host token fetches no boot files while nothing is reclaimed. */
+        char *htok = tu_read_file(token_file, NULL);
+        long code = tu_http_raw("GET", url("/api/v2/infra-envs/%s/downloads/pxe/vmlinuz", ie), htok, NULL, NULL, 0,
+                                &(struct tu_http_reply) { 0 });
+        cr_assert_eq(code, 403);
+
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, "host", "reclaim", agents[0].host_id, "--wipe"), 0);
+        cr_assert(strstr(out, "will boot into discovery") && strstr(out, "wiped first"), "%s", out);
+        free(out);
+        json_object *h = wait_host(ie, 0, tu_status_is, "unbinding-pending-user-action", "reclaimed");
+        cr_assert_null(tu_json_get(h, "cluster_id"), "it left its cluster: %s", json_object_to_json_string(h));
+        cr_assert_null(tu_json_get(h, "pending_actions"), "%s", json_object_to_json_string(h));
+        json_object_put(h);
+        cr_assert(events_of(cid, "is rebooting into discovery"));
+        /* The request is over: the host token fetches nothing now either. */
+        struct tu_http_reply r = { 0 };
+        cr_assert_eq(tu_http_raw("GET", url("/api/v2/infra-envs/%s/downloads/pxe/initrd", ie), htok, NULL, NULL, 0, &r),
+                     403);
+        free(r.body);
+        free(htok);
+
+        /* The boot partition: the template's kernel, its initramfs with the
+         * infra-env's config after it, the entry and GRUB's next boot. */
+        size_t n;
+        snprintf(p, sizeof p, "%s/muster-discovery/vmlinuz", boot);
+        char *k = tu_read_file(p, &n);
+        cr_assert(k && n == TPL_KERNEL_SIZE && memcmp(k, tpl + TPL_KERNEL_OFF, n) == 0, "the kernel, byte for byte");
+        free(k);
+        snprintf(p, sizeof p, "%s/muster-discovery/initrd", boot);
+        char *i = tu_read_file(p, &n);
+        cr_assert(i && n > TPL_INITRD_SIZE + 110 && memcmp(i, tpl + TPL_INITRD_OFF, TPL_INITRD_SIZE) == 0,
+                  "the initramfs, then the config's archive");
+        cr_assert(memmem(i + TPL_INITRD_SIZE, n - TPL_INITRD_SIZE, "muster/config.img", 17), "the config's archive");
+        free(i);
+        snprintf(p, sizeof p, "%s/loader/entries/muster-discovery.conf", boot);
+        char *entry = tu_read_file(p, NULL);
+        cr_assert_not_null(entry);
+        const char *opts = strstr(entry, "\noptions ");
+        cr_assert(opts && strstr(entry, "\nlinux /muster-discovery/vmlinuz\n") &&
+                          strstr(entry, "\ninitrd /muster-discovery/initrd\n") &&
+                          strstr(opts, "options " TPL_CMDLINE " muster.reclaim_wipe=/dev/"),
+                  "%s", entry);
+        snprintf(p, sizeof p, "%s/grub/grubenv", boot);
+        char *env = tu_read_file(p, &n);
+        cr_assert(env && n == 1024 && strstr(env, "\nnext_entry=muster-discovery\n"), "%s", env ? env : "(none)");
+        free(env);
+
+        /* The node agent did not reboot this machine (--boot-dir); the
+         * test stands in for the reboot. */
+        cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "node agent");
+        tu_must("umount %s", mnt);
+        char *pt = NULL;
+        cr_assert_eq(tu_runf(&pt, NULL, "blkid -p -o value -s PTTYPE %s", disk), 0, "a partition table before");
+        free(pt);
+        const char *end = strchr(opts + 1, '\n');
+        char cmdline[4096];
+        snprintf(cmdline, sizeof cmdline, "%.*s\n", (int) (end ? end - opts - 9 : (long) strlen(opts + 9)), opts + 9);
+        cr_assert_eq(tu_write_file(dir, "reclaim.cmdline", cmdline), 0);
+        free(entry);
+        snprintf(p, sizeof p, "%s/reclaim.cmdline", dir);
+        snprintf(token_file, sizeof token_file, "%s/agent.token", dir);
+        start_agent(0, "run", ie, pub_file, (const char *const[]) { "--install-target", disk, "--cmdline", p, NULL });
+        h = wait_host(ie, 0, tu_status_is, "known-unbound", "back in the pool");
+        cr_assert_null(tu_json_get(h, "cluster_id"));
+        json_object_put(h);
+        /* Nothing of the old install is found on the disk. */
+        int st = tu_runf(NULL, NULL, "blkid -p %s", disk);
+        cr_assert_eq(st, 2, "blkid finds nothing on the wiped disk (exit %d)", st);
+        st = tu_runf(NULL, NULL, "blkid -p -O 1048576 %s", disk);
+        cr_assert_eq(st, 2, "nor where the root file system was (exit %d)", st);
+
+        /* Its logs, from the discovery agent: they tell of the wipe. */
+        alog = gathered_logs("logs-discovery");
+        cr_assert(strstr(alog, "Reclaim: wiping ") && strstr(alog, " wiped ("), "%s", alog);
+        free(alog);
+        cr_assert_eq(tu_stop(&agent_pid[0], SIGTERM), 0, "discovery agent");
         free(cid);
         free(ie);
 }

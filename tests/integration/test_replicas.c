@@ -366,6 +366,22 @@ Test(replicas, a_sqlite_store_migrates_to_postgres) {
         cr_assert_eq(tu_http_json("POST", tu_url(a.base, "/api/v2/infra-envs/%s/hosts/%s/actions/bind", ie, host_id(0)),
                                   a.admin_token, body, NULL),
                      200);
+        /* Logs asked of a silent host and uploaded (bytes with a NUL in
+         * them), and asked of the other (pending_actions). */
+        static const char logs[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" "not really deflate\0x";
+        cr_assert_eq(tu_http_json("POST", tu_url(a.base, "/api/v2/infra-envs/%s/hosts/%s/actions/gather-logs", ie,
+                                                 ids[0]),
+                                  a.admin_token, NULL, NULL),
+                     202);
+        struct tu_http_reply lr = { 0 };
+        cr_assert_eq(tu_http_raw("PUT", tu_url(a.base, "/api/v2/infra-envs/%s/hosts/%s/logs", ie, ids[0]), tok,
+                                 "application/gzip", logs, sizeof logs, &lr),
+                     201, "%s", lr.body);
+        free(lr.body);
+        cr_assert_eq(tu_http_json("POST", tu_url(a.base, "/api/v2/infra-envs/%s/hosts/%s/actions/gather-logs", ie,
+                                                 ids[1]),
+                                  a.admin_token, NULL, NULL),
+                     202);
         char *before = hosts_summary(&a, ie);
         tu_musterd_stop(&a, SIGTERM);
 
@@ -404,6 +420,16 @@ Test(replicas, a_sqlite_store_migrates_to_postgres) {
         cr_assert_str_eq(after, before);
         json_object *o = tu_admin_get(&b, "/api/v2/clusters/%s", cluster);
         cr_assert_str_eq(tu_jstr(o, "name"), "kept");
+        json_object_put(o);
+        /* The logs came along byte for byte, the pending ask too. */
+        lr = (struct tu_http_reply) { 0 };
+        cr_assert_eq(tu_http_raw("GET", tu_url(b.base, "/api/v2/infra-envs/%s/hosts/%s/logs", ie, ids[0]),
+                                 b.admin_token, NULL, NULL, 0, &lr),
+                     200);
+        cr_assert(lr.len == sizeof logs && memcmp(lr.body, logs, sizeof logs) == 0, "the logs, byte for byte");
+        free(lr.body);
+        o = tu_admin_get(&b, "/api/v2/infra-envs/%s/hosts/%s", ie, ids[1]);
+        cr_assert_str_eq(json_object_to_json_string(tu_json_get(o, "pending_actions")), "[ \"gather-logs\" ]");
         json_object_put(o);
         /* New rows get new ids past the copied ones. */
         register_silent(&b, ie, tok, ids, 2, 1);

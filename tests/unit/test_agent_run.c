@@ -258,7 +258,7 @@ Test(agent_run, stop_installation_is_answered) {
 }
 
 Test(agent_run, unsupported_step_types_are_answered_not_fatal) {
-        static const char *types[] = { "logs-gather", "teleport" };
+        static const char *types[] = { "teleport", "TELEPORT" };
         struct run_step_context ctx = { 0 };
         for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
                 char reply[256], want[128];
@@ -556,11 +556,59 @@ Test(agent_run, node_mode_runs_only_apply_steps) {
         json_object *doc = result_of("{\"instructions\":[{\"step_id\":\"inv\",\"step_type\":\"inventory\"}]}", 0, &ctx,
                                      &res);
         cr_assert_eq(res.exit_code, 1);
-        cr_assert_str_eq(res.error, "muster-agent node runs only apply steps, not inventory");
+        cr_assert_str_eq(res.error, "muster-agent node runs only apply, logs-gather and reclaim steps, not inventory");
         cr_assert_null(res.output, "nothing was probed");
         json_object_put(doc);
         run_step_result_free(&res);
         crypto_key_free(key);
+}
+
+/* logs-gather and reclaim without a coordinator connection: refused
+ * saying why; reclaim only on a node, its arguments checked first. */
+Test(agent_run, logs_and_reclaim_need_their_setting) {
+        struct run_step_context ctx = { 0 };
+        struct run_step_result res;
+        json_object *doc = result_of("{\"instructions\":[{\"step_id\":\"logs-gather\",\"step_type\":\"logs-gather\","
+                                     "\"args\":{\"max_bytes\":10}}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert(strstr(res.error, "max_bytes must be an integer of at least 65536"), "%s", res.error);
+        json_object_put(doc);
+        run_step_result_free(&res);
+        doc = result_of("{\"instructions\":[{\"step_id\":\"logs-gather\",\"step_type\":\"logs-gather\"}]}", 0, &ctx,
+                        &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, "no coordinator connection to upload the logs to");
+        json_object_put(doc);
+        run_step_result_free(&res);
+        doc = result_of("{\"instructions\":[{\"step_id\":\"reclaim\",\"step_type\":\"reclaim\"}]}", 0, &ctx, &res);
+        cr_assert_eq(res.exit_code, 1);
+        cr_assert_str_eq(res.error, "reclaim is for an installed host's node agent, not the discovery agent");
+        json_object_put(doc);
+        run_step_result_free(&res);
+
+        struct install_options io = { .node = true, .manifest_dir = "/nonexistent/m" };
+        ctx.install = &io;
+        static const char *const bad[] = {
+                "{}",
+                "{\"kernel_url\":\"http://elsewhere/vmlinuz\",\"initrd_url\":\"/i\",\"cmdline\":\"\"}",
+                "{\"kernel_url\":\"/k\",\"initrd_url\":\"/i\",\"cmdline\":\"quiet\",\"wipe\":true}",
+                "{\"kernel_url\":\"/k\",\"initrd_url\":\"/i\",\"cmdline\":\"quiet\",\"wipe\":true,"
+                "\"installation_disk\":\"/dev/sda quiet\"}",
+        };
+        static const char *const why[] = {
+                "are not valid for reclaim", "are not valid for reclaim", "needs the installation disk's path",
+                "needs the installation disk's path",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                char reply[512];
+                snprintf(reply, sizeof reply,
+                         "{\"instructions\":[{\"step_id\":\"reclaim\",\"step_type\":\"reclaim\",\"args\":%s}]}", bad[i]);
+                doc = result_of(reply, 0, &ctx, &res);
+                cr_assert_eq(res.exit_code, 1);
+                cr_assert(strstr(res.error, why[i]), "%s: %s", bad[i], res.error);
+                json_object_put(doc);
+                run_step_result_free(&res);
+        }
 }
 
 Test(agent_run, coordinator_key_file, .init = mk, .fini = rm) {

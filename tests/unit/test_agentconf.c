@@ -192,7 +192,9 @@ Test(agentconf, file_every_key) {
                           "min_disk_bytes = 1000000\n"
                           "http_proxy = http://proxy.lab:3128\n"
                           "https_proxy = http://user:pw@proxy.lab:3129\n"
-                          "no_proxy = .lab,10.0.0.0/8\n");
+                          "no_proxy = .lab,10.0.0.0/8\n"
+                          "reclaim_wipe = /dev/disk/by-id/wwn-0x5000\n");
+        cr_assert_str_eq(c.reclaim_wipe, "/dev/disk/by-id/wwn-0x5000");
         cr_assert_str_eq(c.http_proxy, "http://proxy.lab:3128");
         cr_assert_str_eq(c.https_proxy, "http://user:pw@proxy.lab:3129");
         cr_assert_str_eq(c.no_proxy, ".lab,10.0.0.0/8");

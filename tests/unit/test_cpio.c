@@ -19,26 +19,6 @@
 
 TestSuite(cpio, .init = tu_dir_up, .fini = tu_dir_down);
 
-/* sh -c cmd: its exit status; stdout in *out (caller frees). */
-static int sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *fmt, ...) {
-        char cmd[8192];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(cmd, sizeof cmd, fmt, ap);
-        va_end(ap);
-        int status = -1;
-        char *err = NULL;
-        char *o = tu_run((const char *const[]) { "sh", "-c", cmd, NULL }, &status, &err);
-        cr_log_info("%s: %s", cmd, err ? err : "");
-        free(err);
-        if (out)
-                *out = o;
-        else
-                free(o);
-        return status;
-}
-
 static void write_archive(const struct growbuf *b, const char *name) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -62,10 +42,10 @@ Test(cpio, gnu_cpio_lists_and_unpacks_it) {
         write_archive(&b, "a.cpio");
 
         char *out = NULL;
-        cr_assert_eq(sh(&out, "cd %s && cpio -t --quiet < a.cpio", dir), 0);
+        cr_assert_eq(tu_sh(&out, NULL, "cd %s && cpio -t --quiet < a.cpio", dir), 0);
         cr_assert_str_eq(out, "muster\nmuster/config.img\nmuster/four\nmuster/empty\n");
         free(out);
-        cr_assert_eq(sh(NULL, "mkdir %s/x && cd %s/x && cpio -i --quiet --no-absolute-filenames "
+        cr_assert_eq(tu_sh(NULL, NULL, "mkdir %s/x && cd %s/x && cpio -i --quiet --no-absolute-filenames "
                               "--preserve-modification-time < ../a.cpio", dir, dir), 0);
         char p[4300];
         size_t n = 0;

@@ -720,6 +720,72 @@ Test(steps, install_and_apply) {
         steps_reply_free(&r);
 }
 
+/* The admin's asks: logs-gather from any agent that polls (not one told to
+ * register again), reclaim from an installed host's node agent only, and
+ * then no apply. */
+Test(steps, gather_logs_and_reclaim) {
+        const char *cid = "5e7c0a52-6d0b-4d8e-9a3e-1f2b3c4d5e6f";
+        struct steps_input in = { .status = KU, .inventory_received = true, .poll_count = 3, .gather_logs = true,
+                                  .logs_max_bytes = 65536 };
+        struct steps_reply r;
+        char t[256];
+        const enum host_status any[] = { KU, DI, PR, IP, ID, ER };
+        for (size_t i = 0; i < sizeof any / sizeof *any; i++) {
+                in.status = any[i];
+                cr_assert_eq(steps_for_host(&in, &r), 0);
+                types(&r, t, sizeof t);
+                cr_assert(strstr(t, "logs-gather"), "%s: %s", name(in.status), t);
+                steps_reply_free(&r);
+        }
+        in.status = KU;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        json_object *st = json_object_array_get_idx(r.instructions, 0);
+        cr_assert_str_eq(json_object_get_string(member(st, "step_id")), "logs-gather");
+        cr_assert_str_eq(json_object_to_json_string_ext(member(st, "args"), JSON_C_TO_STRING_PLAIN), "{\"max_bytes\":65536}");
+        steps_reply_free(&r);
+        in.must_reregister = true;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        cr_assert_eq(json_object_array_length(r.instructions), 0, "exit comes first");
+        steps_reply_free(&r);
+        in.must_reregister = false;
+        in.gather_logs = false;
+
+        /* Reclaim: installed only, with the paths and command line, and no
+         * apply of a newer revision meanwhile. */
+        in.cluster_id = cid;
+        in.payload_revision = 3;
+        in.applied_revision = 1;
+        in.reclaim = true;
+        in.reclaim_wipe = true;
+        in.reclaim_kernel_url = "/api/v2/infra-envs/x/downloads/pxe/vmlinuz";
+        in.reclaim_initrd_url = "/api/v2/infra-envs/x/downloads/pxe/initrd";
+        in.reclaim_cmdline = "console=ttyS0 quiet";
+        in.installation_disk = "/dev/disk/by-id/wwn-0x5000";
+        in.status = ID;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        types(&r, t, sizeof t);
+        cr_assert_str_eq(t, "reclaim");
+        st = json_object_array_get_idx(r.instructions, 0);
+        cr_assert_str_eq(json_object_get_string(member(st, "step_id")), "reclaim");
+        cr_assert_str_eq(json_object_to_json_string_ext(member(st, "args"), JSON_C_TO_STRING_PLAIN |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE),
+                         "{\"kernel_url\":\"/api/v2/infra-envs/x/downloads/pxe/vmlinuz\","
+                         "\"initrd_url\":\"/api/v2/infra-envs/x/downloads/pxe/initrd\",\"cmdline\":\"console=ttyS0 quiet\","
+                         "\"wipe\":true,\"installation_disk\":\"/dev/disk/by-id/wwn-0x5000\"}");
+        steps_reply_free(&r);
+        in.status = IP;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        types(&r, t, sizeof t);
+        cr_assert_str_eq(t, "install", "not installed: no reclaim");
+        steps_reply_free(&r);
+        in.status = ID;
+        in.reclaim_cmdline = NULL;
+        cr_assert_eq(steps_for_host(&in, &r), 0);
+        types(&r, t, sizeof t);
+        cr_assert_str_eq(t, "install", "nothing to boot into: no reclaim");
+        steps_reply_free(&r);
+}
+
 Test(steps, reply_json) {
         struct steps_input in = { .status = DU, .interval_s = 30, .seed = 1 };
         struct steps_reply r;

@@ -90,6 +90,13 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(API MUSTER_PATH_HOST_INSTRUCTIONS(S, S), IEID, HID), "host_instructions", IEID, HID);
         expect("POST", PATH(API MUSTER_PATH_HOST_INSTRUCTIONS(S, S), IEID, HID), "host_step_result", IEID, HID);
         expect("PUT", PATH(API MUSTER_PATH_HOST_PROGRESS(S, S), IEID, HID), "host_progress", IEID, HID);
+        /* A host's logs (the agent's upload, musterctl host logs) and reclaim. */
+        expect("PUT", PATH(API MUSTER_PATH_HOST_LOGS(S, S), IEID, HID), "host_logs_put", IEID, HID);
+        expect("GET", PATH(API MUSTER_PATH_HOST_LOGS(S, S), IEID, HID), "host_logs_get", IEID, HID);
+        expect("POST", PATH(API MUSTER_PATH_HOST(S, S) S, IEID, HID, MUSTER_ACTION_GATHER_LOGS), "host_gather_logs",
+               IEID, HID);
+        expect("POST", PATH(API MUSTER_PATH_HOST(S, S) S, IEID, HID, MUSTER_ACTION_RECLAIM), "host_reclaim", IEID,
+               HID);
         expect("GET", PATH(API MUSTER_PATH_HOSTS S, ""), "hosts_list", NULL, NULL);
 
         /* Clusters: musterctl (cluster.c, install.c, lookup by ctl_cluster_path

@@ -58,11 +58,19 @@ static void mk_token(const char *id, const char *role, const char *owner) {
 
 /* ---- open, migrations --------------------------------------------------- */
 
-#define SCHEMA 14
+#define SCHEMA 15
 
 /* Undo migration 14 (what a version-13 muster left): no static network
  * configs. */
+/* Undo migration 15 (what a version-14 muster left): no pending actions, no logs. */
+static void downgrade_to_14(sqlite3 *db) {
+        cr_assert_eq(sqlite3_exec(db, "DROP TABLE host_logs; ALTER TABLE hosts DROP COLUMN pending_actions;"
+                                      "UPDATE schema_version SET version = 14", NULL, NULL, NULL),
+                     SQLITE_OK, "%s", sqlite3_errmsg(db));
+}
+
 static void downgrade_to_13(sqlite3 *db) {
+        downgrade_to_14(db);
         cr_assert_eq(sqlite3_exec(db, "ALTER TABLE infra_envs DROP COLUMN static_network;"
                                       "UPDATE schema_version SET version = 13", NULL, NULL, NULL),
                      SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -236,6 +244,53 @@ static int64_t count_rows(const char *sql) {
  * infra-env) keep counts and inventories right. */
 /* A version-13 database (no static network configs) is migrated: its
  * infra-envs are there, with none, and take one after. */
+/* Schema 15: a host's pending actions and its logs, the newest kept. */
+Test(store_sqlite, version_14_database_is_migrated) {
+        char *a = mk_infra_env("admin", "a");
+        cr_assert_eq(store_host_register(st, a, H(1), "1", NULL), 1);
+        reopen_after(downgrade_to_14);
+        struct host h;
+        cr_assert_eq(store_host_get(st, a, H(1), &h), 0);
+        cr_assert_eq(h.pending_actions, 0u);
+        host_free(&h);
+        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM, 0), 0);
+        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_RECLAIM_WIPE, HOST_ACTION_RECLAIM), 0);
+        cr_assert_eq(store_host_get_brief(st, a, H(1), &h), 0);
+        cr_assert_eq(h.pending_actions, HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM_WIPE, "set, then cleared: %u",
+                     h.pending_actions);
+        host_free(&h);
+        cr_assert_eq(store_host_actions(st, a, H(2), HOST_ACTION_GATHER_LOGS, 0), -ENOENT);
+
+        struct store_host_logs l;
+        cr_assert_eq(store_host_logs_get(st, a, H(1), &l), -ENOENT);
+        /* Four asked-for uploads with a NUL inside, three kept: the newest
+         * comes back byte for byte; each ends its request, and one not
+         * asked for is refused. */
+        for (int i = 0; i < 4; i++) {
+                char data[6] = { '\x1f', '\x8b', 0, (char) ('0' + i), 0, 'x' };
+                char when[32];
+                snprintf(when, sizeof when, "2026-11-27T09:00:0%dZ", i);
+                if (i)
+                        cr_assert_eq(store_host_logs_put(st, a, H(1), when, data, sizeof data, 3), -EBUSY);
+                cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_GATHER_LOGS, 0), 0);
+                cr_assert_eq(store_host_logs_put(st, a, H(1), when, data, sizeof data, 3), 0);
+        }
+        cr_assert_eq(store_host_logs_get(st, a, H(1), &l), 0);
+        cr_assert_eq(l.len, 6);
+        cr_assert_eq(((char *) l.data)[3], '3');
+        cr_assert_str_eq(l.created_at, "2026-11-27T09:00:03Z");
+        cr_assert_eq(l.count, 3, "three kept, not %lld", (long long) l.count);
+        store_host_logs_free(&l);
+        cr_assert_eq(store_host_get_brief(st, a, H(1), &h), 0);
+        cr_assert_eq(h.pending_actions, HOST_ACTION_RECLAIM_WIPE, "the upload ended the request");
+        host_free(&h);
+        cr_assert_eq(store_host_logs_put(st, a, H(2), "2026-11-27T09:00:00Z", "\x1f\x8b", 2, 3), -ENOENT);
+        /* The logs go with their host. */
+        cr_assert_eq(store_host_delete(st, a, H(1)), 0);
+        cr_assert_eq(store_host_logs_get(st, a, H(1), &l), -ENOENT);
+        free(a);
+}
+
 Test(store_sqlite, version_13_database_is_migrated) {
         char *a = mk_infra_env("admin", "a");
         reopen_after(downgrade_to_13);

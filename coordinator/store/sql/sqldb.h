@@ -22,7 +22,7 @@
  * migrations take its database there, and each driver checks at build time
  * that its list ends at it: a migration added to one driver alone does not
  * build. */
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 
 struct db_driver;
 struct db_group_waiter;

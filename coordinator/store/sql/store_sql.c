@@ -405,7 +405,7 @@ static int sql_infra_env_get(struct store *s, const char *id, struct infra_env *
         "h.progress_stage, h.progress_percent, h.progress_info, h.checked_in_at, "   \
         "h.registered_at, h.discovery_agent_version, h.reregister_pending, "         \
         "h.created_at, h.updated_at, h.step_results, h.applied_revision, "            \
-        "EXISTS (SELECT 1 FROM host_inventories hi WHERE hi.host_seq = h.seq)"
+        "EXISTS (SELECT 1 FROM host_inventories hi WHERE hi.host_seq = h.seq), h.pending_actions"
 #define HOST_COLS HOST_COLS_A "(SELECT hi.inventory FROM host_inventories hi WHERE hi.host_seq = h.seq)" HOST_COLS_B
 #define HOST_COLS_NO_INV HOST_COLS_A "NULL" HOST_COLS_B
 static int read_host(struct dbstmt *st, struct host *h);
@@ -666,6 +666,7 @@ static int read_host_(struct dbstmt *st, struct host *h, bool brief) {
                 return r;
         h->applied_revision = db_col_int64(st, 26);
         h->has_inventory = db_col_int64(st, 27) != 0;
+        h->pending_actions = (unsigned) db_col_int64(st, 28);
         h->brief = brief;
         if (h->role < 0 || h->status < 0)
                 return -EIO; /* a name this build does not know */
@@ -694,8 +695,12 @@ static int host_register_conn(struct dbconn *c, const char *ie, const char *id, 
         int r;
         {
                 _cleanup_reset_ struct dbstmt *st = NULL;
+                /* A discovery agent registering ends any reclaim asked
+                 * of the installed system (HOST_ACTION_RECLAIM*): only a
+                 * logs request (1) outlives it. */
                 if ((r = stmt(c, "UPDATE hosts SET discovery_agent_version = ?3, registered_at = ?4, "
-                                 "checked_in_at = ?4, reregister_pending = 0, updated_at = ?4 "
+                                 "checked_in_at = ?4, reregister_pending = 0, updated_at = ?4, "
+                                 "pending_actions = pending_actions & 1 "
                                  "WHERE infra_env_id = ?1 AND id = ?2", &st)) < 0 ||
                     (r = BIND(st, ie, id, version, now)) < 0 || (r = step_done(c, st)) < 0)
                         return r;
@@ -1548,6 +1553,88 @@ static int sql_host_clear_stop(struct store *s, const char *ie, const char *id) 
         return host_clear_flag(s, ie, id,
                                "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
                                "AND stop_pending = 1", false);
+}
+
+static int sql_host_actions(struct store *s, const char *ie, const char *id, unsigned set, unsigned clear) {
+        struct dbconn *c;
+        int r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET pending_actions = (pending_actions | CAST(?3 AS BIGINT)) "
+                                 "& ~CAST(?4 AS BIGINT) WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, set)) >= 0 && (r = bind_i64(st, 4, clear)) >= 0 &&
+                    (r = step_done(c, st)) >= 0)
+                        r = db_changes(c) ? 0 : -ENOENT;
+        }
+        return write_end(s, c, r);
+}
+
+static int sql_host_logs_put(struct store *s, const char *ie, const char *id, const char *now, const void *data,
+                             size_t len, unsigned keep) {
+        struct dbconn *c;
+        int r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                /* Only an asked-for upload is taken, once: the ask ends here. */
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET pending_actions = pending_actions - 1 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND (pending_actions & 1) != 0", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0 && db_changes(c) == 0)
+                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO host_logs (infra_env_id, host_id, created_at, size, data) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5)", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, now)) >= 0 && (r = bind_i64(st, 4, (int64_t) len)) >= 0) {
+                        if (db_bind_blob(st, 5, data, len) != 0)
+                                r = -EIO;
+                        if (r >= 0)
+                                r = step_done(c, st);
+                }
+        }
+        if (r >= 0) {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 AND seq NOT IN "
+                                 "(SELECT seq FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
+                                 "ORDER BY seq DESC LIMIT ?3)", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, keep)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r < 0 ? r : 0);
+}
+
+static int sql_host_logs_get(struct store *s, const char *ie, const char *id, struct store_host_logs *out) {
+        struct dbconn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                r = stmt(c, "SELECT created_at, data, (SELECT count(*) FROM host_logs WHERE infra_env_id = ?1 AND "
+                            "host_id = ?2) FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
+                            "ORDER BY seq DESC LIMIT 1", &st);
+                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
+                        if (r == 0)
+                                r = -ENOENT;
+                        else if ((r = col_str(st, 0, &out->created_at)) >= 0) {
+                                const void *b = db_col_blob(st, 1);
+                                size_t len = (size_t) db_col_bytes(st, 1);
+                                out->count = db_col_int64(st, 2);
+                                if (!(out->data = malloc(len ? len : 1)))
+                                        r = -ENOMEM;
+                                else {
+                                        if (len)
+                                                memcpy(out->data, b, len);
+                                        out->len = len;
+                                        r = 0;
+                                }
+                        }
+                }
+        }
+        conn_put(s, c);
+        return r;
 }
 
 /* store_cluster_reset (stop false) and store_cluster_cancel (stop true). */
@@ -2841,10 +2928,12 @@ static const struct copy_table {
           "seq, infra_env_id, id, owner, cluster_id, role, requested_hostname, installation_disk_id, inv_hostname, "
           "inv_cpu_count, inv_memory_bytes, inv_max_disk_bytes, status, status_info, validations, progress_stage, "
           "progress_percent, progress_info, checked_in_at, registered_at, discovery_agent_version, "
-          "reregister_pending, created_at, updated_at, step_results, applied_revision, token_generation, stop_pending",
-          "itttttttti" "iitttt" "itttt" "itttiii", "seq" },
+          "reregister_pending, created_at, updated_at, step_results, applied_revision, token_generation, stop_pending, "
+          "pending_actions",
+          "itttttttti" "iitttt" "itttt" "itttiii" "i", "seq" },
         { "host_inventories", "host_seq, inventory", "it", NULL },
         { "host_found", "infra_env_id, host_id, found, updated_at", "tttt", NULL },
+        { "host_logs", "seq, infra_env_id, host_id, created_at, size, data", "itttib", "seq" },
         { "events", "id, time, severity, category, infra_env_id, cluster_id, host_id, message", "ittttttt", "id" },
         { "releases", "rowid, version, info_json, created_at", "ittt", "rowid" },
         { "release_manifests",
@@ -3088,6 +3177,9 @@ static int sql_copy(struct store *from, struct store *to, struct store_copy_repo
         .host_count_by_status = sql_host_count_by_status, \
         .host_stop_pending = sql_host_stop_pending, \
         .host_clear_stop = sql_host_clear_stop, \
+        .host_actions = sql_host_actions, \
+        .host_logs_put = sql_host_logs_put, \
+        .host_logs_get = sql_host_logs_get, \
         .cluster_create = sql_cluster_create, \
         .cluster_get = sql_cluster_get, \
         .cluster_list = sql_cluster_list, \

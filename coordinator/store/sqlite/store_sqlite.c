@@ -310,6 +310,18 @@ static const char *const migrations[] = {
         "  WHERE seq = NEW.seq; END;",
         /* 14: an infra-env's per-host static network configs (staticnet.h), JSON. */
         "ALTER TABLE infra_envs ADD COLUMN static_network TEXT;",
+        /* 15: what the admin asked of a host's agent (HOST_ACTION_*: logs,
+         * reclaim), and the logs its agents uploaded, newest kept (issue 21). */
+        "ALTER TABLE hosts ADD COLUMN pending_actions INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE host_logs ("
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  infra_env_id TEXT NOT NULL,"
+        "  host_id TEXT NOT NULL,"
+        "  created_at TEXT NOT NULL,"
+        "  size INTEGER NOT NULL,"
+        "  data BLOB NOT NULL,"
+        "  FOREIGN KEY (infra_env_id, host_id) REFERENCES hosts(infra_env_id, id) ON DELETE CASCADE);"
+        "CREATE INDEX host_logs_host ON host_logs(infra_env_id, host_id, seq);",
 };
 #define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
 _Static_assert(SCHEMA_VERSION == STORE_SCHEMA_VERSION, "the SQLite migrations end at STORE_SCHEMA_VERSION");
