@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,96 @@ static int read_grubenv(const char *path, char block[RECLAIM_GRUBENV_SIZE], char
         return 1;
 }
 
+/* Whether GRUB in boot_dir/folder reads Boot Loader Specification entries:
+ * its grub.cfg calls blscfg (Fedora, RHEL, SUSE). -1 when there is no
+ * grub.cfg to tell (then the entry alone is written). */
+static int grub_reads_bls(const char *boot_dir, const char *folder) {
+        char p[PATH_MAX];
+        int n = snprintf(p, sizeof p, "%s/%s/grub.cfg", boot_dir, folder);
+        if (n < 0 || (size_t) n >= sizeof p)
+                return -1;
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -1;
+        _cleanup_free_ char *buf = malloc(RECLAIM_GRUB_CFG_MAX + 1);
+        if (!buf)
+                return -1;
+        ssize_t k = fd_read_full(fd, buf, RECLAIM_GRUB_CFG_MAX);
+        if (k < 0)
+                return -1;
+        buf[k] = '\0';
+        return strstr(buf, "blscfg") != NULL;
+}
+
+char *reclaim_menuentry_text(const char *cmdline, int *r) {
+        _cleanup_free_ char *words = NULL;
+        size_t n = cmdline ? strlen(cmdline) : 0, at = 0;
+
+        *r = -EINVAL;
+        if (!cmdline || n > RECLAIM_CMDLINE_MAX || strchr(cmdline, '\''))
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (cmdline[i] < 0x20 || cmdline[i] > 0x7e)
+                        return NULL;
+        /* Each word single-quoted: GRUB's script takes it as it is. */
+        if (!(words = malloc(3 * n + 1))) {
+                *r = -ENOMEM;
+                return NULL;
+        }
+        for (const char *c = cmdline; *c;) {
+                size_t w = strcspn(c, " ");
+                if (w) {
+                        at += (size_t) sprintf(words + at, "%s'%.*s'", at ? " " : "", (int) w, c);
+                        c += w;
+                } else
+                        c++;
+        }
+        words[at] = '\0';
+        char *text = NULL;
+        /* /boot may be its own file system or a folder of the root one. */
+        if (asprintf(&text,
+                     RECLAIM_MENU_BEGIN "\n"
+                     "menuentry '" RECLAIM_ENTRY_TITLE "' --id " RECLAIM_ENTRY_ID " {\n"
+                     "\tif search --no-floppy --file --set=root /" RECLAIM_DIR "/" RECLAIM_KERNEL "; then\n"
+                     "\t\tlinux /" RECLAIM_DIR "/" RECLAIM_KERNEL " %s\n"
+                     "\t\tinitrd /" RECLAIM_DIR "/" RECLAIM_INITRD "\n"
+                     "\telse\n"
+                     "\t\tsearch --no-floppy --file --set=root /boot/" RECLAIM_DIR "/" RECLAIM_KERNEL "\n"
+                     "\t\tlinux /boot/" RECLAIM_DIR "/" RECLAIM_KERNEL " %s\n"
+                     "\t\tinitrd /boot/" RECLAIM_DIR "/" RECLAIM_INITRD "\n"
+                     "\tfi\n"
+                     "}\n" RECLAIM_MENU_END "\n",
+                     words, words) < 0) {
+                *r = -ENOMEM;
+                return NULL;
+        }
+        *r = 0;
+        return text;
+}
+
+/* custom.cfg (which Debian's grub.cfg sources at every boot, from
+ * 41_custom) with our block put in place of an earlier one, or appended;
+ * the rest as it was. malloc'd text, or NULL with -errno in *r. */
+static char *custom_cfg_with(const char *old, size_t len, const char *block, int *r) {
+        const char *b = old ? memmem(old, len, RECLAIM_MENU_BEGIN, strlen(RECLAIM_MENU_BEGIN)) : NULL;
+        const char *e = b ? memmem(b, len - (size_t) (b - old), RECLAIM_MENU_END, strlen(RECLAIM_MENU_END)) : NULL;
+        size_t head = b && e ? (size_t) (b - old) : len, tail_at = head;
+        if (b && e) {
+                tail_at = (size_t) (e - old) + strlen(RECLAIM_MENU_END);
+                if (tail_at < len && old[tail_at] == '\n')
+                        tail_at++;
+        }
+        char *text = NULL;
+        bool nl = head > 0 && old[head - 1] != '\n';
+        if (asprintf(&text, "%.*s%s%s%.*s", (int) head, old ? old : "", nl ? "\n" : "", block,
+                     (int) (len - tail_at), old ? old + tail_at : "") < 0) {
+                *r = -ENOMEM;
+                return NULL;
+        }
+        *r = 0;
+        return text;
+}
+
 int reclaim_write_entry(const char *boot_dir, const char *cmdline, char *err, size_t errlen) {
         _cleanup_free_ char *text = NULL, *entry = NULL, *envpath = NULL;
         char block[RECLAIM_GRUBENV_SIZE], out[RECLAIM_GRUBENV_SIZE];
@@ -288,9 +379,43 @@ int reclaim_write_entry(const char *boot_dir, const char *cmdline, char *err, si
                 return errmsg(err, errlen, -EINVAL,
                               "%s is not a GRUB environment block, or has no room for next_entry; left as it is",
                               envpath);
+        /* A GRUB that does not read BLS entries (its grub.cfg has no
+         * blscfg: Debian, Ubuntu) gets the same boot as a menuentry in its
+         * custom.cfg, which next_entry names as well. */
+        _cleanup_free_ char *custom = NULL, *custom_text = NULL;
+        if (grub_reads_bls(boot_dir, grub) == 0) {
+                _cleanup_free_ char *menu = reclaim_menuentry_text(cmdline, &r), *old = NULL;
+                if (!menu)
+                        return r == -EINVAL ? errmsg(err, errlen, r, "the kernel command line cannot go in GRUB's "
+                                                                     "custom.cfg (a single quote)")
+                                            : r;
+                if (asprintf(&custom, "%s/%s/custom.cfg", boot_dir, grub) < 0) {
+                        custom = NULL;
+                        return -ENOMEM;
+                }
+                size_t olen = 0;
+                _cleanup_close_ int fd = open(custom, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+                if (fd < 0 && errno != ENOENT)
+                        return errmsg(err, errlen, -errno, "cannot read %s: %m", custom);
+                if (fd >= 0) {
+                        if (!(old = malloc(RECLAIM_GRUB_CFG_MAX + 1)))
+                                return -ENOMEM;
+                        ssize_t k = fd_read_full(fd, old, RECLAIM_GRUB_CFG_MAX + 1);
+                        if (k < 0)
+                                return errmsg(err, errlen, (int) k, "cannot read %s: %m", custom);
+                        if (k > RECLAIM_GRUB_CFG_MAX)
+                                return errmsg(err, errlen, -EFBIG, "%s is larger than %d bytes; left as it is",
+                                              custom, RECLAIM_GRUB_CFG_MAX);
+                        olen = (size_t) k;
+                }
+                if (!(custom_text = custom_cfg_with(old, olen, menu, &r)))
+                        return r;
+        }
         if ((r = mkdirs_under(boot_dir, "loader/entries", err, errlen)) < 0 ||
             (r = mkdirs_under(boot_dir, grub, err, errlen)) < 0)
                 return r;
+        if (custom_text && (r = fd_write_file_atomic(custom, custom_text, strlen(custom_text), 0644)) < 0)
+                return errmsg(err, errlen, r, "cannot write %s: %m", custom);
         /* The entry first: next_entry naming an entry that is not there
          * would make GRUB fall back to its default, harmless but silent. */
         if ((r = fd_write_file_atomic(entry, text, strlen(text), 0644)) < 0)

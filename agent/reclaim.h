@@ -33,6 +33,20 @@
  * printable ASCII, <= 4096 bytes (-EINVAL). 0, or -errno with the reason in
  * err. */
 int reclaim_write_entry(const char *boot_dir, const char *cmdline, char *err, size_t errlen);
+/* A GRUB whose grub.cfg (in the folder above) does not call blscfg (Debian,
+ * Ubuntu: their GRUB reads no BLS entries) gets the same boot as a
+ * menuentry with --id muster-discovery in that folder's custom.cfg, which
+ * their grub.cfg sources at every boot: between RECLAIM_MENU_BEGIN and
+ * RECLAIM_MENU_END lines, replacing an earlier block, the rest of the file
+ * kept (at most RECLAIM_GRUB_CFG_MAX bytes, else -EFBIG); a cmdline with a
+ * single quote is refused there (-EINVAL). */
+#define RECLAIM_MENU_BEGIN "### BEGIN muster reclaim (musterctl host reclaim writes this) ###"
+#define RECLAIM_MENU_END "### END muster reclaim ###"
+#define RECLAIM_GRUB_CFG_MAX (1024 * 1024)
+/* That block's text for cmdline (malloc'd; each word single-quoted; /boot
+ * its own file system or a folder of the root one), or NULL: -EINVAL, -ENOMEM
+ * in *r. */
+char *reclaim_menuentry_text(const char *cmdline, int *r);
 
 /* The entry's text for cmdline, as reclaim_write_entry writes it
  * (malloc'd), or NULL: -EINVAL (bad cmdline) or -ENOMEM in *r. */

@@ -629,3 +629,63 @@ Test(wipe, refuses_what_is_not_a_disk, .init = tu_dir_up, .fini = tu_dir_down) {
         free(empty);
         free(none);
 }
+
+/* A GRUB that reads no BLS entries (its grub.cfg has no blscfg: Debian's)
+ * gets the same boot as a menuentry in custom.cfg, which grub.cfg sources:
+ * the admin's own lines kept, our block replaced on a second reclaim, and
+ * GRUB's own checker takes the result. A GRUB with blscfg gets none. */
+Test(entry, a_grub_without_bls_gets_a_custom_cfg_menuentry, .init = tu_dir_up, .fini = tu_dir_down) {
+        char *boot = boot_with_kernel(), err[512] = "";
+        cr_assert_eq(tu_write_file(boot, "grub/grub.cfg", "### BEGIN /etc/grub.d/41_custom ###\n"
+                                                         "if [ -f  ${config_directory}/custom.cfg ]; then\n"
+                                                         "  source ${config_directory}/custom.cfg\nfi\n"),
+                     0);
+        cr_assert_eq(tu_write_file(boot, "grub/custom.cfg", "menuentry 'Mine' {\n\ttrue\n}"), 0);
+        cr_assert_eq(reclaim_write_entry(boot, CMDLINE, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(reclaim_write_entry(boot, CMDLINE " quiet", err, sizeof err), 0, "%s", err);
+        char *p = tu_path_in(boot, "grub/custom.cfg");
+        char *text = tu_read_file(p, NULL);
+        cr_assert_not_null(text);
+        int r;
+        char *block = reclaim_menuentry_text(CMDLINE " quiet", &r);
+        cr_assert_not_null(block);
+        char *want;
+        cr_assert(asprintf(&want, "menuentry 'Mine' {\n\ttrue\n}\n%s", block) > 0);
+        cr_assert_str_eq(text, want, "the admin's entry kept, ours once, the newest");
+        cr_assert(strstr(block, "menuentry 'Muster discovery' --id muster-discovery {\n") &&
+                          strstr(block, "\t\tlinux /muster-discovery/vmlinuz 'console=ttyS0,115200' "
+                                        "'muster.coordinator=https://10.0.0.1:8443' 'muster.reclaim=wipe' 'quiet'\n") &&
+                          strstr(block, "\t\tinitrd /boot/muster-discovery/initrd\n"),
+                  "%s", block);
+        if (have("grub-script-check"))
+                cr_assert_eq(shx(NULL, "grub-script-check '%s'", p), 0, "GRUB parses it: %s", text);
+        char *envp = tu_path_in(boot, "grub/grubenv");
+        char *list = grubenv_list(envp);
+        cr_assert_str_eq(list, "next_entry=muster-discovery\n");
+        free(list);
+        free(envp);
+        /* A single quote cannot go there: refused, nothing changed. */
+        cr_assert_eq(reclaim_write_entry(boot, "a='b'", err, sizeof err), -EINVAL);
+        cr_assert(strstr(err, "single quote"), "%s", err);
+        char *again = tu_read_file(p, NULL);
+        cr_assert_str_eq(again, text);
+        free(again);
+        free(text);
+        free(want);
+        free(block);
+        free(p);
+
+        /* blscfg: the BLS entry is what GRUB reads; no custom.cfg. */
+        char *boot2 = tu_path_in(tmp, "boot2");
+        cr_assert_eq(tu_write_file(boot2, RECLAIM_DIR "/vmlinuz", "kernel"), 0);
+        cr_assert_eq(tu_write_file(boot2, RECLAIM_DIR "/initrd", "initramfs"), 0);
+        cr_assert_eq(tu_write_file(boot2, "grub2/grub.cfg", "insmod blscfg\nblscfg\n"), 0);
+        cr_assert_eq(reclaim_write_entry(boot2, CMDLINE, err, sizeof err), 0, "%s", err);
+        char *g2 = tu_path_in(boot2, "grub2");
+        char *names = tu_listing(g2);
+        cr_assert_str_eq(names, "grub.cfg,grubenv");
+        free(names);
+        free(g2);
+        free(boot2);
+        free(boot);
+}
