@@ -273,6 +273,8 @@ struct install_link {
         const struct run_step_context *ctx;
         struct client dl, api;
         char *progress_path;
+        const char *stage;     /* the last stage reported, or NULL */
+        int percent;
 };
 
 /* "HTTP 404 (reason)" or "connection refused (libcurl words)". */
@@ -449,6 +451,8 @@ static void link_progress(void *userdata, enum install_stage stage_id, int perce
         char what[512];
 
         log_info("install", "Install %s %d%%%s%s", stage, percent, info ? ": " : "", info ? info : "");
+        l->stage = stage;
+        l->percent = percent;
         if (!body || add_member(body, "stage", json_object_new_string(stage), false) < 0 ||
             add_member(body, "percent", json_object_new_int(percent), false) < 0 ||
             (info && add_member(body, "info", json_object_new_string(info), false) < 0))
@@ -499,7 +503,10 @@ static void step_install(const struct run_instruction *in, const struct run_step
                 .userdata = &l,
         };
         r = install_execute(ctx->install, &a, &io, &out);
-        if (r < 0)
+        /* A failure says where the install was when it ended (a stop too). */
+        if (r < 0 && l.stage)
+                res->error = strdup_printf("%s (at stage %s, %d%%)", out.error, l.stage, l.percent);
+        else if (r < 0)
                 res->error = strdup_printf("%s", out.error);
         else {
                 res->exit_code = 0;

@@ -880,7 +880,9 @@ Test(install_e2e, cancel_stops_a_running_install) {
         while (!stopped && tu_mono_ms() < end) {
                 size_t n;
                 char *text = tu_read_file(log, &n);
+                /* ... saying the stage at which it stopped. */
                 stopped = text && strstr(text, "stopped by the coordinator (stop-installation)") &&
+                          strstr(text, "(at stage writing-image, ") &&
                           strstr(text, "Posted the result of step install-1");
                 free(text);
                 if (!stopped)
