@@ -157,6 +157,16 @@ Test(host_logs, upload_checked_at_the_door) {
         cr_assert_eq(tu_runf(&text, NULL, "gzip -dc %s", out_path), 0);
         cr_assert_str_eq(text, "upload 2\n");
         free(text);
+        /* -o - : to standard output. */
+        char *stdout_text = NULL;
+        cr_assert_eq(CTL(&stdout_text, NULL, "host", "logs", HOST, "-o", "-"), 0);
+        cr_assert(stdout_text && memcmp(stdout_text, gz, n) == 0, "the same bytes on standard output");
+        free(stdout_text);
+        /* --gather with no agent polling: it gives up after --timeout, saying so. */
+        err = NULL;
+        cr_assert_eq(CTL(NULL, &err, "host", "logs", HOST, "--gather", "--timeout", "1", "-o", out_path), 1);
+        cr_assert(strstr(err, "has not uploaded its logs after 1s"), "%s", err);
+        free(err);
         cr_assert_eq(tu_http_raw("GET", url("/api/v2/infra-envs/%s/hosts/%s/logs", ie, HOST), md.admin_token, NULL,
                                  NULL, 0, &r),
                      200);
