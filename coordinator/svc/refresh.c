@@ -470,6 +470,19 @@ static int preparation_failed(struct svc *sv, struct cluster_view *v, const stru
         return 1;
 }
 
+/* Whether every host of the cluster, as stored now, is past its
+ * preparation: installing or installing-in-progress. */
+static bool all_installing_now(struct svc *sv, const char *cluster_id) {
+        struct cluster_view w;
+        if (cluster_view_load(sv, cluster_id, true, &w) < 0)
+                return false;
+        bool all = w.hosts.n > 0;
+        for (size_t i = 0; i < w.hosts.n && all; i++)
+                all = w.hosts.v[i].status == HOST_INSTALLING || w.hosts.v[i].status == HOST_INSTALLING_IN_PROGRESS;
+        cluster_view_free(&w);
+        return all;
+}
+
 int refresh_preparation(struct svc *sv, const char *cluster_id) {
         struct cluster_view v;
         char info[256];
@@ -502,6 +515,15 @@ int refresh_preparation(struct svc *sv, const char *cluster_id) {
                 snprintf(info, sizeof info,
                          "Installation in progress: %zu host(s) installing payload revision %lld", moved + (v.hosts.n - preparing),
                          (long long) v.c.payload_revision);
+                /* Two results at once (two threads, or two replicas) may each
+                 * move some of the hosts and neither all of them: whoever
+                 * finds every host installing now moves the cluster (its
+                 * expected status lets only one of them). */
+                if (moved < preparing && all_installing_now(sv, cluster_id)) {
+                        snprintf(info, sizeof info, "Installation in progress: %zu host(s) installing payload revision %lld",
+                                 v.hosts.n, (long long) v.c.payload_revision);
+                        moved = preparing;
+                }
                 if (moved == preparing &&
                     store_cluster_set_status_from(sv->store, v.c.id, v.c.status,
                                                   cluster_status_to_string(CLUSTER_INSTALLING), info, NULL, 0) == 0) {
