@@ -22,7 +22,6 @@
 #include "ratelimit.h"
 #include "refresh.h"
 #include "uuid.h"
-#include "validations.h"
 
 /* A known host registered again: after a bind or unbind (its agent was told
  * to), a restart of the agent, or a reboot. The state machine says where it
@@ -283,11 +282,8 @@ static int reclaim_inputs(struct svc *sv, const struct infra_env *ie, const stru
         in->reclaim_initrd_url = ri->initrd_url;
         in->reclaim_cmdline = ri->cmdline;
         /* The disk it was installed to, as the install step chose it. */
-        if (in->reclaim_wipe && cl->id && store_host_get(sv->store, h->infra_env_id, h->id, &ri->full) == 0 &&
-            (ri->full.inventory || host_parse_inventory(&ri->full, err, sizeof err) == 0))
-                in->installation_disk = validations_install_disk_path(ri->full.inventory, ri->full.installation_disk_id,
-                                                                      cl->high_availability_mode == HA_MODE_NONE,
-                                                                      ri->full.role, svc_cfg(sv));
+        if (in->reclaim_wipe)
+                in->installation_disk = svc_reclaim_disk(sv, h, cl, &ri->full);
         return 0;
 }
 

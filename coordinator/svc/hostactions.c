@@ -7,6 +7,8 @@
 #include "clusters.h"
 #include "downloads.h"
 #include "errmsg.h"
+#include "hosts.h"
+#include "validations.h"
 
 int svc_host_request_logs(struct svc *sv, const struct host *h, const char *by, char requested_at[MODEL_TIME_LEN],
                           char *err, size_t errlen) {
@@ -55,6 +57,26 @@ int svc_agent_logs_result(struct svc *sv, const struct host *h, int64_t exit_cod
         return r;
 }
 
+const char *svc_reclaim_disk(struct svc *sv, const struct host *h, const struct cluster *c, struct host *full) {
+        char why[256];
+        if (!c->id || store_host_get(sv->store, h->infra_env_id, h->id, full) < 0 ||
+            (!full->inventory && host_parse_inventory(full, why, sizeof why) < 0))
+                return NULL;
+        return validations_install_disk_path(full->inventory, full->installation_disk_id,
+                                             c->high_availability_mode == HA_MODE_NONE, full->role, svc_cfg(sv));
+}
+
+/* Whether the installation disk of bound host h can be told. */
+static bool reclaim_disk_known(struct svc *sv, const struct host *h) {
+        struct cluster c;
+        struct host full;
+        host_init(&full);
+        bool known = svc_host_cluster(sv, h, &c) == 0 && svc_reclaim_disk(sv, h, &c, &full) != NULL;
+        host_free(&full);
+        cluster_free(&c);
+        return known;
+}
+
 int svc_host_reclaim(struct svc *sv, const struct infra_env *ie, const struct host *h, bool wipe, const char *by,
                      char *err, size_t errlen) {
         char cmdline[ISO_CMDLINE_MAX], why[512];
@@ -66,6 +88,11 @@ int svc_host_reclaim(struct svc *sv, const struct infra_env *ie, const struct ho
         int k = svc_pxe_cmdline(sv, ie, cmdline, why, sizeof why);
         if (k < 0)
                 return errmsg(err, errlen, k, "host %s cannot be reclaimed: %s", h->id, why);
+        /* A wipe needs the disk the install chose (its node agent does not know it). */
+        if (wipe && !reclaim_disk_known(sv, h))
+                return errmsg(err, errlen, -EBUSY,
+                              "host %s: the disk it was installed to is not known from its inventory; reclaim it "
+                              "without --wipe", h->id);
         unsigned set = HOST_ACTION_RECLAIM | (wipe ? HOST_ACTION_RECLAIM_WIPE : 0);
         int r = store_host_actions(sv->store, h->infra_env_id, h->id, set, wipe ? 0 : HOST_ACTION_RECLAIM_WIPE);
         if (r < 0)

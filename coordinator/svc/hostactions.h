@@ -52,6 +52,12 @@ int svc_host_reclaim(struct svc *sv, const struct infra_env *ie, const struct ho
 int svc_agent_reclaim_result(struct svc *sv, const struct host *h, int64_t exit_code, json_object *output,
                              const char *error);
 
+/* The disk a reclaim --wipe wipes: the one h's install chose
+ * (validations_install_disk_path over its stored inventory, in cluster c).
+ * h is read whole into *full (host_init'ed; the caller frees it), which the
+ * answer points into; NULL when it cannot be told. */
+const char *svc_reclaim_disk(struct svc *sv, const struct host *h, const struct cluster *c, struct host *full);
+
 /* Whether a host token of h may fetch the discovery boot files (PXE
  * vmlinuz/initrd): only while h is being reclaimed. */
 bool svc_host_may_fetch_boot_files(const struct host *h);
