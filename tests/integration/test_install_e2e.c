@@ -527,6 +527,14 @@ static bool failed_with(json_object *h, const void *what) {
         return strcmp(tu_jstr(h, "status"), "error") == 0 && strstr(tu_jstr(h, "status_info"), what);
 }
 
+static bool events_of(const char *cid, const char *needle);
+
+/* No logs are asked of the host any more (tu_host_pred). */
+static bool logs_uploaded(json_object *h, const void *unused) {
+        (void) unused;
+        return !tu_json_get(h, "pending_actions");
+}
+
 Test(install_e2e, tampered_or_foreign_payload_refused_nothing_written) {
         start_musterd();
         char *ie = new_infra_env();
@@ -597,6 +605,16 @@ Test(install_e2e, tampered_or_foreign_payload_refused_nothing_written) {
         json_object *ev = tu_admin_get(&md, "/api/v2/events?cluster_id=%s", cid[1]);
         cr_assert(strstr(json_object_to_json_string(ev), "digest"), "%s", json_object_to_json_string(ev));
         json_object_put(ev);
+        /* The failed hosts' agents were asked for their logs, unasked by the
+         * admin: host 0's tell of the refusal. */
+        cr_assert(events_of(cid[0], "for its logs after the failed install"));
+        json_object_put(wait_host(ie, 0, logs_uploaded, NULL, "its logs uploaded"));
+        char logs[4300], *text = NULL;
+        snprintf(logs, sizeof logs, "%s/failed-0.tar.gz", dir);
+        cr_assert_eq(CTL(NULL, "host", "logs", agents[0].host_id, "-o", logs), 0);
+        cr_assert_eq(tu_runf(&text, NULL, "tar -xzOf %s agent.log", logs), 0);
+        cr_assert(text && strstr(text, "payload refused") && strstr(text, "signature"), "%s", text ? text : "");
+        free(text);
         for (int i = 0; i < 2; i++) {
                 cr_assert_eq(tu_stop(&agent_pid[i], SIGTERM), 0, "agent %s", agents[i].name);
                 free(cid[i]);
