@@ -607,9 +607,7 @@ static void step_logs_gather(const struct run_instruction *in, const struct run_
         res->output = TAKE_PTR(summary);
 }
 
-/* Stream a coordinator path into boot_dir/RECLAIM_DIR/name, through a
- * temporary file renamed once whole and synced. 0 and *bytes, or -errno
- * with err. */
+/* A download into an open file, counted. */
 struct file_sink {
         int fd;
         uint64_t n;
@@ -623,8 +621,10 @@ static int file_sink(void *userdata, const void *p, size_t n) {
         return r;
 }
 
-static int reclaim_fetch(const struct run_step_context *ctx, struct client *cl, const char *url, const char *dir,
-                         const char *name, uint64_t *bytes, char *err, size_t errlen) {
+/* Stream a coordinator path into dir/name, through a temporary file
+ * renamed once whole and synced. 0 and *bytes, or -errno with err. */
+static int reclaim_fetch(struct client *cl, const char *url, const char *dir, const char *name, uint64_t *bytes,
+                         char *err, size_t errlen) {
         _cleanup_free_ char *final = NULL, *tmp = NULL;
         if (asprintf(&final, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
                 final = tmp = NULL;
@@ -652,9 +652,10 @@ static int reclaim_fetch(const struct run_step_context *ctx, struct client *cl, 
                 unlink(tmp);
                 return r;
         }
-        (void) ctx;
         *bytes = f.n;
-        return fd_fsync_parent(final) < 0 ? 0 : 0;
+        /* Best effort: the boot entry written next is synced on its own. */
+        (void) fd_fsync_parent(final);
+        return 0;
 }
 
 /* reclaim {"kernel_url", "initrd_url", "cmdline", "wipe", "installation_disk"?}
@@ -712,9 +713,9 @@ static void step_reclaim(const struct run_instruction *in, const struct run_step
         cl.cancel = ctx->cancel;
         cl.cancel_userdata = ctx->cancel_userdata;
         uint64_t kb = 0, ib = 0;
-        int r = reclaim_fetch(ctx, &cl, kurl, dir, RECLAIM_KERNEL, &kb, err, sizeof err);
+        int r = reclaim_fetch(&cl, kurl, dir, RECLAIM_KERNEL, &kb, err, sizeof err);
         if (r >= 0)
-                r = reclaim_fetch(ctx, &cl, iurl, dir, RECLAIM_INITRD, &ib, err, sizeof err);
+                r = reclaim_fetch(&cl, iurl, dir, RECLAIM_INITRD, &ib, err, sizeof err);
         client_done(&cl);
         if (r >= 0)
                 r = reclaim_write_entry(ctx->boot_dir, line, err, sizeof err);
