@@ -650,17 +650,16 @@ static int parse_json_stream(struct cparse *p, const char *text, size_t len, blo
 
 /* ---- YAML streams ----------------------------------------------------- */
 
+/* The document's nodes as JSON; its aliases were counted first
+ * (yscan_aliases_document), so the copies they make stay within the cap. */
 struct yconv {
         yaml_document_t *doc;
-        size_t budget; /* nodes left to visit: aliases must not multiply them */
 };
 
 static int ynode(struct cparse *p, struct yconv *y, yaml_node_t *n, int depth, json_object **out) {
         *out = NULL;
         if (!n || depth > MAX_DEPTH)
                 return fail(p, -E2BIG, "YAML nests deeper than %d", MAX_DEPTH);
-        if (y->budget-- == 0)
-                return fail(p, -E2BIG, "YAML aliases expand past the input's size");
         if (n->type == YAML_SCALAR_NODE) {
                 const char *s = (const char *) n->data.scalar.value;
                 size_t l = n->data.scalar.length;
@@ -701,18 +700,19 @@ static int ynode(struct cparse *p, struct yconv *y, yaml_node_t *n, int depth, j
         return 0;
 }
 
-static int yaml_doc(struct cparse *p, yaml_document_t *doc, size_t *budget, blob_fn *each) {
+static int yaml_doc(struct cparse *p, yaml_document_t *doc, struct yscan_aliases *aliases, blob_fn *each) {
         yaml_node_t *root = yaml_document_get_root_node(doc);
         p->line = root->start_mark.line + 1;
         p->schema = NULL;
         if (root->type == YAML_SCALAR_NODE && root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
             yscan_plain_is_null((const char *) root->data.scalar.value, root->data.scalar.length))
                 return 0;
-        struct yconv y = { .doc = doc, .budget = *budget };
-        _cleanup_json_ json_object *o = NULL;
-        int r = ynode(p, &y, root, 0, &o);
-        *budget = y.budget;
+        int r = yscan_aliases_document(aliases, doc);
         if (r < 0)
+                return fail(p, r, "%s", aliases->why);
+        struct yconv y = { .doc = doc };
+        _cleanup_json_ json_object *o = NULL;
+        if ((r = ynode(p, &y, root, 0, &o)) < 0)
                 return r;
         return each(p, o);
 }
@@ -720,9 +720,10 @@ static int yaml_doc(struct cparse *p, yaml_document_t *doc, size_t *budget, blob
 static int parse_yaml_stream(struct cparse *p, const char *text, size_t len, blob_fn *each) {
         yaml_parser_t parser;
         int r = 0;
-        size_t budget = 2 * len + 1024;
+        struct yscan_aliases aliases;
         if (!yaml_parser_initialize(&parser))
                 return fail(p, -ENOMEM, "out of memory");
+        yscan_aliases_init(&aliases, len);
         yaml_parser_set_input_string(&parser, (const unsigned char *) (text ? text : ""), len);
         for (;;) {
                 yaml_document_t doc;
@@ -739,11 +740,12 @@ static int parse_yaml_stream(struct cparse *p, const char *text, size_t len, blo
                         yaml_document_delete(&doc);
                         break;
                 }
-                r = yaml_doc(p, &doc, &budget, each);
+                r = yaml_doc(p, &doc, &aliases, each);
                 yaml_document_delete(&doc);
                 if (r < 0)
                         break;
         }
+        yscan_aliases_done(&aliases);
         yaml_parser_delete(&parser);
         return r;
 }

@@ -126,7 +126,8 @@ struct catalog {
  * the bundle's olm.package property and version, ranges, olm.bundle.object
  * data: base64 of one manifest, checked as manifest_parse_file() checks
  * release manifests); cross references wait for catalog_check(). 0; -EINVAL for bad input, -E2BIG past a
- * CATALOG_MAX_* limit, -ENOMEM; on failure err says "file:line: blob: what"
+ * CATALOG_MAX_* limit or when YAML aliases expand past yscan_alias_cap() (yamlscan.h: counted before
+ * anything is copied), -ENOMEM; on failure err says "file:line: blob: what"
  * and nothing of this file is left in *into. */
 int catalog_parse(const char *text, size_t len, const char *file_name, struct catalog *into, char *err,
                   size_t errlen);

@@ -38,6 +38,7 @@ struct mparse {
         yaml_parser_t parser;
         yaml_event_t ev;
         bool have_ev;
+        struct yscan_aliases aliases; /* what the aliases of the file stand for */
         char *err;
         size_t errlen;
 };
@@ -87,7 +88,13 @@ static int yaml_fail(struct mparse *p) {
         return fail(p, -EINVAL, line, "%s", problem);
 }
 
-/* The next event into p->ev (the previous one is released). */
+static size_t ev_line(const struct mparse *p) {
+        return p->ev.start_mark.line + 1;
+}
+
+/* The next event into p->ev (the previous one is released), its aliases
+ * counted: they are not expanded here, but whoever reads the manifest
+ * after us does. */
 static int next(struct mparse *p) {
         if (p->have_ev) {
                 yaml_event_delete(&p->ev);
@@ -96,11 +103,10 @@ static int next(struct mparse *p) {
         if (!yaml_parser_parse(&p->parser, &p->ev))
                 return yaml_fail(p);
         p->have_ev = true;
+        int r = yscan_aliases_event(&p->aliases, &p->ev);
+        if (r < 0)
+                return fail(p, r, r == -ENOMEM ? 0 : ev_line(p), "%s", p->aliases.why);
         return 0;
-}
-
-static size_t ev_line(const struct mparse *p) {
-        return p->ev.start_mark.line + 1;
 }
 
 /* ---- plain scalar resolution (YAML 1.1 as Kubernetes' go-yaml reads it) -- */
@@ -559,6 +565,7 @@ static void parser_done(struct mparse *p) {
                 yaml_event_delete(&p->ev);
         p->have_ev = false;
         yaml_parser_delete(&p->parser);
+        yscan_aliases_done(&p->aliases);
 }
 
 static size_t utf8_width(unsigned char c) {
@@ -673,6 +680,7 @@ int manifest_parse_file(const char *file_name, const char *data, size_t len,
         size_t bom = len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
         if (!yaml_parser_initialize(&p.parser))
                 return fail(&p, -ENOMEM, 0, "out of memory");
+        yscan_aliases_init(&p.aliases, len);
         yaml_parser_set_input_string(&p.parser, (const unsigned char *) (data ? data : ""), len);
         struct docs docs = { 0 };
         r = parse_stream(&p, &docs);

@@ -53,7 +53,9 @@ struct manifest_list {
  * apiVersion and kind and a metadata.name; annotations (metadata.annotations)
  * must be a mapping. -EINVAL with a reason naming "file:line" in err (out
  * keeps the documents appended before, the caller frees), -E2BIG past the
- * limits above, -ENOMEM. */
+ * limits above or when the file's aliases expand past yscan_alias_cap()
+ * (yamlscan.h: they are not expanded here, but whoever applies the manifest
+ * does), -ENOMEM. */
 int manifest_parse_file(const char *file_name, const char *data, size_t len,
                         struct manifest_list *out, char *err, size_t errlen);
 

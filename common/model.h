@@ -232,6 +232,7 @@ struct host {
 #define HOST_ACTION_GATHER_LOGS 1u  /* send logs-gather until its logs are uploaded */
 #define HOST_ACTION_RECLAIM 2u      /* send reclaim to its node agent */
 #define HOST_ACTION_RECLAIM_WIPE 4u /* ... and wipe the installation disk from discovery */
+#define HOST_ACTION_RECLAIM_STARTED 8u /* the reclaim step was handed out: too late to withdraw it */
 
 void host_init(struct host *h);
 void host_free(struct host *h);

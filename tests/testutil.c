@@ -3,6 +3,7 @@
  * releases, network namespaces and musterctl. */
 #include "testutil.h"
 #include "protocol.h"
+#include "bootcfg.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -590,6 +591,27 @@ int tu_enter_netns(const char *name) {
         int r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
         close(fd);
         return r;
+}
+
+uint8_t *tu_pxe_template(const char *dir) {
+        uint64_t seed = 0x7ec1a1d;
+        uint8_t *tpl = malloc(TU_TPL_SIZE);
+        cr_assert_not_null(tpl);
+        for (size_t i = 0; i < TU_TPL_SIZE; i += 4) {
+                uint32_t v = tu_xorshift(&seed);
+                memcpy(tpl + i, &v, 4);
+        }
+        memset(tpl + TU_TPL_AREA_OFF, 0, BOOTCFG_AREA_SIZE);
+        cr_assert_eq(tu_write_bin(dir, "discovery.iso", tpl, TU_TPL_SIZE), 0);
+        char side[1024];
+        snprintf(side, sizeof side,
+                 "{\"format\": \"muster-iso-template/1\", \"config_offset\": %d, \"config_size\": %d, \"size\": %d, "
+                 "\"pxe\": {\"kernel_offset\": %d, \"kernel_size\": %d, \"initrd_offset\": %d, \"initrd_size\": %d, "
+                 "\"cmdline\": \"%s\"}}\n",
+                 TU_TPL_AREA_OFF, BOOTCFG_AREA_SIZE, TU_TPL_SIZE, TU_TPL_KERNEL_OFF, TU_TPL_KERNEL_SIZE,
+                 TU_TPL_INITRD_OFF, TU_TPL_INITRD_SIZE, TU_TPL_CMDLINE);
+        cr_assert_eq(tu_write_file(dir, "discovery.iso.json", side), 0);
+        return tpl;
 }
 
 uint32_t tu_xorshift(uint64_t *state) {

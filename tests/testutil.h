@@ -70,6 +70,20 @@ int tu_enter_netns(const char *name);
  * fixed seed in *state). */
 uint32_t tu_xorshift(uint64_t *state);
 
+/* A discovery ISO template of random bytes (seeded: the same each time)
+ * whose sidecar says where its kernel and initramfs are, what reclaim
+ * fetches through the PXE routes: DIR/discovery.iso and its .json
+ * ("[iso] template = DIR/discovery.iso"). Its bytes (malloc'd,
+ * TU_TPL_SIZE); the test fails when it cannot be written. */
+#define TU_TPL_SIZE (4 * 1024 * 1024)
+#define TU_TPL_AREA_OFF (3 * 1024 * 1024)
+#define TU_TPL_KERNEL_OFF (64 * 1024)
+#define TU_TPL_KERNEL_SIZE 100003
+#define TU_TPL_INITRD_OFF (1024 * 1024)
+#define TU_TPL_INITRD_SIZE 300001
+#define TU_TPL_CMDLINE "console=ttyS0,115200 quiet"
+uint8_t *tu_pxe_template(const char *dir);
+
 /* ---- musterd under test ------------------------------------------------ */
 
 struct tu_musterd {

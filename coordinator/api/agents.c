@@ -60,7 +60,7 @@ void api_host_instructions(void *app, struct http_request *req, struct http_resp
         struct host h;
         struct steps_reply rep = { 0 };
         const char *what = "host";
-        if (api_load_host_brief(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host_brief(sv, req, resp, HOST_OP_AGENT_POLL, &ie, &h) < 0)
                 goto out;
         /* The installed system's node agent speaks with the host's own token. */
         int r = svc_agent_poll(sv, &ie, &h, P(req)->host_id[0] != '\0', &rep, &what);
@@ -81,7 +81,7 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
         struct infra_env ie;
         struct host h;
         json_object *v;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_AGENT_RESULT, &ie, &h) < 0)
                 goto out;
         if (!json_object_object_get_ex(req->body, "step_type", &v) || !json_object_is_type(v, json_type_string) ||
             step_type_from_string(json_object_get_string(v)) == _STEP_TYPE_INVALID) {

@@ -68,13 +68,14 @@ bool api_need_infra_admin(struct http_request *req, struct http_response *resp);
  * -errno. ie is always freeable. */
 int api_load_infra_env(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
                        struct infra_env *ie);
-/* The host of /infra-envs/{params[0]}/hosts/{params[1]}. A cluster creator
- * reaches unbound hosts and those of its own clusters. */
-int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                  struct host *h);
+/* The host of /infra-envs/{params[0]}/hosts/{params[1]} if the caller may
+ * do op on it (auth_host_may, the one rule for every host route: 403 or 404
+ * answered otherwise). ie and h are always freeable. */
+int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, enum host_op op,
+                  struct infra_env *ie, struct host *h);
 /* The same, read brief (svc_host_get_brief). */
-int api_load_host_brief(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                        struct host *h);
+int api_load_host_brief(struct svc *sv, struct http_request *req, struct http_response *resp, enum host_op op,
+                        struct infra_env *ie, struct host *h);
 /* The cluster `id` if the caller may see it (agents: never). */
 int api_load_cluster(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,
                      struct cluster *c);

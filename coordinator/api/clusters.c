@@ -139,7 +139,7 @@ static void host_set_binding(struct svc *sv, struct http_request *req, struct ht
                 http_error(resp, 400, "field \"cluster_id\" is required");
                 return;
         }
-        if (api_load_host(sv, req, resp, &ie, &h) < 0 ||
+        if (api_load_host(sv, req, resp, bind ? HOST_OP_BIND : HOST_OP_UNBIND, &ie, &h) < 0 ||
             (bind && api_load_cluster(sv, req, resp, json_object_get_string(v), &c) < 0))
                 goto out;
         r = bind ? svc_host_bind(sv, &h, &c, P(req)->owner, &out, err, sizeof err, &what)

@@ -167,14 +167,22 @@ void api_no_content(struct http_response *resp) {
         resp->text = strdup("");
 }
 
-static int load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                     struct host *h, bool brief) {
+static int load_host(struct svc *sv, struct http_request *req, struct http_response *resp, enum host_op op,
+                     struct infra_env *ie, struct host *h, bool brief) {
         host_init(h);
+        infra_env_init(ie);
         const struct principal *p = P(req);
-        /* A cluster creator picks hosts from any infra-env's pool. */
-        bool creator = p->kind == PRINCIPAL_ADMIN && p->role == ROLE_CLUSTER_CREATOR;
-        int r = creator ? get_infra_env(sv, req, resp, req->params[0], ie)
-                        : api_load_infra_env(sv, req, resp, req->params[0], ie);
+        /* The token's kind first: nothing is read for a call it cannot make. */
+        bool kind_ok = p->kind == PRINCIPAL_ADMIN ? !host_op_is_agents(op)
+                                                  : host_op_is_agents(op) || (op == HOST_OP_SHOW && p->host_id[0]);
+        if (!kind_ok) {
+                const char *why;
+                struct host_scope none = { .host_id = req->params[1] };
+                http_error(resp, auth_host_may(p, &none, op, &why), "%s", why);
+                return -EPERM;
+        }
+        /* Who owns the infra-env is auth_host_may's to weigh. */
+        int r = get_infra_env(sv, req, resp, req->params[0], ie);
         if (r < 0)
                 return r;
         if (!uuid_is_valid(req->params[1])) {
@@ -191,27 +199,38 @@ static int load_host(struct svc *sv, struct http_request *req, struct http_respo
                 api_store_error(resp, r, "host");
                 return r;
         }
-        if (creator && !(ie->owner && strcmp(ie->owner, p->owner) == 0) && h->cluster_id) {
-                struct cluster c;
-                cluster_init(&c);
-                bool mine = svc_host_cluster(sv, h, &c) == 0 && auth_may_see_cluster(p, c.owner);
-                cluster_free(&c);
-                if (!mine) {
-                        http_error(resp, 404, "host not found");
-                        return -EPERM;
-                }
-        }
-        return 0;
+        struct host_scope s = {
+                .host_id = h->id,
+                .ie_owner = ie->owner,
+                .place = auth_host_place(h->cluster_id != NULL, h->status),
+                .node_agent = h->status == HOST_INSTALLED,
+        };
+        /* The cluster's owner matters to a cluster creator alone. */
+        struct cluster c;
+        cluster_init(&c);
+        if (p->kind == PRINCIPAL_ADMIN && p->role == ROLE_CLUSTER_CREATOR && h->cluster_id &&
+            svc_host_cluster(sv, h, &c) == 0)
+                s.cluster_owner = c.owner;
+        const char *why;
+        int status = auth_host_may(p, &s, op, &why);
+        cluster_free(&c);
+        if (status == 0)
+                return 0;
+        if (status == 404)
+                http_error(resp, 404, "host not found");
+        else
+                http_error(resp, status, "host %s: %s", h->id, why);
+        return -EPERM;
 }
 
-int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                  struct host *h) {
-        return load_host(sv, req, resp, ie, h, false);
+int api_load_host(struct svc *sv, struct http_request *req, struct http_response *resp, enum host_op op,
+                  struct infra_env *ie, struct host *h) {
+        return load_host(sv, req, resp, op, ie, h, false);
 }
 
-int api_load_host_brief(struct svc *sv, struct http_request *req, struct http_response *resp, struct infra_env *ie,
-                        struct host *h) {
-        return load_host(sv, req, resp, ie, h, true);
+int api_load_host_brief(struct svc *sv, struct http_request *req, struct http_response *resp, enum host_op op,
+                        struct infra_env *ie, struct host *h) {
+        return load_host(sv, req, resp, op, ie, h, true);
 }
 
 /* The other hosts of a bound host's cluster with the addresses to check them

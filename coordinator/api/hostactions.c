@@ -14,7 +14,7 @@ void api_host_gather_logs(void *app, struct http_request *req, struct http_respo
         char err[512] = "", at[MODEL_TIME_LEN];
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_GATHER_LOGS, &ie, &h) < 0)
                 goto out;
         int r = svc_host_request_logs(sv, &h, P(req)->owner, at, err, sizeof err);
         json_object *o = r < 0 ? NULL : json_object_new_object();
@@ -34,30 +34,39 @@ void api_host_reclaim(void *app, struct http_request *req, struct http_response 
         struct infra_env ie;
         struct host h;
         char err[512] = "";
-        json_object *v = NULL;
+        json_object *v = NULL, *cv = NULL;
         if (!api_need_admin(req, resp))
                 return;
         json_object_object_foreach(req->body, key, val) {
                 (void) val;
-                if (strcmp(key, "wipe") != 0) {
-                        http_error(resp, 400, "unknown field \"%.64s\" (reclaim takes \"wipe\")", key);
+                if (strcmp(key, "wipe") != 0 && strcmp(key, "cancel") != 0) {
+                        http_error(resp, 400, "unknown field \"%.64s\" (reclaim takes \"wipe\" and \"cancel\")", key);
                         return;
                 }
         }
-        if (json_object_object_get_ex(req->body, "wipe", &v) && !json_object_is_type(v, json_type_boolean)) {
-                http_error(resp, 400, "field \"wipe\" must be true or false");
+        if ((json_object_object_get_ex(req->body, "wipe", &v) && !json_object_is_type(v, json_type_boolean)) ||
+            (json_object_object_get_ex(req->body, "cancel", &cv) && !json_object_is_type(cv, json_type_boolean))) {
+                http_error(resp, 400, "fields \"wipe\" and \"cancel\" must be true or false");
                 return;
         }
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        bool wipe = v && json_object_get_boolean(v), cancel = cv && json_object_get_boolean(cv);
+        if (wipe && cancel) {
+                http_error(resp, 400, "\"cancel\" withdraws a reclaim: it takes no \"wipe\"");
+                return;
+        }
+        if (api_load_host(sv, req, resp, HOST_OP_RECLAIM, &ie, &h) < 0)
                 goto out;
-        bool wipe = v && json_object_get_boolean(v);
-        int r = svc_host_reclaim(sv, &ie, &h, wipe, P(req)->owner, err, sizeof err);
+        int r = cancel ? svc_host_reclaim_cancel(sv, &h, P(req)->owner, err, sizeof err)
+                       : svc_host_reclaim(sv, &ie, &h, wipe, P(req)->owner, err, sizeof err);
         json_object *o = r < 0 ? NULL : json_object_new_object();
         if (o) {
                 json_object_object_add(o, "host_id", json_object_new_string(h.id));
-                json_object_object_add(o, "wipe", json_object_new_boolean(wipe));
+                if (cancel)
+                        json_object_object_add(o, "cancelled", json_object_new_boolean(true));
+                else
+                        json_object_object_add(o, "wipe", json_object_new_boolean(wipe));
         }
-        api_answer(resp, r, err, "host", 202, o);
+        api_answer(resp, r, err, "host", cancel ? 200 : 202, o);
 out:
         host_free(&h);
         infra_env_free(&ie);
@@ -68,7 +77,7 @@ void api_host_logs_put(void *app, struct http_request *req, struct http_response
         struct infra_env ie;
         struct host h;
         char err[512] = "";
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_AGENT_LOGS_UPLOAD, &ie, &h) < 0)
                 goto out;
         const char *ct = http_header(req, "Content-Type");
         if (ct && strncasecmp(ct, "application/gzip", 16) != 0 && strncasecmp(ct, "application/octet-stream", 24) != 0) {
@@ -92,7 +101,7 @@ void api_host_logs_get(void *app, struct http_request *req, struct http_response
         struct store_host_logs l = { 0 };
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_LOGS, &ie, &h) < 0)
                 goto out;
         int r = svc_host_logs_get(sv, &h, &l);
         if (r == -ENOENT) {

@@ -17,7 +17,7 @@ void api_host_get(void *app, struct http_request *req, struct http_response *res
         struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
-        if (api_load_host(sv, req, resp, &ie, &h) == 0)
+        if (api_load_host(sv, req, resp, HOST_OP_SHOW, &ie, &h) == 0)
                 http_json(resp, 200, api_host_json(sv, &h, 0));
         host_free(&h);
         infra_env_free(&ie);
@@ -82,24 +82,6 @@ void api_infra_env_hosts_list(void *app, struct http_request *req, struct http_r
         infra_env_free(&ie);
 }
 
-/* Changing a host (rename, delete) is for its infra-env's owner and for the
- * creator of the cluster it is bound to; a cluster creator picks hosts from
- * every pool but does not change other owners' pool hosts. */
-static bool may_change_host(struct svc *sv, struct http_request *req, struct http_response *resp,
-                            const struct infra_env *ie, const struct host *h) {
-        const struct principal *p = P(req);
-        if (p->kind != PRINCIPAL_ADMIN || p->role != ROLE_CLUSTER_CREATOR ||
-            (ie->owner && strcmp(ie->owner, p->owner) == 0))
-                return true;
-        struct cluster c;
-        bool mine = svc_host_cluster(sv, h, &c) == 0 && auth_may_see_cluster(p, c.owner);
-        cluster_free(&c);
-        if (!mine)
-                http_error(resp, 403, "host %s is in another owner's infra-env and not bound to one of your clusters",
-                           h->id);
-        return mine;
-}
-
 /* PATCH a host: role, requested_hostname, installation_disk_id. */
 void api_host_patch(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
@@ -109,7 +91,7 @@ void api_host_patch(void *app, struct http_request *req, struct http_response *r
         host_init(&in);
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0 || !may_change_host(sv, req, resp, &ie, &h))
+        if (api_load_host(sv, req, resp, HOST_OP_SET, &ie, &h) < 0)
                 goto out;
         if (host_from_json(req->body, &in, err, sizeof err) < 0) {
                 http_error(resp, 400, "%s", err);
@@ -134,7 +116,7 @@ void api_host_delete(void *app, struct http_request *req, struct http_response *
         struct host h;
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0 || !may_change_host(sv, req, resp, &ie, &h))
+        if (api_load_host(sv, req, resp, HOST_OP_DELETE, &ie, &h) < 0)
                 goto out;
         char err[256] = "";
         int r = svc_host_delete(sv, &h, P(req)->owner, err, sizeof err);

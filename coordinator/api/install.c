@@ -88,7 +88,7 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
         const char *what = "host";
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_INSTALL, &ie, &h) < 0)
                 goto out;
         int r = install_day2_host(sv, &h, P(req)->owner, err, sizeof err, &what);
         if (r < 0)
@@ -113,7 +113,7 @@ void api_host_rotate_token(void *app, struct http_request *req, struct http_resp
         int64_t gen = 0;
         if (!api_need_admin(req, resp))
                 return;
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_ROTATE_TOKEN, &ie, &h) < 0)
                 goto out;
         int r = install_host_token_rotate(sv, &h, P(req)->owner, &gen, &token, err, sizeof err);
         if (r < 0) {
@@ -165,7 +165,7 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
         json_object *v;
         char *info = NULL;
         char err[512] = "";
-        if (api_load_host(sv, req, resp, &ie, &h) < 0)
+        if (api_load_host(sv, req, resp, HOST_OP_AGENT_PROGRESS, &ie, &h) < 0)
                 goto out;
         if (P(req)->kind != PRINCIPAL_AGENT) {
                 http_error(resp, 403, "install progress is reported by the host's agent");

@@ -131,8 +131,8 @@ fail:
 }
 
 /* The body of an import: release.yaml parsed, the files read and their
- * manifests parsed (paths unique), and "strict". 0, or answers 400 (500)
- * and returns -errno. */
+ * manifests parsed (paths unique), and "strict". 0, or answers 400 (413
+ * for a manifest past a limit, 500) and returns -errno. */
 static int parse_release(struct http_request *req, struct http_response *resp, struct release_info *info,
                          struct manifest_list *ms, size_t *n_files, bool *strict_on) {
         _cleanup_free_ struct in_file *files = NULL;
@@ -164,7 +164,8 @@ static int parse_release(struct http_request *req, struct http_response *resp, s
                         return r;
                 }
                 if (r < 0) {
-                        http_error(resp, 400, "%s", err[0] ? err : files[i].name);
+                        /* -E2BIG: past a manifest limit, or aliases that expand too far. */
+                        http_error(resp, r == -E2BIG ? 413 : 400, "%s", err[0] ? err : files[i].name);
                         return r;
                 }
                 if (ms->n > STORE_MAX_RELEASE_MANIFESTS) {

@@ -47,6 +47,8 @@ bool api_auth(void *app, const struct http_route *route, struct http_request *re
         }
         req->auth = a;
         p = &a->p;
+        /* Releases, catalogs and operand sets may be large: an infra admin's. */
+        req->large_body_ok = p->kind == PRINCIPAL_ADMIN && p->role == ROLE_INFRA_ADMIN;
         /* Routes only a host's agent calls (its heartbeat, its results, its
          * install progress): a person's token would forge them. */
         if ((route->flags & ROUTE_AGENT) && p->kind != PRINCIPAL_AGENT) {

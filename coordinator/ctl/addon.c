@@ -266,7 +266,7 @@ static int finish_body(struct addon_args *a) {
                 json_object_object_add(a->body, "cluster_selector", json_object_get(a->selector));
         if (a->values_file)
                 return ctl_add_file(a->body, "values_template", a->values_file, CTL_MAX_VALUES_TEMPLATE,
-                                    "values file");
+                                    "values file", CTL_FILE_AS_IS);
         return 0;
 }
 

@@ -70,7 +70,7 @@ static int load_token(struct ctl *c) {
                 env = getenv("MUSTER_TOKEN_FILE");
                 path = env && *env ? env : CTL_DEFAULT_TOKEN_FILE;
         }
-        char *t = ctl_read_file(path, CTL_MAX_TOKEN, "token file");
+        char *t = ctl_read_value(path, CTL_MAX_TOKEN, "token file");
         if (!t) {
                 fputs("musterctl: give the admin token with --token-file or $MUSTER_TOKEN\n", stderr);
                 return -ENOKEY;

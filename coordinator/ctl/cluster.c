@@ -186,7 +186,7 @@ static int finish_body(struct cluster_args *a) {
                 json_object_object_add(a->body, "high_availability_mode", json_object_new_string("None"));
         if (json_object_object_length(a->labels) > 0)
                 json_object_object_add(a->body, "labels", json_object_get(a->labels));
-        if (a->pull && ctl_add_file(a->body, "pull_secret", a->pull, MODEL_MAX_SECRET, "pull secret"))
+        if (a->pull && ctl_add_file(a->body, "pull_secret", a->pull, MODEL_MAX_SECRET, "pull secret", CTL_FILE_VALUE))
                 return CTL_EXIT_FAIL;
         return 0;
 }

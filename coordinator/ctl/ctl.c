@@ -190,10 +190,13 @@ static const struct ctl_cmd commands[] = {
           "agent cuts the oldest lines to fit musterd's [logs] max_upload_bytes; musterd\n"
           "keeps [logs] keep_per_host uploads a host, the oldest dropped first.\n" HOST_OPTS,
           ctl_host_logs },
-        { "host", "reclaim", "HOST [--wipe]", "Boot an installed host back into discovery",
+        { "host", "reclaim", "HOST [--wipe | --cancel]", "Boot an installed host back into discovery",
           "  --wipe                 Wipe the installation disk (discard, else its\n"
           "                         partition table and file-system signatures) from\n"
           "                         the discovery system before the host registers\n"
+          "  --cancel               Withdraw a pending reclaim, until the node agent\n"
+          "                         has been handed it (refused after); its boot files\n"
+          "                         are no longer served to the host's token\n"
           "The host's node agent writes the discovery kernel and initramfs (with the\n"
           "infra-env's config) to its boot partition, makes them the next boot, once,\n"
           "and reboots; the host leaves its cluster and comes back to the pool as a\n"
@@ -776,13 +779,20 @@ char *ctl_read_file(const char *path, size_t max, const char *what) {
                 free(buf);
                 return NULL;
         }
+        return buf;
+}
+
+char *ctl_read_value(const char *path, size_t max, const char *what) {
+        char *buf = ctl_read_file(path, max, what);
+        size_t len = buf ? strlen(buf) : 0;
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
                 buf[--len] = '\0';
         return buf;
 }
 
-int ctl_add_file(json_object *body, const char *key, const char *path, size_t max, const char *what) {
-        char *s = ctl_read_file(path, max, what);
+int ctl_add_file(json_object *body, const char *key, const char *path, size_t max, const char *what,
+                 enum ctl_file_kind kind) {
+        char *s = kind == CTL_FILE_VALUE ? ctl_read_value(path, max, what) : ctl_read_file(path, max, what);
         if (!s)
                 return CTL_EXIT_FAIL;
         json_object_object_add(body, key, json_object_new_string(s));

@@ -126,12 +126,18 @@ bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                   const char **out, int n, const char *what, int *rc);
 /* "musterctl: MESSAGE" on stderr; returns CTL_EXIT_FAIL. */
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A whole file as text (trailing newlines dropped), at most `max` bytes;
- * NULL with a message printed. */
+/* A whole file as text, byte for byte, at most `max` bytes; NULL with a
+ * message printed. */
 char *ctl_read_file(const char *path, size_t max, const char *what);
-/* body[key] = the text of the file at `path` as ctl_read_file reads it; our
- * copy is wiped afterwards (secrets). 0, or CTL_EXIT_FAIL, message printed. */
-int ctl_add_file(json_object *body, const char *key, const char *path, size_t max, const char *what);
+/* A one-line value kept in a file (a token, a pull secret, an SSH key):
+ * ctl_read_file without its trailing newlines and spaces. */
+char *ctl_read_value(const char *path, size_t max, const char *what);
+/* body[key] = the text of the file at `path`, as ctl_read_value reads it
+ * (CTL_FILE_VALUE) or as it is (CTL_FILE_AS_IS); our copy is wiped
+ * afterwards (secrets). 0, or CTL_EXIT_FAIL, message printed. */
+enum ctl_file_kind { CTL_FILE_AS_IS, CTL_FILE_VALUE };
+int ctl_add_file(json_object *body, const char *key, const char *path, size_t max, const char *what,
+                 enum ctl_file_kind kind);
 /* Write `text` and a newline to a new 0600 file; 0 or -errno (message printed). */
 int ctl_write_secret(const char *path, const char *text);
 

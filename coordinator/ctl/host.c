@@ -588,27 +588,36 @@ int ctl_host_logs(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
 }
 
 int ctl_host_reclaim(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
-        enum { O_WIPE = CTL_OPT_FIRST_LOCAL };
+        enum { O_WIPE = CTL_OPT_FIRST_LOCAL, O_CANCEL };
         static const struct option opts[] = {
                 { "wipe", no_argument, NULL, O_WIPE },
+                { "cancel", no_argument, NULL, O_CANCEL },
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
-        bool wipe = false;
+        bool wipe = false, cancel = false;
         int o;
         while ((o = ctl_next_opt(c, cmd, argc, argv, opts)) != CTL_OPT_END) {
                 switch (o) {
                 case CTL_OPT_HELP: return CTL_EXIT_OK;
                 case CTL_OPT_BAD: return CTL_EXIT_USAGE;
                 case O_WIPE: wipe = true; break;
+                case O_CANCEL: cancel = true; break;
                 }
         }
         int rc = ctl_want_args(cmd, argc, argv, 1, "HOST");
         if (rc != CTL_EXIT_OK)
                 return rc;
+        if (wipe && cancel)
+                return ctl_usage_error(cmd, "--cancel withdraws a reclaim: it takes no --wipe");
         _cleanup_json_ json_object *body = json_object_new_object();
         if (!body)
                 return ctl_fail("out of memory");
+        if (cancel) {
+                json_object_object_add(body, "cancel", json_object_new_boolean(true));
+                return host_change(c, argv[optind], "POST", MUSTER_ACTION_RECLAIM, body,
+                                   "stays installed: its reclaim is withdrawn");
+        }
         json_object_object_add(body, "wipe", json_object_new_boolean(wipe));
         return host_change(c, argv[optind], "POST", MUSTER_ACTION_RECLAIM, body,
                            wipe ? "will boot into discovery at its node agent's next check-in, its installation "

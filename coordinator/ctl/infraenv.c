@@ -154,9 +154,9 @@ int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
         json_object_object_add(body, "name", json_object_new_string(name));
         if (arch)
                 json_object_object_add(body, "cpu_architecture", json_object_new_string(arch));
-        if (pull && ctl_add_file(body, "pull_secret", pull, MODEL_MAX_SECRET, "pull secret"))
+        if (pull && ctl_add_file(body, "pull_secret", pull, MODEL_MAX_SECRET, "pull secret", CTL_FILE_VALUE))
                 return CTL_EXIT_FAIL;
-        if (ssh && ctl_add_file(body, "ssh_authorized_key", ssh, MODEL_MAX_SSH_KEY, "SSH key"))
+        if (ssh && ctl_add_file(body, "ssh_authorized_key", ssh, MODEL_MAX_SSH_KEY, "SSH key", CTL_FILE_VALUE))
                 return CTL_EXIT_FAIL;
         if (json_object_array_length(ntp) > 0)
                 json_object_object_add(body, "ntp_sources", json_object_get(ntp));
@@ -303,7 +303,7 @@ int ctl_infraenv_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
         }
         if (no_static)
                 json_object_object_add(body, "static_network", json_object_new_array());
-        if (ssh && ctl_add_file(body, "ssh_authorized_key", ssh, MODEL_MAX_SSH_KEY, "SSH key"))
+        if (ssh && ctl_add_file(body, "ssh_authorized_key", ssh, MODEL_MAX_SSH_KEY, "SSH key", CTL_FILE_VALUE))
                 return CTL_EXIT_FAIL;
         if (no_ssh)
                 json_object_object_add(body, "ssh_authorized_key", NULL);

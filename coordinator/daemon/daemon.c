@@ -281,11 +281,13 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 .listen = cfg->listen, .threads = (unsigned) cfg->threads, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
                 .max_upload_bytes = (size_t) cfg->logs_max_upload_bytes,
+                .max_body_memory = (size_t) cfg->max_body_memory,
                 .max_connections_per_address = (unsigned) cfg->max_connections_per_address,
                 .header_timeout_s = (unsigned) cfg->header_timeout_s,
                 .routes = api_routes, .n_routes = api_n_routes, .auth = api_auth,
                 .auth_free = api_auth_free, .after = api_after, .app = &d->api,
                 .tls_cert_pem = d->tls.pair.cert_pem, .tls_key_pem = d->tls.pair.key_pem,
+                .tls_priorities = cfg->tls_priorities,
         };
         /* api.http is set before the first request can arrive. */
         if ((r = http_server_start(&hc, &d->api.http)) < 0)

@@ -14,6 +14,7 @@
 #include "growbuf.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
+#include "yamlscan.h"
 
 const char *addon_strategy_to_string(enum addon_strategy s) {
         switch (s) {
@@ -454,15 +455,18 @@ int addon_content_from_json(json_object *o, struct addon_content *out) {
 }
 
 /* Whether the rendered values are YAML whose one document is empty or a
- * mapping: what a chart's values.yaml must be. */
+ * mapping: what a chart's values.yaml must be; and whose aliases do not
+ * expand past yscan_alias_cap() when Helm reads them. */
 static int values_check(const char *v, size_t len, const char *cluster, char *err, size_t errlen) {
         yaml_parser_t p;
         yaml_event_t ev;
+        struct yscan_aliases aliases;
         int r = 0, docs = 0, depth = 0;
         bool done = false;
 
         if (!yaml_parser_initialize(&p))
                 return -ENOMEM;
+        yscan_aliases_init(&aliases, len);
         yaml_parser_set_input_string(&p, (const unsigned char *) v, len);
         while (!done) {
                 if (!yaml_parser_parse(&p, &ev)) {
@@ -470,6 +474,13 @@ static int values_check(const char *v, size_t len, const char *cluster, char *er
                                    "the values rendered for cluster %s are not YAML: %s at line %zu, column %zu", cluster,
                                    p.problem ? p.problem : "a syntax error", p.problem_mark.line + 1,
                                    p.problem_mark.column + 1);
+                        break;
+                }
+                if ((r = yscan_aliases_event(&aliases, &ev)) < 0) {
+                        if (r != -ENOMEM)
+                                r = errmsg(err, errlen, r, "the values rendered for cluster %s at line %zu: %s",
+                                           cluster, ev.start_mark.line + 1, aliases.why);
+                        yaml_event_delete(&ev);
                         break;
                 }
                 switch (ev.type) {
@@ -510,6 +521,7 @@ static int values_check(const char *v, size_t len, const char *cluster, char *er
                 if (r < 0)
                         break;
         }
+        yscan_aliases_done(&aliases);
         yaml_parser_delete(&p);
         return r;
 }

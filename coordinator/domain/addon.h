@@ -155,7 +155,8 @@ int addon_content_from_json(json_object *o, struct addon_content *out);
 /* The release spec s renders for a cluster with context ctx
  * (addon_cluster_context): the template rendered and checked to be YAML
  * whose document is empty or a mapping. -EINVAL with err naming the
- * cluster and, for bad YAML, the line; -E2BIG past ADDON_MAX_VALUES. */
+ * cluster and, for bad YAML, the line; -E2BIG past ADDON_MAX_VALUES or when
+ * the values' aliases expand past yscan_alias_cap() (yamlscan.h). */
 int addon_render(const struct addon_spec *s, const struct addon_cluster *c, json_object *ctx,
                  struct addon_content *out, char *err, size_t errlen);
 

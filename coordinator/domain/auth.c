@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "jwt.h"
+#include "protocol.h"
 #include "uuid.h"
 
 const char *admin_role_to_string(enum admin_role r) {
@@ -229,4 +230,100 @@ bool auth_may_see_cluster(const struct principal *p, const char *cluster_owner) 
         if (p->role == ROLE_INFRA_ADMIN)
                 return true;
         return cluster_owner && strcmp(cluster_owner, p->owner) == 0;
+}
+
+const char *host_op_to_string(enum host_op op) {
+        switch (op) {
+        case HOST_OP_SHOW: return "show";
+        case HOST_OP_SET: return "set";
+        case HOST_OP_DELETE: return "delete";
+        case HOST_OP_BIND: return "bind";
+        case HOST_OP_UNBIND: return "unbind";
+        case HOST_OP_INSTALL: return "install";
+        case HOST_OP_ROTATE_TOKEN: return "rotate-token";
+        case HOST_OP_GATHER_LOGS: return "gather-logs";
+        case HOST_OP_LOGS: return "logs";
+        case HOST_OP_RECLAIM: return "reclaim";
+        case HOST_OP_AGENT_POLL: return "agent-poll";
+        case HOST_OP_AGENT_RESULT: return "agent-result";
+        case HOST_OP_AGENT_PROGRESS: return "agent-progress";
+        case HOST_OP_AGENT_LOGS_UPLOAD: return "agent-logs-upload";
+        case _HOST_OP_MAX: break;
+        }
+        return "?";
+}
+
+enum host_place auth_host_place(bool cluster_bound, int host_status) {
+        if (!cluster_bound)
+                return HOST_PLACE_POOL;
+        if (host_status_is_installing((enum host_status) host_status) || host_status == HOST_INSTALLED ||
+            host_status == HOST_RESETTING_PENDING_USER_ACTION)
+                return HOST_PLACE_INSTALLED;
+        return HOST_PLACE_BOUND;
+}
+
+static bool same_owner(const char *a, const char *b) {
+        return a && b && strcmp(a, b) == 0;
+}
+
+static int agent_may(const struct principal *p, const struct host_scope *s, enum host_op op, const char **why) {
+        if (p->host_id[0] && (!s->host_id || strcasecmp(p->host_id, s->host_id) != 0)) {
+                *why = "this token belongs to another host";
+                return 403;
+        }
+        if (!host_op_is_agents(op)) {
+                /* A host token may read its own host; the infra-env's token,
+                 * which every ISO and PXE URL carries, reads no host. */
+                if (op == HOST_OP_SHOW && p->host_id[0])
+                        return 0;
+                *why = "this call is for administrators, not agents";
+                return 403;
+        }
+        if (p->host_id[0])
+                return 0;
+        if (s->node_agent) {
+                *why = "the host is installed: its node agent speaks with the host's own token, not the "
+                       "infra-env's";
+                return 403;
+        }
+        return 0;
+}
+
+int auth_host_may(const struct principal *p, const struct host_scope *s, enum host_op op, const char **why) {
+        *why = "";
+        if (p->kind == PRINCIPAL_AGENT)
+                return agent_may(p, s, op, why);
+        if (host_op_is_agents(op)) {
+                *why = "this call is for a host's agent; people's tokens are refused here";
+                return 403;
+        }
+        if (p->role == ROLE_INFRA_ADMIN)
+                return 0;
+        bool my_ie = same_owner(s->ie_owner, p->owner);
+        bool my_cluster = s->place != HOST_PLACE_POOL && same_owner(s->cluster_owner, p->owner);
+        switch (s->place) {
+        case HOST_PLACE_POOL:
+                /* Any creator picks hosts from any pool. */
+                if (my_ie || op == HOST_OP_SHOW || op == HOST_OP_BIND)
+                        return 0;
+                *why = "the host is in another owner's infra-env and not bound to one of your clusters";
+                return 403;
+        case HOST_PLACE_BOUND:
+                if (my_ie || my_cluster)
+                        return 0;
+                break;
+        case HOST_PLACE_INSTALLED:
+                if (my_cluster)
+                        return 0;
+                if (my_ie) {
+                        if (op == HOST_OP_SHOW)
+                                return 0;
+                        *why = "the host is installed into another owner's cluster: its token, logs and reclaim "
+                               "are that owner's";
+                        return 403;
+                }
+                break;
+        }
+        *why = "host not found";
+        return 404;
 }

@@ -76,3 +76,55 @@ int admin_role_from_string(const char *s, enum admin_role *out);
 bool auth_may_use_infra_env(const struct principal *p, const char *infra_env_id, const char *ie_owner);
 bool auth_may_see_cluster(const struct principal *p, const char *cluster_owner);
 bool auth_is_admin(const struct principal *p);
+
+/* Who may act on a host: the one rule every host route asks (issue 32).
+ * People's calls and agents' calls are both here, so that a route cannot
+ * forget a check. */
+enum host_op {
+        HOST_OP_SHOW,
+        HOST_OP_SET,          /* PATCH: role, hostname, disk */
+        HOST_OP_DELETE,
+        HOST_OP_BIND,
+        HOST_OP_UNBIND,
+        HOST_OP_INSTALL,      /* day 2 */
+        HOST_OP_ROTATE_TOKEN,
+        HOST_OP_GATHER_LOGS,
+        HOST_OP_LOGS,         /* download what the agent uploaded */
+        HOST_OP_RECLAIM,      /* ask, or withdraw the ask */
+        /* The host's agent (discovery or node): */
+        HOST_OP_AGENT_POLL,   /* instructions: its check-in */
+        HOST_OP_AGENT_RESULT, /* a step's result */
+        HOST_OP_AGENT_PROGRESS,
+        HOST_OP_AGENT_LOGS_UPLOAD,
+        _HOST_OP_MAX,
+};
+const char *host_op_to_string(enum host_op op);
+static inline bool host_op_is_agents(enum host_op op) {
+        return op >= HOST_OP_AGENT_POLL;
+}
+
+/* Where a host stands as far as ownership goes. A pool host belongs to its
+ * infra-env's owner (any cluster creator may still see and bind it); a bound
+ * one also to its cluster's owner; once its cluster's install has begun
+ * (installing, installed, reset pending) it is the cluster's: its token, logs
+ * and reclaim are its cluster owner's and the infra-admin's alone. */
+enum host_place { HOST_PLACE_POOL, HOST_PLACE_BOUND, HOST_PLACE_INSTALLED };
+
+struct host_scope {
+        const char *host_id;       /* the host the route names */
+        const char *ie_owner;      /* its infra-env's owner (NULL: none) */
+        const char *cluster_owner; /* bound: its cluster's owner (NULL: unknown) */
+        enum host_place place;
+        /* Its status is installed: its node agent runs and speaks with the
+         * host's own token only. */
+        bool node_agent;
+};
+
+/* The place of a host bound or not (cluster_bound) in that status. */
+enum host_place auth_host_place(bool cluster_bound, int host_status);
+
+/* 0 when p may do op on the host; else the HTTP status to answer, 403 (the
+ * caller may know the host but not do this) or 404 (not even its existence
+ * is told: a host of another owner's cluster), with the reason in *why
+ * (static text). */
+int auth_host_may(const struct principal *p, const struct host_scope *s, enum host_op op, const char **why);

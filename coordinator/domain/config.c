@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ enum key_type {
         KT_VALIDATIONS, /* comma-separated validation ids */
         KT_BOOL,       /* true/false, yes/no, on/off, 1/0 */
         KT_NAMES,      /* host names or IP addresses separated by commas */
+        KT_TLS_PRIORITIES, /* a GnuTLS priority string */
 };
 
 struct key_def {
@@ -106,6 +108,7 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "tls_cert", KT_ABS_PATH_OR_EMPTY, F(tls_cert), 0, 0 },
         { SEC_SERVER, "tls_key", KT_ABS_PATH_OR_EMPTY, F(tls_key), 0, 0 },
         { SEC_SERVER, "tls_names", KT_NAMES, F(tls_names), 0, 0 },
+        { SEC_SERVER, "tls_priorities", KT_TLS_PRIORITIES, F(tls_priorities), 0, 0 },
         { SEC_SERVER, "insecure_http", KT_BOOL, F(insecure_http), 0, 0 },
         { SEC_SERVER, "state_dir", KT_ABS_PATH, F(state_dir), 0, 0 },
         { SEC_SERVER, "store", KT_STORE, F(store), 0, 0 },
@@ -113,6 +116,7 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "max_inventory_bytes", KT_SIZE, F(max_inventory_bytes), KIB, GIB },
         { SEC_SERVER, "max_page_size", KT_INT, F(max_page_size), 1, 100000 },
         { SEC_SERVER, "max_release_bytes", KT_SIZE, F(max_release_bytes), KIB, GIB },
+        { SEC_SERVER, "max_body_memory", KT_SIZE, F(max_body_memory), MIB, 64 * GIB },
         { SEC_SERVER, "max_connections_per_address", KT_INT, F(max_connections_per_address), 0, 1000000 },
         { SEC_SERVER, "threads", KT_INT, F(threads), 1, 256 },
         { SEC_SERVER, "header_timeout", KT_SECONDS, F(header_timeout_s), 1, 3600 },
@@ -176,6 +180,7 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_inventory_bytes = 2 * MIB;
         cfg->max_page_size = 1000;
         cfg->max_release_bytes = 64 * MIB;
+        cfg->max_body_memory = 192 * MIB;
         cfg->logs_max_upload_bytes = 32 * MIB;
         cfg->logs_keep_per_host = 3;
         cfg->max_connections_per_address = 64;
@@ -343,6 +348,25 @@ static bool valid_names(const char *v) {
         }
 }
 
+/* Whether GnuTLS takes v as a priority string (it refuses one that leaves
+ * no TLS version or cipher suite); else false with why, naming where
+ * GnuTLS stopped reading a word it does not know. */
+static bool valid_tls_priorities(const char *v, char *why, size_t whylen) {
+        gnutls_priority_t p = NULL;
+        const char *at = NULL;
+        int g = gnutls_priority_init(&p, v, &at);
+        if (g >= 0) {
+                gnutls_priority_deinit(p);
+                return true;
+        }
+        if (g == GNUTLS_E_INVALID_REQUEST && at && at >= v && at <= v + strlen(v))
+                snprintf(why, whylen, "GnuTLS rejects it at character %zu ('%s'): %s", (size_t) (at - v) + 1, at,
+                         gnutls_strerror(g));
+        else
+                snprintf(why, whylen, "GnuTLS rejects it: %s", gnutls_strerror(g));
+        return false;
+}
+
 /* Whether v suits the text type t (the types is_text names). */
 static bool text_is_valid(enum key_type t, const char *v) {
         switch (t) {
@@ -353,6 +377,7 @@ static bool text_is_valid(enum key_type t, const char *v) {
                 return (strncmp(v, "http://", 7) == 0 && v[7]) || (strncmp(v, "https://", 8) == 0 && v[8]);
         case KT_ABS_PATH_OR_EMPTY: return v[0] == '\0' || v[0] == '/';
         case KT_NAMES: return valid_names(v);
+        case KT_TLS_PRIORITIES:
         case KT_INT:
         case KT_SIZE:
         case KT_SECONDS:
@@ -376,6 +401,7 @@ static const char *type_hint(enum key_type t) {
         case KT_URL: return "an http:// or https:// URL";
         case KT_ABS_PATH_OR_EMPTY: return "an absolute path, or nothing";
         case KT_NAMES: return "host names or IP addresses separated by commas";
+        case KT_TLS_PRIORITIES: return "a GnuTLS priority string";
         case KT_VALIDATIONS: return "validation ids separated by commas";
         case KT_BOOL: return "true or false";
         }
@@ -420,6 +446,16 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
                                     k->key, k->size - 1);
                 memcpy(base, value, strlen(value) + 1);
                 return 0;
+        case KT_TLS_PRIORITIES: {
+                char why[512];
+                if (strlen(value) >= k->size)
+                        return fail(err, errlen, name, line, "%s is too long (at most %zu characters)",
+                                    k->key, k->size - 1);
+                if (!valid_tls_priorities(value, why, sizeof why))
+                        return fail(err, errlen, name, line, "invalid %s '%s': %s", k->key, value, why);
+                memcpy(base, value, strlen(value) + 1);
+                return 0;
+        }
         case KT_VALIDATIONS: {
                 uint64_t bits = 0;
                 char buf[1024];
@@ -546,6 +582,14 @@ static int cross_check(const struct muster_config *cfg, const char *name, char *
                             "[server] max_inventory_bytes (%" PRId64 ") exceeds max_body_bytes (%" PRId64
                             "): an inventory arrives inside a request body",
                             cfg->max_inventory_bytes, cfg->max_body_bytes);
+        int64_t largest = cfg->max_body_bytes > cfg->max_release_bytes ? cfg->max_body_bytes : cfg->max_release_bytes;
+        if (cfg->logs_max_upload_bytes > largest)
+                largest = cfg->logs_max_upload_bytes;
+        if (cfg->max_body_memory <= largest)
+                return fail(err, errlen, name, 0,
+                            "[server] max_body_memory (%" PRId64 ") must be larger than the largest body a request "
+                            "may send (%" PRId64 ": max_body_bytes, max_release_bytes, [logs] max_upload_bytes)",
+                            cfg->max_body_memory, largest);
         /* IPv4 links carry at least 576 bytes, IPv6 links 1280. */
         if (cfg->network_min_mtu > 0 && cfg->network_min_mtu < 576)
                 return fail(err, errlen, name, 0,
@@ -613,6 +657,7 @@ static bool is_text(enum key_type t) {
         case KT_URL:
         case KT_ABS_PATH_OR_EMPTY:
         case KT_NAMES:
+        case KT_TLS_PRIORITIES:
                 return true;
         case KT_INT:
         case KT_SIZE:

@@ -38,10 +38,14 @@ struct muster_config {
         char tls_cert[CONFIG_PATH_MAX];
         char tls_key[CONFIG_PATH_MAX];
         char tls_names[1024];             /* "a.example.test, 192.0.2.1" */
+        /* The GnuTLS priority string HTTPS offers (checked when parsed);
+         * "" = HTTP_TLS_PRIORITIES_DEFAULT, Mozilla's "intermediate". */
+        char tls_priorities[1024];
         bool insecure_http;
         char store[CONFIG_PATH_MAX];      /* "" = SQLite at <state_dir>/muster.db;
                                            * "sqlite:PATH", "/PATH", "postgres://…" */
         int64_t max_body_bytes;
+        int64_t max_body_memory;          /* all request bodies in flight together */
         int64_t max_inventory_bytes;      /* <= max_body_bytes */
         int64_t max_page_size;
         int64_t max_release_bytes;        /* body of POST /releases (release_yaml + files) */

@@ -78,16 +78,61 @@ struct http_server {
         bool reaper_running, stopping;
         _Atomic unsigned header_timeout_ms;
         _Atomic uint64_t header_timeouts; /* connections cut at the deadline */
+        _Atomic size_t body_memory;       /* bytes held by bodies in flight (their buffers) */
+        _Atomic uint64_t body_memory_refusals; /* 503s for max_body_memory */
         bool https;
 };
 
 struct conn_state {
         char *body;
-        size_t len, cap;
-        size_t limit;     /* this request's body limit (its route's) */
+        size_t len, cap;  /* cap: what body_memory counts for it */
+        size_t limit;     /* this request's body limit (its route's and caller's) */
         bool too_large;
+        bool over_budget; /* max_body_memory would be passed: dropped, 503 */
+        void *auth;       /* what the auth hook left, at the header */
         struct timespec start;
 };
+
+/* Take n more bytes of the bodies' budget: false (nothing taken) when that
+ * would pass max_body_memory. */
+static bool body_memory_take(struct http_server *s, size_t n) {
+        size_t cap = s->cfg.max_body_memory;
+        size_t cur = atomic_load(&s->body_memory);
+        do {
+                if (cap && (n > cap || cur > cap - n))
+                        return false;
+        } while (!atomic_compare_exchange_weak(&s->body_memory, &cur, cur + n));
+        return true;
+}
+
+/* Grow cs->body to hold `need` bytes, counted against the budget. */
+static int body_reserve(struct http_server *s, struct conn_state *cs, size_t need) {
+        if (need <= cs->cap)
+                return 0;
+        size_t cap = cs->cap ? cs->cap : 4096;
+        while (cap < need)
+                cap *= 2;
+        if (cap > cs->limit + 1)
+                cap = cs->limit + 1 > need ? cs->limit + 1 : need;
+        if (!body_memory_take(s, cap - cs->cap))
+                return -ENOBUFS;
+        char *b = realloc(cs->body, cap);
+        if (!b) {
+                atomic_fetch_sub(&s->body_memory, cap - cs->cap);
+                return -ENOMEM;
+        }
+        cs->body = b;
+        cs->cap = cap;
+        return 0;
+}
+
+static void body_release(struct http_server *s, struct conn_state *cs) {
+        if (cs->cap)
+                atomic_fetch_sub(&s->body_memory, cs->cap);
+        free(cs->body);
+        cs->body = NULL;
+        cs->cap = cs->len = 0;
+}
 
 static void response_clear(struct http_response *resp) {
         json_object_put(resp->json);
@@ -592,35 +637,82 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         response_clear(&resp);
                         return ret;
                 }
-                /* The body limit is the route's: look it up before any byte. */
+                /* The token first, from the header alone: a request without a
+                 * valid one is answered before any byte of its body is read. */
+                struct http_request req = { .method = method, .path = url, .conn = conn };
                 bool known;
-                size_t ri = http_route_find(s->cfg.routes, s->cfg.n_routes, method, url, NULL, &known);
+                size_t ri = http_route_find(s->cfg.routes, s->cfg.n_routes, method, url, &req, &known);
+                const struct http_route *route = ri == HTTP_ROUTE_UNMATCHED ? NULL : &s->cfg.routes[ri];
+                const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+                bool has_body = (cl && strcmp(cl, "0") != 0) ||
+                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+                if (route && !(route->flags & ROUTE_PUBLIC) && s->cfg.auth) {
+                        req.bearer = bearer_of(conn);
+                        if (!req.bearer && (route->flags & ROUTE_QUERY_TOKEN)) {
+                                const char *q = http_query(&req, "token");
+                                req.bearer = q && *q ? q : NULL;
+                        }
+                        if (!(route->flags & ROUTE_TOKEN_OPTIONAL && !req.bearer)) {
+                                if (!s->cfg.auth(s->cfg.app, route, &req, &resp)) {
+                                        if (req.auth && s->cfg.auth_free)
+                                                s->cfg.auth_free(req.auth);
+                                        /* Its body is not read: the connection ends with the answer. */
+                                        resp.close = resp.close || has_body;
+                                        record(s, ri, resp.status, &cs->start);
+                                        enum MHD_Result ret = send_response(conn, &resp);
+                                        response_clear(&resp);
+                                        return ret;
+                                }
+                                cs->auth = req.auth;
+                        }
+                }
+                /* The body limit is the route's (a large body for the callers
+                 * the auth hook allows it): set before any byte. */
                 cs->limit = s->cfg.max_body_bytes;
-                if (ri != HTTP_ROUTE_UNMATCHED && (s->cfg.routes[ri].flags & ROUTE_LARGE_BODY) &&
+                if (route && (route->flags & ROUTE_LARGE_BODY) && (req.large_body_ok || !s->cfg.auth) &&
                     s->cfg.max_large_body_bytes > cs->limit)
                         cs->limit = s->cfg.max_large_body_bytes;
-                if (ri != HTTP_ROUTE_UNMATCHED && (s->cfg.routes[ri].flags & ROUTE_UPLOAD) && s->cfg.max_upload_bytes)
+                if (route && (route->flags & ROUTE_UPLOAD) && s->cfg.max_upload_bytes)
                         cs->limit = s->cfg.max_upload_bytes;
-                /* Refuse a declared oversize body before reading it. */
-                const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-                if (cl && strtoull(cl, NULL, 10) > cs->limit)
+                /* Refuse a declared oversize body before reading it; hold
+                 * the room for a declared one at once, within the budget. */
+                unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
+                if (declared > cs->limit)
                         cs->too_large = true;
+                else if (declared > 0) {
+                        int k = body_reserve(s, cs, (size_t) declared + 1);
+                        if (k == -ENOMEM)
+                                return MHD_NO;
+                        cs->over_budget = k < 0;
+                }
+                if (cs->over_budget && route) {
+                        atomic_fetch_add(&s->body_memory_refusals, 1);
+                        http_error(&resp, 503, "musterd holds as many request bodies as it may ([server] "
+                                               "max_body_memory); try again shortly");
+                        http_header_add(&resp, "Retry-After", "2");
+                        resp.close = true;
+                        record(s, ri, resp.status, &cs->start);
+                        enum MHD_Result ret = send_response(conn, &resp);
+                        response_clear(&resp);
+                        return ret;
+                }
                 return MHD_YES;
         }
         if (*upload_size) {
-                if (!cs->too_large) {
-                        if (cs->len + *upload_size > cs->limit)
+                if (!cs->too_large && !cs->over_budget) {
+                        if (cs->len + *upload_size > cs->limit) {
                                 cs->too_large = true;
-                        else {
-                                if (cs->len + *upload_size + 1 > cs->cap) {
-                                        size_t cap = cs->cap ? cs->cap : 4096;
-                                        while (cap < cs->len + *upload_size + 1)
-                                                cap *= 2;
-                                        char *b = realloc(cs->body, cap);
-                                        if (!b)
-                                                return MHD_NO;
-                                        cs->body = b;
-                                        cs->cap = cap;
+                                body_release(s, cs);
+                        } else {
+                                int k = body_reserve(s, cs, cs->len + *upload_size + 1);
+                                if (k == -ENOMEM)
+                                        return MHD_NO;
+                                if (k < 0) {
+                                        /* Dropped from here on, answered 503 at its end. */
+                                        cs->over_budget = true;
+                                        body_release(s, cs);
+                                        *upload_size = 0;
+                                        return MHD_YES;
                                 }
                                 memcpy(cs->body + cs->len, upload, *upload_size);
                                 cs->len += *upload_size;
@@ -649,9 +741,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 const char *q = http_query(&req, "token");
                 req.bearer = q && *q ? q : NULL;
         }
-        if (!(route->flags & ROUTE_PUBLIC) && !(route->flags & ROUTE_TOKEN_OPTIONAL && !req.bearer) && s->cfg.auth &&
-            !s->cfg.auth(s->cfg.app, route, &req, &resp))
+        /* The token was checked with the header (it answered then if not good). */
+        req.auth = cs->auth;
+        cs->auth = NULL;
+        if (cs->over_budget) {
+                atomic_fetch_add(&s->body_memory_refusals, 1);
+                http_error(&resp, 503, "musterd holds as many request bodies as it may ([server] max_body_memory); "
+                                       "try again shortly");
+                http_header_add(&resp, "Retry-After", "2");
                 goto done;
+        }
         if (route->flags & ROUTE_BODY) {
                 const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
                 if (cs->too_large) {
@@ -719,7 +818,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         /* A kept-alive connection waits for its next request's header from now. */
         track_request(cls, conn, true);
         if (cs) {
-                free(cs->body);
+                struct http_server *s = cls;
+                body_release(s, cs);
+                if (cs->auth && s->cfg.auth_free)
+                        s->cfg.auth_free(cs->auth);
                 free(cs);
                 *con_cls = NULL;
         }
@@ -873,11 +975,14 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
         unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_DUAL_STACK;
-        /* HTTPS through libmicrohttpd's GnuTLS, TLS 1.2 and 1.3 only, with
-         * the certificate tlscreds.c presents (replaceable while serving). */
+        /* HTTPS through libmicrohttpd's GnuTLS with cfg's priorities (by
+         * default TLS 1.3, and 1.2 with ECDHE and AEAD ciphers only) and the
+         * certificate tlscreds.c presents (replaceable while serving). */
+        const char *prio = cfg->tls_priorities && cfg->tls_priorities[0] ? cfg->tls_priorities
+                                                                           : HTTP_TLS_PRIORITIES_DEFAULT;
         struct MHD_OptionItem tls[] = {
                 { MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *) tlscreds_retrieve },
-                { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" },
+                { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) prio },
                 { MHD_OPTION_END, 0, NULL },
         };
         s->https = cfg->tls_cert_pem && cfg->tls_key_pem;
@@ -957,6 +1062,12 @@ char *http_server_metrics(struct http_server *s) {
                                   "not sent whole in time.\n# TYPE muster_http_header_timeouts_total counter\n"
                                   "muster_http_header_timeouts_total %llu\n",
                 (unsigned long long) atomic_load(&s->header_timeouts));
+        format_append(&buf, &len, &cap, "# HELP muster_http_body_memory_bytes Bytes held by request bodies in flight.\n"
+                                  "# TYPE muster_http_body_memory_bytes gauge\nmuster_http_body_memory_bytes %zu\n"
+                                  "# HELP muster_http_body_memory_refusals_total Requests refused (503) for "
+                                  "[server] max_body_memory.\n# TYPE muster_http_body_memory_refusals_total counter\n"
+                                  "muster_http_body_memory_refusals_total %llu\n",
+                      atomic_load(&s->body_memory), (unsigned long long) atomic_load(&s->body_memory_refusals));
         format_append(&buf, &len, &cap, "# HELP muster_http_request_duration_seconds HTTP request latency by route.\n"
                                   "# TYPE muster_http_request_duration_seconds histogram\n");
         for (size_t i = 0; i <= s->cfg.n_routes; i++) {

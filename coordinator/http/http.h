@@ -25,6 +25,9 @@ struct http_request {
         const char *bearer;       /* token of "Authorization: Bearer", or NULL */
         void *conn;               /* for http_query() */
         void *auth;               /* set by the server's auth hook */
+        /* Set by the auth hook: this caller may send a ROUTE_LARGE_BODY
+         * route its larger body (else max_body_bytes holds). */
+        bool large_body_ok;
 };
 
 /* A streamed body (http_stream()): fill buf with up to max bytes of the body
@@ -79,15 +82,27 @@ struct http_route {
         const char *name;         /* metrics label */
 };
 
-/* Answers 401/403 itself and returns false when the request may not go on. */
+/* Answers 401/403 itself and returns false when the request may not go on.
+ * It runs once the request's header is in, before any byte of its body is
+ * read or held: a refused request costs no body. */
 typedef bool (*http_auth_hook)(void *app, const struct http_route *route, struct http_request *req,
                                struct http_response *resp);
+
+/* Mozilla's "intermediate" TLS profile (issue 32): TLS 1.3, and TLS 1.2
+ * with ECDHE and AEAD ciphers only (AES-GCM, ChaCha20-Poly1305; no CBC, no
+ * SHA-1 MAC, no static RSA key exchange); the client picks among them. */
+#define HTTP_TLS_PRIORITIES_DEFAULT                                                                    \
+        "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:" \
+        "-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
 
 struct http_server_config {
         const char *listen;       /* "127.0.0.1:8090", "[::1]:0", ":8090" */
         /* HTTPS with this certificate (a PEM chain, leaf first) and key;
          * NULL: plain HTTP. Copied: the caller's text may go. */
         const char *tls_cert_pem, *tls_key_pem;
+        /* What HTTPS offers, a GnuTLS priority string; NULL or "":
+         * HTTP_TLS_PRIORITIES_DEFAULT. */
+        const char *tls_priorities;
         unsigned threads;
         unsigned max_connections; /* 0: http_connection_limit() of RLIMIT_NOFILE */
         unsigned max_connections_per_address; /* 0: no cap */
@@ -95,6 +110,9 @@ struct http_server_config {
         size_t max_body_bytes;
         size_t max_large_body_bytes; /* routes with ROUTE_LARGE_BODY; 0: max_body_bytes */
         size_t max_upload_bytes;     /* routes with ROUTE_UPLOAD; 0: max_body_bytes */
+        /* The memory all bodies in flight may hold together; a body that
+         * would pass it gets 503 with Retry-After (0: no cap). */
+        size_t max_body_memory;
         const struct http_route *routes;
         size_t n_routes;
         http_auth_hook auth;

@@ -115,7 +115,7 @@ struct store_backend {
         int (*host_stop_pending)(struct store *s, const char *infra_env_id, const char *host_id);
         int (*host_clear_stop)(struct store *s, const char *infra_env_id, const char *host_id);
         int (*host_actions)(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
-                            unsigned clear);
+                            unsigned clear, unsigned mask, unsigned want);
         /* keep >= 1; out is zeroed. */
         int (*host_logs_put)(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
                              const void *data, size_t len, unsigned keep);

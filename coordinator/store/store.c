@@ -535,11 +535,11 @@ int store_host_clear_stop(struct store *s, const char *infra_env_id, const char 
 }
 
 int store_host_actions(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
-                       unsigned clear) {
+                       unsigned clear, unsigned mask, unsigned want) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN];
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
-        return CALL(s, host_actions, ie, id, set, clear);
+        return CALL(s, host_actions, ie, id, set, clear, mask, want);
 }
 
 int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,

@@ -329,9 +329,11 @@ int store_host_stop_pending(struct store *s, const char *infra_env_id, const cha
 /* Its agent answered: 1 when the mark was cleared, 0 when there was none. */
 int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id);
 /* Set the bits `set`, then clear the bits `clear`, of the host's
- * pending_actions (HOST_ACTION_*). 0, -ENOENT without the host. */
+ * pending_actions (HOST_ACTION_*), if its bits under `mask` are `want`
+ * (mask 0: always; one statement, so no other write comes between). 0,
+ * -EBUSY when they are not (nothing changed), -ENOENT without the host. */
 int store_host_actions(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
-                       unsigned clear);
+                       unsigned clear, unsigned mask, unsigned want);
 /* One upload of a host's logs, at `now`, taken only while
  * HOST_ACTION_GATHER_LOGS is set, which it clears: the host keeps its newest
  * `keep` (>= 1) uploads; one transaction. 0, -EBUSY when no logs were asked

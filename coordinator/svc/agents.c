@@ -329,6 +329,28 @@ static int bound_inputs(struct svc *sv, const struct infra_env *ie, struct host 
         return 0;
 }
 
+/* A reclaim step in the reply is marked handed out (too late to withdraw it
+ * from then on), only while the reclaim is still asked for; withdrawn
+ * meanwhile, the step is taken out of the reply. */
+static int reclaim_handed_out(struct svc *sv, const struct host *h, struct steps_reply *rep) {
+        size_t n = rep->instructions ? json_object_array_length(rep->instructions) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *t = NULL;
+                json_object_object_get_ex(json_object_array_get_idx(rep->instructions, i), "step_type", &t);
+                if (!t || strcmp(json_object_get_string(t), step_type_to_string(STEP_RECLAIM)) != 0)
+                        continue;
+                int r = store_host_actions(sv->store, h->infra_env_id, h->id, HOST_ACTION_RECLAIM_STARTED, 0,
+                                           HOST_ACTION_RECLAIM | HOST_ACTION_RECLAIM_STARTED, HOST_ACTION_RECLAIM);
+                if (r == -EBUSY)
+                        return json_object_array_del_idx(rep->instructions, i, 1) < 0 ? -ENOMEM : 0;
+                if (r >= 0)
+                        svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
+                                  "host %s's node agent was handed the reclaim; it can no longer be withdrawn", h->id);
+                return r;
+        }
+        return 0;
+}
+
 int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, bool own_token,
                    struct steps_reply *rep, const char **what) {
         const struct muster_config *cfg = svc_cfg(sv);
@@ -382,6 +404,8 @@ int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, b
         r = bound_inputs(sv, ie, h, &in, &cl, &bp, &host_token, ri, what);
         if (r >= 0 && steps_for_host(&in, rep) < 0)
                 r = -EIO;
+        if (r >= 0 && in.reclaim && !(h->pending_actions & HOST_ACTION_RECLAIM_STARTED))
+                r = reclaim_handed_out(sv, h, rep);
         if (ri)
                 host_free(&ri->full);
         bound_peers_free(&bp);

@@ -18,7 +18,7 @@ int svc_host_request_logs(struct svc *sv, const struct host *h, const char *by, 
                               "host %s is %s: its agent is told to register again, not to gather logs; ask once it "
                               "has", h->id, host_status_to_string(h->status));
         int r = model_time_format(svc_now(sv), requested_at);
-        if (r < 0 || (r = store_host_actions(sv->store, h->infra_env_id, h->id, HOST_ACTION_GATHER_LOGS, 0)) < 0)
+        if (r < 0 || (r = store_host_actions(sv->store, h->infra_env_id, h->id, HOST_ACTION_GATHER_LOGS, 0, 0, 0)) < 0)
                 return r;
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, h->infra_env_id, h->cluster_id, h->id,
                   "%s asked host %s for its logs", by, h->id);
@@ -51,7 +51,7 @@ int svc_host_logs_get(struct svc *sv, const struct host *h, struct store_host_lo
 int svc_agent_logs_result(struct svc *sv, const struct host *h, int64_t exit_code, const char *error) {
         if (exit_code == 0)
                 return 0;
-        int r = store_host_actions(sv->store, h->infra_env_id, h->id, 0, HOST_ACTION_GATHER_LOGS);
+        int r = store_host_actions(sv->store, h->infra_env_id, h->id, 0, HOST_ACTION_GATHER_LOGS, 0, 0);
         svc_event(sv, EVENT_WARNING, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                   "host %s could not gather its logs: %s", h->id, error ? error : "no reason given");
         return r;
@@ -94,7 +94,7 @@ int svc_host_reclaim(struct svc *sv, const struct infra_env *ie, const struct ho
                               "host %s: the disk it was installed to is not known from its inventory; reclaim it "
                               "without --wipe", h->id);
         unsigned set = HOST_ACTION_RECLAIM | (wipe ? HOST_ACTION_RECLAIM_WIPE : 0);
-        int r = store_host_actions(sv->store, h->infra_env_id, h->id, set, wipe ? 0 : HOST_ACTION_RECLAIM_WIPE);
+        int r = store_host_actions(sv->store, h->infra_env_id, h->id, set, wipe ? 0 : HOST_ACTION_RECLAIM_WIPE, 0, 0);
         if (r < 0)
                 return r;
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, h->infra_env_id, h->cluster_id, h->id,
@@ -103,12 +103,29 @@ int svc_host_reclaim(struct svc *sv, const struct infra_env *ie, const struct ho
         return 0;
 }
 
+int svc_host_reclaim_cancel(struct svc *sv, const struct host *h, const char *by, char *err, size_t errlen) {
+        if (!(h->pending_actions & HOST_ACTION_RECLAIM))
+                return errmsg(err, errlen, -EBUSY, "host %s has no reclaim to withdraw", h->id);
+        int r = store_host_actions(sv->store, h->infra_env_id, h->id, 0,
+                                   HOST_ACTION_RECLAIM | HOST_ACTION_RECLAIM_WIPE,
+                                   HOST_ACTION_RECLAIM | HOST_ACTION_RECLAIM_STARTED, HOST_ACTION_RECLAIM);
+        if (r == -EBUSY)
+                return errmsg(err, errlen, r,
+                              "host %s: its node agent has started the reclaim, which can no longer be withdrawn "
+                              "(or nothing was asked meanwhile)", h->id);
+        if (r < 0)
+                return r;
+        svc_event(sv, EVENT_INFO, EVENT_CAT_USER, h->infra_env_id, h->cluster_id, h->id,
+                  "%s withdrew the reclaim of host %s: it stays installed", by, h->id);
+        return 0;
+}
+
 int svc_agent_reclaim_result(struct svc *sv, const struct host *h, int64_t exit_code, json_object *output,
                              const char *error) {
         if (!(h->pending_actions & HOST_ACTION_RECLAIM))
                 return 0; /* answered already */
         int r = store_host_actions(sv->store, h->infra_env_id, h->id, 0,
-                                   HOST_ACTION_RECLAIM | HOST_ACTION_RECLAIM_WIPE);
+                                   HOST_ACTION_RECLAIM | HOST_ACTION_RECLAIM_WIPE | HOST_ACTION_RECLAIM_STARTED, 0, 0);
         if (r < 0)
                 return r;
         if (exit_code != 0) {

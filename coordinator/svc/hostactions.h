@@ -45,6 +45,12 @@ int svc_agent_logs_result(struct svc *sv, const struct host *h, int64_t exit_cod
 int svc_host_reclaim(struct svc *sv, const struct infra_env *ie, const struct host *h, bool wipe, const char *by,
                      char *err, size_t errlen);
 
+/* Withdraw h's pending reclaim, until its node agent has been handed the
+ * step (HOST_ACTION_RECLAIM_STARTED): from then on, and when none is
+ * pending, -EBUSY with err. The boot files are no longer served to its
+ * token. */
+int svc_host_reclaim_cancel(struct svc *sv, const struct host *h, const char *by, char *err, size_t errlen);
+
 /* reclaim's result from h's node agent: on success h is unbound from its
  * cluster (unbinding-pending-user-action, until the discovery system
  * registers it again: discovering-unbound, a host of the pool); on a

@@ -676,7 +676,7 @@ void install_step_result(struct svc *sv, struct host *h, const char *step_id, in
                 if (exit_code == 0)
                         install_done(sv, h, output_i64(output, "applied_revision", rev_install), output);
                 else if (install_fail_host(sv, h, NULL, error) == 0 &&
-                         store_host_actions(sv->store, h->infra_env_id, h->id, HOST_ACTION_GATHER_LOGS, 0) == 0)
+                         store_host_actions(sv->store, h->infra_env_id, h->id, HOST_ACTION_GATHER_LOGS, 0, 0, 0) == 0)
                         /* Its agent still runs: its logs, for whoever looks
                          * into the failure (as the Assisted Installer does). */
                         svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, h->infra_env_id, h->cluster_id, h->id,

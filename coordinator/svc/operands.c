@@ -140,7 +140,7 @@ int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct cata
                         goto out;
                 }
                 if ((r = manifest_parse_file(p, files[i].content, files[i].len, &ms, why, sizeof why)) < 0) {
-                        r = errmsg(err, errlen, r == -ENOMEM ? r : -EINVAL, "%s", why);
+                        r = errmsg(err, errlen, r == -ENOMEM || r == -E2BIG ? r : -EINVAL, "%s", why);
                         goto out;
                 }
         }

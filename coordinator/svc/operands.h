@@ -35,8 +35,9 @@ const char *owned_by(const struct owned_kinds *k, const char *group, const char 
 
 /* Apply files (YAML or JSON, several documents each) to cluster_id: every
  * object must be of a kind one of its operators owns (-EINVAL naming the
- * first that is not: nothing stored then). An installed cluster gets the
- * next payload revision. *out {"items": [operand...], "payload_revision"?}. */
+ * first that is not: nothing stored then; -E2BIG for a file past a
+ * manifest limit or whose aliases expand too far). An installed cluster
+ * gets the next payload revision. *out {"items": [operand...], "payload_revision"?}. */
 int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct catalog_file *files, size_t n,
                        const char *by, json_object **out, char *err, size_t errlen);
 /* {"items": [managed..., found...], "owned_kinds": [...]}. */

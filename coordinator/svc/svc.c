@@ -73,12 +73,14 @@ static const struct {
         FIXED("server", "store", store, true),
         FIXED("server", "max_body_bytes", max_body_bytes, false),
         FIXED("server", "max_release_bytes", max_release_bytes, false),
+        FIXED("server", "max_body_memory", max_body_memory, false),
         FIXED("server", "max_connections_per_address", max_connections_per_address, false),
         FIXED("server", "threads", threads, false),
         /* The HTTPS certificate is loaded or issued at start. */
         FIXED("server", "tls_cert", tls_cert, true),
         FIXED("server", "tls_key", tls_key, true),
         FIXED("server", "tls_names", tls_names, true),
+        FIXED("server", "tls_priorities", tls_priorities, true), /* libmicrohttpd takes them at start */
         FIXED("server", "insecure_http", insecure_http, false),
 #undef FIXED
 };

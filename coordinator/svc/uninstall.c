@@ -398,10 +398,17 @@ int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *pa
                 u.st.aborted = false;
         }
         if (r >= 0 && u.st.phase == CLEANUP_WAITING) {
+                long long found = u.st.total > (long long) d.n_managed ? u.st.total - (long long) d.n_managed : 0;
+                char split[96];
+                if (found)
+                        snprintf(split, sizeof split, "%zu applied through musterd, %lld found on the hosts",
+                                 d.n_managed, found);
+                else
+                        snprintf(split, sizeof split, "all applied through musterd");
                 svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c.id, NULL,
-                          "cluster %s: %s uninstalled by %s with cleanup: its %lld operand(s) (%zu managed, the rest "
-                          "found on the hosts) go first; the operator stays until they are gone", c.name, package,
-                          by, (long long) u.st.total, d.n_managed);
+                          "cluster %s: %s uninstalled by %s with cleanup: its %lld operand%s (%s) go first; the "
+                          "operator stays until they are gone", c.name, package, by, (long long) u.st.total,
+                          u.st.total == 1 ? "" : "s", split);
                 if ((r = save(sv, &c, package, NULL, &u, d.drop, d.n_managed)) < 0)
                         r = errmsg(err, errlen, r, r == -ESTALE ? "%s is being uninstalled from cluster %s already"
                                                                 : "the uninstall of %s on cluster %s cannot be stored",

@@ -179,8 +179,8 @@ Test(addons_ctl, create_show_list) {
         cr_assert_str_eq(tu_jstr(o, "chart.version"), "1.2.3");
         cr_assert_str_eq(tu_jstr(o, "namespace"), "web-ns");
         cr_assert_str_eq(tu_jstr(o, "release_name"), "web-rel");
-        cr_assert(strstr(tu_jstr(o, "values_template"), "name: \"{{cluster.name}}\""), "%s",
-                  json_object_to_json_string(o));
+        cr_assert_str_eq(tu_jstr(o, "values_template"), "image: nginx\nname: \"{{cluster.name}}\"\n",
+                         "the file as it is, its last newline too");
         cr_assert_str_eq(tu_jstr(o, "reconcile_strategy"), "InstallOnce");
         cr_assert_str_eq(tu_jstr(o, "rollout.max_concurrent"), "2");
         cr_assert_str_eq(tu_jstr(o, "rollout.max_failures"), "0");

@@ -246,6 +246,13 @@ Test(host_logs, reclaim_only_for_installed_hosts) {
         cr_assert_eq(CTL(NULL, &err, "host", "reclaim", HOST, "--wipe"), 1);
         cr_assert(strstr(err, "only an installed host") && strstr(err, "discovering-unbound"), "%s", err);
         free(err);
+        /* Withdrawing: only what was asked, and never with --wipe. */
+        cr_assert_eq(CTL(NULL, &err, "host", "reclaim", HOST, "--cancel"), 1);
+        cr_assert(strstr(err, "has no reclaim to withdraw"), "%s", err);
+        free(err);
+        cr_assert_eq(CTL(NULL, &err, "host", "reclaim", HOST, "--cancel", "--wipe"), 2);
+        cr_assert(strstr(err, "--cancel withdraws a reclaim"), "%s", err);
+        free(err);
         json_object *h;
         cr_assert_str_eq(pending(&h), "none", "nothing was asked");
         json_object_put(h);

@@ -421,3 +421,148 @@ Test(http_hostile, metrics_need_an_admin_token_unless_public) {
         up("[metrics]\npublic = true\n");
         cr_assert_eq(tu_http("GET", url("/metrics"), NULL, NULL, 0, NULL), 200);
 }
+
+/* ---- bodies before the token (issue 32, item 7) ------------------------------ */
+
+/* A /proc/PID/status figure of musterd's, in bytes. */
+static int64_t musterd_mem(const char *field) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/status", md.pid);
+        char *st = tu_read_file(path, NULL);
+        cr_assert_not_null(st);
+        const char *at = strstr(st, field);
+        cr_assert_not_null(at, "%s in %s", field, path);
+        int64_t kib = strtoll(at + strlen(field) + 1, NULL, 10);
+        free(st);
+        return kib * 1024;
+}
+
+/* A request header announcing a body of `declared` bytes, then up to `send`
+ * bytes of it (as the socket takes them without blocking); the fd. */
+static int start_upload(const char *method, const char *path, const char *token, size_t declared, size_t send_n) {
+        int fd = dial("127.0.0.1");
+        char head[2048];
+        int n = snprintf(head, sizeof head,
+                         "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%sContent-Type: application/gzip\r\n"
+                         "Content-Length: %zu\r\n\r\n",
+                         method, path, token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "",
+                         declared);
+        send_all(fd, head, (size_t) n);
+        static char zeros[64 * 1024];
+        for (size_t sent = 0; sent < send_n;) {
+                size_t k = send_n - sent < sizeof zeros ? send_n - sent : sizeof zeros;
+                ssize_t w = send(fd, zeros, k, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (w <= 0)
+                        break; /* the server reads no more (or answered and closed) */
+                sent += (size_t) w;
+        }
+        return fd;
+}
+
+/* The status line's code of what came on fd within EFFECT_WAIT_MS (0: none). */
+static int answer_code(int fd, char **text) {
+        char *a = NULL;
+        (void) closed_within(fd, EFFECT_WAIT_MS, &a);
+        int code = a && strncmp(a, "HTTP/1.1 ", 9) == 0 ? atoi(a + 9) : 0;
+        if (text)
+                *text = a;
+        else
+                free(a);
+        return code;
+}
+
+/* Twelve clients announce 31 MiB logs uploads without a token and stall:
+ * each is refused 401 from its header, none of their bodies is held, and
+ * musterd answers others all along. */
+Test(http_hostile, bodies_without_a_token_are_refused_from_the_header) {
+        up(NULL);
+        char *ie = NULL;
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "r", &ie, NULL), 201);
+        int64_t before = musterd_mem("VmRSS:");
+        int fds[12];
+        const char *path = tu_url("", "/api/v2/infra-envs/%s/hosts/6d757374-6572-4071-8335-000000000001/logs", ie);
+        char p[512];
+        snprintf(p, sizeof p, "%s", path);
+        for (int i = 0; i < 12; i++)
+                fds[i] = start_upload("PUT", p, NULL, 31u << 20, 4u << 20);
+        for (int i = 0; i < 12; i++) {
+                char *a = NULL;
+                cr_assert_eq(answer_code(fds[i], &a), 401, "client %d: %s", i, a ? a : "(nothing)");
+                cr_assert(says_close(a), "the unread body ends the connection: %s", a);
+                free(a);
+        }
+        cr_assert_eq(tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL), 200);
+        int64_t peak = musterd_mem("VmHWM:");
+        cr_assert_lt(peak - before, 96 << 20, "musterd grew by %lld bytes", (long long) (peak - before));
+        /* A bad token is refused as early. */
+        int bad = start_upload("POST", "/api/v2/catalogs", "not-a-token", 63u << 20, 1u << 20);
+        cr_assert_eq(answer_code(bad, NULL), 401);
+        close(bad);
+        for (int i = 0; i < 12; i++)
+                close(fds[i]);
+        free(ie);
+}
+
+/* With a good token the bodies in flight share [server] max_body_memory:
+ * past it, 503 with Retry-After at once; the room comes back when a body
+ * goes. A cluster creator's body on a large-body route keeps the normal
+ * limit. */
+Test(http_hostile, bodies_in_flight_share_a_memory_budget) {
+        up("[server]\nmax_body_memory = 100MiB\n");
+        int a = start_upload("POST", "/api/v2/catalogs", md.admin_token, 63u << 20, 1u << 20);
+        /* The first holds its room (seen in /metrics), the second finds none. */
+        char *m = NULL;
+        int64_t until = tu_mono_ms() + EFFECT_WAIT_MS;
+        bool held = false;
+        while (!held && tu_mono_ms() < until) {
+                cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
+                const char *at = strstr(m, "\nmuster_http_body_memory_bytes ");
+                held = at && strtoll(at + 31, NULL, 10) >= (63ll << 20);
+                free(m);
+                if (!held)
+                        usleep(50 * 1000);
+        }
+        cr_assert(held, "the first body's room is held");
+        int b = start_upload("POST", "/api/v2/catalogs", md.admin_token, 63u << 20, 0);
+        char *text = NULL;
+        cr_assert_eq(answer_code(b, &text), 503, "%s", text ? text : "(nothing)");
+        cr_assert(strcasestr(text, "\r\nRetry-After: 2\r\n") && strstr(text, "max_body_memory"), "%s", text);
+        free(text);
+        close(b);
+        /* Small bodies still fit beside it. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs"), md.admin_token, "{\"name\":\"x\"}", NULL), 201);
+        close(a);
+        /* Gone: the room is back. */
+        until = tu_mono_ms() + EFFECT_WAIT_MS;
+        int code = 0;
+        while (tu_mono_ms() < until) {
+                int c = start_upload("POST", "/api/v2/catalogs", md.admin_token, 63u << 20, 0);
+                shutdown(c, SHUT_WR);
+                code = answer_code(c, NULL);
+                close(c);
+                if (code != 503)
+                        break;
+                usleep(100 * 1000);
+        }
+        cr_assert_neq(code, 503, "the room came back");
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
+        cr_assert(strstr(m, "\nmuster_http_body_memory_refusals_total 1\n"), "%s", m);
+        free(m);
+
+        /* A creator's operands: the normal 4 MiB, not the admin's 64. */
+        char *alice = tu_token(&md, "cluster-creator", "alice");
+        size_t len = 5u << 20;
+        char *big = malloc(len);
+        cr_assert_not_null(big);
+        memset(big, ' ', len);
+        big[0] = '{';
+        big[len - 1] = '}';
+        const char *ops = "/api/v2/clusters/6d757374-6572-4071-8335-0000000000c1/operands";
+        char *out = NULL;
+        cr_assert_eq(post_raw(ops, alice, big, len, &out), 413, "%s", out);
+        free(out);
+        cr_assert_eq(post_raw(ops, md.admin_token, big, len, &out), 404, "an infra admin's may be larger: %s", out);
+        free(out);
+        free(big);
+        free(alice);
+}

@@ -14,7 +14,12 @@
  *    with the reason;
  *  - a reload renews a certificate due for renewal without a restart,
  *    while an agent keeps polling;
- *  - --insecure-http: plain HTTP, said at start and in /readyz. */
+ *  - --insecure-http: plain HTTP, said at start and in /readyz;
+ *  - TLS (issue 32): by default TLS 1.3, and TLS 1.2 with ECDHE and AEAD
+ *    suites only: a client offering only CBC (SHA-1 or SHA-2) suites is
+ *    refused, and served once [server] tls_priorities allows them; a
+ *    TLS 1.3-only setting refuses TLS 1.2; a bad priority string stops
+ *    musterd, naming the key. */
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 #include <signal.h>
@@ -428,4 +433,118 @@ Test(https, insecure_http_is_asked_for_and_said) {
         char path[4200];
         snprintf(path, sizeof path, "%s/tls", state);
         cr_assert_neq(access(path, F_OK), 0, "no CA is made for plain HTTP");
+}
+
+/* One handshake with md by `openssl s_client` on loopback, verifying
+ * musterd's CA: its exit status (0: done), and when done the
+ * "Protocol version: ..." and "Ciphersuite: ..." it printed in *said. */
+static int handshake(const char *options, char **said) {
+        char *out = NULL;
+        int st = tu_sh(&out, NULL,
+                       "timeout 20 openssl s_client -connect 127.0.0.1:%u -servername localhost -CAfile '%s/tls/ca.pem' "
+                       "-verify_return_error -brief %s </dev/null 2>&1",
+                       md.port, state, options);
+        if (said)
+                *said = out;
+        else
+                free(out);
+        return st;
+}
+
+/* TLS 1.2 with only these suites (@SECLEVEL=0: the client's own policy
+ * lets all of them be offered), and what musterd says to it. */
+static int tls12(const char *suites, char **said) {
+        char opt[512];
+        snprintf(opt, sizeof opt, "-tls1_2 -cipher '%s:@SECLEVEL=0'", suites);
+        return handshake(opt, said);
+}
+
+/* CBC suites, with SHA-1 and with SHA-2 MACs, for musterd's ECDSA
+ * certificate and for RSA key exchange (GnuTLS's NORMAL serves the first
+ * two). */
+static const char *const old_suites[] = {
+        "ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA", "AES128-SHA", "AES256-SHA",
+        "ECDHE-ECDSA-AES128-SHA256", "ECDHE-ECDSA-AES256-SHA384",
+        "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:AES128-SHA:AES256-SHA:ECDHE-ECDSA-AES128-SHA256",
+};
+
+Test(https, tls_offers_mozilla_intermediate_and_refuses_cbc_sha1) {
+        start_https(NULL);
+        char *said = NULL;
+        for (size_t i = 0; i < sizeof old_suites / sizeof *old_suites; i++) {
+                int st = tls12(old_suites[i], &said);
+                cr_assert_neq(st, 0, "TLS 1.2 with only %s is refused: %s", old_suites[i], said ? said : "");
+                cr_assert(!strstr(said, "Ciphersuite:"), "%s: %s", old_suites[i], said);
+                free(said);
+        }
+        /* What it does serve: TLS 1.2 with ECDHE and AEAD suites, TLS 1.3. */
+        static const char *const good[][2] = {
+                { "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256" },
+                { "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384" },
+                { "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-ECDSA-CHACHA20-POLY1305" },
+                /* Offered the old ones too, it gets an AEAD one. */
+                { "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256" },
+        };
+        for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+                char want[128];
+                cr_assert_eq(tls12(good[i][0], &said), 0, "TLS 1.2 with %s: %s", good[i][0], said ? said : "");
+                snprintf(want, sizeof want, "Ciphersuite: %s\n", good[i][1]);
+                cr_assert(strstr(said, "Protocol version: TLSv1.2\n") && strstr(said, want), "%s: %s", good[i][0],
+                          said);
+                free(said);
+        }
+        cr_assert_eq(handshake("-tls1_3", &said), 0, "TLS 1.3: %s", said ? said : "");
+        cr_assert(strstr(said, "Protocol version: TLSv1.3\n"), "%s", said);
+        free(said);
+        /* And the API over it, as every client uses it. */
+        char *ready = NULL;
+        cr_assert_eq(tu_http("GET", url("/readyz"), NULL, NULL, 0, &ready), 200);
+        free(ready);
+}
+
+/* [server] tls_priorities is what is served: GnuTLS's NORMAL serves the
+ * CBC-SHA-1 suite the default refuses (so that refusal is musterd's, not
+ * the client's), a TLS 1.3-only string refuses TLS 1.2. */
+Test(https, tls_priorities_set_what_is_served) {
+        start_https("[server]\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2\n");
+        char *said = NULL;
+        cr_assert_eq(tls12("ECDHE-ECDSA-AES128-SHA", &said), 0, "%s", said ? said : "");
+        cr_assert(strstr(said, "Ciphersuite: ECDHE-ECDSA-AES128-SHA\n"), "%s", said);
+        free(said);
+        tu_musterd_stop(&md, SIGTERM);
+
+        start_https("[server]\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3\n");
+        cr_assert_neq(tls12("ECDHE-ECDSA-AES128-GCM-SHA256", &said), 0, "TLS 1.2 is refused: %s", said ? said : "");
+        cr_assert(!strstr(said, "Ciphersuite:"), "%s", said);
+        free(said);
+        cr_assert_eq(handshake("-tls1_3", &said), 0, "TLS 1.3: %s", said ? said : "");
+        cr_assert(strstr(said, "Protocol version: TLSv1.3\n"), "%s", said);
+        free(said);
+}
+
+/* A priority string GnuTLS does not take: musterd does not start, and says
+ * which key and where GnuTLS stopped. */
+Test(https, a_bad_tls_priorities_stops_musterd) {
+        static const char *const bad[][2] = {
+                { "NORMAL:-VERS-ALL:+VERS-TLS1.2:+NO-SUCH-CIPHER", "'+NO-SUCH-CIPHER'" },
+                { "NONE", "GnuTLS rejects it" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                char conf[512], cpath[4200];
+                snprintf(conf, sizeof conf, "[server]\ntls_priorities = %s\n", bad[i][0]);
+                cr_assert_eq(tu_write_file(dir, "musterd.conf", conf), 0);
+                snprintf(cpath, sizeof cpath, "%s/musterd.conf", dir);
+                const char *argv[] = { getenv("MUSTERD"), "--listen", "127.0.0.1:0", "--state-dir", state, "--config",
+                                       cpath, NULL };
+                int st = -1;
+                char *err = NULL, *out = tu_run(argv, &st, &err);
+                cr_assert_eq(st, 2, "%s: exit %d: %s", bad[i][0], st, err ? err : "");
+                cr_assert(err && strstr(err, "musterd.conf:2: invalid tls_priorities") && strstr(err, bad[i][1]), "%s",
+                          err ? err : "");
+                free(out);
+                free(err);
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/tls", state);
+        cr_assert_neq(access(path, F_OK), 0, "stopped before making anything");
 }

@@ -20,15 +20,21 @@
 
 static struct tu_musterd md;
 static char *dir;
+static uint8_t *tpl; /* the discovery ISO template's bytes: reclaim boots into it */
 
 #define url(...) tu_url(md.base, __VA_ARGS__)
 
 /* The two fixture releases, imported as musterctl does. */
 static void up(void) {
         dir = tu_mkdtemp();
+        tpl = tu_pxe_template(dir);
+        char config[4600];
         /* first_boot_timeout short enough to see it end (first_boot_never_comes). */
-        cr_assert_eq(tu_musterd_start_in(&md, dir, TU_CONFIG_LOW_MINIMUMS "[monitor]\nmonitor_interval = 1\n"
-                                                   "first_boot_timeout = 5\n"), 0, "musterd started");
+        snprintf(config, sizeof config,
+                 TU_CONFIG_LOW_MINIMUMS "[monitor]\nmonitor_interval = 1\nfirst_boot_timeout = 5\n"
+                                        "[iso]\ntemplate = %s/discovery.iso\n", dir);
+        md.https = true;
+        cr_assert_eq(tu_musterd_start_in(&md, dir, config), 0, "musterd started");
         static const char *const versions[] = { "4.15.0", "4.16.0" };
         for (size_t i = 0; i < 2; i++) {
                 char src[4096], rel[4096];
@@ -43,6 +49,7 @@ static void up(void) {
 }
 
 static void down(void) {
+        free(tpl);
         tu_musterd_free(&md);
         tu_rm_rf(dir);
         free(dir);
@@ -107,8 +114,10 @@ static void expect_cluster(const char *id, const char *status) {
 }
 
 /* The installed system's first check-in: its node agent polls with the
- * host's own token (a fresh one, as musterctl host rotate-token hands out). */
-static void node_checkin(const char *ie, const char *host) {
+ * host's own token (a fresh one, as musterctl host rotate-token hands out),
+ * which it returns (malloc'd): an installed host's agent calls take no other
+ * (issue 32, item 5). */
+static char *node_checkin(const char *ie, const char *host) {
         json_object *o;
         cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts/%s/actions/rotate-token", ie, host),
                                   md.admin_token, NULL, &o), 200);
@@ -116,7 +125,7 @@ static void node_checkin(const char *ie, const char *host) {
         json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, host), ht, NULL, NULL),
                      200);
-        free(ht);
+        return ht;
 }
 
 /* Re-register (as the agent does when told to exit) and post the network
@@ -425,7 +434,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_null(install_step(r0), "written: %s", json_object_to_json_string(r0));
         json_object_put(r0);
         cr_assert(events_have(q, "waiting up to"));
-        node_checkin(ie, A);
+        char *ntok = node_checkin(ie, A);
         h = get_host(ie, A);
         cr_assert_str_eq(tu_jstr(h, "status"), "installed", "%s", tu_jstr(h, "status_info"));
         cr_assert_str_eq(tu_jstr(h, "applied_revision"), "1");
@@ -435,10 +444,16 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         expect_cluster(c, "installed");
         cr_assert(events_have(q, "payload revision 1 written; root file system on /dev/nvme0n1p1"));
         cr_assert(events_have(q, "installing-in-progress -> installed: its installed system checked in"));
-        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"rebooting\",\"percent\":100}"), 409, "not installing any more");
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"rebooting\",\"percent\":100}"), 403,
+                     "installed: the infra-env's token speaks no more for it");
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 403, "nor posts its results");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), tok, NULL, NULL),
+                     403, "nor checks in for it");
+        cr_assert_eq(put_progress(ie, ntok, A, "{\"stage\":\"rebooting\",\"percent\":100}"), 409, "not installing any more");
+        cr_assert_eq(post_result(ie, ntok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200, "a repeat is taken quietly");
-        json_object *r = poll(ie, tok, A);
+        json_object *r = poll(ie, ntok, A);
         cr_assert_null(install_step(r), "up to date: %s", json_object_to_json_string(r));
         json_object_put(r);
 
@@ -461,7 +476,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert(strstr(paths, "0000_90_console_01-console-insights-plugin.yaml"), "Console+Insights now: %s", paths);
         free(paths);
         json_object_put(payload);
-        r = poll(ie, tok, A);
+        r = poll(ie, ntok, A);
         json_object *s = install_step(r);
         cr_assert_not_null(s, "%s", json_object_to_json_string(r));
         cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-2");
@@ -470,14 +485,14 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_null(tu_json_get(s, "args.installation_disk"));
         json_object_put(r);
         /* A failed apply keeps the host installed and says why. */
-        cr_assert_eq(post_result(ie, tok, A, "apply-2", "install", 1, NULL, "manifest dir is read-only"), 200);
+        cr_assert_eq(post_result(ie, ntok, A, "apply-2", "install", 1, NULL, "manifest dir is read-only"), 200);
         h = get_host(ie, A);
         cr_assert_str_eq(tu_jstr(h, "status"), "installed");
         cr_assert_str_eq(tu_jstr(h, "status_info"), "Applying payload revision 2 failed: manifest dir is read-only");
         cr_assert_str_eq(tu_jstr(h, "applied_revision"), "1");
         json_object_put(h);
         cr_assert(events_have(q, "failed to apply payload revision 2: manifest dir is read-only"));
-        cr_assert_eq(post_result(ie, tok, A, "apply-2", "install", 0,
+        cr_assert_eq(post_result(ie, ntok, A, "apply-2", "install", 0,
                                  json_tokener_parse("{\"applied_revision\":2,\"added\":[\"0000_90_console_01-console-"
                                                     "insights-plugin.yaml\"],\"updated\":[],\"removed\":[]}"),
                                  NULL), 200);
@@ -486,7 +501,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_str_eq(tu_jstr(h, "status_info"), "Host is installed");
         json_object_put(h);
         cr_assert(events_have(q, "applied payload revision 2: 1 added, 0 updated, 0 removed"));
-        r = poll(ie, tok, A);
+        r = poll(ie, ntok, A);
         cr_assert_null(install_step(r));
         json_object_put(r);
 
@@ -503,7 +518,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         cr_assert_null(strstr(paths, "image-registry"), "ImageRegistry is not enabled: %s", paths);
         free(paths);
         json_object_put(payload);
-        r = poll(ie, tok, A);
+        r = poll(ie, ntok, A);
         cr_assert_str_eq(tu_jstr(install_step(r), "step_id"), "apply-3");
         json_object_put(r);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters/%s/payload", c), md.admin_token, NULL, &o), 200);
@@ -524,6 +539,7 @@ Test(install_api, install_day2_upgrade_and_what_the_store_holds) {
         free(env);
         json_object_put(fetch_payload(tok, key, c, 2)); /* the others are untouched */
         crypto_key_free(key);
+        free(ntok);
         free(c);
         free(ie);
         free(tok);
@@ -591,7 +607,7 @@ Test(install_api, roles_and_a_failed_host) {
         /* One done: the cluster still installs. */
         cr_assert_eq(post_result(ie, tok, H[0], "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
-        node_checkin(ie, H[0]);
+        free(node_checkin(ie, H[0]));
         expect_host(ie, H[0], "installed");
         expect_cluster(c, "installing");
         /* One fails: host error with the reason, the cluster with it. */
@@ -818,7 +834,7 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
         json_object_put(poll(ie, tok, A));
         cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
                                  NULL), 200);
-        node_checkin(ie, A);
+        char *ntok_a = node_checkin(ie, A);
         expect_cluster(c, "installed");
 
         /* B joins: bound, checked, installed on its own. */
@@ -860,15 +876,15 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
                                   NULL, NULL), 409, "already installing");
         cr_assert_eq(post_result(ie, tok, B, "install-2", "install", 0, json_tokener_parse("{\"applied_revision\":2}"),
                                  NULL), 200);
-        node_checkin(ie, B);
+        char *ntok_b = node_checkin(ie, B);
         expect_host(ie, B, "installed");
         expect_cluster(c, "installed");
-        r = poll(ie, tok, A);
+        r = poll(ie, ntok_a, A);
         s = install_step(r);
         cr_assert_not_null(s, "%s", json_object_to_json_string(r));
         cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-2", "A follows the revision B joined with");
         json_object_put(r);
-        cr_assert_eq(post_result(ie, tok, A, "apply-2", "install", 0, json_tokener_parse("{\"applied_revision\":2}"),
+        cr_assert_eq(post_result(ie, ntok_a, A, "apply-2", "install", 0, json_tokener_parse("{\"applied_revision\":2}"),
                                  NULL), 200);
 
         /* The next revision reaches both. */
@@ -876,14 +892,16 @@ Test(install_api, day2_host_joins_an_installed_cluster) {
                                   "{\"release_version\":\"4.16.0\"}", &o), 200, "%s",
                      o ? json_object_to_json_string(o) : "");
         json_object_put(o);
-        const char *hosts[2] = { A, B };
+        const char *hosts[2] = { A, B }, *ntoks[2] = { ntok_a, ntok_b };
         for (int i = 0; i < 2; i++) {
-                r = poll(ie, tok, hosts[i]);
+                r = poll(ie, ntoks[i], hosts[i]);
                 s = install_step(r);
                 cr_assert_not_null(s, "host %d: %s", i, json_object_to_json_string(r));
                 cr_assert_str_eq(tu_jstr(s, "step_id"), "apply-3", "host %d", i);
                 json_object_put(r);
         }
+        free(ntok_a);
+        free(ntok_b);
         free(c);
         free(ie);
         free(tok);
@@ -937,7 +955,7 @@ Test(install_api, first_boot_never_comes) {
                   "%s", m);
         free(m);
         /* A late check-in does not make it installed. */
-        node_checkin(ie, A);
+        free(node_checkin(ie, A));
         expect_host(ie, A, "error");
         cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/reset", c), md.admin_token, NULL, NULL), 200);
         free(c);
@@ -982,6 +1000,10 @@ Test(install_api, host_tokens_scope_and_rotation) {
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), host_tok, NULL,
                                   NULL), 200);
         expect_host(ie, A, "installed");
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, A), tok, NULL, &o), 403,
+                     "installed: the ISO's token no longer checks in for it");
+        cr_assert(strstr(tu_jstr(o, "reason"), "host's own token"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, B), host_tok, NULL, &o),
                      403);
         cr_assert(strstr(tu_jstr(o, "reason"), "another host"), "%s", tu_jstr(o, "reason"));
@@ -1193,4 +1215,144 @@ Test(install_api, disk_speed_failure_stops_the_preparation) {
         free(c);
         free(ie);
         free(tok);
+}
+
+/* ---- who acts on a host (issue 32, items 1-6) --------------------------------- */
+
+static long host_call(const char *method, const char *ie, const char *host, const char *suffix, const char *tok,
+                      const char *body, json_object **o) {
+        return tu_http_json(method, url("/api/v2/infra-envs/%s/hosts/%s%s", ie, host, suffix), tok, body, o);
+}
+
+static void expect_refused(long want, const char *method, const char *ie, const char *host, const char *suffix,
+                           const char *tok, const char *body, const char *who) {
+        json_object *o = NULL;
+        long code = host_call(method, ie, host, suffix, tok, body, &o);
+        cr_assert_eq(code, want, "%s %s%s as %s: %ld, not %ld: %s", method, host, suffix, who, code, want,
+                     o ? json_object_to_json_string(o) : "");
+        cr_assert_null(tu_json_get(o, "host_token"), "nothing in the answer");
+        json_object_put(o);
+}
+
+static const char *pending(const char *ie, const char *host, char *buf, size_t len) {
+        json_object *h = get_host(ie, host);
+        json_object *pa = tu_json_get(h, "pending_actions");
+        snprintf(buf, len, "%s", pa ? json_object_to_json_string(pa) : "");
+        json_object_put(h);
+        return buf;
+}
+
+/* Alice (a cluster creator) owns the infra-env; bob, another creator, picks
+ * her pool host for his cluster. Before, he may bind it but not take its
+ * token or its logs; once installed in his cluster, its token, logs and
+ * reclaim are his (and the infra admin's), not alice's; the infra-env's
+ * agent token no longer speaks for it; a reclaim can be withdrawn until the
+ * node agent has been handed it. */
+Test(install_api, owners_of_a_host_and_its_token_logs_and_reclaim) {
+        char *alice = tu_token(&md, "cluster-creator", "alice"), *bob = tu_token(&md, "cluster-creator", "bob");
+        char *ie, *tok, *c, buf[256];
+        json_object *o;
+        cr_assert_eq(tu_create_infra_env(md.base, alice, "alice-rack", &ie, &tok), 201);
+        agent_boot(ie, tok, A);
+        expect_host(ie, A, "known-unbound");
+
+        /* Items 1 and 2: a pool host of alice's, for bob to see and bind only. */
+        expect_refused(403, "POST", ie, A, "/actions/rotate-token", bob, NULL, "bob");
+        expect_refused(403, "POST", ie, A, "/actions/gather-logs", bob, NULL, "bob");
+        cr_assert_str_eq(pending(ie, A, buf, sizeof buf), "", "no ask left behind");
+        expect_refused(403, "GET", ie, A, "/logs", bob, NULL, "bob");
+        expect_refused(403, "PATCH", ie, A, "", bob, "{\"requested_hostname\":\"mine\"}", "bob");
+        expect_refused(403, "DELETE", ie, A, "", bob, NULL, "bob");
+        cr_assert_eq(host_call("GET", ie, A, "", bob, NULL, NULL), 200, "bob sees the pool");
+        /* Nothing was revoked: alice's own rotation is the host's first
+         * (from generation 1 to 2). */
+        cr_assert_eq(host_call("POST", ie, A, "/actions/rotate-token", alice, NULL, &o), 200);
+        cr_assert_str_eq(tu_jstr(o, "token_generation"), "2", "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_eq(host_call("POST", ie, A, "/actions/gather-logs", alice, NULL, NULL), 202, "alice's own host");
+        cr_assert_str_eq(pending(ie, A, buf, sizeof buf), "[ \"gather-logs\" ]");
+
+        /* Bob's cluster takes it and installs it. */
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"name\":\"sno\",\"base_dns_domain\":\"example.test\",\"machine_network_cidr\":"
+                 "\"192.0.2.0/24\",\"high_availability_mode\":\"None\",\"pull_secret\":"
+                 "\"{\\\"auths\\\":{}}\",\"release_version\":\"4.15.0\"}");
+        cr_assert_eq(tu_create_cluster(md.base, bob, body, &c), 201);
+        snprintf(body, sizeof body, "{\"cluster_id\":\"%s\"}", c);
+        cr_assert_eq(host_call("POST", ie, A, "/actions/bind", bob, body, NULL), 200, "bob binds from any pool");
+        register_ready(ie, tok, A, "sno", "192.0.2.10", NULL, 0);
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/clusters/%s/actions/install", c), bob, NULL, NULL), 202);
+        disk_speed_ok(ie, tok, A);
+        json_object_put(poll(ie, tok, A));
+        cr_assert_eq(post_result(ie, tok, A, "install-1", "install", 0, json_tokener_parse("{\"applied_revision\":1}"),
+                                 NULL), 200);
+        /* Item 4: from the start of the install it is bob's cluster's. */
+        expect_refused(403, "POST", ie, A, "/actions/rotate-token", alice, NULL, "alice");
+        char *ntok = node_checkin(ie, A);
+        expect_host(ie, A, "installed");
+        expect_refused(403, "POST", ie, A, "/actions/rotate-token", alice, NULL, "alice");
+        expect_refused(403, "POST", ie, A, "/actions/gather-logs", alice, NULL, "alice");
+        expect_refused(403, "GET", ie, A, "/logs", alice, NULL, "alice");
+        expect_refused(403, "POST", ie, A, "/actions/reclaim", alice, "{\"wipe\":true}", "alice");
+        expect_refused(403, "POST", ie, A, "/actions/unbind", alice, NULL, "alice");
+        cr_assert_eq(host_call("GET", ie, A, "", alice, NULL, NULL), 200, "alice still sees her infra-env's host");
+        cr_assert_eq(host_call("POST", ie, A, "/actions/gather-logs", bob, NULL, NULL), 202, "bob's installed host");
+        /* Item 5: the infra-env's token (in every ISO and PXE URL) posts
+         * nothing for it any more; its reclaim result least of all. */
+        cr_assert_eq(tu_http_json("POST", url("/api/v2/infra-envs/%s/hosts", ie), bob, NULL, NULL), 403);
+        cr_assert_eq(post_result(ie, tok, A, "reclaim", "reclaim", 0, json_tokener_parse("{\"boot_dir\":\"/boot\"}"),
+                                 NULL), 403);
+        cr_assert_eq(put_progress(ie, tok, A, "{\"stage\":\"rebooting\",\"percent\":100}"), 403);
+        cr_assert_eq(tu_http_raw("PUT", url("/api/v2/infra-envs/%s/hosts/%s/logs", ie, A), tok, "application/gzip",
+                                 "\x1f\x8b\x08\0\0\0\0\0\0\x03\x03\0\0\0\0\0\0\0\0\0", 20,
+                                 &(struct tu_http_reply) { 0 }),
+                     403);
+        expect_host(ie, A, "installed");
+
+        /* Item 6: bob asks for a reclaim and withdraws it before the node
+         * agent checks in; its boot files are then refused to the host's token. */
+        cr_assert_eq(host_call("POST", ie, A, "/actions/reclaim", bob, "{}", NULL), 202);
+        cr_assert(strstr(pending(ie, A, buf, sizeof buf), "\"reclaim\""), "%s", buf);
+        struct tu_http_reply r = { 0 };
+        cr_assert_eq(tu_http_raw("GET", url("/api/v2/infra-envs/%s/downloads/pxe/vmlinuz", ie), ntok, NULL, NULL, 0,
+                                 &r), 200, "served while the reclaim is pending");
+        cr_assert(r.len == TU_TPL_KERNEL_SIZE && memcmp(r.body, tpl + TU_TPL_KERNEL_OFF, r.len) == 0, "the kernel");
+        free(r.body);
+        cr_assert_eq(host_call("POST", ie, A, "/actions/reclaim", bob, "{\"cancel\":true,\"wipe\":true}", NULL), 400);
+        cr_assert_eq(host_call("POST", ie, A, "/actions/reclaim", bob, "{\"cancel\":true}", &o), 200, "%s",
+                     o ? json_object_to_json_string(o) : "");
+        json_object_put(o);
+        cr_assert_null(strstr(pending(ie, A, buf, sizeof buf), "reclaim"), "%s", buf);
+        r = (struct tu_http_reply) { 0 };
+        cr_assert_eq(tu_http_raw("GET", url("/api/v2/infra-envs/%s/downloads/pxe/vmlinuz", ie), ntok, NULL, NULL, 0,
+                                 &r), 403, "withdrawn: no boot files");
+        free(r.body);
+        o = poll(ie, ntok, A);
+        cr_assert_null(step_of(o, "reclaim"), "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_eq(host_call("POST", ie, A, "/actions/reclaim", bob, "{\"cancel\":true}", &o), 409,
+                     "nothing to withdraw");
+        json_object_put(o);
+        /* Asked again and handed to the node agent: too late to withdraw. */
+        cr_assert_eq(host_call("POST", ie, A, "/actions/reclaim", bob, "{}", NULL), 202);
+        o = poll(ie, ntok, A);
+        cr_assert_not_null(step_of(o, "reclaim"), "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_eq(host_call("POST", ie, A, "/actions/reclaim", bob, "{\"cancel\":true}", &o), 409);
+        cr_assert(strstr(tu_jstr(o, "reason"), "has started the reclaim"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
+        /* Its result, with its own token, unbinds it. */
+        cr_assert_eq(post_result(ie, ntok, A, "reclaim", "reclaim", 0, json_tokener_parse("{\"boot_dir\":\"/boot\"}"),
+                                 NULL), 200);
+        o = get_host(ie, A);
+        cr_assert_null(tu_json_get(o, "cluster_id"), "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_str_eq(pending(ie, A, buf, sizeof buf), "[ \"gather-logs\" ]", "bob's ask for its logs stays");
+        free(ntok);
+        free(c);
+        free(ie);
+        free(tok);
+        free(alice);
+        free(bob);
 }

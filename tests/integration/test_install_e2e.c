@@ -95,40 +95,18 @@ static void check_manifest_bytes(const char *mdir, const char *rel, const char *
 
 static int sntpd_pid = -1, dnsd_pid = -1;
 
-/* A discovery ISO template of random bytes whose sidecar says where its
- * kernel and initramfs are (what reclaim fetches through the PXE routes). */
-#define TPL_SIZE (4 * 1024 * 1024)
-#define TPL_AREA_OFF (3 * 1024 * 1024)
-#define TPL_KERNEL_OFF (64 * 1024)
-#define TPL_KERNEL_SIZE 100003
-#define TPL_INITRD_OFF (1024 * 1024)
-#define TPL_INITRD_SIZE 300001
-#define TPL_CMDLINE "console=ttyS0,115200 quiet"
+/* The discovery ISO template (tu_pxe_template). */
+#define TPL_SIZE TU_TPL_SIZE
+#define TPL_KERNEL_OFF TU_TPL_KERNEL_OFF
+#define TPL_KERNEL_SIZE TU_TPL_KERNEL_SIZE
+#define TPL_INITRD_OFF TU_TPL_INITRD_OFF
+#define TPL_INITRD_SIZE TU_TPL_INITRD_SIZE
+#define TPL_CMDLINE TU_TPL_CMDLINE
 static uint8_t *tpl;
-
-static void make_pxe_template(void) {
-        uint64_t seed = 0x7ec1a1d;
-        tpl = malloc(TPL_SIZE);
-        cr_assert_not_null(tpl);
-        for (size_t i = 0; i < TPL_SIZE; i += 4) {
-                uint32_t v = tu_xorshift(&seed);
-                memcpy(tpl + i, &v, 4);
-        }
-        memset(tpl + TPL_AREA_OFF, 0, BOOTCFG_AREA_SIZE);
-        cr_assert_eq(tu_write_bin(dir, "discovery.iso", tpl, TPL_SIZE), 0);
-        char side[1024];
-        snprintf(side, sizeof side,
-                 "{\"format\": \"muster-iso-template/1\", \"config_offset\": %d, \"config_size\": %d, \"size\": %d, "
-                 "\"pxe\": {\"kernel_offset\": %d, \"kernel_size\": %d, \"initrd_offset\": %d, \"initrd_size\": %d, "
-                 "\"cmdline\": \"%s\"}}\n",
-                 TPL_AREA_OFF, BOOTCFG_AREA_SIZE, TPL_SIZE, TPL_KERNEL_OFF, TPL_KERNEL_SIZE, TPL_INITRD_OFF,
-                 TPL_INITRD_SIZE, TPL_CMDLINE);
-        cr_assert_eq(tu_write_file(dir, "discovery.iso.json", side), 0);
-}
 
 static void setup(void) {
         dir = tu_e2e_up(&fab, "i", COORD_ADDR, agents, N_AGENTS);
-        make_pxe_template();
+        tpl = tu_pxe_template(dir);
         /* The two fixture releases, each with its OS image. */
         char rel[4200];
         snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);

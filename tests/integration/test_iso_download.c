@@ -914,6 +914,11 @@ Test(iso_download, static_network_checked_kept_and_carried) {
         free(err);
         cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s", ie), md.admin_token, NULL, &o), 200);
         cr_assert(strstr(json_object_to_json_string(o), "52:54:00:6d:75:09"), "%s", json_object_to_json_string(o));
+        /* The admin's file byte for byte, its last newline too (issue 32, item 12). */
+        json_object *sent = NULL;
+        json_object_object_get_ex(tu_json_get(o, "static_network.0.files"), "10-eth0.network", &sent);
+        cr_assert_str_eq(json_object_get_string(sent),
+                         "[Match]\nMACAddress=52:54:00:6d:75:09\n[Network]\nDHCP=no\nAddress=192.0.2.9/24\n");
         json_object_put(o);
         cr_assert_neq(CTL(&out, &err, "infraenv", "set", "rack-s", "--static-network", snbad), 0);
         cr_assert(strstr(err, "is not a folder named by a host's MAC"), "%s", err);

@@ -1172,6 +1172,7 @@ static void uninstall_with_cleanup(const char *ie, const char *cid) {
         _cleanup_free_ char *pend = pending_text(o);
         cr_assert_str_eq(pend, "Vault=3,VaultSnapshot=2", "%s", json_object_to_json_string(o));
         json_object_put(o);
+        cr_assert(event_says(cid, "its 5 operands (3 applied through musterd, 2 found on the hosts) go first", NULL));
         int64_t rev = cluster_rev(cid);
         cr_assert_eq(tu_http_json("DELETE", url("/api/v2/clusters/%s/subscriptions/vault", cid), md.admin_token, NULL,
                                   &o), 409, "asked once");

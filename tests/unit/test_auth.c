@@ -7,6 +7,7 @@
 #include "auth.h"
 #include "format.h"
 #include "jwt.h"
+#include "protocol.h"
 
 static struct crypto_key *key, *other;
 
@@ -185,4 +186,102 @@ Test(auth, ttl_durations) {
         int64_t v;
         cr_assert_eq(format_parse_duration_s("99999999999999999999", &v), -ERANGE);
         cr_assert_eq(format_parse_duration_s("999999999999999y", &v), -ERANGE);
+}
+
+/* Who may act on a host (issue 32, item 3): every role against every
+ * placement and every host route, as one table. The host is in alice's
+ * infra-env; bound or installed, it is in bob's cluster. Each row's 14
+ * letters are the answers to: show set delete bind unbind install
+ * rotate-token gather-logs logs reclaim | agent-poll agent-result
+ * agent-progress agent-logs-upload; '.' allowed, 'F' 403, 'H' 404. */
+enum who { W_INFRA_ADMIN, W_IE_OWNER, W_CLUSTER_OWNER, W_OTHER_CREATOR, W_AGENT, W_HOST, W_OTHER_HOST, _W_MAX };
+
+static const char *const HOST_ID = "5e0b2c4d-6a7f-4e81-9c3d-2b1a0f9e8d7c";
+static const char *const OTHER_HOST_ID = "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2918";
+
+static struct principal who_principal(enum who w) {
+        struct principal p = { .kind = PRINCIPAL_ADMIN, .role = ROLE_CLUSTER_CREATOR };
+        switch (w) {
+        case W_INFRA_ADMIN: p.role = ROLE_INFRA_ADMIN; strcpy(p.owner, "root"); break;
+        case W_IE_OWNER: strcpy(p.owner, "alice"); break;
+        case W_CLUSTER_OWNER: strcpy(p.owner, "bob"); break;
+        case W_OTHER_CREATOR: strcpy(p.owner, "carol"); break;
+        case W_AGENT: p.kind = PRINCIPAL_AGENT; strcpy(p.infra_env_id, IE); break;
+        case W_HOST: p.kind = PRINCIPAL_AGENT; strcpy(p.infra_env_id, IE); strcpy(p.host_id, HOST_ID); break;
+        case W_OTHER_HOST:
+                p.kind = PRINCIPAL_AGENT;
+                strcpy(p.infra_env_id, IE);
+                strcpy(p.host_id, OTHER_HOST_ID);
+                break;
+        case _W_MAX: break;
+        }
+        return p;
+}
+
+static const char *const WHO_NAMES[] = { "infra-admin", "ie-owner", "cluster-owner", "other-creator",
+                                         "agent", "host-token", "other-host-token" };
+
+static const char *const EXPECT[3][_W_MAX] = {
+        [HOST_PLACE_POOL] = {
+                [W_INFRA_ADMIN]   = "..........FFFF",
+                [W_IE_OWNER]      = "..........FFFF",
+                [W_CLUSTER_OWNER] = ".FF.FFFFFFFFFF", /* bob owns no cluster of an unbound host */
+                [W_OTHER_CREATOR] = ".FF.FFFFFFFFFF",
+                [W_AGENT]         = "FFFFFFFFFF....",
+                [W_HOST]          = ".FFFFFFFFF....",
+                [W_OTHER_HOST]    = "FFFFFFFFFFFFFF",
+        },
+        [HOST_PLACE_BOUND] = {
+                [W_INFRA_ADMIN]   = "..........FFFF",
+                [W_IE_OWNER]      = "..........FFFF",
+                [W_CLUSTER_OWNER] = "..........FFFF",
+                [W_OTHER_CREATOR] = "HHHHHHHHHHFFFF",
+                [W_AGENT]         = "FFFFFFFFFF....",
+                [W_HOST]          = ".FFFFFFFFF....",
+                [W_OTHER_HOST]    = "FFFFFFFFFFFFFF",
+        },
+        [HOST_PLACE_INSTALLED] = {
+                [W_INFRA_ADMIN]   = "..........FFFF",
+                [W_IE_OWNER]      = ".FFFFFFFFFFFFF",
+                [W_CLUSTER_OWNER] = "..........FFFF",
+                [W_OTHER_CREATOR] = "HHHHHHHHHHFFFF",
+                [W_AGENT]         = "FFFFFFFFFFFFFF", /* the node agent speaks with the host's token */
+                [W_HOST]          = ".FFFFFFFFF....",
+                [W_OTHER_HOST]    = "FFFFFFFFFFFFFF",
+        },
+};
+
+Test(auth, host_rule_table) {
+        static const char *const places[] = { "pool", "bound", "installed" };
+        cr_assert_eq(_HOST_OP_MAX, 14);
+        for (int pl = 0; pl < 3; pl++)
+                for (int w = 0; w < _W_MAX; w++) {
+                        struct principal p = who_principal((enum who) w);
+                        struct host_scope s = {
+                                .host_id = HOST_ID,
+                                .ie_owner = "alice",
+                                .cluster_owner = pl == HOST_PLACE_POOL ? NULL : "bob",
+                                .place = (enum host_place) pl,
+                                .node_agent = pl == HOST_PLACE_INSTALLED,
+                        };
+                        for (int op = 0; op < _HOST_OP_MAX; op++) {
+                                const char *why = NULL;
+                                int got = auth_host_may(&p, &s, (enum host_op) op, &why);
+                                char c = EXPECT[pl][w][op];
+                                int want = c == '.' ? 0 : c == 'F' ? 403 : 404;
+                                cr_expect_eq(got, want, "%s host, %s, %s: %d, not %d (%s)", places[pl], WHO_NAMES[w],
+                                             host_op_to_string((enum host_op) op), got, want, why ? why : "");
+                                cr_expect(got == 0 || (why && *why), "a refusal says why");
+                        }
+                }
+}
+
+Test(auth, host_place_from_status) {
+        cr_assert_eq(auth_host_place(false, HOST_KNOWN_UNBOUND), HOST_PLACE_POOL);
+        cr_assert_eq(auth_host_place(true, HOST_KNOWN), HOST_PLACE_BOUND);
+        cr_assert_eq(auth_host_place(true, HOST_ERROR), HOST_PLACE_BOUND);
+        cr_assert_eq(auth_host_place(true, HOST_PREPARING_FOR_INSTALLATION), HOST_PLACE_INSTALLED);
+        cr_assert_eq(auth_host_place(true, HOST_INSTALLING_IN_PROGRESS), HOST_PLACE_INSTALLED);
+        cr_assert_eq(auth_host_place(true, HOST_INSTALLED), HOST_PLACE_INSTALLED);
+        cr_assert_eq(auth_host_place(true, HOST_RESETTING_PENDING_USER_ACTION), HOST_PLACE_INSTALLED);
 }

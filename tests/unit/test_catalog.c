@@ -373,7 +373,13 @@ Test(catalog, malformed_json_and_yaml_name_file_and_line) {
         refuse("c.json", PACKAGE("p", "s") "{\"schema\": \"olm", -EINVAL, "c.json:2: JSON: the text ends inside a value");
         refuse("c.yaml", "schema: olm.package\nname: p\ndefaultChannel: s\n---\nschema: [\nname: x\n", -EINVAL, "c.yaml:6: YAML: ");
         refuse("c.yaml", "a: b\n  c: d\n", -EINVAL, "c.yaml:2: YAML: ");
-        refuse("c.yaml", "a: &a [*a]\n", -E2BIG, "c.yaml:1: YAML nests deeper than");
+        refuse("c.yaml", "a: &a [*a]\n", -E2BIG,
+               "c.yaml:1: aliases expand past 65536 bytes (the document is 11 bytes): an alias is inside the node it names");
+        char deep[512];
+        memset(deep, '[', 250);
+        memset(deep + 250, ']', 250);
+        deep[500] = '\0';
+        refuse("c.yaml", deep, -E2BIG, "c.yaml:1: YAML nests deeper than 200");
 }
 
 Test(catalog, unknown_schemas_and_properties_are_counted) {

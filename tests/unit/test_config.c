@@ -30,6 +30,7 @@ Test(config, defaults) {
         cr_assert_eq(c.max_inventory_bytes, 2 * MIB);
         cr_assert_eq(c.max_page_size, 1000);
         cr_assert_eq(c.max_release_bytes, 64 * MIB);
+        cr_assert_eq(c.max_body_memory, 192 * MIB);
         cr_assert_eq(c.host_disconnect_timeout_s, 180);
         cr_assert_eq(c.first_boot_timeout_s, 3600);
         cr_assert_eq(c.monitor_interval_s, 10);
@@ -79,6 +80,7 @@ Test(config, every_key) {
                 "max_inventory_bytes = 3 MiB   # inline comment\n"
                 "max_page_size = 250\n"
                 "max_release_bytes = 256MiB\n"
+                "max_body_memory = 1GiB\n"
                 "\n"
                 "[monitor]\n"
                 "host_disconnect_timeout = 5m\n"
@@ -125,6 +127,7 @@ Test(config, every_key) {
         cr_assert_eq(c.max_inventory_bytes, 3 * MIB);
         cr_assert_eq(c.max_page_size, 250);
         cr_assert_eq(c.max_release_bytes, 256 * MIB);
+        cr_assert_eq(c.max_body_memory, GIB);
         cr_assert_eq(c.host_disconnect_timeout_s, 300);
         cr_assert_eq(c.first_boot_timeout_s, 1200);
         cr_assert_eq(c.monitor_interval_s, 15);
@@ -298,6 +301,9 @@ Test(config, bad_lines_name_file_and_line) {
                   "test.conf: [monitor] monitor_interval (180s) must be shorter than host_disconnect_timeout (180s)" },
                 { "[server]\nmax_inventory_bytes = 8MiB\n",
                   "test.conf: [server] max_inventory_bytes (8388608) exceeds max_body_bytes (4194304)" },
+                { "[server]\nmax_body_memory = 64MiB\n",
+                  "test.conf: [server] max_body_memory (67108864) must be larger than the largest body a request may "
+                  "send (67108864: max_body_bytes, max_release_bytes, [logs] max_upload_bytes)" },
                 { "[network]\nmin_mtu = 70000\n", "test.conf:2: min_mtu '70000' is out of range (0 to 65535)" },
                 { "[network]\nmin_mtu = -1\n", "test.conf:2: invalid min_mtu '-1': expected a whole number" },
                 { "[network]\nmin_mtu = 1500 bytes\n", "test.conf:2: invalid min_mtu '1500 bytes'" },

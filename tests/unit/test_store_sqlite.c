@@ -253,13 +253,28 @@ Test(store_sqlite, version_14_database_is_migrated) {
         cr_assert_eq(store_host_get(st, a, H(1), &h), 0);
         cr_assert_eq(h.pending_actions, 0u);
         host_free(&h);
-        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM, 0), 0);
-        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_RECLAIM_WIPE, HOST_ACTION_RECLAIM), 0);
+        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM, 0, 0, 0), 0);
+        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_RECLAIM_WIPE, HOST_ACTION_RECLAIM, 0, 0), 0);
         cr_assert_eq(store_host_get_brief(st, a, H(1), &h), 0);
         cr_assert_eq(h.pending_actions, HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM_WIPE, "set, then cleared: %u",
                      h.pending_actions);
         host_free(&h);
-        cr_assert_eq(store_host_actions(st, a, H(2), HOST_ACTION_GATHER_LOGS, 0), -ENOENT);
+        cr_assert_eq(store_host_actions(st, a, H(2), HOST_ACTION_GATHER_LOGS, 0, 0, 0), -ENOENT);
+        /* Only while the bits under the mask are as wanted: else nothing changes. */
+        cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_RECLAIM_STARTED, 0, 0, 0), 0);
+        cr_assert_eq(store_host_actions(st, a, H(1), 0, HOST_ACTION_RECLAIM_WIPE, HOST_ACTION_RECLAIM_STARTED, 0),
+                     -EBUSY);
+        cr_assert_eq(store_host_get_brief(st, a, H(1), &h), 0);
+        cr_assert_eq(h.pending_actions,
+                     HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM_WIPE | HOST_ACTION_RECLAIM_STARTED, "%u",
+                     h.pending_actions);
+        host_free(&h);
+        cr_assert_eq(store_host_actions(st, a, H(1), 0, HOST_ACTION_RECLAIM_STARTED,
+                                        HOST_ACTION_RECLAIM | HOST_ACTION_RECLAIM_STARTED, HOST_ACTION_RECLAIM_STARTED),
+                     0);
+        cr_assert_eq(store_host_get_brief(st, a, H(1), &h), 0);
+        cr_assert_eq(h.pending_actions, HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM_WIPE, "%u", h.pending_actions);
+        host_free(&h);
 
         struct store_host_logs l;
         cr_assert_eq(store_host_logs_get(st, a, H(1), &l), -ENOENT);
@@ -272,7 +287,7 @@ Test(store_sqlite, version_14_database_is_migrated) {
                 snprintf(when, sizeof when, "2026-11-27T09:00:0%dZ", i);
                 if (i)
                         cr_assert_eq(store_host_logs_put(st, a, H(1), when, data, sizeof data, 3), -EBUSY);
-                cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_GATHER_LOGS, 0), 0);
+                cr_assert_eq(store_host_actions(st, a, H(1), HOST_ACTION_GATHER_LOGS, 0, 0, 0), 0);
                 cr_assert_eq(store_host_logs_put(st, a, H(1), when, data, sizeof data, 3), 0);
         }
         cr_assert_eq(store_host_logs_get(st, a, H(1), &l), 0);

@@ -1555,7 +1555,8 @@ static int sql_host_clear_stop(struct store *s, const char *ie, const char *id) 
                                "AND stop_pending = 1", false);
 }
 
-static int sql_host_actions(struct store *s, const char *ie, const char *id, unsigned set, unsigned clear) {
+static int sql_host_actions(struct store *s, const char *ie, const char *id, unsigned set, unsigned clear,
+                            unsigned mask, unsigned want) {
         struct dbconn *c;
         int r;
         if ((r = write_begin(s, &c)) < 0)
@@ -1563,10 +1564,12 @@ static int sql_host_actions(struct store *s, const char *ie, const char *id, uns
         {
                 _cleanup_reset_ struct dbstmt *st = NULL;
                 if ((r = stmt(c, "UPDATE hosts SET pending_actions = (pending_actions | CAST(?3 AS BIGINT)) "
-                                 "& ~CAST(?4 AS BIGINT) WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
+                                 "& ~CAST(?4 AS BIGINT) WHERE infra_env_id = ?1 AND id = ?2 "
+                                 "AND (pending_actions & CAST(?5 AS BIGINT)) = CAST(?6 AS BIGINT)", &st)) >= 0 &&
                     (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, set)) >= 0 && (r = bind_i64(st, 4, clear)) >= 0 &&
-                    (r = step_done(c, st)) >= 0)
-                        r = db_changes(c) ? 0 : -ENOENT;
+                    (r = bind_i64(st, 5, mask)) >= 0 && (r = bind_i64(st, 6, want)) >= 0 && (r = step_done(c, st)) >= 0 &&
+                    db_changes(c) == 0)
+                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
         }
         return write_end(s, c, r);
 }
