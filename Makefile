@@ -78,6 +78,7 @@ bench: build iso
 	@$(BUILD)/bench/bench-netsteps
 	@$(BUILD)/bench/bench-resolve
 	@$(BUILD)/bench/bench-addons
+	@BUILD_DIR=$(BUILD) bench/bodies
 	@BUILD_DIR=$(BUILD) bench/iso
 
 clean:

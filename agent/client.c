@@ -205,6 +205,22 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *userdata) {
         return r < 0 ? 0 : n; /* 0: libcurl stops with CURLE_WRITE_ERROR */
 }
 
+bool client_header_date(const char *line, size_t n, char out[CLIENT_DATE_MAX + 1]) {
+        if (n <= 5 || strncasecmp(line, "Date:", 5) != 0)
+                return false;
+        const char *v = line + 5;
+        size_t k = n - 5;
+        while (k > 0 && (*v == ' ' || *v == '\t'))
+                v++, k--;
+        while (k > 0 && isspace((unsigned char) v[k - 1]))
+                k--;
+        if (k == 0 || k > CLIENT_DATE_MAX || memchr(v, '\0', k))
+                return false;
+        memcpy(out, v, k);
+        out[k] = '\0';
+        return true;
+}
+
 static size_t on_header(char *p, size_t size, size_t nmemb, void *userdata) {
         struct reply_buf *b = userdata;
         size_t n = size * nmemb;
@@ -212,24 +228,21 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *userdata) {
         /* A new status line starts a new header block (1xx replies). */
         if (n >= 5 && strncmp(p, "HTTP/", 5) == 0)
                 b->have_date = false;
-        if (n > 5 && strncasecmp(p, "Date:", 5) == 0) {
-                const char *v = p + 5;
-                size_t k = n - 5;
-                while (k > 0 && (*v == ' ' || *v == '\t'))
-                        v++, k--;
-                while (k > 0 && isspace((unsigned char) v[k - 1]))
-                        k--;
-                if (k > 0 && k <= CLIENT_DATE_MAX && !memchr(v, '\0', k)) {
-                        memcpy(b->date, v, k);
-                        b->date[k] = '\0';
-                        b->have_date = true;
-                }
-        }
+        if (client_header_date(p, n, b->date))
+                b->have_date = true;
         return n;
 }
 
 static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
         struct client *c = userdata;
+        struct client_stream *s = c->streaming;
+        if (s && s->ticks && !s->sink_error) {
+                int r = s->sink(s->userdata, NULL, 0);
+                if (r < 0) {
+                        s->sink_error = r;
+                        return 1;
+                }
+        }
         return c->cancel && c->cancel(c->cancel_userdata) ? 1 : 0;
 }
 
@@ -267,7 +280,7 @@ static void setup_handle(struct client *c, const char *url, struct curl_slist *h
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
         curl_easy_setopt(h, CURLOPT_USERAGENT, "muster-agent/" MUSTER_VERSION);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-        if (c->cancel) {
+        if (c->cancel || (c->streaming && c->streaming->ticks)) {
                 curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
                 curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
                 curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -312,8 +325,7 @@ static CURLcode perform(struct client *c) {
         return cc;
 }
 
-/* Parse b as one JSON document (trailing whitespace allowed), or NULL. */
-static json_object *parse_reply(const char *data, size_t len) {
+json_object *client_parse_reply(const char *data, size_t len) {
         json_object *o = NULL;
         json_tokener *tok = json_tokener_new();
 
@@ -408,7 +420,7 @@ static int request(struct client *c, const char *method, const char *path, json_
         if (status)
                 *status = code;
         if (reply && b.body.len > 0)
-                *reply = parse_reply(b.body.data, b.body.len);
+                *reply = client_parse_reply(b.body.data, b.body.len);
         if (date && b.have_date)
                 *date = strdup(b.date);
         free(b.body.data);
@@ -445,21 +457,35 @@ struct stream_state {
         uint64_t skip;           /* bytes of a 200 answer the sink already has */
 };
 
+bool client_header_range_start(const char *line, size_t n, int64_t *start) {
+        static const char prefix[] = "Content-Range: bytes ";
+        const size_t plen = sizeof prefix - 1;
+        if (n <= plen || strncasecmp(line, prefix, plen) != 0)
+                return false;
+        /* The line is not NUL-terminated: digits up to n only. */
+        int64_t v = 0;
+        size_t k = 0;
+        for (; plen + k < n && line[plen + k] >= '0' && line[plen + k] <= '9'; k++) {
+                int d = line[plen + k] - '0';
+                if (v > (INT64_MAX - d) / 10)
+                        return false;
+                v = v * 10 + d;
+        }
+        if (k == 0 || plen + k >= n || line[plen + k] != '-')
+                return false;
+        *start = v;
+        return true;
+}
+
 /* Content-Range of the last header block (a redirect's does not count). */
 static size_t on_stream_header(char *p, size_t size, size_t nmemb, void *userdata) {
         struct stream_state *st = userdata;
         size_t n = size * nmemb;
+        int64_t start;
         if (n >= 5 && strncmp(p, "HTTP/", 5) == 0)
                 st->range_start = -1;
-        else if (n > 20 && strncasecmp(p, "Content-Range: bytes ", 21) == 0) {
-                char buf[32];
-                size_t k = strspn(p + 21, "0123456789");
-                if (k > 0 && k < sizeof buf && p[21 + k] == '-') {
-                        memcpy(buf, p + 21, k);
-                        buf[k] = '\0';
-                        st->range_start = (int64_t) strtoull(buf, NULL, 10);
-                }
-        }
+        else if (client_header_range_start(p, n, &start))
+                st->range_start = start;
         return n;
 }
 
@@ -548,6 +574,7 @@ int client_get_stream(struct client *c, const char *target, struct client_stream
                         return -ETIMEDOUT;
         }
 
+        c->streaming = s;
         setup_handle(c, url, headers);
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long) left_ms);
@@ -568,6 +595,7 @@ int client_get_stream(struct client *c, const char *target, struct client_stream
         }
 
         CURLcode cc = perform(c);
+        c->streaming = NULL;
         if (cc != CURLE_OK) {
                 if (st.too_large || st.err.too_large)
                         r = -EFBIG;
@@ -580,7 +608,7 @@ int client_get_stream(struct client *c, const char *target, struct client_stream
         }
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
         if (reply && st.err.body.len > 0)
-                *reply = parse_reply(st.err.body.data, st.err.body.len);
+                *reply = client_parse_reply(st.err.body.data, st.err.body.len);
         free(st.err.body.data);
         return 0;
 }

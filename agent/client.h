@@ -32,6 +32,7 @@ struct client {
          * The agent uses it to stop at once on SIGTERM. */
         bool (*cancel)(void *userdata);
         void *cancel_userdata;
+        struct client_stream *streaming; /* internal: the stream under way, for its ticks */
         void *curl;              /* CURL * */
         char errbuf[256];        /* libcurl's words for the last transport failure */
 };
@@ -103,6 +104,11 @@ struct client_stream {
         /* in: CLOCK_MONOTONIC ms by which the whole transfer must be over
          * (0: none); past it the transfer fails with -ETIMEDOUT. */
         int64_t deadline_ms;
+        /* in: sink is also called with no bytes (data NULL, len 0) while the
+         * transfer runs, about once a second whether bytes come or not
+         * (libcurl's progress callback), so that progress is told through a
+         * stall; an error from it aborts as from a write. */
+        bool ticks;
 };
 
 /* True when `url` is the coordinator's own (starts with c->base followed by
@@ -120,3 +126,19 @@ bool client_url_is_coordinator(const struct client *c, const char *url);
  * -EIO) when the sink aborted. -EINVAL for a target that is neither. */
 int client_get_stream(struct client *c, const char *target, struct client_stream *s, long *status,
                       json_object **reply);
+
+/* ---- what the coordinator sends, read (pure; tests and fuzzers) ---------- */
+
+/* An answer's body as one JSON document (trailing whitespace allowed); NULL
+ * when it is empty, not JSON, or has anything else after the document. */
+json_object *client_parse_reply(const char *data, size_t len);
+
+/* One header line as libcurl hands it over (n bytes, not NUL-terminated,
+ * line break included). A "Date:" line: its value without the surrounding
+ * whitespace into out and true; false for any other line and for a value
+ * that is empty, longer than CLIENT_DATE_MAX or holds a NUL byte. */
+bool client_header_date(const char *line, size_t n, char out[CLIENT_DATE_MAX + 1]);
+/* A "Content-Range: bytes FIRST-..." line: FIRST into *start and true;
+ * false for any other line and for a FIRST that is not digits followed by
+ * '-' or does not fit an int64_t. */
+bool client_header_range_start(const char *line, size_t n, int64_t *start);

@@ -939,14 +939,12 @@ static int bytes_pct(uint64_t done, uint64_t total) {
         return (int) (done * 100.0 / (double) total);
 }
 
-static int image_sink(void *userdata, const void *data, size_t len) {
-        struct sink_ctx *s = userdata;
-        int r = install_image_write(s->w, data, len);
-        if (r < 0)
-                return r;
+/* The bytes written so far as a report, when they moved the percent and
+ * the last report is old enough (or `now`: at once, e.g. on a failure). */
+static void image_progress(struct sink_ctx *s, bool now_anyway) {
         int pct = bytes_pct(s->w->written, s->total);
         int64_t now = mono_ms();
-        if (pct != s->last_pct && now - s->last_ms >= INSTALL_PROGRESS_MIN_MS) {
+        if (pct != s->last_pct && (now_anyway || now - s->last_ms >= INSTALL_PROGRESS_MIN_MS)) {
                 char info[96];
                 snprintf(info, sizeof info, "%llu of %llu bytes", (unsigned long long) s->w->written,
                          (unsigned long long) s->w->expected);
@@ -954,6 +952,18 @@ static int image_sink(void *userdata, const void *data, size_t len) {
                 s->last_pct = pct;
                 s->last_ms = now;
         }
+}
+
+/* The image's bytes as they come; len 0 is the transfer's tick: a burst
+ * that then stalls is still told, from the bytes written. */
+static int image_sink(void *userdata, const void *data, size_t len) {
+        struct sink_ctx *s = userdata;
+        if (len > 0) {
+                int r = install_image_write(s->w, data, len);
+                if (r < 0)
+                        return r;
+        }
+        image_progress(s, false);
         return 0;
 }
 
@@ -1046,6 +1056,8 @@ static int do_install(const struct install_options *o, const struct install_args
         sc = (struct sink_ctx) { .w = &w, .io = io, .total = total, .last_ms = mono_ms(), .last_pct = 0 };
         err[0] = '\0';
         r = io->fetch_image(io->userdata, img->url, (uint64_t) img->size, image_sink, &sc, err, sizeof err);
+        if (r < 0)
+                image_progress(&sc, true); /* the failure names the percent reached */
         if (r == -EFBIG)
                 FAIL(out, r, "the OS image from %s is larger than the payload's %lld bytes", img->url, (long long) img->size);
         else if (r < 0)

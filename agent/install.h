@@ -110,7 +110,9 @@ struct install_io {
          * absolute http(s) URL) into sink, each byte once: a broken transfer
          * may go on where it stopped (Range), never from the start again.
          * The whole of it has a deadline (install_image_deadline_ms). A sink
-         * error aborts and is returned. 0, or -errno with the reason in err. */
+         * error aborts and is returned. While it runs, about once a second
+         * whether bytes come or not, sink is also called with len 0 (data
+         * NULL): a tick, for progress. 0, or -errno with the reason in err. */
         int (*fetch_image)(void *userdata, const char *url, uint64_t size,
                            int (*sink)(void *sink_userdata, const void *data, size_t len), void *sink_userdata,
                            char *err, size_t errlen);

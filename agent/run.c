@@ -427,7 +427,8 @@ static int link_fetch_image(void *userdata, const char *url, uint64_t size, int 
         struct install_link *l = userdata;
         _cleanup_json_ json_object *reply = NULL;
         int64_t limit = install_image_deadline_ms(l->ctx->install, size);
-        struct client_stream s = { .sink = sink, .userdata = sink_userdata, .deadline_ms = mono_ms() + limit };
+        struct client_stream s = { .sink = sink, .userdata = sink_userdata, .deadline_ms = mono_ms() + limit,
+                                   .ticks = true };
         long status = 0;
 
         int r = link_get(l, url, &s, &status, &reply);

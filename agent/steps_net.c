@@ -701,6 +701,28 @@ static uint16_t inet_checksum(const uint8_t *b, size_t n) {
         return (uint16_t) ~sum;
 }
 
+int icmp_echo_reply_decode(const void *buf, size_t n, bool ip_header, struct icmp_echo_reply *e) {
+        const uint8_t *b = buf;
+        size_t off = 0;
+        if (!buf || !e)
+                return -EINVAL;
+        if (ip_header) { /* raw IPv4 sockets see the IP header */
+                if (n < 20 || (b[0] >> 4) != 4 || (b[0] & 0x0f) < 5)
+                        return -EINVAL;
+                off = (size_t) (b[0] & 0x0f) * 4;
+        }
+        if (n < off + ECHO_LEN)
+                return -EINVAL;
+        const uint8_t *ic = b + off;
+        e->type = ic[0];
+        e->code = ic[1];
+        e->id = (uint16_t) (ic[4] << 8 | ic[5]);
+        e->cookie = ic + 8;
+        e->index = get_be32(ic + 16);
+        e->len = n - off;
+        return 0;
+}
+
 /* An ICMP echo socket: an unprivileged ping socket when
  * net.ipv4.ping_group_range lets us, else a raw socket. fd or -errno. */
 static int icmp_open(int family, bool *raw) {
@@ -801,22 +823,16 @@ static void icmp_receive(struct conn_run *r, int lane) {
                         continue; /* a queued socket error: read and go on */
                 }
                 int64_t now = clock_ns(CLOCK_MONOTONIC);
-                size_t off = 0;
-                if (lane == LANE_ICMP4 && r->icmp_raw[lane]) { /* raw IPv4 sockets see the IP header */
-                        if (n < 20 || (buf[0] >> 4) != 4)
-                                continue;
-                        off = (size_t) (buf[0] & 0x0f) * 4;
-                }
-                if ((size_t) n < off + ECHO_LEN)
+                struct icmp_echo_reply e;
+                if (icmp_echo_reply_decode(buf, (size_t) n, lane == LANE_ICMP4 && r->icmp_raw[lane], &e) < 0)
                         continue;
-                const uint8_t *ic = buf + off;
-                if (ic[0] != (lane == LANE_ICMP4 ? 0 : ICMP6_ECHO_REPLY) || ic[1] != 0)
+                if (e.type != (lane == LANE_ICMP4 ? 0 : ICMP6_ECHO_REPLY) || e.code != 0)
                         continue;
-                if (r->icmp_raw[lane] && (uint16_t) (ic[4] << 8 | ic[5]) != r->icmp_id)
+                if (r->icmp_raw[lane] && e.id != r->icmp_id)
                         continue;
-                if (memcmp(ic + 8, r->cookie, sizeof r->cookie) != 0)
+                if (memcmp(e.cookie, r->cookie, sizeof r->cookie) != 0)
                         continue;
-                size_t p = get_be32(ic + 16);
+                size_t p = e.index;
                 if (p >= r->n_probes || r->probes[p].state != PROBE_INFLIGHT)
                         continue;
                 struct conn_target *t = &r->targets[p % r->n_targets];
@@ -1145,28 +1161,22 @@ static void mtu_receive(struct mtu_run *m, int lane) {
                         mtu_errqueue(m, lane); /* a queued error */
                         continue;
                 }
-                size_t off = 0;
-                if (lane == LANE_ICMP4 && m->raw[lane]) {
-                        if (n < 20 || (m->rbuf[0] >> 4) != 4)
-                                continue;
-                        off = (size_t) (m->rbuf[0] & 0x0f) * 4;
-                }
-                if ((size_t) n < off + ECHO_LEN)
+                struct icmp_echo_reply e;
+                if (icmp_echo_reply_decode(m->rbuf, (size_t) n, lane == LANE_ICMP4 && m->raw[lane], &e) < 0)
                         continue;
-                const uint8_t *ic = m->rbuf + off;
-                if (ic[0] != (lane == LANE_ICMP4 ? 0 : ICMP6_ECHO_REPLY) || ic[1] != 0)
+                if (e.type != (lane == LANE_ICMP4 ? 0 : ICMP6_ECHO_REPLY) || e.code != 0)
                         continue;
-                if (m->raw[lane] && (uint16_t) (ic[4] << 8 | ic[5]) != m->id)
+                if (m->raw[lane] && e.id != m->id)
                         continue;
-                if (memcmp(ic + 8, m->cookie, sizeof m->cookie) != 0)
+                if (memcmp(e.cookie, m->cookie, sizeof m->cookie) != 0)
                         continue;
-                size_t i = get_be32(ic + 16);
+                size_t i = e.index;
                 if (i >= m->n_targets)
                         continue;
                 struct conn_target *t = &m->targets[i];
                 /* The whole packet came back: nothing cut it on the way. */
                 if (t->lane != lane || !same_address(&from, &t->sa) ||
-                    (size_t) n - off + (lane == LANE_ICMP4 ? 20 : 40) < (size_t) t->mtu)
+                    e.len + (lane == LANE_ICMP4 ? 20 : 40) < (size_t) t->mtu)
                         continue;
                 mtu_finish(m, t, true, 0);
         }

@@ -1,8 +1,8 @@
 /* The network step runners of muster-agent (DESIGN §4): connectivity-check,
  * ntp-synchronizer and domain-resolution. Each takes the step's JSON args and
  * returns the JSON output the coordinator stores; the I/O is inside and every
- * wait is bounded. The pure parts (SNTP packets and clock math, HTTP and
- * RFC 3339 dates, DNS name rules) are exposed for tests. */
+ * wait is bounded. The pure parts (SNTP packets and clock math, ICMP echo
+ * replies, HTTP and RFC 3339 dates, DNS name rules) are exposed for tests. */
 #pragma once
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -128,6 +128,23 @@ enum sntp_verdict {
 const char *sntp_verdict_to_string(enum sntp_verdict v);
 /* Whether `reply` is a usable answer to the request we sent with `our_tx`. */
 enum sntp_verdict sntp_reply_check(const struct sntp_packet *reply, uint64_t our_tx);
+
+/* ---- ICMP echo replies -------------------------------------------------- */
+
+/* An echo reply to one of connectivity-check's probes, as an ICMP socket
+ * hands it over. The echoes it sends carry 16 bytes: a cookie (8), the
+ * probe's index (4) and four zero bytes. */
+struct icmp_echo_reply {
+        uint8_t type, code;
+        uint16_t id;              /* a ping socket's is its own */
+        const uint8_t *cookie;    /* 8 bytes, inside the buffer */
+        uint32_t index;
+        size_t len;               /* of the ICMP message, from its header on */
+};
+/* Read the n bytes of buf, behind an IPv4 header when ip_header (raw IPv4
+ * sockets see it). -EINVAL when they are too short for the ICMP header and
+ * those 16 bytes, or with ip_header do not start with an IPv4 header. */
+int icmp_echo_reply_decode(const void *buf, size_t n, bool ip_header, struct icmp_echo_reply *e);
 
 /* ---- dates -------------------------------------------------------------- */
 

@@ -602,6 +602,14 @@ int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size
 }
 
 int inventory_from_string(const char *text, struct inventory *inv, char *err, size_t errlen) {
+        size_t len = strlen(text);
+        if (!json_parse_cost_ok(json_parse_cost(text, len), len)) {
+                inventory_init(inv);
+                if (err && errlen)
+                        snprintf(err, errlen, "an inventory of %zu bytes of too many small values (over %d times its "
+                                              "size to parse)", len, JSON_PARSE_COST_RATIO);
+                return -E2BIG;
+        }
         _cleanup_json_ json_object *o = json_tokener_parse(text);
         if (!o) {
                 inventory_init(inv);

@@ -103,3 +103,35 @@ json_object *jget_elem(json_object *a, size_t i, const char *k, struct jctx *c) 
         }
         return e;
 }
+
+size_t json_parse_cost(const char *s, size_t len) {
+        size_t cost = len;
+        bool in_str = false, esc = false, value_next = true;
+        for (size_t i = 0; i < len; i++) {
+                char c = s[i];
+                if (in_str) {
+                        if (esc)
+                                esc = false;
+                        else if (c == '\\')
+                                esc = true;
+                        else if (c == '"')
+                                in_str = false;
+                        continue;
+                }
+                switch (c) {
+                case '"': in_str = true; value_next = false; cost += 96; break;
+                case '{': cost += 800; value_next = true; break;
+                case '[': cost += 160; value_next = true; break;
+                case ':': cost += 64; value_next = true; break;
+                case ',': value_next = true; break;
+                case '}': case ']': value_next = false; break;
+                case ' ': case '\t': case '\n': case '\r': break;
+                default:
+                        /* The first byte of a number or a literal. */
+                        if (value_next)
+                                cost += 80;
+                        value_next = false;
+                }
+        }
+        return cost;
+}

@@ -4,6 +4,7 @@
  * the file limit, a cap per address, a deadline for each request's header,
  * unambiguous framing, and JSON bodies that are UTF-8 with no NUL. */
 #include "http.h"
+#include "jsonread.h"
 #include "tlscreds.h"
 
 #include <arpa/inet.h>
@@ -767,6 +768,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 }
                 if (strlen(cs->body) != cs->len) {
                         http_error(&resp, 400, "request body contains a NUL byte");
+                        goto done;
+                }
+                /* What its parse would hold, bounded before it starts. */
+                size_t cost = json_parse_cost(cs->body, cs->len);
+                if (!json_parse_cost_ok(cost, cs->len)) {
+                        http_error(&resp, 413, "request body of %zu bytes would take about %zu bytes to parse, over "
+                                               "%d times its size (too many small values)",
+                                   cs->len, cost, JSON_PARSE_COST_RATIO);
                         goto done;
                 }
                 struct json_tokener *tok = json_tokener_new_ex(64);

@@ -161,6 +161,7 @@ char *http_utf8_repair(const char *s, size_t len, size_t *out_len);
  * 0, or -EINVAL with the reason in why. Pure. */
 int http_json_text_check(const char *text, size_t len, char *why, size_t whylen);
 
+
 /* Match `path` against `pattern`; fills params. Pure. */
 bool http_route_match(const char *pattern, const char *path, struct http_request *req);
 /* Route lookup as the server does it: the index of the first route of

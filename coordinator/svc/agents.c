@@ -157,10 +157,11 @@ int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host 
                 return errmsg(err, errlen, -E2BIG, "inventory is larger than %lld bytes", (long long) max);
         struct inventory inv;
         char why[256];
-        if ((parsed ? inventory_from_json(output, &inv, why, sizeof why)
-                    : inventory_from_string(text, &inv, why, sizeof why)) < 0) {
+        int k = parsed ? inventory_from_json(output, &inv, why, sizeof why)
+                       : inventory_from_string(text, &inv, why, sizeof why);
+        if (k < 0) {
                 inventory_free(&inv);
-                return errmsg(err, errlen, -EINVAL, "inventory: %s", why);
+                return errmsg(err, errlen, k == -E2BIG ? k : -EINVAL, "inventory: %s", why);
         }
         /* Stored with the state its validations put the host in: one write. */
         int r = refresh_host_inventory(sv, h, ie, text, &inv);

@@ -210,3 +210,88 @@ Test(inventory_json, unknown_fields_ignored) {
         cr_assert_eq(inventory_from_string("{\"inventory_version\":1,\"future\":{\"x\":1}}", &b, NULL, 0), 0);
         inventory_free(&b);
 }
+
+/* ---- what a JSON text costs to parse (issue 32, item 9) ---------------------- */
+#include <malloc.h>
+#include <stdio.h>
+
+#include "jsonread.h"
+
+static size_t heap_used(void) {
+        struct mallinfo2 m = mallinfo2();
+        return m.uordblks + m.hblkhd;
+}
+
+/* n copies of unit, comma-joined inside open/close (malloc'd; *len). */
+static char *repeated(const char *open, const char *unit, const char *close, size_t n, size_t *len) {
+        size_t ul = strlen(unit);
+        char *s = malloc(strlen(open) + n * (ul + 1) + strlen(close) + 1);
+        cr_assert_not_null(s);
+        size_t k = (size_t) sprintf(s, "%s", open);
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        s[k++] = ',';
+                memcpy(s + k, unit, ul);
+                k += ul;
+        }
+        k += (size_t) sprintf(s + k, "%s", close);
+        *len = k;
+        return s;
+}
+
+/* The estimate is at least what json-c takes, for every shape (the
+ * heap's own count; under a sanitizer, which keeps its own, this only
+ * checks that each parses). */
+Test(json_cost, bounds_what_json_c_takes) {
+        static const char *const units[] = { "0", "1234567", "\"\"", "\"abcdefgh\"", "{}", "[]", "true", "null",
+                                             "{\"a\":0}", "{\"name\":\"sda\",\"size\":1,\"rota\":false}", "[[[]]]" };
+        for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+                size_t len;
+                char *s = repeated("[", units[u], "]", 20000, &len);
+                size_t before = heap_used();
+                json_object *o = json_tokener_parse(s);
+                size_t took = heap_used() - before;
+                cr_assert_not_null(o, "%s", units[u]);
+                size_t est = json_parse_cost(s, len);
+                cr_expect_geq(est, took, "[%s, ...]: estimated %zu, json-c took %zu", units[u], est, took);
+                json_object_put(o);
+                free(s);
+        }
+}
+
+Test(json_cost, tiny_values_are_refused_documents_are_not) {
+        size_t len;
+        char *s = repeated("[", "{}", "]", 1u << 20, &len);
+        size_t cost = json_parse_cost(s, len);
+        cr_assert_gt(cost / len, 200, "empty objects: %zu for %zu", cost, len);
+        cr_assert_not(json_parse_cost_ok(cost, len));
+        free(s);
+        s = repeated("[", "0", "]", 1u << 20, &len);
+        cr_assert_not(json_parse_cost_ok(json_parse_cost(s, len), len), "a million zeros");
+        free(s);
+        /* Strings and escapes: braces inside them are text. */
+        s = repeated("[", "\"{}{}{}\\\"{}[]\"", "]", 1u << 16, &len);
+        cr_assert(json_parse_cost_ok(json_parse_cost(s, len), len));
+        free(s);
+        /* Small texts pass whatever their shape. */
+        cr_assert(json_parse_cost_ok(json_parse_cost("[{},{},{}]", 10), 10));
+        /* The captured machines' inventories pass. */
+        static const char *const fixtures[] = { MUSTER_FIXTURES_DIR "/qemu-q35/expected.json",
+                                                MUSTER_FIXTURES_DIR "/build-machine/expected.json" };
+        for (size_t i = 0; i < 2; i++) {
+                FILE *f = fopen(fixtures[i], "rb");
+                cr_assert_not_null(f, "%s", fixtures[i]);
+                static char buf[1 << 20];
+                size_t n = fread(buf, 1, sizeof buf, f);
+                fclose(f);
+                size_t c = json_parse_cost(buf, n);
+                cr_assert_lt(c / n, JSON_PARSE_COST_RATIO, "%s: %zu for %zu bytes", fixtures[i], c, n);
+        }
+        struct inventory inv;
+        char err[256];
+        s = repeated("{\"x\":[", "{}", "]}", 1u << 19, &len);
+        cr_assert_eq(inventory_from_string(s, &inv, err, sizeof err), -E2BIG);
+        cr_assert(strstr(err, "too many small values"), "%s", err);
+        inventory_free(&inv);
+        free(s);
+}
