@@ -217,7 +217,7 @@ Test(server, oversize_bodies_get_413_and_the_server_keeps_serving) {
 /* A body whose parse would take more than JSON_PARSE_COST_RATIO times its
  * size is 413 before json-c sees it (issue 32, item 9). */
 Test(server, bodies_of_tiny_values_are_413_before_the_parse) {
-        size_t n = 60000, k = 0;
+        size_t n = 600000, k = 0;
         char *body = malloc(n + 8);
         cr_assert_not_null(body);
         k += (size_t) sprintf(body, "{\"a\":[");
@@ -225,7 +225,7 @@ Test(server, bodies_of_tiny_values_are_413_before_the_parse) {
                 k += (size_t) sprintf(body + k, "{},");
         k += (size_t) sprintf(body + k, "{}]}");
         char *b;
-        cr_assert_eq(req("POST", "/things/1", "good", "application/json", body, k, &b), 413);
+        cr_assert_eq(req("POST", "/big/1", "good", "application/json", body, k, &b), 413);
         assert_reason(b, 413, "too many small values");
         free(b);
         free(body);
