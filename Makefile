@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
-FUZZ_SECONDS ?= 600
+FUZZ_SECONDS ?= 1200
 FUZZ_RUNS  ?= 10000000
 FUZZ_JOBS  ?= 1
 
@@ -18,7 +18,7 @@ help:
 	@echo "make iso    - build the discovery ISO template into $(BUILD)/iso/ (from Debian packages)"
 	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO too), then each fuzz target briefly"
 	@echo "make test-fuzz - only the libFuzzer targets (clang), each for 10 s over its corpus"
-	@echo "make fuzz   - the long run: each target to FUZZ_RUNS executions (10000000) or FUZZ_SECONDS (600)"
+	@echo "make fuzz   - the long run: each target to FUZZ_RUNS executions (10000000) or FUZZ_SECONDS (1200)"
 	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
 	@echo "make clean  - remove build trees"
 
