@@ -593,6 +593,21 @@ int tu_enter_netns(const char *name) {
         return r;
 }
 
+int64_t tu_proc_status_bytes(int pid, const char *name) {
+        char path[64], line[256];
+        size_t n = strlen(name);
+        long long kib = -1;
+        snprintf(path, sizeof path, "/proc/%d/status", pid);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+        while (fgets(line, sizeof line, f))
+                if (strncmp(line, name, n) == 0 && line[n] == ':' && sscanf(line + n + 1, "%lld", &kib) == 1)
+                        break;
+        fclose(f);
+        cr_assert_geq(kib, 0, "%s of %d", name, pid);
+        return (int64_t) kib * 1024;
+}
+
 uint8_t *tu_pxe_template(const char *dir) {
         uint64_t seed = 0x7ec1a1d;
         uint8_t *tpl = malloc(TU_TPL_SIZE);

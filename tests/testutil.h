@@ -84,6 +84,10 @@ uint32_t tu_xorshift(uint64_t *state);
 #define TU_TPL_CMDLINE "console=ttyS0,115200 quiet"
 uint8_t *tu_pxe_template(const char *dir);
 
+/* A "NAME: N kB" figure of /proc/PID/status (VmRSS, VmHWM) in bytes; the
+ * test fails when it cannot be read. */
+int64_t tu_proc_status_bytes(int pid, const char *name);
+
 /* ---- musterd under test ------------------------------------------------ */
 
 struct tu_musterd {

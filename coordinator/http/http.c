@@ -618,6 +618,23 @@ static bool framing_refused(struct MHD_Connection *conn, const char *version, st
         return true;
 }
 
+/* The 503 for a body past [server] max_body_memory, counted. */
+static void over_budget(struct http_server *s, struct http_response *resp) {
+        atomic_fetch_add(&s->body_memory_refusals, 1);
+        http_error(resp, 503, "musterd holds as many request bodies as it may ([server] max_body_memory); try again "
+                              "shortly");
+        http_header_add(resp, "Retry-After", "2");
+}
+
+/* Answer with the header alone in (no body byte read): counted, sent, freed. */
+static enum MHD_Result answer_at_header(struct http_server *s, struct MHD_Connection *conn, size_t route,
+                                        const struct conn_state *cs, struct http_response *resp) {
+        record(s, route, resp->status, &cs->start);
+        enum MHD_Result ret = send_response(conn, resp);
+        response_clear(resp);
+        return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls) {
         struct http_server *s = cls;
@@ -631,13 +648,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 *con_cls = cs;
                 track_request(s, conn, false); /* the header is in */
                 struct http_response resp = { .status = 500, .file_fd = -1 };
-                if (framing_refused(conn, version, &resp)) {
-                        /* Answered before the body: libmicrohttpd reads no more of it. */
-                        record(s, HTTP_ROUTE_UNMATCHED, resp.status, &cs->start);
-                        enum MHD_Result ret = send_response(conn, &resp);
-                        response_clear(&resp);
-                        return ret;
-                }
+                /* Answered before the body: libmicrohttpd reads no more of it. */
+                if (framing_refused(conn, version, &resp))
+                        return answer_at_header(s, conn, HTTP_ROUTE_UNMATCHED, cs, &resp);
                 /* The token first, from the header alone: a request without a
                  * valid one is answered before any byte of its body is read. */
                 struct http_request req = { .method = method, .path = url, .conn = conn };
@@ -659,10 +672,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                                 s->cfg.auth_free(req.auth);
                                         /* Its body is not read: the connection ends with the answer. */
                                         resp.close = resp.close || has_body;
-                                        record(s, ri, resp.status, &cs->start);
-                                        enum MHD_Result ret = send_response(conn, &resp);
-                                        response_clear(&resp);
-                                        return ret;
+                                        return answer_at_header(s, conn, ri, cs, &resp);
                                 }
                                 cs->auth = req.auth;
                         }
@@ -687,15 +697,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         cs->over_budget = k < 0;
                 }
                 if (cs->over_budget && route) {
-                        atomic_fetch_add(&s->body_memory_refusals, 1);
-                        http_error(&resp, 503, "musterd holds as many request bodies as it may ([server] "
-                                               "max_body_memory); try again shortly");
-                        http_header_add(&resp, "Retry-After", "2");
+                        over_budget(s, &resp);
                         resp.close = true;
-                        record(s, ri, resp.status, &cs->start);
-                        enum MHD_Result ret = send_response(conn, &resp);
-                        response_clear(&resp);
-                        return ret;
+                        return answer_at_header(s, conn, ri, cs, &resp);
                 }
                 return MHD_YES;
         }
@@ -746,10 +750,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         req.auth = cs->auth;
         cs->auth = NULL;
         if (cs->over_budget) {
-                atomic_fetch_add(&s->body_memory_refusals, 1);
-                http_error(&resp, 503, "musterd holds as many request bodies as it may ([server] max_body_memory); "
-                                       "try again shortly");
-                http_header_add(&resp, "Retry-After", "2");
+                over_budget(s, &resp);
                 goto done;
         }
         if (route->flags & ROUTE_BODY) {

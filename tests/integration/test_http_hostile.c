@@ -424,19 +424,6 @@ Test(http_hostile, metrics_need_an_admin_token_unless_public) {
 
 /* ---- bodies before the token (issue 32, item 7) ------------------------------ */
 
-/* A /proc/PID/status figure of musterd's, in bytes. */
-static int64_t musterd_mem(const char *field) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/status", md.pid);
-        char *st = tu_read_file(path, NULL);
-        cr_assert_not_null(st);
-        const char *at = strstr(st, field);
-        cr_assert_not_null(at, "%s in %s", field, path);
-        int64_t kib = strtoll(at + strlen(field) + 1, NULL, 10);
-        free(st);
-        return kib * 1024;
-}
-
 /* A request header announcing a body of `declared` bytes, then up to `send`
  * bytes of it (as the socket takes them without blocking); the fd. */
 static int start_upload(const char *method, const char *path, const char *token, size_t declared, size_t send_n) {
@@ -478,7 +465,7 @@ Test(http_hostile, bodies_without_a_token_are_refused_from_the_header) {
         up(NULL);
         char *ie = NULL;
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "r", &ie, NULL), 201);
-        int64_t before = musterd_mem("VmRSS:");
+        int64_t before = tu_proc_status_bytes(md.pid, "VmRSS");
         int fds[12];
         const char *path = tu_url("", "/api/v2/infra-envs/%s/hosts/6d757374-6572-4071-8335-000000000001/logs", ie);
         char p[512];
@@ -492,7 +479,7 @@ Test(http_hostile, bodies_without_a_token_are_refused_from_the_header) {
                 free(a);
         }
         cr_assert_eq(tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL), 200);
-        int64_t peak = musterd_mem("VmHWM:");
+        int64_t peak = tu_proc_status_bytes(md.pid, "VmHWM");
         cr_assert_lt(peak - before, 96 << 20, "musterd grew by %lld bytes", (long long) (peak - before));
         /* A bad token is refused as early. */
         int bad = start_upload("POST", "/api/v2/catalogs", "not-a-token", 63u << 20, 1u << 20);

@@ -32,17 +32,7 @@ TestSuite(yaml_aliases, .init = up, .fini = down, .timeout = 300);
 
 /* musterd's peak resident memory so far, in KiB (VmHWM). */
 static long peak_kib(void) {
-        char path[64], line[256];
-        long kib = -1;
-        snprintf(path, sizeof path, "/proc/%d/status", md.pid);
-        FILE *f = fopen(path, "r");
-        cr_assert_not_null(f, "%s", path);
-        while (fgets(line, sizeof line, f))
-                if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-                        break;
-        fclose(f);
-        cr_assert_gt(kib, 0, "VmHWM of %d", md.pid);
-        return kib;
+        return (long) (tu_proc_status_bytes(md.pid, "VmHWM") / 1024);
 }
 
 /* POST a catalog `name` of one file `path` holding `text`: the status; the
