@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,57 +566,230 @@ static void gpu_from_json(json_object *o, void *entry, struct jctx *c) {
         get_str(o, "driver", &g->driver, c);
 }
 
+/* The inventory's lists, in the order they are read (and refused). */
+struct inv_list {
+        const char *key;
+        size_t max;
+        size_t off_v, off_n, size;
+        void (*from_json)(json_object *e, void *entry, struct jctx *c);
+};
+
+#define INV_LIST(k, max, field, count, fn) \
+        { k, max, offsetof(struct inventory, field), offsetof(struct inventory, count), \
+          sizeof(*((struct inventory *) 0)->field), fn }
+static const struct inv_list inv_lists[] = {
+        INV_LIST("disks", INV_MAX_DISKS, disks, n_disks, disk_from_json),
+        INV_LIST("interfaces", INV_MAX_INTERFACES, interfaces, n_interfaces, iface_from_json),
+        INV_LIST("routes", INV_MAX_ROUTES, routes, n_routes, route_from_json),
+        INV_LIST("gpus", INV_MAX_GPUS, gpus, n_gpus, gpu_from_json),
+};
+#define N_INV_LISTS (sizeof inv_lists / sizeof inv_lists[0])
+
+static void **list_v(struct inventory *inv, const struct inv_list *l) {
+        return (void **) ((char *) inv + l->off_v);
+}
+
+static size_t *list_n(struct inventory *inv, const struct inv_list *l) {
+        return (size_t *) ((char *) inv + l->off_n);
+}
+
+/* Everything but the lists (read between the boot section and tpm_version). */
+static bool head_from_json(json_object *obj, struct inventory *inv, struct jctx *c) {
+        inventory_init(inv);
+        if (c->err && c->errlen)
+                c->err[0] = '\0';
+        if (!json_object_is_type(obj, json_type_object)) {
+                jfail(c, "inventory must be a JSON object");
+                return false;
+        }
+        json_object *v = jget(obj, "inventory_version", json_type_int, c);
+        if (!v || json_object_get_int(v) != INVENTORY_VERSION) {
+                jfail(c, "inventory_version must be %d", INVENTORY_VERSION);
+                return false;
+        }
+        get_str(obj, "host_id", &inv->host_id, c);
+        get_str(obj, "host_id_source", &inv->host_id_source, c);
+        get_str(obj, "hostname", &inv->hostname, c);
+        cpu_from_json(jget(obj, "cpu", json_type_object, c), &inv->cpu, c);
+        memory_from_json(jget(obj, "memory", json_type_object, c), &inv->memory, c);
+        system_vendor_from_json(jget(obj, "system_vendor", json_type_object, c), &inv->system_vendor, c);
+        boot_from_json(jget(obj, "boot", json_type_object, c), &inv->boot, c);
+        return true;
+}
+
+static void tail_from_json(json_object *obj, struct inventory *inv, struct jctx *c) {
+        get_str(obj, "tpm_version", &inv->tpm_version, c);
+        get_trunc(obj, &inv->truncated, c);
+}
+
 int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size_t errlen) {
         struct jctx c = { .err = err, .errlen = errlen };
-        json_object *v;
-
-        inventory_init(inv);
-        if (err && errlen)
-                err[0] = '\0';
-        if (!json_object_is_type(obj, json_type_object)) {
-                jfail(&c, "inventory must be a JSON object");
+        if (!head_from_json(obj, inv, &c))
                 return c.r;
+        for (size_t i = 0; i < N_INV_LISTS; i++) {
+                const struct inv_list *l = &inv_lists[i];
+                get_list(obj, l->key, l->max, list_v(inv, l), list_n(inv, l), l->size, l->from_json, &c);
         }
-        v = jget(obj, "inventory_version", json_type_int, &c);
-        if (!v || json_object_get_int(v) != INVENTORY_VERSION) {
-                jfail(&c, "inventory_version must be %d", INVENTORY_VERSION);
-                return c.r;
-        }
-        get_str(obj, "host_id", &inv->host_id, &c);
-        get_str(obj, "host_id_source", &inv->host_id_source, &c);
-        get_str(obj, "hostname", &inv->hostname, &c);
-        cpu_from_json(jget(obj, "cpu", json_type_object, &c), &inv->cpu, &c);
-        memory_from_json(jget(obj, "memory", json_type_object, &c), &inv->memory, &c);
-        system_vendor_from_json(jget(obj, "system_vendor", json_type_object, &c), &inv->system_vendor, &c);
-        boot_from_json(jget(obj, "boot", json_type_object, &c), &inv->boot, &c);
-        get_list(obj, "disks", INV_MAX_DISKS, (void **) &inv->disks, &inv->n_disks, sizeof *inv->disks,
-                 disk_from_json, &c);
-        get_list(obj, "interfaces", INV_MAX_INTERFACES, (void **) &inv->interfaces, &inv->n_interfaces,
-                 sizeof *inv->interfaces, iface_from_json, &c);
-        get_list(obj, "routes", INV_MAX_ROUTES, (void **) &inv->routes, &inv->n_routes, sizeof *inv->routes,
-                 route_from_json, &c);
-        get_list(obj, "gpus", INV_MAX_GPUS, (void **) &inv->gpus, &inv->n_gpus, sizeof *inv->gpus, gpu_from_json,
-                 &c);
-        get_str(obj, "tpm_version", &inv->tpm_version, &c);
-        get_trunc(obj, &inv->truncated, &c);
+        tail_from_json(obj, inv, &c);
         return c.r;
 }
 
-int inventory_from_string(const char *text, struct inventory *inv, char *err, size_t errlen) {
-        size_t len = strlen(text);
+/* ---- JSON text -> model, one list entry at a time ----------------------- */
+
+/* Nesting json-c allows a document parsed whole (json_tokener_parse). */
+#define INV_TEXT_DEPTH 32
+
+struct text_walk {
+        json_object *rest;                    /* the members but the lists */
+        struct json_span lists[N_INV_LISTS];  /* the last of each list's spans */
+        bool has[N_INV_LISTS];
+        struct jctx *c;
+        struct inventory *inv;
+        const struct inv_list *l;
+        size_t count;
+};
+
+/* json_span_parse, a failure kept in c as "not valid JSON (what "key")". */
+static int span_parse(struct json_span v, int depth, json_object **o, struct jctx *c, const char *what,
+                      const char *key) {
+        int r = json_span_parse(v, depth, o);
+        if (r == -ENOMEM)
+                joom(c);
+        else if (r < 0)
+                jfail(c, "not valid JSON (%s \"%s\")", what, key);
+        return r;
+}
+
+static int text_member(void *ud, const char *key, struct json_span v) {
+        struct text_walk *w = ud;
+        for (size_t i = 0; i < N_INV_LISTS; i++)
+                if (strcmp(key, inv_lists[i].key) == 0) {
+                        w->lists[i] = v; /* the last of a repeated name holds, as in json-c */
+                        w->has[i] = true;
+                        return 0;
+                }
+        json_object *o = NULL;
+        int r = span_parse(v, INV_TEXT_DEPTH - 1, &o, w->c, "field", key);
+        if (r < 0)
+                return r;
+        /* json-c keeps a null member, which jget reads as absent. */
+        if (json_object_object_add(w->rest, key, o) < 0) {
+                json_object_put(o);
+                joom(w->c);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int text_count(void *ud, size_t i, struct json_span v) {
+        (void) i;
+        (void) v;
+        ((struct text_walk *) ud)->count++;
+        return 0;
+}
+
+static int text_entry(void *ud, size_t i, struct json_span v) {
+        (void) i;
+        struct text_walk *w = ud;
+        json_object *e = NULL;
+        int r = span_parse(v, INV_TEXT_DEPTH - 2, &e, w->c, "an entry of", w->l->key);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(e, json_type_object)) {
+                json_object_put(e);
+                jfail(w->c, "entries of \"%s\" must be objects", w->l->key);
+                return -EINVAL;
+        }
+        void *entry = inv_array_append(list_v(w->inv, w->l), list_n(w->inv, w->l), w->l->size);
+        if (entry)
+                w->l->from_json(e, entry, w->c);
+        json_object_put(e);
+        if (!entry) {
+                joom(w->c);
+                return -ENOMEM;
+        }
+        return w->c->r;
+}
+
+/* One list from its span: the same checks, in the same order, as get_list. */
+static void list_from_text(struct text_walk *w, size_t i) {
+        const struct inv_list *l = &inv_lists[i];
+        struct jctx *c = w->c;
+        if (!w->has[i] || json_span_is_null(w->lists[i]) || c->r < 0)
+                return;
+        struct json_span v = w->lists[i];
+        if (v.p[0] != '[') {
+                /* Not an array: json-c says what it is, as jget does. */
+                json_object *o = NULL;
+                if (json_span_parse(v, INV_TEXT_DEPTH - 1, &o) < 0)
+                        jfail(c, "not valid JSON (field \"%s\")", l->key);
+                else
+                        jfail(c, "field \"%s\" must be %s", l->key, json_type_to_name(json_type_array));
+                json_object_put(o);
+                return;
+        }
+        char why[128];
+        w->count = 0;
+        if (json_elements(v.p, v.len, text_count, w, why, sizeof why) < 0) {
+                jfail(c, "field \"%s\": %s", l->key, why);
+                return;
+        }
+        if (w->count > l->max) {
+                jfail(c, "field \"%s\" has %zu entries, at most %zu allowed", l->key, w->count, l->max);
+                return;
+        }
+        w->l = l;
+        json_elements(v.p, v.len, text_entry, w, NULL, 0);
+}
+
+int inventory_from_text(const char *text, size_t len, struct inventory *inv, char *err, size_t errlen) {
+        inventory_init(inv);
+        if (err && errlen)
+                err[0] = '\0';
+        /* A text of many small values is refused before anything is built
+         * (what the members other than the lists hold is parsed whole). */
         if (!json_parse_cost_ok(json_parse_cost(text, len), len)) {
-                inventory_init(inv);
                 if (err && errlen)
                         snprintf(err, errlen, "an inventory of %zu bytes of too many small values (over %d times its "
                                               "size to parse)", len, JSON_PARSE_COST_RATIO);
                 return -E2BIG;
         }
-        _cleanup_json_ json_object *o = json_tokener_parse(text);
-        if (!o) {
-                inventory_init(inv);
-                if (err && errlen)
-                        snprintf(err, errlen, "not valid JSON");
-                return -EINVAL;
+        struct jctx c = { .err = err, .errlen = errlen };
+        struct text_walk w = { .rest = json_object_new_object(), .c = &c, .inv = inv };
+        if (!w.rest) {
+                joom(&c);
+                return c.r;
         }
-        return inventory_from_json(o, inv, err, errlen);
+        char why[128];
+        int r = json_members(text, len, text_member, &w, why, sizeof why);
+        if (r < 0 && c.r == 0) {
+                /* Not an object at all says what the tree's reader says. */
+                size_t i = 0;
+                while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+                        i++;
+                size_t e = len;
+                while (e > i && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\n' || text[e - 1] == '\r'))
+                        e--;
+                json_object *o = NULL;
+                if (i < len && text[i] != '{' && r == -EINVAL)
+                        jfail(&c, json_span_parse((struct json_span) { text + i, e - i }, INV_TEXT_DEPTH, &o) == 0
+                                          ? "inventory must be a JSON object"
+                                          : "not valid JSON");
+                else if (r == -ENOMEM)
+                        joom(&c);
+                else
+                        jfail(&c, "%s", why);
+                json_object_put(o);
+        }
+        if (c.r == 0 && head_from_json(w.rest, inv, &c)) {
+                for (size_t i = 0; i < N_INV_LISTS; i++)
+                        list_from_text(&w, i);
+                tail_from_json(w.rest, inv, &c);
+        }
+        json_object_put(w.rest);
+        return c.r;
+}
+
+int inventory_from_string(const char *text, struct inventory *inv, char *err, size_t errlen) {
+        return inventory_from_text(text, strlen(text), inv, err, errlen);
 }

@@ -191,5 +191,14 @@ json_object *inventory_to_json(const struct inventory *inv);
  * is always left freeable. Unknown fields are ignored. */
 int inventory_from_json(json_object *obj, struct inventory *inv, char *err, size_t errlen);
 
-/* Convenience: parse a JSON text. */
+/* The same from the JSON text text[0..len), without its whole tree: the
+ * text is walked and each entry of the lists (disks, interfaces, routes,
+ * GPUs) is parsed and read alone, so that what is held at once is about one
+ * entry's tree besides the model (an inventory of a thousand disks would
+ * otherwise take seven times its size in json-c's tree). Refuses (-E2BIG)
+ * a text of too many small values (json_parse_cost), else gives what
+ * inventory_from_json gives the parsed text, reasons included, but for text
+ * json-c alone accepts (comments, trailing commas). */
+int inventory_from_text(const char *text, size_t len, struct inventory *inv, char *err, size_t errlen);
+/* inventory_from_text of a NUL-terminated text. */
 int inventory_from_string(const char *text, struct inventory *inv, char *err, size_t errlen);

@@ -135,3 +135,182 @@ size_t json_parse_cost(const char *s, size_t len) {
         }
         return cost;
 }
+
+/* ---- Walking a JSON text without its tree ------------------------------ */
+
+static bool is_ws(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_ws(const char *s, size_t len, size_t i) {
+        while (i < len && is_ws(s[i]))
+                i++;
+        return i;
+}
+
+/* The index after the closing quote of the string that opens at s[i], or 0. */
+static size_t string_end(const char *s, size_t len, size_t i) {
+        for (i++; i < len; i++) {
+                if (s[i] == '\\')
+                        i++;
+                else if (s[i] == '"')
+                        return i + 1;
+        }
+        return 0;
+}
+
+/* The index after the value that starts at s[i], or 0 if none ends well:
+ * a string, a container whose brackets close in kind, or a scalar run up to
+ * the next delimiter (json-c judges what it is). */
+static size_t value_end(const char *s, size_t len, size_t i) {
+        if (i >= len)
+                return 0;
+        if (s[i] == '"')
+                return string_end(s, len, i);
+        if (s[i] == '{' || s[i] == '[') {
+                uint64_t kinds = 0; /* bit d: level d+1 is an array */
+                int depth = 0;
+                for (; i < len; i++) {
+                        char c = s[i];
+                        if (c == '"') {
+                                size_t e = string_end(s, len, i);
+                                if (!e)
+                                        return 0;
+                                i = e - 1;
+                        } else if (c == '{' || c == '[') {
+                                if (depth == JSON_SPAN_DEPTH)
+                                        return 0;
+                                kinds = c == '[' ? kinds | (UINT64_C(1) << depth) : kinds & ~(UINT64_C(1) << depth);
+                                depth++;
+                        } else if (c == '}' || c == ']') {
+                                if (depth == 0 || ((kinds >> (depth - 1)) & 1) != (c == ']'))
+                                        return 0;
+                                if (--depth == 0)
+                                        return i + 1;
+                        }
+                }
+                return 0;
+        }
+        size_t j = i;
+        while (j < len && !is_ws(s[j]) && s[j] != ',' && s[j] != '}' && s[j] != ']' && s[j] != ':' && s[j] != '"' &&
+               s[j] != '{' && s[j] != '[')
+                j++;
+        return j > i ? j : 0;
+}
+
+static int span_fail(char *err, size_t errlen, const char *what, size_t at) {
+        if (err && errlen)
+                snprintf(err, errlen, "not valid JSON: %s at byte %zu", what, at);
+        return -EINVAL;
+}
+
+/* The name whose literal is s[i..e) into key (JSON_SPAN_KEY_MAX + 1 bytes). */
+static int decode_key(const char *s, size_t i, size_t e, char *key, char *err, size_t errlen) {
+        size_t n = e - i - 2;
+        if (!memchr(s + i + 1, '\\', n)) {
+                if (n > JSON_SPAN_KEY_MAX)
+                        return span_fail(err, errlen, "a member name too long", i);
+                memcpy(key, s + i + 1, n);
+                key[n] = '\0';
+                return 0;
+        }
+        json_object *o = NULL;
+        int r = json_span_parse((struct json_span) { s + i, e - i }, 1, &o);
+        if (r < 0 || !json_object_is_type(o, json_type_string)) {
+                json_object_put(o);
+                return r == -ENOMEM ? r : span_fail(err, errlen, "a bad member name", i);
+        }
+        size_t k = (size_t) json_object_get_string_len(o);
+        const char *v = json_object_get_string(o);
+        if (k > JSON_SPAN_KEY_MAX || strlen(v) != k) {
+                json_object_put(o);
+                return span_fail(err, errlen, k > JSON_SPAN_KEY_MAX ? "a member name too long" : "a NUL in a member name", i);
+        }
+        memcpy(key, v, k + 1);
+        json_object_put(o);
+        return 0;
+}
+
+/* The walk shared by objects (members) and arrays (elements). */
+static int walk(const char *s, size_t len, bool object, json_member_fn mfn, json_element_fn efn, void *ud, char *err,
+                size_t errlen) {
+        char open = object ? '{' : '[', close = object ? '}' : ']';
+        char key[JSON_SPAN_KEY_MAX + 1];
+        size_t i = skip_ws(s, len, 0);
+        if (i >= len || s[i] != open)
+                return span_fail(err, errlen, object ? "not an object" : "not an array", i);
+        i = skip_ws(s, len, i + 1);
+        if (i < len && s[i] == close)
+                goto closed;
+        for (size_t n = 0;; n++) {
+                if (object) {
+                        size_t ke = i < len && s[i] == '"' ? string_end(s, len, i) : 0;
+                        if (!ke)
+                                return span_fail(err, errlen, "a member name expected", i);
+                        int r = decode_key(s, i, ke, key, err, errlen);
+                        if (r < 0)
+                                return r;
+                        i = skip_ws(s, len, ke);
+                        if (i >= len || s[i] != ':')
+                                return span_fail(err, errlen, "':' expected", i);
+                        i = skip_ws(s, len, i + 1);
+                }
+                size_t ve = value_end(s, len, i);
+                if (!ve)
+                        return span_fail(err, errlen, "a value expected", i);
+                struct json_span v = { s + i, ve - i };
+                int r = object ? mfn(ud, key, v) : efn(ud, n, v);
+                if (r < 0)
+                        return r;
+                i = skip_ws(s, len, ve);
+                if (i < len && s[i] == ',') {
+                        i = skip_ws(s, len, i + 1);
+                        continue;
+                }
+                if (i < len && s[i] == close)
+                        break;
+                return span_fail(err, errlen, object ? "',' or '}' expected" : "',' or ']' expected", i);
+        }
+closed:
+        i = skip_ws(s, len, i + 1);
+        return i == len ? 0 : span_fail(err, errlen, "trailing data", i);
+}
+
+int json_members(const char *s, size_t len, json_member_fn fn, void *ud, char *err, size_t errlen) {
+        return walk(s, len, true, fn, NULL, ud, err, errlen);
+}
+
+int json_elements(const char *s, size_t len, json_element_fn fn, void *ud, char *err, size_t errlen) {
+        return walk(s, len, false, NULL, fn, ud, err, errlen);
+}
+
+bool json_span_is_null(struct json_span v) {
+        return v.len == 4 && memcmp(v.p, "null", 4) == 0;
+}
+
+int json_span_parse(struct json_span v, int depth, json_object **out) {
+        *out = NULL;
+        if (v.len == 0 || v.len > INT32_MAX - 1 || depth < 1)
+                return -EINVAL;
+        struct json_tokener *tok = json_tokener_new_ex(depth);
+        if (!tok)
+                return -ENOMEM;
+        /* json-c ends a number or a literal only on a byte after it: those
+         * are parsed from a copy with its NUL. */
+        bool scalar = v.p[0] != '"' && v.p[0] != '{' && v.p[0] != '[';
+        char *copy = scalar ? strndup(v.p, v.len) : NULL;
+        if (scalar && !copy) {
+                json_tokener_free(tok);
+                return -ENOMEM;
+        }
+        json_object *o = json_tokener_parse_ex(tok, scalar ? copy : v.p, (int) v.len + (scalar ? 1 : 0));
+        bool ok = json_tokener_get_error(tok) == json_tokener_success && json_tokener_get_parse_end(tok) == v.len;
+        json_tokener_free(tok);
+        free(copy);
+        if (!ok) {
+                json_object_put(o);
+                return -EINVAL;
+        }
+        *out = o;
+        return 0;
+}

@@ -51,3 +51,35 @@ size_t json_parse_cost(const char *s, size_t len);
 static inline bool json_parse_cost_ok(size_t cost, size_t len) {
         return cost <= JSON_PARSE_COST_FLOOR || cost / JSON_PARSE_COST_RATIO <= len;
 }
+
+/* ---- Walking a JSON text without its tree ------------------------------
+ * For documents whose whole tree would cost many times their size (an
+ * inventory of a thousand disks): the text is walked member by member and
+ * only one value at a time is parsed with json-c. */
+
+/* One value's bytes inside a larger JSON text. */
+struct json_span {
+        const char *p;
+        size_t len;
+};
+
+#define JSON_SPAN_KEY_MAX 256 /* the longest member name json_members decodes */
+#define JSON_SPAN_DEPTH 64    /* containers nested deeper are refused */
+
+/* Calls fn for each member of the JSON object text s[0..len) (whitespace
+ * around it allowed), in order, with its decoded name and its value's span.
+ * Checks the object's own punctuation and finds where each value ends
+ * (strings, brackets matched by kind, at most JSON_SPAN_DEPTH deep); the
+ * values themselves are the caller's to parse (json_span_parse). Returns 0,
+ * fn's negative return (fn keeps its own reason), or -EINVAL with a reason
+ * in err. Allocates nothing for names without escapes. */
+typedef int (*json_member_fn)(void *ud, const char *key, struct json_span v);
+int json_members(const char *s, size_t len, json_member_fn fn, void *ud, char *err, size_t errlen);
+/* The same for the elements of the JSON array text s[0..len). */
+typedef int (*json_element_fn)(void *ud, size_t i, struct json_span v);
+int json_elements(const char *s, size_t len, json_element_fn fn, void *ud, char *err, size_t errlen);
+/* Parses exactly the span v (nothing may follow the value), nested at most
+ * depth deep, into *out (NULL for JSON null): 0, or -EINVAL / -ENOMEM. */
+int json_span_parse(struct json_span v, int depth, json_object **out);
+/* Whether the span is the literal null (json-c's reading of an absent member). */
+bool json_span_is_null(struct json_span v);

@@ -76,31 +76,61 @@ out:
         infra_env_free(&ie);
 }
 
+/* An inventory's JSON text: the output's own bytes, or the string it holds
+ * (older agents); *text NULL and a 400 in resp when it is neither. *hold
+ * (the caller's to put) keeps a decoded string alive. */
+static int inventory_text(struct json_span out, struct http_response *resp, json_object **hold, const char **text,
+                          size_t *len) {
+        *text = NULL;
+        if (out.p && out.p[0] == '{') {
+                *text = out.p;
+                *len = out.len;
+                return 0;
+        }
+        if (out.p && out.p[0] == '"' && json_span_parse(out, 1, hold) == 0 &&
+            json_object_is_type(*hold, json_type_string)) {
+                *text = json_object_get_string(*hold);
+                *len = (size_t) json_object_get_string_len(*hold);
+                if (strlen(*text) == *len)
+                        return 0;
+                http_error(resp, 400, "the inventory text contains a NUL byte");
+                return -1;
+        }
+        http_error(resp, 400, "an inventory result needs \"output\": the inventory document");
+        return -1;
+}
+
 void api_host_step_result(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
-        json_object *v;
-        if (api_load_host(sv, req, resp, HOST_OP_AGENT_RESULT, &ie, &h) < 0)
+        json_object *v, *body = NULL, *output = NULL, *hold = NULL;
+        /* The body walked, its "output" left as bytes: an inventory is read
+         * from them without the tree of the whole document. */
+        struct json_span out;
+        if (api_load_host(sv, req, resp, HOST_OP_AGENT_RESULT, &ie, &h) < 0 ||
+            api_body_split(req, resp, "output", &body, &out) < 0)
                 goto out;
-        if (!json_object_object_get_ex(req->body, "step_type", &v) || !json_object_is_type(v, json_type_string) ||
+        if (!json_object_object_get_ex(body, "step_type", &v) || !json_object_is_type(v, json_type_string) ||
             step_type_from_string(json_object_get_string(v)) == _STEP_TYPE_INVALID) {
                 http_error(resp, 400, "field \"step_type\" must name a step type");
                 goto out;
         }
         enum step_type t = step_type_from_string(json_object_get_string(v));
         int64_t exit_code = 0;
-        if (json_object_object_get_ex(req->body, "exit_code", &v)) {
+        if (json_object_object_get_ex(body, "exit_code", &v)) {
                 if (!json_object_is_type(v, json_type_int)) {
                         http_error(resp, 400, "field \"exit_code\" must be an integer");
                         goto out;
                 }
                 exit_code = json_object_get_int64(v);
         }
-        json_object *output = NULL;
-        json_object_object_get_ex(req->body, "output", &output);
+        if (out.p && !(t == STEP_INVENTORY && exit_code == 0) && json_span_parse(out, 63, &output) < 0) {
+                http_error(resp, 400, "field \"output\" is not valid JSON");
+                goto out;
+        }
         json_object *e = NULL;
-        json_object_object_get_ex(req->body, "error", &e);
+        json_object_object_get_ex(body, "error", &e);
         const char *error = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
         char err[512] = "";
         int r = 0;
@@ -111,7 +141,7 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
                                                       json_object_get_boolean(st));
         } else if (t == STEP_INSTALL) {
                 json_object *sid = NULL;
-                json_object_object_get_ex(req->body, "step_id", &sid);
+                json_object_object_get_ex(body, "step_id", &sid);
                 api_install_result(sv, &h, json_object_is_type(sid, json_type_string) ? json_object_get_string(sid) : NULL,
                                    exit_code, output, error, resp);
                 goto out;
@@ -125,11 +155,11 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
         } else if (exit_code != 0) {
                 svc_agent_step_failed(sv, &h, t, error);
         } else if (t == STEP_INVENTORY) {
-                if (!output || !(json_object_is_type(output, json_type_object) || json_object_is_type(output, json_type_string))) {
-                        http_error(resp, 400, "an inventory result needs \"output\": the inventory document");
+                const char *text;
+                size_t len;
+                if (inventory_text(out, resp, &hold, &text, &len) < 0)
                         goto out;
-                }
-                r = svc_agent_inventory(sv, &ie, &h, output, err, sizeof err);
+                r = svc_agent_inventory(sv, &ie, &h, text, len, err, sizeof err);
         } else if (t == STEP_CONNECTIVITY_CHECK || t == STEP_NTP_SYNCHRONIZER || t == STEP_DOMAIN_RESOLUTION) {
                 if (!output || !json_object_is_type(output, json_type_object)) {
                         http_error(resp, 400, "a %s result needs \"output\": an object", step_type_to_string(t));
@@ -144,6 +174,9 @@ void api_host_step_result(void *app, struct http_request *req, struct http_respo
         }
         http_json(resp, 200, json_object_new_object());
 out:
+        json_object_put(hold);
+        json_object_put(output);
+        json_object_put(body);
         host_free(&h);
         infra_env_free(&ie);
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include "auth.h"
 #include "http.h"
+#include "jsonread.h"
 #include "model.h"
 #include "svc.h"
 
@@ -64,6 +65,11 @@ bool api_need_admin(struct http_request *req, struct http_response *resp);
 /* 403 unless the caller is an infra admin. */
 bool api_need_infra_admin(struct http_request *req, struct http_response *resp);
 
+/* A ROUTE_BODY_TEXT body walked once: its members but `raw` parsed into a
+ * new object (*rest, the caller's to put), and raw's value left as its
+ * bytes (*span; p NULL when absent). 0, or -1 with a 400 in resp. */
+int api_body_split(const struct http_request *req, struct http_response *resp, const char *raw, json_object **rest,
+                   struct json_span *span);
 /* The infra-env `id` if the caller may use it; else answers and returns
  * -errno. ie is always freeable. */
 int api_load_infra_env(struct svc *sv, struct http_request *req, struct http_response *resp, const char *id,

@@ -301,3 +301,45 @@ int api_read_files(json_object *body, size_t max, const char *what, struct catal
         *n = len;
         return 0;
 }
+
+struct body_split {
+        const char *raw;
+        json_object *rest;
+        struct json_span *span;
+};
+
+static int split_member(void *ud, const char *key, struct json_span v) {
+        struct body_split *b = ud;
+        if (strcmp(key, b->raw) == 0) {
+                *b->span = v; /* the last of a repeated name holds, as in json-c */
+                return 0;
+        }
+        json_object *o = NULL;
+        int r = json_span_parse(v, 63, &o); /* the whole body's nesting limit, less its own level */
+        if (r < 0)
+                return r;
+        if (json_object_object_add(b->rest, key, o) < 0) {
+                json_object_put(o);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int api_body_split(const struct http_request *req, struct http_response *resp, const char *raw, json_object **rest,
+                   struct json_span *span) {
+        struct body_split b = { raw, json_object_new_object(), span };
+        *span = (struct json_span) { 0 };
+        *rest = NULL;
+        char why[128] = "";
+        int r = b.rest ? json_members(req->body_raw, req->body_len, split_member, &b, why, sizeof why) : -ENOMEM;
+        if (r < 0) {
+                json_object_put(b.rest);
+                if (r == -ENOMEM)
+                        http_error(resp, 500, "out of memory");
+                else
+                        http_error(resp, 400, "request body is %s", *why ? why : "not valid JSON");
+                return -1;
+        }
+        *rest = b.rest;
+        return 0;
+}

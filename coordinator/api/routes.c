@@ -102,7 +102,7 @@ const struct http_route api_routes[] = {
         { "GET", API MUSTER_PATH_HOST_LOGS(ID, ID), api_host_logs_get, 0, "host_logs_get" },
         { "PUT", API MUSTER_PATH_HOST_LOGS(ID, ID), api_host_logs_put, ROUTE_UPLOAD | ROUTE_AGENT, "host_logs_put" },
         { "GET", API MUSTER_PATH_HOST_INSTRUCTIONS(ID, ID), api_host_instructions, ROUTE_AGENT, "host_instructions" },
-        { "POST", API MUSTER_PATH_HOST_INSTRUCTIONS(ID, ID), api_host_step_result, ROUTE_BODY | ROUTE_AGENT,
+        { "POST", API MUSTER_PATH_HOST_INSTRUCTIONS(ID, ID), api_host_step_result, ROUTE_BODY | ROUTE_BODY_TEXT | ROUTE_AGENT,
           "host_step_result" },
         { "GET", API MUSTER_PATH_HOSTS, api_hosts_list, 0, "hosts_list" },
         { "POST", API MUSTER_PATH_CLUSTERS, api_cluster_create, ROUTE_BODY, "cluster_create" },

@@ -106,11 +106,12 @@ static bool body_memory_take(struct http_server *s, size_t n) {
         return true;
 }
 
-/* Grow cs->body to hold `need` bytes, counted against the budget. */
-static int body_reserve(struct http_server *s, struct conn_state *cs, size_t need) {
+/* Grow cs->body to hold `need` bytes, counted against the budget: exactly
+ * (a declared length), or doubling (a chunked body). */
+static int body_reserve(struct http_server *s, struct conn_state *cs, size_t need, bool exact) {
         if (need <= cs->cap)
                 return 0;
-        size_t cap = cs->cap ? cs->cap : 4096;
+        size_t cap = exact ? need : cs->cap ? cs->cap : 4096;
         while (cap < need)
                 cap *= 2;
         if (cap > cs->limit + 1)
@@ -626,6 +627,21 @@ static void over_budget(struct http_server *s, struct http_response *resp) {
         http_header_add(resp, "Retry-After", "2");
 }
 
+/* The JSON body's tree into req->body, or a 400 in resp and -1. */
+static int parse_body(const struct conn_state *cs, struct http_request *req, struct http_response *resp) {
+        struct json_tokener *tok = json_tokener_new_ex(64);
+        req->body = tok ? json_tokener_parse_ex(tok, cs->body, (int) cs->len) : NULL;
+        enum json_tokener_error jerr = tok ? json_tokener_get_error(tok) : json_tokener_error_size;
+        size_t used = tok ? json_tokener_get_parse_end(tok) : 0;
+        if (tok)
+                json_tokener_free(tok);
+        if (req->body && jerr == json_tokener_success && used == cs->len)
+                return 0;
+        http_error(resp, 400, "request body is not valid JSON (%s)",
+                   jerr == json_tokener_success ? "trailing data" : json_tokener_error_desc(jerr));
+        return -1;
+}
+
 /* Answer with the header alone in (no body byte read): counted, sent, freed. */
 static enum MHD_Result answer_at_header(struct http_server *s, struct MHD_Connection *conn, size_t route,
                                         const struct conn_state *cs, struct http_response *resp) {
@@ -691,7 +707,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 if (declared > cs->limit)
                         cs->too_large = true;
                 else if (declared > 0) {
-                        int k = body_reserve(s, cs, (size_t) declared + 1);
+                        int k = body_reserve(s, cs, (size_t) declared + 1, true);
                         if (k == -ENOMEM)
                                 return MHD_NO;
                         cs->over_budget = k < 0;
@@ -709,7 +725,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                 cs->too_large = true;
                                 body_release(s, cs);
                         } else {
-                                int k = body_reserve(s, cs, cs->len + *upload_size + 1);
+                                int k = body_reserve(s, cs, cs->len + *upload_size + 1, false);
                                 if (k == -ENOMEM)
                                         return MHD_NO;
                                 if (k < 0) {
@@ -779,18 +795,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                    cs->len, cost, JSON_PARSE_COST_RATIO);
                         goto done;
                 }
-                struct json_tokener *tok = json_tokener_new_ex(64);
-                req.body = tok ? json_tokener_parse_ex(tok, cs->body, (int) cs->len) : NULL;
-                enum json_tokener_error jerr = tok ? json_tokener_get_error(tok) : json_tokener_error_size;
-                size_t used = tok ? json_tokener_get_parse_end(tok) : 0;
-                if (tok)
-                        json_tokener_free(tok);
-                if (!req.body || jerr != json_tokener_success || used != cs->len) {
-                        http_error(&resp, 400, "request body is not valid JSON (%s)",
-                                   jerr == json_tokener_success ? "trailing data" : json_tokener_error_desc(jerr));
+                if (!(route->flags & ROUTE_BODY_TEXT) && parse_body(cs, &req, &resp) < 0)
                         goto done;
-                }
-                if (!json_object_is_type(req.body, json_type_object)) {
+                if (req.body && !json_object_is_type(req.body, json_type_object)) {
                         http_error(&resp, 400, "request body must be a JSON object");
                         goto done;
                 }

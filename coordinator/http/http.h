@@ -71,6 +71,9 @@ enum {
                                       * (an iPXE script's URLs cannot carry headers) */
         ROUTE_UPLOAD = 1 << 5,    /* takes a body of any type, up to max_upload_bytes, as it came
                                    * (req->body_raw, body_len; no JSON parse) */
+        ROUTE_BODY_TEXT = 1 << 6, /* with ROUTE_BODY: the body passes the same checks (type, size, parse
+                                   * cost, UTF-8, no NUL) but is not parsed (req->body NULL); the handler
+                                   * walks req->body_raw member by member (json_members) */
         ROUTE_AGENT = 1 << 8,     /* agents' tokens only (the auth hook refuses people's with 403) */
 };
 

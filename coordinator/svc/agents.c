@@ -143,28 +143,25 @@ static void revalidate(struct svc *sv, const struct host *h) {
         host_free(&fresh);
 }
 
-int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host *h, json_object *output, char *err,
-                        size_t errlen) {
+int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host *h, const char *text, size_t len,
+                        char *err, size_t errlen) {
         int64_t max = svc_cfg(sv)->max_inventory_bytes;
-        /* The document as the request's body held it (parsed once), or as
-         * a string of JSON (older agents). */
-        bool parsed = json_object_is_type(output, json_type_object);
-        const char *text = parsed ? json_object_to_json_string_ext(output, JSON_C_TO_STRING_PLAIN)
-                                  : json_object_get_string(output);
-        if (!text)
-                return -ENOMEM;
-        if ((int64_t) strlen(text) > max)
+        if ((int64_t) len > max)
                 return errmsg(err, errlen, -E2BIG, "inventory is larger than %lld bytes", (long long) max);
         struct inventory inv;
         char why[256];
-        int k = parsed ? inventory_from_json(output, &inv, why, sizeof why)
-                       : inventory_from_string(text, &inv, why, sizeof why);
+        int k = inventory_from_text(text, len, &inv, why, sizeof why);
         if (k < 0) {
                 inventory_free(&inv);
                 return errmsg(err, errlen, k == -E2BIG ? k : -EINVAL, "inventory: %s", why);
         }
+        char *own = strndup(text, len);
+        if (!own) {
+                inventory_free(&inv);
+                return -ENOMEM;
+        }
         /* Stored with the state its validations put the host in: one write. */
-        int r = refresh_host_inventory(sv, h, ie, text, &inv);
+        int r = refresh_host_inventory(sv, h, ie, own, &inv);
         inventory_free(&inv);
         return r;
 }

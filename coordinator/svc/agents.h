@@ -42,15 +42,16 @@ int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped);
 /* A step of type t failed on h with `error` (may be NULL): an event. */
 void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error);
 
-/* Host h's inventory as the agent sent it: the step result's "output",
- * the document itself (used as the request parsed it) or a string holding
- * its JSON text; at most [server] max_inventory_bytes of JSON text. Stored
+/* Host h's inventory as the agent sent it: the JSON text text[0..len)
+ * (the step result's "output" as its bytes came, or the string it held),
+ * at most [server] max_inventory_bytes, read without its whole tree
+ * (inventory_from_text) and stored as it came. Stored
  * with the state its validations give the host (refresh_host_inventory);
  * h (of infra-env ie) takes the inventory.
  * 0, or -errno with err: -E2BIG too large, -EINVAL not an inventory (err:
  * "inventory: why"); store errors (err empty). */
-int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host *h, json_object *output, char *err,
-                        size_t errlen);
+int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host *h, const char *text, size_t len,
+                        char *err, size_t errlen);
 
 /* The result of a network step (connectivity-check, ntp-synchronizer,
  * domain-resolution) of h: kept as its step result and the host validated

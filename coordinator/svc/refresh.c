@@ -219,17 +219,15 @@ int refresh_host(struct svc *sv, struct host *h) {
         return n < 0 ? n : store_host_verdict(sv, h, res, (size_t) n);
 }
 
-int refresh_host_inventory(struct svc *sv, struct host *h, const struct infra_env *ie, const char *text,
+int refresh_host_inventory(struct svc *sv, struct host *h, const struct infra_env *ie, char *text,
                            struct inventory *inv) {
-        char *t = strdup(text);
         struct inventory *own = malloc(sizeof *own);
-        if (!t || !own) {
-                free(t);
-                free(own);
+        if (!own) {
+                free(text);
                 return -ENOMEM;
         }
         free(h->inventory_json);
-        h->inventory_json = t;
+        h->inventory_json = text;
         *own = *inv;
         inventory_init(inv);
         host_set_parsed_inventory(h, own);

@@ -23,14 +23,15 @@ void cluster_view_free(struct cluster_view *v);
  * -errno. h->status is updated. */
 int refresh_host(struct svc *sv, struct host *h);
 
-/* h (as read at the start of the request) with a new inventory: `text`,
- * already parsed into inv, which h takes (inv is left empty). The
+/* h (as read at the start of the request) with a new inventory: `text`
+ * (a NUL-terminated copy h takes, whatever the outcome), already parsed
+ * into inv, which h takes too (inv is left empty). The
  * inventory and the status its validations give h are stored in one write
  * (store_host_set_inventory_status) while h's status is still the one it
  * was read with; else the inventory alone, and the host as stored then is
  * validated again (refresh_host). Events and the cluster as refresh_host.
  * ie: h's infra-env. 0 or -errno (nothing stored). */
-int refresh_host_inventory(struct svc *sv, struct host *h, const struct infra_env *ie, const char *text,
+int refresh_host_inventory(struct svc *sv, struct host *h, const struct infra_env *ie, char *text,
                            struct inventory *inv);
 
 /* Re-validate a cluster. Before installation its status follows the

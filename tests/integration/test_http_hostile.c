@@ -521,7 +521,7 @@ Test(http_hostile, bodies_in_flight_share_a_memory_budget) {
         close(a);
         /* Gone: the room is back. */
         until = tu_mono_ms() + EFFECT_WAIT_MS;
-        int code = 0;
+        int code = 0, refused = 1;
         while (tu_mono_ms() < until) {
                 int c = start_upload("POST", "/api/v2/catalogs", md.admin_token, 63u << 20, 0);
                 shutdown(c, SHUT_WR);
@@ -529,11 +529,16 @@ Test(http_hostile, bodies_in_flight_share_a_memory_budget) {
                 close(c);
                 if (code != 503)
                         break;
+                /* The first body's room is given back when musterd sees
+                 * its connection close, which may be after this try. */
+                refused++;
                 usleep(100 * 1000);
         }
         cr_assert_neq(code, 503, "the room came back");
         cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
-        cr_assert(strstr(m, "\nmuster_http_body_memory_refusals_total 1\n"), "%s", m);
+        char want[80];
+        snprintf(want, sizeof want, "\nmuster_http_body_memory_refusals_total %d\n", refused);
+        cr_assert(strstr(m, want), "%d refusals expected: %s", refused, m);
         free(m);
 
         /* A creator's operands: the normal 4 MiB, not the admin's 64. */

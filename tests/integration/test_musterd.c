@@ -97,6 +97,81 @@ Test(musterd, register_inventory_and_validations) {
         free(tok);
 }
 
+/* A step result's body is walked member by member and its inventory read
+ * from the bytes of "output" (no tree of the whole document): the
+ * document itself or a string holding it, whatever its spacing; a body
+ * broken anywhere is 400 with where, and the host keeps what it had. */
+Test(musterd, step_results_are_read_from_their_text) {
+        char *ie, *tok;
+        make_ie("text", &ie, &tok);
+        register_with_inventory(ie, tok, H1, "qemu-q35");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/qemu-q35/expected.json", MUSTER_FIXTURES_DIR);
+        json_object *inv = json_object_from_file(path);
+        cr_assert_not_null(inv);
+        const char *steps = url("/api/v2/infra-envs/%s/hosts/%s/instructions", ie, H1);
+        char *steps_url = strdup(steps);
+        /* Spaced out, as a string, with members around and after it. */
+        json_object_object_add(inv, "hostname", json_object_new_string("spaced-out"));
+        const char *pretty = json_object_to_json_string_ext(inv, JSON_C_TO_STRING_PRETTY);
+        size_t cap = strlen(pretty) + 256;
+        char *body = malloc(cap);
+        cr_assert_not_null(body);
+        snprintf(body, cap, " {\n  \"step_type\" : \"inventory\" ,\n \"output\" :\n%s ,\"exit_code\":0 }\n", pretty);
+        cr_assert_eq(tu_http_json("POST", steps_url, tok, body, NULL), 200, "%.200s", body);
+        json_object *h;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, H1), md.admin_token, NULL, &h), 200);
+        cr_assert_str_eq(tu_jstr(h, "inventory.hostname"), "spaced-out");
+        cr_assert_str_eq(tu_jstr(h, "inventory.system_vendor.product_name"), "MS-2200 Rack Server");
+        json_object_put(h);
+        json_object_object_add(inv, "hostname", json_object_new_string("as-a-string"));
+        json_object *res = json_object_new_object();
+        json_object_object_add(res, "step_type", json_object_new_string("inventory"));
+        json_object_object_add(res, "output", json_object_new_string(json_object_to_json_string(inv)));
+        cr_assert_eq(tu_http_json("POST", steps_url, tok, json_object_to_json_string(res), NULL), 200);
+        json_object_put(res);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, H1), md.admin_token, NULL, &h), 200);
+        cr_assert_str_eq(tu_jstr(h, "inventory.hostname"), "as-a-string");
+        json_object_put(h);
+        /* The last "output" holds, as json-c's reading of a repeated name. */
+        json_object_object_add(inv, "hostname", json_object_new_string("the-last"));
+        snprintf(body, cap, "{\"step_type\":\"inventory\",\"output\":7,\"output\":%s}", json_object_to_json_string(inv));
+        cr_assert_eq(tu_http_json("POST", steps_url, tok, body, NULL), 200);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, H1), md.admin_token, NULL, &h), 200);
+        cr_assert_str_eq(tu_jstr(h, "inventory.hostname"), "the-last");
+        json_object_put(h);
+        /* Broken bodies: 400 with the reason, and nothing stored. */
+        static const struct {
+                const char *body, *why;
+        } bad[] = {
+                { "{\"step_type\":\"inventory\",\"output\":{\"inventory_version\":1,\"disks\":[{]}}", "at byte" },
+                { "{\"step_type\":\"inventory\",\"output\":{\"inventory_version\":1},}", "at byte" },
+                { "{\"step_type\":\"inventory\" \"output\":{}}", "',' or '}' expected" },
+                { "[{\"step_type\":\"inventory\"}]", "not an object" },
+                { "{\"step_type\":\"inventory\",\"output\":{\"inventory_version\":1,\"hostname\":nope}}",
+                  "not valid JSON (field \\\"hostname\\\")" },
+                { "{\"step_type\":\"inventory\",\"output\":\"{\\u0000}\"}", "NUL" },
+                { "{\"step_type\":\"inventory\",\"output\":[]}", "the inventory document" },
+                { "{\"step_type\":\"ntp-synchronizer\",\"output\":{\"a\":tru}}", "\\\"output\\\" is not valid JSON" },
+                { "{\"step_type\":\"inventory\",\"exit_code\":1 2}", "',' or '}' expected" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                char *text = NULL;
+                long code = tu_http("POST", steps_url, tok, bad[i].body, strlen(bad[i].body), &text);
+                cr_assert_eq(code, 400, "%s: %ld %s", bad[i].body, code, text ? text : "");
+                cr_assert(text && strstr(text, bad[i].why), "%s: %s", bad[i].body, text ? text : "");
+                free(text);
+        }
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/infra-envs/%s/hosts/%s", ie, H1), md.admin_token, NULL, &h), 200);
+        cr_assert_str_eq(tu_jstr(h, "inventory.hostname"), "the-last");
+        json_object_put(h);
+        free(body);
+        free(steps_url);
+        json_object_put(inv);
+        free(ie);
+        free(tok);
+}
+
 Test(musterd, token_scope_and_revocation) {
         char *ie1, *tok1, *ie2, *tok2;
         make_ie("a", &ie1, &tok1);

@@ -233,9 +233,7 @@ Test(svc, an_inventory_is_stored_with_its_verdict_in_one_write) {
         struct store_latency before, after;
         store_write_latency(st, &before);
         int events_before = sunk[EVENT_INFO] + sunk[EVENT_WARNING];
-        json_object *doc = json_tokener_parse(text);
-        cr_assert_eq(svc_agent_inventory(&sv, &ie, &h, doc, err, sizeof err), 0, "%s", err);
-        json_object_put(doc);
+        cr_assert_eq(svc_agent_inventory(&sv, &ie, &h, text, len, err, sizeof err), 0, "%s", err);
         store_write_latency(st, &after);
         int events = sunk[EVENT_INFO] + sunk[EVENT_WARNING] - events_before;
         cr_assert_gt(events, 0, "at least the change of status");
@@ -259,9 +257,7 @@ Test(svc, an_inventory_is_stored_with_its_verdict_in_one_write) {
          * validations leave as it is). */
         cr_assert_eq(store_host_get(st, id, stale, &h), 0);
         cr_assert_eq(store_host_set_status(st, id, stale, HOST_BINDING, "binding", NULL, 0, 0), 0);
-        doc = json_tokener_parse(text);
-        cr_assert_eq(svc_agent_inventory(&sv, &ie, &h, doc, err, sizeof err), 0, "%s", err);
-        json_object_put(doc);
+        cr_assert_eq(svc_agent_inventory(&sv, &ie, &h, text, len, err, sizeof err), 0, "%s", err);
         host_free(&h);
         cr_assert_eq(store_host_get(st, id, stale, &h), 0);
         cr_assert_eq(h.status, HOST_BINDING, "the verdict of a stale read is not stored");
