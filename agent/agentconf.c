@@ -75,24 +75,6 @@ void agentconf_free(struct agentconf *c) {
                 clear_setting(c, (enum agentconf_setting) s);
 }
 
-const char *agentconf_source_to_string(enum agentconf_source s) {
-        switch (s) {
-        case AGENTCONF_SRC_NONE:
-                return "none";
-        case AGENTCONF_SRC_BOOT:
-                return "boot config";
-        case AGENTCONF_SRC_FILE:
-                return "agent.conf";
-        case AGENTCONF_SRC_CMDLINE:
-                return "kernel command line";
-        case AGENTCONF_SRC_FLAG:
-                return "command line";
-        case _AGENTCONF_SRC_MAX:
-                break;
-        }
-        return "?";
-}
-
 const char *agentconf_setting_to_string(enum agentconf_setting s) {
         switch (s) {
         case AGENTCONF_COORDINATOR:

@@ -71,7 +71,6 @@ struct agentconf {
 
 void agentconf_free(struct agentconf *c);
 
-const char *agentconf_source_to_string(enum agentconf_source s);
 /* "coordinator", "infra-env", "token", ... */
 const char *agentconf_setting_to_string(enum agentconf_setting s);
 

@@ -441,7 +441,9 @@ int client_upload(struct client *c, const char *method, const char *path, const 
 
 /* ---- downloads ---------------------------------------------------------- */
 
-bool client_url_is_coordinator(const struct client *c, const char *url) {
+/* True when `url` is the coordinator's own (starts with c->base followed by
+ * '/' or nothing): only such URLs get the token. */
+static bool client_url_is_coordinator(const struct client *c, const char *url) {
         size_t n = strlen(c->base);
         return strncasecmp(url, c->base, n) == 0 && (url[n] == '\0' || url[n] == '/');
 }

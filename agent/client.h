@@ -111,10 +111,6 @@ struct client_stream {
         bool ticks;
 };
 
-/* True when `url` is the coordinator's own (starts with c->base followed by
- * '/' or nothing): only such URLs get the token. */
-bool client_url_is_coordinator(const struct client *c, const char *url);
-
 /* GET `target` as a stream: a path on the coordinator ("/api/..."), or an
  * absolute http(s) URL; the token is sent only to the coordinator, and only
  * downloads from elsewhere follow redirects (at most CLIENT_MAX_REDIRECTS,

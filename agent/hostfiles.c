@@ -80,7 +80,8 @@ static char *memstream_done(FILE *f, char **buf, bool ok) {
         return *buf;
 }
 
-char *hostfiles_env(const struct payload_host_view *v) {
+/* The text of /etc/muster/host.env for v (malloc'd; NULL on ENOMEM). */
+static char *hostfiles_env(const struct payload_host_view *v) {
         const struct {
                 const char *key, *value;
         } vars[] = {

@@ -39,6 +39,3 @@
  * the absolute paths written, in the order above. 0, or -errno with err
  * naming the file. */
 int hostfiles_write(int rootfd, const struct payload_host_view *v, struct strv *written, char *err, size_t errlen);
-
-/* The text of /etc/muster/host.env for v (malloc'd; NULL on ENOMEM). */
-char *hostfiles_env(const struct payload_host_view *v);

@@ -118,7 +118,9 @@ int reclaim_grubenv_set(const char *block, size_t len, const char *name, const c
 
 /* ---- the boot entry ------------------------------------------------------------ */
 
-char *reclaim_entry_text(const char *cmdline, int *r) {
+/* The entry's text for cmdline, as reclaim_write_entry writes it
+ * (malloc'd), or NULL: -EINVAL (bad cmdline) or -ENOMEM in *r. */
+static char *reclaim_entry_text(const char *cmdline, int *r) {
         char *text = NULL;
         size_t n = cmdline ? strlen(cmdline) : 0;
 

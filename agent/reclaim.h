@@ -48,10 +48,6 @@ int reclaim_write_entry(const char *boot_dir, const char *cmdline, char *err, si
  * in *r. */
 char *reclaim_menuentry_text(const char *cmdline, int *r);
 
-/* The entry's text for cmdline, as reclaim_write_entry writes it
- * (malloc'd), or NULL: -EINVAL (bad cmdline) or -ENOMEM in *r. */
-char *reclaim_entry_text(const char *cmdline, int *r);
-
 /* Set name=value in a GRUB environment block and format the result into
  * out, exactly 1024 bytes: the signature line, the variables in their order
  * (name's first occurrence replaced in place, else appended; '\' and newline

@@ -172,7 +172,8 @@ char *sr_read_all(const struct sysroot *sr, const char *path, size_t max, size_t
         return TAKE_PTR(buf);
 }
 
-int sr_read_i64(const struct sysroot *sr, const char *path, int64_t *out) {
+/* A decimal (or 0x hex) integer file; -EINVAL if it is not a clean number. */
+static int sr_read_i64(const struct sysroot *sr, const char *path, int64_t *out) {
         char buf[64], *end;
         ssize_t r = sr_read_str(sr, path, buf, sizeof buf);
         if (r < 0)
@@ -221,7 +222,7 @@ DIR *sr_opendir(const struct sysroot *sr, const char *path) {
 
 /* Split path into parent and last component, open the parent inside the
  * root, and readlinkat the component. */
-ssize_t sr_readlink(const struct sysroot *sr, const char *path, char *buf, size_t size) {
+static ssize_t sr_readlink(const struct sysroot *sr, const char *path, char *buf, size_t size) {
         char parent[PATH_MAX];
         const char *slash = strrchr(path, '/');
         const char *name = slash ? slash + 1 : path;

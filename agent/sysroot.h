@@ -30,14 +30,10 @@ ssize_t sr_read_strf(const struct sysroot *sr, char *buf, size_t size, const cha
 /* Whole file into a new buffer (NUL-terminated), at most `max` bytes; NULL
  * with errno set on failure. *len gets the length when non-NULL. */
 char *sr_read_all(const struct sysroot *sr, const char *path, size_t max, size_t *len);
-/* A decimal (or 0x hex) integer file; -EINVAL if it is not a clean number. */
-int sr_read_i64(const struct sysroot *sr, const char *path, int64_t *out);
 int sr_read_i64f(const struct sysroot *sr, int64_t *out, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 bool sr_exists(const struct sysroot *sr, const char *path);
 DIR *sr_opendir(const struct sysroot *sr, const char *path);
-/* The text of a symlink; length or -errno. */
-ssize_t sr_readlink(const struct sysroot *sr, const char *path, char *buf, size_t size);
 /* Basename of a symlink's target ("driver" -> "virtio_net"); length or -errno. */
 ssize_t sr_readlink_base(const struct sysroot *sr, const char *path, char *buf, size_t size);
 /* Canonical path of `path` inside the root (all links resolved, "/sys/..."),

@@ -82,14 +82,14 @@ void inv_interface_free(struct inv_interface *i) {
         inv_interface_init(i);
 }
 
-void inv_route_free(struct inv_route *r) {
+static void inv_route_free(struct inv_route *r) {
         free(r->destination);
         free(r->gateway);
         free(r->interface);
         *r = (struct inv_route) { .metric = INV_UNSET };
 }
 
-void inv_gpu_free(struct inv_gpu *g) {
+static void inv_gpu_free(struct inv_gpu *g) {
         free(g->pci_address);
         free(g->vendor_id);
         free(g->device_id);

@@ -175,8 +175,6 @@ void inv_disk_free(struct inv_disk *d);
 void inv_partition_init(struct inv_partition *p);
 void inv_interface_init(struct inv_interface *i);
 void inv_interface_free(struct inv_interface *i);
-void inv_route_free(struct inv_route *r);
-void inv_gpu_free(struct inv_gpu *g);
 
 /* Record that list `key` had `total` entries of which `listed` were kept. */
 void inv_trunc_note(struct inv_trunc_set *t, const char *key, int64_t total, int64_t listed);

@@ -389,7 +389,7 @@ static void get_validations(json_object *o, struct validation **v, size_t *n, st
 
 /* ---- labels ------------------------------------------------------------ */
 
-void labels_free(struct model_label **l, size_t *n) {
+static void labels_free(struct model_label **l, size_t *n) {
         for (size_t i = 0; *l && i < *n; i++) {
                 free((*l)[i].key);
                 free((*l)[i].value);
@@ -860,7 +860,7 @@ int host_from_json(json_object *o, struct host *h, char *err, size_t errlen) {
 
 /* ---- capabilities and conditions ---------------------------------------- */
 
-void cluster_cap_spec_free(struct cluster_cap_spec *sp) {
+static void cluster_cap_spec_free(struct cluster_cap_spec *sp) {
         free(sp->baseline_capability_set);
         strv_free(&sp->additional_enabled_capabilities);
         *sp = (struct cluster_cap_spec) { 0 };

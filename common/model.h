@@ -317,7 +317,6 @@ void cluster_cap_status_free(struct cluster_cap_status *st);
 /* {baseline_capability_set: ..|null, additional_enabled_capabilities: [..]}. */
 json_object *cluster_cap_spec_to_json(const struct cluster_cap_spec *sp);
 int cluster_cap_spec_from_json(json_object *o, struct cluster_cap_spec *sp, char *err, size_t errlen);
-void cluster_cap_spec_free(struct cluster_cap_spec *sp);
 
 struct cluster {
         char *id;
@@ -355,7 +354,6 @@ const char *cluster_label_get(const struct cluster *c, const char *key);
 /* Insert or replace; -EINVAL for a key or value over the caps, -E2BIG past
  * MODEL_MAX_LABELS, -ENOMEM. */
 int cluster_label_set(struct cluster *c, const char *key, const char *value);
-void labels_free(struct model_label **l, size_t *n);
 json_object *labels_to_json(const struct model_label *l, size_t n);
 int labels_from_json(json_object *o, struct model_label **l, size_t *n, char *err, size_t errlen);
 json_object *cluster_to_json(const struct cluster *c, unsigned flags);

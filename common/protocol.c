@@ -165,7 +165,6 @@ const char *cluster_status_to_string(enum cluster_status s) {
 
 static const char *status_name(int i) { return host_status_to_string((enum host_status) i); }
 static const char *val_name(int i) { return validation_id_to_string((enum validation_id) i); }
-static const char *vstatus_name(int i) { return validation_status_to_string((enum validation_status) i); }
 static const char *role_name(int i) { return host_role_to_string((enum host_role) i); }
 
 static const char *stage_name(int i) { return install_stage_to_string((enum install_stage) i); }
@@ -222,9 +221,6 @@ enum cluster_status cluster_status_from_string(const char *s) {
 }
 enum validation_id validation_id_from_string(const char *s) {
         return (enum validation_id) enum_lookup(s, _VAL_MAX, val_name);
-}
-enum validation_status validation_status_from_string(const char *s) {
-        return (enum validation_status) enum_lookup(s, _VSTATUS_MAX, vstatus_name);
 }
 enum host_role host_role_from_string(const char *s) {
         return (enum host_role) enum_lookup(s, _ROLE_MAX, role_name);

@@ -265,7 +265,6 @@ enum validation_status {
         _VSTATUS_INVALID = -1,
 };
 const char *validation_status_to_string(enum validation_status s);
-enum validation_status validation_status_from_string(const char *s);
 
 enum host_role { ROLE_AUTO, ROLE_MASTER, ROLE_WORKER, _ROLE_MAX, _ROLE_INVALID = -1 };
 const char *host_role_to_string(enum host_role r);

@@ -216,8 +216,3 @@ void api_install_result(struct svc *sv, struct host *h, const char *step_id, int
  * results are ignored. Answers resp (400 for an output of the wrong shape). */
 void api_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
                            const char *error, struct http_response *resp);
-/* The step arguments a preparing, installing or installed host gets on a
- * poll: fills the install members of *in, installation_disk included (the
- * disk speed check's too; strings live in *c and *h). */
-struct steps_input;
-int api_install_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in);

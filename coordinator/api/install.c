@@ -150,10 +150,6 @@ void api_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, js
                 http_json(resp, 200, json_object_new_object());
 }
 
-int api_install_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in) {
-        return install_steps_input(sv, h, c, in);
-}
-
 /* ---- progress ------------------------------------------------------------ */
 
 /* PUT /infra-envs/{ie}/hosts/{id}/progress from the host's agent:

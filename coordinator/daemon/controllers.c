@@ -48,10 +48,6 @@ static const struct controller_def {
                            true },
 };
 
-const char *controller_name(enum controller_id id) {
-        return (int) id >= 0 && id < _CTRL_MAX ? defs[id].name : NULL;
-}
-
 static int64_t elapsed_us(const struct timespec *a, const struct timespec *b) {
         return (int64_t) (b->tv_sec - a->tv_sec) * 1000000 + (b->tv_nsec - a->tv_nsec) / 1000;
 }
@@ -121,13 +117,6 @@ void controllers_tick(struct musterd *d) {
                 }
                 (void) run_one(d, (enum controller_id) i);
         }
-}
-
-int controllers_run(struct musterd *d, const char *name) {
-        for (int i = 0; name && i < _CTRL_MAX; i++)
-                if (strcmp(defs[i].name, name) == 0)
-                        return run_one(d, (enum controller_id) i);
-        return -ENOENT;
 }
 
 int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap) {

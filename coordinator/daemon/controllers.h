@@ -42,15 +42,8 @@ struct controllers {
         _Atomic int leader;
 };
 
-/* The controller's name ("checkins", "monitor", "events"), or NULL. */
-const char *controller_name(enum controller_id id);
-
 /* Run every controller whose interval has passed since its last run. */
 void controllers_tick(struct musterd *d);
-
-/* Run controller `name` once now, whatever its interval: what it returned
- * (>= 0: how many things it changed; -errno), or -ENOENT for no such name. */
-int controllers_run(struct musterd *d, const char *name);
 
 /* The controllers' counters as Prometheus text, appended to *buf (malloc'd,
  * *len bytes used of *cap). 0 or -ENOMEM. */

@@ -21,6 +21,8 @@
 #include "log.h"
 #include "musterd.h"
 
+static int musterd_tls_refresh(struct musterd *d);
+
 /* Write text (and a newline after it when `newline`) to path with `mode`,
  * through path.tmp and a rename: a reader never sees half a file. */
 static int musterd_write_file(const char *path, const char *text, bool newline, mode_t mode) {
@@ -182,7 +184,13 @@ static void format_until(int64_t at, char out[32]) {
         strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 }
 
-int musterd_tls_refresh(struct musterd *d) {
+/* HTTPS: load or issue the certificate again (tls.h: an operator's files
+ * are read again, musterd's own is issued again when it misses a name or
+ * expires within 30 days) and present it from the next handshake on when
+ * it changed. 1 when it did, 0 when it is the same (or plain HTTP),
+ * -errno (logged; the one served stays). A reload and an hourly check in
+ * the monitor thread run it. */
+static int musterd_tls_refresh(struct musterd *d) {
         const struct muster_config *cfg = svc_cfg(&d->svc); /* its TLS settings are the running ones */
         struct daemon_tls next;
         char err[1024], until[32];

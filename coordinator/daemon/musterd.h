@@ -42,11 +42,3 @@ void musterd_stop(struct musterd *d);
  * header timeout. Returns how many settings changed, or -ENOMEM (the old
  * configuration stays). */
 int musterd_reload(struct musterd *d, const struct muster_config *next);
-
-/* HTTPS: load or issue the certificate again (tls.h: an operator's files
- * are read again, musterd's own is issued again when it misses a name or
- * expires within 30 days) and present it from the next handshake on when
- * it changed. 1 when it did, 0 when it is the same (or plain HTTP),
- * -errno (logged; the one served stays). A reload and an hourly check in
- * the monitor thread run it. */
-int musterd_tls_refresh(struct musterd *d);

@@ -72,7 +72,9 @@ static int add_interfaces(struct strv *v) {
         return r;
 }
 
-int daemon_tls_names(const struct muster_config *cfg, struct strv *out, char *err, size_t errlen) {
+/* The names musterd's certificate is for (tls.h), deduplicated, at most
+ * TLS_MAX_NAMES. -EINVAL with err naming a bad [server] tls_names entry. */
+static int daemon_tls_names(const struct muster_config *cfg, struct strv *out, char *err, size_t errlen) {
         char host[CONFIG_LISTEN_MAX], buf[sizeof cfg->tls_names];
         int r = 0;
         *out = (struct strv) { 0 };

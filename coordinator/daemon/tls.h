@@ -25,10 +25,6 @@ struct daemon_tls {
 };
 void daemon_tls_free(struct daemon_tls *t);
 
-/* The names musterd's certificate is for (tls.h), deduplicated, at most
- * TLS_MAX_NAMES. -EINVAL with err naming a bad [server] tls_names entry. */
-int daemon_tls_names(const struct muster_config *cfg, struct strv *out, char *err, size_t errlen);
-
 /* Load or make what musterd serves (tls.h) as of `now`. -errno with err
  * saying what failed (a missing or unreadable file, a key that is not the
  * certificate's, one of tls_cert/tls_key without the other). */

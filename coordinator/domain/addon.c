@@ -16,7 +16,7 @@
 #include "jsonwrite.h"
 #include "yamlscan.h"
 
-const char *addon_strategy_to_string(enum addon_strategy s) {
+static const char *addon_strategy_to_string(enum addon_strategy s) {
         switch (s) {
         case ADDON_CONTINUOUS: return "Continuous";
         case ADDON_INSTALL_ONCE: return "InstallOnce";
@@ -26,7 +26,7 @@ const char *addon_strategy_to_string(enum addon_strategy s) {
         return NULL;
 }
 
-enum addon_strategy addon_strategy_from_string(const char *s) {
+static enum addon_strategy addon_strategy_from_string(const char *s) {
         for (int i = 0; s && i < _ADDON_STRATEGY_MAX; i++)
                 if (strcmp(s, addon_strategy_to_string(i)) == 0)
                         return i;
@@ -404,7 +404,7 @@ static char *dup_opt(const char *s, bool *oom) {
         return d;
 }
 
-int addon_content_copy(const struct addon_content *src, struct addon_content *dst) {
+static int addon_content_copy(const struct addon_content *src, struct addon_content *dst) {
         bool oom = false;
         *dst = (struct addon_content) {
                 .chart = { dup_opt(src->chart.repository, &oom), dup_opt(src->chart.name, &oom),
@@ -567,7 +567,9 @@ static uint64_t fnv(uint64_t h, const char *s) {
         return (h ^ (s ? 0xff : 0xfe)) * UINT64_C(1099511628211);
 }
 
-uint64_t addon_cluster_digest(const struct addon_cluster *c) {
+/* A 64-bit digest of every fact addon_cluster_context() shows (FNV-1a):
+ * equal facts, equal digests. */
+static uint64_t addon_cluster_digest(const struct addon_cluster *c) {
         uint64_t h = UINT64_C(14695981039346656037);
         const char *f[] = { c->id, c->name, c->base_domain, c->machine_network_cidr, c->api_vip, c->ingress_vip,
                             c->release_version };
@@ -608,10 +610,6 @@ void addon_memo_free(struct addon_memo *m) {
         }
         free(m->v);
         free(m);
-}
-
-size_t addon_memo_size(const struct addon_memo *m) {
-        return m->n;
 }
 
 static struct memo_entry *memo_slot(struct memo_entry *v, size_t cap, const char *key, uint64_t hash) {

@@ -43,8 +43,6 @@ enum addon_strategy {
         _ADDON_STRATEGY_MAX,
         _ADDON_STRATEGY_INVALID = -1,
 };
-const char *addon_strategy_to_string(enum addon_strategy s);
-enum addon_strategy addon_strategy_from_string(const char *s);
 
 enum addon_status {
         ADDON_PENDING,   /* kept for a cluster that is not installed yet, or not in a payload yet */
@@ -124,10 +122,6 @@ void addon_cluster_from_model(const struct cluster *c, int64_t host_count, struc
 json_object *addon_cluster_context(const struct addon_cluster *c);
 bool addon_selects(const struct addon_spec *s, const struct addon_cluster *c);
 
-/* A 64-bit digest of every fact addon_cluster_context() shows (FNV-1a):
- * equal facts, equal digests. */
-uint64_t addon_cluster_digest(const struct addon_cluster *c);
-
 /* The reconciler's memory of what each proxy generation rendered for each
  * cluster, so that a pass renders again only where the proxy's output or
  * the cluster's facts changed. Entries not used since the last sweep go. */
@@ -136,7 +130,6 @@ struct addon_memo *addon_memo_new(void);
 void addon_memo_free(struct addon_memo *m);
 /* Drop what the passes since the previous sweep did not use. */
 void addon_memo_sweep(struct addon_memo *m);
-size_t addon_memo_size(const struct addon_memo *m);
 
 /* What a release holds: what goes into the HelmChart. */
 struct addon_content {
@@ -147,7 +140,6 @@ struct addon_content {
 };
 void addon_content_free(struct addon_content *c);
 bool addon_content_equal(const struct addon_content *a, const struct addon_content *b);
-int addon_content_copy(const struct addon_content *src, struct addon_content *dst);
 /* {chart{repository,name,version}, release_name, namespace, values} and back. */
 json_object *addon_content_to_json(const struct addon_content *c);
 int addon_content_from_json(json_object *o, struct addon_content *out);

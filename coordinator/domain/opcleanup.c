@@ -10,7 +10,7 @@
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 
-const char *cleanup_phase_to_string(enum cleanup_phase p) {
+static const char *cleanup_phase_to_string(enum cleanup_phase p) {
         switch (p) {
         case CLEANUP_NONE: return "None";
         case CLEANUP_WAITING: return "Cleanup";
@@ -21,7 +21,7 @@ const char *cleanup_phase_to_string(enum cleanup_phase p) {
         return NULL;
 }
 
-enum cleanup_phase cleanup_phase_from_string(const char *s) {
+static enum cleanup_phase cleanup_phase_from_string(const char *s) {
         for (int i = 0; s && i < _CLEANUP_PHASE_MAX; i++)
                 if (strcmp(s, cleanup_phase_to_string(i)) == 0)
                         return i;

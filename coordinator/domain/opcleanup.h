@@ -34,8 +34,6 @@ enum cleanup_phase {
         _CLEANUP_PHASE_MAX,
         _CLEANUP_PHASE_INVALID = -1,
 };
-const char *cleanup_phase_to_string(enum cleanup_phase p);
-enum cleanup_phase cleanup_phase_from_string(const char *s);
 
 /* One operand to delete: its identity, and the hosts that reported it gone. */
 struct cleanup_item {

@@ -14,6 +14,9 @@
 #include "jsonwrite.h"
 #include "validations.h"
 
+static json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
+                                       const char *installation_disk);
+
 #define S(t) (1u << (t))
 #define DISCOVERY_STEPS S(STEP_INVENTORY)
 #define BOUND_STEPS (S(STEP_INVENTORY) | S(STEP_CONNECTIVITY_CHECK) | S(STEP_NTP_SYNCHRONIZER) | S(STEP_DOMAIN_RESOLUTION))
@@ -126,7 +129,7 @@ json_object *steps_ntp_args(const char *const *sources, size_t n, const char *co
 
 /* The names a cluster needs: the API, the internal API and the wildcard
  * ingress name (the agent resolves a random label in place of '*'). */
-json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain) {
+static json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain) {
         _cleanup_json_ json_object *args = json_object_new_object();
         json_object *list = json_object_new_array();
 
@@ -153,7 +156,10 @@ json_object *steps_domain_args(const char *cluster_name, const char *base_dns_do
         return TAKE_PTR(args);
 }
 
-json_object *steps_install_args(const char *mode, const char *cluster_id, int64_t revision, enum host_role role,
+/* install {"mode", "cluster_id", "revision", "payload_url", "role"?,
+ * "installation_disk"?}; role and installation_disk only in mode install
+ * (role auto is sent as worker; a NULL disk is left out). */
+static json_object *steps_install_args(const char *mode, const char *cluster_id, int64_t revision, enum host_role role,
                                 const char *installation_disk) {
         _cleanup_json_ json_object *args = json_object_new_object();
         char url[256];
@@ -340,7 +346,9 @@ int steps_for_host(const struct steps_input *in, struct steps_reply *out) {
         return 0;
 }
 
-json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
+/* reclaim {"kernel_url", "initrd_url", "cmdline", "wipe", "installation_disk"?}
+ * (agent/reclaim.h). */
+static json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
                                 const char *installation_disk) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || jadd(o, "kernel_url", json_object_new_string(kernel_url)) < 0 ||

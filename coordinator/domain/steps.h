@@ -119,16 +119,6 @@ int steps_host_addresses(const struct inventory *inv, const char *machine_cidr, 
 json_object *steps_connectivity_args(const struct step_peer *peers, size_t n, bool mtu_probe);
 json_object *steps_ntp_args(const char *const *sources, size_t n, const char *coordinator_date,
                             int64_t max_offset_ms);
-json_object *steps_domain_args(const char *cluster_name, const char *base_dns_domain);
-/* reclaim {"kernel_url", "initrd_url", "cmdline", "wipe", "installation_disk"?}
- * (agent/reclaim.h). */
-json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
-                                const char *installation_disk);
 /* installation-disk-speed-check {"path"?, "writes"} (agent/diskspeed.h);
  * writes 0 is STEPS_DISK_SPEED_WRITES, a NULL path is left out. */
 json_object *steps_disk_speed_args(const char *path, unsigned writes);
-/* install {"mode", "cluster_id", "revision", "payload_url", "role"?,
- * "installation_disk"?}; role and installation_disk only in mode install
- * (role auto is sent as worker; a NULL disk is left out). */
-json_object *steps_install_args(const char *mode, const char *cluster_id, int64_t revision, enum host_role role,
-                                const char *installation_disk);

@@ -16,7 +16,7 @@
 
 /* Parse the stored catalog `id` into the cache; a new reference to its entry.
  * Under the writer lock. */
-int catalogload_locked(struct svc *sv, const char *id, const char *digest, struct svc_catalog_entry **out) {
+static int catalogload_locked(struct svc *sv, const char *id, const char *digest, struct svc_catalog_entry **out) {
         struct store_catalog full;
         struct catalog_file *files = NULL;
         struct catalog parsed = { 0 };

@@ -8,10 +8,6 @@
 #include "store.h"
 #include "svc.h"
 
-/* Parse the stored catalog `id` (with `digest`) into the cache, unless
- * another thread did: a new reference to its entry. Under the cache's
- * writer lock. -EIO when its stored files no longer parse (logged). */
-int catalogload_locked(struct svc *sv, const char *id, const char *digest, struct svc_catalog_entry **out);
 /* The cached entry of record c, loaded first when it is not in memory: a
  * new reference, or -ENOENT when the catalog is gone. */
 int catalogload_entry(struct svc *sv, const struct store_catalog *c, struct svc_catalog_entry **out);

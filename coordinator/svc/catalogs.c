@@ -21,13 +21,14 @@
 #include "opresolve.h"
 #include "uuid.h"
 
-
 static void err_clear(char *err, size_t errlen) {
         if (err && errlen)
                 err[0] = '\0';
 }
 
-bool svc_catalog_name_ok(const char *s) {
+/* A catalog name: a DNS label (1-63 characters of a-z, 0-9 and '-', not
+ * starting or ending with '-') that is not a UUID (paths take either). */
+static bool svc_catalog_name_ok(const char *s) {
         size_t n = s ? strlen(s) : 0;
         if (n == 0 || n > SVC_CATALOG_MAX_NAME || s[0] == '-' || s[n - 1] == '-' || uuid_is_valid(s))
                 return false;

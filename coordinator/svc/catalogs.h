@@ -20,10 +20,6 @@
 #define SVC_CATALOG_MAX_PRIORITY 1000
 #define SVC_MAX_CATALOGS RESOLVE_MAX_CATALOGS /* what one resolution takes */
 
-/* A catalog name: a DNS label (1-63 characters of a-z, 0-9 and '-', not
- * starting or ending with '-') that is not a UUID (paths take either). */
-bool svc_catalog_name_ok(const char *name);
-
 /* Add catalog `name` of `priority` (SVC_CATALOG_MIN_PRIORITY..MAX; lower is
  * preferred; it never changes) from files[0..n) (catalog_load_files: any
  * order), added by `by`. The files are kept in their canonical form with
@@ -66,4 +62,3 @@ int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err
  * current payload revision installed a bundle from it or whose
  * subscriptions resolve to one of its bundles now. 1, 0, or -errno. */
 int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c);
-

@@ -64,7 +64,9 @@ int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, 
         return 0;
 }
 
-int install_cluster_check(struct svc *sv, const char *cluster_id) {
+/* If every host bound to the cluster is installed, an installing cluster
+ * becomes installed (event). 1 if it did, 0 if not yet, -errno. */
+static int install_cluster_check(struct svc *sv, const char *cluster_id) {
         int64_t all = 0, done = 0;
         struct cluster c;
         char info[256];
@@ -91,7 +93,9 @@ int install_cluster_check(struct svc *sv, const char *cluster_id) {
         return r == 0 ? 1 : r == -ESTALE ? 0 : r;
 }
 
-bool install_waits_for_first_boot(const struct host *h) {
+/* Whether h's install step reported success and h waits for its installed
+ * system's first check-in (installing-in-progress at stage rebooting). */
+static bool install_waits_for_first_boot(const struct host *h) {
         return h->status == HOST_INSTALLING_IN_PROGRESS && h->progress.stage &&
                strcmp(h->progress.stage, install_stage_to_string(INSTALL_STAGE_REBOOTING)) == 0 &&
                h->applied_revision > 0;

@@ -24,20 +24,11 @@ struct steps_input;
  * <why>". Events for both. 0, or -ESTALE if the host moved meanwhile. */
 int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why);
 
-/* If every host bound to the cluster is installed, an installing cluster
- * becomes installed (event). 1 if it did, 0 if not yet, -errno. */
-int install_cluster_check(struct svc *sv, const char *cluster_id);
-
-/* Whether h's install step reported success and h waits for its installed
- * system's first check-in (installing-in-progress at stage rebooting). */
-bool install_waits_for_first_boot(const struct host *h);
-
 /* The installed system's node agent checked in (with the host's own token):
  * a host waiting for it becomes installed (stage done, 100%), event, and
  * its cluster is installed when all its hosts are. 1 if it moved, 0 if it
  * was not waiting (or moved meanwhile), -errno. h->status is updated. */
 int install_first_boot(struct svc *sv, struct host *h);
-
 
 /* Start installing cluster `cluster_id` (the user `by` asked, for the
  * event): re-validated, it must be ready; auto roles are assigned (masters

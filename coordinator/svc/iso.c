@@ -41,7 +41,6 @@ static int pread_full(int fd, uint8_t *buf, size_t len, uint64_t off) {
         return 0;
 }
 
-
 /* A non-negative integer member of the sidecar. */
 static int sidecar_u64(json_object *o, const char *key, uint64_t *out) {
         json_object *v;
@@ -279,10 +278,6 @@ static const char *const pxe_names[_PXE_KIND_MAX] = {
         [PXE_INITRD] = "initrd",
         [PXE_SCRIPT] = "boot.ipxe",
 };
-
-const char *pxe_kind_name(enum pxe_kind k) {
-        return (unsigned) k < _PXE_KIND_MAX ? pxe_names[k] : NULL;
-}
 
 int pxe_kind_from_name(const char *name) {
         for (int k = 0; k < _PXE_KIND_MAX; k++)

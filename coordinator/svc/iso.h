@@ -70,8 +70,6 @@ void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len
 /* The files a PXE boot takes from musterd: the ISO's kernel, its initramfs
  * with the infra-env's config appended, and the iPXE script loading both. */
 enum pxe_kind { PXE_VMLINUZ, PXE_INITRD, PXE_SCRIPT, _PXE_KIND_MAX };
-/* "vmlinuz", "initrd", "boot.ipxe"; and back (-1 for another name). */
-const char *pxe_kind_name(enum pxe_kind k);
 int pxe_kind_from_name(const char *name);
 /* Where the agent finds the config in the initramfs (bootcfg's bytes). */
 #define PXE_CONFIG_PATH "muster/config.img"
