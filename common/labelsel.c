@@ -36,16 +36,6 @@ static int op_from_string(const char *s) {
         return -1;
 }
 
-__attribute__((format(printf, 3, 4))) static bool why_fail(char *why, size_t whylen, const char *fmt, ...) {
-        if (why && whylen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(why, whylen, fmt, ap);
-                va_end(ap);
-        }
-        return false;
-}
-
 /* ASCII only: the rules are byte rules, whatever the locale. */
 static bool is_alnum(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -57,12 +47,12 @@ static bool is_lower_alnum(char c) {
 /* A name (or non-empty value): ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63. */
 static bool name_valid(const char *s, size_t len, const char *what, char *why, size_t whylen) {
         if (len > NAME_MAX_LEN)
-                return why_fail(why, whylen, "%s must be no more than 63 characters (it has %zu)", what, len);
+                return errmsg(why, whylen, false, "%s must be no more than 63 characters (it has %zu)", what, len);
         bool ok = is_alnum(s[0]) && is_alnum(s[len - 1]);
         for (size_t i = 1; ok && i + 1 < len; i++)
                 ok = is_alnum(s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.';
         if (!ok)
-                return why_fail(why, whylen,
+                return errmsg(why, whylen, false,
                                 "%s must consist of alphanumeric characters, '-', '_' or '.', "
                                 "and must start and end with an alphanumeric character",
                                 what);
@@ -72,7 +62,7 @@ static bool name_valid(const char *s, size_t len, const char *what, char *why, s
 /* A lower-case RFC 1123 subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])? labels joined by '.'. */
 static bool prefix_valid(const char *s, size_t len, char *why, size_t whylen) {
         if (len > PREFIX_MAX_LEN)
-                return why_fail(why, whylen, "prefix part must be no more than 253 characters (it has %zu)", len);
+                return errmsg(why, whylen, false, "prefix part must be no more than 253 characters (it has %zu)", len);
         size_t start = 0;
         for (size_t i = 0; i <= len; i++) {
                 if (i < len && s[i] != '.') {
@@ -87,33 +77,33 @@ static bool prefix_valid(const char *s, size_t len, char *why, size_t whylen) {
         }
         return true;
 bad:
-        return why_fail(why, whylen,
+        return errmsg(why, whylen, false,
                         "prefix part must be a lower-case RFC 1123 subdomain: lower-case alphanumeric "
                         "characters, '-' or '.', each part starting and ending with an alphanumeric character");
 }
 
 bool labelsel_key_valid(const char *k, char *why, size_t whylen) {
         if (!k)
-                return why_fail(why, whylen, "key is missing");
+                return errmsg(why, whylen, false, "key is missing");
         const char *slash = strchr(k, '/');
         const char *name = k;
         if (slash) {
                 if (strchr(slash + 1, '/'))
-                        return why_fail(why, whylen, "a key has at most one '/' (an optional prefix, '/', a name)");
+                        return errmsg(why, whylen, false, "a key has at most one '/' (an optional prefix, '/', a name)");
                 if (slash == k)
-                        return why_fail(why, whylen, "prefix part must be non-empty");
+                        return errmsg(why, whylen, false, "prefix part must be non-empty");
                 if (!prefix_valid(k, (size_t) (slash - k), why, whylen))
                         return false;
                 name = slash + 1;
         }
         if (!*name)
-                return why_fail(why, whylen, "name part must be non-empty");
+                return errmsg(why, whylen, false, "name part must be non-empty");
         return name_valid(name, strlen(name), "name part", why, whylen);
 }
 
 bool labelsel_value_valid(const char *v, char *why, size_t whylen) {
         if (!v)
-                return why_fail(why, whylen, "value is missing");
+                return errmsg(why, whylen, false, "value is missing");
         if (!*v)
                 return true;
         return name_valid(v, strlen(v), "a value", why, whylen);

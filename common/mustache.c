@@ -3,6 +3,7 @@
  * it with a stack of json-c contexts. Standalone-line rules are applied while
  * parsing, so rendering only concatenates. */
 #include "mustache.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -49,17 +50,6 @@ struct mus_tag {
         size_t name, name_len;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-        va_list ap;
-
-        if (!err || errlen == 0)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-}
-
 /* Report a failure at template offset off as "line L, column C: ...". */
 static int parse_fail(struct mus_parser *p, int r, size_t off, const char *what, const char *name, size_t name_len) {
         size_t line = 1, col = 1;
@@ -72,10 +62,10 @@ static int parse_fail(struct mus_parser *p, int r, size_t off, const char *what,
                         col++;
         }
         if (name)
-                set_err(p->err, p->errlen, "line %zu, column %zu: %s '%.*s'", line, col, what,
+                errmsg(p->err, p->errlen, 0, "line %zu, column %zu: %s '%.*s'", line, col, what,
                         (int) (name_len > 64 ? 64 : name_len), name);
         else
-                set_err(p->err, p->errlen, "line %zu, column %zu: %s", line, col, what);
+                errmsg(p->err, p->errlen, 0, "line %zu, column %zu: %s", line, col, what);
         return r;
 }
 
@@ -287,13 +277,13 @@ int mustache_parse(const char *tmpl, size_t len, struct mustache **out, char *er
         if (err && errlen)
                 err[0] = '\0';
         if (len > MUSTACHE_MAX_TEMPLATE) {
-                set_err(err, errlen, "template of %zu bytes is larger than %d", len, MUSTACHE_MAX_TEMPLATE);
+                errmsg(err, errlen, 0, "template of %zu bytes is larger than %d", len, MUSTACHE_MAX_TEMPLATE);
                 return -E2BIG;
         }
         p.t = calloc(1, sizeof *p.t);
         if (!p.t || !(p.t->src = malloc(len + 1))) {
                 free(p.t);
-                set_err(err, errlen, "out of memory");
+                errmsg(err, errlen, 0, "out of memory");
                 return -ENOMEM;
         }
         if (len)
@@ -306,7 +296,7 @@ int mustache_parse(const char *tmpl, size_t len, struct mustache **out, char *er
         r = parse_all(&p);
         if (r < 0) {
                 if (r == -ENOMEM)
-                        set_err(err, errlen, "out of memory");
+                        errmsg(err, errlen, 0, "out of memory");
                 mustache_free(p.t);
                 return r;
         }
@@ -340,9 +330,9 @@ static int emit(struct mus_render *r, const char *p, size_t n) {
                 return 0;
         int ret = growbuf_append(&r->out, p, n, MUSTACHE_MAX_OUTPUT, 256);
         if (ret == -E2BIG)
-                set_err(r->err, r->errlen, "output larger than %d bytes", MUSTACHE_MAX_OUTPUT);
+                errmsg(r->err, r->errlen, 0, "output larger than %d bytes", MUSTACHE_MAX_OUTPUT);
         else if (ret < 0)
-                set_err(r->err, r->errlen, "out of memory");
+                errmsg(r->err, r->errlen, 0, "out of memory");
         return ret;
 }
 
@@ -351,7 +341,7 @@ static int push(struct mus_render *r, json_object *v) {
                 size_t cap = r->cap ? r->cap * 2 : 16;
                 json_object **s = realloc(r->stack, cap * sizeof *s);
                 if (!s) {
-                        set_err(r->err, r->errlen, "out of memory");
+                        errmsg(r->err, r->errlen, 0, "out of memory");
                         return -ENOMEM;
                 }
                 r->stack = s;
@@ -469,7 +459,7 @@ static int render_nodes(struct mus_render *r, const struct mustache *t, size_t f
 static int step(struct mus_render *r) {
         if (++r->steps <= MUSTACHE_MAX_STEPS)
                 return 0;
-        set_err(r->err, r->errlen, "rendering takes more than %d steps", MUSTACHE_MAX_STEPS);
+        errmsg(r->err, r->errlen, 0, "rendering takes more than %d steps", MUSTACHE_MAX_STEPS);
         return -E2BIG;
 }
 
@@ -532,13 +522,13 @@ static int render_partial(struct mus_render *r, const struct mustache *t, const 
         if (!get_key(r->partials, t->src + nd->off, nd->len, &p) || !json_object_is_type(p, json_type_string))
                 return 0;
         if (r->pdepth >= MUSTACHE_MAX_PARTIAL_DEPTH) {
-                set_err(r->err, r->errlen, "partials nested deeper than %d", MUSTACHE_MAX_PARTIAL_DEPTH);
+                errmsg(r->err, r->errlen, 0, "partials nested deeper than %d", MUSTACHE_MAX_PARTIAL_DEPTH);
                 return -E2BIG;
         }
         char *src = indent_partial(json_object_get_string(p), (size_t) json_object_get_string_len(p),
                                    t->src + nd->ind_off, nd->ind_len, &n);
         if (!src) {
-                set_err(r->err, r->errlen, "out of memory");
+                errmsg(r->err, r->errlen, 0, "out of memory");
                 return -ENOMEM;
         }
         snprintf(name, sizeof name, "%.*s", (int) nd->len, t->src + nd->off);
@@ -604,7 +594,7 @@ int mustache_render_partials(const struct mustache *t, json_object *context, jso
         free(r.stack);
         if (ret < 0) {
                 if (ret == -ENOMEM)
-                        set_err(err, errlen, "out of memory");
+                        errmsg(err, errlen, 0, "out of memory");
                 free(r.out.data);
                 return ret;
         }

@@ -3,6 +3,7 @@
  * canonical JSON of the payload, so the agent re-canonicalises what it
  * parsed and never trusts the bytes as sent. */
 #include "payload.h"
+#include "errmsg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,16 +25,6 @@
  * deeper than 4; the margin is for later payload parts. */
 #define PAYLOAD_MAX_DEPTH 16
 #define PAYLOAD_MAX_CLUSTER_ID 128
-
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(char *err, size_t errlen, const char *fmt, ...) {
-        if (!err || errlen == 0)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-}
 
 static json_object *manifest_entry(const struct manifest *m) {
         _cleanup_json_ json_object *o = json_object_new_object();
@@ -305,50 +296,50 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         if (err && errlen)
                 err[0] = '\0';
         if (!payload) {
-                fail(err, errlen, "no place for the payload");
+                errmsg(err, errlen, 0, "no place for the payload");
                 return -EINVAL;
         }
         *payload = NULL;
         if (!envelope || !pub) {
-                fail(err, errlen, "no envelope or no key");
+                errmsg(err, errlen, 0, "no envelope or no key");
                 return -EINVAL;
         }
         if (len > PAYLOAD_MAX_ENVELOPE) {
-                fail(err, errlen, "payload envelope is larger than %d bytes", PAYLOAD_MAX_ENVELOPE);
+                errmsg(err, errlen, 0, "payload envelope is larger than %d bytes", PAYLOAD_MAX_ENVELOPE);
                 return -E2BIG;
         }
         if (memchr(envelope, '\0', len)) {
-                fail(err, errlen, "payload envelope contains a NUL byte");
+                errmsg(err, errlen, 0, "payload envelope contains a NUL byte");
                 return -EINVAL;
         }
 
         _cleanup_json_tokener_ json_tokener *tok = json_tokener_new_ex(PAYLOAD_MAX_DEPTH);
         if (!tok) {
-                fail(err, errlen, "out of memory");
+                errmsg(err, errlen, 0, "out of memory");
                 return -ENOMEM;
         }
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         _cleanup_json_ json_object *env = json_tokener_parse_ex(tok, envelope, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         if (!env || jerr != json_tokener_success) {
-                fail(err, errlen, "payload envelope is not JSON: %s",
+                errmsg(err, errlen, 0, "payload envelope is not JSON: %s",
                      jerr == json_tokener_continue ? "unexpected end of data" : json_tokener_error_desc(jerr));
                 return -EINVAL;
         }
         for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
                 if (!strchr(" \t\r\n", envelope[i])) {
-                        fail(err, errlen, "payload envelope has data after its end");
+                        errmsg(err, errlen, 0, "payload envelope has data after its end");
                         return -EINVAL;
                 }
         if (!json_object_is_type(env, json_type_object)) {
-                fail(err, errlen, "payload envelope is not a JSON object");
+                errmsg(err, errlen, 0, "payload envelope is not a JSON object");
                 return -EINVAL;
         }
         json_object_object_foreach(env, k, v) {
                 (void) v;
                 if (strcmp(k, "cluster_id") != 0 && strcmp(k, "digest") != 0 && strcmp(k, "payload") != 0 &&
                     strcmp(k, "revision") != 0 && strcmp(k, "signature") != 0) {
-                        fail(err, errlen, "payload envelope has an unknown member \"%.64s\"", k);
+                        errmsg(err, errlen, 0, "payload envelope has an unknown member \"%.64s\"", k);
                         return -EINVAL;
                 }
         }
@@ -362,7 +353,7 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         };
         for (size_t i = 0; i < sizeof want / sizeof *want; i++)
                 if (!member(env, want[i].k, want[i].t)) {
-                        fail(err, errlen, "payload envelope has no %s \"%s\"", json_type_to_name(want[i].t),
+                        errmsg(err, errlen, 0, "payload envelope has no %s \"%s\"", json_type_to_name(want[i].t),
                              want[i].k);
                         return -EINVAL;
                 }
@@ -376,29 +367,29 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         int64_t rev = json_object_get_int64(jrev);
 
         if (cid_len == 0 || cid_len > PAYLOAD_MAX_CLUSTER_ID) {
-                fail(err, errlen, "payload envelope cluster_id must be 1 to %d bytes", PAYLOAD_MAX_CLUSTER_ID);
+                errmsg(err, errlen, 0, "payload envelope cluster_id must be 1 to %d bytes", PAYLOAD_MAX_CLUSTER_ID);
                 return -EINVAL;
         }
         for (size_t i = 0; i < cid_len; i++)
                 if ((unsigned char) cid[i] <= 0x20 || (unsigned char) cid[i] >= 0x7f) {
-                        fail(err, errlen, "payload envelope cluster_id must be printable ASCII");
+                        errmsg(err, errlen, 0, "payload envelope cluster_id must be printable ASCII");
                         return -EINVAL;
                 }
         /* json-c keeps integers past INT64_MAX as uint64 and reads them back
          * clamped. */
         if (rev == INT64_MAX && json_object_get_uint64(jrev) != (uint64_t) INT64_MAX) {
-                fail(err, errlen, "payload envelope revision is out of range");
+                errmsg(err, errlen, 0, "payload envelope revision is out of range");
                 return -EINVAL;
         }
         if (rev <= 0) {
-                fail(err, errlen, "payload envelope revision must be positive");
+                errmsg(err, errlen, 0, "payload envelope revision must be positive");
                 return -EINVAL;
         }
 
         const char *digest = json_object_get_string(jdigest);
         if ((size_t) json_object_get_string_len(jdigest) != PAYLOAD_DIGEST_LEN || strncmp(digest, "sha256:", 7) != 0 ||
             !is_lower_hex(digest + 7, 2 * CRYPTO_SHA256_LEN)) {
-                fail(err, errlen, "payload digest is not \"sha256:\" and 64 lower-case hex digits");
+                errmsg(err, errlen, 0, "payload digest is not \"sha256:\" and 64 lower-case hex digits");
                 return -EBADMSG;
         }
         uint8_t sig[CRYPTO_SIG_LEN];
@@ -406,7 +397,7 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         if (base64url_decode_buf(json_object_get_string(jsig), (size_t) json_object_get_string_len(jsig), sig,
                                  sizeof sig, &siglen) < 0 ||
             siglen != sizeof sig) {
-                fail(err, errlen, "payload signature is not base64url of %d bytes", CRYPTO_SIG_LEN);
+                errmsg(err, errlen, 0, "payload signature is not base64url of %d bytes", CRYPTO_SIG_LEN);
                 return -EBADMSG;
         }
 
@@ -414,11 +405,11 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         size_t canon_len;
         int r = canonjson_serialize(p, &canon, &canon_len);
         if (r == -ENOMEM) {
-                fail(err, errlen, "out of memory");
+                errmsg(err, errlen, 0, "out of memory");
                 return r;
         }
         if (r < 0) {
-                fail(err, errlen, "payload is not canonical JSON material (a number that is not an integer, "
+                errmsg(err, errlen, 0, "payload is not canonical JSON material (a number that is not an integer, "
                                   "a string that is not UTF-8, or too big)");
                 return -EBADMSG;
         }
@@ -426,16 +417,16 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         char hex[PAYLOAD_DIGEST_LEN + 1];
         r = crypto_sha256(canon, canon_len, d);
         if (r < 0) {
-                fail(err, errlen, "cannot compute the payload digest");
+                errmsg(err, errlen, 0, "cannot compute the payload digest");
                 return r;
         }
         digest_string(d, hex);
         if (!same_bytes(hex, digest, PAYLOAD_DIGEST_LEN)) {
-                fail(err, errlen, "payload digest does not match");
+                errmsg(err, errlen, 0, "payload digest does not match");
                 return -EBADMSG;
         }
         if (crypto_verify_digest(pub, d, sig) < 0) {
-                fail(err, errlen, "payload signature is not the coordinator's");
+                errmsg(err, errlen, 0, "payload signature is not the coordinator's");
                 return -EBADMSG;
         }
 
@@ -443,29 +434,29 @@ int payload_verify(const char *envelope, size_t len, const struct crypto_key *pu
         json_object *pcid = member(p, "cluster_id", json_type_string);
         json_object *prev = member(p, "revision", json_type_int);
         if (!pcid || !plain_string(pcid)) {
-                fail(err, errlen, "payload has no string \"cluster_id\"");
+                errmsg(err, errlen, 0, "payload has no string \"cluster_id\"");
                 return -EBADMSG;
         }
         if (!prev) {
-                fail(err, errlen, "payload has no integer \"revision\"");
+                errmsg(err, errlen, 0, "payload has no integer \"revision\"");
                 return -EBADMSG;
         }
         const char *pc = json_object_get_string(pcid);
         int64_t pr = json_object_get_int64(prev);
         if (strcmp(pc, cid) != 0 || (size_t) json_object_get_string_len(pcid) != cid_len) {
-                fail(err, errlen, "payload is for cluster %.128s, the envelope says %.128s", pc, cid);
+                errmsg(err, errlen, 0, "payload is for cluster %.128s, the envelope says %.128s", pc, cid);
                 return -EBADMSG;
         }
         if (pr != rev) {
-                fail(err, errlen, "payload is for revision %" PRId64 ", the envelope says %" PRId64, pr, rev);
+                errmsg(err, errlen, 0, "payload is for revision %" PRId64 ", the envelope says %" PRId64, pr, rev);
                 return -EBADMSG;
         }
         if (expect_cluster && strcmp(pc, expect_cluster) != 0) {
-                fail(err, errlen, "payload is for cluster %.128s, expected %.128s", pc, expect_cluster);
+                errmsg(err, errlen, 0, "payload is for cluster %.128s, expected %.128s", pc, expect_cluster);
                 return -EBADMSG;
         }
         if (expect_revision != 0 && pr != expect_revision) {
-                fail(err, errlen, "payload is for revision %" PRId64 ", expected %" PRId64, pr, expect_revision);
+                errmsg(err, errlen, 0, "payload is for revision %" PRId64 ", expected %" PRId64, pr, expect_revision);
                 return -EBADMSG;
         }
 
@@ -488,40 +479,40 @@ static int path_cmp(const void *a, const void *b) {
  * name. 0 or -EINVAL with err. */
 static int manifest_file(json_object *e, size_t i, struct payload_file *f, char *err, size_t errlen) {
         if (!json_object_is_type(e, json_type_object)) {
-                fail(err, errlen, "manifest %zu is not an object", i);
+                errmsg(err, errlen, 0, "manifest %zu is not an object", i);
                 return -EINVAL;
         }
         json_object *jp = member(e, "path", json_type_string);
         json_object *jc = member(e, "content", json_type_string);
         if (!jp) {
-                fail(err, errlen, "manifest %zu has no string \"path\"", i);
+                errmsg(err, errlen, 0, "manifest %zu has no string \"path\"", i);
                 return -EINVAL;
         }
         const char *path = json_object_get_string(jp);
         size_t plen = (size_t) json_object_get_string_len(jp);
         if (plen == 0) {
-                fail(err, errlen, "manifest %zu: empty path", i);
+                errmsg(err, errlen, 0, "manifest %zu: empty path", i);
                 return -EINVAL;
         }
         if (plen > MANIFEST_MAX_FILE_NAME) {
-                fail(err, errlen, "manifest %zu: path is longer than %d bytes", i, MANIFEST_MAX_FILE_NAME);
+                errmsg(err, errlen, 0, "manifest %zu: path is longer than %d bytes", i, MANIFEST_MAX_FILE_NAME);
                 return -EINVAL;
         }
         for (size_t j = 0; j < plen; j++)
                 if ((unsigned char) path[j] < 0x20 || path[j] == 0x7f) {
-                        fail(err, errlen, "manifest %zu: path contains a control character", i);
+                        errmsg(err, errlen, 0, "manifest %zu: path contains a control character", i);
                         return -EINVAL;
                 }
         if (strchr(path, '/')) {
-                fail(err, errlen, "manifest %zu: path \"%s\" is not a plain file name", i, path);
+                errmsg(err, errlen, 0, "manifest %zu: path \"%s\" is not a plain file name", i, path);
                 return -EINVAL;
         }
         if (path[0] == '.') {
-                fail(err, errlen, "manifest %zu: path \"%s\" starts with '.'", i, path);
+                errmsg(err, errlen, 0, "manifest %zu: path \"%s\" starts with '.'", i, path);
                 return -EINVAL;
         }
         if (!jc) {
-                fail(err, errlen, "manifest %zu (\"%s\") has no string \"content\"", i, path);
+                errmsg(err, errlen, 0, "manifest %zu (\"%s\") has no string \"content\"", i, path);
                 return -EINVAL;
         }
         *f = (struct payload_file) { path, json_object_get_string(jc), (size_t) json_object_get_string_len(jc) };
@@ -532,19 +523,19 @@ int payload_files(json_object *payload, struct payload_file **out, size_t *n, ch
         if (err && errlen)
                 err[0] = '\0';
         if (!out || !n) {
-                fail(err, errlen, "no place for the files");
+                errmsg(err, errlen, 0, "no place for the files");
                 return -EINVAL;
         }
         *out = NULL;
         *n = 0;
         json_object *ms = payload ? member(payload, "manifests", json_type_array) : NULL;
         if (!ms) {
-                fail(err, errlen, "payload has no array \"manifests\"");
+                errmsg(err, errlen, 0, "payload has no array \"manifests\"");
                 return -EINVAL;
         }
         size_t count = json_object_array_length(ms);
         if (count > PAYLOAD_MAX_MANIFESTS) {
-                fail(err, errlen, "payload has more than %d manifests", PAYLOAD_MAX_MANIFESTS);
+                errmsg(err, errlen, 0, "payload has more than %d manifests", PAYLOAD_MAX_MANIFESTS);
                 return -EINVAL;
         }
         if (count == 0)
@@ -553,7 +544,7 @@ int payload_files(json_object *payload, struct payload_file **out, size_t *n, ch
         _cleanup_free_ struct payload_file *files = calloc(count, sizeof *files);
         _cleanup_free_ struct path_ref *refs = calloc(count, sizeof *refs);
         if (!files || !refs) {
-                fail(err, errlen, "out of memory");
+                errmsg(err, errlen, 0, "out of memory");
                 return -ENOMEM;
         }
         for (size_t i = 0; i < count; i++) {
@@ -565,7 +556,7 @@ int payload_files(json_object *payload, struct payload_file **out, size_t *n, ch
         qsort(refs, count, sizeof *refs, path_cmp);
         for (size_t i = 1; i < count; i++)
                 if (strcmp(refs[i - 1].path, refs[i].path) == 0) {
-                        fail(err, errlen, "manifest %zu: path \"%s\" repeats manifest %zu's", refs[i].index,
+                        errmsg(err, errlen, 0, "manifest %zu: path \"%s\" repeats manifest %zu's", refs[i].index,
                              refs[i].path, refs[i - 1].index);
                         return -EINVAL;
                 }
@@ -578,13 +569,13 @@ int payload_image(json_object *payload, struct payload_image *out, char *err, si
         if (err && errlen)
                 err[0] = '\0';
         if (!out) {
-                fail(err, errlen, "no place for the image");
+                errmsg(err, errlen, 0, "no place for the image");
                 return -EINVAL;
         }
         *out = (struct payload_image) { 0 };
         json_object *os = payload ? member(payload, "os_image", json_type_object) : NULL;
         if (!os) {
-                fail(err, errlen, "payload has no object \"os_image\"");
+                errmsg(err, errlen, 0, "payload has no object \"os_image\"");
                 return -EINVAL;
         }
         json_object *url = member(os, "url", json_type_string);
@@ -592,20 +583,20 @@ int payload_image(json_object *payload, struct payload_image *out, char *err, si
         json_object *size = member(os, "size", json_type_int);
         json_object *label = member(os, "root_label", json_type_string);
         if (!url || json_object_get_string_len(url) == 0 || !plain_string(url)) {
-                fail(err, errlen, "payload os_image has no \"url\"");
+                errmsg(err, errlen, 0, "payload os_image has no \"url\"");
                 return -EINVAL;
         }
         if (!sha || json_object_get_string_len(sha) != 2 * CRYPTO_SHA256_LEN ||
             !is_lower_hex(json_object_get_string(sha), 2 * CRYPTO_SHA256_LEN)) {
-                fail(err, errlen, "payload os_image sha256 is not 64 lower-case hex digits");
+                errmsg(err, errlen, 0, "payload os_image sha256 is not 64 lower-case hex digits");
                 return -EINVAL;
         }
         if (!size || json_object_get_int64(size) <= 0) {
-                fail(err, errlen, "payload os_image size is not a positive integer");
+                errmsg(err, errlen, 0, "payload os_image size is not a positive integer");
                 return -EINVAL;
         }
         if (!label || json_object_get_string_len(label) == 0 || !plain_string(label)) {
-                fail(err, errlen, "payload os_image has no \"root_label\"");
+                errmsg(err, errlen, 0, "payload os_image has no \"root_label\"");
                 return -EINVAL;
         }
         *out = (struct payload_image) {
@@ -626,11 +617,11 @@ static int opt_string(json_object *o, const char *k, size_t max, const char **ou
         if (!json_object_object_get_ex(o, k, &v) || !v)
                 return 0;
         if (!json_object_is_type(v, json_type_string) || !plain_string(v)) {
-                fail(err, errlen, "payload settings: %s is not a string", k);
+                errmsg(err, errlen, 0, "payload settings: %s is not a string", k);
                 return -EINVAL;
         }
         if ((size_t) json_object_get_string_len(v) > max) {
-                fail(err, errlen, "payload settings: %s is longer than %zu bytes", k, max);
+                errmsg(err, errlen, 0, "payload settings: %s is longer than %zu bytes", k, max);
                 return -EINVAL;
         }
         *out = json_object_get_string(v);
@@ -662,11 +653,11 @@ int payload_host_settings(json_object *payload, const char *host_id, struct payl
         set = payload ? member(payload, "settings", json_type_object) : NULL;
         hosts = payload ? member(payload, "hosts", json_type_object) : NULL;
         if (!set || !hosts) {
-                fail(err, errlen, "payload carries no host settings");
+                errmsg(err, errlen, 0, "payload carries no host settings");
                 return -ENODATA;
         }
         if (!host_id || !json_object_object_get_ex(hosts, host_id, &h) || !json_object_is_type(h, json_type_object)) {
-                fail(err, errlen, "payload carries no settings for host %.64s", host_id ? host_id : "(none)");
+                errmsg(err, errlen, 0, "payload carries no settings for host %.64s", host_id ? host_id : "(none)");
                 return -ENOENT;
         }
         out->host_id = host_id;
@@ -682,35 +673,35 @@ int payload_host_settings(json_object *payload, const char *host_id, struct payl
             (r = opt_string(h, "ssh_authorized_key", PAYLOAD_MAX_SSH_KEYS, &out->ssh_authorized_key, err, errlen)) < 0)
                 return r;
         if (!out->role || (strcmp(out->role, "master") != 0 && strcmp(out->role, "worker") != 0)) {
-                fail(err, errlen, "payload settings: role of host %.64s must be master or worker", host_id);
+                errmsg(err, errlen, 0, "payload settings: role of host %.64s must be master or worker", host_id);
                 return -EINVAL;
         }
         if (!out->cluster_name || !dns_name_valid(out->cluster_name, "cluster name", why, sizeof why) ||
             (out->hostname && !dns_name_valid(out->hostname, "hostname", why, sizeof why)) ||
             (out->base_dns_domain && !dns_name_valid(out->base_dns_domain, "base DNS domain", why, sizeof why))) {
-                fail(err, errlen, "payload settings: %s", out->cluster_name ? why : "cluster_name is missing");
+                errmsg(err, errlen, 0, "payload settings: %s", out->cluster_name ? why : "cluster_name is missing");
                 return -EINVAL;
         }
         if ((out->api_vip && !is_ip(out->api_vip)) || (out->ingress_vip && !is_ip(out->ingress_vip))) {
-                fail(err, errlen, "payload settings: %s is not an IP address",
+                errmsg(err, errlen, 0, "payload settings: %s is not an IP address",
                      out->api_vip && !is_ip(out->api_vip) ? "api_vip" : "ingress_vip");
                 return -EINVAL;
         }
         if (out->ssh_authorized_key && !printable_lines(out->ssh_authorized_key)) {
-                fail(err, errlen, "payload settings: ssh_authorized_key must be lines of printable characters");
+                errmsg(err, errlen, 0, "payload settings: ssh_authorized_key must be lines of printable characters");
                 return -EINVAL;
         }
         if (out->pull_secret) {
                 _cleanup_json_ json_object *ps = json_tokener_parse(out->pull_secret);
                 if (!ps || !json_object_is_type(ps, json_type_object)) {
-                        fail(err, errlen, "payload settings: pull_secret is not a JSON object");
+                        errmsg(err, errlen, 0, "payload settings: pull_secret is not a JSON object");
                         return -EINVAL;
                 }
         }
         ntp = member(h, "ntp_sources", json_type_array);
         size_t n = ntp ? json_object_array_length(ntp) : 0;
         if (n > PAYLOAD_MAX_NTP_SOURCES) {
-                fail(err, errlen, "payload settings: more than %d NTP sources", PAYLOAD_MAX_NTP_SOURCES);
+                errmsg(err, errlen, 0, "payload settings: more than %d NTP sources", PAYLOAD_MAX_NTP_SOURCES);
                 return -EINVAL;
         }
         for (size_t i = 0; i < n; i++) {
@@ -718,7 +709,7 @@ int payload_host_settings(json_object *payload, const char *host_id, struct payl
                 const char *v = json_object_is_type(s, json_type_string) && plain_string(s) ? json_object_get_string(s)
                                                                                            : NULL;
                 if (!v || !ntp_source_is_valid(v)) {
-                        fail(err, errlen, "payload settings: NTP source %zu is not a host name or address, "
+                        errmsg(err, errlen, 0, "payload settings: NTP source %zu is not a host name or address, "
                                           "with or without a port", i);
                         return -EINVAL;
                 }
@@ -739,30 +730,30 @@ static int deletion_member(json_object *e, size_t i, const char *k, bool optiona
         if (!json_object_object_get_ex(e, k, &v)) {
                 if (optional)
                         return 0;
-                fail(err, errlen, "deletion %zu has no \"%s\"", i, k);
+                errmsg(err, errlen, 0, "deletion %zu has no \"%s\"", i, k);
                 return -EINVAL;
         }
         if (!json_object_is_type(v, json_type_string)) {
-                fail(err, errlen, "deletion %zu: \"%s\" is not a string", i, k);
+                errmsg(err, errlen, 0, "deletion %zu: \"%s\" is not a string", i, k);
                 return -EINVAL;
         }
         const char *s = json_object_get_string(v);
         size_t len = (size_t) json_object_get_string_len(v);
         if (!plain_string(v)) {
-                fail(err, errlen, "deletion %zu: \"%s\" contains a control character", i, k);
+                errmsg(err, errlen, 0, "deletion %zu: \"%s\" contains a control character", i, k);
                 return -EINVAL;
         }
         if (len == 0 && !may_be_empty) {
-                fail(err, errlen, "deletion %zu: \"%s\" is empty", i, k);
+                errmsg(err, errlen, 0, "deletion %zu: \"%s\" is empty", i, k);
                 return -EINVAL;
         }
         if (len > MANIFEST_MAX_NAME) {
-                fail(err, errlen, "deletion %zu: \"%s\" is longer than %d bytes", i, k, MANIFEST_MAX_NAME);
+                errmsg(err, errlen, 0, "deletion %zu: \"%s\" is longer than %d bytes", i, k, MANIFEST_MAX_NAME);
                 return -EINVAL;
         }
         for (size_t j = 0; j < len; j++)
                 if ((unsigned char) s[j] < 0x20 || s[j] == 0x7f) {
-                        fail(err, errlen, "deletion %zu: \"%s\" contains a control character", i, k);
+                        errmsg(err, errlen, 0, "deletion %zu: \"%s\" contains a control character", i, k);
                         return -EINVAL;
                 }
         *out = s;
@@ -775,7 +766,7 @@ int payload_deletions(json_object *payload, struct payload_deletion **out, size_
         if (err && errlen)
                 err[0] = '\0';
         if (!out || !n) {
-                fail(err, errlen, "no place for the deletions");
+                errmsg(err, errlen, 0, "no place for the deletions");
                 return -EINVAL;
         }
         *out = NULL;
@@ -783,19 +774,19 @@ int payload_deletions(json_object *payload, struct payload_deletion **out, size_
         if (!payload || !json_object_object_get_ex(payload, "deletions", &dl))
                 return 0;
         if (!json_object_is_type(dl, json_type_array)) {
-                fail(err, errlen, "payload \"deletions\" is not an array");
+                errmsg(err, errlen, 0, "payload \"deletions\" is not an array");
                 return -EINVAL;
         }
         size_t count = json_object_array_length(dl);
         if (count > PAYLOAD_MAX_DELETIONS) {
-                fail(err, errlen, "payload has more than %d deletions", PAYLOAD_MAX_DELETIONS);
+                errmsg(err, errlen, 0, "payload has more than %d deletions", PAYLOAD_MAX_DELETIONS);
                 return -EINVAL;
         }
         if (count == 0)
                 return 0;
         _cleanup_free_ struct payload_deletion *v = calloc(count, sizeof *v);
         if (!v) {
-                fail(err, errlen, "out of memory");
+                errmsg(err, errlen, 0, "out of memory");
                 return -ENOMEM;
         }
         for (size_t i = 0; i < count; i++) {
@@ -803,7 +794,7 @@ int payload_deletions(json_object *payload, struct payload_deletion **out, size_
                 const char *version;
                 int r;
                 if (!json_object_is_type(e, json_type_object)) {
-                        fail(err, errlen, "deletion %zu is not an object", i);
+                        errmsg(err, errlen, 0, "deletion %zu is not an object", i);
                         return -EINVAL;
                 }
                 if ((r = deletion_member(e, i, "group", false, true, &v[i].group, err, errlen)) < 0 ||
