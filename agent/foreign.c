@@ -470,7 +470,7 @@ bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const
         return false;
 }
 
-/* ---- deletions (issue 17) --------------------------------------------------- */
+/* ---- deletions (DESIGN §9) -------------------------------------------------- */
 
 static bool str_eq(const char *a, const char *b) {
         return strcmp(a ? a : "", b ? b : "") == 0;

@@ -1,7 +1,7 @@
 /* What else is in a manifest directory: the objects of the files muster did
  * not write (not in nodedir's bookkeeping), read so that an apply can
  * report them and leave alone a Helm release someone else already owns
- * (issue 16). Never writes; a file it cannot read or parse is an entry with
+ * (DESIGN §10). Never writes; a file it cannot read or parse is an entry with
  * an error, never a failure of the scan. */
 #pragma once
 #include <json-c/json.h>
@@ -64,7 +64,7 @@ bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const
                            const char **file);
 
 /* Delete from DIR's out-of-band files the objects `del` names (same
- * group, kind, namespace (NULL == NULL) and name; issue 17). Only the
+ * group, kind, namespace (NULL == NULL) and name; DESIGN §9). Only the
  * files of `found` (a foreign_scan() of DIR) holding such an object are
  * looked at, each read and parsed again; one whose name is now in the
  * bookkeeping, a dot file, a symlink or anything not a regular file is

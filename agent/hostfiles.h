@@ -1,4 +1,4 @@
-/* A host's settings on its installed system (issue 13): what the signed
+/* A host's settings on its installed system (DECISIONS.md D6): what the signed
  * payload says about this host (payload_host_settings) written into the
  * installed root file system, in the files a systemd host reads:
  *

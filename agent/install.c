@@ -651,7 +651,7 @@ struct dir_job {
 };
 
 /* Apply: what is in the directory besides muster's files, read before
- * anything is written (issue 16). */
+ * anything is written (DESIGN §10). */
 static int scan_found(const char *dir, struct dir_job *j) {
         foreign_list_free(&j->found);
         int r = foreign_scan(dir, &j->found, j->err, sizeof j->err);
@@ -756,7 +756,7 @@ static int found_json(json_object *o, const struct dir_job *j) {
 }
 
 /* Apply, before the payload's files: the out-of-band objects its deletions
- * name go (issue 17), and "found" becomes what is left. */
+ * name go (DESIGN §9), and "found" becomes what is left. */
 static int delete_found(const char *dir, struct dir_job *j) {
         int r;
 

@@ -22,7 +22,7 @@
  * operators_payload.h), the start of the next resolution.
  * deletions names objects the agents delete from the out-of-band files of
  * their manifest directories (files muster did not write: operands created
- * on the cluster, issue 17); group "" is the core group, no namespace a
+ * on the cluster, DESIGN §9); group "" is the core group, no namespace a
  * cluster-scoped object. The first install ignores it.
  * settings and hosts are what each host's installed system is set up with
  * (payload_host_settings() joins them for one host); a payload without them

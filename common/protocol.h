@@ -2,12 +2,20 @@
  * API version and routes, step types, host and cluster states, validation
  * ids, error codes. Agent, coordinator and musterctl all include this.
  *
- * History: v2 (this) - first version of muster's API, shaped after the
- * Assisted Installer's v2 so that its users find familiar names.
- *   issue 4 (same v2, additions only): releases, cluster capabilities,
- *   signed payload revisions, the install step (modes install and apply),
- *   install progress, applied_revision on hosts.
- *   issue 15 (same v2, additions only): operator catalogs. */
+ * History (DECISIONS.md D8: v2, by additions only):
+ *   v2 - first version of muster's API, shaped after the Assisted
+ *   Installer's v2 so that its users find familiar names: infra-envs, hosts
+ *   (register, instructions, step results), clusters, bind and unbind,
+ *   events, the discovery ISO.
+ *   Added since, each a v2 addition: releases, cluster capabilities, signed
+ *   payload revisions, the install step (modes install and apply), install
+ *   progress, applied_revision on hosts; people's tokens (list, revoke);
+ *   host tokens and a host's token rotation; cluster and host installs,
+ *   upgrade, reset, cancel and stop-installation; operator catalogs,
+ *   subscriptions, resolution and upgrades; add-on proxies and releases;
+ *   operands and operator uninstall with cleanup (the payload's deletions);
+ *   PXE and iPXE files; an infra-env's static_network; logs-gather (gather
+ *   logs, a host's logs) and reclaim. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,7 +23,7 @@
 
 #define MUSTER_API_PREFIX "/api/v2"
 
-/* Route paths, each written once (issue 14). The MUSTER_PATH_* macros are
+/* Route paths, each written once (DECISIONS.md D1). The MUSTER_PATH_* macros are
  * relative to MUSTER_API_PREFIX (musterctl's requests add it themselves) and
  * take their parameters as string literals: the coordinator's route table
  * passes placeholders ("{id}", which its matcher takes for any one segment),

@@ -1,4 +1,4 @@
-/* Per-host static network configs of an infra-env (issue 21):
+/* Per-host static network configs of an infra-env (DECISIONS.md D7):
  *   [{"mac_addresses": ["52:54:00:12:34:56", ...],
  *     "files": {"NAME.network": "TEXT", "NAME.netdev": "...", ...}}, ...]
  * where the files are systemd-networkd units. The discovery image's

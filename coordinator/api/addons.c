@@ -1,4 +1,4 @@
-/* Add-ons over the API (DESIGN §10; issue 16): AddonProxies (create, list,
+/* Add-ons over the API (DESIGN §10): AddonProxies (create, list,
  * show, change, delete, and the rollout's pause, resume and rollback) are
  * the infra admins'; their releases are listed for the admins, and for a
  * cluster creator on its own clusters. The handlers parse and authorize;

@@ -1,4 +1,4 @@
-/* Operator catalogs over the API (DESIGN §3, §8; issue 15): add a catalog
+/* Operator catalogs over the API (DESIGN §3, §8): add a catalog
  * from a directory's files (infra admins; a cluster creator may read but
  * never add, change or delete one), list, show one with its packages,
  * delete. The handlers parse and authorize; svc/catalogs.h decides. */

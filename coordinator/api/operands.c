@@ -1,4 +1,4 @@
-/* A cluster's operands over the API (DESIGN §3, §9; issue 17): apply
+/* A cluster's operands over the API (DESIGN §3, §9): apply
  * manifests of the kinds its operators own, list them with those the node
  * agents found, delete one. Whoever may see the cluster may change its
  * operands. The handlers parse and authorize; svc/operands.h decides. */

@@ -1,4 +1,4 @@
-/* A cluster's operators over the API (DESIGN §8; issue 15): subscriptions
+/* A cluster's operators over the API (DESIGN §8): subscriptions
  * (subscribe, list, unsubscribe), the resolution's preview and upgrades.
  * Whoever may see the cluster may change its operators; the catalogs they
  * come from are the infra admins'. The handlers parse and authorize;

@@ -1,5 +1,5 @@
 /* musterctl operand: the custom resources of the kinds a cluster's
- * operators own (DESIGN §9, issue 17). apply sends manifest files as they
+ * operators own (DESIGN §9). apply sends manifest files as they
  * are for musterd to parse and put in the payload after their operator;
  * list shows those (managed) with the ones the node agents found on the
  * hosts; delete takes a managed one out again, named by id or by kind and

@@ -1,6 +1,6 @@
 /* musterctl operator: a cluster's operator subscriptions and the plans that
  * resolving their dependencies gives (DESIGN §8). subscribe, uninstall
- * (alias unsubscribe; with cleanup its operands go first, issue 17), list,
+ * (alias unsubscribe; with cleanup its operands go first, DESIGN §9), list,
  * show, set and upgrade go through musterd; `operator resolve --cluster` asks it
  * for a preview, `operator resolve --catalog DIR` runs the same resolver
  * offline on catalogs read from disk, for operator authors checking a

@@ -1,4 +1,4 @@
-/* musterd's periodic passes (issue 14): one table of named controllers,
+/* musterd's periodic passes (DECISIONS.md D1): one table of named controllers,
  * each with its interval (read from the configuration in force at every
  * tick, so a reload takes effect), its log name, and counters that
  * /metrics shows (muster_controller_*{controller="NAME"}). The monitor

@@ -1,4 +1,4 @@
-/* What musterd serves HTTPS with (issue 18): [server] tls_cert and tls_key
+/* What musterd serves HTTPS with (DECISIONS.md D2): [server] tls_cert and tls_key
  * when the operator gives them, else its own CA in <state_dir>/tls, made
  * at first start (ca.pem 0644, ca.key 0600, the folder 0700), and a server
  * certificate it issues from that CA for the names it answers to (the

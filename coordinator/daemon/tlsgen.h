@@ -1,4 +1,4 @@
-/* musterd's own certificates (issue 18): a private CA made at first start
+/* musterd's own certificates (DECISIONS.md D2): a private CA made at first start
  * and the server certificate it issues for the names musterd answers to,
  * renewed from the CA before it expires. ECDSA P-256 keys, SHA-256
  * signatures, PEM text; no file here (tls.c keeps them).

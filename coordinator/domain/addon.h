@@ -1,4 +1,4 @@
-/* Add-ons across clusters (DESIGN §10, issue 16), pure: an AddonProxy's
+/* Add-ons across clusters (DESIGN §10), pure: an AddonProxy's
  * spec (parsed, validated, patched, as canonical JSON), which clusters it
  * selects, the values it renders for each from the cluster's facts, the
  * HelmChart object that carries a release in a payload (DESIGN §6 part 3),

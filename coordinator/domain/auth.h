@@ -77,7 +77,7 @@ bool auth_may_use_infra_env(const struct principal *p, const char *infra_env_id,
 bool auth_may_see_cluster(const struct principal *p, const char *cluster_owner);
 bool auth_is_admin(const struct principal *p);
 
-/* Who may act on a host: the one rule every host route asks (issue 32).
+/* Who may act on a host: the one rule every host route asks (DECISIONS.md D4).
  * People's calls and agents' calls are both here, so that a route cannot
  * forget a check. */
 enum host_op {

@@ -31,7 +31,7 @@ struct muster_config {
         /* [server] */
         char listen[CONFIG_LISTEN_MAX];   /* "HOST:PORT" or "[V6]:PORT" */
         char state_dir[CONFIG_PATH_MAX];
-        /* HTTPS (issue 18): an operator's own certificate and key (PEM; both
+        /* HTTPS (DECISIONS.md D2): an operator's own certificate and key (PEM; both
          * or neither), else musterd's CA in <state_dir>/tls issues one for
          * the listen address, the host's names and tls_names; insecure_http
          * serves plain HTTP instead (labs; said at start and in /readyz). */

@@ -1,4 +1,4 @@
-/* Operand cleanup when an operator is uninstalled (DESIGN §9, issue 17),
+/* Operand cleanup when an operator is uninstalled (DESIGN §9),
  * pure: the state of one subscription's cleanup and its transitions.
  *
  *   uninstall, cleanup off or no operands  -> Done (the operator goes now)

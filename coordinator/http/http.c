@@ -1108,7 +1108,7 @@ char *http_server_metrics(struct http_server *s) {
         return buf;
 }
 
-/* A service's -errno as an HTTP status: the one table (issue 14; STYLE.md:
+/* A service's -errno as an HTTP status: the one table (DECISIONS.md D1; STYLE.md:
  * the core returns -errno, the edge speaks HTTP). */
 static const struct {
         int err;

@@ -91,7 +91,7 @@ struct http_route {
 typedef bool (*http_auth_hook)(void *app, const struct http_route *route, struct http_request *req,
                                struct http_response *resp);
 
-/* Mozilla's "intermediate" TLS profile (issue 32): TLS 1.3, and TLS 1.2
+/* Mozilla's "intermediate" TLS profile (DECISIONS.md D3): TLS 1.3, and TLS 1.2
  * with ECDHE and AEAD ciphers only (AES-GCM, ChaCha20-Poly1305; no CBC, no
  * SHA-1 MAC, no static RSA key exchange); the client picks among them. */
 #define HTTP_TLS_PRIORITIES_DEFAULT                                                                    \

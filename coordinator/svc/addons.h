@@ -1,4 +1,4 @@
-/* Add-ons across clusters (DESIGN §10, issue 16): AddonProxies an infra
+/* Add-ons across clusters (DESIGN §10): AddonProxies an infra
  * admin declares, the AddonRelease inventory musterd keeps per selected
  * cluster, and the reconciler that installs, updates and removes releases
  * through the clusters' payloads (DESIGN §6 part 3), in stages.

@@ -1,4 +1,4 @@
-/* Operator catalogs (DESIGN §3, §8; issue 15): add a catalog from the files
+/* Operator catalogs (DESIGN §3, §8): add a catalog from the files
  * of a catalog directory (parsed before anything is stored), read one with
  * its packages, list, delete; and the catalogs as the resolver reads them:
  * parsed once, kept in memory (parsed again from the stored files after a

@@ -354,7 +354,7 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
                         *out = NULL;
                 } else if (uninstall_deletions(&op.subs, &del) < 0 ||
                            (del && json_object_object_add(*out, "deletions", del) < 0)) {
-                        /* The operands the uninstalls under way delete (issue 17). */
+                        /* The operands the uninstalls under way delete (DESIGN §9). */
                         json_object_put(del);
                         json_object_put(*out);
                         *out = NULL;

@@ -1,4 +1,4 @@
-/* Operands (DESIGN §3, §9; issue 17): custom resources of the kinds a
+/* Operands (DESIGN §3, §9): custom resources of the kinds a
  * cluster's operators own. Two sources: those a creator applies through
  * musterd (kept in the store, carried by the payload after the operators'
  * bundles), and those the node agents find in their manifest directories

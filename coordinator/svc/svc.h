@@ -44,7 +44,7 @@ struct svc {
         struct svc_addons *addons;        /* the add-on reconciler's lock (addons.h) */
         int64_t events_pruned_to;         /* events up to this id were counted (retention) */
         _Atomic uint64_t cleanup_stalled; /* operand cleanups said to stall (uninstall.h) */
-        /* musterd's own CA (HTTPS, issue 18), which ISOs carry when [iso]
+        /* musterd's own CA (HTTPS, DECISIONS.md D2), which ISOs carry when [iso]
          * ca_file names none; "" when it serves plain HTTP or the
          * operator's certificate. Set before serving. */
         char tls_ca_file[4096];

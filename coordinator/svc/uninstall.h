@@ -1,4 +1,4 @@
-/* Uninstalling an operator from a cluster (DESIGN §9, issue 17).
+/* Uninstalling an operator from a cluster (DESIGN §9).
  *
  * Without cleanup (the default) the subscription goes at once: the next
  * payload revision leaves the operator's bundle out, its operands stay.

@@ -1,5 +1,5 @@
 /* An operator's uninstall as the store keeps it with its subscription
- * (subscriptions.uninstall, issue 17), and the deletions a cluster's
+ * (subscriptions.uninstall, DESIGN §9), and the deletions a cluster's
  * payload carries while its uninstalls wait for their operands to go. Read
  * by the payload builder and the subscription's status, written by
  * uninstall.c. */
