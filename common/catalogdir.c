@@ -308,40 +308,6 @@ void catalog_files_free(struct catalog_file *files, size_t n) {
         free(files);
 }
 
-/* All of fd, at most max bytes (malloc'd, NUL after them): -EFBIG past it. */
-static int read_bounded(int fd, size_t hint, size_t max, char **out, size_t *len) {
-        size_t cap = (hint < max ? hint : max) + 1, n = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k = fd_read_full(fd, buf + n, cap - n);
-                if (k < 0) {
-                        free(buf);
-                        return (int) k;
-                }
-                n += (size_t) k;
-                if (n < cap)
-                        break;
-                if (n > max) {
-                        free(buf);
-                        return -EFBIG;
-                }
-                size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-                char *b = realloc(buf, ncap + 1);
-                if (!b) {
-                        free(buf);
-                        return -ENOMEM;
-                }
-                buf = b;
-                cap = ncap;
-        }
-        buf[n] = '\0';
-        *out = buf;
-        *len = n;
-        return 0;
-}
-
 /* The regular file open on fd becomes w->rel's file. */
 static int take_file(struct rdir *w, int fd) {
         struct stat st;
@@ -357,7 +323,7 @@ static int take_file(struct rdir *w, int fd) {
                 return errmsg(w->err, w->errlen, -EINVAL, "%s/%s", w->top, why);
         char *buf = NULL;
         size_t len = 0;
-        int r = read_bounded(fd, (size_t) st.st_size, CATALOG_MAX_INPUT, &buf, &len);
+        int r = fd_read_all(fd, (size_t) st.st_size, CATALOG_MAX_INPUT, &buf, &len);
         if (r == -EFBIG)
                 return errmsg(w->err, w->errlen, -E2BIG, "%s/%s is larger than %u bytes", w->top, w->rel,
                               CATALOG_MAX_INPUT);

@@ -28,6 +28,39 @@ ssize_t fd_read_full(int fd, void *buf, size_t n) {
         return (ssize_t) got;
 }
 
+int fd_read_all(int fd, size_t hint, size_t max, char **out, size_t *len) {
+        size_t cap = (hint < max ? hint : max) + 1, n = 0;
+        char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k = fd_read_full(fd, buf + n, cap - n);
+                if (k < 0) {
+                        free(buf);
+                        return (int) k;
+                }
+                n += (size_t) k;
+                if (n < cap)
+                        break;
+                if (n > max) {
+                        free(buf);
+                        return -EFBIG;
+                }
+                size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+                char *b = realloc(buf, ncap + 1);
+                if (!b) {
+                        free(buf);
+                        return -ENOMEM;
+                }
+                buf = b;
+                cap = ncap;
+        }
+        buf[n] = '\0';
+        *out = buf;
+        *len = n;
+        return 0;
+}
+
 int fd_write_full(int fd, const void *buf, size_t n) {
         const char *p = buf;
         while (n > 0) {

@@ -10,6 +10,12 @@
  * file), or -errno. */
 ssize_t fd_read_full(int fd, void *buf, size_t n);
 
+/* All of fd to its end, at most max bytes, into *out (malloc'd, a NUL after
+ * the *len bytes read): 0, -EFBIG when there is more than max, -ENOMEM, or
+ * read's -errno. hint is the size expected (fstat's, say; 0 when unknown):
+ * the first allocation, doubled as the file turns out longer. */
+int fd_read_all(int fd, size_t hint, size_t max, char **out, size_t *len);
+
 /* Write all n bytes of buf to fd, retrying short and interrupted writes: 0,
  * or -errno (-EIO when write makes no progress). */
 int fd_write_full(int fd, const void *buf, size_t n);

@@ -756,24 +756,17 @@ char *ctl_read_file(const char *path, size_t max, const char *what) {
                 ctl_fail("cannot read %s %s: %s", what, path, strerror(EISDIR));
                 return NULL;
         }
-        char *buf = malloc(max + 2);
-        if (!buf) {
-                ctl_fail("out of memory");
-                return NULL;
-        }
-        ssize_t k = fd_read_full(fd, buf, max + 1);
-        if (k < 0) {
-                ctl_fail("cannot read %s %s: %s", what, path, strerror((int) -k));
-                free(buf);
-                return NULL;
-        }
-        size_t len = (size_t) k;
-        if (len > max) {
+        char *buf;
+        size_t len;
+        int r = fd_read_all(fd, S_ISREG(st.st_mode) ? (size_t) st.st_size : 0, max, &buf, &len);
+        if (r == -EFBIG)
                 ctl_fail("%s %s is larger than %zu bytes", what, path, max);
-                free(buf);
+        else if (r == -ENOMEM)
+                ctl_fail("out of memory");
+        else if (r < 0)
+                ctl_fail("cannot read %s %s: %s", what, path, strerror(-r));
+        if (r < 0)
                 return NULL;
-        }
-        buf[len] = '\0';
         if (memchr(buf, '\0', len)) {
                 ctl_fail("%s %s is not text", what, path);
                 free(buf);

@@ -64,42 +64,17 @@ static char *read_exact(int dfd, const char *dir, const char *name, size_t max, 
                 return NULL;
         }
         /* The size may change while we read: read to the end, bounded. */
-        size_t cap = (size_t) st.st_size + 1, n = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf) {
-                ctl_fail("out of memory");
-                return NULL;
-        }
-        for (;;) {
-                ssize_t k = fd_read_full(fd, buf + n, cap - n);
-                if (k < 0) {
-                        ctl_fail("cannot read %s/%s: %s", dir, name, strerror((int) -k));
-                        free(buf);
-                        return NULL;
-                }
-                n += (size_t) k;
-                if (n < cap)
-                        break; /* the end of the file */
-                if (cap > max) {
-                        free(buf);
-                        ctl_fail("%s/%s is larger than the %zu MiB a release may carry", dir, name, max >> 20);
-                        return NULL;
-                }
-                cap *= 2;
-                char *b = realloc(buf, cap + 1);
-                if (!b) {
-                        free(buf);
-                        ctl_fail("out of memory");
-                        return NULL;
-                }
-                buf = b;
-        }
-        if (n > max) {
-                free(buf);
+        char *buf;
+        size_t n;
+        int r = fd_read_all(fd, (size_t) st.st_size, max, &buf, &n);
+        if (r == -EFBIG)
                 ctl_fail("%s/%s is larger than the %zu MiB a release may carry", dir, name, max >> 20);
+        else if (r == -ENOMEM)
+                ctl_fail("out of memory");
+        else if (r < 0)
+                ctl_fail("cannot read %s/%s: %s", dir, name, strerror(-r));
+        if (r < 0)
                 return NULL;
-        }
-        buf[n] = '\0';
         if (!ctl_text_is_utf8(buf, n)) {
                 free(buf);
                 ctl_fail("%s/%s is not UTF-8 text", dir, name);
