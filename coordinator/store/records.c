@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store-backend.h"
+#include "sqldb.h"
 
 const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                                              0.05, 0.1, 0.25, 0.5, 1 };
