@@ -1,8 +1,9 @@
-/* What every store back-end shares with store.c: the store's own record
- * types (releases, payload revisions, tokens, catalogs), the write latency buckets,
- * and the rule that an unknown status never matches an expected mask. Kept
- * apart from store.c, which picks the back-ends, so that a back-end uses it
- * without calling back into its caller. */
+/* What the store's resource files (store/sql/) and its drivers share: the
+ * store's own record types (releases, payload revisions, tokens, catalogs),
+ * the write latency buckets, and the rule that an unknown status never
+ * matches an expected mask. Kept apart from store.c, which picks the
+ * back-ends, so that a driver uses it without calling back into its
+ * caller. */
 #include "store.h"
 
 #include <errno.h>

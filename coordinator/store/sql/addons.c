@@ -59,6 +59,22 @@ static int sql_addon_proxy_create(struct store *s, const struct store_addon_prox
         return write_end(s, c, r);
 }
 
+int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!p || !text_ok(p->name, STORE_MAX_CATALOG_NAME) || !text_ok(p->owner, MODEL_MAX_STRING) ||
+            !text_ok(p->spec, STORE_MAX_ADDON_SPEC))
+                return -EINVAL;
+        if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&p->id, id)) < 0 || (r = set_owned(&p->created_at, now)) < 0 ||
+            (r = set_owned(&p->updated_at, now)) < 0)
+                return r;
+        p->generation = 1;
+        return CALL(s, addon_proxy_create, p);
+}
+
 static int sql_addon_proxy_get(struct store *s, const char *id, const char *name, struct store_addon_proxy *out) {
         struct dbconn *c = conn_get(s);
         int r;
@@ -73,6 +89,23 @@ static int sql_addon_proxy_get(struct store *s, const char *id, const char *name
         return r;
 }
 
+int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out) {
+        char nid[UUID_STR_LEN];
+        int r;
+        store_addon_proxy_init(out);
+        if (!key || !*key)
+                return -EINVAL;
+        if (norm_id(key, nid) == 0)
+                r = CALL(s, addon_proxy_get, nid, NULL, out);
+        else if (too_long(key, STORE_MAX_CATALOG_NAME))
+                return -ENOENT;
+        else
+                r = CALL(s, addon_proxy_get, NULL, key, out);
+        if (r < 0)
+                store_addon_proxy_free(out);
+        return r;
+}
+
 static int sql_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
         struct dbconn *c = conn_get(s);
         int r;
@@ -83,6 +116,14 @@ static int sql_addon_proxy_list(struct store *s, struct store_addon_proxy_list *
                                       NULL);
         }
         conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
+        *out = (struct store_addon_proxy_list) { 0 };
+        int r = CALL(s, addon_proxy_list, out);
+        if (r < 0)
+                store_addon_proxy_list_free(out);
         return r < 0 ? r : 0;
 }
 
@@ -112,6 +153,19 @@ static int sql_addon_proxy_update(struct store *s, const struct store_addon_prox
         return write_end(s, c, r);
 }
 
+int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64_t expect_generation) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+        if (!p || norm_id(p->id, nid) < 0 || !text_ok(p->spec, STORE_MAX_ADDON_SPEC) ||
+            (p->prev_spec && too_long(p->prev_spec, STORE_MAX_ADDON_SPEC)) ||
+            (p->conditions && too_long(p->conditions, STORE_MAX_ADDON_SPEC)) || p->generation < 1)
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0 || (r = set_owned(&p->updated_at, now)) < 0 ||
+            (r = set_owned(&p->id, nid)) < 0)
+                return r;
+        return CALL(s, addon_proxy_update, p, expect_generation);
+}
+
 static int sql_addon_proxy_delete(struct store *s, const char *id) {
         struct dbconn *c;
         int r;
@@ -130,6 +184,13 @@ static int sql_addon_proxy_delete(struct store *s, const char *id) {
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
+}
+
+int store_addon_proxy_delete(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        return CALL(s, addon_proxy_delete, nid);
 }
 
 #define AR_COLS "seq, proxy_id, cluster_id, content, prev_content, status, message, created_at, updated_at, " \
@@ -169,6 +230,19 @@ static int sql_addon_release_list(struct store *s, const char *proxy_id, const c
         return read_page(s, &q, limit, &addon_release_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
+int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
+                             const struct store_page *pg, struct store_addon_release_list *out) {
+        char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
+        *out = (struct store_addon_release_list) { 0 };
+        if ((proxy_id && norm_id(proxy_id, pid) < 0) || (cluster_id && norm_id(cluster_id, cid) < 0) ||
+            (pg && pg->limit > STORE_MAX_LIMIT))
+                return -EINVAL;
+        int r = CALL(s, addon_release_list, proxy_id ? pid : NULL, cluster_id ? cid : NULL, pg, out);
+        if (r < 0)
+                store_addon_release_list_free(out);
+        return r < 0 ? r : 0;
+}
+
 static int sql_addon_release_put(struct store *s, const struct store_addon_release *a) {
         struct dbconn *c;
         int r;
@@ -201,6 +275,21 @@ static int sql_addon_release_put(struct store *s, const struct store_addon_relea
         return write_end(s, c, r);
 }
 
+int store_addon_release_put(struct store *s, struct store_addon_release *r) {
+        char pid[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int e;
+        if (!r || norm_id(r->proxy_id, pid) < 0 || norm_id(r->cluster_id, cid) < 0 ||
+            !text_ok(r->content, STORE_MAX_ADDON_CONTENT) ||
+            (r->prev_content && too_long(r->prev_content, STORE_MAX_ADDON_CONTENT)) || !text_ok(r->status, 32) ||
+            (r->message && too_long(r->message, MODEL_MAX_STRING)) || r->revision < 1)
+                return -EINVAL;
+        if ((e = model_now_rfc3339(now)) < 0 || (e = set_owned(&r->updated_at, now)) < 0 ||
+            (!r->created_at && (e = set_owned(&r->created_at, now)) < 0) || (e = set_owned(&r->proxy_id, pid)) < 0 ||
+            (e = set_owned(&r->cluster_id, cid)) < 0)
+                return e;
+        return CALL(s, addon_release_put, r);
+}
+
 static int sql_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id) {
         struct dbconn *c;
         int r;
@@ -214,6 +303,13 @@ static int sql_addon_release_delete(struct store *s, const char *proxy_id, const
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
+}
+
+int store_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id) {
+        char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
+        if (norm_id(proxy_id, pid) < 0 || norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        return CALL(s, addon_release_delete, pid, cid);
 }
 
 static int sql_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found,
@@ -234,6 +330,16 @@ static int sql_host_found_set(struct store *s, const char *infra_env_id, const c
                         r = -ENOENT; /* no such host */
         }
         return write_end(s, c, r);
+}
+
+int store_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found_json) {
+        char ie[UUID_STR_LEN], h[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+        if (norm_id(infra_env_id, ie) < 0 || norm_id(host_id, h) < 0 || !text_ok(found_json, STORE_MAX_FOUND))
+                return -EINVAL;
+        if ((r = model_now_rfc3339(now)) < 0)
+                return r;
+        return CALL(s, host_found_set, ie, h, found_json, now);
 }
 
 static int sql_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out) {
@@ -264,6 +370,17 @@ static int sql_host_found_list(struct store *s, const char *cluster_id, struct s
         return r < 0 ? r : 0;
 }
 
+int store_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out) {
+        char cid[UUID_STR_LEN];
+        *out = (struct store_host_found_list) { 0 };
+        if (cluster_id && norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        int r = CALL(s, host_found_list, cluster_id ? cid : NULL, out);
+        if (r < 0)
+                store_host_found_list_free(out);
+        return r < 0 ? r : 0;
+}
+
 static int sql_cluster_host_counts(struct store *s, struct store_cluster_count **out, size_t *n) {
         struct dbconn *c = conn_get(s);
         int r;
@@ -283,123 +400,6 @@ static int sql_cluster_host_counts(struct store *s, struct store_cluster_count *
                 }
         }
         conn_put(s, c);
-        return r < 0 ? r : 0;
-}
-
-int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
-        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-
-        if (!p || !text_ok(p->name, STORE_MAX_CATALOG_NAME) || !text_ok(p->owner, MODEL_MAX_STRING) ||
-            !text_ok(p->spec, STORE_MAX_ADDON_SPEC))
-                return -EINVAL;
-        if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
-                return r;
-        if ((r = set_owned(&p->id, id)) < 0 || (r = set_owned(&p->created_at, now)) < 0 ||
-            (r = set_owned(&p->updated_at, now)) < 0)
-                return r;
-        p->generation = 1;
-        return CALL(s, addon_proxy_create, p);
-}
-
-int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out) {
-        char nid[UUID_STR_LEN];
-        int r;
-        store_addon_proxy_init(out);
-        if (!key || !*key)
-                return -EINVAL;
-        if (norm_id(key, nid) == 0)
-                r = CALL(s, addon_proxy_get, nid, NULL, out);
-        else if (too_long(key, STORE_MAX_CATALOG_NAME))
-                return -ENOENT;
-        else
-                r = CALL(s, addon_proxy_get, NULL, key, out);
-        if (r < 0)
-                store_addon_proxy_free(out);
-        return r;
-}
-
-int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
-        *out = (struct store_addon_proxy_list) { 0 };
-        int r = CALL(s, addon_proxy_list, out);
-        if (r < 0)
-                store_addon_proxy_list_free(out);
-        return r < 0 ? r : 0;
-}
-
-int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64_t expect_generation) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-        if (!p || norm_id(p->id, nid) < 0 || !text_ok(p->spec, STORE_MAX_ADDON_SPEC) ||
-            (p->prev_spec && too_long(p->prev_spec, STORE_MAX_ADDON_SPEC)) ||
-            (p->conditions && too_long(p->conditions, STORE_MAX_ADDON_SPEC)) || p->generation < 1)
-                return -EINVAL;
-        if ((r = model_now_rfc3339(now)) < 0 || (r = set_owned(&p->updated_at, now)) < 0 ||
-            (r = set_owned(&p->id, nid)) < 0)
-                return r;
-        return CALL(s, addon_proxy_update, p, expect_generation);
-}
-
-int store_addon_proxy_delete(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN];
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
-        return CALL(s, addon_proxy_delete, nid);
-}
-
-int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
-                             const struct store_page *pg, struct store_addon_release_list *out) {
-        char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
-        *out = (struct store_addon_release_list) { 0 };
-        if ((proxy_id && norm_id(proxy_id, pid) < 0) || (cluster_id && norm_id(cluster_id, cid) < 0) ||
-            (pg && pg->limit > STORE_MAX_LIMIT))
-                return -EINVAL;
-        int r = CALL(s, addon_release_list, proxy_id ? pid : NULL, cluster_id ? cid : NULL, pg, out);
-        if (r < 0)
-                store_addon_release_list_free(out);
-        return r < 0 ? r : 0;
-}
-
-int store_addon_release_put(struct store *s, struct store_addon_release *r) {
-        char pid[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int e;
-        if (!r || norm_id(r->proxy_id, pid) < 0 || norm_id(r->cluster_id, cid) < 0 ||
-            !text_ok(r->content, STORE_MAX_ADDON_CONTENT) ||
-            (r->prev_content && too_long(r->prev_content, STORE_MAX_ADDON_CONTENT)) || !text_ok(r->status, 32) ||
-            (r->message && too_long(r->message, MODEL_MAX_STRING)) || r->revision < 1)
-                return -EINVAL;
-        if ((e = model_now_rfc3339(now)) < 0 || (e = set_owned(&r->updated_at, now)) < 0 ||
-            (!r->created_at && (e = set_owned(&r->created_at, now)) < 0) || (e = set_owned(&r->proxy_id, pid)) < 0 ||
-            (e = set_owned(&r->cluster_id, cid)) < 0)
-                return e;
-        return CALL(s, addon_release_put, r);
-}
-
-int store_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id) {
-        char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
-        if (norm_id(proxy_id, pid) < 0 || norm_id(cluster_id, cid) < 0)
-                return -EINVAL;
-        return CALL(s, addon_release_delete, pid, cid);
-}
-
-int store_host_found_set(struct store *s, const char *infra_env_id, const char *host_id, const char *found_json) {
-        char ie[UUID_STR_LEN], h[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-        if (norm_id(infra_env_id, ie) < 0 || norm_id(host_id, h) < 0 || !text_ok(found_json, STORE_MAX_FOUND))
-                return -EINVAL;
-        if ((r = model_now_rfc3339(now)) < 0)
-                return r;
-        return CALL(s, host_found_set, ie, h, found_json, now);
-}
-
-int store_host_found_list(struct store *s, const char *cluster_id, struct store_host_found_list *out) {
-        char cid[UUID_STR_LEN];
-        *out = (struct store_host_found_list) { 0 };
-        if (cluster_id && norm_id(cluster_id, cid) < 0)
-                return -EINVAL;
-        int r = CALL(s, host_found_list, cluster_id ? cid : NULL, out);
-        if (r < 0)
-                store_host_found_list_free(out);
         return r < 0 ? r : 0;
 }
 

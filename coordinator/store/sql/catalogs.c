@@ -61,6 +61,28 @@ static int sql_catalog_create(struct store *s, const struct store_catalog *c) {
         return write_end(s, c2, r);
 }
 
+static bool catalog_name_ok(const char *name) {
+        return name && *name && !too_long(name, STORE_MAX_CATALOG_NAME);
+}
+
+int store_catalog_create(struct store *s, struct store_catalog *c) {
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!c || !catalog_name_ok(c->name) || !c->owner || !*c->owner || too_long(c->owner, MODEL_MAX_STRING) ||
+            !c->digest || !*c->digest || too_long(c->digest, 128) || !c->files ||
+            c->priority < INT32_MIN || c->priority > INT32_MAX || c->n_files < 0 || c->n_packages < 0 ||
+            c->n_channels < 0 || c->n_bundles < 0 || c->n_manifests < 0 || c->n_ignored < 0)
+                return -EINVAL;
+        if (c->files_len > STORE_MAX_CATALOG_BYTES)
+                return -E2BIG;
+        if ((r = c->id ? norm_id(c->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&c->id, id)) < 0 || (r = set_owned(&c->created_at, now)) < 0)
+                return r;
+        return CALL(s, catalog_create, c);
+}
+
 static int sql_catalog_get(struct store *s, const char *id, const char *name, struct store_catalog *out) {
         struct dbconn *c = conn_get(s);
         int r;
@@ -87,55 +109,6 @@ static int sql_catalog_get(struct store *s, const char *id, const char *name, st
         return r;
 }
 
-static int sql_catalog_list(struct store *s, struct store_catalog_list *out) {
-        int r;
-        struct dbconn *c = conn_get(s);
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                r = stmt(c, "SELECT " CAT_COLS " FROM catalogs ORDER BY priority, name", &st);
-                if (r >= 0)
-                        r = read_rows(c, st, STORE_MAX_LIMIT, &catalog_rows, (void **) &out->v, &out->n, NULL);
-        }
-        conn_put(s, c);
-        return r < 0 ? r : 0;
-}
-
-static int sql_catalog_delete(struct store *s, const char *id) {
-        struct dbconn *c;
-        int r;
-
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "DELETE FROM catalogs WHERE id = ?1", &st)) >= 0 && (r = BIND(st, id)) >= 0)
-                        r = step_changed(c, st);
-        }
-        return write_end(s, c, r);
-}
-
-static bool catalog_name_ok(const char *name) {
-        return name && *name && !too_long(name, STORE_MAX_CATALOG_NAME);
-}
-
-int store_catalog_create(struct store *s, struct store_catalog *c) {
-        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-
-        if (!c || !catalog_name_ok(c->name) || !c->owner || !*c->owner || too_long(c->owner, MODEL_MAX_STRING) ||
-            !c->digest || !*c->digest || too_long(c->digest, 128) || !c->files ||
-            c->priority < INT32_MIN || c->priority > INT32_MAX || c->n_files < 0 || c->n_packages < 0 ||
-            c->n_channels < 0 || c->n_bundles < 0 || c->n_manifests < 0 || c->n_ignored < 0)
-                return -EINVAL;
-        if (c->files_len > STORE_MAX_CATALOG_BYTES)
-                return -E2BIG;
-        if ((r = c->id ? norm_id(c->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
-                return r;
-        if ((r = set_owned(&c->id, id)) < 0 || (r = set_owned(&c->created_at, now)) < 0)
-                return r;
-        return CALL(s, catalog_create, c);
-}
-
 int store_catalog_get(struct store *s, const char *id, struct store_catalog *out) {
         char nid[UUID_STR_LEN];
         store_catalog_init(out);
@@ -157,12 +130,39 @@ int store_catalog_get_by_name(struct store *s, const char *name, struct store_ca
         return r;
 }
 
+static int sql_catalog_list(struct store *s, struct store_catalog_list *out) {
+        int r;
+        struct dbconn *c = conn_get(s);
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                r = stmt(c, "SELECT " CAT_COLS " FROM catalogs ORDER BY priority, name", &st);
+                if (r >= 0)
+                        r = read_rows(c, st, STORE_MAX_LIMIT, &catalog_rows, (void **) &out->v, &out->n, NULL);
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
 int store_catalog_list(struct store *s, struct store_catalog_list *out) {
         *out = (struct store_catalog_list) { 0 };
         int r = CALL(s, catalog_list, out);
         if (r < 0)
                 store_catalog_list_free(out);
         return r < 0 ? r : 0;
+}
+
+static int sql_catalog_delete(struct store *s, const char *id) {
+        struct dbconn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM catalogs WHERE id = ?1", &st)) >= 0 && (r = BIND(st, id)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
 }
 
 int store_catalog_delete(struct store *s, const char *id) {

@@ -142,6 +142,52 @@ static int sql_cluster_create(struct store *s, const struct cluster *cl) {
         return write_end(s, c, r);
 }
 
+/* What a cluster without them has (model.h); the back-end is handed these
+ * rather than NULL. Never written through. */
+static char default_feature_set[] = "Default";
+static char default_cpu_architecture[] = "x86_64";
+
+static bool cluster_too_long(const struct cluster *cl) {
+        const char *s[] = { cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
+                            cl->machine_network_cidr, cl->api_vip, cl->ingress_vip, cl->status };
+        for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+                if (too_long(s[i], MODEL_MAX_STRING))
+                        return true;
+        return too_long(cl->pull_secret, MODEL_MAX_SECRET) || too_long(cl->status_info, MODEL_MAX_MESSAGE) ||
+               cl->n_labels > MODEL_MAX_LABELS || cl->n_validations > MODEL_MAX_VALIDATIONS ||
+               too_long(cl->feature_set, MODEL_MAX_CAPABILITY_NAME) ||
+               too_long(cl->cap_spec.baseline_capability_set, MODEL_MAX_CAPABILITY_NAME) ||
+               cl->cap_spec.additional_enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
+               cl->cap_status.enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
+               cl->cap_status.known_capabilities.n > MODEL_MAX_CAPABILITIES ||
+               cl->n_conditions > MODEL_MAX_CONDITIONS;
+}
+
+int store_cluster_create(struct store *s, struct cluster *cl) {
+        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!cl->name || !cl->owner || cluster_too_long(cl))
+                return -EINVAL;
+        if (cl->high_availability_mode == _HA_MODE_INVALID)
+                cl->high_availability_mode = HA_MODE_FULL;
+        if (!ha_mode_to_string(cl->high_availability_mode))
+                return -EINVAL;
+        if ((r = cl->id ? norm_id(cl->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&cl->id, id)) < 0 || (r = set_owned(&cl->created_at, now)) < 0 ||
+            (r = set_owned(&cl->updated_at, now)) < 0 ||
+            (!cl->status && (r = set_owned(&cl->status, "pending-for-input")) < 0))
+                return r;
+        /* The caller's struct keeps NULL for these, as it always has. */
+        struct cluster n = *cl;
+        if (!n.feature_set)
+                n.feature_set = default_feature_set;
+        if (!n.cpu_architecture)
+                n.cpu_architecture = default_cpu_architecture;
+        return CALL(s, cluster_create, &n);
+}
+
 static int sql_cluster_get(struct store *s, const char *id, struct cluster *out) {
         struct dbconn *c = conn_get(s);
         int r = cluster_get_conn(c, id, out);
@@ -149,10 +195,33 @@ static int sql_cluster_get(struct store *s, const char *id, struct cluster *out)
         return r;
 }
 
+int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
+        char nid[UUID_STR_LEN];
+        cluster_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        int r = CALL(s, cluster_get, nid, out);
+        if (r < 0)
+                cluster_free(out);
+        return r;
+}
+
 static int sql_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
                                struct cluster_list *out) {
         return owner_page(s, "SELECT " CL_COLS " FROM clusters", owner, pg, &cluster_rows, (void **) &out->v,
                           &out->n, &out->next_after);
+}
+
+int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+                       struct cluster_list *out) {
+        struct store_page p;
+        *out = (struct cluster_list) { 0 };
+        int r = page_check(pg, &p);
+        if (r >= 0)
+                r = CALL(s, cluster_list, owner, &p, out);
+        if (r < 0)
+                cluster_list_free(out);
+        return r;
 }
 
 static int sql_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
@@ -199,6 +268,24 @@ static int sql_cluster_update(struct store *s, const struct cluster *cl, uint32_
         return write_query(s, &q);
 }
 
+int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
+        const uint32_t allowed = CL_F_NAME | CL_F_RELEASE_VERSION | CL_F_BASE_DNS_DOMAIN |
+                                 CL_F_MACHINE_NETWORK_CIDR | CL_F_API_VIP | CL_F_INGRESS_VIP |
+                                 CL_F_HA_MODE | CL_F_PULL_SECRET | CL_F_LABELS | CL_F_CAPABILITIES |
+                                 CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_FEATURE_SET;
+        char id[UUID_STR_LEN];
+
+        if ((fields & ~allowed) || norm_id(cl->id, id) < 0 || cluster_too_long(cl) ||
+            ((fields & CL_F_NAME) && !cl->name) ||
+            ((fields & CL_F_HA_MODE) && !ha_mode_to_string(cl->high_availability_mode)))
+                return -EINVAL;
+        struct cluster n = *cl;
+        n.id = id;
+        if (!n.feature_set)
+                n.feature_set = default_feature_set;
+        return CALL(s, cluster_update, &n, fields);
+}
+
 static int sql_cluster_set_status(struct store *s, const char *nid, const char *expect, const char *status,
                                     const char *status_info, const struct validation *v, size_t n_v) {
         char now[MODEL_TIME_LEN];
@@ -219,6 +306,20 @@ static int sql_cluster_set_status(struct store *s, const char *nid, const char *
                         r = cluster_not_updated(c, nid);
         }
         return write_end(s, c, r);
+}
+
+int store_cluster_set_status(struct store *s, const char *id, const char *status,
+                             const char *status_info, const struct validation *v, size_t n_v) {
+        return store_cluster_set_status_from(s, id, NULL, status, status_info, v, n_v);
+}
+
+int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
+                                  const char *status_info, const struct validation *v, size_t n_v) {
+        char nid[UUID_STR_LEN];
+        if (norm_id(id, nid) < 0 || !status || too_long(status, MODEL_MAX_STRING) ||
+            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
+                return -EINVAL;
+        return CALL(s, cluster_set_status, nid, expect, status, status_info, v, n_v);
 }
 
 /* Insert revision p->revision and move the cluster's payload_revision to it,
@@ -292,6 +393,36 @@ static int sql_cluster_start_install(struct store *s, const char *nid, const cha
         return write_end(s, c, r);
 }
 
+bool payload_ok(const struct store_payload *p) {
+        return p->revision >= 1 && p->digest && p->signature && p->canonical && p->release_version &&
+               p->canonical_len <= INT32_MAX && p->manifest_count >= 0 && !too_long(p->digest, 128) &&
+               !too_long(p->signature, 256) && !too_long(p->release_version, MODEL_MAX_STRING);
+}
+
+int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
+                                enum host_status host_to, const char *host_info,
+                                const struct store_host_role *roles, size_t n_roles,
+                                const struct store_payload *payload) {
+        char nid[UUID_STR_LEN];
+        _cleanup_free_ struct store_host_role *copy = NULL;
+        _cleanup_free_ struct key_pair *keys = NULL;
+
+        if (norm_id(id, nid) < 0 || !host_status_to_string(host_to) || too_long(status_info, MODEL_MAX_MESSAGE) ||
+            too_long(host_info, MODEL_MAX_MESSAGE) || (n_roles && !roles) || (payload && !payload_ok(payload)))
+                return -EINVAL;
+        if (n_roles && (!(copy = calloc(n_roles, sizeof *copy)) || !(keys = calloc(n_roles, sizeof *keys))))
+                return -ENOMEM;
+        for (size_t i = 0; i < n_roles; i++) {
+                if (host_key(roles[i].infra_env_id, roles[i].host_id, keys[i].infra_env_id, keys[i].host_id) < 0 ||
+                    !host_role_to_string(roles[i].role))
+                        return -EINVAL;
+                copy[i] = roles[i];
+                copy[i].infra_env_id = keys[i].infra_env_id;
+                copy[i].host_id = keys[i].host_id;
+        }
+        return CALL(s, cluster_start_install, nid, status_info, host_to, host_info, copy, n_roles, payload);
+}
+
 static int cluster_move(struct store *s, const char *id, const char *expect, const char *status,
                         const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop);
 
@@ -303,6 +434,31 @@ static int sql_cluster_reset(struct store *s, const char *id, const char *expect
 static int sql_cluster_cancel(struct store *s, const char *id, const char *expect, const char *status,
                                  const char *status_info, const struct store_host_reset *hosts, size_t n) {
         return cluster_move(s, id, expect, status, status_info, hosts, n, true);
+}
+
+/* store_cluster_reset (stop false) and store_cluster_cancel (stop true):
+ * the hosts' moves go to the back-end with canonical keys. */
+static int cluster_move_checked(struct store *s, const char *id, const char *expect, const char *status,
+                        const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop) {
+        char nid[UUID_STR_LEN];
+        _cleanup_free_ struct store_host_reset *copy = NULL;
+        _cleanup_free_ struct key_pair *keys = NULL;
+
+        if (norm_id(id, nid) < 0 || !expect || !status || too_long(status_info, MODEL_MAX_MESSAGE) || (n && !hosts))
+                return -EINVAL;
+        if (n && (!(copy = calloc(n, sizeof *copy)) || !(keys = calloc(n, sizeof *keys))))
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (host_key(hosts[i].infra_env_id, hosts[i].host_id, keys[i].infra_env_id, keys[i].host_id) < 0 ||
+                    !host_status_to_string(hosts[i].from) || !host_status_to_string(hosts[i].to) ||
+                    too_long(hosts[i].status_info, MODEL_MAX_MESSAGE))
+                        return -EINVAL;
+                copy[i] = hosts[i];
+                copy[i].infra_env_id = keys[i].infra_env_id;
+                copy[i].host_id = keys[i].host_id;
+        }
+        return stop ? CALL(s, cluster_cancel, nid, expect, status, status_info, copy, n)
+                    : CALL(s, cluster_reset, nid, expect, status, status_info, copy, n);
 }
 
 /* store_cluster_reset (stop false) and store_cluster_cancel (stop true). */
@@ -371,6 +527,13 @@ static int sql_cluster_delete(struct store *s, const char *nid) {
         return write_end(s, c, r);
 }
 
+int store_cluster_delete(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        return CALL(s, cluster_delete, nid);
+}
+
 static int sql_cluster_count_hosts(struct store *s, const char *nid, uint32_t status_mask, int64_t *count) {
         char statuses[1024];
         int r;
@@ -391,6 +554,14 @@ static int sql_cluster_count_hosts(struct store *s, const char *nid, uint32_t st
         return r;
 }
 
+int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count) {
+        char nid[UUID_STR_LEN];
+        *count = 0;
+        if (norm_id(id, nid) < 0 || !mask_ok(status_mask))
+                return -EINVAL;
+        return CALL(s, cluster_count_hosts, nid, status_mask, count);
+}
+
 int cluster_exists(struct dbconn *c, const char *id) {
         _cleanup_reset_ struct dbstmt *st = NULL;
         int r = stmt(c, "SELECT 1 FROM clusters WHERE id = ?1", &st);
@@ -406,132 +577,6 @@ int cluster_not_updated(struct dbconn *c, const char *id) {
         return r < 0 ? r : r ? -ESTALE : -ENOENT;
 }
 
-/* What a cluster without them has (model.h); the back-end is handed these
- * rather than NULL. Never written through. */
-static char default_feature_set[] = "Default";
-static char default_cpu_architecture[] = "x86_64";
-
-static bool cluster_too_long(const struct cluster *cl) {
-        const char *s[] = { cl->name, cl->owner, cl->release_version, cl->base_dns_domain,
-                            cl->machine_network_cidr, cl->api_vip, cl->ingress_vip, cl->status };
-        for (size_t i = 0; i < sizeof s / sizeof *s; i++)
-                if (too_long(s[i], MODEL_MAX_STRING))
-                        return true;
-        return too_long(cl->pull_secret, MODEL_MAX_SECRET) || too_long(cl->status_info, MODEL_MAX_MESSAGE) ||
-               cl->n_labels > MODEL_MAX_LABELS || cl->n_validations > MODEL_MAX_VALIDATIONS ||
-               too_long(cl->feature_set, MODEL_MAX_CAPABILITY_NAME) ||
-               too_long(cl->cap_spec.baseline_capability_set, MODEL_MAX_CAPABILITY_NAME) ||
-               cl->cap_spec.additional_enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
-               cl->cap_status.enabled_capabilities.n > MODEL_MAX_CAPABILITIES ||
-               cl->cap_status.known_capabilities.n > MODEL_MAX_CAPABILITIES ||
-               cl->n_conditions > MODEL_MAX_CONDITIONS;
-}
-
-int store_cluster_create(struct store *s, struct cluster *cl) {
-        char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-
-        if (!cl->name || !cl->owner || cluster_too_long(cl))
-                return -EINVAL;
-        if (cl->high_availability_mode == _HA_MODE_INVALID)
-                cl->high_availability_mode = HA_MODE_FULL;
-        if (!ha_mode_to_string(cl->high_availability_mode))
-                return -EINVAL;
-        if ((r = cl->id ? norm_id(cl->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
-                return r;
-        if ((r = set_owned(&cl->id, id)) < 0 || (r = set_owned(&cl->created_at, now)) < 0 ||
-            (r = set_owned(&cl->updated_at, now)) < 0 ||
-            (!cl->status && (r = set_owned(&cl->status, "pending-for-input")) < 0))
-                return r;
-        /* The caller's struct keeps NULL for these, as it always has. */
-        struct cluster n = *cl;
-        if (!n.feature_set)
-                n.feature_set = default_feature_set;
-        if (!n.cpu_architecture)
-                n.cpu_architecture = default_cpu_architecture;
-        return CALL(s, cluster_create, &n);
-}
-
-int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
-        char nid[UUID_STR_LEN];
-        cluster_init(out);
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
-        int r = CALL(s, cluster_get, nid, out);
-        if (r < 0)
-                cluster_free(out);
-        return r;
-}
-
-int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
-                       struct cluster_list *out) {
-        struct store_page p;
-        *out = (struct cluster_list) { 0 };
-        int r = page_check(pg, &p);
-        if (r >= 0)
-                r = CALL(s, cluster_list, owner, &p, out);
-        if (r < 0)
-                cluster_list_free(out);
-        return r;
-}
-
-int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
-        const uint32_t allowed = CL_F_NAME | CL_F_RELEASE_VERSION | CL_F_BASE_DNS_DOMAIN |
-                                 CL_F_MACHINE_NETWORK_CIDR | CL_F_API_VIP | CL_F_INGRESS_VIP |
-                                 CL_F_HA_MODE | CL_F_PULL_SECRET | CL_F_LABELS | CL_F_CAPABILITIES |
-                                 CL_F_CAP_STATUS | CL_F_CONDITIONS | CL_F_FEATURE_SET;
-        char id[UUID_STR_LEN];
-
-        if ((fields & ~allowed) || norm_id(cl->id, id) < 0 || cluster_too_long(cl) ||
-            ((fields & CL_F_NAME) && !cl->name) ||
-            ((fields & CL_F_HA_MODE) && !ha_mode_to_string(cl->high_availability_mode)))
-                return -EINVAL;
-        struct cluster n = *cl;
-        n.id = id;
-        if (!n.feature_set)
-                n.feature_set = default_feature_set;
-        return CALL(s, cluster_update, &n, fields);
-}
-
-int store_cluster_set_status(struct store *s, const char *id, const char *status,
-                             const char *status_info, const struct validation *v, size_t n_v) {
-        return store_cluster_set_status_from(s, id, NULL, status, status_info, v, n_v);
-}
-
-int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
-                                  const char *status_info, const struct validation *v, size_t n_v) {
-        char nid[UUID_STR_LEN];
-        if (norm_id(id, nid) < 0 || !status || too_long(status, MODEL_MAX_STRING) ||
-            too_long(status_info, MODEL_MAX_MESSAGE) || n_v > MODEL_MAX_VALIDATIONS)
-                return -EINVAL;
-        return CALL(s, cluster_set_status, nid, expect, status, status_info, v, n_v);
-}
-
-/* store_cluster_reset (stop false) and store_cluster_cancel (stop true):
- * the hosts' moves go to the back-end with canonical keys. */
-static int cluster_move_checked(struct store *s, const char *id, const char *expect, const char *status,
-                        const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop) {
-        char nid[UUID_STR_LEN];
-        _cleanup_free_ struct store_host_reset *copy = NULL;
-        _cleanup_free_ struct key_pair *keys = NULL;
-
-        if (norm_id(id, nid) < 0 || !expect || !status || too_long(status_info, MODEL_MAX_MESSAGE) || (n && !hosts))
-                return -EINVAL;
-        if (n && (!(copy = calloc(n, sizeof *copy)) || !(keys = calloc(n, sizeof *keys))))
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                if (host_key(hosts[i].infra_env_id, hosts[i].host_id, keys[i].infra_env_id, keys[i].host_id) < 0 ||
-                    !host_status_to_string(hosts[i].from) || !host_status_to_string(hosts[i].to) ||
-                    too_long(hosts[i].status_info, MODEL_MAX_MESSAGE))
-                        return -EINVAL;
-                copy[i] = hosts[i];
-                copy[i].infra_env_id = keys[i].infra_env_id;
-                copy[i].host_id = keys[i].host_id;
-        }
-        return stop ? CALL(s, cluster_cancel, nid, expect, status, status_info, copy, n)
-                    : CALL(s, cluster_reset, nid, expect, status, status_info, copy, n);
-}
-
 int store_cluster_reset(struct store *s, const char *id, const char *expect, const char *status,
                         const char *status_info, const struct store_host_reset *hosts, size_t n) {
         return cluster_move_checked(s, id, expect, status, status_info, hosts, n, false);
@@ -540,49 +585,4 @@ int store_cluster_reset(struct store *s, const char *id, const char *expect, con
 int store_cluster_cancel(struct store *s, const char *id, const char *expect, const char *status,
                          const char *status_info, const struct store_host_reset *hosts, size_t n) {
         return cluster_move_checked(s, id, expect, status, status_info, hosts, n, true);
-}
-
-bool payload_ok(const struct store_payload *p) {
-        return p->revision >= 1 && p->digest && p->signature && p->canonical && p->release_version &&
-               p->canonical_len <= INT32_MAX && p->manifest_count >= 0 && !too_long(p->digest, 128) &&
-               !too_long(p->signature, 256) && !too_long(p->release_version, MODEL_MAX_STRING);
-}
-
-int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
-                                enum host_status host_to, const char *host_info,
-                                const struct store_host_role *roles, size_t n_roles,
-                                const struct store_payload *payload) {
-        char nid[UUID_STR_LEN];
-        _cleanup_free_ struct store_host_role *copy = NULL;
-        _cleanup_free_ struct key_pair *keys = NULL;
-
-        if (norm_id(id, nid) < 0 || !host_status_to_string(host_to) || too_long(status_info, MODEL_MAX_MESSAGE) ||
-            too_long(host_info, MODEL_MAX_MESSAGE) || (n_roles && !roles) || (payload && !payload_ok(payload)))
-                return -EINVAL;
-        if (n_roles && (!(copy = calloc(n_roles, sizeof *copy)) || !(keys = calloc(n_roles, sizeof *keys))))
-                return -ENOMEM;
-        for (size_t i = 0; i < n_roles; i++) {
-                if (host_key(roles[i].infra_env_id, roles[i].host_id, keys[i].infra_env_id, keys[i].host_id) < 0 ||
-                    !host_role_to_string(roles[i].role))
-                        return -EINVAL;
-                copy[i] = roles[i];
-                copy[i].infra_env_id = keys[i].infra_env_id;
-                copy[i].host_id = keys[i].host_id;
-        }
-        return CALL(s, cluster_start_install, nid, status_info, host_to, host_info, copy, n_roles, payload);
-}
-
-int store_cluster_delete(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN];
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
-        return CALL(s, cluster_delete, nid);
-}
-
-int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_mask, int64_t *count) {
-        char nid[UUID_STR_LEN];
-        *count = 0;
-        if (norm_id(id, nid) < 0 || !mask_ok(status_mask))
-                return -EINVAL;
-        return CALL(s, cluster_count_hosts, nid, status_mask, count);
 }

@@ -38,6 +38,39 @@ static int sql_event_append(struct store *s, struct event *e, bool wait) {
         return wait ? write_end(s, c, r) : write_end_unwaited(s, c, r);
 }
 
+/* Checks e and normalises its ids and time (now when it has none). */
+int event_prepare(struct event *e) {
+        char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
+        const char *iep, *cidp, *hidp;
+        int r;
+
+        if (!event_severity_to_string(e->severity) || !event_category_to_string(e->category) ||
+            !e->message || too_long(e->message, MODEL_MAX_MESSAGE) ||
+            norm_opt_id(e->infra_env_id, ie, &iep) < 0 || norm_opt_id(e->cluster_id, cid, &cidp) < 0 ||
+            norm_opt_id(e->host_id, hid, &hidp) < 0)
+                return -EINVAL;
+        if ((r = e->time ? model_time_normalize(e->time, now) : model_now_rfc3339(now)) < 0)
+                return e->time ? -EINVAL : r;
+        if ((r = set_owned(&e->time, now)) < 0 || (iep && (r = set_owned(&e->infra_env_id, iep)) < 0) ||
+            (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
+            (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
+                return r;
+        return 0;
+}
+
+static int event_append(struct store *s, struct event *e, bool wait) {
+        int r = event_prepare(e);
+        return r < 0 ? r : CALL(s, event_append, e, wait);
+}
+
+int store_event_append(struct store *s, struct event *e) {
+        return event_append(s, e, true);
+}
+
+int store_event_append_unwaited(struct store *s, struct event *e) {
+        return event_append(s, e, false);
+}
+
 static int read_event(struct dbstmt *st, struct event *e) {
         char **a[] = { &e->time };
         char **b[] = { &e->infra_env_id, &e->cluster_id, &e->host_id, &e->message };
@@ -84,6 +117,27 @@ static int sql_event_list(struct store *s, const struct store_event_filter *f, s
                 r = read_rows(c, st, SIZE_MAX, &event_rows, (void **) &out->v, &out->n, &out->next_after);
         stmt_resetp(&st);
         conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
+        static const struct store_event_filter none = { 0 };
+        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
+        struct store_event_filter n;
+
+        *out = (struct event_list) { 0 };
+        if (!f)
+                f = &none;
+        n = *f;
+        if (f->limit > STORE_MAX_LIMIT || f->min_severity < 0 || f->min_severity >= _EVENT_SEVERITY_MAX ||
+            f->since_id < 0 || norm_opt_id(f->infra_env_id, ie, &n.infra_env_id) < 0 ||
+            norm_opt_id(f->cluster_id, cid, &n.cluster_id) < 0 || norm_opt_id(f->host_id, hid, &n.host_id) < 0)
+                return -EINVAL;
+        if (!n.limit)
+                n.limit = STORE_DEFAULT_LIMIT;
+        int r = CALL(s, event_list, &n, out);
+        if (r < 0)
+                event_list_free(out);
         return r < 0 ? r : 0;
 }
 
@@ -210,60 +264,6 @@ static int sql_event_prune(struct store *s, const char *before, const char *audi
         if (mark)
                 *mark = top;
         return total > INT_MAX ? INT_MAX : (int) total;
-}
-
-/* Checks e and normalises its ids and time (now when it has none). */
-int event_prepare(struct event *e) {
-        char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
-        const char *iep, *cidp, *hidp;
-        int r;
-
-        if (!event_severity_to_string(e->severity) || !event_category_to_string(e->category) ||
-            !e->message || too_long(e->message, MODEL_MAX_MESSAGE) ||
-            norm_opt_id(e->infra_env_id, ie, &iep) < 0 || norm_opt_id(e->cluster_id, cid, &cidp) < 0 ||
-            norm_opt_id(e->host_id, hid, &hidp) < 0)
-                return -EINVAL;
-        if ((r = e->time ? model_time_normalize(e->time, now) : model_now_rfc3339(now)) < 0)
-                return e->time ? -EINVAL : r;
-        if ((r = set_owned(&e->time, now)) < 0 || (iep && (r = set_owned(&e->infra_env_id, iep)) < 0) ||
-            (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
-            (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
-                return r;
-        return 0;
-}
-
-static int event_append(struct store *s, struct event *e, bool wait) {
-        int r = event_prepare(e);
-        return r < 0 ? r : CALL(s, event_append, e, wait);
-}
-
-int store_event_append(struct store *s, struct event *e) {
-        return event_append(s, e, true);
-}
-
-int store_event_append_unwaited(struct store *s, struct event *e) {
-        return event_append(s, e, false);
-}
-
-int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
-        static const struct store_event_filter none = { 0 };
-        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
-        struct store_event_filter n;
-
-        *out = (struct event_list) { 0 };
-        if (!f)
-                f = &none;
-        n = *f;
-        if (f->limit > STORE_MAX_LIMIT || f->min_severity < 0 || f->min_severity >= _EVENT_SEVERITY_MAX ||
-            f->since_id < 0 || norm_opt_id(f->infra_env_id, ie, &n.infra_env_id) < 0 ||
-            norm_opt_id(f->cluster_id, cid, &n.cluster_id) < 0 || norm_opt_id(f->host_id, hid, &n.host_id) < 0)
-                return -EINVAL;
-        if (!n.limit)
-                n.limit = STORE_DEFAULT_LIMIT;
-        int r = CALL(s, event_list, &n, out);
-        if (r < 0)
-                event_list_free(out);
-        return r < 0 ? r : 0;
 }
 
 int store_event_prune(struct store *s, const char *before, const char *audit_before, int64_t max_per_host,

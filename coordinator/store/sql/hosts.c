@@ -126,11 +126,52 @@ static int sql_host_register(struct store *s, const char *ie, const char *id, co
         return r < 0 ? r : isnew;
 }
 
+int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
+                        const char *agent_version, struct host *out) {
+        return store_host_register_capped(s, infra_env_id, host_id, agent_version, 0, out);
+}
+
+int store_host_register_event(struct store *s, const char *infra_env_id, const char *host_id,
+                              const char *agent_version, int64_t max_hosts, struct event *on_new,
+                              struct host *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        int r;
+        if (out)
+                host_init(out);
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || too_long(agent_version, MODEL_MAX_STRING))
+                return -EINVAL;
+        if (on_new && (r = event_prepare(on_new)) < 0)
+                return r;
+        r = CALL(s, host_register, ie, id, agent_version, max_hosts, on_new, out);
+        if (r < 0 && out)
+                host_free(out);
+        return r;
+}
+
 int sql_host_get(struct store *s, const char *ie, const char *id, bool brief, struct host *out) {
         struct dbconn *c = conn_get(s);
         int r = host_get_conn_(c, ie, id, brief, out);
         conn_put(s, c);
         return r;
+}
+
+static int host_get(struct store *s, const char *infra_env_id, const char *host_id, bool brief, struct host *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        host_init(out);
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        int r = CALL(s, host_get, ie, id, brief, out);
+        if (r < 0)
+                host_free(out);
+        return r;
+}
+
+int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
+        return host_get(s, infra_env_id, host_id, false, out);
+}
+
+int store_host_get_brief(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
+        return host_get(s, infra_env_id, host_id, true, out);
 }
 
 static int sql_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
@@ -175,6 +216,37 @@ static int sql_host_list(struct store *s, const struct store_host_filter *f, con
         return read_page(s, &q, pg->limit, &host_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
+int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+                    struct host_list *out) {
+        static const struct store_host_filter none = { 0 };
+        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], before[MODEL_TIME_LEN];
+        struct store_host_filter n;
+        struct store_page p;
+        int r;
+
+        *out = (struct host_list) { 0 };
+        if (!f)
+                f = &none;
+        n = *f;
+        if ((r = page_check(pg, &p)) < 0 || (r = norm_opt_id(f->infra_env_id, ie, &n.infra_env_id)) < 0 ||
+            (r = norm_opt_id(f->cluster_id, cid, &n.cluster_id)) < 0 ||
+            (r = norm_opt_id(f->host_id, hid, &n.host_id)) < 0)
+                return r;
+        if (!mask_ok(f->status_mask))
+                return -EINVAL;
+        if (f->checked_in_before) {
+                if (model_time_normalize(f->checked_in_before, before) < 0)
+                        return -EINVAL;
+                n.checked_in_before = before;
+        }
+        if (too_long(f->hostname_contains, MODEL_MAX_STRING))
+                return -EINVAL;
+        r = CALL(s, host_list, &n, &p, out);
+        if (r < 0)
+                host_list_free(out);
+        return r;
+}
+
 static int sql_host_update(struct store *s, const struct host *h, uint32_t fields) {
         const char *ie = h->infra_env_id, *id = h->id;
         char now[MODEL_TIME_LEN];
@@ -194,6 +266,21 @@ static int sql_host_update(struct store *s, const struct host *h, uint32_t field
         q_text(&q, " AND id = ?", id);
 
         return write_query(s, &q);
+}
+
+int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
+        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+
+        if ((fields & ~allowed) || host_key(h->infra_env_id, h->id, ie, id) < 0 ||
+            ((fields & HOST_F_ROLE) && !host_role_to_string(h->role)) ||
+            too_long(h->requested_hostname, MODEL_MAX_STRING) ||
+            too_long(h->installation_disk_id, MODEL_MAX_STRING))
+                return -EINVAL;
+        struct host n = *h;
+        n.infra_env_id = ie;
+        n.id = id;
+        return CALL(s, host_update, &n, fields);
 }
 
 /* The host's current status, checked against expect_mask (0 = any). */
@@ -269,6 +356,49 @@ static int sql_host_set_inventory(struct store *s, const char *ie, const char *i
         return write_end(s, c, r);
 }
 
+static bool status_valid(const struct store_host_status *st) {
+        return host_status_to_string(st->status) && !too_long(st->status_info, MODEL_MAX_MESSAGE) &&
+               st->n_v <= MODEL_MAX_VALIDATIONS;
+}
+
+int store_host_set_inventory_status(struct store *s, const char *infra_env_id, const char *host_id,
+                                    const char *inventory_json, const struct inventory *parsed,
+                                    const struct store_host_status *st) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        struct inventory own;
+        struct inventory_facts facts;
+        int r;
+
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json || (st && !status_valid(st)))
+                return -EINVAL;
+        for (size_t i = 0; st && i < st->n_events; i++)
+                if ((r = event_prepare(&st->events[i])) < 0)
+                        return r;
+        if (too_long(inventory_json, MODEL_MAX_INVENTORY))
+                return -E2BIG;
+        if (!parsed) {
+                if ((r = inventory_from_string(inventory_json, &own, NULL, 0)) < 0) {
+                        inventory_free(&own);
+                        return r;
+                }
+                parsed = &own;
+        }
+        inventory_facts_init(&facts);
+        r = inventory_facts_from(parsed, &facts);
+        if (parsed == &own)
+                inventory_free(&own);
+        if (r >= 0)
+                r = CALL(s, host_set_inventory, ie, id, inventory_json, &facts, st);
+        inventory_facts_free(&facts);
+        return r;
+}
+
+int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
+                             const char *inventory_json, const struct inventory *parsed) {
+        int r = store_host_set_inventory_status(s, infra_env_id, host_id, inventory_json, parsed, NULL);
+        return r < 0 ? r : 0;
+}
+
 static int sql_host_set_status(struct store *s, const char *ie, const char *id, enum host_status status,
                                   const char *status_info, const struct validation *v, size_t n_v,
                                   uint32_t expect_mask) {
@@ -284,6 +414,16 @@ static int sql_host_set_status(struct store *s, const char *ie, const char *id, 
         if ((r = host_expect(c, ie, id, expect_mask)) >= 0)
                 r = host_status_conn(c, ie, id, status, status_info, vt, now);
         return write_end(s, c, r);
+}
+
+int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
+                          enum host_status status, const char *status_info,
+                          const struct validation *v, size_t n_v, uint32_t expect_mask) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        struct store_host_status st = { .status = status, .status_info = status_info, .n_v = n_v };
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !status_valid(&st))
+                return -EINVAL;
+        return CALL(s, host_set_status, ie, id, status, status_info, v, n_v, expect_mask);
 }
 
 static int sql_host_set_progress(struct store *s, const char *ie, const char *id,
@@ -304,6 +444,14 @@ static int sql_host_set_progress(struct store *s, const char *ie, const char *id
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
+}
+
+int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
+                            const struct host_progress *p) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !p || !progress_ok(p))
+                return -EINVAL;
+        return CALL(s, host_set_progress, ie, id, p);
 }
 
 static int sql_host_set_install_state(struct store *s, const char *ie, const char *id,
@@ -334,6 +482,16 @@ static int sql_host_set_install_state(struct store *s, const char *ie, const cha
         return write_end(s, c, r);
 }
 
+int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
+                                 enum host_status status, const char *status_info, const struct host_progress *p,
+                                 int64_t applied_revision, uint32_t expect_mask) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
+            too_long(status_info, MODEL_MAX_MESSAGE) || (p && !progress_ok(p)))
+                return -EINVAL;
+        return CALL(s, host_set_install_state, ie, id, status, status_info, p, applied_revision, expect_mask);
+}
+
 static int sql_host_set_applied_revision(struct store *s, const char *ie, const char *id,
                                             int64_t applied_revision) {
         char now[MODEL_TIME_LEN];
@@ -353,6 +511,14 @@ static int sql_host_set_applied_revision(struct store *s, const char *ie, const 
         return write_end(s, c, r);
 }
 
+int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
+                                    int64_t applied_revision) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || applied_revision < 0)
+                return -EINVAL;
+        return CALL(s, host_set_applied_revision, ie, id, applied_revision);
+}
+
 static int sql_host_checkin(struct store *s, const char *ie, const char *id, const char *t) {
         struct dbconn *c;
         int r;
@@ -368,6 +534,16 @@ static int sql_host_checkin(struct store *s, const char *ie, const char *id, con
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
+}
+
+int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], t[MODEL_TIME_LEN];
+        int r;
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        if ((r = at ? model_time_normalize(at, t) : model_now_rfc3339(t)) < 0)
+                return at ? -EINVAL : r;
+        return CALL(s, host_checkin, ie, id, t);
 }
 
 /* 1 if the host's current cluster or the cluster `target` (may be NULL) is
@@ -399,6 +575,10 @@ static int sql_host_checkin_many(struct store *s, const struct store_checkin *v,
         return write_end(s, c, r);
 }
 
+int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
+        return n == 0 ? 0 : CALL(s, host_checkin_many, v, n);
+}
+
 static int sql_host_bind(struct store *s, const char *ie, const char *id, const char *cp,
                             enum host_status status, const char *status_info, uint32_t expect_mask) {
         char now[MODEL_TIME_LEN];
@@ -428,10 +608,28 @@ static int sql_host_bind(struct store *s, const char *ie, const char *id, const 
         return write_end(s, c, r);
 }
 
+int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
+                    const char *cluster_id, enum host_status status, const char *status_info,
+                    uint32_t expect_mask) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN], cid[UUID_STR_LEN];
+        const char *cp;
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || norm_opt_id(cluster_id, cid, &cp) < 0 ||
+            !host_status_to_string(status) || too_long(status_info, MODEL_MAX_MESSAGE))
+                return -EINVAL;
+        return CALL(s, host_bind, ie, id, cp, status, status_info, expect_mask);
+}
+
 static int host_read_int(struct store *s, const char *ie, const char *id, const char *sql, int64_t *out);
 
 static int sql_host_token_generation(struct store *s, const char *ie, const char *id, int64_t *gen) {
         return host_read_int(s, ie, id, "SELECT token_generation FROM hosts WHERE infra_env_id = ?1 AND id = ?2", gen);
+}
+
+int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_token_generation, ie, id, gen);
 }
 
 static int sql_host_rotate_token(struct store *s, const char *ie, const char *id, int64_t *gen) {
@@ -457,6 +655,13 @@ static int sql_host_rotate_token(struct store *s, const char *ie, const char *id
                         r = -ENOENT;
         }
         return write_end(s, c, r);
+}
+
+int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_rotate_token, ie, id, gen);
 }
 
 /* One UPDATE of a host's flag (sql binds ?1 infra-env, ?2 host): 1 when a
@@ -504,6 +709,13 @@ static int sql_host_take_reregister(struct store *s, const char *ie, const char 
                                "WHERE infra_env_id = ?1 AND id = ?2 AND reregister_pending != 0", true);
 }
 
+int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_take_reregister, ie, id);
+}
+
 static int sql_host_set_step_result(struct store *s, const char *ie, const char *id, enum step_type type,
                                        const char *output_json) {
         char path[64];
@@ -521,6 +733,16 @@ static int sql_host_set_step_result(struct store *s, const char *ie, const char 
                         r = step_changed(c, st);
         }
         return write_end(s, c, r == -EIO ? -EINVAL : r);
+}
+
+int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
+                               enum step_type type, const char *output_json) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type) || !output_json)
+                return -EINVAL;
+        if (strlen(output_json) > STORE_MAX_STEP_RESULT)
+                return -E2BIG;
+        return CALL(s, host_set_step_result, ie, id, type, output_json);
 }
 
 static int sql_host_forget_step_result(struct store *s, const char *ie, const char *id,
@@ -549,6 +771,14 @@ static int sql_host_forget_step_result(struct store *s, const char *ie, const ch
         return write_end(s, c, r);
 }
 
+int store_host_forget_step_result(struct store *s, const char *infra_env_id, const char *host_id,
+                                  enum step_type type) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type))
+                return -EINVAL;
+        return CALL(s, host_forget_step_result, ie, id, type);
+}
+
 static int sql_host_delete(struct store *s, const char *ie, const char *id) {
         struct dbconn *c;
         int r;
@@ -562,6 +792,13 @@ static int sql_host_delete(struct store *s, const char *ie, const char *id) {
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
+}
+
+int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_delete, ie, id);
 }
 
 static int sql_host_list_stale(struct store *s, const char *t, uint32_t status_mask, const char *stage,
@@ -583,6 +820,19 @@ static int sql_host_list_stale(struct store *s, const char *t, uint32_t status_m
                 r = read_rows(c, st, SIZE_MAX, &host_rows, (void **) &out->v, &out->n, NULL);
         stmt_resetp(&st);
         conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
+                          bool stage_match, unsigned limit, struct host_list *out) {
+        char t[MODEL_TIME_LEN];
+        *out = (struct host_list) { 0 };
+        if (!before || model_time_normalize(before, t) < 0 || limit > STORE_MAX_LIMIT || !mask_ok(status_mask))
+                return -EINVAL;
+        int r = CALL(s, host_list_stale, t, status_mask, stage, stage_match, limit ? limit : STORE_DEFAULT_LIMIT,
+                                        out);
+        if (r < 0)
+                host_list_free(out);
         return r < 0 ? r : 0;
 }
 
@@ -625,431 +875,6 @@ static int sql_host_mark_disconnected(struct store *s, const struct host *hosts,
                           "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 "
                           "AND status NOT IN ('disconnected', 'disconnected-unbound') "
                           "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
-}
-
-static int sql_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
-                                  uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
-        return mark_hosts(s, hosts, n, before, status_mask, host_status_to_string(to), status_info,
-                          "UPDATE hosts SET status = ?7, status_info = ?4, updated_at = ?5 "
-                          "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 AND status != ?7 "
-                          "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
-}
-
-static int sql_host_stop_pending(struct store *s, const char *ie, const char *id) {
-        int64_t v = 0;
-        int r = host_read_int(s, ie, id, "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &v);
-        return r < 0 ? r : v != 0;
-}
-
-static int sql_host_clear_stop(struct store *s, const char *ie, const char *id) {
-        return host_clear_flag(s, ie, id,
-                               "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
-                               "AND stop_pending = 1", false);
-}
-
-static int sql_host_actions(struct store *s, const char *ie, const char *id, unsigned set, unsigned clear,
-                            unsigned mask, unsigned want) {
-        struct dbconn *c;
-        int r;
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET pending_actions = (pending_actions | CAST(?3 AS BIGINT)) "
-                                 "& ~CAST(?4 AS BIGINT) WHERE infra_env_id = ?1 AND id = ?2 "
-                                 "AND (pending_actions & CAST(?5 AS BIGINT)) = CAST(?6 AS BIGINT)", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, set)) >= 0 && (r = bind_i64(st, 4, clear)) >= 0 &&
-                    (r = bind_i64(st, 5, mask)) >= 0 && (r = bind_i64(st, 6, want)) >= 0 && (r = step_done(c, st)) >= 0 &&
-                    db_changes(c) == 0)
-                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
-        }
-        return write_end(s, c, r);
-}
-
-static int sql_host_logs_put(struct store *s, const char *ie, const char *id, const char *now, const void *data,
-                             size_t len, unsigned keep) {
-        struct dbconn *c;
-        int r;
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                /* Only an asked-for upload is taken, once: the ask ends here. */
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET pending_actions = pending_actions - 1 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2 AND (pending_actions & 1) != 0", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0 && db_changes(c) == 0)
-                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
-        }
-        if (r >= 0) {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "INSERT INTO host_logs (infra_env_id, host_id, created_at, size, data) "
-                                 "VALUES (?1, ?2, ?3, ?4, ?5)", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, now)) >= 0 && (r = bind_i64(st, 4, (int64_t) len)) >= 0) {
-                        if (db_bind_blob(st, 5, data, len) != 0)
-                                r = -EIO;
-                        if (r >= 0)
-                                r = step_done(c, st);
-                }
-        }
-        if (r >= 0) {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "DELETE FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 AND seq NOT IN "
-                                 "(SELECT seq FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
-                                 "ORDER BY seq DESC LIMIT ?3)", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, keep)) >= 0)
-                        r = step_done(c, st);
-        }
-        return write_end(s, c, r < 0 ? r : 0);
-}
-
-static int sql_host_logs_get(struct store *s, const char *ie, const char *id, struct store_host_logs *out) {
-        struct dbconn *c = conn_get(s);
-        int r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                r = stmt(c, "SELECT created_at, data, (SELECT count(*) FROM host_logs WHERE infra_env_id = ?1 AND "
-                            "host_id = ?2) FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
-                            "ORDER BY seq DESC LIMIT 1", &st);
-                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
-                        if (r == 0)
-                                r = -ENOENT;
-                        else if ((r = col_str(st, 0, &out->created_at)) >= 0) {
-                                const void *b = db_col_blob(st, 1);
-                                size_t len = (size_t) db_col_bytes(st, 1);
-                                out->count = db_col_int64(st, 2);
-                                if (!(out->data = malloc(len ? len : 1)))
-                                        r = -ENOMEM;
-                                else {
-                                        if (len)
-                                                memcpy(out->data, b, len);
-                                        out->len = len;
-                                        r = 0;
-                                }
-                        }
-                }
-        }
-        conn_put(s, c);
-        return r;
-}
-
-static int sql_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
-        struct dbconn *c = conn_get(s);
-        int r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                r = stmt(c, "SELECT status, count(*) FROM hosts GROUP BY status", &st);
-                while (r >= 0 && (r = step_row(c, st)) > 0) {
-                        enum host_status hs = host_status_from_string((const char *) db_col_text(st, 0));
-                        if (hs != _HOST_STATUS_INVALID)
-                                counts[hs] = db_col_int64(st, 1);
-                }
-        }
-        conn_put(s, c);
-        return r < 0 ? r : 0;
-}
-
-int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
-                        const char *agent_version, struct host *out) {
-        return store_host_register_capped(s, infra_env_id, host_id, agent_version, 0, out);
-}
-
-int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
-                               const char *agent_version, int64_t max_hosts, struct host *out) {
-        return store_host_register_event(s, infra_env_id, host_id, agent_version, max_hosts, NULL, out);
-}
-
-int store_host_register_event(struct store *s, const char *infra_env_id, const char *host_id,
-                              const char *agent_version, int64_t max_hosts, struct event *on_new,
-                              struct host *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        int r;
-        if (out)
-                host_init(out);
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || too_long(agent_version, MODEL_MAX_STRING))
-                return -EINVAL;
-        if (on_new && (r = event_prepare(on_new)) < 0)
-                return r;
-        r = CALL(s, host_register, ie, id, agent_version, max_hosts, on_new, out);
-        if (r < 0 && out)
-                host_free(out);
-        return r;
-}
-
-static int host_get(struct store *s, const char *infra_env_id, const char *host_id, bool brief, struct host *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        host_init(out);
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        int r = CALL(s, host_get, ie, id, brief, out);
-        if (r < 0)
-                host_free(out);
-        return r;
-}
-
-int store_host_get(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
-        return host_get(s, infra_env_id, host_id, false, out);
-}
-
-int store_host_get_brief(struct store *s, const char *infra_env_id, const char *host_id, struct host *out) {
-        return host_get(s, infra_env_id, host_id, true, out);
-}
-
-int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
-                    struct host_list *out) {
-        static const struct store_host_filter none = { 0 };
-        char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], before[MODEL_TIME_LEN];
-        struct store_host_filter n;
-        struct store_page p;
-        int r;
-
-        *out = (struct host_list) { 0 };
-        if (!f)
-                f = &none;
-        n = *f;
-        if ((r = page_check(pg, &p)) < 0 || (r = norm_opt_id(f->infra_env_id, ie, &n.infra_env_id)) < 0 ||
-            (r = norm_opt_id(f->cluster_id, cid, &n.cluster_id)) < 0 ||
-            (r = norm_opt_id(f->host_id, hid, &n.host_id)) < 0)
-                return r;
-        if (!mask_ok(f->status_mask))
-                return -EINVAL;
-        if (f->checked_in_before) {
-                if (model_time_normalize(f->checked_in_before, before) < 0)
-                        return -EINVAL;
-                n.checked_in_before = before;
-        }
-        if (too_long(f->hostname_contains, MODEL_MAX_STRING))
-                return -EINVAL;
-        r = CALL(s, host_list, &n, &p, out);
-        if (r < 0)
-                host_list_free(out);
-        return r;
-}
-
-int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
-        const uint32_t allowed = HOST_F_ROLE | HOST_F_REQUESTED_HOSTNAME | HOST_F_INSTALLATION_DISK_ID;
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-
-        if ((fields & ~allowed) || host_key(h->infra_env_id, h->id, ie, id) < 0 ||
-            ((fields & HOST_F_ROLE) && !host_role_to_string(h->role)) ||
-            too_long(h->requested_hostname, MODEL_MAX_STRING) ||
-            too_long(h->installation_disk_id, MODEL_MAX_STRING))
-                return -EINVAL;
-        struct host n = *h;
-        n.infra_env_id = ie;
-        n.id = id;
-        return CALL(s, host_update, &n, fields);
-}
-
-static bool status_valid(const struct store_host_status *st) {
-        return host_status_to_string(st->status) && !too_long(st->status_info, MODEL_MAX_MESSAGE) &&
-               st->n_v <= MODEL_MAX_VALIDATIONS;
-}
-
-int store_host_set_inventory_status(struct store *s, const char *infra_env_id, const char *host_id,
-                                    const char *inventory_json, const struct inventory *parsed,
-                                    const struct store_host_status *st) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        struct inventory own;
-        struct inventory_facts facts;
-        int r;
-
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json || (st && !status_valid(st)))
-                return -EINVAL;
-        for (size_t i = 0; st && i < st->n_events; i++)
-                if ((r = event_prepare(&st->events[i])) < 0)
-                        return r;
-        if (too_long(inventory_json, MODEL_MAX_INVENTORY))
-                return -E2BIG;
-        if (!parsed) {
-                if ((r = inventory_from_string(inventory_json, &own, NULL, 0)) < 0) {
-                        inventory_free(&own);
-                        return r;
-                }
-                parsed = &own;
-        }
-        inventory_facts_init(&facts);
-        r = inventory_facts_from(parsed, &facts);
-        if (parsed == &own)
-                inventory_free(&own);
-        if (r >= 0)
-                r = CALL(s, host_set_inventory, ie, id, inventory_json, &facts, st);
-        inventory_facts_free(&facts);
-        return r;
-}
-
-int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
-                             const char *inventory_json, const struct inventory *parsed) {
-        int r = store_host_set_inventory_status(s, infra_env_id, host_id, inventory_json, parsed, NULL);
-        return r < 0 ? r : 0;
-}
-
-int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
-                          enum host_status status, const char *status_info,
-                          const struct validation *v, size_t n_v, uint32_t expect_mask) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        struct store_host_status st = { .status = status, .status_info = status_info, .n_v = n_v };
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !status_valid(&st))
-                return -EINVAL;
-        return CALL(s, host_set_status, ie, id, status, status_info, v, n_v, expect_mask);
-}
-
-int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
-                            const struct host_progress *p) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !p || !progress_ok(p))
-                return -EINVAL;
-        return CALL(s, host_set_progress, ie, id, p);
-}
-
-int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
-                                 enum host_status status, const char *status_info, const struct host_progress *p,
-                                 int64_t applied_revision, uint32_t expect_mask) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !host_status_to_string(status) ||
-            too_long(status_info, MODEL_MAX_MESSAGE) || (p && !progress_ok(p)))
-                return -EINVAL;
-        return CALL(s, host_set_install_state, ie, id, status, status_info, p, applied_revision, expect_mask);
-}
-
-int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
-                                    int64_t applied_revision) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || applied_revision < 0)
-                return -EINVAL;
-        return CALL(s, host_set_applied_revision, ie, id, applied_revision);
-}
-
-int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
-        return n == 0 ? 0 : CALL(s, host_checkin_many, v, n);
-}
-
-int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], t[MODEL_TIME_LEN];
-        int r;
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        if ((r = at ? model_time_normalize(at, t) : model_now_rfc3339(t)) < 0)
-                return at ? -EINVAL : r;
-        return CALL(s, host_checkin, ie, id, t);
-}
-
-int store_host_token_generation(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_token_generation, ie, id, gen);
-}
-
-int store_host_rotate_token(struct store *s, const char *infra_env_id, const char *host_id, int64_t *gen) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_rotate_token, ie, id, gen);
-}
-
-int store_host_bind(struct store *s, const char *infra_env_id, const char *host_id,
-                    const char *cluster_id, enum host_status status, const char *status_info,
-                    uint32_t expect_mask) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], cid[UUID_STR_LEN];
-        const char *cp;
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || norm_opt_id(cluster_id, cid, &cp) < 0 ||
-            !host_status_to_string(status) || too_long(status_info, MODEL_MAX_MESSAGE))
-                return -EINVAL;
-        return CALL(s, host_bind, ie, id, cp, status, status_info, expect_mask);
-}
-
-int store_host_set_step_result(struct store *s, const char *infra_env_id, const char *host_id,
-                               enum step_type type, const char *output_json) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type) || !output_json)
-                return -EINVAL;
-        if (strlen(output_json) > STORE_MAX_STEP_RESULT)
-                return -E2BIG;
-        return CALL(s, host_set_step_result, ie, id, type, output_json);
-}
-
-int store_host_forget_step_result(struct store *s, const char *infra_env_id, const char *host_id,
-                                  enum step_type type) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !step_type_to_string(type))
-                return -EINVAL;
-        return CALL(s, host_forget_step_result, ie, id, type);
-}
-
-int store_host_take_reregister(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_take_reregister, ie, id);
-}
-
-int store_host_delete(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_delete, ie, id);
-}
-
-int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_stop_pending, ie, id);
-}
-
-int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_clear_stop, ie, id);
-}
-
-int store_host_actions(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
-                       unsigned clear, unsigned mask, unsigned want) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        return CALL(s, host_actions, ie, id, set, clear, mask, want);
-}
-
-int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
-                        const void *data, size_t len, unsigned keep) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !now || (!data && len) || keep == 0 || len > INT32_MAX)
-                return -EINVAL;
-        return CALL(s, host_logs_put, ie, id, now, data ? data : "", len, keep);
-}
-
-void store_host_logs_free(struct store_host_logs *l) {
-        if (!l)
-                return;
-        free(l->created_at);
-        free(l->data);
-        *l = (struct store_host_logs) { 0 };
-}
-
-int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct store_host_logs *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        *out = (struct store_host_logs) { 0 };
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        int r = CALL(s, host_logs_get, ie, id, out);
-        if (r < 0)
-                store_host_logs_free(out);
-        return r;
-}
-
-int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
-                          bool stage_match, unsigned limit, struct host_list *out) {
-        char t[MODEL_TIME_LEN];
-        *out = (struct host_list) { 0 };
-        if (!before || model_time_normalize(before, t) < 0 || limit > STORE_MAX_LIMIT || !mask_ok(status_mask))
-                return -EINVAL;
-        int r = CALL(s, host_list_stale, t, status_mask, stage, stage_match, limit ? limit : STORE_DEFAULT_LIMIT,
-                                        out);
-        if (r < 0)
-                host_list_free(out);
-        return r < 0 ? r : 0;
 }
 
 /* The checks of store_host_mark_* that need no copy: `before` canonical in t. */
@@ -1098,6 +923,14 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
         return r;
 }
 
+static int sql_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
+                                  uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
+        return mark_hosts(s, hosts, n, before, status_mask, host_status_to_string(to), status_info,
+                          "UPDATE hosts SET status = ?7, status_info = ?4, updated_at = ?5 "
+                          "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 AND status != ?7 "
+                          "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
+}
+
 int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
                           uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
         char t[MODEL_TIME_LEN];
@@ -1119,6 +952,173 @@ int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, c
                 for (size_t i = 0; i < n; i++)
                         changed[i] = false;
         return r;
+}
+
+static int sql_host_stop_pending(struct store *s, const char *ie, const char *id) {
+        int64_t v = 0;
+        int r = host_read_int(s, ie, id, "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &v);
+        return r < 0 ? r : v != 0;
+}
+
+int store_host_stop_pending(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_stop_pending, ie, id);
+}
+
+static int sql_host_clear_stop(struct store *s, const char *ie, const char *id) {
+        return host_clear_flag(s, ie, id,
+                               "UPDATE hosts SET stop_pending = 0 WHERE infra_env_id = ?1 AND id = ?2 "
+                               "AND stop_pending = 1", false);
+}
+
+int store_host_clear_stop(struct store *s, const char *infra_env_id, const char *host_id) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_clear_stop, ie, id);
+}
+
+static int sql_host_actions(struct store *s, const char *ie, const char *id, unsigned set, unsigned clear,
+                            unsigned mask, unsigned want) {
+        struct dbconn *c;
+        int r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET pending_actions = (pending_actions | CAST(?3 AS BIGINT)) "
+                                 "& ~CAST(?4 AS BIGINT) WHERE infra_env_id = ?1 AND id = ?2 "
+                                 "AND (pending_actions & CAST(?5 AS BIGINT)) = CAST(?6 AS BIGINT)", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, set)) >= 0 && (r = bind_i64(st, 4, clear)) >= 0 &&
+                    (r = bind_i64(st, 5, mask)) >= 0 && (r = bind_i64(st, 6, want)) >= 0 && (r = step_done(c, st)) >= 0 &&
+                    db_changes(c) == 0)
+                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
+        }
+        return write_end(s, c, r);
+}
+
+int store_host_actions(struct store *s, const char *infra_env_id, const char *host_id, unsigned set,
+                       unsigned clear, unsigned mask, unsigned want) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        return CALL(s, host_actions, ie, id, set, clear, mask, want);
+}
+
+static int sql_host_logs_put(struct store *s, const char *ie, const char *id, const char *now, const void *data,
+                             size_t len, unsigned keep) {
+        struct dbconn *c;
+        int r;
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                /* Only an asked-for upload is taken, once: the ask ends here. */
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "UPDATE hosts SET pending_actions = pending_actions - 1 "
+                                 "WHERE infra_env_id = ?1 AND id = ?2 AND (pending_actions & 1) != 0", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0 && db_changes(c) == 0)
+                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
+        }
+        if (r >= 0) {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "INSERT INTO host_logs (infra_env_id, host_id, created_at, size, data) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5)", &st)) >= 0 &&
+                    (r = BIND(st, ie, id, now)) >= 0 && (r = bind_i64(st, 4, (int64_t) len)) >= 0) {
+                        if (db_bind_blob(st, 5, data, len) != 0)
+                                r = -EIO;
+                        if (r >= 0)
+                                r = step_done(c, st);
+                }
+        }
+        if (r >= 0) {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 AND seq NOT IN "
+                                 "(SELECT seq FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
+                                 "ORDER BY seq DESC LIMIT ?3)", &st)) >= 0 &&
+                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, keep)) >= 0)
+                        r = step_done(c, st);
+        }
+        return write_end(s, c, r < 0 ? r : 0);
+}
+
+int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
+                        const void *data, size_t len, unsigned keep) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || !now || (!data && len) || keep == 0 || len > INT32_MAX)
+                return -EINVAL;
+        return CALL(s, host_logs_put, ie, id, now, data ? data : "", len, keep);
+}
+
+static int sql_host_logs_get(struct store *s, const char *ie, const char *id, struct store_host_logs *out) {
+        struct dbconn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                r = stmt(c, "SELECT created_at, data, (SELECT count(*) FROM host_logs WHERE infra_env_id = ?1 AND "
+                            "host_id = ?2) FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
+                            "ORDER BY seq DESC LIMIT 1", &st);
+                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
+                        if (r == 0)
+                                r = -ENOENT;
+                        else if ((r = col_str(st, 0, &out->created_at)) >= 0) {
+                                const void *b = db_col_blob(st, 1);
+                                size_t len = (size_t) db_col_bytes(st, 1);
+                                out->count = db_col_int64(st, 2);
+                                if (!(out->data = malloc(len ? len : 1)))
+                                        r = -ENOMEM;
+                                else {
+                                        if (len)
+                                                memcpy(out->data, b, len);
+                                        out->len = len;
+                                        r = 0;
+                                }
+                        }
+                }
+        }
+        conn_put(s, c);
+        return r;
+}
+
+void store_host_logs_free(struct store_host_logs *l) {
+        if (!l)
+                return;
+        free(l->created_at);
+        free(l->data);
+        *l = (struct store_host_logs) { 0 };
+}
+
+int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct store_host_logs *out) {
+        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
+        *out = (struct store_host_logs) { 0 };
+        if (host_key(infra_env_id, host_id, ie, id) < 0)
+                return -EINVAL;
+        int r = CALL(s, host_logs_get, ie, id, out);
+        if (r < 0)
+                store_host_logs_free(out);
+        return r;
+}
+
+static int sql_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
+        struct dbconn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                r = stmt(c, "SELECT status, count(*) FROM hosts GROUP BY status", &st);
+                while (r >= 0 && (r = step_row(c, st)) > 0) {
+                        enum host_status hs = host_status_from_string((const char *) db_col_text(st, 0));
+                        if (hs != _HOST_STATUS_INVALID)
+                                counts[hs] = db_col_int64(st, 1);
+                }
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
+int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
+                               const char *agent_version, int64_t max_hosts, struct host *out) {
+        return store_host_register_event(s, infra_env_id, host_id, agent_version, max_hosts, NULL, out);
 }
 
 int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {

@@ -84,6 +84,34 @@ static int sql_infra_env_create(struct store *s, struct infra_env *ie) {
         return write_end(s, c, r);
 }
 
+static bool proxy_too_long(const struct model_proxy *p) {
+        return too_long(p->http_proxy, MODEL_MAX_STRING) || too_long(p->https_proxy, MODEL_MAX_STRING) ||
+               too_long(p->no_proxy, MODEL_MAX_STRING);
+}
+
+int store_infra_env_create(struct store *s, struct infra_env *ie) {
+        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        const char *cp;
+        int r;
+
+        if (!ie->name || !ie->owner || !ie->cpu_architecture || too_long(ie->name, MODEL_MAX_STRING) ||
+            too_long(ie->owner, MODEL_MAX_STRING) || too_long(ie->cpu_architecture, MODEL_MAX_STRING) ||
+            too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
+            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
+            too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) ||
+            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
+                return -EINVAL;
+        if ((r = ie->id ? norm_id(ie->id, id) : model_new_id(id)) < 0 ||
+            (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&ie->id, id)) < 0 || (cp && (r = set_owned(&ie->cluster_id, cp)) < 0) ||
+            (r = set_owned(&ie->created_at, now)) < 0 || (r = set_owned(&ie->updated_at, now)) < 0)
+                return r;
+        if (ie->token_generation == MODEL_UNSET || ie->token_generation < 1)
+                ie->token_generation = 1;
+        return CALL(s, infra_env_create, ie);
+}
+
 static int sql_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
         struct dbconn *c = conn_get(s);
         int r = infra_env_get_conn(c, id, out);
@@ -91,10 +119,33 @@ static int sql_infra_env_get(struct store *s, const char *id, struct infra_env *
         return r;
 }
 
+int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
+        char nid[UUID_STR_LEN];
+        infra_env_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        int r = CALL(s, infra_env_get, nid, out);
+        if (r < 0)
+                infra_env_free(out);
+        return r;
+}
+
 static int sql_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
                                  struct infra_env_list *out) {
         return owner_page(s, "SELECT " IE_COLS " FROM infra_envs", owner, pg, &infra_env_rows, (void **) &out->v,
                           &out->n, &out->next_after);
+}
+
+int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+                         struct infra_env_list *out) {
+        struct store_page p;
+        *out = (struct infra_env_list) { 0 };
+        int r = page_check(pg, &p);
+        if (r >= 0)
+                r = CALL(s, infra_env_list, owner, &p, out);
+        if (r < 0)
+                infra_env_list_free(out);
+        return r;
 }
 
 static int sql_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
@@ -139,6 +190,29 @@ static int sql_infra_env_update(struct store *s, const struct infra_env *ie, uin
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
+}
+
+int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
+        const uint32_t allowed = IE_F_NAME | IE_F_CLUSTER_ID | IE_F_PULL_SECRET |
+                                 IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES | IE_F_STATIC_NETWORK;
+        char id[UUID_STR_LEN], cid[UUID_STR_LEN];
+        const char *cp = NULL;
+        int r;
+
+        if (fields & ~allowed)
+                return -EINVAL;
+        if (norm_id(ie->id, id) < 0 || ((fields & IE_F_NAME) && !ie->name) ||
+            too_long(ie->name, MODEL_MAX_STRING) || too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
+            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
+            too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) || ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
+                return -EINVAL;
+        if ((fields & IE_F_CLUSTER_ID) && (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
+                return r;
+        struct infra_env n = *ie;
+        n.id = id;
+        if (fields & IE_F_CLUSTER_ID)
+                n.cluster_id = cp ? cid : NULL;
+        return CALL(s, infra_env_update, &n, fields);
 }
 
 /* ",status,status," of the cluster statuses that are installing. */
@@ -215,6 +289,18 @@ static int sql_infra_env_delete(struct store *s, const char *nid, uint32_t block
         return r;
 }
 
+int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask, struct host_list *blocked,
+                           struct host_list *unbound) {
+        char nid[UUID_STR_LEN];
+        if (blocked)
+                *blocked = (struct host_list) { 0 };
+        if (unbound)
+                *unbound = (struct host_list) { 0 };
+        if (norm_id(id, nid) < 0 || !mask_ok(block_mask))
+                return -EINVAL;
+        return CALL(s, infra_env_delete, nid, block_mask, blocked, unbound);
+}
+
 static int sql_infra_env_bump_token(struct store *s, const char *nid, int64_t *gen) {
         char now[MODEL_TIME_LEN];
         struct dbconn *c;
@@ -237,92 +323,6 @@ static int sql_infra_env_bump_token(struct store *s, const char *nid, int64_t *g
                 }
         }
         return write_end(s, c, r);
-}
-
-static bool proxy_too_long(const struct model_proxy *p) {
-        return too_long(p->http_proxy, MODEL_MAX_STRING) || too_long(p->https_proxy, MODEL_MAX_STRING) ||
-               too_long(p->no_proxy, MODEL_MAX_STRING);
-}
-
-int store_infra_env_create(struct store *s, struct infra_env *ie) {
-        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        const char *cp;
-        int r;
-
-        if (!ie->name || !ie->owner || !ie->cpu_architecture || too_long(ie->name, MODEL_MAX_STRING) ||
-            too_long(ie->owner, MODEL_MAX_STRING) || too_long(ie->cpu_architecture, MODEL_MAX_STRING) ||
-            too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
-            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
-            too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) ||
-            ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
-                return -EINVAL;
-        if ((r = ie->id ? norm_id(ie->id, id) : model_new_id(id)) < 0 ||
-            (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0 || (r = model_now_rfc3339(now)) < 0)
-                return r;
-        if ((r = set_owned(&ie->id, id)) < 0 || (cp && (r = set_owned(&ie->cluster_id, cp)) < 0) ||
-            (r = set_owned(&ie->created_at, now)) < 0 || (r = set_owned(&ie->updated_at, now)) < 0)
-                return r;
-        if (ie->token_generation == MODEL_UNSET || ie->token_generation < 1)
-                ie->token_generation = 1;
-        return CALL(s, infra_env_create, ie);
-}
-
-int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) {
-        char nid[UUID_STR_LEN];
-        infra_env_init(out);
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
-        int r = CALL(s, infra_env_get, nid, out);
-        if (r < 0)
-                infra_env_free(out);
-        return r;
-}
-
-int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
-                         struct infra_env_list *out) {
-        struct store_page p;
-        *out = (struct infra_env_list) { 0 };
-        int r = page_check(pg, &p);
-        if (r >= 0)
-                r = CALL(s, infra_env_list, owner, &p, out);
-        if (r < 0)
-                infra_env_list_free(out);
-        return r;
-}
-
-int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t fields) {
-        const uint32_t allowed = IE_F_NAME | IE_F_CLUSTER_ID | IE_F_PULL_SECRET |
-                                 IE_F_SSH_AUTHORIZED_KEY | IE_F_PROXY | IE_F_NTP_SOURCES | IE_F_STATIC_NETWORK;
-        char id[UUID_STR_LEN], cid[UUID_STR_LEN];
-        const char *cp = NULL;
-        int r;
-
-        if (fields & ~allowed)
-                return -EINVAL;
-        if (norm_id(ie->id, id) < 0 || ((fields & IE_F_NAME) && !ie->name) ||
-            too_long(ie->name, MODEL_MAX_STRING) || too_long(ie->pull_secret, MODEL_MAX_SECRET) ||
-            too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
-            too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) || ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
-                return -EINVAL;
-        if ((fields & IE_F_CLUSTER_ID) && (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
-                return r;
-        struct infra_env n = *ie;
-        n.id = id;
-        if (fields & IE_F_CLUSTER_ID)
-                n.cluster_id = cp ? cid : NULL;
-        return CALL(s, infra_env_update, &n, fields);
-}
-
-int store_infra_env_delete(struct store *s, const char *id, uint32_t block_mask, struct host_list *blocked,
-                           struct host_list *unbound) {
-        char nid[UUID_STR_LEN];
-        if (blocked)
-                *blocked = (struct host_list) { 0 };
-        if (unbound)
-                *unbound = (struct host_list) { 0 };
-        if (norm_id(id, nid) < 0 || !mask_ok(block_mask))
-                return -EINVAL;
-        return CALL(s, infra_env_delete, nid, block_mask, blocked, unbound);
 }
 
 int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen) {

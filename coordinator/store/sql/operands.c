@@ -72,34 +72,6 @@ static int sql_operand_put(struct store *s, struct store_operand *v, size_t n) {
         return write_end(s, c, r);
 }
 
-static int sql_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out) {
-        struct dbconn *c = conn_get(s);
-        int r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "SELECT " OPD_COLS " FROM operands WHERE cluster_id = ?1 ORDER BY seq", &st)) >= 0 &&
-                    (r = BIND(st, cluster_id)) >= 0)
-                        r = read_rows(c, st, STORE_MAX_OPERANDS, &operand_rows, (void **) &out->v, &out->n, NULL);
-        }
-        conn_put(s, c);
-        return r < 0 ? r : 0;
-}
-
-static int sql_operand_delete(struct store *s, const char *cluster_id, const char *id) {
-        struct dbconn *c;
-        int r;
-
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "DELETE FROM operands WHERE cluster_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, cluster_id, id)) >= 0)
-                        r = step_changed(c, st);
-        }
-        return write_end(s, c, r);
-}
-
 int store_operand_put(struct store *s, struct store_operand *v, size_t n) {
         char cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int r;
@@ -123,6 +95,19 @@ int store_operand_put(struct store *s, struct store_operand *v, size_t n) {
         return CALL(s, operand_put, v, n);
 }
 
+static int sql_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out) {
+        struct dbconn *c = conn_get(s);
+        int r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "SELECT " OPD_COLS " FROM operands WHERE cluster_id = ?1 ORDER BY seq", &st)) >= 0 &&
+                    (r = BIND(st, cluster_id)) >= 0)
+                        r = read_rows(c, st, STORE_MAX_OPERANDS, &operand_rows, (void **) &out->v, &out->n, NULL);
+        }
+        conn_put(s, c);
+        return r < 0 ? r : 0;
+}
+
 int store_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out) {
         char cid[UUID_STR_LEN];
         *out = (struct store_operand_list) { 0 };
@@ -132,6 +117,21 @@ int store_operand_list(struct store *s, const char *cluster_id, struct store_ope
         if (r < 0)
                 store_operand_list_free(out);
         return r < 0 ? r : 0;
+}
+
+static int sql_operand_delete(struct store *s, const char *cluster_id, const char *id) {
+        struct dbconn *c;
+        int r;
+
+        if ((r = write_begin(s, &c)) < 0)
+                return r;
+        {
+                _cleanup_reset_ struct dbstmt *st = NULL;
+                if ((r = stmt(c, "DELETE FROM operands WHERE cluster_id = ?1 AND id = ?2", &st)) >= 0 &&
+                    (r = BIND(st, cluster_id, id)) >= 0)
+                        r = step_changed(c, st);
+        }
+        return write_end(s, c, r);
 }
 
 int store_operand_delete(struct store *s, const char *cluster_id, const char *id) {

@@ -23,6 +23,21 @@ static int sql_cluster_add_payload(struct store *s, const struct store_payload *
         return write_end(s, c, r);
 }
 
+int store_cluster_add_payload(struct store *s, struct store_payload *p) {
+        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!p || norm_id(p->cluster_id, nid) < 0 || !payload_ok(p))
+                return -EINVAL;
+        if (p->created_at ? model_time_normalize(p->created_at, now) < 0 : model_now_rfc3339(now) < 0)
+                return -EINVAL;
+        if ((r = set_owned(&p->created_at, now)) < 0)
+                return r;
+        struct store_payload n = *p;
+        n.cluster_id = nid;
+        return CALL(s, cluster_add_payload, &n);
+}
+
 #define PAYLOAD_COLS "cluster_id, revision, digest, signature, release_version, manifest_count, created_at"
 
 static int read_payload(struct dbstmt *st, struct store_payload *p, bool with_canonical) {
@@ -62,6 +77,17 @@ static int sql_payload_get(struct store *s, const char *nid, int64_t revision, s
         return r;
 }
 
+int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out) {
+        char nid[UUID_STR_LEN];
+        store_payload_init(out);
+        if (norm_id(cluster_id, nid) < 0 || revision < 1)
+                return -EINVAL;
+        int r = CALL(s, payload_get, nid, revision, out);
+        if (r < 0)
+                store_payload_free(out);
+        return r;
+}
+
 static void payload_row_init(void *row) { store_payload_init(row); }
 static int payload_row_read(struct dbstmt *st, void *row) { return read_payload(st, row, false); }
 static const struct row_type payload_rows = { sizeof(struct store_payload), payload_row_init, payload_row_read };
@@ -78,32 +104,6 @@ static int sql_payload_list(struct store *s, const char *nid, struct store_paylo
         }
         conn_put(s, c);
         return r < 0 ? r : 0;
-}
-
-int store_cluster_add_payload(struct store *s, struct store_payload *p) {
-        char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-
-        if (!p || norm_id(p->cluster_id, nid) < 0 || !payload_ok(p))
-                return -EINVAL;
-        if (p->created_at ? model_time_normalize(p->created_at, now) < 0 : model_now_rfc3339(now) < 0)
-                return -EINVAL;
-        if ((r = set_owned(&p->created_at, now)) < 0)
-                return r;
-        struct store_payload n = *p;
-        n.cluster_id = nid;
-        return CALL(s, cluster_add_payload, &n);
-}
-
-int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out) {
-        char nid[UUID_STR_LEN];
-        store_payload_init(out);
-        if (norm_id(cluster_id, nid) < 0 || revision < 1)
-                return -EINVAL;
-        int r = CALL(s, payload_get, nid, revision, out);
-        if (r < 0)
-                store_payload_free(out);
-        return r;
 }
 
 int store_payload_list(struct store *s, const char *cluster_id, struct store_payload_list *out) {

@@ -100,10 +100,44 @@ static int sql_release_import(struct store *s, const struct release_info *info, 
         return write_end(s, c, r);
 }
 
+static bool release_version_ok(const char *v) {
+        return v && *v && !too_long(v, RELEASE_MAX_VERSION);
+}
+
+static bool manifest_ok(const struct manifest *m) {
+        return m->file && m->path && m->api_version && m->group && m->version && m->kind && m->name && m->content &&
+               m->content_len <= INT32_MAX;
+}
+
+int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
+                         struct store_release *out) {
+        if (out)
+                store_release_init(out);
+        if (!info || !release_version_ok(info->version) || !ms || ms->n > STORE_MAX_RELEASE_MANIFESTS)
+                return -EINVAL;
+        for (size_t i = 0; i < ms->n; i++)
+                if (!manifest_ok(&ms->v[i]))
+                        return -EINVAL;
+        int r = CALL(s, release_import, info, ms, out);
+        if (r < 0 && out)
+                store_release_free(out);
+        return r;
+}
+
 static int sql_release_get(struct store *s, const char *version, struct store_release *out) {
         struct dbconn *c = conn_get(s);
         int r = release_get_conn(c, version, out);
         conn_put(s, c);
+        return r;
+}
+
+int store_release_get(struct store *s, const char *version, struct store_release *out) {
+        store_release_init(out);
+        if (!release_version_ok(version))
+                return -EINVAL;
+        int r = CALL(s, release_get, version, out);
+        if (r < 0)
+                store_release_free(out);
         return r;
 }
 
@@ -117,6 +151,17 @@ static int sql_release_list(struct store *s, const struct store_page *pg, struct
         q_int(&q, " ORDER BY r.rowid LIMIT ?", (int64_t) pg->limit + 1);
         q_int(&q, " OFFSET ?", pg->offset);
         return read_page(s, &q, pg->limit, &release_rows, (void **) &out->v, &out->n, &out->next_after);
+}
+
+int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
+        struct store_page p;
+        *out = (struct store_release_list) { 0 };
+        int r = page_check(pg, &p);
+        if (r >= 0)
+                r = CALL(s, release_list, &p, out);
+        if (r < 0)
+                store_release_list_free(out);
+        return r;
 }
 
 /* One row of release_manifests into a manifest appended to out. */
@@ -183,6 +228,12 @@ static int sql_release_manifests(struct store *s, const char *version, struct ma
         return r < 0 ? r : 0;
 }
 
+int store_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
+        if (!release_version_ok(version) || !out)
+                return -EINVAL;
+        return CALL(s, release_manifests, version, out);
+}
+
 static int sql_release_delete(struct store *s, const char *version) {
         struct dbconn *c;
         int r;
@@ -201,57 +252,6 @@ static int sql_release_delete(struct store *s, const char *version) {
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
-}
-
-static bool release_version_ok(const char *v) {
-        return v && *v && !too_long(v, RELEASE_MAX_VERSION);
-}
-
-static bool manifest_ok(const struct manifest *m) {
-        return m->file && m->path && m->api_version && m->group && m->version && m->kind && m->name && m->content &&
-               m->content_len <= INT32_MAX;
-}
-
-int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
-                         struct store_release *out) {
-        if (out)
-                store_release_init(out);
-        if (!info || !release_version_ok(info->version) || !ms || ms->n > STORE_MAX_RELEASE_MANIFESTS)
-                return -EINVAL;
-        for (size_t i = 0; i < ms->n; i++)
-                if (!manifest_ok(&ms->v[i]))
-                        return -EINVAL;
-        int r = CALL(s, release_import, info, ms, out);
-        if (r < 0 && out)
-                store_release_free(out);
-        return r;
-}
-
-int store_release_get(struct store *s, const char *version, struct store_release *out) {
-        store_release_init(out);
-        if (!release_version_ok(version))
-                return -EINVAL;
-        int r = CALL(s, release_get, version, out);
-        if (r < 0)
-                store_release_free(out);
-        return r;
-}
-
-int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
-        struct store_page p;
-        *out = (struct store_release_list) { 0 };
-        int r = page_check(pg, &p);
-        if (r >= 0)
-                r = CALL(s, release_list, &p, out);
-        if (r < 0)
-                store_release_list_free(out);
-        return r;
-}
-
-int store_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
-        if (!release_version_ok(version) || !out)
-                return -EINVAL;
-        return CALL(s, release_manifests, version, out);
 }
 
 int store_release_delete(struct store *s, const char *version) {

@@ -26,11 +26,59 @@
         ({                                                                                               \
                 int r_;                                                                                  \
                 unsigned n_ = 0;                                                                         \
-                while ((r_ = sql_##op((s), __VA_ARGS__)) == -EAGAIN && (s)->drv->retry_eagain &&      \
+                while ((r_ = sql_##op((s), __VA_ARGS__)) == -EAGAIN && (s)->drv->retry_eagain &&          \
                        ++n_ < STORE_RETRIES)                                                             \
                         retry_pause(n_);                                                                 \
                 r_;                                                                                      \
         })
+
+/* The pause before the nth retry (common.c). */
+void retry_pause(unsigned n);
+
+/* ---- argument checks (no database) ---------------------------------------- */
+
+static inline int norm_id(const char *in, char out[UUID_STR_LEN]) {
+        return uuid_normalize(in, out) < 0 ? -EINVAL : 0;
+}
+
+/* An optional id: NULL stays NULL (*p = NULL). */
+int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p);
+
+/* Normalise an (infra_env_id, host_id) key. */
+static inline int host_key(const char *ie, const char *id, char nie[UUID_STR_LEN], char nid[UUID_STR_LEN]) {
+        return norm_id(ie, nie) < 0 || norm_id(id, nid) < 0 ? -EINVAL : 0;
+}
+
+/* The canonical key of one host in an array the caller handed in. */
+struct key_pair {
+        char infra_env_id[UUID_STR_LEN];
+        char host_id[UUID_STR_LEN];
+};
+
+static inline bool too_long(const char *s, size_t max) {
+        return s && strnlen(s, max + 1) > max;
+}
+
+/* A status set may name only statuses this build knows. */
+static inline bool mask_ok(uint32_t mask) {
+        return !(mask >> _HOST_STATUS_MAX);
+}
+
+/* pg (may be NULL) with its limit resolved: 0 is STORE_DEFAULT_LIMIT. */
+int page_check(const struct store_page *pg, struct store_page *out);
+
+int set_owned(char **dst, const char *v);
+
+static inline bool progress_ok(const struct host_progress *p) {
+        return !too_long(p->stage, MODEL_MAX_STRING) && !too_long(p->info, MODEL_MAX_MESSAGE) &&
+               (p->percent == MODEL_UNSET || (p->percent >= 0 && p->percent <= 100));
+}
+
+static inline bool text_ok(const char *v, size_t max) {
+        return v && *v && !too_long(v, max);
+}
+
+/* ---- the driver's calls ----------------------------------------------------- */
 
 static inline int stmt(struct dbconn *c, const char *sql, struct dbstmt **out) {
         return c->drv->prepare(c, sql, out);
@@ -41,6 +89,7 @@ static inline void stmt_resetp(struct dbstmt **st) {
         if (*st)
                 (*st)->drv->reset(*st);
 }
+#define _cleanup_reset_ _cleanup_(stmt_resetp)
 
 static inline int step_done(struct dbconn *c, struct dbstmt *st) {
         (void) c;
@@ -123,6 +172,8 @@ static inline int write_end_unwaited(struct store *s, struct dbconn *c, int r) {
         return db_write_end(s, c, r, false);
 }
 
+/* ---- binding and reading columns ------------------------------------------- */
+
 static inline int bind_text(struct dbstmt *st, int i, const char *v) {
         return v ? st->drv->bind_text(st, i, v, strlen(v)) : st->drv->bind_null(st, i);
 }
@@ -134,6 +185,8 @@ static inline int bind_i64(struct dbstmt *st, int i, int64_t v) {
 
 /* Bind a run of texts to ?1..?n. */
 int bind_texts(struct dbstmt *st, int n, const char *const *v);
+#define BIND(st, ...) bind_texts(st, (int) (sizeof (const char *[]) { __VA_ARGS__ } / sizeof (const char *)), \
+                                 (const char *[]) { __VA_ARGS__ })
 
 int col_str(struct dbstmt *st, int i, char **out);
 
@@ -179,6 +232,8 @@ int q_prepare(struct dbconn *c, struct query *q, struct dbstmt **out);
  * row: 0, -ENOENT when it changed none, or an error. */
 int write_query(struct store *s, struct query *q);
 
+/* ---- paged lists ------------------------------------------------------------ */
+
 /* How one row type is read: the list calls differ only in this. */
 struct row_type {
         size_t size;
@@ -203,52 +258,9 @@ int read_page(struct store *s, struct query *q, unsigned limit, const struct row
 int owner_page(struct store *s, const char *select, const char *owner, const struct store_page *pg,
                const struct row_type *t, void **v, size_t *n, int64_t *next_after);
 
-static inline int norm_id(const char *in, char out[UUID_STR_LEN]) {
-        return uuid_normalize(in, out) < 0 ? -EINVAL : 0;
-}
+/* ---- what one resource file lends another ------------------------------------ */
 
-/* An optional id: NULL stays NULL (*p = NULL). */
-int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p);
-
-/* Normalise an (infra_env_id, host_id) key. */
-static inline int host_key(const char *ie, const char *id, char nie[UUID_STR_LEN], char nid[UUID_STR_LEN]) {
-        return norm_id(ie, nie) < 0 || norm_id(id, nid) < 0 ? -EINVAL : 0;
-}
-
-/* The canonical key of one host in an array the caller handed in. */
-struct key_pair {
-        char infra_env_id[UUID_STR_LEN];
-        char host_id[UUID_STR_LEN];
-};
-
-static inline bool too_long(const char *s, size_t max) {
-        return s && strnlen(s, max + 1) > max;
-}
-
-/* A status set may name only statuses this build knows. */
-static inline bool mask_ok(uint32_t mask) {
-        return !(mask >> _HOST_STATUS_MAX);
-}
-
-/* pg (may be NULL) with its limit resolved: 0 is STORE_DEFAULT_LIMIT. */
-int page_check(const struct store_page *pg, struct store_page *out);
-
-int set_owned(char **dst, const char *v);
-
-static inline bool progress_ok(const struct host_progress *p) {
-        return !too_long(p->stage, MODEL_MAX_STRING) && !too_long(p->info, MODEL_MAX_MESSAGE) &&
-               (p->percent == MODEL_UNSET || (p->percent >= 0 && p->percent <= 100));
-}
-
-void retry_pause(unsigned n);
-
-static inline bool text_ok(const char *v, size_t max) {
-        return v && *v && !too_long(v, max);
-}
-#define _cleanup_reset_ _cleanup_(stmt_resetp)
-#define BIND(st, ...) bind_texts(st, (int) (sizeof (const char *[]) { __VA_ARGS__ } / sizeof (const char *)), \
-                                 (const char *[]) { __VA_ARGS__ })
-
+/* A host row's columns (hosts.c's read_host reads them). */
 #define HOST_COLS_A "h.seq, h.infra_env_id, h.id, h.owner, h.cluster_id, h.role, " \
         "h.requested_hostname, h.installation_disk_id, "
 #define HOST_COLS_B ", h.inv_hostname, h.inv_cpu_count, h.inv_memory_bytes, "      \

@@ -63,6 +63,26 @@ static int sql_subscription_create(struct store *s, const struct store_subscript
         return write_end(s, c, r);
 }
 
+static bool opt_ok(const char *v) {
+        return !v || (*v && !too_long(v, MODEL_MAX_STRING));
+}
+
+int store_subscription_create(struct store *s, struct store_subscription *sub) {
+        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
+        int r;
+
+        if (!sub || !sub->package || !*sub->package || too_long(sub->package, STORE_MAX_CATALOG_NAME) ||
+            !sub->owner || !*sub->owner || too_long(sub->owner, MODEL_MAX_STRING) || !opt_ok(sub->channel) ||
+            !opt_ok(sub->catalog) || !opt_ok(sub->version_range) || norm_id(sub->cluster_id, cid) < 0)
+                return -EINVAL;
+        if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
+                return r;
+        if ((r = set_owned(&sub->id, id)) < 0 || (r = set_owned(&sub->created_at, now)) < 0 ||
+            (r = set_owned(&sub->cluster_id, cid)) < 0)
+                return r;
+        return CALL(s, subscription_create, sub);
+}
+
 static int subscription_select(struct store *s, const char *cluster_id, bool uninstalling,
                                struct store_subscription_list *out) {
         struct dbconn *c = conn_get(s);
@@ -86,6 +106,17 @@ static int sql_subscription_list(struct store *s, const char *cluster_id, struct
         return subscription_select(s, cluster_id, false, out);
 }
 
+int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+        char cid[UUID_STR_LEN];
+        *out = (struct store_subscription_list) { 0 };
+        if (cluster_id && norm_id(cluster_id, cid) < 0)
+                return -EINVAL;
+        int r = CALL(s, subscription_list, cluster_id ? cid : NULL, out);
+        if (r < 0)
+                store_subscription_list_free(out);
+        return r < 0 ? r : 0;
+}
+
 static int sql_subscription_delete(struct store *s, const char *cluster_id, const char *package) {
         struct dbconn *c;
         int r;
@@ -101,8 +132,23 @@ static int sql_subscription_delete(struct store *s, const char *cluster_id, cons
         return write_end(s, c, r);
 }
 
+int store_subscription_delete(struct store *s, const char *cluster_id, const char *package) {
+        char cid[UUID_STR_LEN];
+        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
+                return -EINVAL;
+        return CALL(s, subscription_delete, cid, package);
+}
+
 static int sql_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
         return subscription_select(s, NULL, true, out);
+}
+
+int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
+        *out = (struct store_subscription_list) { 0 };
+        int r = CALL(s, subscription_list_uninstalling, out);
+        if (r < 0)
+                store_subscription_list_free(out);
+        return r < 0 ? r : 0;
 }
 
 static int sql_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package,
@@ -137,6 +183,20 @@ static int sql_subscription_set_uninstall(struct store *s, const char *cluster_i
         return write_end(s, c, r);
 }
 
+int store_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package, const char *expect,
+                                     const char *next, const char *const *drop, size_t n_drop) {
+        char cid[UUID_STR_LEN];
+        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME) ||
+            (n_drop && !drop) || n_drop > STORE_MAX_OPERANDS)
+                return -EINVAL;
+        if (next && strlen(next) > STORE_MAX_UNINSTALL)
+                return -E2BIG;
+        for (size_t i = 0; i < n_drop; i++)
+                if (!drop[i])
+                        return -EINVAL;
+        return CALL(s, subscription_set_uninstall, cid, package, expect, next, drop, n_drop);
+}
+
 static int sql_subscription_set_cleanup(struct store *s, const char *cluster_id, const char *package,
                                            bool enabled) {
         struct dbconn *c;
@@ -154,69 +214,9 @@ static int sql_subscription_set_cleanup(struct store *s, const char *cluster_id,
         return write_end(s, c, r);
 }
 
-static bool opt_ok(const char *v) {
-        return !v || (*v && !too_long(v, MODEL_MAX_STRING));
-}
-
-int store_subscription_create(struct store *s, struct store_subscription *sub) {
-        char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
-        int r;
-
-        if (!sub || !sub->package || !*sub->package || too_long(sub->package, STORE_MAX_CATALOG_NAME) ||
-            !sub->owner || !*sub->owner || too_long(sub->owner, MODEL_MAX_STRING) || !opt_ok(sub->channel) ||
-            !opt_ok(sub->catalog) || !opt_ok(sub->version_range) || norm_id(sub->cluster_id, cid) < 0)
-                return -EINVAL;
-        if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
-                return r;
-        if ((r = set_owned(&sub->id, id)) < 0 || (r = set_owned(&sub->created_at, now)) < 0 ||
-            (r = set_owned(&sub->cluster_id, cid)) < 0)
-                return r;
-        return CALL(s, subscription_create, sub);
-}
-
-int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
-        char cid[UUID_STR_LEN];
-        *out = (struct store_subscription_list) { 0 };
-        if (cluster_id && norm_id(cluster_id, cid) < 0)
-                return -EINVAL;
-        int r = CALL(s, subscription_list, cluster_id ? cid : NULL, out);
-        if (r < 0)
-                store_subscription_list_free(out);
-        return r < 0 ? r : 0;
-}
-
-int store_subscription_delete(struct store *s, const char *cluster_id, const char *package) {
-        char cid[UUID_STR_LEN];
-        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
-                return -EINVAL;
-        return CALL(s, subscription_delete, cid, package);
-}
-
 int store_subscription_set_cleanup(struct store *s, const char *cluster_id, const char *package, bool enabled) {
         char cid[UUID_STR_LEN];
         if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME))
                 return -EINVAL;
         return CALL(s, subscription_set_cleanup, cid, package, enabled);
-}
-
-int store_subscription_set_uninstall(struct store *s, const char *cluster_id, const char *package, const char *expect,
-                                     const char *next, const char *const *drop, size_t n_drop) {
-        char cid[UUID_STR_LEN];
-        if (norm_id(cluster_id, cid) < 0 || !package || !*package || too_long(package, STORE_MAX_CATALOG_NAME) ||
-            (n_drop && !drop) || n_drop > STORE_MAX_OPERANDS)
-                return -EINVAL;
-        if (next && strlen(next) > STORE_MAX_UNINSTALL)
-                return -E2BIG;
-        for (size_t i = 0; i < n_drop; i++)
-                if (!drop[i])
-                        return -EINVAL;
-        return CALL(s, subscription_set_uninstall, cid, package, expect, next, drop, n_drop);
-}
-
-int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
-        *out = (struct store_subscription_list) { 0 };
-        int r = CALL(s, subscription_list_uninstalling, out);
-        if (r < 0)
-                store_subscription_list_free(out);
-        return r < 0 ? r : 0;
 }

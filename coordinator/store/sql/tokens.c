@@ -46,6 +46,24 @@ static int sql_token_add(struct store *s, const struct store_token *t) {
         return write_end(s, c, r);
 }
 
+static bool token_role_ok(const char *role) {
+        return role && (strcmp(role, "infra-admin") == 0 || strcmp(role, "cluster-creator") == 0);
+}
+
+int store_token_add(struct store *s, const struct store_token *t) {
+        char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
+
+        if (!t || norm_id(t->id, id) < 0 || !token_role_ok(t->role) || !t->owner || !*t->owner ||
+            too_long(t->owner, MODEL_MAX_STRING) || !t->created_at || !t->expires_at ||
+            model_time_normalize(t->created_at, created) < 0 || model_time_normalize(t->expires_at, expires) < 0)
+                return -EINVAL;
+        struct store_token n = *t;
+        n.id = id;
+        n.created_at = created;
+        n.expires_at = expires;
+        return CALL(s, token_add, &n);
+}
+
 static int sql_token_get(struct store *s, const char *nid, struct store_token *out) {
         int r;
         struct dbconn *c = conn_get(s);
@@ -59,10 +77,33 @@ static int sql_token_get(struct store *s, const char *nid, struct store_token *o
         return r;
 }
 
+int store_token_get(struct store *s, const char *id, struct store_token *out) {
+        char nid[UUID_STR_LEN];
+        store_token_init(out);
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        int r = CALL(s, token_get, nid, out);
+        if (r < 0)
+                store_token_free(out);
+        return r;
+}
+
 static int sql_token_list(struct store *s, const char *owner, const struct store_page *pg,
                              struct store_token_list *out) {
         return owner_page(s, "SELECT " TOKEN_COLS " FROM tokens", owner, pg, &token_rows, (void **) &out->v,
                           &out->n, &out->next_after);
+}
+
+int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
+                     struct store_token_list *out) {
+        struct store_page p;
+        *out = (struct store_token_list) { 0 };
+        int r = page_check(pg, &p);
+        if (r >= 0)
+                r = CALL(s, token_list, owner, &p, out);
+        if (r < 0)
+                store_token_list_free(out);
+        return r;
 }
 
 static int sql_token_revoke(struct store *s, const char *nid) {
@@ -90,6 +131,13 @@ static int sql_token_revoke(struct store *s, const char *nid) {
         return write_end(s, c, r);
 }
 
+int store_token_revoke(struct store *s, const char *id) {
+        char nid[UUID_STR_LEN];
+        if (norm_id(id, nid) < 0)
+                return -EINVAL;
+        return CALL(s, token_revoke, nid);
+}
+
 static int sql_token_check(struct store *s, const char *nid) {
         int r;
         struct dbconn *c = conn_get(s);
@@ -101,54 +149,6 @@ static int sql_token_check(struct store *s, const char *nid) {
         }
         conn_put(s, c);
         return r;
-}
-
-static bool token_role_ok(const char *role) {
-        return role && (strcmp(role, "infra-admin") == 0 || strcmp(role, "cluster-creator") == 0);
-}
-
-int store_token_add(struct store *s, const struct store_token *t) {
-        char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
-
-        if (!t || norm_id(t->id, id) < 0 || !token_role_ok(t->role) || !t->owner || !*t->owner ||
-            too_long(t->owner, MODEL_MAX_STRING) || !t->created_at || !t->expires_at ||
-            model_time_normalize(t->created_at, created) < 0 || model_time_normalize(t->expires_at, expires) < 0)
-                return -EINVAL;
-        struct store_token n = *t;
-        n.id = id;
-        n.created_at = created;
-        n.expires_at = expires;
-        return CALL(s, token_add, &n);
-}
-
-int store_token_get(struct store *s, const char *id, struct store_token *out) {
-        char nid[UUID_STR_LEN];
-        store_token_init(out);
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
-        int r = CALL(s, token_get, nid, out);
-        if (r < 0)
-                store_token_free(out);
-        return r;
-}
-
-int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
-                     struct store_token_list *out) {
-        struct store_page p;
-        *out = (struct store_token_list) { 0 };
-        int r = page_check(pg, &p);
-        if (r >= 0)
-                r = CALL(s, token_list, owner, &p, out);
-        if (r < 0)
-                store_token_list_free(out);
-        return r;
-}
-
-int store_token_revoke(struct store *s, const char *id) {
-        char nid[UUID_STR_LEN];
-        if (norm_id(id, nid) < 0)
-                return -EINVAL;
-        return CALL(s, token_revoke, nid);
 }
 
 int store_token_check(struct store *s, const char *id) {
