@@ -308,11 +308,6 @@ static int sql_cluster_set_status(struct store *s, const char *nid, const char *
         return write_end(s, c, r);
 }
 
-int store_cluster_set_status(struct store *s, const char *id, const char *status,
-                             const char *status_info, const struct validation *v, size_t n_v) {
-        return store_cluster_set_status_from(s, id, NULL, status, status_info, v, n_v);
-}
-
 int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
                                   const char *status_info, const struct validation *v, size_t n_v) {
         char nid[UUID_STR_LEN];

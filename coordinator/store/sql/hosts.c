@@ -126,11 +126,6 @@ static int sql_host_register(struct store *s, const char *ie, const char *id, co
         return r < 0 ? r : isnew;
 }
 
-int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
-                        const char *agent_version, struct host *out) {
-        return store_host_register_capped(s, infra_env_id, host_id, agent_version, 0, out);
-}
-
 int store_host_register_event(struct store *s, const char *infra_env_id, const char *host_id,
                               const char *agent_version, int64_t max_hosts, struct event *on_new,
                               struct host *out) {
@@ -391,12 +386,6 @@ int store_host_set_inventory_status(struct store *s, const char *infra_env_id, c
                 r = CALL(s, host_set_inventory, ie, id, inventory_json, &facts, st);
         inventory_facts_free(&facts);
         return r;
-}
-
-int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
-                             const char *inventory_json, const struct inventory *parsed) {
-        int r = store_host_set_inventory_status(s, infra_env_id, host_id, inventory_json, parsed, NULL);
-        return r < 0 ? r : 0;
 }
 
 static int sql_host_set_status(struct store *s, const char *ie, const char *id, enum host_status status,
@@ -1114,11 +1103,6 @@ static int sql_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS
         }
         conn_put(s, c);
         return r < 0 ? r : 0;
-}
-
-int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
-                               const char *agent_version, int64_t max_hosts, struct host *out) {
-        return store_host_register_event(s, infra_env_id, host_id, agent_version, max_hosts, NULL, out);
 }
 
 int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
