@@ -46,6 +46,13 @@ static inline int tu_store_cluster_set_status(struct store *st, const char *id, 
                                               const char *status_info, const struct validation *v, size_t n_v) {
         return store_cluster_set_status_from(st, id, NULL, status, status_info, v, n_v);
 }
+/* A host's progress alone, or its applied revision alone, set through
+ * store_host_set_install_state with the status (and status_info) it has:
+ * what that returns, or store_host_get's error. */
+int tu_store_host_set_progress(struct store *st, const char *infra_env_id, const char *host_id,
+                               const struct host_progress *p);
+int tu_store_host_set_applied_revision(struct store *st, const char *infra_env_id, const char *host_id,
+                                       int64_t applied_revision);
 /* A struct svc over a new SQLite file DIR/muster.db, DIR a new temp dir
  * (*dir, malloc'd), with a new key (*key) and cfg, whose state_dir becomes
  * DIR (the rest is the caller's: config_defaults and what a suite changes).

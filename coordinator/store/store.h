@@ -181,17 +181,12 @@ int store_host_set_inventory_status(struct store *s, const char *infra_env_id, c
 int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
                           enum host_status status, const char *status_info,
                           const struct validation *v, size_t n_v, uint32_t expect_mask);
-int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
-                            const struct host_progress *p);
 /* The install story of one host in one transaction: status and status_info,
  * and, when given, progress (p non-NULL) and applied_revision (>= 0; < 0
  * keeps it). expect_mask as in set_status. */
 int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
                                  enum host_status status, const char *status_info, const struct host_progress *p,
                                  int64_t applied_revision, uint32_t expect_mask);
-/* applied_revision alone (a day-2 apply result); the status is left alone. */
-int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
-                                    int64_t applied_revision);
 /* One host's check-in time, for the batched form below. */
 struct store_checkin {
         char infra_env_id[UUID_STR_LEN];

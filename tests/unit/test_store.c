@@ -573,9 +573,9 @@ Test(store, host_updates) {
         validation_list_free(&v, &nv);
 
         struct host_progress p = { .stage = "Writing image to disk", .percent = 40, .info = "1 of 3 GB" };
-        cr_assert_eq(store_host_set_progress(st, ie, id, &p), 0);
+        cr_assert_eq(tu_store_host_set_progress(st, ie, id, &p), 0);
         p.percent = 101;
-        cr_assert_eq(store_host_set_progress(st, ie, id, &p), -EINVAL);
+        cr_assert_eq(tu_store_host_set_progress(st, ie, id, &p), -EINVAL);
         cr_assert_eq(store_host_checkin(st, ie, id, "2026-11-21T23:00:00+01:00"), 0);
         cr_assert_eq(store_host_checkin(st, ie, id, "soon"), -EINVAL);
 
@@ -732,7 +732,7 @@ Test(store, bind_unbind_and_reregister) {
         cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE), 0);
         host_free(&up);
         struct host_progress p = { .stage = "Installing", .percent = 10 };
-        cr_assert_eq(store_host_set_progress(st, ie, id, &p), 0);
+        cr_assert_eq(tu_store_host_set_progress(st, ie, id, &p), 0);
 
         cr_assert_eq(store_host_bind(st, ie, id, NULL, HOST_DISCOVERING_UNBOUND, "Unbound", 0), 0);
         cr_assert_eq(store_host_get(st, ie, id, &h), 0);
@@ -1646,14 +1646,14 @@ Test(store, install_start_roles_payload_and_host_states) {
         cr_assert_str_eq(h.progress.stage, "writing-image", "progress kept when none is given");
         cr_assert_eq(h.applied_revision, 1);
         host_free(&h);
-        cr_assert_eq(store_host_set_applied_revision(st, ie, id[0], 3), 0);
+        cr_assert_eq(tu_store_host_set_applied_revision(st, ie, id[0], 3), 0);
         cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
         cr_assert_eq(h.applied_revision, 3);
         json_object *o = host_to_json(&h, 0);
         cr_assert_str_eq(tu_jstr(o, "applied_revision"), "3");
         json_object_put(o);
         host_free(&h);
-        cr_assert_eq(store_host_set_applied_revision(st, ie, "00000000-0000-4000-8000-999999999999", 3), -ENOENT);
+        cr_assert_eq(tu_store_host_set_applied_revision(st, ie, "00000000-0000-4000-8000-999999999999", 3), -ENOENT);
 
         /* Stale installs: error, only for hosts still silent and installing. */
         cr_assert_eq(store_host_set_status(st, ie, id[1], HOST_INSTALLING, NULL, NULL, 0, 0), 0);

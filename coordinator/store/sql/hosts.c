@@ -415,34 +415,6 @@ int store_host_set_status(struct store *s, const char *infra_env_id, const char 
         return CALL(s, host_set_status, ie, id, status, status_info, v, n_v, expect_mask);
 }
 
-static int sql_host_set_progress(struct store *s, const char *ie, const char *id,
-                                    const struct host_progress *p) {
-        char now[MODEL_TIME_LEN];
-        struct dbconn *c;
-        int r;
-
-        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET progress_stage = ?3, progress_info = ?4, "
-                                 "updated_at = ?5, progress_percent = ?6 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, p->stage, p->info, now)) >= 0 &&
-                    (r = bind_i64(st, 6, p->percent)) >= 0)
-                        r = step_changed(c, st);
-        }
-        return write_end(s, c, r);
-}
-
-int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
-                            const struct host_progress *p) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !p || !progress_ok(p))
-                return -EINVAL;
-        return CALL(s, host_set_progress, ie, id, p);
-}
-
 static int sql_host_set_install_state(struct store *s, const char *ie, const char *id,
                                          enum host_status status, const char *status_info,
                                          const struct host_progress *p, int64_t applied_revision,
@@ -479,33 +451,6 @@ int store_host_set_install_state(struct store *s, const char *infra_env_id, cons
             too_long(status_info, MODEL_MAX_MESSAGE) || (p && !progress_ok(p)))
                 return -EINVAL;
         return CALL(s, host_set_install_state, ie, id, status, status_info, p, applied_revision, expect_mask);
-}
-
-static int sql_host_set_applied_revision(struct store *s, const char *ie, const char *id,
-                                            int64_t applied_revision) {
-        char now[MODEL_TIME_LEN];
-        struct dbconn *c;
-        int r;
-
-        if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET applied_revision = ?4, updated_at = ?3 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, now)) >= 0 &&
-                    (r = db_bind_int64(st, 4, applied_revision) == 0 ? 0 : -EIO) >= 0)
-                        r = step_changed(c, st);
-        }
-        return write_end(s, c, r);
-}
-
-int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
-                                    int64_t applied_revision) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || applied_revision < 0)
-                return -EINVAL;
-        return CALL(s, host_set_applied_revision, ie, id, applied_revision);
 }
 
 static int sql_host_checkin(struct store *s, const char *ie, const char *id, const char *t) {
