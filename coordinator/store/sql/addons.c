@@ -33,6 +33,7 @@ static int addon_proxy_row_read(struct dbstmt *st, void *row) { return read_addo
 static const struct row_type addon_proxy_rows = { sizeof(struct store_addon_proxy), addon_proxy_row_init,
                                                   addon_proxy_row_read };
 
+/* p->id, created_at, updated_at, generation filled in. */
 static int sql_addon_proxy_create(struct store *s, const struct store_addon_proxy *p) {
         struct dbconn *c;
         int r;
@@ -75,6 +76,7 @@ int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
         return CALL(s, addon_proxy_create, p);
 }
 
+/* By id (name NULL) or by name (id NULL). */
 static int sql_addon_proxy_get(struct store *s, const char *id, const char *name, struct store_addon_proxy *out) {
         struct dbconn *c = conn_get(s);
         int r;
@@ -243,6 +245,7 @@ int store_addon_release_list(struct store *s, const char *proxy_id, const char *
         return r < 0 ? r : 0;
 }
 
+/* r->created_at/updated_at: now (created_at kept for an existing row). */
 static int sql_addon_release_put(struct store *s, const struct store_addon_release *a) {
         struct dbconn *c;
         int r;

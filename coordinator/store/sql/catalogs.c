@@ -36,6 +36,7 @@ static void catalog_row_init(void *row) { store_catalog_init(row); }
 static int catalog_row_read(struct dbstmt *st, void *row) { return read_catalog(st, row); }
 static const struct row_type catalog_rows = { sizeof(struct store_catalog), catalog_row_init, catalog_row_read };
 
+/* c->id and c->created_at are filled in. */
 static int sql_catalog_create(struct store *s, const struct store_catalog *c) {
         const int64_t n[] = { c->priority, c->n_files, c->n_packages, c->n_channels, c->n_bundles, c->n_manifests,
                               c->n_ignored };
@@ -83,6 +84,7 @@ int store_catalog_create(struct store *s, struct store_catalog *c) {
         return CALL(s, catalog_create, c);
 }
 
+/* By id (name NULL) or by name (id NULL). */
 static int sql_catalog_get(struct store *s, const char *id, const char *name, struct store_catalog *out) {
         struct dbconn *c = conn_get(s);
         int r;

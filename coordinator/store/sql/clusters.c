@@ -142,7 +142,7 @@ static int sql_cluster_create(struct store *s, const struct cluster *cl) {
         return write_end(s, c, r);
 }
 
-/* What a cluster without them has (model.h); the back-end is handed these
+/* What a cluster without them has (model.h); the SQL is handed these
  * rather than NULL. Never written through. */
 static char default_feature_set[] = "Default";
 static char default_cpu_architecture[] = "x86_64";
@@ -432,9 +432,9 @@ static int sql_cluster_cancel(struct store *s, const char *id, const char *expec
 }
 
 /* store_cluster_reset (stop false) and store_cluster_cancel (stop true):
- * the hosts' moves go to the back-end with canonical keys. */
+ * the hosts' moves go to the SQL (cluster_move) with canonical keys. */
 static int cluster_move_checked(struct store *s, const char *id, const char *expect, const char *status,
-                        const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop) {
+                                const char *status_info, const struct store_host_reset *hosts, size_t n, bool stop) {
         char nid[UUID_STR_LEN];
         _cleanup_free_ struct store_host_reset *copy = NULL;
         _cleanup_free_ struct key_pair *keys = NULL;

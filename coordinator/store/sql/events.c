@@ -28,6 +28,7 @@ int event_insert_conn(struct dbconn *c, struct event *e) {
         return r;
 }
 
+/* e->time is filled in; e->id is filled in here. */
 static int sql_event_append(struct store *s, struct event *e, bool wait) {
         struct dbconn *c;
         int r;

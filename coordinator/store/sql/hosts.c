@@ -109,6 +109,8 @@ static int host_register_conn(struct dbconn *c, const char *ie, const char *id, 
         return db_changes(c) ? 1 : -ENOENT;
 }
 
+/* on_new (may be NULL, checked by store_host_register_event) is appended in
+ * the same write when the host is new. */
 static int sql_host_register(struct store *s, const char *ie, const char *id, const char *agent_version,
                                 int64_t max_hosts, struct event *on_new, struct host *out) {
         char now[MODEL_TIME_LEN];
@@ -302,6 +304,9 @@ static int host_status_conn(struct dbconn *c, const char *ie, const char *id, en
         return r;
 }
 
+/* facts: what store_host_set_inventory_status derived from the inventory
+ * (filtered on); hs (may be NULL): a status set in the same transaction if
+ * expected (1 both, 0 the inventory alone). */
 static int sql_host_set_inventory(struct store *s, const char *ie, const char *id, const char *inventory_json,
                                      const struct inventory_facts *facts, const struct store_host_status *hs) {
         char now[MODEL_TIME_LEN];
@@ -453,6 +458,7 @@ int store_host_set_install_state(struct store *s, const char *infra_env_id, cons
         return CALL(s, host_set_install_state, ie, id, status, status_info, p, applied_revision, expect_mask);
 }
 
+/* t: never NULL (store_host_checkin puts in now). */
 static int sql_host_checkin(struct store *s, const char *ie, const char *id, const char *t) {
         struct dbconn *c;
         int r;
@@ -494,6 +500,7 @@ static int cluster_installing(struct dbconn *c, const char *ie, const char *id, 
         return r;
 }
 
+/* n > 0; the check-ins as the caller gave them (not checked). */
 static int sql_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
         struct dbconn *c;
         int r;
@@ -650,6 +657,7 @@ int store_host_take_reregister(struct store *s, const char *infra_env_id, const 
         return CALL(s, host_take_reregister, ie, id);
 }
 
+/* Text that is not JSON is refused here (-EINVAL). */
 static int sql_host_set_step_result(struct store *s, const char *ie, const char *id, enum step_type type,
                                        const char *output_json) {
         char path[64];
@@ -735,6 +743,7 @@ int store_host_delete(struct store *s, const char *infra_env_id, const char *hos
         return CALL(s, host_delete, ie, id);
 }
 
+/* limit resolved (1..STORE_MAX_LIMIT). */
 static int sql_host_list_stale(struct store *s, const char *t, uint32_t status_mask, const char *stage,
                                   bool stage_match, unsigned limit, struct host_list *out) {
         char statuses[1024];
@@ -800,6 +809,7 @@ static int mark_hosts(struct store *s, const struct host *hosts, size_t n, const
         return r < 0 ? r : count;
 }
 
+/* n > 0. */
 static int sql_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n, const char *before,
                                       uint32_t status_mask, const char *status_info, bool *changed) {
         return mark_hosts(s, hosts, n, before, status_mask, NULL, status_info,
@@ -820,7 +830,7 @@ static int mark_check(const struct host *hosts, size_t n, const char *before, ui
         return 0;
 }
 
-/* A copy of hosts (n > 0) with canonical keys for the back-end; the caller
+/* A copy of hosts (n > 0) with canonical keys for the SQL; the caller
  * frees *copy and *keys. */
 static int mark_copy(const struct host *hosts, size_t n, struct host **copy, struct key_pair **keys) {
         if (!(*copy = calloc(n, sizeof **copy)) || !(*keys = calloc(n, sizeof **keys)))
@@ -857,6 +867,8 @@ int store_host_mark_disconnected(struct store *s, const struct host *hosts, size
         return r;
 }
 
+/* n > 0; changed[] (may be NULL) is all false on entry;
+ * store_host_mark_stale clears it again when the operation fails. */
 static int sql_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
                                   uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
         return mark_hosts(s, hosts, n, before, status_mask, host_status_to_string(to), status_info,
@@ -941,6 +953,7 @@ int store_host_actions(struct store *s, const char *infra_env_id, const char *ho
         return CALL(s, host_actions, ie, id, set, clear, mask, want);
 }
 
+/* keep >= 1; out is zeroed. */
 static int sql_host_logs_put(struct store *s, const char *ie, const char *id, const char *now, const void *data,
                              size_t len, unsigned keep) {
         struct dbconn *c;
@@ -1034,6 +1047,7 @@ int store_host_logs_get(struct store *s, const char *infra_env_id, const char *h
         return r;
 }
 
+/* counts[] is zeroed. */
 static int sql_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]) {
         struct dbconn *c = conn_get(s);
         int r;

@@ -250,6 +250,8 @@ static int ie_hosts(struct dbconn *c, const char *id, bool block, const char *bl
         return r < 0 ? r : 0;
 }
 
+/* Fills *blocked only on -EBUSY and *unbound only on success (both may be
+ * NULL); frees what it does not hand out. */
 static int sql_infra_env_delete(struct store *s, const char *nid, uint32_t block_mask,
                                    struct host_list *blocked, struct host_list *unbound) {
         char statuses[1024], installing[256];

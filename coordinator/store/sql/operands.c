@@ -30,6 +30,7 @@ static void operand_row_init(void *row) { store_operand_init(row); }
 static int operand_row_read(struct dbstmt *st, void *row) { return read_operand(st, row); }
 static const struct row_type operand_rows = { sizeof(struct store_operand), operand_row_init, operand_row_read };
 
+/* ids and created_at filled in (kept here for an existing identity). */
 static int sql_operand_put(struct store *s, struct store_operand *v, size_t n) {
         struct dbconn *c;
         int r;

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 
+/* p->created_at is filled in. */
 static int sql_cluster_add_payload(struct store *s, const struct store_payload *p) {
         struct dbconn *c;
         int r;

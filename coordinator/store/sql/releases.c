@@ -202,6 +202,7 @@ static int read_manifest(struct dbstmt *st, struct manifest_list *out) {
         return manifest_list_append_copy(out, &m);
 }
 
+/* Appends to *out; not freed on failure (as store.h has it). */
 static int sql_release_manifests(struct store *s, const char *version, struct manifest_list *out) {
         int r;
         struct dbconn *c = conn_get(s);

@@ -4,7 +4,25 @@
  * columns, statements with a variable WHERE, paged lists (common.c), and
  * the few operations' helpers one resource file lends another. Each
  * resource file holds its operations whole: store.h's function, which
- * checks and normalises the arguments, and the SQL it runs (sql_*). */
+ * checks and normalises the arguments, and the SQL it runs (sql_*).
+ *
+ * What store.h's function has done before its sql_* runs, so that the SQL
+ * does not do it again:
+ *   - every check store.h names that needs no database: NULL or malformed
+ *     ids, lengths over the model's limits, unknown enums and statuses,
+ *     status masks with unknown bits, limits over STORE_MAX_LIMIT, and the
+ *     like (-EINVAL, -E2BIG);
+ *   - every id it hands over is a canonical UUID, in arguments, in structs
+ *     (shallow copies) and in arrays; every time is canonical RFC 3339;
+ *   - pages and filters are never NULL, and their limit is resolved
+ *     (1..STORE_MAX_LIMIT);
+ *   - what creation fills in (ids, created_at, updated_at, default status,
+ *     high-availability mode, token generation, feature set, architecture,
+ *     an event's or a payload's time) is in the struct;
+ *   - outputs are initialised, and freed when the operation fails (except
+ *     where the sql_* function says otherwise).
+ * A sql_* function returns store.h's codes; CALL runs it again while it
+ * answers -EAGAIN on a driver that asks for that. */
 #pragma once
 #include "store.h"
 #include "sqldb.h"

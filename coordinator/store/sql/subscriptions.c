@@ -38,6 +38,7 @@ static int count_subscriptions(struct dbconn *c, const char *cluster_id, int64_t
         return r < 0 ? r : 0;
 }
 
+/* sub->id and sub->created_at are filled in. */
 static int sql_subscription_create(struct store *s, const struct store_subscription *sub) {
         struct dbconn *c;
         int64_t n = 0;
@@ -102,6 +103,7 @@ static int subscription_select(struct store *s, const char *cluster_id, bool uni
         return r < 0 ? r : 0;
 }
 
+/* cluster_id NULL: all. */
 static int sql_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
         return subscription_select(s, cluster_id, false, out);
 }
