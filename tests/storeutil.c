@@ -88,6 +88,30 @@ char *tu_store_catalog(struct store *st, const char *name, int64_t priority, con
         return id;
 }
 
+/* The host's status and status_info again, with p or applied_revision
+ * (< 0: kept), only while the status is still the one read. */
+static int install_state_as_is(struct store *st, const char *infra_env_id, const char *host_id,
+                               const struct host_progress *p, int64_t applied_revision) {
+        struct host h;
+        host_init(&h);
+        int r = store_host_get_brief(st, infra_env_id, host_id, &h);
+        if (r >= 0)
+                r = store_host_set_install_state(st, infra_env_id, host_id, h.status, h.status_info, p,
+                                                 applied_revision, STORE_STATUS(h.status));
+        host_free(&h);
+        return r;
+}
+
+int tu_store_host_set_progress(struct store *st, const char *infra_env_id, const char *host_id,
+                               const struct host_progress *p) {
+        return install_state_as_is(st, infra_env_id, host_id, p, -1);
+}
+
+int tu_store_host_set_applied_revision(struct store *st, const char *infra_env_id, const char *host_id,
+                                       int64_t applied_revision) {
+        return install_state_as_is(st, infra_env_id, host_id, NULL, applied_revision);
+}
+
 void tu_svc_open(struct svc *sv, struct store **st, struct crypto_key **key, struct muster_config *cfg, char **dir) {
         char path[4200];
         *dir = tu_mkdtemp();

@@ -1,15 +1,16 @@
-/* What every store back-end shares with store.c: the store's own record
- * types (releases, payload revisions, tokens, catalogs), the write latency buckets,
- * and the rule that an unknown status never matches an expected mask. Kept
- * apart from store.c, which picks the back-ends, so that a back-end uses it
- * without calling back into its caller. */
+/* What the store's resource files (store/sql/) and its drivers share: the
+ * store's own record types (releases, payload revisions, tokens, catalogs),
+ * the write latency buckets, and the rule that an unknown status never
+ * matches an expected mask. Kept apart from store.c, which picks the
+ * back-ends, so that a driver uses it without calling back into its
+ * caller. */
 #include "store.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store-backend.h"
+#include "sqldb.h"
 
 const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                                              0.05, 0.1, 0.25, 0.5, 1 };

@@ -115,17 +115,12 @@ int store_infra_env_bump_token(struct store *s, const char *id, int64_t *gen);
  * status, inventory) but gets the agent version, registered_at and
  * checked_in_at refreshed and reregister_pending cleared. Returns 1 if the
  * host is new, 0 if it was known; fills *out if non-NULL. -ENOENT: no such
- * infra-env. */
-int store_host_register(struct store *s, const char *infra_env_id, const char *host_id,
-                        const char *agent_version, struct host *out);
-/* The same, but a new host is refused with -EDQUOT while the infra-env
- * already holds max_hosts hosts (counted in the same transaction; 0: no cap).
- * A known host registers again whatever the count. */
-int store_host_register_capped(struct store *s, const char *infra_env_id, const char *host_id,
-                               const char *agent_version, int64_t max_hosts, struct host *out);
-/* The same, and when the host is new, `on_new` (as store_event_append
- * takes it; its id filled in) appended in the same write: one commit for
- * the host and its "registered" event. */
+ * infra-env. A new host is refused with -EDQUOT while the infra-env already
+ * holds max_hosts hosts (counted in the same transaction; 0: no cap); a
+ * known host registers again whatever the count. When the host is new,
+ * `on_new` (may be NULL; as store_event_append takes it, its id filled in)
+ * is appended in the same write: one commit for the host and its
+ * "registered" event. */
 int store_host_register_event(struct store *s, const char *infra_env_id, const char *host_id,
                               const char *agent_version, int64_t max_hosts, struct event *on_new,
                               struct host *out);
@@ -158,11 +153,6 @@ int store_host_list(struct store *s, const struct store_host_filter *f, const st
  * `fields` (HOST_F_ROLE, HOST_F_REQUESTED_HOSTNAME, HOST_F_INSTALLATION_DISK_ID;
  * others: -EINVAL). */
 int store_host_update(struct store *s, const struct host *h, uint32_t fields);
-/* Stores the raw text and what is filtered on (cpu count, memory, largest
- * eligible disk, hostname). `parsed` may be NULL: then the text is parsed
- * here (-EINVAL if it is no inventory). -E2BIG over MODEL_MAX_INVENTORY. */
-int store_host_set_inventory(struct store *s, const char *infra_env_id, const char *host_id,
-                             const char *inventory_json, const struct inventory *parsed);
 /* A status to set with an inventory (store_host_set_inventory_status), as
  * store_host_set_status would: v NULL keeps the validations. */
 struct store_host_status {
@@ -176,10 +166,13 @@ struct store_host_status {
         struct event *events;
         size_t n_events;
 };
-/* store_host_set_inventory and, in the same transaction (one write, one
- * commit), `st` if the host's status is still in st->expect_mask: 1 when
- * both were written, 0 when the inventory alone was (the status had
- * changed), or -errno (nothing written). */
+/* Stores the inventory's raw text and what is filtered on (cpu count,
+ * memory, largest eligible disk, hostname); `parsed` may be NULL: then the
+ * text is parsed here (-EINVAL if it is no inventory); -E2BIG over
+ * MODEL_MAX_INVENTORY. In the same transaction (one write, one commit),
+ * `st` (may be NULL: the inventory alone) if the host's status is still in
+ * st->expect_mask: 1 when both were written, 0 when the inventory alone was
+ * (the status had changed, or st is NULL), or -errno (nothing written). */
 int store_host_set_inventory_status(struct store *s, const char *infra_env_id, const char *host_id,
                                     const char *inventory_json, const struct inventory *parsed,
                                     const struct store_host_status *st);
@@ -188,17 +181,12 @@ int store_host_set_inventory_status(struct store *s, const char *infra_env_id, c
 int store_host_set_status(struct store *s, const char *infra_env_id, const char *host_id,
                           enum host_status status, const char *status_info,
                           const struct validation *v, size_t n_v, uint32_t expect_mask);
-int store_host_set_progress(struct store *s, const char *infra_env_id, const char *host_id,
-                            const struct host_progress *p);
 /* The install story of one host in one transaction: status and status_info,
  * and, when given, progress (p non-NULL) and applied_revision (>= 0; < 0
  * keeps it). expect_mask as in set_status. */
 int store_host_set_install_state(struct store *s, const char *infra_env_id, const char *host_id,
                                  enum host_status status, const char *status_info, const struct host_progress *p,
                                  int64_t applied_revision, uint32_t expect_mask);
-/* applied_revision alone (a day-2 apply result); the status is left alone. */
-int store_host_set_applied_revision(struct store *s, const char *infra_env_id, const char *host_id,
-                                    int64_t applied_revision);
 /* One host's check-in time, for the batched form below. */
 struct store_checkin {
         char infra_env_id[UUID_STR_LEN];
@@ -292,10 +280,8 @@ int store_cluster_list(struct store *s, const char *owner, const struct store_pa
  * !has_cap_status), CL_F_CONDITIONS, CL_F_FEATURE_SET (others: -EINVAL).
  * payload_revision only moves with store_cluster_add_payload(). */
 int store_cluster_update(struct store *s, const struct cluster *c, uint32_t fields);
-/* Validations are left alone when v is NULL. */
-int store_cluster_set_status(struct store *s, const char *id, const char *status,
-                             const char *status_info, const struct validation *v, size_t n_v);
-/* The same, only if the status is still `expect` (NULL: any), else -ESTALE. */
+/* Sets status and status_info, and the validations unless v is NULL; only
+ * if the status is still `expect` (NULL: any), else -ESTALE. */
 int store_cluster_set_status_from(struct store *s, const char *id, const char *expect, const char *status,
                                   const char *status_info, const struct validation *v, size_t n_v);
 /* A role given to a host when its cluster's installation starts. */

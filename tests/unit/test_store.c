@@ -396,7 +396,7 @@ Test(store, infra_env_crud) {
         /* Delete cascades to the hosts. */
         char h[UUID_STR_LEN];
         host_uuid(1, h);
-        cr_assert_eq(store_host_register(st, ie.id, h, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie.id, h, "0.1.0", NULL), 1);
         cr_assert_eq(store_infra_env_delete(st, ie.id, 0, NULL, NULL), 0);
         struct host hh;
         cr_assert_eq(store_host_get(st, ie.id, h, &hh), -ENOENT);
@@ -452,7 +452,7 @@ Test(store, registration_is_idempotent) {
         struct host h;
         host_uuid(7, id);
 
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", &h), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", &h), 1);
         cr_assert_eq(h.status, HOST_DISCOVERING_UNBOUND);
         cr_assert_eq(h.role, ROLE_AUTO);
         cr_assert_str_eq(h.owner, "admin", "the infra-env's owner");
@@ -474,7 +474,7 @@ Test(store, registration_is_idempotent) {
         cr_assert(h.reregister_pending);
         host_free(&h);
 
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.1", &h), 0, "known host: not new");
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.1", &h), 0, "known host: not new");
         cr_assert_str_eq(h.cluster_id, cl, "keeps its binding");
         cr_assert_eq(h.role, ROLE_MASTER, "keeps its role");
         cr_assert_eq(h.status, HOST_BINDING, "status is the state machine's");
@@ -482,18 +482,18 @@ Test(store, registration_is_idempotent) {
         cr_assert_str_eq(h.created_at, created);
         cr_assert_not(h.reregister_pending, "registering again is what exit asked for");
         host_free(&h);
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.1", NULL), 0);
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.1", NULL), 0);
 
         struct store_host_filter f = { .infra_env_id = ie };
         cr_assert_eq(count_hosts(&f), 1, "one row");
 
         /* The same machine booted from another infra-env is another host. */
         char *ie2 = mk_infra_env("admin", "pool2");
-        cr_assert_eq(store_host_register(st, ie2, id, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie2, id, "0.1.0", NULL), 1);
         cr_assert_eq(count_hosts(NULL), 2);
 
-        cr_assert_eq(store_host_register(st, "11111111-2222-4333-8444-555555555555", id, "0.1.0", NULL), -ENOENT);
-        cr_assert_eq(store_host_register(st, ie, "junk", "0.1.0", NULL), -EINVAL);
+        cr_assert_eq(tu_store_host_register(st, "11111111-2222-4333-8444-555555555555", id, "0.1.0", NULL), -ENOENT);
+        cr_assert_eq(tu_store_host_register(st, ie, "junk", "0.1.0", NULL), -EINVAL);
         free(created);
         free(ie);
         free(ie2);
@@ -512,7 +512,7 @@ Test(store, host_registers_bound_when_infra_env_is) {
         char id[UUID_STR_LEN];
         host_uuid(1, id);
         struct host h;
-        cr_assert_eq(store_host_register(st, ie.id, id, "0.1.0", &h), 1);
+        cr_assert_eq(tu_store_host_register(st, ie.id, id, "0.1.0", &h), 1);
         cr_assert_str_eq(h.cluster_id, cl);
         cr_assert_eq(h.status, HOST_DISCOVERING);
         host_free(&h);
@@ -535,7 +535,7 @@ Test(store, host_updates) {
         char id[UUID_STR_LEN];
         struct host h;
         host_uuid(3, id);
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", NULL), 1);
         struct host fresh;
         cr_assert_eq(store_host_get_brief(st, ie, id, &fresh), 0);
         cr_assert_not(fresh.has_inventory, "no inventory yet");
@@ -555,9 +555,9 @@ Test(store, host_updates) {
         cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE), -EINVAL);
 
         char *inv = mk_inventory("node-3", 6, 32 * GiB, 500 * GB);
-        cr_assert_eq(store_host_set_inventory(st, ie, id, inv, NULL), 0);
-        cr_assert_eq(store_host_set_inventory(st, ie, id, "{\"inventory_version\":2}", NULL), -EINVAL);
-        cr_assert_eq(store_host_set_inventory(st, ie, id, "][", NULL), -EINVAL);
+        cr_assert_eq(tu_store_host_set_inventory(st, ie, id, inv, NULL), 0);
+        cr_assert_eq(tu_store_host_set_inventory(st, ie, id, "{\"inventory_version\":2}", NULL), -EINVAL);
+        cr_assert_eq(tu_store_host_set_inventory(st, ie, id, "][", NULL), -EINVAL);
 
         struct validation *v = NULL;
         size_t nv = 0;
@@ -573,9 +573,9 @@ Test(store, host_updates) {
         validation_list_free(&v, &nv);
 
         struct host_progress p = { .stage = "Writing image to disk", .percent = 40, .info = "1 of 3 GB" };
-        cr_assert_eq(store_host_set_progress(st, ie, id, &p), 0);
+        cr_assert_eq(tu_store_host_set_progress(st, ie, id, &p), 0);
         p.percent = 101;
-        cr_assert_eq(store_host_set_progress(st, ie, id, &p), -EINVAL);
+        cr_assert_eq(tu_store_host_set_progress(st, ie, id, &p), -EINVAL);
         cr_assert_eq(store_host_checkin(st, ie, id, "2026-11-21T23:00:00+01:00"), 0);
         cr_assert_eq(store_host_checkin(st, ie, id, "soon"), -EINVAL);
 
@@ -679,7 +679,7 @@ Test(store, host_updates) {
         char other[UUID_STR_LEN];
         host_uuid(99, other);
         cr_assert_eq(store_host_checkin(st, ie, other, NULL), -ENOENT);
-        cr_assert_eq(store_host_set_inventory(st, ie, other, inv, NULL), -ENOENT);
+        cr_assert_eq(tu_store_host_set_inventory(st, ie, other, inv, NULL), -ENOENT);
         cr_assert_eq(store_host_set_status(st, ie, other, HOST_KNOWN, NULL, NULL, 0, 0), -ENOENT);
         cr_assert_eq(store_host_get_brief(st, ie, other, &h), -ENOENT);
         struct store_host_status hs = { .status = HOST_KNOWN_UNBOUND, .status_info = "ok" };
@@ -703,7 +703,7 @@ Test(store, bind_unbind_and_reregister) {
         char id[UUID_STR_LEN];
         struct host h;
         host_uuid(5, id);
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", NULL), 1);
         cr_assert_eq(store_host_take_reregister(st, ie, id), 0, "nothing pending yet");
 
         const uint32_t from_known = STORE_STATUS(HOST_KNOWN_UNBOUND);
@@ -732,7 +732,7 @@ Test(store, bind_unbind_and_reregister) {
         cr_assert_eq(store_host_update(st, &up, HOST_F_ROLE), 0);
         host_free(&up);
         struct host_progress p = { .stage = "Installing", .percent = 10 };
-        cr_assert_eq(store_host_set_progress(st, ie, id, &p), 0);
+        cr_assert_eq(tu_store_host_set_progress(st, ie, id, &p), 0);
 
         cr_assert_eq(store_host_bind(st, ie, id, NULL, HOST_DISCOVERING_UNBOUND, "Unbound", 0), 0);
         cr_assert_eq(store_host_get(st, ie, id, &h), 0);
@@ -760,8 +760,8 @@ Test(store, step_results_and_install_guard) {
         struct host h;
         host_uuid(7, id);
         host_uuid(8, id2);
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
-        cr_assert_eq(store_host_register(st, ie, id2, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, id2, "0.1.0", NULL), 1);
 
         cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_NTP_SYNCHRONIZER, "{\"offset_ms\":1}"), 0);
         cr_assert_eq(store_host_set_step_result(st, ie, id, STEP_NTP_SYNCHRONIZER, "{\"offset_ms\":2}"), 0);
@@ -856,13 +856,13 @@ Test(store, every_host_filter_combination_twice) {
         char id0[UUID_STR_LEN], id1[UUID_STR_LEN];
         host_uuid(0, id0);
         host_uuid(1, id1);
-        cr_assert_eq(store_host_register(st, ie0, id0, "0.1.0", NULL), 1);
-        cr_assert_eq(store_host_register(st, ie1, id1, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie0, id0, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie1, id1, "0.1.0", NULL), 1);
         char *inv = mk_inventory("match-0", 8, 64 * GiB, 500 * GB);
-        cr_assert_eq(store_host_set_inventory(st, ie0, id0, inv, NULL), 0);
+        cr_assert_eq(tu_store_host_set_inventory(st, ie0, id0, inv, NULL), 0);
         free(inv);
         inv = mk_inventory("other-1", 1, 8 * GiB, 0);
-        cr_assert_eq(store_host_set_inventory(st, ie1, id1, inv, NULL), 0);
+        cr_assert_eq(tu_store_host_set_inventory(st, ie1, id1, inv, NULL), 0);
         free(inv);
         cr_assert_eq(store_host_set_status(st, ie0, id0, HOST_KNOWN_UNBOUND, NULL, NULL, 0, 0), 0);
         cr_assert_eq(store_host_bind(st, ie1, id1, cl, HOST_BINDING, NULL, 0), 0);
@@ -907,12 +907,12 @@ Test(store, host_filters_and_pages) {
         for (int i = 0; i < N_HOSTS; i++) {
                 const char *ie = i < 30 ? ie1 : ie2;
                 host_uuid(i, id);
-                cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+                cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", NULL), 1);
                 if (i % 10 == 9)
                         continue; /* no inventory yet */
                 snprintf(name, sizeof name, i % 3 ? "Node-%02d.lab" : "worker-%02d.lab", i);
                 char *inv = mk_inventory(name, h_cpus(i), h_mem(i), h_disk(i));
-                cr_assert_eq(store_host_set_inventory(st, ie, id, inv, NULL), 0);
+                cr_assert_eq(tu_store_host_set_inventory(st, ie, id, inv, NULL), 0);
                 free(inv);
                 if (i % 7 == 0)
                         cr_assert_eq(store_host_set_status(st, ie, id, HOST_KNOWN_UNBOUND, NULL, NULL, 0, 0), 0);
@@ -1032,7 +1032,7 @@ Test(store, monitor_stale_and_disconnect) {
         char id[UUID_STR_LEN];
         for (int i = 0; i < 6; i++) {
                 host_uuid(i, id);
-                cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+                cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", NULL), 1);
         }
         /* 0, 1: stale unbound; 2: stale bound; 3: fresh; 4: stale but
          * installed (not watched); 5: stale, already disconnected. */
@@ -1136,9 +1136,9 @@ Test(store, cluster_crud) {
         struct validation *v = NULL;
         size_t nv = 0;
         validation_list_set(&v, &nv, VAL_API_VIPS_DEFINED, VSTATUS_SUCCESS, "defined");
-        cr_assert_eq(store_cluster_set_status(st, c.id, "insufficient", "needs masters", v, nv), 0);
+        cr_assert_eq(tu_store_cluster_set_status(st, c.id, "insufficient", "needs masters", v, nv), 0);
         validation_list_free(&v, &nv);
-        cr_assert_eq(store_cluster_set_status(st, c.id, "ready", NULL, NULL, 0), 0);
+        cr_assert_eq(tu_store_cluster_set_status(st, c.id, "ready", NULL, NULL, 0), 0);
 
         cr_assert_eq(store_cluster_get(st, c.id, &got), 0);
         cr_assert_str_eq(got.api_vip, "192.0.2.10");
@@ -1184,14 +1184,14 @@ Test(store, cluster_crud) {
         char *ie = mk_infra_env("admin", "pool");
         char id[UUID_STR_LEN];
         host_uuid(1, id);
-        cr_assert_eq(store_host_register(st, ie, id, "0.1.0", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.0", NULL), 1);
         cr_assert_eq(store_host_bind(st, ie, id, c.id, HOST_BINDING, NULL, 0), 0);
         cr_assert_eq(store_cluster_delete(st, c.id), -EBUSY);
         cr_assert_eq(store_host_delete(st, ie, id), 0);
         cr_assert_eq(store_cluster_delete(st, c.id), 0);
         cr_assert_eq(store_cluster_get(st, c.id, &got), -ENOENT);
         cr_assert_eq(store_cluster_delete(st, c.id), -ENOENT);
-        cr_assert_eq(store_cluster_set_status(st, c.id, "ready", NULL, NULL, 0), -ENOENT);
+        cr_assert_eq(tu_store_cluster_set_status(st, c.id, "ready", NULL, NULL, 0), -ENOENT);
         cr_assert_eq(store_cluster_update(st, &up, CL_F_API_VIP), -ENOENT);
         cluster_free(&up);
         cluster_free(&c);
@@ -1291,7 +1291,7 @@ Test(store, acknowledged_writes_survive_kill9) {
                 for (int i = 0; i < 1000000; i++) {
                         char id[UUID_STR_LEN];
                         host_uuid(i, id);
-                        if (store_host_register(cs, ie, id, "0.1.0", NULL) != 1)
+                        if (tu_store_host_register(cs, ie, id, "0.1.0", NULL) != 1)
                                 _exit(3);
                         if (write(fds[1], &i, sizeof i) != sizeof i)
                                 _exit(4);
@@ -1339,7 +1339,7 @@ static void *writer_main(void *arg) {
         for (int i = 0; i < w->n; i++) {
                 char id[UUID_STR_LEN];
                 host_uuid(w->base + i, id);
-                if (store_host_register(st, w->ie, id, "0.1.0", NULL) != 1)
+                if (tu_store_host_register(st, w->ie, id, "0.1.0", NULL) != 1)
                         w->failures++;
                 if (store_host_checkin(st, w->ie, id, NULL) != 0)
                         w->failures++;
@@ -1595,11 +1595,11 @@ Test(store, install_start_roles_payload_and_host_states) {
         char id[3][UUID_STR_LEN];
         for (int i = 0; i < 3; i++) {
                 host_uuid(i, id[i]);
-                cr_assert_eq(store_host_register(st, ie, id[i], "0.1", NULL), 1);
+                cr_assert_eq(tu_store_host_register(st, ie, id[i], "0.1", NULL), 1);
                 cr_assert_eq(store_host_bind(st, ie, id[i], cl, HOST_KNOWN, NULL, 0), 0);
         }
         cr_assert_eq(store_host_set_status(st, ie, id[2], HOST_INSUFFICIENT, NULL, NULL, 0, 0), 0);
-        cr_assert_eq(store_cluster_set_status(st, cl, "ready", NULL, NULL, 0), 0);
+        cr_assert_eq(tu_store_cluster_set_status(st, cl, "ready", NULL, NULL, 0), 0);
         struct store_host_role roles[] = { { ie, id[0], ROLE_MASTER }, { ie, id[1], ROLE_WORKER } };
         struct store_payload p;
         mk_payload(&p, cl, 2, "{}");
@@ -1646,14 +1646,14 @@ Test(store, install_start_roles_payload_and_host_states) {
         cr_assert_str_eq(h.progress.stage, "writing-image", "progress kept when none is given");
         cr_assert_eq(h.applied_revision, 1);
         host_free(&h);
-        cr_assert_eq(store_host_set_applied_revision(st, ie, id[0], 3), 0);
+        cr_assert_eq(tu_store_host_set_applied_revision(st, ie, id[0], 3), 0);
         cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
         cr_assert_eq(h.applied_revision, 3);
         json_object *o = host_to_json(&h, 0);
         cr_assert_str_eq(tu_jstr(o, "applied_revision"), "3");
         json_object_put(o);
         host_free(&h);
-        cr_assert_eq(store_host_set_applied_revision(st, ie, "00000000-0000-4000-8000-999999999999", 3), -ENOENT);
+        cr_assert_eq(tu_store_host_set_applied_revision(st, ie, "00000000-0000-4000-8000-999999999999", 3), -ENOENT);
 
         /* Stale installs: error, only for hosts still silent and installing. */
         cr_assert_eq(store_host_set_status(st, ie, id[1], HOST_INSTALLING, NULL, NULL, 0, 0), 0);
@@ -1689,7 +1689,7 @@ Test(store, install_start_roles_payload_and_host_states) {
         cr_assert_eq(store_host_set_install_state(st, ie, id[1], HOST_ERROR, "silent", NULL, -1, 0), 0);
 
         /* A new binding starts a new story: applied_revision back to 0. */
-        cr_assert_eq(store_cluster_set_status(st, cl, "installed", NULL, NULL, 0), 0);
+        cr_assert_eq(tu_store_cluster_set_status(st, cl, "installed", NULL, NULL, 0), 0);
         cr_assert_eq(store_host_bind(st, ie, id[0], NULL, HOST_UNBINDING_PENDING_USER_ACTION, NULL, 0), 0);
         cr_assert_eq(store_host_get(st, ie, id[0], &h), 0);
         cr_assert_eq(h.applied_revision, 0);
@@ -1766,7 +1766,7 @@ Test(store, infra_env_delete_blocks_and_lists) {
         char h[3][UUID_STR_LEN];
         for (int i = 0; i < 3; i++) {
                 host_uuid(40 + i, h[i]);
-                cr_assert_eq(store_host_register(st, ie, h[i], "0.1", NULL), 1);
+                cr_assert_eq(tu_store_host_register(st, ie, h[i], "0.1", NULL), 1);
         }
         cr_assert_eq(store_host_bind(st, ie, h[0], mine, HOST_BINDING, "b", 0), 0);
         cr_assert_eq(store_host_bind(st, ie, h[1], theirs, HOST_BINDING, "b", 0), 0);
@@ -1803,11 +1803,11 @@ Test(store, host_register_capped) {
         char h[3][UUID_STR_LEN];
         for (int i = 0; i < 3; i++)
                 host_uuid(50 + i, h[i]);
-        cr_assert_eq(store_host_register_capped(st, ie, h[0], "0.1", 2, NULL), 1);
-        cr_assert_eq(store_host_register_capped(st, ie, h[1], "0.1", 2, NULL), 1);
-        cr_assert_eq(store_host_register_capped(st, ie, h[2], "0.1", 2, NULL), -EDQUOT);
-        cr_assert_eq(store_host_register_capped(st, ie, h[0], "0.2", 2, NULL), 0, "a known host, whatever the cap");
-        cr_assert_eq(store_host_register_capped(st, ie, h[2], "0.1", 0, NULL), 1, "0: no cap");
+        cr_assert_eq(tu_store_host_register_capped(st, ie, h[0], "0.1", 2, NULL), 1);
+        cr_assert_eq(tu_store_host_register_capped(st, ie, h[1], "0.1", 2, NULL), 1);
+        cr_assert_eq(tu_store_host_register_capped(st, ie, h[2], "0.1", 2, NULL), -EDQUOT);
+        cr_assert_eq(tu_store_host_register_capped(st, ie, h[0], "0.2", 2, NULL), 0, "a known host, whatever the cap");
+        cr_assert_eq(tu_store_host_register_capped(st, ie, h[2], "0.1", 0, NULL), 1, "0: no cap");
         free(ie);
 }
 
@@ -2132,7 +2132,7 @@ Test(store, addon_proxies_releases_and_found) {
         /* Found objects and host counts, by cluster. */
         char *ie = tu_store_infra_env(st, "admin", "rack");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, hid, "0.1", NULL), 1);
         cr_assert_eq(store_host_bind(st, ie, hid, a, HOST_DISCOVERING, "bound", 0), 0);
         cr_assert_eq(store_host_found_set(st, ie, hid, "[{\"kind\":\"HelmChart\"}]"), 0);
         cr_assert_eq(store_host_found_set(st, ie, hid, "[]"), 0);

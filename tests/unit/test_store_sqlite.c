@@ -247,7 +247,7 @@ static int64_t count_rows(const char *sql) {
 /* Schema 15: a host's pending actions and its logs, the newest kept. */
 Test(store_sqlite, version_14_database_is_migrated) {
         char *a = mk_infra_env("admin", "a");
-        cr_assert_eq(store_host_register(st, a, H(1), "1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, a, H(1), "1", NULL), 1);
         reopen_after(downgrade_to_14);
         struct host h;
         cr_assert_eq(store_host_get(st, a, H(1), &h), 0);
@@ -326,11 +326,11 @@ Test(store_sqlite, version_12_database_is_migrated) {
         for (int i = 1; i <= 3; i++) {
                 char id[40];
                 snprintf(id, sizeof id, "5d1e0c2a-0000-4000-8000-00000000000%d", i);
-                cr_assert_eq(store_host_register(st, a, id, "1", NULL), 1);
+                cr_assert_eq(tu_store_host_register(st, a, id, "1", NULL), 1);
         }
-        cr_assert_eq(store_host_register(st, b, H(9), "1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, b, H(9), "1", NULL), 1);
         const char *inv = "{\"inventory_version\":1,\"hostname\":\"kept\",\"cpu\":{\"count\":4}}";
-        cr_assert_eq(store_host_set_inventory(st, a, H(2), inv, NULL), 0);
+        cr_assert_eq(tu_store_host_set_inventory(st, a, H(2), inv, NULL), 0);
 
         reopen_after(downgrade_to_12);
         struct host h;
@@ -368,19 +368,19 @@ Test(store_sqlite, version_12_database_is_migrated) {
 
         /* a holds 3: a cap of 3 refuses a fourth, a cap of 4 takes it; b's
          * count is its own. */
-        cr_assert_eq(store_host_register_capped(st, a, H(4), "1", 3, NULL), -EDQUOT);
-        cr_assert_eq(store_host_register_capped(st, b, H(4), "1", 2, NULL), 1);
-        cr_assert_eq(store_host_register_capped(st, a, H(5), "1", 4, NULL), 1);
-        cr_assert_eq(store_host_register_capped(st, a, H(6), "1", 4, NULL), -EDQUOT);
+        cr_assert_eq(tu_store_host_register_capped(st, a, H(4), "1", 3, NULL), -EDQUOT);
+        cr_assert_eq(tu_store_host_register_capped(st, b, H(4), "1", 2, NULL), 1);
+        cr_assert_eq(tu_store_host_register_capped(st, a, H(5), "1", 4, NULL), 1);
+        cr_assert_eq(tu_store_host_register_capped(st, a, H(6), "1", 4, NULL), -EDQUOT);
         /* A known host registering again is not a new one. */
-        cr_assert_eq(store_host_register_capped(st, a, H(5), "1", 4, NULL), 0);
+        cr_assert_eq(tu_store_host_register_capped(st, a, H(5), "1", 4, NULL), 0);
         cr_assert_eq(store_host_delete(st, a, H(2)), 0);
         cr_assert_eq(count_rows("SELECT count(*) FROM host_inventories"), 0, "the inventory went with its host");
-        cr_assert_eq(store_host_register_capped(st, a, H(6), "1", 4, NULL), 1);
+        cr_assert_eq(tu_store_host_register_capped(st, a, H(6), "1", 4, NULL), 1);
         cr_assert_eq(count_rows("SELECT count(*) FROM hosts WHERE infra_env_id = (SELECT id FROM infra_envs "
                                 "WHERE name = 'a')"), 4);
-        cr_assert_eq(store_host_set_inventory(st, a, H(6), inv, NULL), 0);
-        cr_assert_eq(store_host_set_inventory(st, a, H(6), inv, NULL), 0, "a second inventory replaces the first");
+        cr_assert_eq(tu_store_host_set_inventory(st, a, H(6), inv, NULL), 0);
+        cr_assert_eq(tu_store_host_set_inventory(st, a, H(6), inv, NULL), 0, "a second inventory replaces the first");
         cr_assert_eq(count_rows("SELECT count(*) FROM host_inventories"), 1);
 
         /* Deleting the infra-env takes its hosts and their inventories. */
@@ -459,7 +459,7 @@ Test(store_sqlite, version_8_database_is_migrated) {
 Test(store_sqlite, version_7_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, hid, "0.1", NULL), 1);
         reopen_after(downgrade_to_7);
         struct host h;
         cr_assert_eq(store_host_get(st, ie, hid, &h), 0);
@@ -482,7 +482,7 @@ Test(store_sqlite, version_7_database_is_migrated) {
 Test(store_sqlite, version_6_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, hid, "0.1", NULL), 1);
         reopen_after(downgrade_to_6);
         cr_assert_eq(store_host_stop_pending(st, ie, hid), 0);
         cr_assert_eq(store_host_clear_stop(st, ie, hid), 0, "nothing to clear");
@@ -495,7 +495,7 @@ Test(store_sqlite, version_6_database_is_migrated) {
 Test(store_sqlite, version_5_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, hid, "0.1", NULL), 1);
         reopen_after(downgrade_to_5);
         int64_t gen = 0;
         cr_assert_eq(store_host_token_generation(st, ie, hid, &gen), 0);
@@ -525,7 +525,7 @@ Test(store_sqlite, version_4_database_is_migrated) {
  * its hosts. */
 Test(store_sqlite, version_1_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
-        cr_assert_eq(store_host_register(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", "0.1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", "0.1", NULL), 1);
         store_close(st);
         st = NULL;
         sqlite3 *db;
@@ -550,7 +550,7 @@ Test(store_sqlite, version_2_database_is_migrated) {
         char *ie = mk_infra_env("admin", "old");
         char *cl = mk_cluster("carol", "old");
         const char *hid = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
-        cr_assert_eq(store_host_register(st, ie, hid, "0.1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, hid, "0.1", NULL), 1);
         cr_assert_eq(store_host_bind(st, ie, hid, cl, HOST_BINDING, NULL, 0), 0);
         reopen_after(downgrade_to_2);
         struct cluster c;
@@ -706,21 +706,21 @@ static void *gc_writer(void *p) {
                 int r;
                 switch (i % 4) {
                 case 3:
-                        r = store_host_register_capped(st, "99999999-0000-4000-8000-000000000000", id, "1", 0, NULL);
+                        r = tu_store_host_register_capped(st, "99999999-0000-4000-8000-000000000000", id, "1", 0, NULL);
                         if (r == -ENOENT)
                                 a->refused++;
                         else
                                 a->wrong++;
                         break;
                 case 2:
-                        r = store_host_register_capped(st, a->capped, id, "1", 1, NULL);
+                        r = tu_store_host_register_capped(st, a->capped, id, "1", 1, NULL);
                         if (r == -EDQUOT)
                                 a->refused++;
                         else
                                 a->wrong++;
                         break;
                 default:
-                        r = store_host_register(st, a->ie, id, "1", NULL);
+                        r = tu_store_host_register(st, a->ie, id, "1", NULL);
                         if (r != 1) {
                                 a->wrong++;
                                 break;
@@ -740,7 +740,7 @@ static void *gc_writer(void *p) {
 
 Test(store_sqlite, group_commit_answers_each_write_after_its_commit) {
         char *ie = mk_infra_env("alice", "pool"), *capped = mk_infra_env("alice", "capped");
-        cr_assert_eq(store_host_register(st, capped, "00000000-0000-4000-8000-ffffffffffff", "1", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, capped, "00000000-0000-4000-8000-ffffffffffff", "1", NULL), 1);
         struct store_latency before;
         store_write_latency(st, &before);
 
@@ -807,7 +807,7 @@ static void *ue_writer(void *p) {
         for (int i = 0; i < UE_ROUNDS; i++) {
                 char id[37];
                 snprintf(id, sizeof id, "00000000-0000-4000-9%03d-%012d", a->t, i);
-                if (store_host_register(st, a->ie, id, "1", NULL) != 1)
+                if (tu_store_host_register(st, a->ie, id, "1", NULL) != 1)
                         a->failed++;
                 struct event e;
                 event_init(&e);
@@ -903,7 +903,7 @@ static void *gc_kill_writer(void *p) {
         for (int i = 0;; i++) {
                 char id[37], line[40];
                 gc_host_id(a->t, i, id);
-                if (store_host_register(st, a->ie, id, "1", NULL) == 1) {
+                if (tu_store_host_register(st, a->ie, id, "1", NULL) == 1) {
                         int n = snprintf(line, sizeof line, "%s\n", id);
                         if (write(a->fd, line, (size_t) n) != n)
                                 _exit(3);

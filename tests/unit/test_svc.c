@@ -113,8 +113,8 @@ Test(svc, a_reload_keeps_what_cannot_change) {
 Test(svc, the_monitor_disconnects_a_silent_host) {
         char *ie = mk_infra_env("admin");
         const char *quiet = "00000000-0000-4000-8000-000000000001", *alive = "00000000-0000-4000-8000-000000000002";
-        cr_assert_eq(store_host_register(st, ie, quiet, "test", NULL), 1);
-        cr_assert_eq(store_host_register(st, ie, alive, "test", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, quiet, "test", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, alive, "test", NULL), 1);
         cr_assert_eq(store_host_checkin(st, ie, quiet, "2020-01-01T00:00:00Z"), 0);
         cr_assert_eq(svc_monitor_pass(&sv), 1, "one host went silent");
         struct host h;
@@ -280,8 +280,8 @@ Test(svc, the_clock_moves_timeouts_and_lifetimes) {
         fake_now = (int64_t) time(NULL);
         sv.clock = fake_clock;
         char *ie = mk_infra_env("admin");
-        cr_assert_eq(store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c1", "test", NULL), 1);
-        cr_assert_eq(store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c2", "test", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c1", "test", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c2", "test", NULL), 1);
         char *token = NULL, err[256] = "";
         struct store_token rec;
         cr_assert_eq(svc_token_issue(&sv, ROLE_INFRA_ADMIN, "dave", 60, &token, &rec), 0);
@@ -307,7 +307,7 @@ Test(svc, audit_events_outlive_the_others) {
         sv.clock = fake_clock;
         char *ie = mk_infra_env("admin");
         static const char *const host = "00000000-0000-4000-8000-0000000000d1";
-        cr_assert_eq(store_host_register(st, ie, host, "test", NULL), 1);
+        cr_assert_eq(tu_store_host_register(st, ie, host, "test", NULL), 1);
         svc_event(&sv, EVENT_INFO, EVENT_CAT_AGENT, ie, NULL, host, "host %s did something", host);
         svc_audit(&sv, "infra-admin", "dave", "host_bind", "POST", "/api/v2/infra-envs/x/hosts/y/actions/bind", 200);
         svc_audit(&sv, "cluster-creator", "erin", "cluster_install", "POST", "/api/v2/clusters/c/actions/install", 409);

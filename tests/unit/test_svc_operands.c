@@ -118,7 +118,7 @@ Test(svc_operands, found_on_hosts_once_per_object_owned_kinds_only) {
         const char *h1 = "0b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a", *h2 = "1b2c6f1e-3d6a-4c1f-9a51-7d1f2e3c4b5a";
         const char *hs[] = { h1, h2 };
         for (int i = 0; i < 2; i++) {
-                cr_assert_eq(store_host_register(st, ie, hs[i], "0.1", NULL), 1);
+                cr_assert_eq(tu_store_host_register(st, ie, hs[i], "0.1", NULL), 1);
                 cr_assert_eq(store_host_bind(st, ie, hs[i], cl, HOST_DISCOVERING, "bound", 0), 0);
         }
         const char *db = "{\"file\":\"legacy.yaml\",\"group\":\"db.example.com\",\"version\":\"v1\",\"kind\":\"Database\","

@@ -1,8 +1,8 @@
-/* The PostgreSQL driver of the store (sqldb.h; store_pg_backend is its
- * operations, store/sql/store_sql.c) on libpq: a pool of connections, each
+/* The PostgreSQL driver of the store (sqldb.h; the operations over it are
+ * store/sql/'s resource files) on libpq: a pool of connections, each
  * with its prepared statements; writes group-committed (store/sql/group.c)
  * in transactions that hold a database-wide advisory lock (WRITE_LOCK_KEY),
- * and run again by store.c should PostgreSQL abort one all the same (a
+ * and run again by the store (CALL, store/sql/sqlstore.h) should PostgreSQL abort one all the same (a
  * deadlock: -EAGAIN); the schema at the SQLite back-end's version, made by
  * one script.
  *
@@ -10,7 +10,6 @@
  * socket as ?host=/run/postgresql), with one parameter of ours that libpq
  * never sees: pool=N, the connections (default PG_POOL_DEFAULT). */
 #include "store.h"
-#include "store-backend.h"
 #include "sqldb.h"
 
 #include <errno.h>
@@ -364,7 +363,7 @@ struct pg_conn {
 };
 
 struct pg_store {
-        struct sql_store base;
+        struct store base;
         char *conninfo;
         struct db_pool pool; /* of conns */
         struct dbconn **pooled;
@@ -783,6 +782,8 @@ static int d_ids_copied(struct dbconn *base, const char *table, const char *colu
 }
 
 static const struct db_driver pg_driver = {
+        .close = pg_store_close,
+        .retry_eagain = true,
         .prepare = d_prepare,
         .reset = d_reset,
         .step = d_step,
@@ -908,10 +909,10 @@ int pg_store_open(const char *url, struct store **out) {
                 }
         }
         if (r < 0) {
-                pg_store_close(&s->base.base);
+                pg_store_close(&s->base);
                 return r;
         }
-        *out = &s->base.base;
+        *out = &s->base;
         return 0;
 }
 

@@ -28,7 +28,7 @@ struct db_group_waiter {
 };
 
 static struct db_writer *writer(struct store *s) {
-        return &((struct sql_store *) s)->writer;
+        return &s->writer;
 }
 
 void db_writer_init(struct db_writer *w) {

@@ -1,6 +1,8 @@
-/* The SQL database under the store's operations (store/sql/store_sql.c):
- * one table of a driver's calls, which the SQLite back-end (store/sqlite/)
- * and the PostgreSQL back-end (store/pg/) each provide. The operations are
+/* The SQL database under the store's operations (the files of store/sql/): one table
+ * of a driver's calls, which the SQLite back-end (store/sqlite/) and the
+ * PostgreSQL back-end (store/pg/) each provide; the only table a back-end
+ * fills in. A new back-end is a folder with its driver and opener, and the
+ * opener's row in store/store.c's table of URLs. The operations are
  * written once, in the SQL both databases speak:
  *   - parameters are "?" or "?N" (the PostgreSQL driver numbers them $N);
  *   - times are canonical RFC 3339 text, flags are integers 0/1;
@@ -16,7 +18,7 @@
 
 #include <time.h>
 
-#include "store-backend.h"
+#include "store.h"
 
 /* The schema version the operations are written for. Each driver's
  * migrations take its database there, and each driver checks at build time
@@ -48,13 +50,20 @@ struct dbconn {
         const struct db_driver *drv;
         bool in_use; /* taken from its pool (db_pool) */
 };
-struct sql_store {
-        struct store base;
+/* The head of every driver's store handle: struct sqlite_store { struct
+ * store base; ... }, so that a struct store * is the driver's handle too. */
+struct store {
         const struct db_driver *drv;
         struct db_writer writer;
 };
 
 struct db_driver {
+        /* Frees the handle its opener (store/store.c's table of URLs) made. */
+        void (*close)(struct store *s);
+        /* The store calls an operation again that answered -EAGAIN (a
+         * transaction the database aborted and that did nothing). */
+        bool retry_eagain;
+
         /* The connection's prepared statement for `sql`, prepared on first
          * use and kept; reset (db_reset) when a scope is done with it. */
         int (*prepare)(struct dbconn *c, const char *sql, struct dbstmt **out);
@@ -119,9 +128,9 @@ int db_write_begin(struct store *s, struct dbconn **out);
 int db_write_end(struct store *s, struct dbconn *c, int r, bool wait);
 void db_write_latency(struct store *s, struct store_latency *out);
 
-/* The driver of a store handle of store_sql.c's. */
+/* The driver of a store handle. */
 static inline const struct db_driver *sql_drv(struct store *s) {
-        return ((struct sql_store *) s)->drv;
+        return s->drv;
 }
 
 /* A statement of no parameters and no rows on c (cached by the driver):
@@ -144,10 +153,16 @@ static inline size_t sql_hash(const char *sql, size_t n) {
         return (size_t) (h % n);
 }
 
-/* Each driver's open and close, which its back-end's table (store_sql.c)
- * puts beside the operations. open fills in everything of the handle but
- * base.ops. */
+/* Each driver's open (its row in store/store.c's table of URLs; url as
+ * given to store_open: "NAME:..." or, for SQLite, a plain path) and close
+ * (its driver's). open fills in the whole handle. */
 int sqlite_store_open(const char *url, struct store **out);
 void sqlite_store_close(struct store *s);
 int pg_store_open(const char *url, struct store **out);
 void pg_store_close(struct store *s);
+
+/* Count one write transaction of `seconds` into l (store_latency_bounds). */
+void store_latency_add(struct store_latency *l, double seconds);
+/* A host's current status against an operation's expect_mask (0: any): 0,
+ * or -ESTALE, also for a status this build does not know under a mask. */
+int store_status_expected(enum host_status cur, uint32_t expect_mask);

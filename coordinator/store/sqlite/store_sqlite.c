@@ -1,9 +1,8 @@
-/* The SQLite driver of the store (sqldb.h; store_sqlite_backend is its
- * operations, store/sql/store_sql.c): one database file in WAL mode, a
+/* The SQLite driver of the store (sqldb.h; the operations over it are
+ * store/sql/'s resource files): one database file in WAL mode, a
  * small pool of connections with their prepared statements, versioned
  * schema migrations. */
 #include "store.h"
-#include "store-backend.h"
 #include "sqldb.h"
 
 #include <errno.h>
@@ -344,7 +343,7 @@ struct conn {
 
 
 struct sqlite_store {
-        struct sql_store base;
+        struct store base;
         char *path;                 /* the database file (for statvfs) */
         struct db_pool pool;        /* of conns */
         struct dbconn *pooled[POOL_SIZE];
@@ -614,10 +613,10 @@ int sqlite_store_open(const char *url, struct store **out) {
         if (r >= 0)
                 r = migrate(&s->conns[0], &s->version);
         if (r < 0) {
-                sqlite_store_close(&s->base.base);
+                sqlite_store_close(&s->base);
                 return r;
         }
-        *out = &s->base.base;
+        *out = &s->base;
         return 0;
 }
 
@@ -745,6 +744,7 @@ static int d_begin_write(struct dbconn *c) {
 }
 
 static const struct db_driver sqlite_driver = {
+        .close = sqlite_store_close,
         .prepare = d_prepare,
         .reset = d_reset,
         .step = d_step,
