@@ -20,10 +20,8 @@
 
 #include "store.h"
 
-/* The schema version the operations are written for. Each driver's
- * migrations take its database there, and each driver checks at build time
- * that its list ends at it: a migration added to one driver alone does not
- * build. */
+/* The schema version the operations are written for: the migrations
+ * (schema.c, one list for both drivers) end there, checked at build time. */
 #define STORE_SCHEMA_VERSION 15
 
 struct db_driver;

@@ -1,9 +1,10 @@
 /* The SQLite driver of the store (sqldb.h; the operations over it are
  * store/sql/'s resource files): one database file in WAL mode, a
- * small pool of connections with their prepared statements, versioned
- * schema migrations. */
+ * small pool of connections with their prepared statements; the schema's
+ * migrations (store/sql/schema.c) in SQLite's words. */
 #include "store.h"
 #include "sqldb.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,295 +36,17 @@
 
 /* ---- schema ------------------------------------------------------------ */
 
-/* Migration i takes the schema from version i to i + 1, in one transaction.
- * Append only; never edit a released entry. Times are canonical RFC 3339
- * UTC text, so text order is time order. `seq` is the list order and the
- * keyset cursor; ids are the resources' UUIDs. */
-static const char *const migrations[] = {
-        /* 1: the first schema */
-        "CREATE TABLE clusters ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  name TEXT NOT NULL,"
-        "  owner TEXT NOT NULL,"
-        "  release_version TEXT,"
-        "  base_dns_domain TEXT,"
-        "  machine_network_cidr TEXT,"
-        "  api_vip TEXT,"
-        "  ingress_vip TEXT,"
-        "  high_availability_mode TEXT NOT NULL DEFAULT 'Full',"
-        "  pull_secret TEXT,"
-        "  labels TEXT NOT NULL DEFAULT '{}',"
-        "  status TEXT NOT NULL,"
-        "  status_info TEXT,"
-        "  validations TEXT NOT NULL DEFAULT '[]',"
-        "  created_at TEXT NOT NULL,"
-        "  updated_at TEXT NOT NULL);"
-        "CREATE INDEX clusters_owner ON clusters(owner, seq);"
-        "CREATE TABLE infra_envs ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  name TEXT NOT NULL,"
-        "  owner TEXT NOT NULL,"
-        "  cluster_id TEXT REFERENCES clusters(id) ON DELETE SET NULL,"
-        "  cpu_architecture TEXT NOT NULL,"
-        "  pull_secret TEXT,"
-        "  ssh_authorized_key TEXT,"
-        "  http_proxy TEXT,"
-        "  https_proxy TEXT,"
-        "  no_proxy TEXT,"
-        "  ntp_sources TEXT,"
-        "  token_generation INTEGER NOT NULL DEFAULT 1,"
-        "  created_at TEXT NOT NULL,"
-        "  updated_at TEXT NOT NULL);"
-        "CREATE INDEX infra_envs_owner ON infra_envs(owner, seq);"
-        "CREATE INDEX infra_envs_cluster ON infra_envs(cluster_id);"
-        "CREATE TABLE hosts ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  infra_env_id TEXT NOT NULL REFERENCES infra_envs(id) ON DELETE CASCADE,"
-        "  id TEXT NOT NULL,"
-        "  owner TEXT,"
-        "  cluster_id TEXT REFERENCES clusters(id) ON DELETE RESTRICT,"
-        "  role TEXT NOT NULL DEFAULT 'auto',"
-        "  requested_hostname TEXT,"
-        "  installation_disk_id TEXT,"
-        "  inventory TEXT,"
-        "  inv_hostname TEXT,"
-        "  inv_cpu_count INTEGER,"
-        "  inv_memory_bytes INTEGER,"
-        "  inv_max_disk_bytes INTEGER,"
-        "  status TEXT NOT NULL,"
-        "  status_info TEXT,"
-        "  validations TEXT NOT NULL DEFAULT '[]',"
-        "  progress_stage TEXT,"
-        "  progress_percent INTEGER,"
-        "  progress_info TEXT,"
-        "  checked_in_at TEXT,"
-        "  registered_at TEXT,"
-        "  discovery_agent_version TEXT,"
-        "  reregister_pending INTEGER NOT NULL DEFAULT 0,"
-        "  created_at TEXT NOT NULL,"
-        "  updated_at TEXT NOT NULL,"
-        "  UNIQUE (infra_env_id, id));"
-        "CREATE INDEX hosts_cluster ON hosts(cluster_id, seq);"
-        "CREATE INDEX hosts_checked_in ON hosts(checked_in_at);"
-        "CREATE TABLE events ("
-        "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  time TEXT NOT NULL,"
-        "  severity TEXT NOT NULL,"
-        "  category TEXT NOT NULL,"
-        "  infra_env_id TEXT,"
-        "  cluster_id TEXT,"
-        "  host_id TEXT,"
-        "  message TEXT NOT NULL);"
-        "CREATE INDEX events_infra_env ON events(infra_env_id, id);"
-        "CREATE INDEX events_cluster ON events(cluster_id, id);"
-        "CREATE INDEX events_host ON events(host_id, id);",
-        /* 2: the latest network step results of a bound host */
-        "ALTER TABLE hosts ADD COLUMN step_results TEXT NOT NULL DEFAULT '{}';",
-        /* 3: releases, capabilities, payload revisions (issue 4). seq of a
-         * manifest is its release order (file name, then document index). */
-        "CREATE TABLE releases ("
-        "  version TEXT PRIMARY KEY,"
-        "  info_json TEXT NOT NULL,"
-        "  created_at TEXT NOT NULL);"
-        "CREATE TABLE release_manifests ("
-        "  release_version TEXT NOT NULL REFERENCES releases(version) ON DELETE CASCADE,"
-        "  seq INTEGER NOT NULL,"
-        "  file TEXT NOT NULL,"
-        "  doc_index INTEGER NOT NULL,"
-        "  path TEXT NOT NULL,"
-        "  api_version TEXT NOT NULL,"
-        "  \"group\" TEXT NOT NULL,"
-        "  version TEXT NOT NULL,"
-        "  kind TEXT NOT NULL,"
-        "  namespace TEXT,"
-        "  name TEXT NOT NULL,"
-        "  annotations_json TEXT NOT NULL DEFAULT '[]',"
-        "  content TEXT NOT NULL,"
-        "  PRIMARY KEY (release_version, seq));"
-        "CREATE TABLE payload_revisions ("
-        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
-        "  revision INTEGER NOT NULL,"
-        "  digest TEXT NOT NULL,"
-        "  signature TEXT NOT NULL,"
-        "  canonical TEXT NOT NULL,"
-        "  release_version TEXT NOT NULL,"
-        "  manifest_count INTEGER NOT NULL,"
-        "  created_at TEXT NOT NULL,"
-        "  PRIMARY KEY (cluster_id, revision));"
-        "ALTER TABLE clusters ADD COLUMN capabilities_spec_json TEXT;"
-        "ALTER TABLE clusters ADD COLUMN capabilities_status_json TEXT;"
-        "ALTER TABLE clusters ADD COLUMN conditions_json TEXT NOT NULL DEFAULT '[]';"
-        "ALTER TABLE clusters ADD COLUMN payload_revision INTEGER NOT NULL DEFAULT 0;"
-        "ALTER TABLE clusters ADD COLUMN feature_set TEXT NOT NULL DEFAULT 'Default';"
-        "ALTER TABLE hosts ADD COLUMN applied_revision INTEGER NOT NULL DEFAULT 0;"
-        "CREATE INDEX clusters_release ON clusters(release_version);",
-        /* 4: people's tokens, for listing and revocation (issue 12). id is
-         * the token's jti; the token itself is never stored. */
-        "CREATE TABLE tokens ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  role TEXT NOT NULL,"
-        "  owner TEXT NOT NULL,"
-        "  created_at TEXT NOT NULL,"
-        "  expires_at TEXT NOT NULL,"
-        "  revoked_at TEXT);"
-        "CREATE INDEX tokens_owner ON tokens(owner, role);",
-        /* 5: a cluster's CPU architecture (issue 13); clusters made before
-         * were x86_64, the only architecture infra-envs defaulted to. */
-        "ALTER TABLE clusters ADD COLUMN cpu_architecture TEXT NOT NULL DEFAULT 'x86_64';",
-        /* 6: each host's own token generation (issue 13): its installed
-         * system's node agent holds a host token, rotated per host. */
-        "ALTER TABLE hosts ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 1;",
-        /* 7: an installation cancelled by the user: the host's agent is
-         * sent stop-installation until it answers (issue 13). */
-        "ALTER TABLE hosts ADD COLUMN stop_pending INTEGER NOT NULL DEFAULT 0;",
-        /* 8: operator catalogs (issue 15): the files each was added from,
-         * in their canonical form, and what they hold. */
-        "CREATE TABLE catalogs ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  name TEXT NOT NULL UNIQUE,"
-        "  priority INTEGER NOT NULL,"
-        "  owner TEXT NOT NULL,"
-        "  digest TEXT NOT NULL,"
-        "  files BLOB NOT NULL,"
-        "  n_files INTEGER NOT NULL,"
-        "  n_packages INTEGER NOT NULL,"
-        "  n_channels INTEGER NOT NULL,"
-        "  n_bundles INTEGER NOT NULL,"
-        "  n_manifests INTEGER NOT NULL,"
-        "  n_ignored INTEGER NOT NULL,"
-        "  created_at TEXT NOT NULL);"
-        "CREATE INDEX catalogs_order ON catalogs(priority, name);",
-        /* 9: clusters' operator subscriptions (issue 15), one per package;
-         * they go with their cluster. */
-        "CREATE TABLE subscriptions ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
-        "  package TEXT NOT NULL,"
-        "  channel TEXT,"
-        "  catalog TEXT,"
-        "  version_range TEXT,"
-        "  skip_dependencies INTEGER NOT NULL DEFAULT 0,"
-        "  owner TEXT NOT NULL,"
-        "  created_at TEXT NOT NULL,"
-        "  UNIQUE (cluster_id, package));",
-        /* 10: add-ons (issue 16): proxies, the releases musterd keeps on
-         * each selected cluster (they go with their cluster), and what each
-         * node agent found in its manifest directory that muster did not
-         * write. */
-        "CREATE TABLE addon_proxies ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  name TEXT NOT NULL UNIQUE,"
-        "  owner TEXT NOT NULL,"
-        "  spec TEXT NOT NULL,"
-        "  prev_spec TEXT,"
-        "  generation INTEGER NOT NULL,"
-        "  rollback_generation INTEGER NOT NULL DEFAULT 0,"
-        "  paused INTEGER NOT NULL DEFAULT 0,"
-        "  failure_base INTEGER NOT NULL DEFAULT 0,"
-        "  deleting INTEGER NOT NULL DEFAULT 0,"
-        "  conditions TEXT,"
-        "  created_at TEXT NOT NULL,"
-        "  updated_at TEXT NOT NULL);"
-        "CREATE TABLE addon_releases ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  proxy_id TEXT NOT NULL REFERENCES addon_proxies(id) ON DELETE CASCADE,"
-        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
-        "  content TEXT NOT NULL,"
-        "  prev_content TEXT,"
-        "  revision INTEGER NOT NULL,"
-        "  applied_revision INTEGER NOT NULL DEFAULT 0,"
-        "  payload_revision INTEGER NOT NULL DEFAULT 0,"
-        "  generation INTEGER NOT NULL DEFAULT 0,"
-        "  status TEXT NOT NULL,"
-        "  message TEXT,"
-        "  conflict INTEGER NOT NULL DEFAULT 0,"
-        "  started_at INTEGER NOT NULL DEFAULT 0,"
-        "  applied_at INTEGER NOT NULL DEFAULT 0,"
-        "  created_at TEXT NOT NULL,"
-        "  updated_at TEXT NOT NULL,"
-        "  UNIQUE (proxy_id, cluster_id));"
-        "CREATE INDEX addon_releases_cluster ON addon_releases(cluster_id);"
-        "CREATE TABLE host_found ("
-        "  infra_env_id TEXT NOT NULL,"
-        "  host_id TEXT NOT NULL,"
-        "  found TEXT NOT NULL,"
-        "  updated_at TEXT NOT NULL,"
-        "  PRIMARY KEY (infra_env_id, host_id),"
-        "  FOREIGN KEY (infra_env_id, host_id) REFERENCES hosts(infra_env_id, id) ON DELETE CASCADE);",
-        /* 11: operands applied through musterd (issue 17), which go with
-         * their cluster, and each subscription's cleanup setting. */
-        "CREATE TABLE operands ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  id TEXT NOT NULL UNIQUE,"
-        "  cluster_id TEXT NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
-        "  package TEXT NOT NULL,"
-        "  grp TEXT NOT NULL,"
-        "  version TEXT NOT NULL,"
-        "  kind TEXT NOT NULL,"
-        "  namespace TEXT NOT NULL DEFAULT '',"
-        "  name TEXT NOT NULL,"
-        "  file TEXT NOT NULL,"
-        "  content TEXT NOT NULL,"
-        "  owner TEXT NOT NULL,"
-        "  created_at TEXT NOT NULL,"
-        "  UNIQUE (cluster_id, grp, kind, namespace, name));"
-        "ALTER TABLE subscriptions ADD COLUMN cleanup INTEGER NOT NULL DEFAULT 0;",
-        /* 12: the uninstall under way of a subscription (its operands'
-         * cleanup, issue 17), JSON text. */
-        "ALTER TABLE subscriptions ADD COLUMN uninstall TEXT;",
-        /* 13 (issue 19): each infra-env's host count, kept by triggers, so
-         * that a registration checks [infraenv] max_hosts without counting
-         * the infra-env's hosts; and the inventory in a table of its own:
-         * a host's row stays a few hundred bytes, so reading its status,
-         * validations or check-in time, or scanning hosts for a filter,
-         * no longer walks the inventory's overflow pages; and each host's
-         * name (requested, else the inventory's; lower case) in a narrow
-         * table kept by triggers, which the hostname filter scans instead of
-         * the hosts. */
-        "ALTER TABLE infra_envs ADD COLUMN host_count INTEGER NOT NULL DEFAULT 0;"
-        "UPDATE infra_envs SET host_count = (SELECT count(*) FROM hosts WHERE hosts.infra_env_id = infra_envs.id);"
-        "CREATE TRIGGER hosts_count_insert AFTER INSERT ON hosts BEGIN "
-        "  UPDATE infra_envs SET host_count = host_count + 1 WHERE id = NEW.infra_env_id; END;"
-        "CREATE TRIGGER hosts_count_delete AFTER DELETE ON hosts BEGIN "
-        "  UPDATE infra_envs SET host_count = host_count - 1 WHERE id = OLD.infra_env_id; END;"
-        "CREATE TABLE host_inventories ("
-        "  host_seq INTEGER PRIMARY KEY REFERENCES hosts(seq) ON DELETE CASCADE,"
-        "  inventory TEXT NOT NULL);"
-        "INSERT INTO host_inventories (host_seq, inventory) SELECT seq, inventory FROM hosts WHERE inventory IS NOT NULL;"
-        "ALTER TABLE hosts DROP COLUMN inventory;"
-        "CREATE TABLE host_names ("
-        "  seq INTEGER PRIMARY KEY REFERENCES hosts(seq) ON DELETE CASCADE,"
-        "  name TEXT NOT NULL);"
-        "INSERT INTO host_names (seq, name) SELECT seq, lower(coalesce(requested_hostname, inv_hostname, '')) FROM hosts;"
-        "CREATE TRIGGER hosts_name_insert AFTER INSERT ON hosts BEGIN "
-        "  INSERT INTO host_names (seq, name) "
-        "  VALUES (NEW.seq, lower(coalesce(NEW.requested_hostname, NEW.inv_hostname, ''))); END;"
-        "CREATE TRIGGER hosts_name_update AFTER UPDATE OF requested_hostname, inv_hostname ON hosts BEGIN "
-        "  UPDATE host_names SET name = lower(coalesce(NEW.requested_hostname, NEW.inv_hostname, '')) "
-        "  WHERE seq = NEW.seq; END;",
-        /* 14: an infra-env's per-host static network configs (staticnet.h), JSON. */
-        "ALTER TABLE infra_envs ADD COLUMN static_network TEXT;",
-        /* 15: what the admin asked of a host's agent (HOST_ACTION_*: logs,
-         * reclaim), and the logs its agents uploaded, newest kept (issue 21). */
-        "ALTER TABLE hosts ADD COLUMN pending_actions INTEGER NOT NULL DEFAULT 0;"
-        "CREATE TABLE host_logs ("
-        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-        "  infra_env_id TEXT NOT NULL,"
-        "  host_id TEXT NOT NULL,"
-        "  created_at TEXT NOT NULL,"
-        "  size INTEGER NOT NULL,"
-        "  data BLOB NOT NULL,"
-        "  FOREIGN KEY (infra_env_id, host_id) REFERENCES hosts(infra_env_id, id) ON DELETE CASCADE);"
-        "CREATE INDEX host_logs_host ON host_logs(infra_env_id, host_id, seq);",
+/* SQLite's words for the schema's tokens (store/sql/schema.c). */
+static const struct schema_dialect sqlite_dialect = {
+        .db = SCHEMA_SQLITE,
+        .tokens = {
+                [SCHEMA_INT] = "INTEGER",
+                [SCHEMA_BLOB] = "BLOB",
+                [SCHEMA_AUTO_ID] = "INTEGER PRIMARY KEY AUTOINCREMENT",
+                [SCHEMA_ROWID] = "",
+        },
 };
-#define SCHEMA_VERSION ((int) (sizeof migrations / sizeof *migrations))
-_Static_assert(SCHEMA_VERSION == STORE_SCHEMA_VERSION, "the SQLite migrations end at STORE_SCHEMA_VERSION");
+#define SCHEMA_VERSION STORE_SCHEMA_VERSION
 
 /* ---- connections and statements ---------------------------------------- */
 
@@ -540,7 +263,7 @@ static int read_version(struct conn *c, int *v) {
 /* Each migration in its own transaction; BEGIN IMMEDIATE and reading the
  * version inside it let two processes open a fresh file at once. */
 static int migrate(struct conn *c, int *version) {
-        int r = exec(c, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+        int r = exec(c, schema_version_table);
         if (r < 0)
                 return r;
         for (;;) {
@@ -554,8 +277,12 @@ static int migrate(struct conn *c, int *version) {
                         *version = v;
                         return exec(c, "COMMIT");
                 }
-                if (r >= 0 && sqlite3_exec(c->db, migrations[v], NULL, NULL, NULL) != SQLITE_OK)
+                char *sql = r >= 0 ? schema_migration(v + 1, &sqlite_dialect) : NULL;
+                if (r >= 0 && !sql)
+                        r = -errno;
+                if (r >= 0 && sqlite3_exec(c->db, sql, NULL, NULL, NULL) != SQLITE_OK)
                         r = sql_err(sqlite3_extended_errcode(c->db));
+                free(sql);
                 if (r >= 0)
                         r = exec(c, v == 0 ? "INSERT INTO schema_version (version) VALUES (1)"
                                            : "UPDATE schema_version SET version = version + 1");
