@@ -137,7 +137,7 @@ static const struct schema_part *const migrations[] = {
                 { BOTH, NULL } },
         /* 2: the latest network step results of a bound host */
         SHARED("ALTER TABLE hosts ADD COLUMN step_results TEXT NOT NULL DEFAULT '{}';"),
-        /* 3: releases, capabilities, payload revisions (issue 4). seq of a
+        /* 3: releases, capabilities, payload revisions (DESIGN §6-7). seq of a
          * manifest is its release order (file name, then document index). */
         SHARED("CREATE TABLE releases (@ROWID@"
         "  version TEXT PRIMARY KEY,"
@@ -175,7 +175,7 @@ static const struct schema_part *const migrations[] = {
         "ALTER TABLE clusters ADD COLUMN feature_set TEXT NOT NULL DEFAULT 'Default';"
         "ALTER TABLE hosts ADD COLUMN applied_revision @INT@ NOT NULL DEFAULT 0;"
         "CREATE INDEX clusters_release ON clusters(release_version);"),
-        /* 4: people's tokens, for listing and revocation (issue 12). id is
+        /* 4: people's tokens, for listing and revocation (DECISIONS.md D5). id is
          * the token's jti; the token itself is never stored. */
         SHARED("CREATE TABLE tokens ("
         "  seq @AUTO_ID@,"
@@ -186,16 +186,16 @@ static const struct schema_part *const migrations[] = {
         "  expires_at TEXT NOT NULL,"
         "  revoked_at TEXT);"
         "CREATE INDEX tokens_owner ON tokens(owner, role);"),
-        /* 5: a cluster's CPU architecture (issue 13); clusters made before
+        /* 5: a cluster's CPU architecture (DECISIONS.md D6); clusters made before
          * were x86_64, the only architecture infra-envs defaulted to. */
         SHARED("ALTER TABLE clusters ADD COLUMN cpu_architecture TEXT NOT NULL DEFAULT 'x86_64';"),
-        /* 6: each host's own token generation (issue 13): its installed
+        /* 6: each host's own token generation (DECISIONS.md D6): its installed
          * system's node agent holds a host token, rotated per host. */
         SHARED("ALTER TABLE hosts ADD COLUMN token_generation @INT@ NOT NULL DEFAULT 1;"),
         /* 7: an installation cancelled by the user: the host's agent is
-         * sent stop-installation until it answers (issue 13). */
+         * sent stop-installation until it answers (DECISIONS.md D6). */
         SHARED("ALTER TABLE hosts ADD COLUMN stop_pending @INT@ NOT NULL DEFAULT 0;"),
-        /* 8: operator catalogs (issue 15): the files each was added from,
+        /* 8: operator catalogs (DESIGN §8): the files each was added from,
          * in their canonical form, and what they hold. */
         SHARED("CREATE TABLE catalogs ("
         "  seq @AUTO_ID@,"
@@ -213,7 +213,7 @@ static const struct schema_part *const migrations[] = {
         "  n_ignored @INT@ NOT NULL,"
         "  created_at TEXT NOT NULL);"
         "CREATE INDEX catalogs_order ON catalogs(priority, name);"),
-        /* 9: clusters' operator subscriptions (issue 15), one per package;
+        /* 9: clusters' operator subscriptions (DESIGN §8), one per package;
          * they go with their cluster. */
         SHARED("CREATE TABLE subscriptions ("
         "  seq @AUTO_ID@,"
@@ -227,7 +227,7 @@ static const struct schema_part *const migrations[] = {
         "  owner TEXT NOT NULL,"
         "  created_at TEXT NOT NULL,"
         "  UNIQUE (cluster_id, package));"),
-        /* 10: add-ons (issue 16): proxies, the releases musterd keeps on
+        /* 10: add-ons (DESIGN §10): proxies, the releases musterd keeps on
          * each selected cluster (they go with their cluster), and what each
          * node agent found in its manifest directory that muster did not
          * write. */
@@ -272,7 +272,7 @@ static const struct schema_part *const migrations[] = {
         "  updated_at TEXT NOT NULL,"
         "  PRIMARY KEY (infra_env_id, host_id),"
         "  FOREIGN KEY (infra_env_id, host_id) REFERENCES hosts(infra_env_id, id) ON DELETE CASCADE);"),
-        /* 11: operands applied through musterd (issue 17), which go with
+        /* 11: operands applied through musterd (DESIGN §9), which go with
          * their cluster, and each subscription's cleanup setting. */
         SHARED("CREATE TABLE operands ("
         "  seq @AUTO_ID@,"
@@ -291,9 +291,9 @@ static const struct schema_part *const migrations[] = {
         "  UNIQUE (cluster_id, grp, kind, namespace, name));"
         "ALTER TABLE subscriptions ADD COLUMN cleanup @INT@ NOT NULL DEFAULT 0;"),
         /* 12: the uninstall under way of a subscription (its operands'
-         * cleanup, issue 17), JSON text. */
+         * cleanup, DESIGN §9), JSON text. */
         SHARED("ALTER TABLE subscriptions ADD COLUMN uninstall TEXT;"),
-        /* 13 (issue 19): each infra-env's host count, kept by triggers, so
+        /* 13 (DESIGN §12): each infra-env's host count, kept by triggers, so
          * that a registration checks [infraenv] max_hosts without counting
          * the infra-env's hosts; and the inventory in a table of its own:
          * a host's row stays a few hundred bytes, so reading its status,
@@ -346,10 +346,11 @@ static const struct schema_part *const migrations[] = {
                         "CREATE TRIGGER hosts_name_update AFTER UPDATE OF requested_hostname, inv_hostname ON hosts"
                         "  FOR EACH ROW EXECUTE FUNCTION hosts_renamed();" },
                 { BOTH, NULL } },
-        /* 14: an infra-env's per-host static network configs (staticnet.h), JSON. */
+        /* 14: an infra-env's per-host static network configs (staticnet.h,
+         * DECISIONS.md D7), JSON. */
         SHARED("ALTER TABLE infra_envs ADD COLUMN static_network TEXT;"),
         /* 15: what the admin asked of a host's agent (HOST_ACTION_*: logs,
-         * reclaim), and the logs its agents uploaded, newest kept (issue 21). */
+         * reclaim), and the logs its agents uploaded, newest kept. */
         SHARED("ALTER TABLE hosts ADD COLUMN pending_actions @INT@ NOT NULL DEFAULT 0;"
         "CREATE TABLE host_logs ("
         "  seq @AUTO_ID@,"
