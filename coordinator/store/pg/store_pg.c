@@ -26,6 +26,8 @@
 #include "cleanup.h"
 #include "pgtext.h"
 
+static void pg_store_close(struct store *base);
+
 #define STMT_BUCKETS 64
 #define STMT_CACHE_MAX 256 /* statements prepared per connection before they are all dropped */
 #define INT8OID 20
@@ -149,7 +151,6 @@ static int pg_result_err(PGresult *res) {
                 fprintf(stderr, "musterd: PostgreSQL: %s", res ? PQresultErrorMessage(res) : "no result\n");
         return r;
 }
-
 
 static void stmt_clear(struct pg_stmt *st) {
         for (int i = 0; i < st->n_params; i++) {
@@ -466,7 +467,6 @@ static int d_free_space(struct store *s, int64_t *bytes) {
         return 0;
 }
 
-
 /* The leader's lock is a session lock on leader_conn: held as long as that
  * connection lives. Asked each time: a leader checks that its connection
  * (and so its lock) is still there; another tries to take the lock. */
@@ -662,7 +662,7 @@ int pg_store_open(const char *url, struct store **out) {
         return 0;
 }
 
-void pg_store_close(struct store *base) {
+static void pg_store_close(struct store *base) {
         struct pg_store *s = pgs(base);
         for (int i = 0; i < s->n_conns; i++) {
                 cache_flush(&s->conns[i]);

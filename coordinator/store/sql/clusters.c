@@ -14,6 +14,8 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 
+static int cluster_not_updated(struct dbconn *c, const char *id);
+
 #define CL_COLS "seq, id, name, owner, release_version, base_dns_domain, machine_network_cidr, " \
         "api_vip, ingress_vip, high_availability_mode, pull_secret, labels, status, status_info, " \
         "validations, created_at, updated_at, capabilities_spec_json, capabilities_status_json, " \
@@ -567,7 +569,7 @@ int cluster_exists(struct dbconn *c, const char *id) {
 
 /* Why a conditional UPDATE of cluster `id` changed no row: -ESTALE if the
  * cluster is there (its status did not match), -ENOENT if it is not. */
-int cluster_not_updated(struct dbconn *c, const char *id) {
+static int cluster_not_updated(struct dbconn *c, const char *id) {
         int r = cluster_exists(c, id);
         return r < 0 ? r : r ? -ESTALE : -ENOENT;
 }

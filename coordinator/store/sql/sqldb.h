@@ -152,12 +152,10 @@ static inline size_t sql_hash(const char *sql, size_t n) {
 }
 
 /* Each driver's open (its row in store/store.c's table of URLs; url as
- * given to store_open: "NAME:..." or, for SQLite, a plain path) and close
- * (its driver's). open fills in the whole handle. */
+ * given to store_open: "NAME:..." or, for SQLite, a plain path). open fills
+ * in the whole handle; its driver's close frees it. */
 int sqlite_store_open(const char *url, struct store **out);
-void sqlite_store_close(struct store *s);
 int pg_store_open(const char *url, struct store **out);
-void pg_store_close(struct store *s);
 
 /* Count one write transaction of `seconds` into l (store_latency_bounds). */
 void store_latency_add(struct store_latency *l, double seconds);

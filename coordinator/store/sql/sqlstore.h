@@ -297,7 +297,6 @@ extern const struct row_type host_rows;
 /* clusters.c */
 int payload_insert(struct dbconn *c, const char *cid, const struct store_payload *p, const char *created_at);
 int cluster_exists(struct dbconn *c, const char *id);
-int cluster_not_updated(struct dbconn *c, const char *id);
 bool payload_ok(const struct store_payload *p);
 
 /* events.c */

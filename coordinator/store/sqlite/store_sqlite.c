@@ -23,6 +23,8 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 
+static void sqlite_store_close(struct store *base);
+
 /* Threading: a pool of POOL_SIZE connections (db_pool). A call takes one
  * for its duration, so reads run side by side (WAL readers do not block each
  * other or the writer). Writes go through the group commit (store/sql/
@@ -63,7 +65,6 @@ struct conn {
         struct stmt_entry *cache[STMT_BUCKETS];
         unsigned n_cached;
 };
-
 
 struct sqlite_store {
         struct store base;
@@ -120,8 +121,6 @@ static void cache_flush(struct conn *c) {
         }
         c->n_cached = 0;
 }
-
-
 
 /* The connection's prepared statement for `sql` (prepared on first use). */
 static int stmt_get(struct conn *c, const char *sql, struct stmt_entry **out) {
@@ -205,7 +204,6 @@ static int sqlite_free_space(struct store *s, int64_t *bytes) {
         *bytes = b > INT64_MAX ? INT64_MAX : (int64_t) b;
         return 0;
 }
-
 
 static int conn_open(const char *path, struct conn *c) {
         /* A new database is the owner's alone (it holds pull secrets and
@@ -306,7 +304,6 @@ static const char *url_path(const char *url) {
         return url;
 }
 
-
 int sqlite_store_open(const char *url, struct store **out) {
         const char *path = url_path(url);
         if (!*path || strcmp(path, ":memory:") == 0)
@@ -347,7 +344,7 @@ int sqlite_store_open(const char *url, struct store **out) {
         return 0;
 }
 
-void sqlite_store_close(struct store *base) {
+static void sqlite_store_close(struct store *base) {
         struct sqlite_store *s = sq(base);
         for (int i = 0; i < POOL_SIZE; i++) {
                 cache_flush(&s->conns[i]);
@@ -359,7 +356,6 @@ void sqlite_store_close(struct store *base) {
         free(s->path);
         free(s);
 }
-
 
 static int sqlite_schema_version(struct store *s) {
         return sq(s)->version;
