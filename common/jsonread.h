@@ -1,7 +1,8 @@
 /* Reading JSON documents into the model structs: typed getters that leave
  * absent or null members unset, enforce size limits, and keep the first
- * reason a document is refused (naming the field). Shared by the inventory
- * and the resource model. */
+ * reason a document is refused (naming the field). Shared by the inventory,
+ * the resource model and the API's handlers (a request's members, in
+ * their words). */
 #pragma once
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -191,7 +191,8 @@ static int load_host(struct svc *sv, struct http_request *req, struct http_respo
         if (!kind_ok) {
                 const char *why;
                 struct host_scope none = { .host_id = req->params[1] };
-                http_error(resp, auth_host_may(p, &none, op, &why), "%s", why);
+                int refused = auth_host_may(p, &none, op, &why);
+                api_svc_error(resp, refused, why, "host");
                 return -EPERM;
         }
         /* Who owns the infra-env is auth_host_may's to weigh. */
@@ -225,14 +226,13 @@ static int load_host(struct svc *sv, struct http_request *req, struct http_respo
             svc_host_cluster(sv, h, &c) == 0)
                 s.cluster_owner = c.owner;
         const char *why;
-        int status = auth_host_may(p, &s, op, &why);
+        r = auth_host_may(p, &s, op, &why);
         cluster_free(&c);
-        if (status == 0)
+        if (r == 0)
                 return 0;
-        if (status == 404)
-                http_error(resp, 404, "host not found");
-        else
-                http_error(resp, status, "host %s: %s", h->id, why);
+        char msg[512];
+        snprintf(msg, sizeof msg, "host %s: %s", h->id, why);
+        api_svc_error(resp, r, r == -ENOENT ? "host not found" : msg, "host");
         return -EPERM;
 }
 

@@ -332,6 +332,13 @@ Test(errors, host_state_machine) {
         cr_assert_eq(http_status_of_errno(-EPERM), 403);
 }
 
+/* What the host rule's refusals (test_auth: host_rule_table, 'F' and 'H')
+ * become: 403 and 404, as auth_host_may answered them when it spoke HTTP. */
+Test(errors, host_rule) {
+        cr_assert_eq(http_status_of_errno(-EPERM), 403);
+        cr_assert_eq(http_status_of_errno(-ENOENT), 404);
+}
+
 /* ---- the checks at the door (pure) -------------------------------------- */
 
 #define VALID(lit) http_utf8_valid(lit, sizeof lit - 1)
