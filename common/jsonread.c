@@ -104,6 +104,85 @@ json_object *jget_elem(json_object *a, size_t i, const char *k, struct jctx *c) 
         return e;
 }
 
+bool jhas(json_object *o, const char *k) {
+        return o && json_object_object_get_ex(o, k, NULL);
+}
+
+void jrefuse(struct jctx *c, const char *fmt, ...) {
+        if (c->r == -ENOMEM)
+                return;
+        c->r = -EINVAL;
+        if (c->err && c->errlen) {
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(c->err, c->errlen, fmt, ap);
+                va_end(ap);
+        }
+}
+
+/* Member k unless absent or null. */
+static json_object *member(json_object *o, const char *k) {
+        json_object *v;
+        if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+                return NULL;
+        return v;
+}
+
+const char *jget_cstr(json_object *o, const char *k, size_t max, struct jctx *c) {
+        json_object *v = member(o, k);
+        if (!v)
+                return NULL;
+        if (!json_object_is_type(v, json_type_string)) {
+                jfail(c, "field \"%s\" must be a string", k);
+                return NULL;
+        }
+        const char *s = json_object_get_string(v);
+        size_t n = (size_t) json_object_get_string_len(v);
+        if (n > max) {
+                jfail(c, "field \"%s\" is longer than %zu bytes", k, max);
+                return NULL;
+        }
+        if (strlen(s) != n) {
+                jfail(c, "field \"%s\" has a NUL byte", k);
+                return NULL;
+        }
+        return s;
+}
+
+bool jget_bool(json_object *o, const char *k, bool *out, struct jctx *c) {
+        json_object *v = member(o, k);
+        if (!v)
+                return false;
+        if (!json_object_is_type(v, json_type_boolean)) {
+                jfail(c, "field \"%s\" must be true or false", k);
+                return false;
+        }
+        *out = json_object_get_boolean(v);
+        return true;
+}
+
+bool jget_int(json_object *o, const char *k, int64_t min, int64_t max, int64_t *out, struct jctx *c) {
+        json_object *v = member(o, k);
+        if (!v)
+                return false;
+        if (!json_object_is_type(v, json_type_int)) {
+                jfail(c, "field \"%s\" must be an integer", k);
+                return false;
+        }
+        errno = 0;
+        int64_t x = json_object_get_int64(v);
+        if (errno) {
+                jfail(c, "field \"%s\" is out of range", k);
+                return false;
+        }
+        if (x < min || x > max) {
+                jfail(c, "field \"%s\" must be an integer from %lld to %lld", k, (long long) min, (long long) max);
+                return false;
+        }
+        *out = x;
+        return true;
+}
+
 size_t json_parse_cost(const char *s, size_t len) {
         size_t cost = len;
         bool in_str = false, esc = false, value_next = true;

@@ -1,7 +1,8 @@
 /* Reading JSON documents into the model structs: typed getters that leave
  * absent or null members unset, enforce size limits, and keep the first
- * reason a document is refused (naming the field). Shared by the inventory
- * and the resource model. */
+ * reason a document is refused (naming the field). Shared by the inventory,
+ * the resource model and the API's handlers (a request's members, in
+ * their words). */
 #pragma once
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -34,6 +35,29 @@ void jget_strv(json_object *o, const char *k, struct strv *out, size_t max, size
 json_object *jget_array(json_object *o, const char *k, size_t max, struct jctx *c);
 /* Entry i of array a (member k) if it is an object, else NULL and a failure. */
 json_object *jget_elem(json_object *a, size_t i, const char *k, struct jctx *c);
+
+/* ---- A request's members, as the API's handlers read them --------------
+ * The same context; the words are for people (a refusal is answered as
+ * it is). A handler that names a member its own way calls jrefuse right
+ * after the getter; handlers stop at the first refusal. */
+
+/* Whether member k is there at all (null included). */
+bool jhas(json_object *o, const char *k);
+/* Member k as a string in place (valid while o is; NULL when absent, null
+ * or refused): at most max bytes, no NUL byte. Refused: "field \"k\" must
+ * be a string", "... is longer than max bytes", "... has a NUL byte". */
+const char *jget_cstr(json_object *o, const char *k, size_t max, struct jctx *c);
+/* true or false into *out: whether it was there (*out left alone when
+ * absent, null or refused: "field \"k\" must be true or false"). */
+bool jget_bool(json_object *o, const char *k, bool *out, struct jctx *c);
+/* An integer in min..max into *out: whether it was there (*out left alone
+ * otherwise). Refused: "field \"k\" must be an integer", "... must be an
+ * integer from min to max", "... is out of range" (json-c's errno: it
+ * clamped the value). */
+bool jget_int(json_object *o, const char *k, int64_t min, int64_t max, int64_t *out, struct jctx *c);
+/* The refusal in the caller's words: -EINVAL with this reason, in place of
+ * the one a getter gave for the member just read (out of memory stays). */
+void jrefuse(struct jctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* What json-c takes to hold the parsed tree of the JSON text s[0..len),
  * estimated from its tokens without parsing it (json-c 0.16 on 64-bit, as

@@ -49,7 +49,9 @@ struct api_auth {
 };
 #define P(req) ((const struct principal *) (req)->auth)
 
-/* Answer a store error: 404, 409, 400, 413, 503 or 500 (logged). */
+/* Answer a store's (or a service's) -errno with words about `what`; its
+ * status is http/'s one table's (http_status_of_errno: the API adds words,
+ * never a status of its own); a 500 is logged. */
 void api_store_error(struct http_response *resp, int r, const char *what);
 /* A service's answer: -errno with the service's own words in err (none:
  * api_store_error's about `what`), its status from http/'s one table
@@ -59,6 +61,11 @@ void api_svc_error(struct http_response *resp, int r, const char *err, const cha
 /* A service's result: api_svc_error's answer for r < 0, else `status`
  * with out (taken over). */
 void api_answer(struct http_response *resp, int r, const char *err, const char *what, int status, json_object *out);
+
+/* Whether the request's members read so far through c (jsonread.h's
+ * reader) passed: else answers c's refusal (its status the table's:
+ * -EINVAL 400, -ENOMEM 500) and returns false. */
+bool api_read_ok(struct http_response *resp, const struct jctx *c);
 
 /* 403 unless the caller is an administrator (any role). */
 bool api_need_admin(struct http_request *req, struct http_response *resp);
@@ -201,18 +208,8 @@ void api_token_create(void *app, struct http_request *req, struct http_response 
 void api_token_list(void *app, struct http_request *req, struct http_response *resp);
 void api_token_revoke(void *app, struct http_request *req, struct http_response *resp);
 
-/* Installation (install.c): the install action, progress reports,
- * payload revisions, and the results of install steps. */
+/* Installation (install.c): the install action, progress reports and
+ * payload revisions. */
 void api_host_progress(void *app, struct http_request *req, struct http_response *resp);
 void api_payload_list(void *app, struct http_request *req, struct http_response *resp);
 void api_payload_get(void *app, struct http_request *req, struct http_response *resp);
-/* The result of an install step (mode install or apply) of host h:
- * answers resp. */
-void api_install_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
-                        const char *error, struct http_response *resp);
-/* The result of a host's installation-disk-speed-check: kept as its step
- * result (for the disk the coordinator chose) while it is preparing, its
- * validations and its cluster's preparation follow (install.h); late
- * results are ignored. Answers resp (400 for an output of the wrong shape). */
-void api_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
-                           const char *error, struct http_response *resp);

@@ -36,36 +36,27 @@ static json_object *catalog_json(const struct store_catalog *c) {
 
 /* ---- add ------------------------------------------------------------------- */
 
-/* name and priority of the body. 0, or answers 400 and returns -EINVAL. */
-static int read_name_priority(json_object *body, const char **name, int64_t *priority, struct http_response *resp) {
-        json_object *v;
-        if (!json_object_object_get_ex(body, "name", &v) || !json_object_is_type(v, json_type_string)) {
-                http_error(resp, 400, "field \"name\" must be the catalog's name");
-                return -EINVAL;
-        }
-        *name = json_object_get_string(v);
-        if (!json_object_object_get_ex(body, "priority", &v) || !json_object_is_type(v, json_type_int)) {
-                http_error(resp, 400, "field \"priority\" must be an integer from %d to %d (lower is preferred)",
-                           SVC_CATALOG_MIN_PRIORITY, SVC_CATALOG_MAX_PRIORITY);
-                return -EINVAL;
-        }
-        errno = 0;
-        *priority = json_object_get_int64(v);
-        if (errno) { /* past int64: json-c clamps it */
-                http_error(resp, 400, "field \"priority\" is out of range");
-                return -EINVAL;
-        }
-        return 0;
-}
-
 void api_catalog_add(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         _cleanup_free_ struct catalog_file *files = NULL;
         const char *name;
-        int64_t priority;
+        int64_t priority = 0;
         size_t n;
         char err[1024] = "";
-        if (!api_need_infra_admin(req, resp) || read_name_priority(req->body, &name, &priority, resp) < 0 ||
+        struct jctx jc = { err, sizeof err, 0 };
+        if (!api_need_infra_admin(req, resp))
+                return;
+        if (!(name = jget_cstr(req->body, "name", SIZE_MAX, &jc)))
+                jrefuse(&jc, "field \"name\" must be the catalog's name");
+        if (!api_read_ok(resp, &jc))
+                return;
+        /* An integer first; then one json-c clamped is out of range. */
+        if (!jget(req->body, "priority", json_type_int, &jc))
+                jrefuse(&jc, "field \"priority\" must be an integer from %d to %d (lower is preferred)",
+                        SVC_CATALOG_MIN_PRIORITY, SVC_CATALOG_MAX_PRIORITY);
+        else
+                jget_int(req->body, "priority", INT64_MIN, INT64_MAX, &priority, &jc);
+        if (!api_read_ok(resp, &jc) ||
             api_read_files(req->body, CATALOG_MAX_FILES, "a catalog", &files, &n, resp) < 0)
                 return;
         struct store_catalog c;

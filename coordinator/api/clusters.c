@@ -81,17 +81,17 @@ void api_cluster_upgrade(void *app, struct http_request *req, struct http_respon
         struct svc *sv = api_svc(app);
         struct cluster c, out;
         const char *what = "cluster";
-        json_object *v;
         char err[512] = "";
         cluster_init(&out);
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        if (!json_object_object_get_ex(req->body, "release_version", &v) || !json_object_is_type(v, json_type_string) ||
-            json_object_get_string_len(v) == 0 || json_object_get_string_len(v) > RELEASE_MAX_VERSION) {
-                http_error(resp, 400, "field \"release_version\" must name an imported release");
+        struct jctx jc = { err, sizeof err, 0 };
+        const char *version = jget_cstr(req->body, "release_version", RELEASE_MAX_VERSION, &jc);
+        if (!version || !*version)
+                jrefuse(&jc, "field \"release_version\" must name an imported release");
+        if (!api_read_ok(resp, &jc))
                 goto out;
-        }
-        int r = svc_cluster_upgrade(sv, &c, json_object_get_string(v), P(req)->owner, &out, err, sizeof err, &what);
+        int r = svc_cluster_upgrade(sv, &c, version, P(req)->owner, &out, err, sizeof err, &what);
         if (r < 0)
                 api_svc_error(resp, r, err, what);
         else
@@ -124,7 +124,6 @@ static void host_set_binding(struct svc *sv, struct http_request *req, struct ht
         struct infra_env ie;
         struct host h, out;
         struct cluster c;
-        json_object *v = NULL;
         const char *what = "host";
         char err[512] = "";
         int r;
@@ -134,13 +133,14 @@ static void host_set_binding(struct svc *sv, struct http_request *req, struct ht
         infra_env_init(&ie);
         if (!api_need_admin(req, resp))
                 return;
-        if (bind && (!json_object_object_get_ex(req->body, "cluster_id", &v) ||
-                     !json_object_is_type(v, json_type_string))) {
-                http_error(resp, 400, "field \"cluster_id\" is required");
+        struct jctx jc = { err, sizeof err, 0 };
+        const char *cluster_id = bind ? jget_cstr(req->body, "cluster_id", SIZE_MAX, &jc) : NULL;
+        if (bind && !cluster_id)
+                jrefuse(&jc, "field \"cluster_id\" is required");
+        if (!api_read_ok(resp, &jc))
                 return;
-        }
         if (api_load_host(sv, req, resp, bind ? HOST_OP_BIND : HOST_OP_UNBIND, &ie, &h) < 0 ||
-            (bind && api_load_cluster(sv, req, resp, json_object_get_string(v), &c) < 0))
+            (bind && api_load_cluster(sv, req, resp, cluster_id, &c) < 0))
                 goto out;
         r = bind ? svc_host_bind(sv, &h, &c, P(req)->owner, &out, err, sizeof err, &what)
                  : svc_host_unbind(sv, &h, P(req)->owner, &out, err, sizeof err, &what);

@@ -1,5 +1,5 @@
 /* What the API's handlers share: a service's or the store's -errno as an
- * HTTP answer (the one table), the role checks, loading a path's resources
+ * HTTP answer (the words; the status is http/'s one table's), the role checks, loading a path's resources
  * with the scope checks done, query parameters, and a host's answer. */
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "catalog.h"
+#include "cleanup.h"
 #include "clusters.h"
 #include "hosts.h"
 #include "infra_envs.h"
@@ -39,22 +40,34 @@ void api_answer(struct http_response *resp, int r, const char *err, const char *
                 http_json(resp, status, out);
 }
 
+/* Only words here: the status is the table's (http_status_of_errno). */
 void api_store_error(struct http_response *resp, int r, const char *what) {
+        int status = http_status_of_errno(r);
         switch (r) {
-        case -ENOENT: http_error(resp, 404, "%s not found", what); break;
-        case -EEXIST: http_error(resp, 409, "%s already exists", what); break;
-        case -EBUSY: http_error(resp, 409, "%s is still in use", what); break;
-        case -ESTALE: http_error(resp, 409, "%s changed state meanwhile; try again", what); break;
-        case -EINVAL: http_error(resp, 400, "invalid %s", what); break;
-        case -E2BIG: http_error(resp, 413, "%s is too large", what); break;
-        case -EAGAIN: http_error(resp, 503, "store is busy; try again"); break;
+        case -ENOENT: http_error(resp, status, "%s not found", what); break;
+        case -EEXIST: http_error(resp, status, "%s already exists", what); break;
+        case -EBUSY: http_error(resp, status, "%s is still in use", what); break;
+        case -ESTALE: http_error(resp, status, "%s changed state meanwhile; try again", what); break;
+        case -EINVAL: http_error(resp, status, "invalid %s", what); break;
+        case -E2BIG: http_error(resp, status, "%s is too large", what); break;
+        case -EAGAIN: http_error(resp, status, "store is busy; try again"); break;
         case -ENOSPC:
-                http_error(resp, 507, "the store's file system is full: %s is not written (reads still work)", what);
+                http_error(resp, status, "the store's file system is full: %s is not written (reads still work)", what);
                 break;
         default:
-                log_error_errno(r, "api", "store failed on %s: %m", what);
-                http_error(resp, 500, "internal error on %s", what);
+                if (status == 500) {
+                        log_error_errno(r, "api", "store failed on %s: %m", what);
+                        http_error(resp, status, "internal error on %s", what);
+                } else
+                        http_error(resp, status, "%s: %s", what, strerror(-r));
         }
+}
+
+bool api_read_ok(struct http_response *resp, const struct jctx *c) {
+        if (c->r >= 0)
+                return true;
+        api_svc_error(resp, c->r, c->err, "request");
+        return false;
 }
 
 bool api_need_admin(struct http_request *req, struct http_response *resp) {
@@ -178,7 +191,8 @@ static int load_host(struct svc *sv, struct http_request *req, struct http_respo
         if (!kind_ok) {
                 const char *why;
                 struct host_scope none = { .host_id = req->params[1] };
-                http_error(resp, auth_host_may(p, &none, op, &why), "%s", why);
+                int refused = auth_host_may(p, &none, op, &why);
+                api_svc_error(resp, refused, why, "host");
                 return -EPERM;
         }
         /* Who owns the infra-env is auth_host_may's to weigh. */
@@ -212,14 +226,13 @@ static int load_host(struct svc *sv, struct http_request *req, struct http_respo
             svc_host_cluster(sv, h, &c) == 0)
                 s.cluster_owner = c.owner;
         const char *why;
-        int status = auth_host_may(p, &s, op, &why);
+        r = auth_host_may(p, &s, op, &why);
         cluster_free(&c);
-        if (status == 0)
+        if (r == 0)
                 return 0;
-        if (status == 404)
-                http_error(resp, 404, "host not found");
-        else
-                http_error(resp, status, "host %s: %s", h->id, why);
+        char msg[512];
+        snprintf(msg, sizeof msg, "host %s: %s", h->id, why);
+        api_svc_error(resp, r, r == -ENOENT ? "host not found" : msg, "host");
         return -EPERM;
 }
 
@@ -262,42 +275,39 @@ int api_query_page(struct svc *sv, struct http_request *req, struct http_respons
 
 int api_read_files(json_object *body, size_t max, const char *what, struct catalog_file **out, size_t *n,
                    struct http_response *resp) {
-        json_object *a;
+        char why[256] = "";
+        struct jctx c = { why, sizeof why, 0 };
         *out = NULL;
         *n = 0;
-        if (!json_object_object_get_ex(body, "files", &a) || !json_object_is_type(a, json_type_array)) {
-                http_error(resp, 400, "field \"files\" must be an array of {path, content}");
-                return -EINVAL;
-        }
-        size_t len = json_object_array_length(a);
-        if (len > max) {
-                http_error(resp, 400, "%s has at most %zu files, this one %zu", what, max, len);
-                return -EINVAL;
-        }
-        struct catalog_file *v = calloc(len ? len : 1, sizeof *v);
-        if (!v) {
-                http_error(resp, 500, "out of memory");
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < len; i++) {
-                json_object *e = json_object_array_get_idx(a, i), *path, *content;
-                if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "path", &path) ||
-                    !json_object_is_type(path, json_type_string) || !json_object_object_get_ex(e, "content", &content) ||
-                    !json_object_is_type(content, json_type_string)) {
-                        http_error(resp, 400, "files[%zu] must be an object with string members path and content", i);
-                        free(v);
-                        return -EINVAL;
+        json_object *a = jget(body, "files", json_type_array, &c);
+        if (!a)
+                jrefuse(&c, "field \"files\" must be an array of {path, content}");
+        size_t len = a ? json_object_array_length(a) : 0;
+        if (len > max)
+                jfail(&c, "%s has at most %zu files, this one %zu", what, max, len);
+        _cleanup_free_ struct catalog_file *v = c.r < 0 ? NULL : calloc(len ? len : 1, sizeof *v);
+        if (c.r == 0 && !v)
+                joom(&c);
+        for (size_t i = 0; i < len && c.r == 0; i++) {
+                json_object *e = json_object_array_get_idx(a, i), *path = NULL, *content = NULL;
+                struct jctx lax = { 0 }; /* the words are this loop's */
+                if (json_object_is_type(e, json_type_object)) {
+                        path = jget(e, "path", json_type_string, &lax);
+                        content = jget(e, "content", json_type_string, &lax);
+                }
+                if (!path || !content) {
+                        jfail(&c, "files[%zu] must be an object with string members path and content", i);
+                        break;
                 }
                 v[i].path = json_object_get_string(path);
                 v[i].content = json_object_get_string(content);
                 v[i].len = (size_t) json_object_get_string_len(content);
-                if (strlen(v[i].path) != (size_t) json_object_get_string_len(path) || strlen(v[i].content) != v[i].len) {
-                        http_error(resp, 400, "files[%zu]: a NUL byte in its path or content", i);
-                        free(v);
-                        return -EINVAL;
-                }
+                if (strlen(v[i].path) != (size_t) json_object_get_string_len(path) || strlen(v[i].content) != v[i].len)
+                        jfail(&c, "files[%zu]: a NUL byte in its path or content", i);
         }
-        *out = v;
+        if (!api_read_ok(resp, &c))
+                return c.r;
+        *out = TAKE_PTR(v);
         *n = len;
         return 0;
 }
@@ -334,10 +344,10 @@ int api_body_split(const struct http_request *req, struct http_response *resp, c
         int r = b.rest ? json_members(req->body_raw, req->body_len, split_member, &b, why, sizeof why) : -ENOMEM;
         if (r < 0) {
                 json_object_put(b.rest);
-                if (r == -ENOMEM)
-                        http_error(resp, 500, "out of memory");
-                else
-                        http_error(resp, 400, "request body is %s", *why ? why : "not valid JSON");
+                char msg[160];
+                snprintf(msg, sizeof msg, "request body is %s", *why ? why : "not valid JSON");
+                /* A walk's refusal is the body's: -EINVAL, whatever its cause. */
+                api_svc_error(resp, r == -ENOMEM ? r : -EINVAL, r == -ENOMEM ? "out of memory" : msg, "request body");
                 return -1;
         }
         *rest = b.rest;

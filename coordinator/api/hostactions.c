@@ -1,6 +1,7 @@
 /* What an admin asks of a host's agent (gather its logs, reclaim it), and
  * the logs: the agent's upload and the admin's download. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -34,7 +35,8 @@ void api_host_reclaim(void *app, struct http_request *req, struct http_response 
         struct infra_env ie;
         struct host h;
         char err[512] = "";
-        json_object *v = NULL, *cv = NULL;
+        struct jctx jc = { err, sizeof err, 0 };
+        bool wipe = false, cancel = false;
         if (!api_need_admin(req, resp))
                 return;
         json_object_object_foreach(req->body, key, val) {
@@ -44,12 +46,12 @@ void api_host_reclaim(void *app, struct http_request *req, struct http_response 
                         return;
                 }
         }
-        if ((json_object_object_get_ex(req->body, "wipe", &v) && !json_object_is_type(v, json_type_boolean)) ||
-            (json_object_object_get_ex(req->body, "cancel", &cv) && !json_object_is_type(cv, json_type_boolean))) {
-                http_error(resp, 400, "fields \"wipe\" and \"cancel\" must be true or false");
+        /* Null is no boolean here. */
+        if ((!jget_bool(req->body, "wipe", &wipe, &jc) && jhas(req->body, "wipe")) ||
+            (!jget_bool(req->body, "cancel", &cancel, &jc) && jhas(req->body, "cancel")))
+                jrefuse(&jc, "fields \"wipe\" and \"cancel\" must be true or false");
+        if (!api_read_ok(resp, &jc))
                 return;
-        }
-        bool wipe = v && json_object_get_boolean(v), cancel = cv && json_object_get_boolean(cv);
         if (wipe && cancel) {
                 http_error(resp, 400, "\"cancel\" withdraws a reclaim: it takes no \"wipe\"");
                 return;
@@ -104,13 +106,11 @@ void api_host_logs_get(void *app, struct http_request *req, struct http_response
         if (api_load_host(sv, req, resp, HOST_OP_LOGS, &ie, &h) < 0)
                 goto out;
         int r = svc_host_logs_get(sv, &h, &l);
-        if (r == -ENOENT) {
-                http_error(resp, 404, "host %s has uploaded no logs yet; ask for them with POST "
-                                      "…/actions/gather-logs (musterctl host logs HOST --gather)", h.id);
-                goto out;
-        }
         if (r < 0) {
-                api_store_error(resp, r, "host");
+                char none[256];
+                snprintf(none, sizeof none, "host %s has uploaded no logs yet; ask for them with POST "
+                                            "…/actions/gather-logs (musterctl host logs HOST --gather)", h.id);
+                api_svc_error(resp, r, r == -ENOENT ? none : NULL, "host");
                 goto out;
         }
         http_text(resp, 200, (char *) l.data, l.len, "application/gzip");

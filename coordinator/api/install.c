@@ -131,25 +131,6 @@ out:
         infra_env_free(&ie);
 }
 
-/* ---- install steps' results (api/agents.c hands them over) ---------------- */
-
-void api_install_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code, json_object *output,
-                        const char *error, struct http_response *resp) {
-        install_step_result(sv, h, step_id, exit_code, output, error);
-        http_json(resp, 200, json_object_new_object());
-}
-
-void api_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
-                           const char *error, struct http_response *resp) {
-        char err[512] = "";
-        const char *what = "cluster";
-        int r = install_disk_speed_result(sv, h, exit_code, output, error, err, sizeof err, &what);
-        if (r < 0)
-                api_svc_error(resp, r, err, what);
-        else
-                http_json(resp, 200, json_object_new_object());
-}
-
 /* ---- progress ------------------------------------------------------------ */
 
 /* PUT /infra-envs/{ie}/hosts/{id}/progress from the host's agent:
@@ -158,8 +139,6 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
         struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
-        json_object *v;
-        char *info = NULL;
         char err[512] = "";
         if (api_load_host(sv, req, resp, HOST_OP_AGENT_PROGRESS, &ie, &h) < 0)
                 goto out;
@@ -167,32 +146,27 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
                 http_error(resp, 403, "install progress is reported by the host's agent");
                 goto out;
         }
-        if (!json_object_object_get_ex(req->body, "stage", &v) || !json_object_is_type(v, json_type_string) ||
-            install_stage_from_string(json_object_get_string(v)) == _INSTALL_STAGE_INVALID) {
-                http_error(resp, 400, "field \"stage\" must be one of starting, writing-image, writing-payload, "
-                                      "rebooting, done");
+        struct jctx jc = { err, sizeof err, 0 };
+        const char *st = jget_cstr(req->body, "stage", SIZE_MAX, &jc);
+        enum install_stage stage = st ? install_stage_from_string(st) : _INSTALL_STAGE_INVALID;
+        if (stage == _INSTALL_STAGE_INVALID)
+                jrefuse(&jc, "field \"stage\" must be one of starting, writing-image, writing-payload, rebooting, "
+                             "done");
+        else if (stage == INSTALL_STAGE_DONE)
+                jrefuse(&jc, "stage \"done\" is the coordinator's to set: a host is done when its installed system "
+                             "checks in");
+        if (!api_read_ok(resp, &jc))
                 goto out;
-        }
-        enum install_stage stage = install_stage_from_string(json_object_get_string(v));
-        if (stage == INSTALL_STAGE_DONE) {
-                http_error(resp, 400, "stage \"done\" is the coordinator's to set: a host is done when its "
-                                      "installed system checks in");
+        int64_t percent = 0;
+        if (!jget_int(req->body, "percent", 0, 100, &percent, &jc))
+                jrefuse(&jc, "field \"percent\" must be an integer from 0 to 100");
+        if (!api_read_ok(resp, &jc))
                 goto out;
-        }
-        if (!json_object_object_get_ex(req->body, "percent", &v) || !json_object_is_type(v, json_type_int) ||
-            json_object_get_int64(v) < 0 || json_object_get_int64(v) > 100) {
-                http_error(resp, 400, "field \"percent\" must be an integer from 0 to 100");
+        const char *info = jget_cstr(req->body, "info", MODEL_MAX_MESSAGE, &jc);
+        if (jc.r < 0)
+                jrefuse(&jc, "field \"info\" must be a string of at most %d bytes", MODEL_MAX_MESSAGE);
+        if (!api_read_ok(resp, &jc))
                 goto out;
-        }
-        int64_t percent = json_object_get_int64(v);
-        if (json_object_object_get_ex(req->body, "info", &v) && !json_object_is_type(v, json_type_null)) {
-                if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) > MODEL_MAX_MESSAGE ||
-                    strlen(json_object_get_string(v)) != (size_t) json_object_get_string_len(v)) {
-                        http_error(resp, 400, "field \"info\" must be a string of at most %d bytes", MODEL_MAX_MESSAGE);
-                        goto out;
-                }
-                info = (char *) json_object_get_string(v);
-        }
         int r = install_progress(sv, &h, stage, percent, info, err, sizeof err);
         if (r < 0) {
                 api_svc_error(resp, r, err, "host");

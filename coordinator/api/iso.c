@@ -124,10 +124,16 @@ static char *coordinator_url(const char *configured, bool https, struct http_req
         return url;
 }
 
-/* Answer 503 for a template or config the ISO cannot be served with. */
-static void unavailable(struct http_response *resp, const char *ie_id, const char *why) {
-        log_warning("api", "infra-env %s: cannot serve the discovery ISO: %s", ie_id, why);
-        http_error(resp, 503, "the discovery ISO cannot be served: %s", why);
+/* Answer an ISO or PXE file that cannot be opened (r < 0): -ENODATA, a
+ * template or config it cannot be served with, is said and logged so. */
+static void refuse(struct http_response *resp, int r, const char *ie_id, const char *why) {
+        char msg[640];
+        if (r == -ENODATA) {
+                log_warning("api", "infra-env %s: cannot serve the discovery ISO: %s", ie_id, why);
+                snprintf(msg, sizeof msg, "the discovery ISO cannot be served: %s", why);
+                why = msg;
+        }
+        api_svc_error(resp, r, why, "discovery ISO");
 }
 
 /* The answer's headers and body: 304, 416, or the file (a part of it) as
@@ -146,9 +152,7 @@ static void answer(struct http_request *req, struct http_response *resp, const s
                 range = NULL; /* the client's part is of another file: send it all */
         int r = http_range_parse(range, size, &start, &len);
         if (r == -ERANGE) {
-                http_error(resp, 416, "the range \"%.64s\" is not within the file's %llu bytes", range,
-                           (unsigned long long) size);
-                http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) size);
+                http_range_refuse(resp, range, size, "file");
                 return;
         }
         if (r == 0) {
@@ -193,10 +197,8 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
         if (!(url = coordinator_url(svc_cfg(sv)->iso_coordinator_url, !((struct api *) app)->insecure_http, req, resp)))
                 goto out;
         int r = svc_iso_image_open(sv, &ie, url, &img, err, sizeof err);
-        if (r == -ENODATA)
-                unavailable(resp, ie.id, err);
-        else if (r < 0)
-                http_error(resp, 500, "%s", err);
+        if (r < 0)
+                refuse(resp, r, ie.id, err);
         else {
                 char fname[128];
                 struct dl_stream proto = {
@@ -256,10 +258,8 @@ void api_pxe_download(void *app, struct http_request *req, struct http_response 
         if (qt)
                 snprintf(query, sizeof query, "?token=%s", qt);
         int r = svc_pxe_open(sv, &ie, url, (enum pxe_kind) kind, query, &img, err, sizeof err);
-        if (r == -ENODATA)
-                unavailable(resp, ie.id, err);
-        else if (r < 0)
-                http_error(resp, 500, "%s", err);
+        if (r < 0)
+                refuse(resp, r, ie.id, err);
         else {
                 struct dl_stream proto = {
                         .fd = img.t.fd, .pxe = true, .src_offset = img.src_offset, .src_len = img.src_len,

@@ -15,107 +15,64 @@
 
 #define OP_MAX_LIST 1000 /* packages or subscriptions in one request */
 
-/* Optional member k: a string (*out), absent or null (NULL). 0, or answers
- * 400 and returns -EINVAL. */
-static int opt_str(json_object *o, const char *k, const char **out, struct http_response *resp) {
-        json_object *v;
-        *out = NULL;
-        if (!json_object_object_get_ex(o, k, &v) || !v)
-                return 0;
-        if (!json_object_is_type(v, json_type_string)) {
-                http_error(resp, 400, "field \"%s\" must be a string", k);
-                return -EINVAL;
+/* Member "cleanup": {"enabled": bool} into *out (absent: left alone):
+ * whether it was there. */
+static bool read_cleanup(json_object *o, bool *out, struct jctx *c) {
+        if (c->r < 0)
+                return false;
+        json_object *v = jget(o, "cleanup", json_type_object, c);
+        bool e;
+        if (v && json_object_object_length(v) == 1 && jget_bool(v, "enabled", &e, c)) {
+                *out = e;
+                return true;
         }
-        *out = json_object_get_string(v);
-        if (strlen(*out) != (size_t) json_object_get_string_len(v)) {
-                http_error(resp, 400, "field \"%s\" has a NUL byte", k);
-                return -EINVAL;
-        }
-        return 0;
+        if (v || c->r < 0)
+                jrefuse(c, "field \"cleanup\" must be {\"enabled\": true|false}");
+        return false;
 }
 
-static int opt_bool(json_object *o, const char *k, bool *out, struct http_response *resp) {
-        json_object *v;
-        *out = false;
-        if (!json_object_object_get_ex(o, k, &v) || !v)
-                return 0;
-        if (!json_object_is_type(v, json_type_boolean)) {
-                http_error(resp, 400, "field \"%s\" must be true or false", k);
-                return -EINVAL;
-        }
-        *out = json_object_get_boolean(v);
-        return 0;
-}
-
-/* Member "cleanup": {"enabled": bool} into *out (absent: false); *given
- * says whether it was there. 0, or answers 400 and returns -EINVAL. */
-static int opt_cleanup(json_object *o, bool *out, bool *given, struct http_response *resp) {
-        json_object *v, *e;
-        *out = false;
-        *given = false;
-        if (!json_object_object_get_ex(o, "cleanup", &v) || !v)
-                return 0;
-        if (!json_object_is_type(v, json_type_object) || json_object_object_length(v) != 1 ||
-            !json_object_object_get_ex(v, "enabled", &e) || !json_object_is_type(e, json_type_boolean)) {
-                http_error(resp, 400, "field \"cleanup\" must be {\"enabled\": true|false}");
-                return -EINVAL;
-        }
-        *out = json_object_get_boolean(e);
-        *given = true;
-        return 0;
-}
-
-/* {package, channel?, catalog?, version_range?, skip_dependencies?, cleanup?}. */
-static int read_subscription(json_object *o, struct op_subscribe *s, struct http_response *resp) {
+/* {package, channel?, catalog?, version_range?, skip_dependencies?, cleanup?};
+ * the strings point into o. */
+static void read_subscription(json_object *o, struct op_subscribe *s, struct jctx *c) {
         if (!json_object_is_type(o, json_type_object)) {
-                http_error(resp, 400, "a subscription must be a JSON object");
-                return -EINVAL;
+                jfail(c, "a subscription must be a JSON object");
+                return;
         }
-        int r = opt_str(o, "package", &s->package, resp);
-        if (r >= 0 && !s->package) {
-                http_error(resp, 400, "field \"package\" is required");
-                r = -EINVAL;
-        }
-        if (r >= 0)
-                r = opt_str(o, "channel", &s->channel, resp);
-        if (r >= 0)
-                r = opt_str(o, "catalog", &s->catalog, resp);
-        if (r >= 0)
-                r = opt_str(o, "version_range", &s->version_range, resp);
-        if (r >= 0)
-                r = opt_bool(o, "skip_dependencies", &s->skip_dependencies, resp);
-        bool given;
-        if (r >= 0)
-                r = opt_cleanup(o, &s->cleanup, &given, resp);
-        return r;
+        s->package = jget_cstr(o, "package", SIZE_MAX, c);
+        if (!s->package)
+                jfail(c, "field \"package\" is required");
+        s->channel = jget_cstr(o, "channel", SIZE_MAX, c);
+        s->catalog = jget_cstr(o, "catalog", SIZE_MAX, c);
+        s->version_range = jget_cstr(o, "version_range", SIZE_MAX, c);
+        jget_bool(o, "skip_dependencies", &s->skip_dependencies, c);
+        read_cleanup(o, &s->cleanup, c);
 }
 
 /* An array member of package names (absent: none); the names point into o. */
-static int read_names(json_object *o, const char *k, const char ***out, size_t *n, struct http_response *resp) {
-        json_object *a;
-        *out = NULL;
+static const char **read_names(json_object *o, const char *k, size_t *n, struct jctx *c) {
         *n = 0;
-        if (!json_object_object_get_ex(o, k, &a) || !a)
-                return 0;
-        size_t len = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-        if (!json_object_is_type(a, json_type_array) || len > OP_MAX_LIST) {
-                http_error(resp, 400, "field \"%s\" must be a list of at most %d package names", k, OP_MAX_LIST);
-                return -EINVAL;
+        if (c->r < 0)
+                return NULL;
+        json_object *a = jget_array(o, k, OP_MAX_LIST, c);
+        if (!a) {
+                if (c->r < 0)
+                        jrefuse(c, "field \"%s\" must be a list of at most %d package names", k, OP_MAX_LIST);
+                return NULL;
         }
-        *out = calloc(len + 1, sizeof **out);
-        if (!*out) {
-                http_error(resp, 500, "out of memory");
-                return -ENOMEM;
+        size_t len = json_object_array_length(a);
+        const char **v = calloc(len + 1, sizeof *v);
+        if (!v) {
+                joom(c);
+                return NULL;
         }
-        for (size_t i = 0; i < len; i++) {
+        for (size_t i = 0; i < len && c->r == 0; i++) {
                 json_object *e = json_object_array_get_idx(a, i);
-                if (!json_object_is_type(e, json_type_string) || !json_object_get_string_len(e)) {
-                        http_error(resp, 400, "%s[%zu] must be a package name", k, i);
-                        return -EINVAL;
-                }
-                (*out)[(*n)++] = json_object_get_string(e);
+                if (!json_object_is_type(e, json_type_string) || !json_object_get_string_len(e))
+                        jfail(c, "%s[%zu] must be a package name", k, i);
+                else
+                        v[(*n)++] = json_object_get_string(e);
         }
-        return 0;
+        return v;
 }
 
 void api_subscription_create(void *app, struct http_request *req, struct http_response *resp) {
@@ -124,7 +81,11 @@ void api_subscription_create(void *app, struct http_request *req, struct http_re
         struct op_subscribe in = { 0 };
         json_object *out = NULL;
         char err[2048] = "";
-        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0 || read_subscription(req->body, &in, resp) < 0)
+        struct jctx jc = { err, sizeof err, 0 };
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
+                goto out;
+        read_subscription(req->body, &in, &jc);
+        if (!api_read_ok(resp, &jc))
                 goto out;
         int r = operators_subscribe(sv, c.id, &in, P(req)->owner, &out, err, sizeof err);
         api_answer(resp, r, err, "subscription", 201, out);
@@ -164,31 +125,31 @@ out:
         cluster_free(&c);
 }
 
-/* The preview's added subscriptions, from body.subscriptions. */
-static int read_extra(json_object *body, struct resolve_subscription **out, size_t *n, struct http_response *resp) {
-        json_object *a;
-        *out = NULL;
+/* The preview's added subscriptions, from body.subscriptions (absent:
+ * none). */
+static struct resolve_subscription *read_extra(json_object *body, size_t *n, struct jctx *c) {
         *n = 0;
-        if (!json_object_object_get_ex(body, "subscriptions", &a) || !a)
-                return 0;
-        size_t len = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-        if (!json_object_is_type(a, json_type_array) || len > OP_MAX_LIST) {
-                http_error(resp, 400, "field \"subscriptions\" must be a list of at most %d subscriptions",
-                           OP_MAX_LIST);
-                return -EINVAL;
+        if (c->r < 0)
+                return NULL;
+        json_object *a = jget_array(body, "subscriptions", OP_MAX_LIST, c);
+        if (!a) {
+                if (c->r < 0)
+                        jrefuse(c, "field \"subscriptions\" must be a list of at most %d subscriptions", OP_MAX_LIST);
+                return NULL;
         }
-        if (!(*out = calloc(len + 1, sizeof **out))) {
-                http_error(resp, 500, "out of memory");
-                return -ENOMEM;
+        size_t len = json_object_array_length(a);
+        struct resolve_subscription *v = calloc(len + 1, sizeof *v);
+        if (!v) {
+                joom(c);
+                return NULL;
         }
-        for (size_t i = 0; i < len; i++) {
+        for (size_t i = 0; i < len && c->r == 0; i++) {
                 struct op_subscribe s = { 0 };
-                if (read_subscription(json_object_array_get_idx(a, i), &s, resp) < 0)
-                        return -EINVAL;
-                (*out)[(*n)++] = (struct resolve_subscription) { s.package, s.channel, s.catalog, s.version_range,
-                                                                 s.skip_dependencies };
+                read_subscription(json_object_array_get_idx(a, i), &s, c);
+                v[(*n)++] = (struct resolve_subscription) { s.package, s.channel, s.catalog, s.version_range,
+                                                            s.skip_dependencies };
         }
-        return 0;
+        return v;
 }
 
 void api_operators_resolve(void *app, struct http_request *req, struct http_response *resp) {
@@ -199,9 +160,14 @@ void api_operators_resolve(void *app, struct http_request *req, struct http_resp
         struct op_options o = { 0 };
         json_object *out = NULL;
         char err[2048] = "";
-        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0 ||
-            read_extra(req->body, &extra, &o.n_extra, resp) < 0 || read_names(req->body, "upgrade", &up, &o.n_upgrade, resp) < 0 ||
-            opt_bool(req->body, "upgrade_all", &o.upgrade_all, resp) < 0 || opt_bool(req->body, "prune", &o.prune, resp) < 0)
+        struct jctx jc = { err, sizeof err, 0 };
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
+                goto out;
+        extra = read_extra(req->body, &o.n_extra, &jc);
+        up = read_names(req->body, "upgrade", &o.n_upgrade, &jc);
+        jget_bool(req->body, "upgrade_all", &o.upgrade_all, &jc);
+        jget_bool(req->body, "prune", &o.prune, &jc);
+        if (!api_read_ok(resp, &jc))
                 goto out;
         o.extra = extra;
         o.upgrade = up;
@@ -218,9 +184,13 @@ void api_operators_upgrade(void *app, struct http_request *req, struct http_resp
         struct op_options o = { 0 };
         json_object *out = NULL;
         char err[2048] = "";
-        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0 ||
-            read_names(req->body, "packages", &pkgs, &o.n_upgrade, resp) < 0 ||
-            opt_bool(req->body, "all", &o.upgrade_all, resp) < 0 || opt_bool(req->body, "prune", &o.prune, resp) < 0)
+        struct jctx jc = { err, sizeof err, 0 };
+        if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
+                goto out;
+        pkgs = read_names(req->body, "packages", &o.n_upgrade, &jc);
+        jget_bool(req->body, "all", &o.upgrade_all, &jc);
+        jget_bool(req->body, "prune", &o.prune, &jc);
+        if (!api_read_ok(resp, &jc))
                 goto out;
         if (!o.upgrade_all && o.n_upgrade == 0) {
                 http_error(resp, 400, "name the packages to upgrade, or set \"all\": true");
@@ -240,13 +210,15 @@ void api_subscription_patch(void *app, struct http_request *req, struct http_res
         struct cluster c;
         json_object *out = NULL;
         char err[2048] = "";
-        bool enabled, given;
+        struct jctx jc = { err, sizeof err, 0 };
+        bool enabled = false;
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
         if (!json_object_is_type(req->body, json_type_object) || json_object_object_length(req->body) != 1 ||
-            opt_cleanup(req->body, &enabled, &given, resp) < 0 || !given) {
-                if (!resp->status)
-                        http_error(resp, 400, "a subscription's PATCH is {\"cleanup\": {\"enabled\": true|false}}");
+            !read_cleanup(req->body, &enabled, &jc)) {
+                if (jc.r == 0)
+                        jfail(&jc, "a subscription's PATCH is {\"cleanup\": {\"enabled\": true|false}}");
+                api_read_ok(resp, &jc);
                 goto out;
         }
         int r = operators_set_cleanup(sv, c.id, req->params[1], enabled, P(req)->owner, &out, err, sizeof err);

@@ -4,6 +4,7 @@
  * honoured, for an agent resuming), and musterd's public signing key. The
  * handlers parse and authorize; the services of svc/releases.h decide. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,33 +70,35 @@ static int cmp_file(const void *a, const void *b) {
         return strcmp(((const struct in_file *) a)->name, ((const struct in_file *) b)->name);
 }
 
-/* The files of the body, sorted by name (the release order). 0, or answers
- * 400 and returns -EINVAL. */
-static int read_files(json_object *body, struct in_file **out, size_t *n, struct http_response *resp) {
-        json_object *a;
-        *out = NULL;
+/* The files of the body, sorted by name (the release order), pointing
+ * into it (malloc'd; NULL and a refusal in c otherwise). */
+static struct in_file *read_files(json_object *body, size_t *n, struct jctx *c) {
         *n = 0;
-        if (!json_object_object_get_ex(body, "files", &a) || !json_object_is_type(a, json_type_array)) {
-                http_error(resp, 400, "field \"files\" must be an array of {name, content}");
-                return -EINVAL;
+        json_object *a = jget(body, "files", json_type_array, c);
+        if (!a) {
+                jrefuse(c, "field \"files\" must be an array of {name, content}");
+                return NULL;
         }
         size_t len = json_object_array_length(a);
         if (len > MAX_RELEASE_FILES) {
-                http_error(resp, 400, "a release has at most %d files, this one %zu", MAX_RELEASE_FILES, len);
-                return -EINVAL;
+                jfail(c, "a release has at most %d files, this one %zu", MAX_RELEASE_FILES, len);
+                return NULL;
         }
-        struct in_file *v = calloc(len ? len : 1, sizeof *v);
+        _cleanup_free_ struct in_file *v = calloc(len ? len : 1, sizeof *v);
         if (!v) {
-                http_error(resp, 500, "out of memory");
-                return -ENOMEM;
+                joom(c);
+                return NULL;
         }
         for (size_t i = 0; i < len; i++) {
-                json_object *e = json_object_array_get_idx(a, i), *name, *content;
-                if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "name", &name) ||
-                    !json_object_is_type(name, json_type_string) || !json_object_object_get_ex(e, "content", &content) ||
-                    !json_object_is_type(content, json_type_string)) {
-                        http_error(resp, 400, "files[%zu] must be an object with string members name and content", i);
-                        goto fail;
+                json_object *e = json_object_array_get_idx(a, i), *name = NULL, *content = NULL;
+                struct jctx lax = { 0 }; /* the words are this loop's */
+                if (json_object_is_type(e, json_type_object)) {
+                        name = jget(e, "name", json_type_string, &lax);
+                        content = jget(e, "content", json_type_string, &lax);
+                }
+                if (!name || !content) {
+                        jfail(c, "files[%zu] must be an object with string members name and content", i);
+                        return NULL;
                 }
                 v[i].name = json_object_get_string(name);
                 v[i].content = json_object_get_string(content);
@@ -103,31 +106,27 @@ static int read_files(json_object *body, struct in_file **out, size_t *n, struct
                 size_t nl = (size_t) json_object_get_string_len(name);
                 if (nl == 0 || nl > MANIFEST_MAX_FILE_NAME || strlen(v[i].name) != nl || strchr(v[i].name, '/') ||
                     v[i].name[0] == '.') {
-                        http_error(resp, 400, "files[%zu]: \"%.64s\" is not a plain file name", i, v[i].name);
-                        goto fail;
+                        jfail(c, "files[%zu]: \"%.64s\" is not a plain file name", i, v[i].name);
+                        return NULL;
                 }
                 if (strlen(v[i].content) != v[i].len) {
-                        http_error(resp, 400, "%s: the content contains a NUL byte", v[i].name);
-                        goto fail;
+                        jfail(c, "%s: the content contains a NUL byte", v[i].name);
+                        return NULL;
                 }
                 if (v[i].len > MANIFEST_MAX_FILE) {
-                        http_error(resp, 400, "%s: %zu bytes, a manifest file may have at most %d", v[i].name, v[i].len,
-                                   MANIFEST_MAX_FILE);
-                        goto fail;
+                        jfail(c, "%s: %zu bytes, a manifest file may have at most %d", v[i].name, v[i].len,
+                              MANIFEST_MAX_FILE);
+                        return NULL;
                 }
         }
         qsort(v, len, sizeof *v, cmp_file);
         for (size_t i = 1; i < len; i++)
                 if (strcmp(v[i - 1].name, v[i].name) == 0) {
-                        http_error(resp, 400, "file %s is given twice", v[i].name);
-                        goto fail;
+                        jfail(c, "file %s is given twice", v[i].name);
+                        return NULL;
                 }
-        *out = v;
         *n = len;
-        return 0;
-fail:
-        free(v);
-        return -EINVAL;
+        return TAKE_PTR(v);
 }
 
 /* The body of an import: release.yaml parsed, the files read and their
@@ -136,36 +135,35 @@ fail:
 static int parse_release(struct http_request *req, struct http_response *resp, struct release_info *info,
                          struct manifest_list *ms, size_t *n_files, bool *strict_on) {
         _cleanup_free_ struct in_file *files = NULL;
-        json_object *y, *strict = NULL;
+        json_object *y;
         char err[512];
         int r;
 
-        if (!json_object_object_get_ex(req->body, "release_yaml", &y) || !json_object_is_type(y, json_type_string)) {
-                http_error(resp, 400, "field \"release_yaml\" must hold the text of release.yaml");
-                return -EINVAL;
-        }
+        struct jctx jc = { err, sizeof err, 0 };
+        if (!(y = jget(req->body, "release_yaml", json_type_string, &jc)))
+                jrefuse(&jc, "field \"release_yaml\" must hold the text of release.yaml");
+        if (!api_read_ok(resp, &jc))
+                return jc.r;
         err[0] = '\0';
         if ((r = release_info_parse_yaml(json_object_get_string(y), (size_t) json_object_get_string_len(y), info, err,
                                          sizeof err)) < 0) {
-                if (r == -ENOMEM)
-                        http_error(resp, 500, "out of memory");
-                else
-                        http_error(resp, 400, "%s%s", strncmp(err, "release.yaml", 12) == 0 ? "" : "release.yaml: ",
-                                   err[0] ? err : "not a valid release file");
+                char msg[600];
+                snprintf(msg, sizeof msg, "%s%s", strncmp(err, "release.yaml", 12) == 0 ? "" : "release.yaml: ",
+                         err[0] ? err : "not a valid release file");
+                /* A release.yaml refused, too large included, is a bad request (400). */
+                api_svc_error(resp, r == -ENOMEM ? r : -EINVAL, r == -ENOMEM ? "out of memory" : msg, "release.yaml");
                 return r;
         }
-        if ((r = read_files(req->body, &files, n_files, resp)) < 0)
-                return r;
+        if (!(files = read_files(req->body, n_files, &jc)) && !api_read_ok(resp, &jc))
+                return jc.r;
         for (size_t i = 0; i < *n_files; i++) {
                 err[0] = '\0';
                 r = manifest_parse_file(files[i].name, files[i].content, files[i].len, ms, err, sizeof err);
-                if (r == -ENOMEM) {
-                        http_error(resp, 500, "out of memory");
-                        return r;
-                }
                 if (r < 0) {
-                        /* -E2BIG: past a manifest limit, or aliases that expand too far. */
-                        http_error(resp, r == -E2BIG ? 413 : 400, "%s", err[0] ? err : files[i].name);
+                        /* -E2BIG (413): past a manifest limit, or aliases that expand too far; any other
+                         * refusal of the file is a bad request. */
+                        api_svc_error(resp, r == -ENOMEM || r == -E2BIG ? r : -EINVAL,
+                                      r == -ENOMEM ? "out of memory" : err[0] ? err : files[i].name, "manifest");
                         return r;
                 }
                 if (ms->n > STORE_MAX_RELEASE_MANIFESTS) {
@@ -181,13 +179,11 @@ static int parse_release(struct http_request *req, struct http_response *resp, s
                                            ms->v[k].file, ms->v[k].doc_index, ms->v[k].path);
                                 return -EINVAL;
                         }
-        if (json_object_object_get_ex(req->body, "strict", &strict) &&
-            !json_object_is_type(strict, json_type_boolean)) {
-                http_error(resp, 400, "field \"strict\" must be true or false");
-                return -EINVAL;
-        }
-        *strict_on = strict && json_object_get_boolean(strict);
-        return 0;
+        /* Null is no boolean here. */
+        *strict_on = false;
+        if (!jget_bool(req->body, "strict", strict_on, &jc) && jhas(req->body, "strict"))
+                jrefuse(&jc, "field \"strict\" must be true or false");
+        return api_read_ok(resp, &jc) ? 0 : jc.r;
 }
 
 void api_release_import(void *app, struct http_request *req, struct http_response *resp) {
@@ -445,9 +441,7 @@ void api_release_os_image(void *app, struct http_request *req, struct http_respo
         int k = http_range_parse(range, size, &start, &len);
         if (k == -ERANGE) {
                 close(fd);
-                http_error(resp, 416, "the range \"%.64s\" is not within the image's %llu bytes", range,
-                           (unsigned long long) size);
-                http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) size);
+                http_range_refuse(resp, range, size, "image");
                 return;
         }
         if (k != 1) {

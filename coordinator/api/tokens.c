@@ -23,34 +23,30 @@ static json_object *token_record_to_json(const struct store_token *t) {
 
 void api_token_create(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        json_object *v, *owner;
         enum admin_role role;
         int64_t ttl = AUTH_DEFAULT_TTL_S;
         char err[512] = "";
         if (!api_need_infra_admin(req, resp))
                 return;
-        if (!json_object_object_get_ex(req->body, "role", &v) || admin_role_from_string(json_object_get_string(v), &role) < 0) {
-                http_error(resp, 400, "field \"role\" must be infra-admin or cluster-creator");
+        struct jctx jc = { err, sizeof err, 0 };
+        const char *r_name = jget_cstr(req->body, "role", SIZE_MAX, &jc);
+        if (!r_name || admin_role_from_string(r_name, &role) < 0)
+                jrefuse(&jc, "field \"role\" must be infra-admin or cluster-creator");
+        if (!api_read_ok(resp, &jc))
                 return;
-        }
-        if (!json_object_object_get_ex(req->body, "owner", &owner) || !json_object_is_type(owner, json_type_string) ||
-            json_object_get_string_len(owner) < 1 || json_object_get_string_len(owner) > 127 ||
-            strlen(json_object_get_string(owner)) != (size_t) json_object_get_string_len(owner)) {
-                http_error(resp, 400, "field \"owner\" must be a non-empty string of at most 127 characters");
+        const char *owner = jget_cstr(req->body, "owner", 127, &jc);
+        if (!owner || !*owner)
+                jrefuse(&jc, "field \"owner\" must be a non-empty string of at most 127 characters");
+        if (!api_read_ok(resp, &jc))
                 return;
-        }
-        if (json_object_object_get_ex(req->body, "ttl_seconds", &v)) {
-                if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1 ||
-                    json_object_get_int64(v) > AUTH_MAX_TTL_S) {
-                        http_error(resp, 400, "field \"ttl_seconds\" must be an integer from 1 to %d (10 years)",
-                                   AUTH_MAX_TTL_S);
-                        return;
-                }
-                ttl = json_object_get_int64(v);
-        }
+        /* Null is no integer here. */
+        if (!jget_int(req->body, "ttl_seconds", 1, AUTH_MAX_TTL_S, &ttl, &jc) && jhas(req->body, "ttl_seconds"))
+                jrefuse(&jc, "field \"ttl_seconds\" must be an integer from 1 to %d (10 years)", AUTH_MAX_TTL_S);
+        if (!api_read_ok(resp, &jc))
+                return;
         struct store_token rec;
         char *token = NULL;
-        int r = svc_token_create(sv, role, json_object_get_string(owner), ttl, P(req)->owner, &token, &rec, err,
+        int r = svc_token_create(sv, role, owner, ttl, P(req)->owner, &token, &rec, err,
                                  sizeof err);
         if (r < 0)
                 api_svc_error(resp, r, err, "token");

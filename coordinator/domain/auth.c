@@ -269,7 +269,7 @@ static bool same_owner(const char *a, const char *b) {
 static int agent_may(const struct principal *p, const struct host_scope *s, enum host_op op, const char **why) {
         if (p->host_id[0] && (!s->host_id || strcasecmp(p->host_id, s->host_id) != 0)) {
                 *why = "this token belongs to another host";
-                return 403;
+                return -EPERM;
         }
         if (!host_op_is_agents(op)) {
                 /* A host token may read its own host; the infra-env's token,
@@ -277,14 +277,14 @@ static int agent_may(const struct principal *p, const struct host_scope *s, enum
                 if (op == HOST_OP_SHOW && p->host_id[0])
                         return 0;
                 *why = "this call is for administrators, not agents";
-                return 403;
+                return -EPERM;
         }
         if (p->host_id[0])
                 return 0;
         if (s->node_agent) {
                 *why = "the host is installed: its node agent speaks with the host's own token, not the "
                        "infra-env's";
-                return 403;
+                return -EPERM;
         }
         return 0;
 }
@@ -295,7 +295,7 @@ int auth_host_may(const struct principal *p, const struct host_scope *s, enum ho
                 return agent_may(p, s, op, why);
         if (host_op_is_agents(op)) {
                 *why = "this call is for a host's agent; people's tokens are refused here";
-                return 403;
+                return -EPERM;
         }
         if (p->role == ROLE_INFRA_ADMIN)
                 return 0;
@@ -307,7 +307,7 @@ int auth_host_may(const struct principal *p, const struct host_scope *s, enum ho
                 if (my_ie || op == HOST_OP_SHOW || op == HOST_OP_BIND)
                         return 0;
                 *why = "the host is in another owner's infra-env and not bound to one of your clusters";
-                return 403;
+                return -EPERM;
         case HOST_PLACE_BOUND:
                 if (my_ie || my_cluster)
                         return 0;
@@ -320,10 +320,10 @@ int auth_host_may(const struct principal *p, const struct host_scope *s, enum ho
                                 return 0;
                         *why = "the host is installed into another owner's cluster: its token, logs and reclaim "
                                "are that owner's";
-                        return 403;
+                        return -EPERM;
                 }
                 break;
         }
         *why = "host not found";
-        return 404;
+        return -ENOENT;
 }

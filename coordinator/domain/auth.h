@@ -123,8 +123,7 @@ struct host_scope {
 /* The place of a host bound or not (cluster_bound) in that status. */
 enum host_place auth_host_place(bool cluster_bound, int host_status);
 
-/* 0 when p may do op on the host; else the HTTP status to answer, 403 (the
- * caller may know the host but not do this) or 404 (not even its existence
- * is told: a host of another owner's cluster), with the reason in *why
- * (static text). */
+/* 0 when p may do op on the host; else -EPERM (the caller may know the
+ * host but not do this) or -ENOENT (not even its existence is told: a host
+ * of another owner's cluster), with the reason in *why (static text). */
 int auth_host_may(const struct principal *p, const struct host_scope *s, enum host_op op, const char **why);

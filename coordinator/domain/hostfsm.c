@@ -296,20 +296,6 @@ int hostfsm_apply(enum host_status from, enum hostfsm_event ev, const struct hos
         return -EPERM;
 }
 
-int hostfsm_error_http(int r) {
-        switch (r) {
-        case 0:
-                return 200;
-        case -EPERM:
-        case -EBUSY:
-                return API_CONFLICT;
-        case -EINVAL:
-                return API_BAD_REQUEST;
-        default:
-                return API_INTERNAL;
-        }
-}
-
 const char *hostfsm_status_info(enum host_status s) {
         switch (s) {
         case HOST_DISCOVERING_UNBOUND: return "Waiting for the host's inventory and validations";

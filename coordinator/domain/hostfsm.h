@@ -60,15 +60,13 @@ enum hostfsm_verdict hostfsm_verdict(const struct validation_result *v, size_t n
 
 /* Apply ev to a host in state `from`. ctx may be NULL (all false/empty).
  * 0: *to is the new state (possibly == from), *reason a static sentence.
- * -EPERM: not allowed in this state (HTTP 409), *reason says why;
- * -EBUSY: the cluster is installing (HTTP 409), *reason says so;
+ * -EPERM: not allowed in this state, *reason says why (the services answer
+ *         it as a conflict, -EBUSY);
+ * -EBUSY: the cluster is installing, *reason says so;
  * -EINVAL: unknown state or event, or validations-refreshed without results.
  * to and reason may be NULL. */
 int hostfsm_apply(enum host_status from, enum hostfsm_event ev, const struct hostfsm_ctx *ctx,
                   enum host_status *to, const char **reason);
-
-/* HTTP status for a hostfsm_apply() error (protocol.h enum api_error). */
-int hostfsm_error_http(int r);
 
 /* A host's status_info for state s: a fixed sentence per state. */
 const char *hostfsm_status_info(enum host_status s);

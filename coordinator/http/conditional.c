@@ -1,7 +1,8 @@
 /* Conditional and partial requests (RFC 9110 §13-14): Range, If-None-Match
  * and If-Range against a body and its ETag, and a Host header fit to put in
- * a URL. Pure: the handlers that stream files (the discovery ISO, a
- * release's OS image) decide with these. */
+ * a URL, and the 416 for a range outside the body. Pure but for that
+ * answer: the handlers that stream files (the discovery ISO, a release's OS
+ * image) decide with these. */
 #include "http.h"
 
 #include <errno.h>
@@ -66,6 +67,12 @@ int http_range_parse(const char *header, uint64_t size, uint64_t *start, uint64_
         *start = a;
         *len = last - a + 1;
         return 1;
+}
+
+void http_range_refuse(struct http_response *resp, const char *header, uint64_t size, const char *what) {
+        http_error(resp, 416, "the range \"%.64s\" is not within the %s's %llu bytes", header ? header : "", what,
+                   (unsigned long long) size);
+        http_header_add(resp, "Content-Range", "bytes */%llu", (unsigned long long) size);
 }
 
 /* Whether a comma-separated list of entity-tags holds etag: weak tags

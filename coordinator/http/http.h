@@ -212,10 +212,14 @@ const char *http_header(const struct http_request *req, const char *name);
 struct sockaddr_storage;
 int http_parse_listen(const char *listen, struct sockaddr_storage *ss, unsigned *len);
 
-/* The HTTP status of a service's -errno, from one table: -EINVAL 400,
- * -EPERM 403, -ENOENT 404, -EEXIST/-EBUSY/-ESTALE/-ENOPKG/-EDOM/-EDQUOT 409,
- * -E2BIG 413, -EUSERS 429 (too many at once: a rate), -EAGAIN 503, -ENOSPC
- * 507; anything else 500. */
+/* The HTTP status of a service's (or the store's, or a parser's) -errno,
+ * from the one table every answer takes its status from (the API's
+ * handlers add only the words): -EINVAL 400, -EPERM 403, -ENOENT 404,
+ * -EEXIST/-EBUSY/-ESTALE/-ENOPKG/-EDOM/-EDQUOT/-EALREADY 409, -E2BIG 413,
+ * -EUSERS 429 (too many at once: a rate), -EAGAIN/-ENODATA 503 (-ENODATA:
+ * cannot be served with this configuration), -ENOSPC 507; anything else
+ * (-ENOMEM, -EIO, ...) 500. To add an error: a row in http.c's table and
+ * its line here. */
 int http_status_of_errno(int r);
 
 /* ---- conditional and partial requests (conditional.c) ---------------------- */
@@ -226,6 +230,11 @@ int http_status_of_errno(int r);
  * a malformed one, another unit, several ranges); -ERANGE when it is
  * unsatisfiable (416). Pure. */
 int http_range_parse(const char *header, uint64_t size, uint64_t *start, uint64_t *len);
+/* The answer to a Range header that http_range_parse found unsatisfiable:
+ * 416 with the Content-Range RFC 9110 §14.4 asks for (the whole size after
+ * "bytes" and an asterisk) and a reason naming the range and `what` ("file",
+ * "image"). */
+void http_range_refuse(struct http_response *resp, const char *header, uint64_t size, const char *what);
 
 /* Whether an If-None-Match (weak comparison, "*" matches) or If-Range
  * (strong comparison; a date never matches) header value names etag. Pure. */

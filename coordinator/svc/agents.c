@@ -122,7 +122,9 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
         return r;
 }
 
-int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped) {
+/* The agent stopped its installation (stopped) or had none running: no more
+ * stop-installation steps for h. 0 or -errno. */
+static int agent_stopped(struct svc *sv, const struct host *h, bool stopped) {
         int r = store_host_clear_stop(sv->store, h->infra_env_id, h->id);
         if (r > 0)
                 svc_event(sv, EVENT_INFO, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id, "host %s: %s", h->id,
@@ -130,7 +132,8 @@ int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped) {
         return r < 0 ? r : 0;
 }
 
-void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error) {
+/* A step of type t failed on h with `error` (may be NULL): an event. */
+static void agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error) {
         svc_event(sv, EVENT_WARNING, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                   "step %s failed on host %s: %s", step_type_to_string(t), h->id, error ? error : "no reason given");
 }
@@ -166,7 +169,11 @@ int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host 
         return r;
 }
 
-int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output) {
+/* The result of a network step (connectivity-check, ntp-synchronizer,
+ * domain-resolution) of h: kept as its step result and the host validated
+ * again. A host no longer bound (an unbind came between) drops it. 0 or
+ * -errno (store errors). */
+static int agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output) {
         /* Handed out while bound, answered after an unbind: stale. */
         if (!h->cluster_id)
                 return 0;
@@ -175,6 +182,43 @@ int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_typ
         if (r < 0)
                 return r;
         revalidate(sv, h);
+        return 0;
+}
+
+int svc_agent_step_result(struct svc *sv, const struct infra_env *ie, struct host *h,
+                          const struct agent_step_result *res, char *err, size_t errlen, const char **what) {
+        enum step_type t = res->type;
+        json_object *stopped = NULL;
+        *what = "step result";
+        switch (t) {
+        case STEP_STOP_INSTALLATION:
+                /* The agent stopped (or had nothing running): no more stops. */
+                *what = "host";
+                return agent_stopped(sv, h, json_object_object_get_ex(res->output, "stopped", &stopped) &&
+                                                    json_object_get_boolean(stopped));
+        case STEP_INSTALL:
+                install_step_result(sv, h, res->step_id, res->exit_code, res->output, res->error);
+                return 0;
+        case STEP_INSTALLATION_DISK_SPEED_CHECK:
+                *what = "cluster";
+                return install_disk_speed_result(sv, h, res->exit_code, res->output, res->error, err, errlen, what);
+        case STEP_LOGS_GATHER:
+                return svc_agent_logs_result(sv, h, res->exit_code, res->error);
+        case STEP_RECLAIM:
+                return svc_agent_reclaim_result(sv, h, res->exit_code, res->output, res->error);
+        default:
+                break;
+        }
+        if (res->exit_code != 0) {
+                agent_step_failed(sv, h, t, res->error);
+                return 0;
+        }
+        if (t == STEP_INVENTORY) {
+                *what = "inventory";
+                return svc_agent_inventory(sv, ie, h, res->text, res->len, err, errlen);
+        }
+        if (t == STEP_CONNECTIVITY_CHECK || t == STEP_NTP_SYNCHRONIZER || t == STEP_DOMAIN_RESOLUTION)
+                return agent_network_result(sv, h, t, res->output);
         return 0;
 }
 struct bound_peers {

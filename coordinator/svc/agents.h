@@ -35,12 +35,35 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
 int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, bool own_token,
                    struct steps_reply *rep, const char **what);
 
-/* The agent stopped its installation (stopped) or had none running: no more
- * stop-installation steps for h. 0 or -errno. */
-int svc_agent_stopped(struct svc *sv, const struct host *h, bool stopped);
+/* One step's result as the host's agent sent it (the handler has read the
+ * request): its type, exit code, step id (install steps: "install-N",
+ * "apply-N"; may be NULL), the agent's words for a failure (may be NULL),
+ * its "output" parsed (NULL: none) and, for an inventory that succeeded,
+ * the inventory's JSON text instead (text[0..len): the output's own bytes,
+ * or the string it held). */
+struct agent_step_result {
+        enum step_type type;
+        int64_t exit_code;
+        const char *step_id;
+        const char *error;
+        json_object *output;
+        const char *text;
+        size_t len;
+};
 
-/* A step of type t failed on h with `error` (may be NULL): an event. */
-void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type t, const char *error);
+/* Host h's (of infra-env ie) step result res, handed by its type to what
+ * takes it: stop-installation (no more stops for h, an event), install
+ * (install_step_result), installation-disk-speed-check
+ * (install_disk_speed_result), logs-gather (svc_agent_logs_result), reclaim
+ * (svc_agent_reclaim_result); of the others, one that failed is an event,
+ * an inventory is taken (svc_agent_inventory), a network step's result
+ * (connectivity-check, ntp-synchronizer, domain-resolution) kept as the
+ * host's step result and the host validated again (a host no longer bound
+ * drops it); the rest are ignored. 0, or -errno with err (err empty: *what
+ * names what failed for the store's words: "host", "inventory", "cluster",
+ * "step result"). */
+int svc_agent_step_result(struct svc *sv, const struct infra_env *ie, struct host *h,
+                          const struct agent_step_result *res, char *err, size_t errlen, const char **what);
 
 /* Host h's inventory as the agent sent it: the JSON text text[0..len)
  * (the step result's "output" as its bytes came, or the string it held),
@@ -53,8 +76,3 @@ void svc_agent_step_failed(struct svc *sv, const struct host *h, enum step_type 
 int svc_agent_inventory(struct svc *sv, const struct infra_env *ie, struct host *h, const char *text, size_t len,
                         char *err, size_t errlen);
 
-/* The result of a network step (connectivity-check, ntp-synchronizer,
- * domain-resolution) of h: kept as its step result and the host validated
- * again. A host no longer bound (an unbind came between) drops it. 0 or
- * -errno (store errors). */
-int svc_agent_network_result(struct svc *sv, const struct host *h, enum step_type t, json_object *output);

@@ -193,7 +193,8 @@ Test(auth, ttl_durations) {
  * infra-env; bound or installed, it is in bob's cluster. Each row's 14
  * letters are the answers to: show set delete bind unbind install
  * rotate-token gather-logs logs reclaim | agent-poll agent-result
- * agent-progress agent-logs-upload; '.' allowed, 'F' 403, 'H' 404. */
+ * agent-progress agent-logs-upload; '.' allowed, 'F' -EPERM, 'H' -ENOENT
+ * (403 and 404 by http/'s table: test_http, errors.host_rule). */
 enum who { W_INFRA_ADMIN, W_IE_OWNER, W_CLUSTER_OWNER, W_OTHER_CREATOR, W_AGENT, W_HOST, W_OTHER_HOST, _W_MAX };
 
 static const char *const HOST_ID = "5e0b2c4d-6a7f-4e81-9c3d-2b1a0f9e8d7c";
@@ -268,7 +269,7 @@ Test(auth, host_rule_table) {
                                 const char *why = NULL;
                                 int got = auth_host_may(&p, &s, (enum host_op) op, &why);
                                 char c = EXPECT[pl][w][op];
-                                int want = c == '.' ? 0 : c == 'F' ? 403 : 404;
+                                int want = c == '.' ? 0 : c == 'F' ? -EPERM : -ENOENT;
                                 cr_expect_eq(got, want, "%s host, %s, %s: %d, not %d (%s)", places[pl], WHO_NAMES[w],
                                              host_op_to_string((enum host_op) op), got, want, why ? why : "");
                                 cr_expect(got == 0 || (why && *why), "a refusal says why");

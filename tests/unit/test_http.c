@@ -1,8 +1,8 @@
 /* The HTTP layer on real loopback HTTP: route matching, the validation
  * order (405/404, auth, 413, 415, 400 for bad JSON), the per-route body
  * limit, text and streamed file answers, metrics, token-optional routes;
- * and the pure checks at the door (strict UTF-8, NUL characters) and the
- * connection limit from the file limit. */
+ * and the pure checks at the door (strict UTF-8, NUL characters), the
+ * connection limit from the file limit, and the one errno -> status table. */
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -302,6 +302,41 @@ Test(server, metrics_count_by_route_and_status) {
         cr_assert(strstr(m, "muster_http_request_duration_seconds_count{route=\"open\"} 1"));
         cr_assert(strstr(m, "le=\"+Inf\"} 1"));
         free(m);
+}
+
+/* ---- the one errno -> status table ---------------------------------------- */
+
+Test(errors, one_table) {
+        static const struct {
+                int err, status;
+        } rows[] = {
+                { -EINVAL, 400 }, { -EPERM, 403 },    { -ENOENT, 404 }, { -EEXIST, 409 }, { -EBUSY, 409 },
+                { -ESTALE, 409 }, { -ENOPKG, 409 },   { -EDOM, 409 },   { -EDQUOT, 409 }, { -EALREADY, 409 },
+                { -E2BIG, 413 },  { -EUSERS, 429 },   { -EAGAIN, 503 }, { -ENODATA, 503 }, { -ENOSPC, 507 },
+                { -ENOMEM, 500 }, { -EIO, 500 },      { -ERANGE, 500 }, { 0, 500 },
+        };
+        for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+                cr_assert_eq(http_status_of_errno(rows[i].err), rows[i].status, "%d", rows[i].err);
+}
+
+/* What the host state machine's errors (test_hostfsm: bound_states_and_errors)
+ * become. Its -EBUSY (the cluster is installing) is a conflict, its -EINVAL
+ * a bad request, anything else an internal error, as the state machine's
+ * own map (hostfsm_error_http, gone) had them. Its -EPERM (not in this
+ * state) was 409 there, 403 in this table: the table holds (a client never
+ * saw the state machine's map; the services answer -EPERM as -EBUSY). */
+Test(errors, host_state_machine) {
+        cr_assert_eq(http_status_of_errno(-EBUSY), 409);
+        cr_assert_eq(http_status_of_errno(-EINVAL), 400);
+        cr_assert_eq(http_status_of_errno(-ENOMEM), 500);
+        cr_assert_eq(http_status_of_errno(-EPERM), 403);
+}
+
+/* What the host rule's refusals (test_auth: host_rule_table, 'F' and 'H')
+ * become: 403 and 404, as auth_host_may answered them when it spoke HTTP. */
+Test(errors, host_rule) {
+        cr_assert_eq(http_status_of_errno(-EPERM), 403);
+        cr_assert_eq(http_status_of_errno(-ENOENT), 404);
 }
 
 /* ---- the checks at the door (pure) -------------------------------------- */

@@ -1,6 +1,8 @@
 /* Walking a JSON text without its tree (jsonread.h: json_members,
  * json_elements, json_span_parse) and the inventory read that way
- * (inventory_from_text), checked against json-c's whole-tree reading. */
+ * (inventory_from_text), checked against json-c's whole-tree reading; and
+ * jsonread.h's reader of a request's members (jhas, jget_cstr, jget_bool,
+ * jget_int, jrefuse). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
@@ -282,4 +284,111 @@ Test(jsonwalk, inventory_text_refusals) {
         cr_assert_eq(b.n_disks, 0);
         inventory_free(&b);
         free(doc);
+}
+
+/* ---- a request's members ------------------------------------------------ */
+
+static json_object *doc(const char *text) {
+        json_object *o = json_tokener_parse(text);
+        cr_assert(o, "%s", text);
+        return o;
+}
+
+Test(jsonread, request_strings) {
+        json_object *o = doc("{\"a\": \"abc\", \"n\": null, \"i\": 5, \"e\": \"\"}");
+        char why[128] = "";
+        struct jctx c = { why, sizeof why, 0 };
+        const char *a = jget_cstr(o, "a", 3, &c);
+        cr_assert_str_eq(a, "abc");
+        cr_assert_eq(a, json_object_get_string(json_object_object_get(o, "a")), "in place, not a copy");
+        cr_assert_str_eq(jget_cstr(o, "e", 3, &c), "");
+        cr_assert_null(jget_cstr(o, "n", 3, &c), "null is absent");
+        cr_assert_null(jget_cstr(o, "missing", 3, &c));
+        cr_assert_null(jget_cstr(NULL, "a", 3, &c));
+        cr_assert_eq(c.r, 0);
+        cr_assert_null(jget_cstr(o, "a", 2, &c));
+        cr_assert_eq(c.r, -EINVAL);
+        cr_assert_str_eq(why, "field \"a\" is longer than 2 bytes");
+        c = (struct jctx) { why, sizeof why, 0 };
+        cr_assert_null(jget_cstr(o, "i", 10, &c));
+        cr_assert_str_eq(why, "field \"i\" must be a string");
+        cr_assert_null(jget_cstr(o, "a", 1, &c));
+        cr_assert_str_eq(why, "field \"i\" must be a string", "the first reason holds");
+        /* A NUL inside (json-c keeps the length). */
+        json_object_object_add(o, "z", json_object_new_string_len("x\0y", 3));
+        c = (struct jctx) { why, sizeof why, 0 };
+        cr_assert_null(jget_cstr(o, "z", 10, &c));
+        cr_assert_str_eq(why, "field \"z\" has a NUL byte");
+        /* jhas: there at all, null included. */
+        cr_assert(jhas(o, "a"));
+        cr_assert(jhas(o, "n"));
+        cr_assert_not(jhas(o, "missing"));
+        cr_assert_not(jhas(NULL, "a"));
+        json_object_put(o);
+}
+
+Test(jsonread, request_booleans_and_integers) {
+        json_object *o = doc("{\"t\": true, \"f\": false, \"n\": null, \"s\": \"yes\", \"i\": -7, "
+                             "\"d\": 1.5, \"big\": 100}");
+        char why[128] = "";
+        struct jctx c = { why, sizeof why, 0 };
+        bool b = false;
+        cr_assert(jget_bool(o, "t", &b, &c));
+        cr_assert(b);
+        cr_assert(jget_bool(o, "f", &b, &c));
+        cr_assert_not(b);
+        b = true;
+        cr_assert_not(jget_bool(o, "n", &b, &c));
+        cr_assert_not(jget_bool(o, "missing", &b, &c));
+        cr_assert(b, "left alone");
+        cr_assert_eq(c.r, 0);
+        cr_assert_not(jget_bool(o, "s", &b, &c));
+        cr_assert_eq(c.r, -EINVAL);
+        cr_assert_str_eq(why, "field \"s\" must be true or false");
+
+        int64_t x = 42;
+        c = (struct jctx) { why, sizeof why, 0 };
+        cr_assert(jget_int(o, "i", INT64_MIN, INT64_MAX, &x, &c));
+        cr_assert_eq(x, -7);
+        x = 42;
+        cr_assert_not(jget_int(o, "n", 0, 10, &x, &c));
+        cr_assert_not(jget_int(o, "missing", 0, 10, &x, &c));
+        cr_assert_eq(x, 42, "left alone");
+        cr_assert_eq(c.r, 0);
+        cr_assert_not(jget_int(o, "big", 0, 99, &x, &c));
+        cr_assert_str_eq(why, "field \"big\" must be an integer from 0 to 99");
+        cr_assert_eq(x, 42);
+        c = (struct jctx) { why, sizeof why, 0 };
+        cr_assert_not(jget_int(o, "d", 0, 99, &x, &c), "a double is no integer");
+        cr_assert_str_eq(why, "field \"d\" must be an integer");
+        c = (struct jctx) { why, sizeof why, 0 };
+        cr_assert(jget_int(o, "big", 100, 100, &x, &c));
+        cr_assert_eq(x, 100);
+        json_object_put(o);
+}
+
+Test(jsonread, refusals_in_the_callers_words) {
+        json_object *o = doc("{\"id\": 5}");
+        char why[128] = "";
+        struct jctx c = { why, sizeof why, 0 };
+        cr_assert_null(jget_cstr(o, "id", 64, &c));
+        jrefuse(&c, "field \"%s\" must be a UUID", "id");
+        cr_assert_eq(c.r, -EINVAL);
+        cr_assert_str_eq(why, "field \"id\" must be a UUID", "in place of the getter's words");
+        /* Without a failure before it, too (a member that is absent). */
+        c = (struct jctx) { why, sizeof why, 0 };
+        jrefuse(&c, "field \"x\" is required");
+        cr_assert_eq(c.r, -EINVAL);
+        cr_assert_str_eq(why, "field \"x\" is required");
+        /* Out of memory stays what it is. */
+        c = (struct jctx) { why, sizeof why, 0 };
+        joom(&c);
+        jrefuse(&c, "other words");
+        cr_assert_eq(c.r, -ENOMEM);
+        cr_assert_str_eq(why, "out of memory");
+        /* No buffer: only the errno. */
+        c = (struct jctx) { 0 };
+        jrefuse(&c, "words");
+        cr_assert_eq(c.r, -EINVAL);
+        json_object_put(o);
 }
