@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addon.h"
+#include "domain/addon.h"
 #include "benchstat.h"
 #include "mustache.h"
 

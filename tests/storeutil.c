@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "catalogs.h"
+#include "svc/catalogs.h"
 #include "crypto.h"
-#include "svc.h"
+#include "svc/svc.h"
 #include "testutil.h"
 
 char *tu_store_infra_env(struct store *st, const char *owner, const char *name) {

@@ -2,7 +2,7 @@
  * test_store_sqlite, test_svc*): resources made directly in a store, and a
  * struct svc over a store of its own. */
 #pragma once
-#include "store.h"
+#include "store/store.h"
 
 struct crypto_key;
 struct muster_config;

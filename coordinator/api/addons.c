@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addons.h"
-#include "api.h"
+#include "svc/addons.h"
+#include "api/api.h"
 #include "cleanup.h"
 #include "json-cleanup.h"
 

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agents.h"
-#include "api.h"
-#include "hostactions.h"
+#include "svc/agents.h"
+#include "api/api.h"
+#include "svc/hostactions.h"
 #include "uuid.h"
 
 void api_host_register(void *app, struct http_request *req, struct http_response *resp) {

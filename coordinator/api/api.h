@@ -3,11 +3,11 @@
  * call a service and write the answer. The daemon hands the HTTP server
  * a struct api as every handler's `app`. */
 #pragma once
-#include "auth.h"
-#include "http.h"
+#include "domain/auth.h"
+#include "http/http.h"
 #include "jsonread.h"
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* What /readyz answers while musterd serves plain HTTP. */
 #define API_READY_INSECURE                                                                             \

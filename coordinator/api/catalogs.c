@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "catalogs.h"
+#include "api/api.h"
+#include "svc/catalogs.h"
 #include "cleanup.h"
 #include "uuid.h"
 

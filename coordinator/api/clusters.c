@@ -3,8 +3,8 @@
  * handlers parse and authorize; the services of svc/clusters.h decide. */
 #include <stdbool.h>
 
-#include "api.h"
-#include "clusters.h"
+#include "api/api.h"
+#include "svc/clusters.h"
 
 void api_cluster_create(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);

@@ -10,15 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "catalog.h"
 #include "cleanup.h"
-#include "clusters.h"
-#include "hosts.h"
-#include "infra_envs.h"
+#include "svc/clusters.h"
+#include "svc/hosts.h"
+#include "svc/infra_envs.h"
 #include "log.h"
 #include "uuid.h"
-#include "validations.h"
+#include "domain/validations.h"
 
 
 void api_svc_error(struct http_response *resp, int r, const char *err, const char *what) {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "events.h"
+#include "api/api.h"
+#include "svc/events.h"
 
 void api_events_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);

@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "format.h"
-#include "hostfsm.h"
+#include "domain/hostfsm.h"
 
 void api_healthz(void *app, struct http_request *req, struct http_response *resp) {
         http_json(resp, 200, json_object_new_string("ok"));

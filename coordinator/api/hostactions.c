@@ -5,8 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api.h"
-#include "hostactions.h"
+#include "api/api.h"
+#include "svc/hostactions.h"
 
 void api_host_gather_logs(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "hosts.h"
+#include "api/api.h"
+#include "svc/hosts.h"
 #include "uuid.h"
 
 void api_host_get(void *app, struct http_request *req, struct http_response *resp) {

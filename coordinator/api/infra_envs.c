@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "infra_envs.h"
+#include "api/api.h"
+#include "svc/infra_envs.h"
 
 static json_object *infra_env_reply(const struct infra_env *ie, const char *token) {
         json_object *o = infra_env_to_json(ie, 0);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "clusters.h"
-#include "install.h"
+#include "api/api.h"
+#include "svc/clusters.h"
+#include "svc/install.h"
 #include "uuid.h"
 
 /* ---- install ------------------------------------------------------------ */

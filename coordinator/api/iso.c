@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "cleanup.h"
-#include "downloads.h"
-#include "hostactions.h"
-#include "hosts.h"
+#include "svc/downloads.h"
+#include "svc/hostactions.h"
+#include "svc/hosts.h"
 #include "log.h"
 
 #define ISO_CONTENT_TYPE "application/x-iso9660-image"

@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "catalog.h"
 #include "cleanup.h"
-#include "operands.h"
+#include "svc/operands.h"
 
 void api_operand_apply(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "cleanup.h"
 #include "json-cleanup.h"
-#include "operators.h"
-#include "uninstall.h"
+#include "svc/operators.h"
+#include "svc/uninstall.h"
 
 #define OP_MAX_LIST 1000 /* packages or subscriptions in one request */
 

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "cleanup.h"
-#include "iso.h"
+#include "svc/iso.h"
 #include "json-cleanup.h"
-#include "releases.h"
+#include "svc/releases.h"
 
 #define MAX_RELEASE_FILES 10000
 #define MAX_QUERY_LIST 256     /* entries of ?additional= and ?exclude= */

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "iso.h"
+#include "api/api.h"
+#include "svc/iso.h"
 #include "protocol.h"
 
 void api_after(void *app, const struct http_route *route, const struct http_request *req, int status) {

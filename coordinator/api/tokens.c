@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "tokens.h"
+#include "api/api.h"
+#include "svc/tokens.h"
 #include "uuid.h"
 
 static json_object *token_record_to_json(const struct store_token *t) {

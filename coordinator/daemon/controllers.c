@@ -1,16 +1,16 @@
 /* The periodic passes as named controllers (controllers.h). */
-#include "controllers.h"
+#include "daemon/controllers.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "addons.h"
+#include "svc/addons.h"
 #include "format.h"
 #include "log.h"
-#include "musterd.h"
-#include "uninstall.h"
+#include "daemon/musterd.h"
+#include "svc/uninstall.h"
 
 static int64_t every_second(struct svc *sv) {
         (void) sv;

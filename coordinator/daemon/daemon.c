@@ -15,11 +15,11 @@
 
 #include "cleanup.h"
 #include "fdio.h"
-#include "controllers.h"
+#include "daemon/controllers.h"
 #include "format.h"
 #include "jwt.h"
 #include "log.h"
-#include "musterd.h"
+#include "daemon/musterd.h"
 
 static int musterd_tls_refresh(struct musterd *d);
 

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "log.h"
-#include "musterd.h"
+#include "daemon/musterd.h"
 
 static void usage(FILE *f) {
         fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store URL] [--config FILE]\n"

@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "api.h"
-#include "config.h"
-#include "controllers.h"
-#include "svc.h"
-#include "tls.h"
+#include "api/api.h"
+#include "domain/config.h"
+#include "daemon/controllers.h"
+#include "svc/svc.h"
+#include "daemon/tls.h"
 
 struct musterd {
         struct svc svc;                  /* the services and their shared state */

@@ -1,5 +1,5 @@
 /* musterd's HTTPS certificate: the operator's, or its own CA's (tls.h). */
-#include "tls.h"
+#include "daemon/tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

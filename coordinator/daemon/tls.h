@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "domain/config.h"
 #include "strv.h"
-#include "tlsgen.h"
+#include "daemon/tlsgen.h"
 
 struct daemon_tls {
         struct tls_pair pair;   /* the certificate and key served */

@@ -1,5 +1,5 @@
 /* musterd's CA and server certificates with GnuTLS (tlsgen.h). */
-#include "tlsgen.h"
+#include "daemon/tlsgen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

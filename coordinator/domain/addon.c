@@ -1,6 +1,6 @@
 /* Add-on proxies, their rendered releases and the staged rollout's rules
  * (addon.h). */
-#include "addon.h"
+#include "domain/addon.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* Token issue and check, and the scope rules (auth.h). */
-#include "auth.h"
+#include "domain/auth.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* musterd's configuration file (config.h): a table of known keys, each with
  * its section, type, limits and place in struct muster_config, and a strict
  * line parser over it. */
-#include "config.h"
+#include "domain/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 #include "cleanup.h"
 #include "confline.h"
-#include "opcleanup.h"
+#include "domain/opcleanup.h"
 
 #define KIB (INT64_C(1) << 10)
 #define MIB (INT64_C(1) << 20)

@@ -1,7 +1,7 @@
 /* The host state machine (hostfsm.h): every allowed and every refused
  * transition is a row of transitions[]; hostfsm_apply() takes the first row
  * that matches the state, the event and its guard. */
-#include "hostfsm.h"
+#include "domain/hostfsm.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "protocol.h"
-#include "validations.h"
+#include "domain/validations.h"
 
 enum hostfsm_event {
         HOSTFSM_EV_REGISTERED,          /* agent (re-)registered */

@@ -1,5 +1,5 @@
 /* Operand cleanup's state machine (opcleanup.h). */
-#include "opcleanup.h"
+#include "domain/opcleanup.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
-#include "operators_payload.h"
+#include "domain/operators_payload.h"
 
 static bool installs(const struct resolve_step *s) {
         return s->action != RESOLVE_REMOVE && s->catalog_bundle;

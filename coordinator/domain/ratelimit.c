@@ -2,7 +2,7 @@
  * arrival time" `tat`; a take is allowed while tat is at most
  * (burst - 1) * interval ahead of now, and moves it one interval on. That is
  * exactly a bucket of `burst` tokens refilled every interval, in one integer. */
-#include "ratelimit.h"
+#include "domain/ratelimit.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* Step results -> validation facts (stepfacts.h). The agent is not trusted:
  * every member is type-checked, and anything odd reads as "not received". */
-#include "stepfacts.h"
+#include "domain/stepfacts.h"
 
 #include <errno.h>
 #include <json-c/json.h>

@@ -8,7 +8,7 @@
 
 #include "protocol.h"
 #include "strv.h"
-#include "validations.h"
+#include "domain/validations.h"
 
 struct step_facts {
         struct peer_connectivity *peers; /* peer_host_id points into peer_ids */

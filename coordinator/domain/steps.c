@@ -1,7 +1,7 @@
 /* Steps per host state (steps.h): plan[] says which step types each state
  * gets and whether the agent must exit to register again; the per-poll
  * filters (inventory cadence, peers present, names known) come after. */
-#include "steps.h"
+#include "domain/steps.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
-#include "validations.h"
+#include "domain/validations.h"
 
 static json_object *steps_reclaim_args(const char *kernel_url, const char *initrd_url, const char *cmdline, bool wipe,
                                        const char *installation_disk);

@@ -1,7 +1,7 @@
 /* Host and cluster validations (validations.h). Each check is one function
  * from facts to a result; the runners call them in validation_id order.
  * Messages name the numbers involved so an admin sees what to fix. */
-#include "validations.h"
+#include "domain/validations.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "domain/config.h"
 #include "inventory.h"
 #include "protocol.h"
 

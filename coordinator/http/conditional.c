@@ -3,7 +3,7 @@
  * a URL, and the 416 for a range outside the body. Pure but for that
  * answer: the handlers that stream files (the discovery ISO, a release's OS
  * image) decide with these. */
-#include "http.h"
+#include "http/http.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -3,9 +3,9 @@
  * request metrics; and what a hostile client meets: a connection limit from
  * the file limit, a cap per address, a deadline for each request's header,
  * unambiguous framing, and JSON bodies that are UTF-8 with no NUL. */
-#include "http.h"
+#include "http/http.h"
 #include "jsonread.h"
-#include "tlscreds.h"
+#include "http/tlscreds.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

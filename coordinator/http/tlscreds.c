@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "tlscreds.h"
+#include "http/http.h"
+#include "http/tlscreds.h"
 
 #define TLS_MAX_CHAIN 8
 

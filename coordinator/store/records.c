@@ -4,13 +4,13 @@
  * matches an expected mask. Kept apart from store.c, which picks the
  * back-ends, so that a driver uses it without calling back into its
  * caller. */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqldb.h"
+#include "store/sql/sqldb.h"
 
 const double store_latency_bounds[STORE_LATENCY_BUCKETS] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                                              0.05, 0.1, 0.25, 0.5, 1 };

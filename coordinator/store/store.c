@@ -5,13 +5,13 @@
  * clusters.c, ...), which checks its arguments and runs its SQL on the
  * handle's driver. What every resource file shares is in records.c and
  * store/sql/common.c. */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 /* URL prefixes and their back-ends' openers. A back-end this build does
  * not have (NULL) answers -EPROTONOSUPPORT, as does any other "scheme://";

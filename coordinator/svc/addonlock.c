@@ -1,11 +1,11 @@
 /* The add-on reconciler's lock (addonlock.h). */
-#include "addonlock.h"
+#include "svc/addonlock.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "addon.h"
+#include "domain/addon.h"
 
 struct svc_addons {
         pthread_mutex_t lock; /* one pass, or one change of a proxy, at a time */

@@ -1,12 +1,12 @@
 /* Part 3 of a cluster's payload (DESIGN §6): its add-on releases as
  * HelmChart manifests (addonpart.h). */
-#include "addonpart.h"
+#include "svc/addonpart.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "addon.h"
+#include "domain/addon.h"
 #include "cleanup.h"
 #include "errmsg.h"
 #include "json-cleanup.h"

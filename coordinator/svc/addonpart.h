@@ -7,7 +7,7 @@
 
 #include "manifest.h"
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* c's releases (not removing, not held by an out-of-band release) as
  * HelmChart manifests appended to *out, in proxy name order. */

@@ -1,15 +1,15 @@
 /* Add-on proxies, their releases and the reconciler (addons.h). */
-#include "addons.h"
+#include "svc/addons.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "addonlock.h"
-#include "addon.h"
+#include "svc/addonlock.h"
+#include "domain/addon.h"
 #include "cleanup.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"

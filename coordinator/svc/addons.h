@@ -14,8 +14,8 @@
 
 #include "manifest.h"
 #include "model.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 /* The proxy as answered: its spec, rollout state, live counts of its
  * releases and its conditions. NULL on ENOMEM. */

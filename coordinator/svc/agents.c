@@ -1,6 +1,6 @@
 /* What a host's agent does (agents.h): register, poll for its steps, and
  * report their results. */
-#include "agents.h"
+#include "svc/agents.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,16 +11,16 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "checkins.h"
+#include "svc/checkins.h"
 #include "cleanup.h"
-#include "downloads.h"
+#include "svc/downloads.h"
 #include "errmsg.h"
-#include "stepfacts.h"
-#include "hostactions.h"
-#include "hostfsm.h"
-#include "install.h"
-#include "ratelimit.h"
-#include "refresh.h"
+#include "domain/stepfacts.h"
+#include "svc/hostactions.h"
+#include "domain/hostfsm.h"
+#include "svc/install.h"
+#include "domain/ratelimit.h"
+#include "svc/refresh.h"
 #include "uuid.h"
 
 /* A known host registered again: after a bind or unbind (its agent was told

@@ -9,8 +9,8 @@
 #include <json-c/json.h>
 
 #include "model.h"
-#include "steps.h"
-#include "svc.h"
+#include "domain/steps.h"
+#include "svc/svc.h"
 
 /* Host `host_id` registers in infra-env ie (version may be NULL). A new host
  * takes a token from the infra-env's registration bucket ([infraenv]

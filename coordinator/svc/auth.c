@@ -2,7 +2,7 @@
  * cache has checked, then revocation, which only the store knows: a host's
  * own token against the host's generation, an agent's against its
  * infra-env's, a person's against the tokens table. */
-#include "svc.h"
+#include "svc/svc.h"
 
 #include <errno.h>
 #include <time.h>

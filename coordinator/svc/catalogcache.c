@@ -2,8 +2,8 @@
  * reference-counted with atomics, so a snapshot is released from any thread
  * without the cache's lock; the lock guards the entry table and the current
  * snapshot. */
-#include "catalogcache.h"
-#include "catalogload.h"
+#include "svc/catalogcache.h"
+#include "svc/catalogload.h"
 
 #include <errno.h>
 #include <pthread.h>

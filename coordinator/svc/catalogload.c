@@ -1,14 +1,14 @@
 /* Operator catalogs into memory (catalogload.h): a stored catalog parsed
  * into the cache, and the snapshot of all of them the resolver reads. */
-#include "catalogload.h"
-#include "catalogcache.h"
+#include "svc/catalogload.h"
+#include "svc/catalogcache.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
-#include "store.h"
+#include "store/store.h"
 
 #define ACQUIRE_TRIES 4 /* a snapshot raced by deletes is tried again this often */
 

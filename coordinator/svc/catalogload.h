@@ -3,10 +3,10 @@
  * snapshot of all of them the resolver reads. catalogs.c (add, read,
  * delete) and opresolve.c (the resolver) both load through here. */
 #pragma once
-#include "catalogcache.h"
+#include "svc/catalogcache.h"
 #include "resolve.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 /* The cached entry of record c, loaded first when it is not in memory: a
  * new reference, or -ENOENT when the catalog is gone. */

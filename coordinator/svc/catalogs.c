@@ -5,9 +5,9 @@
  * the first time something needs it. Adds, deletes and loads take the
  * cache's writer lock, so a catalog is parsed once and a delete cannot
  * race a load back into memory. */
-#include "catalogs.h"
-#include "catalogcache.h"
-#include "catalogload.h"
+#include "svc/catalogs.h"
+#include "svc/catalogcache.h"
+#include "svc/catalogload.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 #include "crypto.h"
 #include "errmsg.h"
 #include "log.h"
-#include "opresolve.h"
+#include "svc/opresolve.h"
 #include "uuid.h"
 
 static void err_clear(char *err, size_t errlen) {

@@ -12,8 +12,8 @@
 
 #include "catalog.h"
 #include "resolve.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 #define SVC_CATALOG_MAX_NAME 63
 #define SVC_CATALOG_MIN_PRIORITY (-1000)

@@ -2,7 +2,7 @@
  * (infra-env, host) that lives as long as musterd. Each entry holds the
  * host's poll count and, when it polled since the last flush, the time to
  * write; a flush copies those out under the lock and writes them outside it. */
-#include "checkins.h"
+#include "svc/checkins.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,23 +1,23 @@
 /* A cluster's capabilities and payload revisions under its release
  * (clusterrel.h): the pure capability and payload code of common/ fed with
  * what the store holds, and the results written back. */
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "addonpart.h"
-#include "uninstallpart.h"
+#include "svc/addonpart.h"
+#include "svc/uninstallpart.h"
 #include "canonjson.h"
 #include "cleanup.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "log.h"
-#include "operandpart.h"
-#include "operators_payload.h"
-#include "opresolve.h"
+#include "svc/operandpart.h"
+#include "domain/operators_payload.h"
+#include "svc/opresolve.h"
 #include "payload.h"
 
 int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr) {

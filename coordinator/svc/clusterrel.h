@@ -9,9 +9,9 @@
 
 #include "capability.h"
 #include "model.h"
-#include "svc.h"
-#include "opresolve.h"
-#include "store.h"
+#include "svc/svc.h"
+#include "svc/opresolve.h"
+#include "store/store.h"
 
 /* A release as the store has it, with its manifests when asked. */
 struct loaded_release {

@@ -3,21 +3,21 @@
  * spec or feature set, and pool hosts bound and unbound.
  * The state rules are hostfsm's; the "cluster is installing" check is made
  * again inside the store's transaction, so a bind racing an install loses. */
-#include "clusters.h"
+#include "svc/clusters.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "addons.h"
+#include "svc/addons.h"
 #include "cleanup.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "errmsg.h"
-#include "hostfsm.h"
+#include "domain/hostfsm.h"
 #include "log.h"
-#include "refresh.h"
-#include "validations.h"
+#include "svc/refresh.h"
+#include "domain/validations.h"
 
 static void err_clear(char *err, size_t errlen) {
         if (err && errlen)

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* The cluster `id` as stored (c always freeable). -ENOENT, store errors. */
 int svc_cluster_get(struct svc *sv, const char *id, struct cluster *c);

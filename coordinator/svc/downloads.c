@@ -1,7 +1,7 @@
 /* One infra-env's discovery ISO (downloads.h): the template, the config
  * area that makes it this infra-env's, and its ETag. The bytes are read
  * from the template when they are sent (iso_read); nothing is copied. */
-#include "downloads.h"
+#include "svc/downloads.h"
 
 #include <errno.h>
 #include <fcntl.h>

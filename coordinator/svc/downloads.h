@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "iso.h"
+#include "svc/iso.h"
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 struct iso_image {
         struct iso_template t; /* the template; its fd may be taken (set t.fd = -1) */

@@ -3,7 +3,7 @@
  * read it (svc_event_list, events.h), and then handed up to the sink that
  * the daemon wired. Lower layers never call a higher one to say something
  * happened; they call this. */
-#include "svc.h"
+#include "svc/svc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "events.h"
+#include "svc/events.h"
 #include "log.h"
 
 static void event_vmake(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,

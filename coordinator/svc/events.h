@@ -3,8 +3,8 @@
 #include <stddef.h>
 
 #include "model.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 /* The events f selects. With `owner` (a cluster creator's name; NULL: no
  * such filter), f->cluster_id must name a cluster of that owner, else

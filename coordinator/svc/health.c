@@ -1,6 +1,6 @@
 /* Whether the services can serve, and what they count (svc.h): the probe
  * behind /readyz and the services' part of /metrics. */
-#include "svc.h"
+#include "svc/svc.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,14 +1,14 @@
 /* A host's pending actions and its uploaded logs (hostactions.h). */
-#include "hostactions.h"
+#include "svc/hostactions.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "clusters.h"
-#include "downloads.h"
+#include "svc/clusters.h"
+#include "svc/downloads.h"
 #include "errmsg.h"
-#include "hosts.h"
-#include "validations.h"
+#include "svc/hosts.h"
+#include "domain/validations.h"
 
 int svc_host_request_logs(struct svc *sv, const struct host *h, const char *by, char requested_at[MODEL_TIME_LEN],
                           char *err, size_t errlen) {

@@ -10,8 +10,8 @@
 #include <json-c/json.h>
 
 #include "model.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 /* Bytes that start a gzip stream (RFC 1952): an upload must be one. */
 #define HOSTLOGS_MAGIC "\x1f\x8b"

@@ -1,13 +1,13 @@
 /* Hosts as people see and change them (hosts.h). */
-#include "hosts.h"
+#include "svc/hosts.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errmsg.h"
-#include "refresh.h"
-#include "validations.h"
+#include "svc/refresh.h"
+#include "domain/validations.h"
 
 int svc_host_get(struct svc *sv, const char *infra_env_id, const char *host_id, struct host *out) {
         return store_host_get(sv->store, infra_env_id, host_id, out);

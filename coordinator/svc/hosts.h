@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* The host (infra_env_id, host_id) as stored. -ENOENT, store errors. */
 int svc_host_get(struct svc *sv, const char *infra_env_id, const char *host_id, struct host *out);

@@ -1,7 +1,7 @@
 /* Infra-envs (infra_envs.h): the rules of creating one (its architecture
  * must have a discovery ISO), changing and deleting one (never from under
  * an installation or another owner), and its agent tokens. */
-#include "infra_envs.h"
+#include "svc/infra_envs.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "downloads.h"
-#include "iso.h"
-#include "ratelimit.h"
-#include "refresh.h"
+#include "svc/downloads.h"
+#include "svc/iso.h"
+#include "domain/ratelimit.h"
+#include "svc/refresh.h"
 
 int svc_infra_env_get(struct svc *sv, const char *id, struct infra_env *out) {
         return store_infra_env_get(sv->store, id, out);

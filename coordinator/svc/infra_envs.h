@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 /* The infra-env `id` as stored (out always freeable). -ENOENT, store
  * errors. */

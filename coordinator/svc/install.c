@@ -2,7 +2,7 @@
  * it, a day-2 host, progress and step results, failures and completion, the
  * payload revisions. The host state machine says where a host goes; the
  * cluster follows its hosts. */
-#include "install.h"
+#include "svc/install.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,20 +11,20 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "addons.h"
+#include "svc/addons.h"
 #include "cleanup.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "errmsg.h"
-#include "hostfsm.h"
+#include "domain/hostfsm.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "log.h"
 #include "payload.h"
-#include "refresh.h"
-#include "stepfacts.h"
-#include "steps.h"
-#include "uninstall.h"
-#include "validations.h"
+#include "svc/refresh.h"
+#include "domain/stepfacts.h"
+#include "domain/steps.h"
+#include "svc/uninstall.h"
+#include "domain/validations.h"
 
 int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why) {
         char info[1024];

@@ -12,8 +12,8 @@
 #include <json-c/json.h>
 
 #include "model.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 struct steps_input;
 

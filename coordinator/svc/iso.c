@@ -2,7 +2,7 @@
  * the sidecar's checks, the overlay reader downloads go through, the ETag,
  * and the pure helpers of the download route (Range, If-*, Host, file
  * name). */
-#include "iso.h"
+#include "svc/iso.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "checkins.h"
+#include "svc/checkins.h"
 #include "cleanup.h"
-#include "hostfsm.h"
-#include "install.h"
-#include "refresh.h"
-#include "svc.h"
+#include "domain/hostfsm.h"
+#include "svc/install.h"
+#include "svc/refresh.h"
+#include "svc/svc.h"
 
 /* Stale hosts are handled in batches, so a fleet going dark is one
  * transaction per batch. */

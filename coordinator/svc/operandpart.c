@@ -1,13 +1,13 @@
 /* The managed operands of a payload (operandpart.h). */
-#include "operandpart.h"
+#include "svc/operandpart.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "errmsg.h"
-#include "operators_payload.h"
-#include "store.h"
+#include "domain/operators_payload.h"
+#include "store/store.h"
 
 int operands_manifests(struct svc *sv, const struct cluster *c, const struct resolve_plan *plan,
                        struct manifest_list *out, char *err, size_t errlen) {

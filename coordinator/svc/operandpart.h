@@ -9,7 +9,7 @@
 #include "manifest.h"
 #include "model.h"
 #include "resolve.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* c's managed operands appended to *out; plan (may be NULL) orders them. */
 int operands_manifests(struct svc *sv, const struct cluster *c, const struct resolve_plan *plan,

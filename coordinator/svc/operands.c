@@ -1,6 +1,6 @@
 /* Operands applied through musterd and found by the node agents
  * (operands.h). */
-#include "operands.h"
+#include "svc/operands.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,12 +9,12 @@
 
 #include "catalog.h"
 #include "cleanup.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
-#include "opresolve.h"
-#include "store.h"
+#include "svc/opresolve.h"
+#include "store/store.h"
 
 void owned_kinds_free(struct owned_kinds *k) {
         free(k->v);

@@ -12,7 +12,7 @@
 #include "manifest.h"
 #include "model.h"
 #include "resolve.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* A kind one of the cluster's operators owns (a GVK its bundle provides). */
 struct owned_kind {

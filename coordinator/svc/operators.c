@@ -5,15 +5,15 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
-#include "operators.h"
-#include "refresh.h"
-#include "operands.h"
+#include "svc/operators.h"
+#include "svc/refresh.h"
+#include "svc/operands.h"
 #include "semver.h"
-#include "uninstallpart.h"
+#include "svc/uninstallpart.h"
 
 #define OP_MAX_NAME 253
 

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "opresolve.h"
-#include "svc.h"
+#include "svc/opresolve.h"
+#include "svc/svc.h"
 
 struct op_subscribe {
         const char *package;

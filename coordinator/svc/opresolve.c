@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalogload.h"
+#include "svc/catalogload.h"
 #include "cleanup.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "errmsg.h"
 #include "format.h"
-#include "operators_payload.h"
-#include "opresolve.h"
+#include "domain/operators_payload.h"
+#include "svc/opresolve.h"
 
 /* The bundles c's current payload revision installed. */
 static int load_installed(struct svc *sv, const struct cluster *c, struct op_resolution *out, char *err,

@@ -9,8 +9,8 @@
 
 #include "model.h"
 #include "resolve.h"
-#include "store.h"
-#include "svc.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 struct svc_catalog_set;
 

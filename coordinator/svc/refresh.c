@@ -1,7 +1,7 @@
 /* Validations and state for hosts and clusters (refresh.h): gather the
  * facts from the store, call the pure validations and state machine, write
  * back what changed, and say so in events. */
-#include "refresh.h"
+#include "svc/refresh.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "json-cleanup.h"
-#include "opresolve.h"
-#include "hostfsm.h"
+#include "svc/opresolve.h"
+#include "domain/hostfsm.h"
 #include "log.h"
-#include "stepfacts.h"
-#include "validations.h"
+#include "domain/stepfacts.h"
+#include "domain/validations.h"
 
 int cluster_view_load(struct svc *sv, const char *cluster_id, bool with_inventory, struct cluster_view *v) {
         char err[256];

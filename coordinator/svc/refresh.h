@@ -6,7 +6,7 @@
  * unbind, a PATCH. */
 #pragma once
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* A cluster and every host bound to it (inventories parsed when asked). */
 struct cluster_view {

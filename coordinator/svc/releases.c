@@ -1,8 +1,8 @@
 /* Releases (releases.h): the import with its warnings and the OS image
  * checks, reading and deletion, the filter preview, the OS image of a path
  * release opened safely from the releases folder, and the signing key. */
-#include "releases.h"
-#include "refresh.h"
+#include "svc/releases.h"
+#include "svc/refresh.h"
 
 #include <errno.h>
 #include <fcntl.h>

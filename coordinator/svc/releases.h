@@ -10,10 +10,10 @@
 #include <json-c/json.h>
 
 #include "capability.h"
-#include "clusterrel.h"
+#include "svc/clusterrel.h"
 #include "manifest.h"
 #include "release.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* Release `version` (with its manifests when asked) into *lr (always
  * freeable with release_unload). 0, or -ENOENT with err when it is not

@@ -2,7 +2,7 @@
  * force, an immutable snapshot published with release order, replaced whole
  * by a reload, the old ones kept until svc_fini (a request may still read
  * them). */
-#include "svc.h"
+#include "svc/svc.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -11,11 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "addonlock.h"
-#include "catalogcache.h"
-#include "checkins.h"
+#include "svc/addonlock.h"
+#include "svc/catalogcache.h"
+#include "svc/checkins.h"
 #include "log.h"
-#include "ratelimit.h"
+#include "domain/ratelimit.h"
 
 int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const struct muster_config *cfg) {
         memset(s, 0, sizeof *s); /* as in svc_fini: clang takes no { } into the _Atomic pointer */

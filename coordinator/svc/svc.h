@@ -11,11 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "config.h"
+#include "domain/auth.h"
+#include "domain/config.h"
 #include "crypto.h"
 #include "model.h"
-#include "store.h"
+#include "store/store.h"
 
 /* One configuration in force: immutable once published. A reload publishes
  * a new one and keeps the old ones (a request may still be reading them)

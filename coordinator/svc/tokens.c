@@ -1,7 +1,7 @@
 /* People's tokens (svc.h svc_token_issue, tokens.h): signed here, recorded
  * in the store (a token is good only once the store knows it), revoked
  * there. */
-#include "tokens.h"
+#include "svc/tokens.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
-#include "svc.h"
+#include "svc/svc.h"
 #include "uuid.h"
 
 int svc_token_issue(struct svc *sv, enum admin_role role, const char *owner, int64_t ttl_s, char **token,

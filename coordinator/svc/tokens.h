@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "store.h"
-#include "svc.h"
+#include "domain/auth.h"
+#include "store/store.h"
+#include "svc/svc.h"
 
 /* Issue `owner` a token of `role` for ttl_s seconds (svc_token_issue), the
  * user `by` asked (event). *token and *rec as svc_token_issue's (the

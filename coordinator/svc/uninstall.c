@@ -1,5 +1,5 @@
 /* Uninstalling an operator, its operands first when asked (uninstall.h). */
-#include "uninstall.h"
+#include "svc/uninstall.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,10 +11,10 @@
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "log.h"
-#include "operands.h"
-#include "operators.h"
-#include "refresh.h"
-#include "uninstallpart.h"
+#include "svc/operands.h"
+#include "svc/operators.h"
+#include "svc/refresh.h"
+#include "svc/uninstallpart.h"
 
 #define UNINSTALL_RETRIES 8 /* of a state another request changed meanwhile */
 

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 
 #include "model.h"
-#include "svc.h"
+#include "svc/svc.h"
 
 /* Uninstall the cluster's subscription to package; prune removes the
  * dependencies nothing needs any more when the operator goes. 0: gone now,

@@ -7,8 +7,8 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
-#include "opcleanup.h"
-#include "store.h"
+#include "domain/opcleanup.h"
+#include "store/store.h"
 
 struct uninstall {
         bool prune;             /* the dependencies nothing needs go with it */

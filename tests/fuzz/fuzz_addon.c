@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addon.h"
+#include "domain/addon.h"
 #include "manifest.h"
 
 static struct model_label labels[] = { { "env", "prod" }, { "example.com/tier", "gold" } };

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "domain/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = malloc(size + 1);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "http/http.h"
 
 /* Every string value in o holds no NUL and is UTF-8; so is every name. */
 static void walk(json_object *o, int depth) {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "iso.h"
+#include "http/http.h"
+#include "svc/iso.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint64_t body = 0;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz_selector.h"
-#include "pgtext.h"
+#include "store/pg/pgtext.h"
 
 /* The '?' outside quotes in s. */
 static size_t marks(const char *s) {

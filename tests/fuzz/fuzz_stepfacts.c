@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "stepfacts.h"
-#include "validations.h"
+#include "domain/config.h"
+#include "domain/stepfacts.h"
+#include "domain/validations.h"
 #include "fuzz_selector.h"
 
 static void check_results(const struct validation_result *v, int n) {

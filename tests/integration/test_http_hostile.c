@@ -19,7 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "http.h"
+#include "http/http.h"
 #include "testutil.h"
 
 /* Long enough for any server reaction here, far below the 60 s idle

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "tlsgen.h"
+#include "daemon/tlsgen.h"
 
 static struct tu_musterd md;
 static char *dir;

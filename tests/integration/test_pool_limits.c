@@ -19,7 +19,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "testutil.h"
 
 static struct tu_musterd md;

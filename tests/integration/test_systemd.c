@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "domain/config.h"
 #include "testutil.h"
 
 #define UNITS_DIR MUSTER_SOURCE_DIR "/systemd"

@@ -30,8 +30,8 @@ refused() {
 }
 
 # 1. An include that goes up: svc/ -> api/.
-sed -i '0,/#include "svc.h"/s//#include "svc.h"\n#include "api.h"/' "$tmp/tree/coordinator/svc/events.c"
-refused "an upward include" 'svc -> api .*UPWARD' 'coordinator/svc/events.c: api.h' -- --root "$tmp/tree"
+sed -i '0,/#include "svc\/svc.h"/s//#include "svc\/svc.h"\n#include "api\/api.h"/' "$tmp/tree/coordinator/svc/events.c"
+refused "an upward include" 'svc -> api .*UPWARD' 'coordinator/svc/events.c: api/api.h' -- --root "$tmp/tree"
 cp "$top/coordinator/svc/events.c" "$tmp/tree/coordinator/svc/events.c"
 
 # 2. A call that goes up, seen only in the objects: domain/ calls svc_event.

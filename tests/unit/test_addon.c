@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addon.h"
+#include "domain/addon.h"
 #include "json-cleanup.h"
 #include "manifest.h"
 

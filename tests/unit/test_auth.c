@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
+#include "domain/auth.h"
 #include "format.h"
 #include "jwt.h"
 #include "protocol.h"

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
-#include "checkins.h"
+#include "domain/auth.h"
+#include "svc/checkins.h"
 #include "jwt.h"
-#include "store.h"
+#include "store/store.h"
 #include "storeutil.h"
 #include "testutil.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "domain/config.h"
 #include "testutil.h"
 
 #define KIB (INT64_C(1) << 10)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostfsm.h"
-#include "steps.h"
+#include "domain/hostfsm.h"
+#include "domain/steps.h"
 
 #define N(a) (sizeof(a) / sizeof *(a))
 

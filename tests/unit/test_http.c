@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "http.h"
+#include "http/http.h"
 #include "testutil.h"
 
 Test(route, match_and_params) {

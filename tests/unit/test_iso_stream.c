@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "bootcfg.h"
-#include "http.h"
-#include "iso.h"
+#include "http/http.h"
+#include "svc/iso.h"
 #include "testutil.h"
 
 /* ---- the overlay reader ------------------------------------------------ */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "json-cleanup.h"
-#include "opcleanup.h"
+#include "domain/opcleanup.h"
 #include "testutil.h"
 
 static const struct cleanup_operand ops[] = {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "operators_payload.h"
+#include "domain/operators_payload.h"
 #include "resolve.h"
 
 static const char fbc[] =

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 
-#include "ratelimit.h"
+#include "domain/ratelimit.h"
 
 static struct ratelimit *rl;
 

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "http.h"
-#include "api.h"
+#include "http/http.h"
+#include "api/api.h"
 #include "protocol.h"
 
 /* Sample ids. */

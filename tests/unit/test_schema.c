@@ -19,7 +19,7 @@
 #include <libpq-fe.h>
 #endif
 
-#include "store.h"
+#include "store/store.h"
 #include "testutil.h"
 
 #define MAX_LINES 1024

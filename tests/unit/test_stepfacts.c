@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "stepfacts.h"
+#include "domain/stepfacts.h"
 
 static const char *const full =
         "{\"connectivity-check\":{\"peers\":["

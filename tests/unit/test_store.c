@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "storeutil.h"
 #include "testutil.h"
 

@@ -13,13 +13,13 @@
 #include <time.h>
 
 #include "crypto.h"
-#include "ratelimit.h"
+#include "domain/ratelimit.h"
 #include "svc/install.h" /* not the agent's install.h */
-#include "store.h"
+#include "store/store.h"
 #include "storeutil.h"
-#include "agents.h"
-#include "svc.h"
-#include "tokens.h"
+#include "svc/agents.h"
+#include "svc/svc.h"
+#include "svc/tokens.h"
 #include "testutil.h"
 
 static char *dir;

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalogload.h"
-#include "catalogs.h"
+#include "svc/catalogload.h"
+#include "svc/catalogs.h"
 #include "crypto.h"
-#include "store.h"
+#include "store/store.h"
 #include "storeutil.h"
-#include "svc.h"
+#include "svc/svc.h"
 #include "testutil.h"
 
 static char *dir;

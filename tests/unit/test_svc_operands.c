@@ -12,17 +12,17 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "catalogs.h"
+#include "svc/catalogs.h"
 #include "crypto.h"
 #include "json-cleanup.h"
-#include "operandpart.h"
-#include "operands.h"
-#include "operators.h"
-#include "uninstall.h"
-#include "uninstallpart.h"
-#include "store.h"
+#include "svc/operandpart.h"
+#include "svc/operands.h"
+#include "svc/operators.h"
+#include "svc/uninstall.h"
+#include "svc/uninstallpart.h"
+#include "store/store.h"
 #include "storeutil.h"
-#include "svc.h"
+#include "svc/svc.h"
 #include "testutil.h"
 
 static char *dir, *cl;

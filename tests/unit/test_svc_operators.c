@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalogs.h"
+#include "svc/catalogs.h"
 #include "crypto.h"
 #include "json-cleanup.h"
-#include "operators.h"
-#include "uninstall.h"
-#include "refresh.h"
-#include "store.h"
+#include "svc/operators.h"
+#include "svc/uninstall.h"
+#include "svc/refresh.h"
+#include "store/store.h"
 #include "storeutil.h"
-#include "svc.h"
+#include "svc/svc.h"
 #include "testutil.h"
 
 static char *dir, *cl;

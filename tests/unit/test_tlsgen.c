@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tlsgen.h"
+#include "daemon/tlsgen.h"
 
 #define NOW ((int64_t) 1790000000) /* 2026-09 */
 

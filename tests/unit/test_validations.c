@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "validations.h"
+#include "domain/config.h"
+#include "domain/validations.h"
 
 #define GIB (INT64_C(1) << 30)
 #define N(a) (sizeof(a) / sizeof *(a))

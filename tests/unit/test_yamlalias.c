@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "addon.h"
+#include "domain/addon.h"
 #include "catalog.h"
 #include "foreign.h"
 #include "json-cleanup.h"

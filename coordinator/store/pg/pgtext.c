@@ -1,6 +1,6 @@
 /* The PostgreSQL driver's two rewrites of text (pgtext.h): pure, no libpq,
  * fuzzed by tests/fuzz/fuzz_pgtext.c. */
-#include "pgtext.h"
+#include "store/pg/pgtext.h"
 
 #include <errno.h>
 #include <stdio.h>

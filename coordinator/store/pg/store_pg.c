@@ -9,9 +9,9 @@
  * The URL is libpq's (postgres://USER@HOST:PORT/DB?sslmode=...; a Unix
  * socket as ?host=/run/postgresql), with one parameter of ours that libpq
  * never sees: pool=N, the connections (default PG_POOL_DEFAULT). */
-#include "store.h"
-#include "sqldb.h"
-#include "schema.h"
+#include "store/store.h"
+#include "store/sql/sqldb.h"
+#include "store/sql/schema.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "cleanup.h"
-#include "pgtext.h"
+#include "store/pg/pgtext.h"
 
 static void pg_store_close(struct store *base);
 

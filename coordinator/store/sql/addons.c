@@ -1,6 +1,6 @@
 /* Add-ons: proxies and their releases, what hosts found, and the hosts per
  * cluster; their argument checks (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* Clusters: creation, reads, updates, status changes, reset and cancel, the
  * start of an installation, deletion and host counts; their argument checks
  * (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

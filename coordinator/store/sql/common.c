@@ -2,7 +2,7 @@
  * checks that need no database, the retry of an aborted transaction, the
  * driver's calls, binding and reading columns, statements with a variable
  * WHERE and paged lists. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* Copying a store into an empty one (store_copy): every table, parents first,
  * then a check that both read the same. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

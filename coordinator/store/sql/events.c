@@ -1,6 +1,6 @@
 /* Events: append, list and prune; their argument checks (store.h) and their
  * SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

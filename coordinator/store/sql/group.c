@@ -12,7 +12,7 @@
  * at once, and takes nothing of its group with it; only a failure that ends
  * the whole transaction (a full or failing disk, a lost connection, a failed
  * COMMIT) fails every write of the group, none of which had been answered. */
-#include "sqldb.h"
+#include "store/sql/sqldb.h"
 
 #include <errno.h>
 #include <time.h>

@@ -1,7 +1,7 @@
 /* Hosts: registration, reads and lists, every status, progress, check-in,
  * token, step-result, stop, action and log operation of one host or a batch
  * of them; their argument checks (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

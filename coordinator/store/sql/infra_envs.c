@@ -1,5 +1,5 @@
 /* Infra-envs: their argument checks (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

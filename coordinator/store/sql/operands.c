@@ -1,6 +1,6 @@
 /* Operands of a cluster's operators: put, list, delete; their argument checks
  * (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* Payload revisions: a cluster's rendered payloads by revision; their
  * argument checks (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* A pool of a driver's connections (sqldb.h). */
-#include "sqldb.h"
+#include "store/sql/sqldb.h"
 
 void db_pool_init(struct db_pool *p, struct dbconn **conns, size_t n) {
         pthread_mutex_init(&p->lock, NULL);

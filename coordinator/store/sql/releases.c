@@ -1,6 +1,6 @@
 /* Releases and their manifests: import, reads, lists, deletion; their
  * argument checks (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

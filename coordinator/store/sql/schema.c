@@ -6,8 +6,8 @@
  * "?" for PostgreSQL; what one database alone needs (SQLite's triggers,
  * PostgreSQL's trigger functions and the SQLite functions the operations
  * call) is a part for it alone. */
-#include "schema.h"
-#include "sqldb.h"
+#include "store/sql/schema.h"
+#include "store/sql/sqldb.h"
 
 #include <errno.h>
 #include <stdlib.h>

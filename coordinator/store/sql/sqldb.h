@@ -18,7 +18,7 @@
 
 #include <time.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* The schema version the operations are written for: the migrations
  * (schema.c, one list for both drivers) end there, checked at build time. */

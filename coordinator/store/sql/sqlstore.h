@@ -24,8 +24,8 @@
  * A sql_* function returns store.h's codes; CALL runs it again while it
  * answers -EAGAIN on a driver that asks for that. */
 #pragma once
-#include "store.h"
-#include "sqldb.h"
+#include "store/store.h"
+#include "store/sql/sqldb.h"
 
 #include <errno.h>
 #include <stdlib.h>

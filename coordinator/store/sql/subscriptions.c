@@ -1,6 +1,6 @@
 /* Operator subscriptions: create, list, delete, cleanup and uninstall; their
  * argument checks (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* People's tokens: add, read, list, revoke, check; their argument checks
  * (store.h) and their SQL. */
-#include "sqlstore.h"
+#include "store/sql/sqlstore.h"
 
 #include <errno.h>
 #include <limits.h>

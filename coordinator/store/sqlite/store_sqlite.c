@@ -2,9 +2,9 @@
  * store/sql/'s resource files): one database file in WAL mode, a
  * small pool of connections with their prepared statements; the schema's
  * migrations (store/sql/schema.c) in SQLite's words. */
-#include "store.h"
-#include "sqldb.h"
-#include "schema.h"
+#include "store/store.h"
+#include "store/sql/sqldb.h"
+#include "store/sql/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
