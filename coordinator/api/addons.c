@@ -113,7 +113,7 @@ void api_addon_proxy_action(void *app, struct http_request *req, struct http_res
         int a = 0;
         if (!api_need_infra_admin(req, resp))
                 return;
-        while (a < _ADDON_ACTION_MAX && strcmp(addon_action_to_string(a), req->params[1]) != 0)
+        while (a < _ADDON_ACTION_MAX && strcmp(svc_addon_action_to_string(a), req->params[1]) != 0)
                 a++;
         if (a == _ADDON_ACTION_MAX) {
                 http_error(resp, 404, "no such action: the rollout's actions are pause, resume and rollback");

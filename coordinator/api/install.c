@@ -15,7 +15,7 @@
 
 /* ---- install ------------------------------------------------------------ */
 
-/* POST /clusters/{id}/actions/install: install_start_cluster() decides;
+/* POST /clusters/{id}/actions/install: svc_install_start_cluster() decides;
  * 202 with the cluster. */
 void api_cluster_install(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
@@ -23,7 +23,7 @@ void api_cluster_install(void *app, struct http_request *req, struct http_respon
         char err[512] = "";
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        int r = install_start_cluster(sv, c.id, P(req)->owner, err, sizeof err);
+        int r = svc_install_start_cluster(sv, c.id, P(req)->owner, err, sizeof err);
         if (r < 0) {
                 api_svc_error(resp, r, err, "cluster");
                 goto out;
@@ -40,12 +40,12 @@ out:
 /* ---- reset and cancel ---------------------------------------------------- */
 
 /* POST /clusters/{id}/actions/reset: a failed or stuck installation goes
- * back to where it is validated and installed again (install_reset_cluster).
+ * back to where it is validated and installed again (svc_install_reset_cluster).
  * 409 where there is nothing to reset (a cluster that never started, or is
  * installed).
  *
  * POST /clusters/{id}/actions/cancel: an installation in progress stops
- * (install_cancel_cluster); the cluster is then in error: reset it to try
+ * (svc_install_cancel_cluster); the cluster is then in error: reset it to try
  * again. Both answer 200 with the cluster. */
 static void cluster_reset_or_cancel(struct svc *sv, struct http_request *req, struct http_response *resp,
                                     bool cancel) {
@@ -55,7 +55,7 @@ static void cluster_reset_or_cancel(struct svc *sv, struct http_request *req, st
         cluster_init(&now);
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        int r = (cancel ? install_cancel_cluster : install_reset_cluster)(sv, c.id, P(req)->owner, &now, err,
+        int r = (cancel ? svc_install_cancel_cluster : svc_install_reset_cluster)(sv, c.id, P(req)->owner, &now, err,
                                                                           sizeof err);
         if (r < 0)
                 api_svc_error(resp, r, err, "cluster");
@@ -79,7 +79,7 @@ void api_cluster_cancel(void *app, struct http_request *req, struct http_respons
 /* POST /infra-envs/{ie}/hosts/{id}/actions/install: a known host bound to an
  * installed cluster installs on its own, with the cluster's current payload
  * revision, as a worker unless its role is set; installed, it follows the
- * cluster's later revisions like the others (install_day2_host). */
+ * cluster's later revisions like the others (svc_install_day2_host). */
 void api_host_install(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct infra_env ie;
@@ -90,7 +90,7 @@ void api_host_install(void *app, struct http_request *req, struct http_response 
                 return;
         if (api_load_host(sv, req, resp, HOST_OP_INSTALL, &ie, &h) < 0)
                 goto out;
-        int r = install_day2_host(sv, &h, P(req)->owner, err, sizeof err, &what);
+        int r = svc_install_day2_host(sv, &h, P(req)->owner, err, sizeof err, &what);
         if (r < 0)
                 api_svc_error(resp, r, err, what);
         else
@@ -115,7 +115,7 @@ void api_host_rotate_token(void *app, struct http_request *req, struct http_resp
                 return;
         if (api_load_host(sv, req, resp, HOST_OP_ROTATE_TOKEN, &ie, &h) < 0)
                 goto out;
-        int r = install_host_token_rotate(sv, &h, P(req)->owner, &gen, &token, err, sizeof err);
+        int r = svc_install_host_token_rotate(sv, &h, P(req)->owner, &gen, &token, err, sizeof err);
         if (r < 0) {
                 api_svc_error(resp, r, err, "host");
                 goto out;
@@ -134,7 +134,7 @@ out:
 /* ---- progress ------------------------------------------------------------ */
 
 /* PUT /infra-envs/{ie}/hosts/{id}/progress from the host's agent:
- * {stage, percent, info?} (install_progress). */
+ * {stage, percent, info?} (svc_install_progress). */
 void api_host_progress(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct infra_env ie;
@@ -167,7 +167,7 @@ void api_host_progress(void *app, struct http_request *req, struct http_response
                 jrefuse(&jc, "field \"info\" must be a string of at most %d bytes", MODEL_MAX_MESSAGE);
         if (!api_read_ok(resp, &jc))
                 goto out;
-        int r = install_progress(sv, &h, stage, percent, info, err, sizeof err);
+        int r = svc_install_progress(sv, &h, stage, percent, info, err, sizeof err);
         if (r < 0) {
                 api_svc_error(resp, r, err, "host");
                 goto out;
@@ -186,7 +186,7 @@ void api_payload_list(void *app, struct http_request *req, struct http_response 
         struct store_payload_list l = { 0 };
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
-        int r = install_payload_list(sv, c.id, &l);
+        int r = svc_install_payload_list(sv, c.id, &l);
         if (r < 0) {
                 api_store_error(resp, r, "payload revisions");
                 goto out;
@@ -229,7 +229,7 @@ void api_payload_get(void *app, struct http_request *req, struct http_response *
                 }
                 /* An agent may fetch the payloads of a cluster one of its
                  * infra-env's hosts (a host token: its host) is bound to. */
-                if (install_payload_bound(sv, P(req)->infra_env_id, P(req)->host_id, req->params[0]) <= 0) {
+                if (svc_install_payload_bound(sv, P(req)->infra_env_id, P(req)->host_id, req->params[0]) <= 0) {
                         http_error(resp, 403, "no host of this infra-env is bound to cluster %s", req->params[0]);
                         goto out;
                 }
@@ -237,7 +237,7 @@ void api_payload_get(void *app, struct http_request *req, struct http_response *
                 goto out;
         else
                 cluster_id = c.id;
-        int r = install_payload_envelope(sv, cluster_id, rev, &env, err, sizeof err, &what);
+        int r = svc_install_payload_envelope(sv, cluster_id, rev, &env, err, sizeof err, &what);
         if (r < 0) {
                 api_svc_error(resp, r, err, what);
                 goto out;

@@ -4,7 +4,7 @@
  * kernel, its initramfs with the config appended as a cpio archive, and
  * the iPXE script that loads both.
  * Nothing is copied: each block the client takes is read from the template
- * and overlaid with the area (iso_read), so a download costs one open file
+ * and overlaid with the area (svc_iso_read), so a download costs one open file
  * and the area's 256 KiB. Range, If-Range and If-None-Match are honoured. */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@
 
 /* One download in flight: what the stream callback needs, all owned. The
  * ISO is the template with the area overlaid; a PXE file is a run of the
- * template followed by a tail (pxe_read). */
+ * template followed by a tail (svc_pxe_read). */
 struct dl_stream {
         int fd;
         bool pxe;
@@ -47,8 +47,8 @@ static ssize_t dl_stream_read(void *cls, uint64_t pos, void *buf, size_t max) {
         if (pos >= s->len)
                 return -EIO;
         size_t n = s->len - pos < max ? (size_t) (s->len - pos) : max;
-        ssize_t k = s->pxe ? pxe_read(s->fd, s->src_offset, s->src_len, s->tail, s->tail_len, s->start + pos, buf, n)
-                           : iso_read(s->fd, s->area_offset, s->area, BOOTCFG_AREA_SIZE, s->start + pos, buf, n);
+        ssize_t k = s->pxe ? svc_pxe_read(s->fd, s->src_offset, s->src_len, s->tail, s->tail_len, s->start + pos, buf, n)
+                           : svc_iso_read(s->fd, s->area_offset, s->area, BOOTCFG_AREA_SIZE, s->start + pos, buf, n);
         if (k < 0) {
                 log_warning_errno((int) k, "api", "%s download of infra-env %s failed at byte %llu: %m", s->what,
                                   s->infra_env_id, (unsigned long long) (s->start + pos));
@@ -207,7 +207,7 @@ void api_iso_download(void *app, struct http_request *req, struct http_response 
                 };
                 img.t.fd = -1;
                 img.area = NULL;
-                iso_file_name(ie.name, fname, sizeof fname);
+                svc_iso_file_name(ie.name, fname, sizeof fname);
                 answer(req, resp, &ie, &proto, img.etag, fname, ISO_CONTENT_TYPE);
                 dl_proto_drop(&proto);
         }
@@ -227,7 +227,7 @@ void api_pxe_download(void *app, struct http_request *req, struct http_response 
         _cleanup_free_ char *url = NULL;
 
         infra_env_init(&ie);
-        int kind = pxe_kind_from_name(req->params[1]);
+        int kind = svc_pxe_kind_from_name(req->params[1]);
         if (kind < 0) {
                 http_error(resp, 404, "no PXE file \"%.64s\" (vmlinuz, initrd, boot.ipxe)", req->params[1]);
                 goto out;

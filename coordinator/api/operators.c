@@ -87,7 +87,7 @@ void api_subscription_create(void *app, struct http_request *req, struct http_re
         read_subscription(req->body, &in, &jc);
         if (!api_read_ok(resp, &jc))
                 goto out;
-        int r = operators_subscribe(sv, c.id, &in, P(req)->owner, &out, err, sizeof err);
+        int r = svc_operators_subscribe(sv, c.id, &in, P(req)->owner, &out, err, sizeof err);
         api_answer(resp, r, err, "subscription", 201, out);
 out:
         cluster_free(&c);
@@ -99,7 +99,7 @@ void api_subscription_list(void *app, struct http_request *req, struct http_resp
         json_object *out = NULL;
         char err[2048] = "";
         if (api_load_cluster(sv, req, resp, req->params[0], &c) >= 0) {
-                int r = operators_list(sv, c.id, &out, err, sizeof err);
+                int r = svc_operators_list(sv, c.id, &out, err, sizeof err);
                 api_answer(resp, r, err, "subscriptions", 200, out);
         }
         cluster_free(&c);
@@ -118,8 +118,8 @@ void api_subscription_delete(void *app, struct http_request *req, struct http_re
                 goto out;
         }
         /* 200: gone; 202: its operands are being cleaned up first. */
-        int r = operators_unsubscribe(sv, c.id, req->params[1], prune && strcmp(prune, "true") == 0, P(req)->owner,
-                                      &out, err, sizeof err);
+        int r = svc_operators_unsubscribe(sv, c.id, req->params[1], prune && strcmp(prune, "true") == 0, P(req)->owner,
+                                          &out, err, sizeof err);
         api_answer(resp, r, err, "subscription", r == 1 ? 202 : 200, out);
 out:
         cluster_free(&c);
@@ -171,7 +171,7 @@ void api_operators_resolve(void *app, struct http_request *req, struct http_resp
                 goto out;
         o.extra = extra;
         o.upgrade = up;
-        int r = operators_preview(sv, c.id, &o, &out, err, sizeof err);
+        int r = svc_operators_preview(sv, c.id, &o, &out, err, sizeof err);
         api_answer(resp, r, err, "resolution", 200, out);
 out:
         cluster_free(&c);
@@ -197,7 +197,7 @@ void api_operators_upgrade(void *app, struct http_request *req, struct http_resp
                 goto out;
         }
         o.upgrade = pkgs;
-        int r = operators_upgrade(sv, c.id, &o, P(req)->owner, &out, err, sizeof err);
+        int r = svc_operators_upgrade(sv, c.id, &o, P(req)->owner, &out, err, sizeof err);
         api_answer(resp, r, err, "operators", 200, out);
 out:
         cluster_free(&c);
@@ -221,7 +221,7 @@ void api_subscription_patch(void *app, struct http_request *req, struct http_res
                 api_read_ok(resp, &jc);
                 goto out;
         }
-        int r = operators_set_cleanup(sv, c.id, req->params[1], enabled, P(req)->owner, &out, err, sizeof err);
+        int r = svc_operators_set_cleanup(sv, c.id, req->params[1], enabled, P(req)->owner, &out, err, sizeof err);
         api_answer(resp, r, err, "subscription", 200, out);
 out:
         cluster_free(&c);

@@ -209,7 +209,7 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
                 json_object_object_add(answer, "warnings", TAKE_PTR(warnings));
         http_json(resp, 201, answer);
 out:
-        release_unload(&stored);
+        svc_release_unload(&stored);
         manifest_list_free(&ms);
         release_info_free(&info);
 }
@@ -251,7 +251,7 @@ void api_release_get(void *app, struct http_request *req, struct http_response *
                         json_object_put(a);
                 http_json(resp, 200, o);
         }
-        release_unload(&lr);
+        svc_release_unload(&lr);
 }
 
 void api_release_delete(void *app, struct http_request *req, struct http_response *resp) {
@@ -393,7 +393,7 @@ out:
         svc_release_preview_free(&pv);
         strv_free(&additional);
         strv_free(&exclude);
-        release_unload(&lr);
+        svc_release_unload(&lr);
 }
 
 /* ---- OS image, signing key ------------------------------------------------ */

@@ -15,7 +15,7 @@
 #include "jsonwrite.h"
 #include "log.h"
 
-const char *addon_action_to_string(enum addon_action a) {
+const char *svc_addon_action_to_string(enum addon_action a) {
         switch (a) {
         case ADDON_ACTION_PAUSE: return "pause";
         case ADDON_ACTION_RESUME: return "resume";

@@ -39,7 +39,7 @@ int svc_addon_proxy_delete(struct svc *sv, const char *key, const char *by, stru
                            char *err, size_t errlen, const char **what);
 
 enum addon_action { ADDON_ACTION_PAUSE, ADDON_ACTION_RESUME, ADDON_ACTION_ROLLBACK, _ADDON_ACTION_MAX };
-const char *addon_action_to_string(enum addon_action a);
+const char *svc_addon_action_to_string(enum addon_action a);
 /* pause, resume (forgives the failures so far), rollback (the spec before
  * the last change comes back, to every cluster at once; -EALREADY when
  * there is none). */

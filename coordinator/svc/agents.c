@@ -197,11 +197,11 @@ int svc_agent_step_result(struct svc *sv, const struct infra_env *ie, struct hos
                 return agent_stopped(sv, h, json_object_object_get_ex(res->output, "stopped", &stopped) &&
                                                     json_object_get_boolean(stopped));
         case STEP_INSTALL:
-                install_step_result(sv, h, res->step_id, res->exit_code, res->output, res->error);
+                svc_install_step_result(sv, h, res->step_id, res->exit_code, res->output, res->error);
                 return 0;
         case STEP_INSTALLATION_DISK_SPEED_CHECK:
                 *what = "cluster";
-                return install_disk_speed_result(sv, h, res->exit_code, res->output, res->error, err, errlen, what);
+                return svc_install_disk_speed_result(sv, h, res->exit_code, res->output, res->error, err, errlen, what);
         case STEP_LOGS_GATHER:
                 return svc_agent_logs_result(sv, h, res->exit_code, res->error);
         case STEP_RECLAIM:

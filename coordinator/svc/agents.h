@@ -53,8 +53,8 @@ struct agent_step_result {
 
 /* Host h's (of infra-env ie) step result res, handed by its type to what
  * takes it: stop-installation (no more stops for h, an event), install
- * (install_step_result), installation-disk-speed-check
- * (install_disk_speed_result), logs-gather (svc_agent_logs_result), reclaim
+ * (svc_install_step_result), installation-disk-speed-check
+ * (svc_install_disk_speed_result), logs-gather (svc_agent_logs_result), reclaim
  * (svc_agent_reclaim_result); of the others, one that failed is an event,
  * an inventory is taken (svc_agent_inventory), a network step's result
  * (connectivity-check, ntp-synchronizer, domain-resolution) kept as the

@@ -32,7 +32,7 @@ int release_load(struct svc *sv, const char *version, bool with_manifests, struc
         if (with_manifests) {
                 r = store_release_manifests(sv->store, version, &lr->ms);
                 if (r < 0) {
-                        release_unload(lr);
+                        svc_release_unload(lr);
                         return r;
                 }
                 lr->have_manifests = true;
@@ -40,7 +40,7 @@ int release_load(struct svc *sv, const char *version, bool with_manifests, struc
         return 0;
 }
 
-void release_unload(struct loaded_release *lr) {
+void svc_release_unload(struct loaded_release *lr) {
         store_release_free(&lr->r);
         manifest_list_free(&lr->ms);
         *lr = (struct loaded_release) { 0 };
@@ -483,6 +483,6 @@ int clusterrel_next_payload(struct svc *sv, struct cluster *c, const struct op_o
         }
 out:
         store_payload_free(&p);
-        release_unload(&lr);
+        svc_release_unload(&lr);
         return r;
 }

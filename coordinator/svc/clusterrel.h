@@ -23,7 +23,7 @@ struct loaded_release {
 
 /* -ENOENT: not imported. lr is always freeable. */
 int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr);
-void release_unload(struct loaded_release *lr);
+void svc_release_unload(struct loaded_release *lr);
 
 /* Recompute c's capabilities status under lr from `spec` (stored into
  * c->cap_spec), with c's current enabled capabilities as "previously

@@ -140,7 +140,7 @@ static int caps_for_new(struct svc *sv, struct cluster *c, char *err, size_t err
                 return 0;
         r = release_load(sv, c->release_version, false, &lr);
         if (r == -ENOENT) {
-                release_unload(&lr);
+                svc_release_unload(&lr);
                 if (!given)
                         return 0;
                 return errmsg(err, errlen, -EINVAL, "release %s is not imported", c->release_version);
@@ -150,7 +150,7 @@ static int caps_for_new(struct svc *sv, struct cluster *c, char *err, size_t err
                 return r;
         }
         r = clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, why, sizeof why);
-        release_unload(&lr);
+        svc_release_unload(&lr);
         return r < 0 ? caps_error(r, why, err, errlen) : r;
 }
 
@@ -222,7 +222,7 @@ static int cluster_rework(struct svc *sv, struct cluster *c, bool rel_given, con
                 return -ENOMEM;
         r = release_load(sv, target, installed || upgrade, &nlr);
         if (r == -ENOENT) {
-                release_unload(&nlr);
+                svc_release_unload(&nlr);
                 if (spec || installed || upgrade)
                         return errmsg(err, errlen, -EINVAL, "release %s is not imported", target ? target : "(none)");
                 rework_unimported(c, rel, rel_change, fs_given, fs, fields);
@@ -265,8 +265,8 @@ static int cluster_rework(struct svc *sv, struct cluster *c, bool rel_given, con
         caps_events(sv, c, before);
 out:
         strv_free(&also);
-        release_unload(&olr);
-        release_unload(&nlr);
+        svc_release_unload(&olr);
+        svc_release_unload(&nlr);
         return r;
 }
 

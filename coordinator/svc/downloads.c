@@ -1,6 +1,6 @@
 /* One infra-env's discovery ISO (downloads.h): the template, the config
  * area that makes it this infra-env's, and its ETag. The bytes are read
- * from the template when they are sent (iso_read); nothing is copied. */
+ * from the template when they are sent (svc_iso_read); nothing is copied. */
 #include "svc/downloads.h"
 
 #include <errno.h>

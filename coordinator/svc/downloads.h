@@ -31,7 +31,7 @@ int svc_iso_image_open(struct svc *sv, const struct infra_env *ie, const char *c
 /* Close what is left of img; the area's bytes (a token) are wiped. */
 void svc_iso_image_close(struct iso_image *img);
 
-/* One of ie's PXE files (iso.h: pxe_kind), read on demand with pxe_read:
+/* One of ie's PXE files (iso.h: pxe_kind), read on demand with svc_pxe_read:
  * [src_offset, src_offset + src_len) of the template, then tail. */
 struct pxe_image {
         struct iso_template t; /* its fd may be taken (set t.fd = -1) */

@@ -231,7 +231,7 @@ static void started_events(struct svc *sv, const struct cluster_view *v, const s
         }
 }
 
-int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen) {
+int svc_install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen) {
         struct cluster_view v = { 0 };
         struct loaded_release lr;
         struct store_payload p;
@@ -290,7 +290,7 @@ int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by
         r = 0;
 out:
         store_payload_free(&p);
-        release_unload(&lr);
+        svc_release_unload(&lr);
         if (have_view)
                 cluster_view_free(&v);
         else
@@ -383,13 +383,13 @@ out:
         return r < 0 ? r : 0;
 }
 
-int install_reset_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
-                          size_t errlen) {
+int svc_install_reset_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
+                              size_t errlen) {
         return reset_or_cancel(sv, cluster_id, by, false, out, err, errlen);
 }
 
-int install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
-                           size_t errlen) {
+int svc_install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
+                               size_t errlen) {
         return reset_or_cancel(sv, cluster_id, by, true, out, err, errlen);
 }
 
@@ -399,13 +399,13 @@ int install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *b
  * revision does not carry them as they are now (a host bound after it was
  * built, a hostname set since), the next revision is built and stored, and
  * the installed hosts apply it as any other. 0, or -errno as
- * install_day2_host's. */
+ * svc_install_day2_host's. */
 static int day2_payload(struct svc *sv, struct cluster *c, char *err, size_t errlen, const char **what) {
         int r = clusterrel_next_payload(sv, c, NULL, err, errlen, what);
         return r < 0 ? r : 0;
 }
 
-int install_day2_host(struct svc *sv, struct host *h, const char *by, char *err, size_t errlen, const char **what) {
+int svc_install_day2_host(struct svc *sv, struct host *h, const char *by, char *err, size_t errlen, const char **what) {
         struct cluster c;
         enum host_status prep;
         const char *why;
@@ -467,8 +467,8 @@ out:
 
 /* ---- the host's own token ------------------------------------------------- */
 
-int install_host_token_rotate(struct svc *sv, const struct host *h, const char *by, int64_t *gen, char **token,
-                              char *err, size_t errlen) {
+int svc_install_host_token_rotate(struct svc *sv, const struct host *h, const char *by, int64_t *gen, char **token,
+                                  char *err, size_t errlen) {
         int r = store_host_rotate_token(sv->store, h->infra_env_id, h->id, gen);
         if (r < 0)
                 return r;
@@ -482,8 +482,8 @@ int install_host_token_rotate(struct svc *sv, const struct host *h, const char *
 
 /* ---- progress ------------------------------------------------------------ */
 
-int install_progress(struct svc *sv, const struct host *h, enum install_stage stage, int64_t percent,
-                     const char *info, char *err, size_t errlen) {
+int svc_install_progress(struct svc *sv, const struct host *h, enum install_stage stage, int64_t percent,
+                         const char *info, char *err, size_t errlen) {
         enum host_status to;
         char status_info[256];
 
@@ -509,11 +509,11 @@ int install_progress(struct svc *sv, const struct host *h, enum install_stage st
 
 /* ---- payload revisions ---------------------------------------------------- */
 
-int install_payload_list(struct svc *sv, const char *cluster_id, struct store_payload_list *out) {
+int svc_install_payload_list(struct svc *sv, const char *cluster_id, struct store_payload_list *out) {
         return store_payload_list(sv->store, cluster_id, out);
 }
 
-int install_payload_bound(struct svc *sv, const char *infra_env_id, const char *host_id, const char *cluster_id) {
+int svc_install_payload_bound(struct svc *sv, const char *infra_env_id, const char *host_id, const char *cluster_id) {
         struct store_host_filter f = { .infra_env_id = infra_env_id, .cluster_id = cluster_id, .no_inventory = true,
                                        .host_id = host_id && *host_id ? host_id : NULL };
         struct store_page pg = { .limit = 1 };
@@ -523,8 +523,8 @@ int install_payload_bound(struct svc *sv, const char *infra_env_id, const char *
         return ok;
 }
 
-int install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t rev, char **env, char *err,
-                             size_t errlen, const char **what) {
+int svc_install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t rev, char **env, char *err,
+                                 size_t errlen, const char **what) {
         struct cluster c;
         struct store_payload p;
         int r;
@@ -666,8 +666,8 @@ static void apply_done(struct svc *sv, struct host *h, int64_t rev, int64_t exit
                 log_warning("cleanup", "Following the uninstalls of cluster %s failed", h->cluster_id);
 }
 
-void install_step_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code,
-                         json_object *output, const char *error) {
+void svc_install_step_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code,
+                             json_object *output, const char *error) {
         int64_t rev_install = step_revision(step_id, INSTALL_STEP_ID_PREFIX);
         int64_t rev_apply = step_revision(step_id, APPLY_STEP_ID_PREFIX);
         bool installing = h->status == HOST_INSTALLING || h->status == HOST_INSTALLING_IN_PROGRESS;
@@ -768,8 +768,8 @@ static void disk_speed_measured(struct svc *sv, const struct host *h, const char
                  (long long) svc_cfg(sv)->install_disk_fsync_ms);
 }
 
-int install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
-                              const char *error, char *err, size_t errlen, const char **what) {
+int svc_install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
+                                  const char *error, char *err, size_t errlen, const char **what) {
         _cleanup_json_ json_object *rec = json_object_new_object();
         struct steps_input in = { 0 };
         struct cluster c;

@@ -41,7 +41,7 @@ int install_first_boot(struct svc *sv, struct host *h);
  *   -EDOM     its capabilities cannot be computed
  *   -ESTALE   it changed state meanwhile
  *   -EIO      the payload could not be built; -ENOMEM; store errors. */
-int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen);
+int svc_install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen);
 
 /* Reset cluster `cluster_id`'s failed or stuck installation (the user `by`
  * asked): hosts that had started installing register again and are checked
@@ -51,16 +51,16 @@ int install_start_cluster(struct svc *sv, const char *cluster_id, const char *by
  * after. 0, or -errno with err: -EBUSY nothing to reset (it never started,
  * or is installed); store errors (err empty: the cluster's; -ESTALE it
  * changed state meanwhile). */
-int install_reset_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
-                          size_t errlen);
+int svc_install_reset_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
+                              size_t errlen);
 
 /* Cancel cluster `cluster_id`'s installation in progress (the user `by`
  * asked): its installing hosts fail with "cancelled", keep their progress
  * and are sent stop-installation; the cluster is in error (reset it to try
- * again). *out as install_reset_cluster's. 0, or -errno with err: -EBUSY
+ * again). *out as svc_install_reset_cluster's. 0, or -errno with err: -EBUSY
  * not installing; store errors (err empty: the cluster's). */
-int install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
-                           size_t errlen);
+int svc_install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *by, struct cluster *out, char *err,
+                               size_t errlen);
 
 /* Day 2 (the user `by` asked): known host h (as loaded), bound to an
  * installed cluster, installs on its own with the cluster's current payload
@@ -74,15 +74,15 @@ int install_cancel_cluster(struct svc *sv, const char *cluster_id, const char *b
  *   -EIO      the next payload could not be built; -ENOMEM
  *   store errors (err empty; *what names what failed: "cluster", "release",
  *   "payload" or "host"). */
-int install_day2_host(struct svc *sv, struct host *h, const char *by, char *err, size_t errlen, const char **what);
+int svc_install_day2_host(struct svc *sv, struct host *h, const char *by, char *err, size_t errlen, const char **what);
 
 /* Revoke every earlier host token of h (the user `by` asked; the
  * infra-env's agent token is untouched): *gen gets the new generation,
  * *token the host token for the installed system (the caller frees it).
  * 0, or -errno: -EIO (err) it could not be signed; store errors (err empty:
  * the host's). */
-int install_host_token_rotate(struct svc *sv, const struct host *h, const char *by, int64_t *gen, char **token,
-                              char *err, size_t errlen);
+int svc_install_host_token_rotate(struct svc *sv, const struct host *h, const char *by, int64_t *gen, char **token,
+                                  char *err, size_t errlen);
 
 /* Host h's agent reports its installation's progress: stage (not done,
  * which is the coordinator's to set), percent 0..100 and info (may be NULL)
@@ -90,25 +90,25 @@ int install_host_token_rotate(struct svc *sv, const struct host *h, const char *
  * installing-in-progress (event). 0, or -errno with err: -EBUSY h is not
  * installing, -ESTALE it changed state meanwhile; store errors (err empty:
  * the host's). */
-int install_progress(struct svc *sv, const struct host *h, enum install_stage stage, int64_t percent,
-                     const char *info, char *err, size_t errlen);
+int svc_install_progress(struct svc *sv, const struct host *h, enum install_stage stage, int64_t percent,
+                         const char *info, char *err, size_t errlen);
 
 /* Cluster `cluster_id`'s payload revisions (their bodies left out). Store
  * errors. */
-int install_payload_list(struct svc *sv, const char *cluster_id, struct store_payload_list *out);
+int svc_install_payload_list(struct svc *sv, const char *cluster_id, struct store_payload_list *out);
 
 /* Whether a host of infra-env `infra_env_id` (host_id non-empty: that host)
  * is bound to cluster `cluster_id`: 1 yes, 0 no (or it cannot be read).
  * What an agent's right to a cluster's payloads rests on. */
-int install_payload_bound(struct svc *sv, const char *infra_env_id, const char *host_id, const char *cluster_id);
+int svc_install_payload_bound(struct svc *sv, const char *infra_env_id, const char *host_id, const char *cluster_id);
 
 /* Revision `rev` of cluster `cluster_id`'s payload as the signed envelope
  * the agents check (payload.h), as stored (a high-S signature of an older
  * revision as its low-S twin); *env the caller's to free. 0, or -errno with
  * err: -ENOENT no such revision; -ENOMEM; store errors (err empty; *what:
  * "cluster" or "payload"). */
-int install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t rev, char **env, char *err,
-                             size_t errlen, const char **what);
+int svc_install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t rev, char **env, char *err,
+                                 size_t errlen, const char **what);
 
 /* The result of an install step of host h (step_id "install-N": mode
  * install; "apply-N": apply, day 2 changes of an installed host): an
@@ -117,8 +117,8 @@ int install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t rev
  * to and stays installed. Events for each. A late repeat of a result
  * already taken, or one that can no longer be written, is dropped: the
  * agent is done with it either way. */
-void install_step_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code,
-                         json_object *output, const char *error);
+void svc_install_step_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code,
+                             json_object *output, const char *error);
 
 /* The result of h's installation-disk-speed-check: kept as its step result
  * (for the disk the coordinator chose, only the members the validation and
@@ -126,8 +126,8 @@ void install_step_result(struct svc *sv, struct host *h, const char *step_id, in
  * its cluster's preparation follow (refresh_preparation); a late result
  * is ignored. 0, or -errno with err (-ENOMEM); store errors (err empty;
  * *what: "cluster" or "step result"). */
-int install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
-                              const char *error, char *err, size_t errlen, const char **what);
+int svc_install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_code, json_object *output,
+                                  const char *error, char *err, size_t errlen, const char **what);
 
 /* The step arguments a preparing, installing or installed host h gets on a
  * poll: fills the install members of *in, installation_disk included (the

@@ -218,8 +218,8 @@ void iso_template_close(struct iso_template *t) {
 
 /* ---- the bytes --------------------------------------------------------- */
 
-ssize_t iso_read(int fd, uint64_t area_offset, const uint8_t *area, size_t area_len, uint64_t pos, void *buf,
-                 size_t len) {
+ssize_t svc_iso_read(int fd, uint64_t area_offset, const uint8_t *area, size_t area_len, uint64_t pos, void *buf,
+                     size_t len) {
         uint8_t *out = buf;
         const uint64_t lim = (uint64_t) INT64_MAX;
         if (len > (size_t) SSIZE_MAX || pos > lim || len > lim - pos || area_offset > lim || area_len > lim - area_offset)
@@ -279,7 +279,7 @@ static const char *const pxe_names[_PXE_KIND_MAX] = {
         [PXE_SCRIPT] = "boot.ipxe",
 };
 
-int pxe_kind_from_name(const char *name) {
+int svc_pxe_kind_from_name(const char *name) {
         for (int k = 0; k < _PXE_KIND_MAX; k++)
                 if (name && strcmp(name, pxe_names[k]) == 0)
                         return k;
@@ -330,8 +330,8 @@ char *pxe_script(const struct iso_template *t, const char *infra_env_name, const
         return s;
 }
 
-ssize_t pxe_read(int fd, uint64_t src_offset, uint64_t src_len, const uint8_t *tail, size_t tail_len, uint64_t pos,
-                 void *buf, size_t len) {
+ssize_t svc_pxe_read(int fd, uint64_t src_offset, uint64_t src_len, const uint8_t *tail, size_t tail_len, uint64_t pos,
+                     void *buf, size_t len) {
         uint8_t *out = buf;
         const uint64_t lim = (uint64_t) INT64_MAX;
         if (len > (size_t) SSIZE_MAX || pos > lim || len > lim - pos || src_offset > lim || src_len > lim - src_offset ||
@@ -355,7 +355,7 @@ void pxe_etag(const struct iso_template *t, enum pxe_kind k, const uint8_t *tail
         etag_make("muster-pxe1", t, (uint64_t) k, tail, tail_len, out);
 }
 
-void iso_file_name(const char *name, char *out, size_t n) {
+void svc_iso_file_name(const char *name, char *out, size_t n) {
         size_t k = 0, kept = 0;
         const size_t max = n - 5; /* room for ".iso" and the NUL */
         for (const char *p = name ? name : ""; *p && k < max; p++) {

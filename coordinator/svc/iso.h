@@ -2,7 +2,7 @@
  * [iso] template, checked against its sidecar TEMPLATE.json, and the bytes of
  * one infra-env's copy, which are the template's with the config area
  * (common/bootcfg.h) overlaid. Nothing is copied or rebuilt: a download reads
- * the template through iso_read(). Pure apart from reading the files. */
+ * the template through svc_iso_read(). Pure apart from reading the files. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,8 +52,8 @@ void iso_template_close(struct iso_template *t);
  * caller keeps pos + len within the file. len, or -errno: -EIO when the
  * file ends early (it shrank), -EOVERFLOW for a range past 2^63, a read
  * error. */
-ssize_t iso_read(int fd, uint64_t area_offset, const uint8_t *area, size_t area_len, uint64_t pos, void *buf,
-                 size_t len);
+ssize_t svc_iso_read(int fd, uint64_t area_offset, const uint8_t *area, size_t area_len, uint64_t pos, void *buf,
+                     size_t len);
 
 /* One infra-env's area (BOOTCFG_AREA_SIZE bytes) from c: bootcfg_encode's
  * result (0, -EINVAL, -E2BIG, -ENOMEM). */
@@ -70,7 +70,7 @@ void iso_etag(const struct iso_template *t, const uint8_t *area, size_t area_len
 /* The files a PXE boot takes from musterd: the ISO's kernel, its initramfs
  * with the infra-env's config appended, and the iPXE script loading both. */
 enum pxe_kind { PXE_VMLINUZ, PXE_INITRD, PXE_SCRIPT, _PXE_KIND_MAX };
-int pxe_kind_from_name(const char *name);
+int svc_pxe_kind_from_name(const char *name);
 /* Where the agent finds the config in the initramfs (bootcfg's bytes). */
 #define PXE_CONFIG_PATH "muster/config.img"
 /* What follows the template's initramfs in `initrd`: zero bytes up to a
@@ -88,8 +88,8 @@ char *pxe_script(const struct iso_template *t, const char *infra_env_name, const
  * src_len) of fd followed by tail[0..tail_len): len, or -errno (-EIO when
  * the template ended early, -EOVERFLOW). The caller keeps pos + len within
  * src_len + tail_len. */
-ssize_t pxe_read(int fd, uint64_t src_offset, uint64_t src_len, const uint8_t *tail, size_t tail_len, uint64_t pos,
-                 void *buf, size_t len);
+ssize_t svc_pxe_read(int fd, uint64_t src_offset, uint64_t src_len, const uint8_t *tail, size_t tail_len, uint64_t pos,
+                     void *buf, size_t len);
 /* A strong ETag over t's identity, the kind and the tail's bytes. */
 void pxe_etag(const struct iso_template *t, enum pxe_kind k, const uint8_t *tail, size_t tail_len,
               char out[ISO_ETAG_MAX]);
@@ -97,4 +97,4 @@ void pxe_etag(const struct iso_template *t, enum pxe_kind k, const uint8_t *tail
 /* An infra-env name as a file name: [A-Za-z0-9._-] kept, anything else
  * '_', no leading '.', at most `n - 5` bytes, "discovery" when nothing is
  * left; then ".iso". out has n bytes (n >= 16). Pure. */
-void iso_file_name(const char *name, char *out, size_t n);
+void svc_iso_file_name(const char *name, char *out, size_t n);

@@ -257,7 +257,7 @@ static json_object *subscriptions_json(const struct described *d, const char *pa
         return TAKE_PTR(a);
 }
 
-int operators_list(struct svc *sv, const char *cluster_id, json_object **out, char *err, size_t errlen) {
+int svc_operators_list(struct svc *sv, const char *cluster_id, json_object **out, char *err, size_t errlen) {
         struct described d;
         int r = describe(sv, cluster_id, &d, err, errlen);
         _cleanup_json_ json_object *o = r < 0 ? NULL : json_object_new_object();
@@ -360,8 +360,8 @@ json_object *operators_subscription_reply(struct svc *sv, const char *cluster_id
         return o;
 }
 
-int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_subscribe *in, const char *owner,
-                        json_object **out, char *err, size_t errlen) {
+int svc_operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_subscribe *in, const char *owner,
+                            json_object **out, char *err, size_t errlen) {
         struct cluster c;
         int64_t rev = 0;
         int r = operators_load_cluster(sv, cluster_id, &c, err, errlen);
@@ -429,8 +429,8 @@ int operators_change_reply(json_object **plan, int64_t rev, json_object **out, c
         return 0;
 }
 
-int operators_preview(struct svc *sv, const char *cluster_id, const struct op_options *o, json_object **out,
-                      char *err, size_t errlen) {
+int svc_operators_preview(struct svc *sv, const char *cluster_id, const struct op_options *o, json_object **out,
+                          char *err, size_t errlen) {
         struct cluster c;
         struct op_resolution op = { 0 };
         int r = operators_load_cluster(sv, cluster_id, &c, err, errlen);
@@ -480,8 +480,8 @@ static int kinds_dropped(const struct owned_kinds *before, const struct owned_ki
         return r;
 }
 
-int operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_options *o, const char *by,
-                      json_object **out, char *err, size_t errlen) {
+int svc_operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_options *o, const char *by,
+                          json_object **out, char *err, size_t errlen) {
         struct cluster c;
         _cleanup_json_ json_object *plan = NULL;
         int64_t rev = 0;

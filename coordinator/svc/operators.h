@@ -26,23 +26,23 @@ struct op_subscribe {
  * cluster, or no catalog has the package/channel/catalog (err says which);
  * -EINVAL a bad name or range; -EEXIST already subscribed; -EBUSY an install
  * in progress; -EDQUOT too many. */
-int operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_subscribe *in, const char *owner,
-                        json_object **out, char *err, size_t errlen);
+int svc_operators_subscribe(struct svc *sv, const char *cluster_id, const struct op_subscribe *in, const char *owner,
+                            json_object **out, char *err, size_t errlen);
 
 /* {"items": [subscription...], "condition": OperatorsResolvable}. */
-int operators_list(struct svc *sv, const char *cluster_id, json_object **out, char *err, size_t errlen);
+int svc_operators_list(struct svc *sv, const char *cluster_id, json_object **out, char *err, size_t errlen);
 
 /* The plan for the cluster's subscriptions with o's changes, nothing
  * stored. */
-int operators_preview(struct svc *sv, const char *cluster_id, const struct op_options *o, json_object **out,
-                      char *err, size_t errlen);
+int svc_operators_preview(struct svc *sv, const char *cluster_id, const struct op_options *o, json_object **out,
+                          char *err, size_t errlen);
 
 /* Upgrade the installed cluster's packages (o->upgrade or o->upgrade_all)
  * along their channels' upgrade graphs; *out {"plan", "payload_revision"?}.
  * -EBUSY not installed or installing; -EDOM does not resolve (err
  * explains). */
-int operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_options *o, const char *by,
-                      json_object **out, char *err, size_t errlen);
+int svc_operators_upgrade(struct svc *sv, const char *cluster_id, const struct op_options *o, const char *by,
+                          json_object **out, char *err, size_t errlen);
 
 /* ---- shared with the uninstall (uninstall.c) ---------------------------- */
 

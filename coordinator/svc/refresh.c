@@ -394,7 +394,7 @@ out:
         validation_list_free(&v, &nv);
         free(hosts);
         cluster_view_free(&view);
-        release_unload(&lr);
+        svc_release_unload(&lr);
         if (preparing && refresh_preparation(sv, cluster_id) > 0) {
                 struct cluster c;
                 cluster_init(&c);

@@ -256,7 +256,7 @@ static void release_imported(struct svc *sv, const char *version) {
                 if (!pg.after)
                         break;
         }
-        release_unload(&lr);
+        svc_release_unload(&lr);
 }
 
 /* With "strict": true, warnings refuse the import: -EINVAL naming the
@@ -420,7 +420,7 @@ int svc_release_os_image(struct svc *sv, const char *version, uint64_t *size, ch
         *size = (uint64_t) st.st_size;
         r = fd;
 out:
-        release_unload(&lr);
+        svc_release_unload(&lr);
         return r;
 }
 

@@ -16,7 +16,7 @@
 #include "svc/svc.h"
 
 /* Release `version` (with its manifests when asked) into *lr (always
- * freeable with release_unload). 0, or -ENOENT with err when it is not
+ * freeable with svc_release_unload). 0, or -ENOENT with err when it is not
  * imported; store errors (err empty). */
 int svc_release_get(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr, char *err,
                     size_t errlen);
@@ -32,7 +32,7 @@ void svc_release_list_free(struct store_release_list *l);
  * `strict` a refusal. A path release's OS image must be in the releases
  * folder as release.yaml describes it. Then clusters waiting for this
  * release get their capabilities status. out (always freeable with
- * release_unload) gets the release as stored. 0, or -errno with err:
+ * svc_release_unload) gets the release as stored. 0, or -errno with err:
  * -EINVAL the strict refusal or the OS image, -EEXIST imported already;
  * -ENOMEM; store errors (err empty). */
 int svc_release_import(struct svc *sv, const struct release_info *info, const struct manifest_list *ms,

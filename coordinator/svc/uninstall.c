@@ -360,8 +360,8 @@ static bool still_needed(json_object *plan, const char *package) {
         return false;
 }
 
-int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
-                          json_object **out, char *err, size_t errlen) {
+int svc_operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
+                              json_object **out, char *err, size_t errlen) {
         struct cluster c;
         struct store_subscription_list l = { 0 };
         struct store_subscription *s = NULL;
@@ -451,8 +451,8 @@ int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *pa
         return r;
 }
 
-int operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
-                          json_object **out, char *err, size_t errlen) {
+int svc_operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
+                              json_object **out, char *err, size_t errlen) {
         struct cluster c;
         int64_t rev = 0;
         bool aborted = false;

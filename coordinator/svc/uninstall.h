@@ -29,14 +29,14 @@
  * an install in progress, -EALREADY an uninstall under way, -EDOM what
  * would be left does not resolve (nothing changed), -E2BIG too many
  * operands. */
-int operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
-                          json_object **out, char *err, size_t errlen);
+int svc_operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
+                              json_object **out, char *err, size_t errlen);
 
 /* Set cleanup.enabled of the cluster's subscription to package; false
  * during a cleanup aborts it (the operator goes now). *out the
  * subscription as listed (without it when it went). -ENOENT. */
-int operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
-                          json_object **out, char *err, size_t errlen);
+int svc_operators_set_cleanup(struct svc *sv, const char *cluster_id, const char *package, bool enabled, const char *by,
+                              json_object **out, char *err, size_t errlen);
 
 /* Follow the uninstalls under way of cluster_id (NULL: of every cluster):
  * take the hosts' reports, say a stall, remove the operators whose

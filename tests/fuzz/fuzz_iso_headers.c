@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 abort(); /* a strong match is a weak one too */
         (void) http_host_ok(s);
         char name[64];
-        iso_file_name(s, name, sizeof name);
+        svc_iso_file_name(s, name, sizeof name);
         size_t n = strlen(name);
         if (n < 5 || n > sizeof name - 1 || strcmp(name + n - 4, ".iso") != 0 || name[0] == '.' ||
             strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n)

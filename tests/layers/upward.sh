@@ -52,5 +52,16 @@ cc -c "$tmp/a.c" -o "$b/svc/a.c.o"
 cc -c "$tmp/b.c" -o "$b/svc/b.c.o"
 refused "a circle between files" 'CIRCLE *svc/a.c <-> svc/b.c' -- --root "$tmp/tree" "$tmp/build"
 grep -q UPWARD <<<"$checked" && { echo "no edge goes up here:"; echo "$checked"; exit 1; }
-echo "check-layers: an upward include, an upward call and a circle between files refused"
-echo "3 passed, 0 failed"
+
+# 4. A handler calling a function of svc/ that is not an entry point
+# (no svc_ prefix): the call goes down, but into svc/'s insides.
+rm -f "$b/svc/a.c.o" "$b/svc/b.c.o"
+mkdir -p "$b/api"
+printf 'int svc_hosts_list(void) { return 0; }\nint hosts_row_helper(void) { return 1; }\n' >"$tmp/s.c"
+printf 'int svc_hosts_list(void);\nint hosts_row_helper(void);\nint api_hosts(void) { return svc_hosts_list() + hosts_row_helper(); }\n' >"$tmp/h.c"
+cc -c "$tmp/s.c" -o "$b/svc/hosts.c.o"
+cc -c "$tmp/h.c" -o "$b/api/hosts.c.o"
+refused "a call into svc/'s insides" 'NOT svc_ *api/hosts.c: hosts_row_helper' -- --root "$tmp/tree" "$tmp/build"
+grep -q 'svc_hosts_list (a service' <<<"$checked" && { echo "an entry point refused:"; echo "$checked"; exit 1; }
+echo "check-layers: an upward include, an upward call, a circle between files and a call into svc/'s insides refused"
+echo "4 passed, 0 failed"

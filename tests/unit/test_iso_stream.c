@@ -66,13 +66,13 @@ static void img_free(struct img *m) {
         free(m->area);
 }
 
-/* iso_read of [pos, pos + len) equals the reference. */
+/* svc_iso_read of [pos, pos + len) equals the reference. */
 static void check_range(const struct img *m, size_t pos, size_t len) {
         uint8_t *buf = malloc(len + 2);
         cr_assert_not_null(buf);
         buf[len] = 0xa5;
         buf[len + 1] = 0x5a;
-        ssize_t k = iso_read(m->fd, m->a0, m->area, m->alen, pos, buf, len);
+        ssize_t k = svc_iso_read(m->fd, m->a0, m->area, m->alen, pos, buf, len);
         cr_assert_eq(k, (ssize_t) len, "iso_read(%zu, %zu) = %zd", pos, len, k);
         if (memcmp(buf, m->ref + pos, len) != 0) {
                 size_t i = 0;
@@ -102,21 +102,21 @@ static void check_boundaries(const struct img *m) {
                                 check_range(m, pts[i], pts[j] - pts[i]);
 }
 
-Test(iso_read, boundaries_of_an_iso_like_area) {
+Test(svc_iso_read, boundaries_of_an_iso_like_area) {
         struct img m;
         img_make(&m, 4 << 20, 1 << 20, BOOTCFG_AREA_SIZE, 1); /* 2048-aligned, as xorriso places it */
         check_boundaries(&m);
         img_free(&m);
 }
 
-Test(iso_read, boundaries_of_an_odd_area) {
+Test(svc_iso_read, boundaries_of_an_odd_area) {
         struct img m;
         img_make(&m, (3 << 20) + 777, (1 << 20) + 12345, BOOTCFG_AREA_SIZE, 2);
         check_boundaries(&m);
         img_free(&m);
 }
 
-Test(iso_read, area_at_the_start_and_at_the_end) {
+Test(svc_iso_read, area_at_the_start_and_at_the_end) {
         struct img m;
         img_make(&m, 1 << 20, 0, BOOTCFG_AREA_SIZE, 3);
         check_boundaries(&m);
@@ -132,7 +132,7 @@ Test(iso_read, area_at_the_start_and_at_the_end) {
         img_free(&m);
 }
 
-Test(iso_read, ranges_straddling_and_inside_the_area) {
+Test(svc_iso_read, ranges_straddling_and_inside_the_area) {
         struct img m;
         img_make(&m, 2 << 20, 700001, BOOTCFG_AREA_SIZE, 6);
         size_t a0 = m.a0, a1 = m.a0 + m.alen;
@@ -150,7 +150,7 @@ Test(iso_read, ranges_straddling_and_inside_the_area) {
         img_free(&m);
 }
 
-Test(iso_read, one_byte_at_a_time) {
+Test(svc_iso_read, one_byte_at_a_time) {
         struct img m;
         img_make(&m, 64 * 1024 + 3, 20001, 4099, 7);
         for (size_t p = 0; p < m.size; p++)
@@ -158,7 +158,7 @@ Test(iso_read, one_byte_at_a_time) {
         img_free(&m);
 }
 
-Test(iso_read, stream_in_blocks_like_the_server) {
+Test(svc_iso_read, stream_in_blocks_like_the_server) {
         /* How libmicrohttpd takes a body: consecutive blocks from pos 0,
          * the last one short; every block size, including odd ones. */
         struct img m;
@@ -170,7 +170,7 @@ Test(iso_read, stream_in_blocks_like_the_server) {
                 memset(out, 0, m.size);
                 for (size_t pos = 0; pos < m.size;) {
                         size_t n = m.size - pos < blocks[b] ? m.size - pos : blocks[b];
-                        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, pos, out + pos, n), (ssize_t) n);
+                        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, pos, out + pos, n), (ssize_t) n);
                         pos += n;
                 }
                 cr_assert(memcmp(out, m.ref, m.size) == 0, "blocks of %zu", blocks[b]);
@@ -179,7 +179,7 @@ Test(iso_read, stream_in_blocks_like_the_server) {
         img_free(&m);
 }
 
-Test(iso_read, random_ranges) {
+Test(svc_iso_read, random_ranges) {
         struct img m;
         uint64_t seed = 99;
         img_make(&m, (3 << 20) + 1, (1 << 20) + 4097, BOOTCFG_AREA_SIZE, 9);
@@ -203,21 +203,21 @@ Test(iso_read, random_ranges) {
         img_free(&m);
 }
 
-Test(iso_read, zero_length_and_errors) {
+Test(svc_iso_read, zero_length_and_errors) {
         struct img m;
         uint8_t buf[16];
         img_make(&m, 8192, 1000, 100, 10);
-        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, 500, buf, 0), 0);
-        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, 1050, buf, 0), 0);
+        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, 500, buf, 0), 0);
+        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, 1050, buf, 0), 0);
         /* Past the end of the file: it shrank under a download. */
-        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, 8190, buf, 4), -EIO);
-        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, 9000, buf, 4), -EIO);
-        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, UINT64_MAX - 2, buf, 4), -EOVERFLOW);
-        cr_assert_eq(iso_read(m.fd, m.a0, m.area, m.alen, (uint64_t) INT64_MAX, buf, 4), -EOVERFLOW);
+        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, 8190, buf, 4), -EIO);
+        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, 9000, buf, 4), -EIO);
+        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, UINT64_MAX - 2, buf, 4), -EOVERFLOW);
+        cr_assert_eq(svc_iso_read(m.fd, m.a0, m.area, m.alen, (uint64_t) INT64_MAX, buf, 4), -EOVERFLOW);
         /* Bytes inside the area are never read from the file. */
-        cr_assert_eq(iso_read(-1, m.a0, m.area, m.alen, 1010, buf, 16), 16);
+        cr_assert_eq(svc_iso_read(-1, m.a0, m.area, m.alen, 1010, buf, 16), 16);
         cr_assert(memcmp(buf, m.area + 10, 16) == 0);
-        cr_assert_eq(iso_read(-1, m.a0, m.area, m.alen, 990, buf, 16), -EBADF);
+        cr_assert_eq(svc_iso_read(-1, m.a0, m.area, m.alen, 990, buf, 16), -EBADF);
         img_free(&m);
 }
 
@@ -369,11 +369,11 @@ Test(iso_template, pxe_read_and_tail, .init = mkdir_up, .fini = mkdir_down) {
         memcpy(want + 3000, tail, sizeof tail);
         for (uint64_t pos = 0; pos < 3037; pos += 7)
                 for (size_t len = 0; pos + len <= 3037; len += 211) {
-                        cr_assert_eq(pxe_read(fd, 1000, 3000, tail, sizeof tail, pos, got, len), (ssize_t) len);
+                        cr_assert_eq(svc_pxe_read(fd, 1000, 3000, tail, sizeof tail, pos, got, len), (ssize_t) len);
                         cr_assert(memcmp(got, want + pos, len) == 0, "pos %llu len %zu", (unsigned long long) pos, len);
                 }
-        cr_assert_eq(pxe_read(fd, 1000, 3000, tail, sizeof tail, 3000, got, 38), -EOVERFLOW, "past the end");
-        cr_assert_eq(pxe_read(fd, 4000, 3000, tail, sizeof tail, 0, got, 3000), -EIO, "the template ended early");
+        cr_assert_eq(svc_pxe_read(fd, 1000, 3000, tail, sizeof tail, 3000, got, 38), -EOVERFLOW, "past the end");
+        cr_assert_eq(svc_pxe_read(fd, 4000, 3000, tail, sizeof tail, 0, got, 3000), -EIO, "the template ended early");
         close(fd);
         for (uint64_t isz = 100; isz < 104; isz++) {
                 struct growbuf g;
@@ -386,11 +386,11 @@ Test(iso_template, pxe_read_and_tail, .init = mkdir_up, .fini = mkdir_down) {
                 cr_assert_eq((isz + g.len) % 4, 0);
                 free(g.data);
         }
-        cr_assert_eq(pxe_kind_from_name("initrd"), PXE_INITRD);
-        cr_assert_eq(pxe_kind_from_name("boot.ipxe"), PXE_SCRIPT);
-        cr_assert_eq(pxe_kind_from_name("vmlinuz"), PXE_VMLINUZ);
-        cr_assert_eq(pxe_kind_from_name("initrd.img"), -1);
-        cr_assert_eq(pxe_kind_from_name(NULL), -1);
+        cr_assert_eq(svc_pxe_kind_from_name("initrd"), PXE_INITRD);
+        cr_assert_eq(svc_pxe_kind_from_name("boot.ipxe"), PXE_SCRIPT);
+        cr_assert_eq(svc_pxe_kind_from_name("vmlinuz"), PXE_VMLINUZ);
+        cr_assert_eq(svc_pxe_kind_from_name("initrd.img"), -1);
+        cr_assert_eq(svc_pxe_kind_from_name(NULL), -1);
 }
 
 Test(iso_template, the_area_may_end_the_file, .init = mkdir_up, .fini = mkdir_down) {
@@ -655,17 +655,17 @@ Test(iso_names, file_name) {
                 { "r\xc3\xa9seau", "r__seau.iso" },
         };
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-                iso_file_name(cases[i][0], out, sizeof out);
+                svc_iso_file_name(cases[i][0], out, sizeof out);
                 cr_assert_str_eq(out, cases[i][1], "%s", cases[i][0]);
         }
-        iso_file_name(NULL, out, sizeof out);
+        svc_iso_file_name(NULL, out, sizeof out);
         cr_assert_str_eq(out, "discovery.iso");
         char longname[200];
         memset(longname, 'x', sizeof longname - 1);
         longname[sizeof longname - 1] = '\0';
-        iso_file_name(longname, out, sizeof out);
+        svc_iso_file_name(longname, out, sizeof out);
         cr_assert_eq(strlen(out), sizeof out - 1);
         cr_assert_str_eq(out + strlen(out) - 4, ".iso");
-        iso_file_name(longname, out, 16);
+        svc_iso_file_name(longname, out, 16);
         cr_assert_str_eq(out, "xxxxxxxxxxx.iso");
 }

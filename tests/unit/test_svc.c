@@ -137,7 +137,7 @@ Test(svc, an_install_that_cannot_start_says_why) {
         c.name = strdup("c1");
         c.owner = strdup("alice");
         cr_assert_eq(store_cluster_create(st, &c), 0);
-        cr_assert_eq(install_start_cluster(&sv, c.id, "alice", err, sizeof err), -EBUSY);
+        cr_assert_eq(svc_install_start_cluster(&sv, c.id, "alice", err, sizeof err), -EBUSY);
         cr_assert(strstr(err, "not ready to install"), "%s", err);
         struct cluster now;
         cr_assert_eq(store_cluster_get(st, c.id, &now), 0);
@@ -145,7 +145,7 @@ Test(svc, an_install_that_cannot_start_says_why) {
         cluster_free(&now);
         cluster_free(&c);
         err[0] = '\0';
-        cr_assert_eq(install_start_cluster(&sv, "00000000-0000-4000-8000-00000000dead", "alice", err, sizeof err),
+        cr_assert_eq(svc_install_start_cluster(&sv, "00000000-0000-4000-8000-00000000dead", "alice", err, sizeof err),
                      -ENOENT);
         cr_assert(strstr(err, "cannot be read"), "%s", err);
 }

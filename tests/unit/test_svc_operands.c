@@ -40,7 +40,7 @@ static void setup(void) {
         struct op_subscribe in = { .package = "myapp", .cleanup = true };
         json_object *o = NULL;
         char err[1024];
-        cr_assert_eq(operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
         cr_assert(json_object_get_boolean(tu_json_get(o, "cleanup.enabled")), "%s", json_object_to_json_string(o));
         json_object_put(o);
 }
@@ -167,13 +167,13 @@ Test(svc_operands, the_payload_part_names_each_after_its_operator) {
 Test(svc_operands, cleanup_setting) {
         char err[1024];
         json_object *o = NULL;
-        cr_assert_eq(operators_set_cleanup(&sv, cl, "myapp", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_set_cleanup(&sv, cl, "myapp", false, "alice", &o, err, sizeof err), 0, "%s", err);
         cr_expect_not(json_object_get_boolean(tu_json_get(o, "cleanup.enabled")));
         json_object_put(o);
-        cr_assert_eq(operators_set_cleanup(&sv, cl, "myapp", true, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_set_cleanup(&sv, cl, "myapp", true, "alice", &o, err, sizeof err), 0, "%s", err);
         cr_expect(json_object_get_boolean(tu_json_get(o, "cleanup.enabled")));
         json_object_put(o);
-        cr_expect_eq(operators_set_cleanup(&sv, cl, "etcd", true, "alice", &o, err, sizeof err), -ENOENT);
+        cr_expect_eq(svc_operators_set_cleanup(&sv, cl, "etcd", true, "alice", &o, err, sizeof err), -ENOENT);
         cr_expect_str_eq(err, "cluster c1 has no subscription to etcd");
 }
 
@@ -188,27 +188,27 @@ Test(svc_operands, uninstall_on_a_cluster_not_installed) {
         struct store_operand_list l;
         char *c2 = tu_store_cluster(st, "alice", "c2");
         struct op_subscribe in = { .package = "etcd", .cleanup = true };
-        cr_assert_eq(operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         struct catalog_file f = { "etcd.yaml", etcd_yaml, strlen(etcd_yaml) };
         cr_assert_eq(svc_operands_apply(&sv, c2, &f, 1, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
 
-        cr_assert_eq(operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
         cr_expect_eq(json_object_get_int64(tu_json_get(o, "operands_deleted")), 1, "%s", json_object_to_json_string(o));
         json_object_put(o);
         cr_assert_eq(store_operand_list(st, c2, &l), 0);
         cr_expect_eq(l.n, 0, "the managed operand went with it");
         store_operand_list_free(&l);
-        cr_expect_eq(operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
+        cr_expect_eq(svc_operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
 
         /* Without cleanup: the operand stays. */
         in.cleanup = false;
-        cr_assert_eq(operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         cr_assert_eq(svc_operands_apply(&sv, c2, &f, 1, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
-        cr_assert_eq(operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
         cr_expect_null(tu_json_get(o, "operands_deleted"));
         json_object_put(o);
         cr_assert_eq(store_operand_list(st, c2, &l), 0);
@@ -218,11 +218,11 @@ Test(svc_operands, uninstall_on_a_cluster_not_installed) {
         /* c1 is subscribed to myapp, which needs etcd through dbop: etcd's
          * own subscription goes, its bundle and operands stay. */
         in.cleanup = true;
-        cr_assert_eq(operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         cr_assert_eq(apply("etcd.yaml", etcd_yaml, &o, err), 0, "%s", err);
         json_object_put(o);
-        cr_assert_eq(operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         cr_assert_eq(store_operand_list(st, cl, &l), 0);
         cr_expect_eq(l.n, 1, "a dependency still: its operand stays");

@@ -45,7 +45,7 @@ TestSuite(svc_operators, .init = setup, .fini = teardown);
 
 static int subscribe(const char *pkg, const char *range, json_object **out, char *err) {
         struct op_subscribe in = { .package = pkg, .version_range = range };
-        return operators_subscribe(&sv, cl, &in, "alice", out, err, 1024);
+        return svc_operators_subscribe(&sv, cl, &in, "alice", out, err, 1024);
 }
 
 static const char *jstr(json_object *o, const char *k) {
@@ -59,9 +59,9 @@ Test(svc_operators, subscribe_names_what_the_catalogs_have) {
         cr_expect_str_eq(err, "no catalog has package nope");
         cr_expect_eq(subscribe("etcd", ">=1.x.y", &o, err), -EINVAL);
         struct op_subscribe ch = { .package = "etcd", .channel = "beta" };
-        cr_expect_eq(operators_subscribe(&sv, cl, &ch, "alice", &o, err, sizeof err), -ENOENT);
-        cr_expect_eq(operators_subscribe(&sv, "8a6e0804-2bd0-4672-b79d-d97027f9071a", &ch, "alice", &o, err,
-                                         sizeof err),
+        cr_expect_eq(svc_operators_subscribe(&sv, cl, &ch, "alice", &o, err, sizeof err), -ENOENT);
+        cr_expect_eq(svc_operators_subscribe(&sv, "8a6e0804-2bd0-4672-b79d-d97027f9071a", &ch, "alice", &o, err,
+                                             sizeof err),
                      -ENOENT);
         cr_assert_eq(subscribe("myapp", NULL, &o, err), 0, "%s", err);
         cr_expect_str_eq(jstr(o, "phase"), "Resolving");
@@ -88,7 +88,7 @@ Test(svc_operators, what_does_not_resolve_is_kept_and_explained) {
         cr_expect(strstr(jstr(o, "message"), "Ways out: allow prometheus 0.32.0 from catalog community"), "%s",
                   jstr(o, "message"));
         json_object_put(o);
-        cr_assert_eq(operators_list(&sv, cl, &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_list(&sv, cl, &o, err, sizeof err), 0, "%s", err);
         json_object *cond = json_object_object_get(o, "condition");
         cr_expect_str_eq(jstr(cond, "status"), "False");
         cr_expect_str_eq(jstr(cond, "reason"), "ConstraintsNotSatisfiable");
@@ -109,7 +109,7 @@ Test(svc_operators, what_does_not_resolve_is_kept_and_explained) {
         cr_expect_str_eq(c.conditions[c.n_conditions - 1].status, "False");
         cluster_free(&c);
         /* Dropping myapp would leave it resolvable; dropping prometheus too. */
-        cr_assert_eq(operators_unsubscribe(&sv, cl, "prometheus", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_unsubscribe(&sv, cl, "prometheus", false, "alice", &o, err, sizeof err), 0, "%s", err);
         cr_expect(json_object_get_boolean(json_object_object_get(json_object_object_get(o, "plan"), "ok")));
         json_object_put(o);
         cr_assert_eq(store_cluster_get(st, cl, &c), 0);
@@ -122,7 +122,7 @@ Test(svc_operators, a_preview_changes_nothing) {
         json_object *o = NULL;
         struct resolve_subscription extra = { .package = "etcd", .version_range = "0.9.0" };
         struct op_options opt = { .extra = &extra, .n_extra = 1 };
-        cr_assert_eq(operators_preview(&sv, cl, &opt, &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_preview(&sv, cl, &opt, &o, err, sizeof err), 0, "%s", err);
         cr_expect(json_object_get_boolean(json_object_object_get(o, "ok")));
         json_object *steps = json_object_object_get(o, "steps");
         cr_assert_eq(json_object_array_length(steps), 1);
@@ -134,22 +134,22 @@ Test(svc_operators, a_preview_changes_nothing) {
         cr_expect_eq(l.n, 0);
         store_subscription_list_free(&l);
         /* Unsubscribing what is not there. */
-        cr_expect_eq(operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
+        cr_expect_eq(svc_operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
         /* Upgrading a cluster that is not installed. */
         struct op_options all = { .upgrade_all = true };
-        cr_expect_eq(operators_upgrade(&sv, cl, &all, "alice", &o, err, sizeof err), -EBUSY);
+        cr_expect_eq(svc_operators_upgrade(&sv, cl, &all, "alice", &o, err, sizeof err), -EBUSY);
 }
 
 Test(svc_operators, a_named_catalog_is_not_deleted) {
         char err[1024];
         json_object *o = NULL;
         struct op_subscribe in = { .package = "etcd", .catalog = "redhat" };
-        cr_assert_eq(operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         struct store_catalog rec;
         cr_assert_eq(store_catalog_get_by_name(st, "redhat", &rec), 0);
         cr_expect_eq(svc_catalog_delete(&sv, rec.id, "admin", err, sizeof err), -EBUSY);
-        cr_assert_eq(operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         cr_expect_eq(svc_catalog_delete(&sv, rec.id, "admin", err, sizeof err), 0, "%s", err);
         store_catalog_free(&rec);
