@@ -6,7 +6,7 @@
 
 #include "svc/agents.h"
 #include "api/api.h"
-#include "svc/hostactions.h"
+#include "svc/pending.h"
 #include "uuid.h"
 
 void api_host_register(void *app, struct http_request *req, struct http_response *resp) {

@@ -134,7 +134,7 @@ void api_host_rotate_token(void *app, struct http_request *req, struct http_resp
 void api_host_bind(void *app, struct http_request *req, struct http_response *resp);
 void api_host_unbind(void *app, struct http_request *req, struct http_response *resp);
 
-/* A host's pending actions and its logs (hostactions.c). */
+/* A host's pending actions and its logs (pending.c). */
 void api_host_gather_logs(void *app, struct http_request *req, struct http_response *resp);
 void api_host_logs_get(void *app, struct http_request *req, struct http_response *resp);
 void api_host_logs_put(void *app, struct http_request *req, struct http_response *resp);

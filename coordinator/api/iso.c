@@ -16,7 +16,7 @@
 #include "api/api.h"
 #include "cleanup.h"
 #include "svc/downloads.h"
-#include "svc/hostactions.h"
+#include "svc/pending.h"
 #include "svc/hosts.h"
 #include "log.h"
 

@@ -9,7 +9,7 @@
 #include "svc/addonlock.h"
 #include "domain/addon.h"
 #include "cleanup.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
@@ -657,7 +657,7 @@ static void payloads(struct pass *ps) {
                 const char *what = "payload";
                 if (!p->touched)
                         continue;
-                int e = clusterrel_next_payload(ps->sv, &p->c, NULL, err, sizeof err, &what);
+                int e = revisions_next_payload(ps->sv, &p->c, NULL, err, sizeof err, &what);
                 if (e < 0)
                         log_warning("addons", "The add-ons' payload of cluster %s could not be built: %s", p->c.name,
                                     err[0] ? err : strerror(-e));

@@ -16,7 +16,7 @@
 #include "svc/downloads.h"
 #include "errmsg.h"
 #include "domain/stepfacts.h"
-#include "svc/hostactions.h"
+#include "svc/pending.h"
 #include "domain/hostfsm.h"
 #include "svc/install.h"
 #include "domain/ratelimit.h"

@@ -12,7 +12,7 @@
 
 #include "svc/addons.h"
 #include "cleanup.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "errmsg.h"
 #include "domain/hostfsm.h"
 #include "log.h"
@@ -118,7 +118,7 @@ static const char *condition_status(const struct cluster *c) {
         return NULL;
 }
 
-/* clusterrel_compute's failure r (its words in why) as the user reads it:
+/* revisions_compute's failure r (its words in why) as the user reads it:
  * a bad spec is the request's fault, anything else ours. */
 static int caps_error(int r, const char *why, char *err, size_t errlen) {
         return errmsg(err, errlen, r == -EINVAL || r == -ENOMEM ? r : -EIO, "%s",
@@ -149,7 +149,7 @@ static int caps_for_new(struct svc *sv, struct cluster *c, char *err, size_t err
                 *what = "release";
                 return r;
         }
-        r = clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, why, sizeof why);
+        r = revisions_compute(&lr, c, &c->cap_spec, false, NULL, why, sizeof why);
         svc_release_unload(&lr);
         return r < 0 ? caps_error(r, why, err, errlen) : r;
 }
@@ -178,9 +178,9 @@ static void rework_unimported(struct cluster *c, const char *rel, bool rel_chang
 static int rework_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                           struct store_payload *p, char *err, size_t errlen) {
         char why[512] = "";
-        int r = clusterrel_payload_differs(sv, c, lr, NULL, why, sizeof why);
+        int r = revisions_payload_differs(sv, c, lr, NULL, why, sizeof why);
         if (r > 0)
-                r = clusterrel_build_payload(sv, c, lr, NULL, 0, c->payload_revision + 1, NULL, p, why, sizeof why);
+                r = revisions_build_payload(sv, c, lr, NULL, 0, c->payload_revision + 1, NULL, p, why, sizeof why);
         if (r < 0) {
                 log_error_errno(r, "clusters", "Building a payload of cluster %s failed: %s", c->id, why);
                 return errmsg(err, errlen, r == -ENOMEM ? r : -EIO,
@@ -234,7 +234,7 @@ static int cluster_rework(struct svc *sv, struct cluster *c, bool rel_given, con
         }
         if ((upgrade || installed) && rel_change && c->has_cap_status && c->release_version &&
             (r = release_load(sv, c->release_version, true, &olr)) == 0 &&
-            (r = clusterrel_upgrade_implicit(&olr, &nlr, c, &also)) < 0) {
+            (r = revisions_upgrade_implicit(&olr, &nlr, c, &also)) < 0) {
                 r = errmsg(err, errlen, -EIO, "the upgrade rule failed for release %s -> %s", c->release_version,
                            target);
                 goto out;
@@ -252,7 +252,7 @@ static int cluster_rework(struct svc *sv, struct cluster *c, bool rel_given, con
                 r = errmsg(err, errlen, -ENOMEM, "out of memory");
                 goto out;
         }
-        if ((r = clusterrel_compute(&nlr, c, spec ? spec : &c->cap_spec, true, &also, why, sizeof why)) < 0) {
+        if ((r = revisions_compute(&nlr, c, spec ? spec : &c->cap_spec, true, &also, why, sizeof why)) < 0) {
                 r = caps_error(r, why, err, errlen);
                 goto out;
         }
@@ -279,7 +279,7 @@ static int rework_store(struct svc *sv, struct cluster *c, uint32_t fields, stru
                 return r;
         }
         if (p->canonical) {
-                r = clusterrel_store_payload(sv, c, p);
+                r = revisions_store_payload(sv, c, p);
                 if (r == -ESTALE)
                         return errmsg(err, errlen, r,
                                       "another payload revision of cluster %s was built meanwhile; try again", c->id);

@@ -13,7 +13,7 @@
 
 #include "svc/addons.h"
 #include "cleanup.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "errmsg.h"
 #include "domain/hostfsm.h"
 #include "json-cleanup.h"
@@ -200,7 +200,7 @@ static int start_release(struct svc *sv, struct cluster *c, struct loaded_releas
                 return errmsg(err, errlen, r, "release %s cannot be read", c->release_version);
         if (!c->has_cap_status) {
                 char why[400] = "";
-                if (clusterrel_compute(lr, c, &c->cap_spec, true, NULL, why, sizeof why) < 0 ||
+                if (revisions_compute(lr, c, &c->cap_spec, true, NULL, why, sizeof why) < 0 ||
                     store_cluster_update(sv->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) < 0)
                         return errmsg(err, errlen, -EDOM, "the capabilities of cluster %s cannot be computed: %s",
                                       c->id, why);
@@ -217,7 +217,7 @@ static void started_events(struct svc *sv, const struct cluster_view *v, const s
         svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, v->c.id, NULL, "cluster %s (%s): ready -> %s: %s", v->c.name,
                   v->c.id, cluster_status_to_string(CLUSTER_PREPARING_FOR_INSTALLATION),
                   "Installation started; preparing the hosts");
-        clusterrel_payload_event(sv, &v->c, p);
+        revisions_payload_event(sv, &v->c, p);
         for (size_t i = 0; i < v->hosts.n; i++) {
                 const struct host *h = &v->hosts.v[i];
                 enum host_status prep;
@@ -263,7 +263,7 @@ int svc_install_start_cluster(struct svc *sv, const char *cluster_id, const char
         size_t n_roles = assign_roles(sv, &v, roles);
         /* If the payload cannot be built, nothing moves. */
         char why[1024] = "";
-        if ((r = clusterrel_build_payload(sv, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, NULL, &p, why, sizeof why)) <
+        if ((r = revisions_build_payload(sv, &v.c, &lr, roles, n_roles, v.c.payload_revision + 1, NULL, &p, why, sizeof why)) <
             0) {
                 /* Operators that do not resolve are the user's to fix (409). */
                 if (r == -EDOM || r == -ENOENT)
@@ -401,7 +401,7 @@ int svc_install_cancel_cluster(struct svc *sv, const char *cluster_id, const cha
  * the installed hosts apply it as any other. 0, or -errno as
  * svc_install_day2_host's. */
 static int day2_payload(struct svc *sv, struct cluster *c, char *err, size_t errlen, const char **what) {
-        int r = clusterrel_next_payload(sv, c, NULL, err, errlen, what);
+        int r = revisions_next_payload(sv, c, NULL, err, errlen, what);
         return r < 0 ? r : 0;
 }
 

@@ -9,7 +9,7 @@
 
 #include "catalog.h"
 #include "cleanup.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
@@ -90,7 +90,7 @@ static int next_revision(struct svc *sv, struct cluster *c, int64_t *rev, char *
         *rev = 0;
         if (c->payload_revision <= 0 || cluster_status_from_string(c->status) != CLUSTER_INSTALLED)
                 return 0;
-        int r = clusterrel_next_payload(sv, c, NULL, err, errlen, &what);
+        int r = revisions_next_payload(sv, c, NULL, err, errlen, &what);
         if (r == 1)
                 *rev = c->payload_revision;
         if (r < 0 && what)

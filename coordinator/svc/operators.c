@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
@@ -13,7 +13,7 @@
 #include "svc/refresh.h"
 #include "svc/operands.h"
 #include "semver.h"
-#include "svc/uninstallpart.h"
+#include "svc/payload_uninstalls.h"
 
 #define OP_MAX_NAME 253
 
@@ -310,7 +310,7 @@ int operators_apply_change(struct svc *sv, struct cluster *c, const struct op_op
                 (void) refresh_cluster(sv, c->id, NULL);
                 return 0;
         }
-        int r = clusterrel_next_payload(sv, c, o, err, errlen, &what);
+        int r = revisions_next_payload(sv, c, o, err, errlen, &what);
         if (r == 1)
                 *rev = c->payload_revision;
         if (r < 0 && what)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "json-cleanup.h"
 #include "svc/opresolve.h"
 #include "domain/hostfsm.h"
@@ -294,7 +294,7 @@ static void operator_facts(struct svc *sv, struct cluster *c, struct cluster_fac
         f->operators_error = r < 0 || (!op.none && !op.plan.ok) ? (*why ? *why : "out of memory") : NULL;
         if (r >= 0 && (!op.none || has_condition(c, "OperatorsResolvable"))) {
                 _cleanup_json_ json_object *cond = opresolve_condition(&op);
-                if (cond && clusterrel_set_condition(c, cond) > 0)
+                if (cond && revisions_set_condition(c, cond) > 0)
                         store_cluster_update(sv->store, c, CL_F_CONDITIONS);
         }
         opresolve_free(&op);

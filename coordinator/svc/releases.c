@@ -246,7 +246,7 @@ static void release_imported(struct svc *sv, const char *version) {
                         struct cluster *c = &l.v[i];
                         if (c->has_cap_status || !c->release_version || strcmp(c->release_version, version) != 0)
                                 continue;
-                        if (clusterrel_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err) < 0)
+                        if (revisions_compute(&lr, c, &c->cap_spec, false, NULL, err, sizeof err) < 0)
                                 continue; /* capabilities-valid says why */
                         if (store_cluster_update(sv->store, c, CL_F_CAP_STATUS | CL_F_CONDITIONS) == 0)
                                 (void) refresh_cluster(sv, c->id, NULL);

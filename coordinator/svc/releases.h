@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "capability.h"
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 #include "manifest.h"
 #include "release.h"
 #include "svc/svc.h"

@@ -14,7 +14,7 @@
 #include "svc/operands.h"
 #include "svc/operators.h"
 #include "svc/refresh.h"
-#include "svc/uninstallpart.h"
+#include "svc/payload_uninstalls.h"
 
 #define UNINSTALL_RETRIES 8 /* of a state another request changed meanwhile */
 

@@ -1,5 +1,5 @@
-/* The managed operands of a payload (operandpart.h). */
-#include "svc/operandpart.h"
+/* The managed operands of a payload (payload_operands.h). */
+#include "svc/payload_operands.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Part 3 of a cluster's payload (DESIGN §6): its add-on releases as
- * HelmChart manifests (addonpart.h). */
-#include "svc/addonpart.h"
+ * HelmChart manifests (payload_addons.h). */
+#include "svc/payload_addons.h"
 
 #include <errno.h>
 #include <stdlib.h>

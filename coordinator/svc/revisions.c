@@ -1,21 +1,21 @@
 /* A cluster's capabilities and payload revisions under its release
- * (clusterrel.h): the pure capability and payload code of common/ fed with
+ * (revisions.h): the pure capability and payload code of common/ fed with
  * what the store holds, and the results written back. */
-#include "svc/clusterrel.h"
+#include "svc/revisions.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "svc/addonpart.h"
-#include "svc/uninstallpart.h"
+#include "svc/payload_addons.h"
+#include "svc/payload_uninstalls.h"
 #include "canonjson.h"
 #include "cleanup.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
 #include "log.h"
-#include "svc/operandpart.h"
+#include "svc/payload_operands.h"
 #include "domain/operators_payload.h"
 #include "svc/opresolve.h"
 #include "payload.h"
@@ -65,7 +65,7 @@ static struct cap_spec borrow_spec(const struct cluster_cap_spec *s) {
                                    .additional = s->additional_enabled_capabilities };
 }
 
-int clusterrel_set_condition(struct cluster *c, json_object *cond) {
+int revisions_set_condition(struct cluster *c, json_object *cond) {
         char now[MODEL_TIME_LEN];
         const char *type = json_object_get_string(json_object_object_get(cond, "type"));
         const char *status = json_object_get_string(json_object_object_get(cond, "status"));
@@ -116,8 +116,8 @@ int clusterrel_set_condition(struct cluster *c, json_object *cond) {
         return 1;
 }
 
-int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const struct cluster_cap_spec *spec,
-                       bool keep_previous, const struct strv *also_enable, char *err, size_t errlen) {
+int revisions_compute(const struct loaded_release *lr, struct cluster *c, const struct cluster_cap_spec *spec,
+                      bool keep_previous, const struct strv *also_enable, char *err, size_t errlen) {
         struct cap_spec sp = borrow_spec(spec);
         struct cap_status st;
         int r;
@@ -157,7 +157,7 @@ int clusterrel_compute(const struct loaded_release *lr, struct cluster *c, const
         c->cap_status.implicit_capabilities = st.implicit;
         c->has_cap_status = true;
         /* st's vectors now belong to c. */
-        int k = clusterrel_set_condition(c, cond);
+        int k = revisions_set_condition(c, cond);
         return k < 0 ? k : 0;
 }
 
@@ -171,8 +171,8 @@ static struct filter_context filter_ctx(const struct loaded_release *lr, const s
         };
 }
 
-int clusterrel_upgrade_implicit(const struct loaded_release *old, const struct loaded_release *nw,
-                                const struct cluster *c, struct strv *also_enable) {
+int revisions_upgrade_implicit(const struct loaded_release *old, const struct loaded_release *nw,
+                               const struct cluster *c, struct strv *also_enable) {
         if (!old->have_manifests || !nw->have_manifests || !c->has_cap_status)
                 return -EINVAL;
         struct filter_context oc = filter_ctx(old, c), nc = filter_ctx(nw, c);
@@ -368,9 +368,9 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
         return 0;
 }
 
-int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
-                             const struct store_host_role *roles, size_t n_roles, int64_t revision,
-                             const struct op_options *ops, struct store_payload *out, char *err, size_t errlen) {
+int revisions_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
+                            const struct store_host_role *roles, size_t n_roles, int64_t revision,
+                            const struct op_options *ops, struct store_payload *out, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         struct payload_signed ps = { 0 };
         size_t n = 0;
@@ -401,8 +401,8 @@ int clusterrel_build_payload(struct svc *sv, const struct cluster *c, const stru
         return 0;
 }
 
-int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
-                               const struct op_options *ops, char *err, size_t errlen) {
+int revisions_payload_differs(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
+                              const struct op_options *ops, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         _cleanup_free_ char *canon = NULL;
         struct store_payload cur;
@@ -431,22 +431,22 @@ int clusterrel_payload_differs(struct svc *sv, const struct cluster *c, const st
         return same ? 0 : 1;
 }
 
-void clusterrel_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p) {
+void revisions_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p) {
         svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c->id, NULL,
                       "payload revision %lld of cluster %s built: release %s, %lld manifests, %s",
                       (long long) p->revision, c->id, p->release_version, (long long) p->manifest_count, p->digest);
 }
 
-int clusterrel_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p) {
+int revisions_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p) {
         int r = store_cluster_add_payload(sv->store, p);
         if (r < 0)
                 return r;
-        clusterrel_payload_event(sv, c, p);
+        revisions_payload_event(sv, c, p);
         return 0;
 }
 
-int clusterrel_next_payload(struct svc *sv, struct cluster *c, const struct op_options *ops, char *err, size_t errlen,
-                            const char **what) {
+int revisions_next_payload(struct svc *sv, struct cluster *c, const struct op_options *ops, char *err, size_t errlen,
+                           const char **what) {
         struct loaded_release lr;
         struct store_payload p;
         char why[1024] = "";
@@ -461,9 +461,9 @@ int clusterrel_next_payload(struct svc *sv, struct cluster *c, const struct op_o
                         *what = "release";
                 goto out;
         }
-        if ((r = clusterrel_payload_differs(sv, c, &lr, ops, why, sizeof why)) == 1 &&
-            (r = clusterrel_build_payload(sv, c, &lr, NULL, 0, c->payload_revision + 1, ops, &p, why, sizeof why)) == 0) {
-                r = clusterrel_store_payload(sv, c, &p);
+        if ((r = revisions_payload_differs(sv, c, &lr, ops, why, sizeof why)) == 1 &&
+            (r = revisions_build_payload(sv, c, &lr, NULL, 0, c->payload_revision + 1, ops, &p, why, sizeof why)) == 0) {
+                r = revisions_store_payload(sv, c, &p);
                 if (r == 0) {
                         c->payload_revision = p.revision;
                         r = 1;

@@ -1,6 +1,6 @@
 /* An uninstall as kept, and the deletions it puts in a payload
- * (uninstallpart.h). */
-#include "svc/uninstallpart.h"
+ * (payload_uninstalls.h). */
+#include "svc/payload_uninstalls.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* A host's pending actions and its uploaded logs (hostactions.h). */
-#include "svc/hostactions.h"
+/* A host's pending actions and its uploaded logs (pending.h). */
+#include "svc/pending.h"
 
 #include <errno.h>
 #include <string.h>

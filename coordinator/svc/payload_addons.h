@@ -1,6 +1,6 @@
 /* Part 3 of a cluster's payload (DESIGN §6): one HelmChart manifest per
  * add-on release kept for the cluster. Its own file so that the payload
- * builder (clusterrel.c) and the reconciler (addons.c), which builds
+ * builder (revisions.c) and the reconciler (addons.c), which builds
  * payloads, do not call each other. */
 #pragma once
 #include <stddef.h>

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "api/api.h"
-#include "svc/hostactions.h"
+#include "svc/pending.h"
 
 void api_host_gather_logs(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);

@@ -1,7 +1,7 @@
 /* The operands of a cluster's payload (DESIGN §6 part 2): the managed
  * operands as manifests after every operator bundle, each numbered as the
  * bundle of the operator that owns its kind. Its own file so that the
- * payload builder (clusterrel.c) and the operand services (operands.c),
+ * payload builder (revisions.c) and the operand services (operands.c),
  * which build payloads, do not call each other. */
 #pragma once
 #include <stddef.h>
