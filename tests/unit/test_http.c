@@ -319,7 +319,7 @@ Test(errors, one_table) {
                 cr_assert_eq(http_status_of_errno(rows[i].err), rows[i].status, "%d", rows[i].err);
 }
 
-/* What the host state machine's errors (test_hostfsm: bound_states_and_errors)
+/* What the host state machine's errors (test_domain_hostfsm: bound_states_and_errors)
  * become. Its -EBUSY (the cluster is installing) is a conflict, its -EINVAL
  * a bad request, anything else an internal error, as the state machine's
  * own map (hostfsm_error_http, gone) had them. Its -EPERM (not in this
@@ -332,7 +332,7 @@ Test(errors, host_state_machine) {
         cr_assert_eq(http_status_of_errno(-EPERM), 403);
 }
 
-/* What the host rule's refusals (test_auth: host_rule_table, 'F' and 'H')
+/* What the host rule's refusals (test_domain_auth: host_rule_table, 'F' and 'H')
  * become: 403 and 404, as auth_host_may answered them when it spoke HTTP. */
 Test(errors, host_rule) {
         cr_assert_eq(http_status_of_errno(-EPERM), 403);
