@@ -29,6 +29,8 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 #include "protocol.h"
+#include "run.h"
+#include "steps.h"
 
 #define NS_PER_SEC 1000000000LL
 #define NS_PER_MS 1000000LL
@@ -2025,4 +2027,81 @@ finish:
                 if (res[j].res)
                         freeaddrinfo(res[j].res);
         return r;
+}
+
+/* ---- the table's step functions (steps.h) -------------------------------- */
+
+#define NTP_MAX_DATE_AGE_MS 3600000
+
+json_object *run_ntp_args(json_object *args, const char *date, int64_t age_ms) {
+        json_object *copy = NULL, *v;
+
+        if (args) {
+                if (json_object_deep_copy(args, &copy, NULL) < 0)
+                        return NULL;
+        } else if (!(copy = json_object_new_object()))
+                return NULL;
+        if (!date || !*date || !json_object_is_type(copy, json_type_object))
+                return copy;
+        if (json_object_object_get_ex(copy, "coordinator_date", &v) && v)
+                return copy; /* the coordinator said what to compare with */
+        if (age_ms < 0)
+                age_ms = 0;
+        if (age_ms > NTP_MAX_DATE_AGE_MS)
+                age_ms = NTP_MAX_DATE_AGE_MS;
+        json_object *d = json_object_new_string(date), *a = json_object_new_int64(age_ms);
+        if (!d || !a || json_object_object_add(copy, "coordinator_date", d) < 0) {
+                json_object_put(d);
+                json_object_put(a);
+                json_object_put(copy);
+                return NULL;
+        }
+        if (json_object_object_add(copy, "coordinator_date_age_ms", a) < 0) {
+                json_object_put(a);
+                json_object_put(copy);
+                return NULL;
+        }
+        return copy;
+}
+
+/* One of the runners above on args, its answer as the step's result. */
+static void net_step(const struct run_instruction *in, json_object *args, int (*runner)(json_object *, json_object **),
+                     struct run_step_result *res) {
+        json_object *out = NULL;
+        int r = runner(args, &out);
+        if (r < 0) {
+                json_object_put(out);
+                res->exit_code = 1;
+                res->error = r == -EINVAL ? step_printf("the arguments of step %s are not valid for %s", in->step_id,
+                                                        in->step_type)
+                                          : (errno = -r, step_printf("step %s failed: %m", in->step_type));
+                return;
+        }
+        res->exit_code = 0;
+        res->output = out;
+}
+
+void run_step_connectivity_check(const struct run_instruction *in, const struct run_step_context *ctx,
+                                 struct run_step_result *res) {
+        net_step(in, in->args, step_connectivity_check, res);
+}
+
+/* With the coordinator's Date of the instructions reply, aged, unless the
+ * args name a date of their own (run_ntp_args). */
+void run_step_ntp_synchronizer(const struct run_instruction *in, const struct run_step_context *ctx,
+                               struct run_step_result *res) {
+        _cleanup_json_ json_object *args = run_ntp_args(in->args, ctx->coordinator_date,
+                                                        ctx->coordinator_date ? step_mono_ms() - ctx->date_received_ms
+                                                                              : 0);
+        if (!args) {
+                res->exit_code = 1;
+                res->error = step_printf("out of memory");
+                return;
+        }
+        net_step(in, args, step_ntp_synchronizer, res);
+}
+
+void run_step_domain_resolution(const struct run_instruction *in, const struct run_step_context *ctx,
+                                struct run_step_result *res) {
+        net_step(in, in->args, step_domain_resolution, res);
 }
