@@ -33,7 +33,6 @@
 #include "nodedir.h"
 #include "release.h"
 
-
 #define LOOP_MAJOR_NR 7
 #define UMOUNT_TRIES 20
 

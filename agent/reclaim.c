@@ -23,7 +23,6 @@
 #include "fdio.h"
 #include "json-cleanup.h"
 
-
 #define ENTRY_RELPATH "loader/entries/" RECLAIM_ENTRY_ID ".conf"
 #define GRUBENV_NAME_MAX 255
 
