@@ -614,3 +614,31 @@ int client_get_stream(struct client *c, const char *target, struct client_stream
         free(st.err.body.data);
         return 0;
 }
+
+/* ---- an answer in words ------------------------------------------------- */
+
+void client_describe(const struct client *cl, int err, long status, json_object *reply, char *buf, size_t n) {
+        json_object *v;
+        if (err < 0) {
+                errno = -err;
+                snprintf(buf, n, "%m (%s)", cl->errbuf[0] ? cl->errbuf : "no answer");
+                return;
+        }
+        const char *reason = reply && json_object_object_get_ex(reply, "reason", &v) &&
+                                             json_object_is_type(v, json_type_string)
+                                     ? json_object_get_string(v)
+                                     : "no reason given";
+        snprintf(buf, n, "HTTP %ld (%.300s)", status, reason);
+}
+
+int client_stream_result(const struct client *cl, const struct client_stream *s, int r, long status,
+                         json_object *reply, char *err, size_t errlen) {
+        if (r == 0 && status >= 200 && status <= 299)
+                return 0;
+        if (r < 0 && s->sink_error)
+                return s->sink_error;
+        client_describe(cl, r, status, reply, err, errlen);
+        if (r < 0)
+                return r;
+        return status == 404 ? -ENOENT : status == 401 || status == 403 ? -EACCES : -EPROTO;
+}

@@ -123,6 +123,18 @@ struct client_stream {
 int client_get_stream(struct client *c, const char *target, struct client_stream *s, long *status,
                       json_object **reply);
 
+/* An answer in words for a log line or a step's error: "HTTP 404 (the
+ * reply's reason)" for an answer (err 0), "<strerror> (libcurl's words)"
+ * for none (err < 0). Into buf, cut to n. */
+void client_describe(const struct client *cl, int err, long status, json_object *reply, char *buf, size_t n);
+/* What a client_get_stream() that returned r with *status and *reply came
+ * to: 0 for a 2xx; else -errno (-ENOENT for a 404, -EACCES for 401/403,
+ * -EPROTO for another status, r itself for no answer) with the words in
+ * err, or the sink's own error (s->sink_error), without words: its caller
+ * knows what it was. */
+int client_stream_result(const struct client *cl, const struct client_stream *s, int r, long status,
+                         json_object *reply, char *err, size_t errlen);
+
 /* ---- what the coordinator sends, read (pure; tests and fuzzers) ---------- */
 
 /* An answer's body as one JSON document (trailing whitespace allowed); NULL

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blkid-cleanup.h"
 #include "cleanup.h"
 #include "errmsg.h"
 #include "fdio.h"
@@ -31,8 +32,6 @@
 #include "log.h"
 #include "nodedir.h"
 #include "release.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe)
 
 #define LOOP_MAJOR_NR 7
 #define UMOUNT_TRIES 20
@@ -341,7 +340,7 @@ void install_image_abort(struct install_image *w) {
 /* Probe [offset, offset+size) of fd for a file system: type and label. */
 static int probe_fs(int fd, uint64_t offset, uint64_t size, char *type, size_t typelen, char *label,
                     size_t labellen) {
-        _cleanup_(blkid_free_probep) blkid_probe pr = blkid_new_probe();
+        _cleanup_blkid_probe_ blkid_probe pr = blkid_new_probe();
         const char *v;
         size_t n;
 
@@ -365,7 +364,7 @@ static int probe_fs(int fd, uint64_t offset, uint64_t size, char *type, size_t t
 
 int install_find_root(const char *image, const char *label, struct install_root *out) {
         _cleanup_close_ int fd = open(image, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        _cleanup_(blkid_free_probep) blkid_probe pr = NULL;
+        _cleanup_blkid_probe_ blkid_probe pr = NULL;
         struct install_root by_name = { 0 };
         bool have_by_name = false;
         struct stat st;

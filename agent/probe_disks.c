@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "blkid-cleanup.h"
 #include "cleanup.h"
 #include "diskrules.h"
 #include "probe.h"
@@ -22,7 +23,6 @@
 #define MAX_BLOCK_ENTRIES (1 << 18)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct udev *, udev_unref)
-DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe)
 
 struct disk_ctx {
         const struct sysroot *sr;
@@ -216,7 +216,7 @@ static void probe_fs(struct disk_ctx *c, const char *kname, const struct udev_re
                 return;
         char dev[PATH_MAX];
         snprintf(dev, sizeof dev, "/dev/%s", kname);
-        _cleanup_(blkid_free_probep) blkid_probe pr = blkid_new_probe_from_filename(dev);
+        _cleanup_blkid_probe_ blkid_probe pr = blkid_new_probe_from_filename(dev);
         if (!pr)
                 return;
         blkid_probe_enable_superblocks(pr, 1);

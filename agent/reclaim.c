@@ -17,12 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blkid-cleanup.h"
 #include "cleanup.h"
 #include "errmsg.h"
 #include "fdio.h"
 #include "json-cleanup.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(blkid_probe, blkid_free_probe)
 
 #define ENTRY_RELPATH "loader/entries/" RECLAIM_ENTRY_ID ".conf"
 #define GRUBENV_NAME_MAX 255
@@ -444,7 +443,7 @@ struct wipe {
  * probe back, so the next blkid_do_probe looks again from the same prober:
  * a GPT's primary header, then its backup, then the protective MBR. */
 static int wipe_range(struct wipe *w, uint64_t offset, uint64_t size, bool parts) {
-        _cleanup_(blkid_free_probep) blkid_probe pr = blkid_new_probe();
+        _cleanup_blkid_probe_ blkid_probe pr = blkid_new_probe();
         const char *k_type = parts ? "PTTYPE" : "TYPE", *k_off = parts ? "PTMAGIC_OFFSET" : "SBMAGIC_OFFSET",
                    *k_magic = parts ? "PTMAGIC" : "SBMAGIC";
 
@@ -505,7 +504,7 @@ static int wipe_range(struct wipe *w, uint64_t offset, uint64_t size, bool parts
 /* The byte ranges of the partition table's partitions (none when there is
  * no table), in *out (malloc'd pairs offset, size). */
 static int list_partitions(struct wipe *w, uint64_t total, uint64_t **out, size_t *n) {
-        _cleanup_(blkid_free_probep) blkid_probe pr = blkid_new_probe();
+        _cleanup_blkid_probe_ blkid_probe pr = blkid_new_probe();
         _cleanup_free_ uint64_t *v = NULL;
         size_t k = 0;
 

@@ -202,6 +202,8 @@ bool run_fetch_transient(int err, long status, uint64_t delivered, int sink_erro
 
 /* ---- host id -------------------------------------------------------------- */
 
+#define RUN_HOST_ID_FILE "host-id" /* in the state dir */
+
 /* The host id file in a state dir: 0 and the lower-case id, -ENOENT when
  * there is none, -EINVAL when it does not hold a UUID. */
 int run_state_read_host_id(const char *state_dir, char out[37]);

@@ -17,6 +17,7 @@
 #include "staticnet.h"
 #include "json-cleanup.h"
 #include "labelsel.h"
+#include "rfc3339.h"
 
 /* ---- time and ids ------------------------------------------------------ */
 
@@ -47,67 +48,16 @@ int model_now_rfc3339(char buf[MODEL_TIME_LEN]) {
         return model_time_format(ts.tv_sec, buf);
 }
 
-/* Read exactly n digits. */
-static bool digits(const char **p, int n, int *out) {
-        int v = 0;
-        for (int i = 0; i < n; i++) {
-                char ch = (*p)[i];
-                if (ch < '0' || ch > '9')
-                        return false;
-                v = v * 10 + (ch - '0');
-        }
-        *p += n;
-        *out = v;
-        return true;
-}
-
-static bool leap(int y) {
-        return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
+/* The model's policy over the one RFC 3339 reader (rfc3339.h): whole
+ * seconds, the fraction dropped, and a leap second read as :59 (the next
+ * second is as good). */
 int model_time_parse(const char *s, int64_t *out) {
-        static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-        const char *p = s;
-        int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
-
-        if (!s)
-                return -EINVAL;
-        if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
-            !digits(&p, 2, &d) || (*p != 'T' && *p != 't') || !(p++, digits(&p, 2, &h)) ||
-            *p++ != ':' || !digits(&p, 2, &mi) || *p++ != ':' || !digits(&p, 2, &sec))
-                return -EINVAL;
-        if (*p == '.') {
-                p++;
-                if (*p < '0' || *p > '9')
-                        return -EINVAL;
-                while (*p >= '0' && *p <= '9')
-                        p++;
-        }
-        if (*p == 'Z' || *p == 'z')
-                p++;
-        else if (*p == '+' || *p == '-') {
-                sign = *p++ == '+' ? 1 : -1;
-                if (!digits(&p, 2, &oh) || *p++ != ':' || !digits(&p, 2, &om) || oh > 23 || om > 59)
-                        return -EINVAL;
-        } else
-                return -EINVAL;
-        if (*p)
-                return -EINVAL;
-        if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 60)
-                return -EINVAL;
-        if (d > mdays[mo - 1] + (mo == 2 && leap(y)))
-                return -EINVAL;
-        if (sec == 60) /* a leap second: the next second is as good */
-                sec = 59;
-
-        /* Days from civil (Howard Hinnant's algorithm); no timegm, no TZ. */
-        int yy = y - (mo <= 2);
-        int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-        int64_t yoe = yy - era * 400;
-        int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-        int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        int64_t days = era * 146097 + doe - 719468;
-        *out = days * 86400 + h * 3600 + mi * 60 + sec - sign * (oh * 3600 + om * 60);
+        struct rfc3339_time t;
+        int r = rfc3339_parse(s, 0, &t);
+        if (r < 0)
+                return r;
+        int64_t sec = t.unix_ms / 1000 - (t.unix_ms % 1000 < 0);
+        *out = sec - t.leap_second;
         return 0;
 }
 

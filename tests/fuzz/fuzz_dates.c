@@ -1,13 +1,16 @@
-/* libFuzzer target for the dates the agent is sent (agent/steps_net.c): the
+/* libFuzzer target for the dates the agent is sent (agent/dates.c): the
  * coordinator's Date header and an ntp-synchronizer step's
  * coordinator_date, as IMF-fixdate (date_parse_imf_fixdate) or RFC 3339
  * (date_parse_rfc3339), and the same text through the model's RFC 3339
- * reader (common/model.c model_time_parse). Invariants: an accepted
- * IMF-fixdate prints back to itself (but a leap second); an accepted RFC 3339
- * time printed in UTC with milliseconds reads back to the same instant; the
- * agent's and the model's readers accept the same texts (the agent's also
- * takes a space for 'T', and only years from 1900 and 64 characters) and
- * agree on the second; a time the model prints reads back to itself. */
+ * reader (common/model.c model_time_parse); both RFC 3339 readers are
+ * policies over the one of common/rfc3339.c (rfc3339_parse), read here too.
+ * Invariants: an accepted IMF-fixdate prints back to itself (but a leap
+ * second); an accepted RFC 3339 time printed in UTC with milliseconds reads
+ * back to the same instant; the agent's and the model's readers accept the
+ * same texts (the agent's also takes a space for 'T', and only years from
+ * 1900 and 64 characters) and agree on the second; each agrees with
+ * rfc3339_parse on what it accepts and on the instant; a time the model
+ * prints reads back to itself. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -18,6 +21,7 @@
 #include <time.h>
 
 #include "model.h"
+#include "rfc3339.h"
 #include "steps_net.h"
 #include "fuzz_selector.h"
 
@@ -73,6 +77,26 @@ static void check_rfc3339(const char *s) {
         }
 }
 
+/* The two policies against the one reader they share. */
+static void check_merged(const char *s) {
+        struct rfc3339_time t, ts;
+        int64_t ms, model_s;
+        bool sub = false;
+        int r = rfc3339_parse(s, 0, &t), rs = rfc3339_parse(s, RFC3339_SPACE, &ts);
+        if (r == 0 && (rs != 0 || ts.unix_ms != t.unix_ms))
+                abort(); /* RFC3339_SPACE only adds */
+        int m = model_time_parse(s, &model_s);
+        if ((m == 0) != (r == 0))
+                abort();
+        if (m == 0 && model_s != floor_div(t.unix_ms, 1000) - t.leap_second)
+                abort();
+        int a = date_parse_rfc3339(s, &ms, &sub);
+        if ((a == 0) != (rs == 0 && strlen(s) <= 64 && ts.year >= 1900))
+                abort();
+        if (a == 0 && (ms != ts.unix_ms || sub != ts.subsecond))
+                abort();
+}
+
 static void check_model(const char *s) {
         int64_t t, again;
         char buf[MODEL_TIME_LEN];
@@ -88,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         check_imf(s);
         check_rfc3339(s);
+        check_merged(s);
         check_model(s);
         free(s);
         return 0;
