@@ -18,17 +18,21 @@
 /* lldpd's protos[] is the model: one designated row per enum value; a type
  * without a row is answered "not supported". */
 static const struct step_kind steps[_STEP_TYPE_MAX] = {
-        [STEP_INVENTORY] = { run_step_inventory, STEP_IN_DISCOVERY, 0 },
-        [STEP_CONNECTIVITY_CHECK] = { run_step_connectivity_check, STEP_IN_DISCOVERY, 0 },
-        [STEP_NTP_SYNCHRONIZER] = { run_step_ntp_synchronizer, STEP_IN_DISCOVERY, 0 },
-        [STEP_DOMAIN_RESOLUTION] = { run_step_domain_resolution, STEP_IN_DISCOVERY, 0 },
-        [STEP_INSTALLATION_DISK_SPEED_CHECK] = { run_step_disk_speed_check, STEP_IN_DISCOVERY, 0 },
+        [STEP_INVENTORY] = { .fn = run_step_inventory, .modes = STEP_IN_DISCOVERY, .flags = 0 },
+        [STEP_CONNECTIVITY_CHECK] = { .fn = run_step_connectivity_check, .modes = STEP_IN_DISCOVERY, .flags = 0 },
+        [STEP_NTP_SYNCHRONIZER] = { .fn = run_step_ntp_synchronizer, .modes = STEP_IN_DISCOVERY, .flags = 0 },
+        [STEP_DOMAIN_RESOLUTION] = { .fn = run_step_domain_resolution, .modes = STEP_IN_DISCOVERY, .flags = 0 },
+        [STEP_INSTALLATION_DISK_SPEED_CHECK] = { .fn = run_step_disk_speed_check,
+                                                 .modes = STEP_IN_DISCOVERY,
+                                                 .flags = 0 },
         /* On a node, install steps are apply steps (install.h). */
-        [STEP_INSTALL] = { run_step_install, STEP_IN_DISCOVERY | STEP_IN_NODE, STEP_BACKGROUND | STEP_REBOOTS,
+        [STEP_INSTALL] = { .fn = run_step_install,
+                           .modes = STEP_IN_DISCOVERY | STEP_IN_NODE,
+                           .flags = STEP_BACKGROUND | STEP_REBOOTS,
                            .node_name = "apply" },
-        [STEP_LOGS_GATHER] = { run_step_logs_gather, STEP_IN_DISCOVERY | STEP_IN_NODE, 0 },
-        [STEP_STOP_INSTALLATION] = { run_step_stop_installation, STEP_IN_DISCOVERY, 0 },
-        [STEP_RECLAIM] = { run_step_reclaim, STEP_IN_NODE, STEP_REBOOTS },
+        [STEP_LOGS_GATHER] = { .fn = run_step_logs_gather, .modes = STEP_IN_DISCOVERY | STEP_IN_NODE, .flags = 0 },
+        [STEP_STOP_INSTALLATION] = { .fn = run_step_stop_installation, .modes = STEP_IN_DISCOVERY, .flags = 0 },
+        [STEP_RECLAIM] = { .fn = run_step_reclaim, .modes = STEP_IN_NODE, .flags = STEP_REBOOTS },
 };
 
 const struct step_kind *step_kind_of(enum step_type t) {
