@@ -7,16 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The refusal: -EINVAL and its words in c->err. */
+__attribute__((format(printf, 2, 0))) static void refuse(struct jctx *c, const char *fmt, va_list ap) {
+        c->r = -EINVAL;
+        if (c->err && c->errlen)
+                vsnprintf(c->err, c->errlen, fmt, ap);
+}
+
+/* Member k unless absent or null. */
+static json_object *member(json_object *o, const char *k) {
+        json_object *v;
+        if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+                return NULL;
+        return v;
+}
+
 void jfail(struct jctx *c, const char *fmt, ...) {
         if (c->r < 0)
                 return; /* keep the first reason */
-        c->r = -EINVAL;
-        if (c->err && c->errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(c->err, c->errlen, fmt, ap);
-                va_end(ap);
-        }
+        va_list ap;
+        va_start(ap, fmt);
+        refuse(c, fmt, ap);
+        va_end(ap);
 }
 
 void joom(struct jctx *c) {
@@ -25,8 +37,8 @@ void joom(struct jctx *c) {
 }
 
 json_object *jget(json_object *o, const char *k, json_type t, struct jctx *c) {
-        json_object *v;
-        if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+        json_object *v = member(o, k);
+        if (!v)
                 return NULL;
         if (t == json_type_double && json_object_is_type(v, json_type_int))
                 return v;
@@ -111,21 +123,10 @@ bool jhas(json_object *o, const char *k) {
 void jrefuse(struct jctx *c, const char *fmt, ...) {
         if (c->r == -ENOMEM)
                 return;
-        c->r = -EINVAL;
-        if (c->err && c->errlen) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(c->err, c->errlen, fmt, ap);
-                va_end(ap);
-        }
-}
-
-/* Member k unless absent or null. */
-static json_object *member(json_object *o, const char *k) {
-        json_object *v;
-        if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
-                return NULL;
-        return v;
+        va_list ap;
+        va_start(ap, fmt);
+        refuse(c, fmt, ap);
+        va_end(ap);
 }
 
 const char *jget_cstr(json_object *o, const char *k, size_t max, struct jctx *c) {
