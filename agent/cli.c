@@ -13,7 +13,7 @@
 #include "agentconf.h"
 #include "bootsetup.h"
 #include "cleanup.h"
-#include "format.h"
+#include "units.h"
 #include "inventory.h"
 #include "json-cleanup.h"
 #include "log.h"
@@ -149,14 +149,14 @@ static void print_summary(FILE *f, const struct inventory *inv) {
                 (long long) inv->cpu.sockets, (long long) inv->cpu.cores_per_socket,
                 (long long) inv->cpu.threads_per_core,
                 inv->cpu.architecture ? inv->cpu.architecture : "?");
-        format_bytes(inv->memory.usable_bytes, a, sizeof a);
-        format_bytes(inv->memory.physical_bytes, b, sizeof b);
+        units_format_bytes(inv->memory.usable_bytes, a, sizeof a);
+        units_format_bytes(inv->memory.physical_bytes, b, sizeof b);
         fprintf(f, "Memory    %s usable, %s physical (%s)\n", a, b,
                 inv->memory.physical_bytes_method ? inv->memory.physical_bytes_method : "-");
         fprintf(f, "Disks     %zu\n", inv->n_disks);
         for (size_t i = 0; i < inv->n_disks; i++) {
                 const struct inv_disk *d = &inv->disks[i];
-                format_bytes(d->size_bytes, a, sizeof a);
+                units_format_bytes(d->size_bytes, a, sizeof a);
                 fprintf(f, "  %-10s %-9s %10s  %-24.24s %s\n", d->name, d->drive_type ? d->drive_type : "?",
                         a, d->model ? d->model : "", d->eligible ? "eligible" : "not eligible:");
                 for (size_t k = 0; k < d->not_eligible_reasons.n; k++)

@@ -1,6 +1,6 @@
 /* Drive type and installation-disk eligibility (diskrules.h). Pure. */
 #include "diskrules.h"
-#include "format.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -94,8 +94,8 @@ int disk_eligibility(struct inv_disk *d, int64_t min_bytes, bool swap_in_use) {
                 r |= reason(d, "Disk size is unknown");
         else if (d->size_bytes < min_bytes) {
                 char have[32], need[32];
-                format_bytes(d->size_bytes, have, sizeof have);
-                format_bytes(min_bytes, need, sizeof need);
+                units_format_bytes(d->size_bytes, have, sizeof have);
+                units_format_bytes(min_bytes, need, sizeof need);
                 r |= reason(d, "Disk is too small (disk only has %s, but %s are required)", have, need);
         }
         if (d->removable == TRI_TRUE)

@@ -12,7 +12,7 @@
 
 #include "cleanup.h"
 #include "errmsg.h"
-#include "nodedir.h"
+#include "manifestdir.h"
 #include "protocol.h"
 
 /* rel's folder part into parent and its last component into *base; -1
@@ -32,7 +32,7 @@ static int open_parent(int rootfd, const char *rel, mode_t dir_mode, const char 
         char parent[256];
         if (split_parent(rel, parent, base) < 0)
                 return -ENAMETOOLONG;
-        return nodedir_mkdir_under(rootfd, parent, dir_mode);
+        return manifestdir_mkdir_under(rootfd, parent, dir_mode);
 }
 
 static int put(int rootfd, const char *rel, const char *data, mode_t mode, mode_t dir_mode, struct strv *written,
@@ -41,7 +41,7 @@ static int put(int rootfd, const char *rel, const char *data, mode_t mode, mode_
         _cleanup_close_ int dfd = open_parent(rootfd, rel, dir_mode, &base);
         if (dfd < 0)
                 return errmsg(err, errlen, dfd, "cannot create the folder of /%s: %s", rel, strerror(-dfd));
-        int r = nodedir_write_atomic_at(dfd, base, data, strlen(data), mode);
+        int r = manifestdir_write_atomic_at(dfd, base, data, strlen(data), mode);
         if (r < 0)
                 return errmsg(err, errlen, r, "cannot write /%s: %s", rel, strerror(-r));
         (void) fsync(dfd);
@@ -133,7 +133,7 @@ static int authorized_keys(int rootfd, const char *keys, char **out, char *err, 
         if (!copy)
                 return errmsg(err, errlen, -ENOMEM, "out of memory");
         _cleanup_close_ int dfd = openat(rootfd, "root/.ssh", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd >= 0 && (r = nodedir_read_at(dfd, "authorized_keys", HOSTFILES_MAX_AUTHORIZED_KEYS, &cur, &len)) < 0 &&
+        if (dfd >= 0 && (r = manifestdir_read_at(dfd, "authorized_keys", HOSTFILES_MAX_AUTHORIZED_KEYS, &cur, &len)) < 0 &&
             r != -ENOENT)
                 return errmsg(err, errlen, r, "cannot read /" HOSTFILES_AUTHORIZED_KEYS " of the image: %s",
                               strerror(-r));

@@ -1,6 +1,6 @@
 /* The installer (install.h): the step's args, the payload check, the image
  * stream to a file, directory or disk, the root partition by libblkid, a
- * loop mount of it, and the manifests through nodedir. The order is the
+ * loop mount of it, and the manifests through manifestdir. The order is the
  * point: nothing is written until the payload's digest and signature pass,
  * and a FILE/DIR target only ever sees a complete, checked image. */
 #include "install.h"
@@ -25,12 +25,12 @@
 #include "cleanup.h"
 #include "errmsg.h"
 #include "fdio.h"
-#include "foreign.h"
+#include "unowned.h"
 #include "hostfiles.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "log.h"
-#include "nodedir.h"
+#include "manifestdir.h"
 #include "release.h"
 
 #define LOOP_MAJOR_NR 7
@@ -527,7 +527,7 @@ int install_with_root_dir(const char *image, const struct install_root *root,
         }
 
         int rootfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        int dfd = rootfd < 0 ? -errno : nodedir_mkdir_under(rootfd, INSTALL_MANIFEST_SUBDIR, 0755);
+        int dfd = rootfd < 0 ? -errno : manifestdir_mkdir_under(rootfd, INSTALL_MANIFEST_SUBDIR, 0755);
         if (dfd < 0)
                 r = errmsg(err, errlen, dfd, "failed to create /%s in the root partition of %s: %m",
                            INSTALL_MANIFEST_SUBDIR, image);
@@ -623,7 +623,7 @@ static json_object *strv_json(const struct strv *s) {
 }
 
 /* The apply answer: {applied_revision, added, updated, removed}. */
-static json_object *changes_json(int64_t rev, const struct nodedir_changes *c) {
+static json_object *changes_json(int64_t rev, const struct manifestdir_changes *c) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o || jadd(o, "applied_revision", json_object_new_int64(rev)) < 0 ||
             jadd(o, "added", strv_json(&c->added)) < 0 || jadd(o, "updated", strv_json(&c->updated)) < 0 ||
@@ -641,9 +641,9 @@ struct dir_job {
         struct strv host_files;   /* install: what hostfiles_write() wrote */
         bool apply;               /* a revision not above the applied one is a no-op */
         int64_t applied;          /* out: the revision the directory holds after */
-        struct nodedir_changes ch;
+        struct manifestdir_changes ch;
         bool scanned;             /* apply: found and skipped are filled */
-        struct foreign_list found; /* apply: the directory's out-of-band objects */
+        struct unowned_list found; /* apply: the directory's out-of-band objects */
         json_object *skipped;     /* apply: payload HelmCharts left out for them */
         json_object *deleted;     /* apply: out-of-band objects the payload's deletions removed */
         char err[512];
@@ -652,8 +652,8 @@ struct dir_job {
 /* Apply: what is in the directory besides muster's files, read before
  * anything is written (DESIGN §10). */
 static int scan_found(const char *dir, struct dir_job *j) {
-        foreign_list_free(&j->found);
-        int r = foreign_scan(dir, &j->found, j->err, sizeof j->err);
+        unowned_list_free(&j->found);
+        int r = unowned_scan(dir, &j->found, j->err, sizeof j->err);
         if (r < 0)
                 return r;
         if (!j->skipped && !(j->skipped = json_object_new_array()))
@@ -706,14 +706,14 @@ static int conflicts_with_found(const char *dir, const struct payload_file *f, s
                 const struct manifest *m = &ml.v[i];
                 _cleanup_free_ char *ns = NULL;
                 const char *file = NULL;
-                if (strcmp(m->group, FOREIGN_HELM_GROUP) != 0 || strcmp(m->kind, FOREIGN_HELM_KIND) != 0)
+                if (strcmp(m->group, UNOWNED_HELM_GROUP) != 0 || strcmp(m->kind, UNOWNED_HELM_KIND) != 0)
                         continue;
-                int k = foreign_helm_release_namespace(m->content, m->content_len, m->namespace, &ns);
+                int k = unowned_helm_release_namespace(m->content, m->content_len, m->namespace, &ns);
                 if (k == -ENOMEM) {
                         r = k;
                         break;
                 }
-                if (k < 0 || !foreign_helm_conflict(&j->found, m->name, ns, &file))
+                if (k < 0 || !unowned_helm_conflict(&j->found, m->name, ns, &file))
                         continue;
                 _cleanup_free_ char *reason = NULL;
                 if (asprintf(&reason, "an out-of-band HelmChart for release %s/%s is in %s; left alone", ns, m->name,
@@ -747,7 +747,7 @@ static int conflicts_with_found(const char *dir, const struct payload_file *f, s
 static int found_json(json_object *o, const struct dir_job *j) {
         if (!j->scanned)
                 return 0;
-        if (jadd(o, "found", foreign_list_to_json(&j->found)) < 0 ||
+        if (jadd(o, "found", unowned_list_to_json(&j->found)) < 0 ||
             (j->found.truncated && jadd(o, "found_truncated", json_object_new_boolean(true)) < 0) ||
             jadd(o, "deleted", j->deleted ? json_object_get(j->deleted) : json_object_new_array()) < 0)
                 return -ENOMEM;
@@ -765,7 +765,7 @@ static int delete_found(const char *dir, struct dir_job *j) {
                 return errmsg(j->err, sizeof j->err, -ENOMEM, "out of memory");
         if ((r = scan_found(dir, j)) < 0)
                 return r;
-        r = foreign_delete(dir, &j->found, j->v->deletions, j->v->n_deletions, j->deleted, j->err, sizeof j->err);
+        r = unowned_delete(dir, &j->found, j->v->deletions, j->v->n_deletions, j->deleted, j->err, sizeof j->err);
         if (r < 0)
                 return r;
         if (r > 0)
@@ -801,13 +801,13 @@ static int write_node_files(const char *manifest_dir, const struct install_optio
                 return errmsg(err, errlen, -errno, "cannot open %s: %m", parent);
         int r = 0;
         if (o->node_key_pem &&
-            (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_KEY, o->node_key_pem, strlen(o->node_key_pem), 0644)) < 0)
+            (r = manifestdir_write_atomic_at(dfd, INSTALL_NODE_KEY, o->node_key_pem, strlen(o->node_key_pem), 0644)) < 0)
                 return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_KEY, strerror(-r));
         if (o->node_ca_pem &&
-            (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CA, o->node_ca_pem, strlen(o->node_ca_pem), 0644)) < 0)
+            (r = manifestdir_write_atomic_at(dfd, INSTALL_NODE_CA, o->node_ca_pem, strlen(o->node_ca_pem), 0644)) < 0)
                 return errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CA, strerror(-r));
         /* It holds the token: root only. */
-        if (conf && (r = nodedir_write_atomic_at(dfd, INSTALL_NODE_CONF, conf, strlen(conf), 0600)) < 0)
+        if (conf && (r = manifestdir_write_atomic_at(dfd, INSTALL_NODE_CONF, conf, strlen(conf), 0600)) < 0)
                 r = errmsg(err, errlen, r, "cannot write %s/%s: %s", parent, INSTALL_NODE_CONF, strerror(-r));
         if (own)
                 explicit_bzero(own, strlen(own));
@@ -859,11 +859,11 @@ static int write_manifest_dir(const char *dir, void *userdata) {
         int r;
 
         if (j->apply) {
-                r = nodedir_applied_revision(dir, &cur);
+                r = manifestdir_applied_revision(dir, &cur);
                 if (r < 0)
                         return errmsg(j->err, sizeof j->err, r,
                                       "%s/%s is not muster's bookkeeping; remove it to start afresh", dir,
-                                      NODEDIR_BOOKKEEPING);
+                                      MANIFESTDIR_BOOKKEEPING);
                 if ((r = scan_found(dir, j)) < 0)
                         return r;
                 if (j->a->revision <= cur) {
@@ -886,7 +886,7 @@ static int write_manifest_dir(const char *dir, void *userdata) {
                 if (r == 0)
                         keep[n_keep++] = j->v->files[i];
         }
-        r = nodedir_apply(dir, j->a->revision, keep, n_keep, &j->ch, j->err, sizeof j->err);
+        r = manifestdir_apply(dir, j->a->revision, keep, n_keep, &j->ch, j->err, sizeof j->err);
         if (r < 0)
                 return r;
         if (!j->apply && (r = write_node_files(dir, j->o, j->a ? j->a->host_token : NULL, j->err, sizeof j->err)) < 0)
@@ -1120,7 +1120,7 @@ static int do_install(const struct install_options *o, const struct install_args
         r = 0;
 out:
         strv_free(&j.host_files);
-        nodedir_changes_free(&j.ch);
+        manifestdir_changes_free(&j.ch);
         verified_free(&v);
         return r;
 }
@@ -1138,9 +1138,9 @@ static int do_apply(const struct install_options *o, const struct install_args *
                         return FAIL(out, -EINVAL, "no --manifest-dir to apply the payload to");
                 /* Nothing to fetch when the directory is there already. */
                 int64_t cur = 0;
-                if ((r = nodedir_applied_revision(o->manifest_dir, &cur)) < 0)
+                if ((r = manifestdir_applied_revision(o->manifest_dir, &cur)) < 0)
                         return FAIL(out, r, "%s/%s is not muster's bookkeeping; remove it to start afresh",
-                                    o->manifest_dir, NODEDIR_BOOKKEEPING);
+                                    o->manifest_dir, MANIFESTDIR_BOOKKEEPING);
                 if (a->revision <= cur) {
                         j.applied = cur;
                         if ((r = scan_found(o->manifest_dir, &j)) < 0) {
@@ -1193,8 +1193,8 @@ answer:
                 r = FAIL(out, -ENOMEM, "out of memory");
         }
 out:
-        nodedir_changes_free(&j.ch);
-        foreign_list_free(&j.found);
+        manifestdir_changes_free(&j.ch);
+        unowned_list_free(&j.found);
         json_object_put(j.skipped);
         json_object_put(j.deleted);
         verified_free(&v);

@@ -2,7 +2,7 @@
  * cluster's signed payload, verify it before anything is written, stream
  * the OS image (SHA-256 checked) to the installation disk or to
  * --install-target FILE|DIR, find the root file system with libblkid and
- * write the payload's manifests into its manifest directory (nodedir.h);
+ * write the payload's manifests into its manifest directory (manifestdir.h);
  * in apply mode only the manifests, into an installed system. Talks to the
  * coordinator only through struct install_io, so tests drive it from
  * memory. */
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "crypto.h"
-#include "nodedir.h"
+#include "manifestdir.h"
 #include "payload.h"
 #include "protocol.h"
 

@@ -21,7 +21,6 @@
 
 #include "cleanup.h"
 #include "errmsg.h"
-#include "format.h"
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "log.h"
@@ -125,7 +124,7 @@ static int note(struct member *m, int r, const char *fmt, ...) {
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
         errno = saved;
-        return format_append(&m->head.data, &m->head.len, &m->head.cap, "%s\n", line);
+        return growbuf_printf(&m->head, SIZE_MAX - 1, "%s\n", line);
 }
 
 static int head_append(struct member *m, const char *p, size_t n) {

@@ -89,15 +89,9 @@ int run_load_coordinator_key(const char *path, struct crypto_key **out) {
         *out = NULL;
         if (fd < 0)
                 return -errno;
-        if (!(buf = malloc(RUN_MAX_KEY_BYTES + 1)))
-                return -ENOMEM;
-        ssize_t k = fd_read_full(fd, buf, RUN_MAX_KEY_BYTES + 1);
-        if (k < 0)
-                return (int) k;
-        len = (size_t) k;
-        if (len > RUN_MAX_KEY_BYTES)
-                return -EFBIG;
-        buf[len] = '\0';
+        int r = fd_read_all(fd, 0, RUN_MAX_KEY_BYTES, &buf, &len);
+        if (r < 0)
+                return r;
         if (strlen(buf) != len)
                 return -EINVAL;
         return crypto_pubkey_load_pem(buf, out) < 0 ? -EINVAL : 0;
@@ -213,18 +207,20 @@ static int load_token(const struct run_options *o, char **token) {
 }
 
 /* A text file of at most max bytes (no NUL), malloc'd; NULL with errno. */
-static char *read_small_file(const char *path, size_t max) {
+static char *read_text_file(const char *path, size_t max) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return NULL;
-        char *buf = malloc(max + 1);
-        ssize_t k = buf ? fd_read_full(fd, buf, max + 1) : -ENOMEM;
-        if (k < 0 || (size_t) k > max || memchr(buf, 0, (size_t) k)) {
+        char *buf = NULL;
+        size_t len = 0;
+        int r = fd_read_all(fd, 0, max, &buf, &len);
+        if (r == 0 && memchr(buf, 0, len))
+                r = -EINVAL;
+        if (r < 0) {
                 free(buf);
-                errno = k < 0 ? (int) -k : EINVAL;
+                errno = r == -EFBIG ? EINVAL : -r;
                 return NULL;
         }
-        buf[k] = 0;
         return buf;
 }
 
@@ -238,7 +234,7 @@ static int prepare_node_agent(struct runner *R, const char *token, char **node_c
         /* The CA this agent trusts the coordinator with, for the node agent. */
         if (o->ca_pem)
                 *node_ca_pem = strdup(o->ca_pem);
-        else if (o->ca && !(*node_ca_pem = read_small_file(o->ca, 256 * 1024))) {
+        else if (o->ca && !(*node_ca_pem = read_text_file(o->ca, 256 * 1024))) {
                 log_error_errno(errno, "run", "Failed to read CA file %s: %m", o->ca);
                 return -1;
         }

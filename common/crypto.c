@@ -136,8 +136,9 @@ int crypto_key_generate(struct crypto_key **out) {
         return 0;
 }
 
-/* Read a small regular file into a NUL-terminated buffer. */
-static int read_small_file(const char *path, unsigned char *buf, size_t cap, size_t *len) {
+/* A key file: a regular file shorter than KEY_FILE_MAX - 1 bytes, read whole
+ * into *buf (NUL-terminated). -EINVAL for anything else. */
+static int key_file_read(const char *path, char **buf, size_t *len) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
@@ -146,24 +147,15 @@ static int read_small_file(const char *path, unsigned char *buf, size_t cap, siz
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
-
-        ssize_t n = fd_read_full(fd, buf, cap - 1);
-        if (n < 0)
-                return (int) n;
-        if ((size_t) n == cap - 1)
-                return -EINVAL; /* too big to be a key */
-        buf[n] = '\0';
-        *len = (size_t) n;
-        return 0;
+        int r = fd_read_all(fd, (size_t) st.st_size, KEY_FILE_MAX - 2, buf, len);
+        return r == -EFBIG ? -EINVAL : r; /* too big to be a key */
 }
 
 static int key_load_file(const char *path, struct crypto_key **out) {
         _cleanup_(crypto_key_freep) struct crypto_key *k = NULL;
-        unsigned char *buf = malloc(KEY_FILE_MAX);
-        if (!buf)
-                return -ENOMEM;
+        char *buf = NULL;
         size_t len = 0;
-        int r = read_small_file(path, buf, KEY_FILE_MAX, &len);
+        int r = key_file_read(path, &buf, &len);
         if (r < 0)
                 goto out;
 
@@ -171,7 +163,7 @@ static int key_load_file(const char *path, struct crypto_key **out) {
         if (r < 0)
                 goto out;
         /* PEM parsing wants the terminating NUL counted. */
-        r = mbedtls_pk_parse_key(&k->pk, buf, len + 1, NULL, 0);
+        r = mbedtls_pk_parse_key(&k->pk, (const unsigned char *) buf, len + 1, NULL, 0);
         if (r != 0) {
                 r = mbed_errno(r, -EINVAL);
                 goto out;
@@ -185,7 +177,8 @@ static int key_load_file(const char *path, struct crypto_key **out) {
         *out = TAKE_PTR(k);
         r = 0;
 out:
-        mbedtls_platform_zeroize(buf, KEY_FILE_MAX);
+        if (buf)
+                mbedtls_platform_zeroize(buf, len);
         free(buf);
         return r;
 }

@@ -380,7 +380,7 @@ int event_from_json(json_object *o, struct event *e, char *err, size_t errlen);
 /* ---- lists, as the store returns them ---------------------------------- */
 
 /* next_after: the cursor for the following page (pass it as
- * store_page.after), 0 when this page is the last. For events it is the id
+ * list_page.after), 0 when this page is the last. For events it is the id
  * of the last event (pass as since_id). */
 struct infra_env_list { struct infra_env *v; size_t n; int64_t next_after; };
 struct host_list { struct host *v; size_t n; int64_t next_after; };

@@ -21,7 +21,7 @@
 #include <solv/testcase.h>
 
 #include "errmsg.h"
-#include "format.h"
+#include "growbuf.h"
 #include "jsonwrite.h"
 #include "resolve.h"
 #include "semver.h"
@@ -667,47 +667,45 @@ static size_t pos_in_group(const struct ctx *c, const struct rgroup *gr, size_t 
         return NONE;
 }
 
-static int add_reason(char **text, size_t *len, size_t *cap, int *first, int kind, const char *fmt, ...)
-        __attribute__((format(printf, 6, 7)));
+static int add_reason(struct growbuf *text, int *first, int kind, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static int add_reason(char **text, size_t *len, size_t *cap, int *first, int kind, const char *fmt, ...) {
+static int add_reason(struct growbuf *text, int *first, int kind, const char *fmt, ...) {
         if (*first < 0)
                 *first = kind;
-        if (*len && format_append(text, len, cap, "; ") < 0)
+        if (text->len && growbuf_printf(text, RESOLVE_TEXT_MAX, "; ") < 0)
                 return -ENOMEM;
         char buf[CATALOG_MAX_NAME * 2 + SEMVER_RANGE_MAX_LEN + 128];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        return format_append(text, len, cap, "%s", buf);
+        return growbuf_printf(text, RESOLVE_TEXT_MAX, "%s", buf);
 }
 
-static int forbid_reasons(struct ctx *c, size_t rbi, char **text, int *first) {
+static int forbid_reasons(struct ctx *c, size_t rbi, struct growbuf *text, int *first) {
         const struct rb *r = &c->rbs[rbi];
         const struct rgroup *gr = &c->groups[r->group];
         const struct resolve_subscription *s = gr->sub != NONE ? &c->req->subscriptions[gr->sub] : NULL;
-        size_t len = 0, cap = 0;
         int e = 0;
         const char *ch = allowed_channel(c, r);
         if (!ch || !rb_in_channel(r, ch))
-                e = add_reason(text, &len, &cap, first, FORBID_CHANNEL,
+                e = add_reason(text, first, FORBID_CHANNEL,
                                s ? "not in channel %s, the subscription's"
                                  : "not in channel %s, the default one dependencies come from",
                                ch ? ch : "(none)");
         if (e >= 0 && s && s->catalog && strcmp(s->catalog, cat_name(c, r)) != 0)
-                e = add_reason(text, &len, &cap, first, FORBID_CATALOG, "not from catalog %s, the subscription's",
+                e = add_reason(text, first, FORBID_CATALOG, "not from catalog %s, the subscription's",
                                s->catalog);
         if (e >= 0 && s && s->version_range && !semver_range_match(&c->sub_ranges[gr->sub], &r->b->version))
-                e = add_reason(text, &len, &cap, first, FORBID_RANGE, "outside the subscription's range %s",
+                e = add_reason(text, first, FORBID_RANGE, "outside the subscription's range %s",
                                s->version_range);
         if (e >= 0 && gr->inst_rb != NONE && gr->inst_rb != rbi) {
                 const char *inst = c->rbs[gr->inst_rb].b->name;
                 if (!gr->upgrade)
-                        e = add_reason(text, &len, &cap, first, FORBID_KEPT,
+                        e = add_reason(text, first, FORBID_KEPT,
                                        "%s is installed and no upgrade was asked for", inst);
                 else if (!gr->reach[pos_in_group(c, gr, rbi)])
-                        e = add_reason(text, &len, &cap, first, FORBID_PATH,
+                        e = add_reason(text, first, FORBID_PATH,
                                        "not on the upgrade path from the installed %s", inst);
         }
         return e < 0 ? -ENOMEM : 0;
@@ -715,12 +713,13 @@ static int forbid_reasons(struct ctx *c, size_t rbi, char **text, int *first) {
 
 static int add_forbids(struct ctx *c) {
         for (size_t i = 0; i < c->n_rbs; i++) {
-                char *text = NULL;
+                struct growbuf b = { 0 };
                 int first = -1;
-                if (forbid_reasons(c, i, &text, &first) < 0) {
-                        free(text);
+                if (forbid_reasons(c, i, &b, &first) < 0) {
+                        free(b.data);
                         return -ENOMEM;
                 }
+                char *text = b.data;
                 if (!text)
                         continue;
                 struct rjob j = { .kind = RJOB_FORBID, .ref = i, .reason = text, .why = first };
@@ -844,16 +843,17 @@ static int build_jobs(struct ctx *c) {
 
 /* ---------- words ---------- */
 
+/* A text being said: its words, and -ENOMEM (or -E2BIG past
+ * RESOLVE_TEXT_MAX) once a part of it could not be added. */
 struct text {
-        char *s;
-        size_t len, cap;
+        struct growbuf b;
         int e;
 };
 
 #define say(t, ...)                                                                    \
         do {                                                                           \
-                if ((t)->e >= 0 && format_append(&(t)->s, &(t)->len, &(t)->cap, __VA_ARGS__) < 0) \
-                        (t)->e = -ENOMEM;                                              \
+                if ((t)->e >= 0)                                                       \
+                        (t)->e = growbuf_printf(&(t)->b, RESOLVE_TEXT_MAX, __VA_ARGS__); \
         } while (0)
 
 static void say_bundle(struct text *t, const struct ctx *c, size_t rbi) {
@@ -1052,13 +1052,13 @@ static void problem_text(struct ctx *c, Solver *solv, const Queue *rq, struct te
                                 continue;
                         struct text l = { 0 };
                         say_rule(&l, c, solv, rq->elements[i]);
-                        if (l.e < 0 || !l.s || has_line(lines, n, l.s)) {
+                        if (l.e < 0 || !l.b.data || has_line(lines, n, l.b.data)) {
                                 all->e = l.e < 0 ? l.e : all->e;
-                                free(l.s);
+                                free(l.b.data);
                                 continue;
                         }
-                        say(all, "%s%s", n ? "; " : "", l.s);
-                        lines[n++] = l.s;
+                        say(all, "%s%s", n ? "; " : "", l.b.data);
+                        lines[n++] = l.b.data;
                 }
         for (size_t i = 0; i < n; i++)
                 free(lines[i]);
@@ -1071,7 +1071,7 @@ static int read_problem(struct ctx *c, Solver *solv, Id pr, struct resolve_probl
         struct text all = { 0 };
         problem_text(c, solv, &rq, &all);
         queue_free(&rq);
-        out->text = all.s;
+        out->text = all.b.data;
         if (all.e < 0)
                 return all.e;
         unsigned ns = solver_solution_count(solv, pr);
@@ -1082,16 +1082,16 @@ static int read_problem(struct ctx *c, Solver *solv, Id pr, struct resolve_probl
                 struct text t = { 0 };
                 Id el = 0, p, rp;
                 while ((el = solver_next_solutionelement(solv, pr, s, el, &p, &rp)) != 0) {
-                        if (t.len)
+                        if (t.b.len)
                                 say(&t, " and ");
                         say_solution_element(&t, c, solv, p, rp);
                 }
                 if (t.e < 0) {
-                        free(t.s);
+                        free(t.b.data);
                         return -ENOMEM;
                 }
-                if (t.s)
-                        out->solutions[out->n_solutions++] = t.s;
+                if (t.b.data)
+                        out->solutions[out->n_solutions++] = t.b.data;
         }
         return 0;
 }
@@ -1265,7 +1265,7 @@ static int fill_step(struct ctx *c, Solver *solv, struct planning *pl, size_t x,
         st->version = dup_or_null(r->b->version.text, &e);
         st->catalog = dup_or_null(cat_name(c, r), &e);
         st->channel = dup_or_null(ch, &e);
-        st->why = why.s;
+        st->why = why.b.data;
         st->from_catalog = c->cats[r->cat].catalog;
         st->catalog_bundle = r->b;
         return why.e < 0 ? why.e : e;

@@ -33,6 +33,9 @@ struct json_object;
 #define RESOLVE_MAX_CATALOGS 100
 #define RESOLVE_MAX_SUBSCRIPTIONS 1000
 #define RESOLVE_MAX_INSTALLED 10000
+/* Bytes of one text in a plan or an answer (a problem, a way out, a step's
+ * why, a forbidden bundle's reasons): far past what the limits above allow. */
+#define RESOLVE_TEXT_MAX (4u << 20)
 
 struct resolve_catalog {
         const char *name;

@@ -62,14 +62,14 @@ void tu_store_release(const char *version, struct release_info *info, struct man
 }
 
 void tu_store_token(struct store *st, const char *id, const char *role, const char *owner) {
-        struct store_token t = { .id = (char *) id, .role = (char *) role, .owner = (char *) owner,
+        struct token_record t = { .id = (char *) id, .role = (char *) role, .owner = (char *) owner,
                                  .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
         cr_assert_eq(store_token_add(st, &t), 0, "%s", id);
 }
 
 char *tu_store_catalog(struct store *st, const char *name, int64_t priority, const char *files) {
-        struct store_catalog c;
-        store_catalog_init(&c);
+        struct catalog_record c;
+        catalog_record_init(&c);
         c.name = strdup(name);
         c.owner = strdup("admin");
         c.priority = priority;
@@ -84,7 +84,7 @@ char *tu_store_catalog(struct store *st, const char *name, int64_t priority, con
         c.n_ignored = 6;
         cr_assert_eq(store_catalog_create(st, &c), 0, "%s", name);
         char *id = strdup(c.id);
-        store_catalog_free(&c);
+        catalog_record_free(&c);
         return id;
 }
 
@@ -135,7 +135,7 @@ void tu_svc_add_fixture_catalog(struct svc *sv, const char *name, int priority) 
         char path[4096], err[1024];
         struct catalog_file *files = NULL;
         size_t n = 0;
-        struct store_catalog rec;
+        struct catalog_record rec;
         snprintf(path, sizeof path, "%s/catalogs/%s", MUSTER_FIXTURES_DIR, name);
         cr_assert_eq(catalog_read_dir(path, &files, &n, err, sizeof err), 0, "%s", err);
         cr_assert_eq(svc_catalog_add(sv, name, priority, files, n, "admin", &rec, err, sizeof err), 0, "%s", err);

@@ -12,7 +12,7 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 
-static void reply_proxy(struct svc *sv, struct http_response *resp, int status, const struct store_addon_proxy *p) {
+static void reply_proxy(struct svc *sv, struct http_response *resp, int status, const struct addon_proxy_record *p) {
         json_object *o = svc_addon_proxy_json(sv, p);
         if (!o)
                 http_error(resp, 500, "out of memory");
@@ -23,19 +23,19 @@ static void reply_proxy(struct svc *sv, struct http_response *resp, int status, 
 /* A service's answer about one proxy: the error, or `status` with the
  * proxy (204 with none for a service's 1: gone). */
 static void answer(struct svc *sv, struct http_response *resp, int r, const char *err, const char *what, int status,
-                   struct store_addon_proxy *p) {
+                   struct addon_proxy_record *p) {
         if (r < 0)
                 api_svc_error(resp, r, err, what);
         else if (r == 1)
                 api_no_content(resp);
         else
                 reply_proxy(sv, resp, status, p);
-        store_addon_proxy_free(p);
+        addon_proxy_record_free(p);
 }
 
 void api_addon_proxy_create(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_addon_proxy p;
+        struct addon_proxy_record p;
         const char *what = "add-on proxy";
         char err[1024] = "";
         if (!api_need_infra_admin(req, resp))
@@ -46,7 +46,7 @@ void api_addon_proxy_create(void *app, struct http_request *req, struct http_res
 
 void api_addon_proxy_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_addon_proxy_list l;
+        struct addon_proxy_record_list l;
         if (!api_need_infra_admin(req, resp))
                 return;
         int r = svc_addon_proxy_list(sv, &l);
@@ -62,7 +62,7 @@ void api_addon_proxy_list(void *app, struct http_request *req, struct http_respo
                         json_object_put(TAKE_PTR(a));
                 }
         }
-        store_addon_proxy_list_free(&l);
+        addon_proxy_record_list_free(&l);
         if (!a)
                 http_error(resp, 500, "out of memory");
         else
@@ -71,7 +71,7 @@ void api_addon_proxy_list(void *app, struct http_request *req, struct http_respo
 
 void api_addon_proxy_get(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_addon_proxy p;
+        struct addon_proxy_record p;
         if (!api_need_infra_admin(req, resp))
                 return;
         int r = svc_addon_proxy_get(sv, req->params[0], &p);
@@ -79,12 +79,12 @@ void api_addon_proxy_get(void *app, struct http_request *req, struct http_respon
                 api_store_error(resp, r, "add-on proxy");
         else
                 reply_proxy(sv, resp, 200, &p);
-        store_addon_proxy_free(&p);
+        addon_proxy_record_free(&p);
 }
 
 void api_addon_proxy_patch(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_addon_proxy p;
+        struct addon_proxy_record p;
         const char *what = "add-on proxy";
         char err[1024] = "";
         if (!api_need_infra_admin(req, resp))
@@ -95,7 +95,7 @@ void api_addon_proxy_patch(void *app, struct http_request *req, struct http_resp
 
 void api_addon_proxy_delete(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_addon_proxy p;
+        struct addon_proxy_record p;
         const char *what = "add-on proxy";
         char err[1024] = "";
         if (!api_need_infra_admin(req, resp))
@@ -107,7 +107,7 @@ void api_addon_proxy_delete(void *app, struct http_request *req, struct http_res
 
 void api_addon_proxy_action(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_addon_proxy p;
+        struct addon_proxy_record p;
         const char *what = "add-on proxy";
         char err[1024] = "";
         int a = 0;
@@ -126,7 +126,7 @@ void api_addon_proxy_action(void *app, struct http_request *req, struct http_res
 void api_addon_release_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         const char *proxy = http_query(req, "proxy"), *cluster = http_query(req, "cluster");
-        struct store_page pg;
+        struct list_page pg;
         struct cluster c;
         json_object *out = NULL;
         int64_t next = 0;

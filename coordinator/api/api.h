@@ -18,8 +18,8 @@ struct api {
         struct svc *svc;
         struct http_server *http; /* its own counters in /metrics */
         /* More /metrics text from the layer that runs the API (the daemon's
-         * controllers), appended to *buf (*len used of *cap); may be NULL. */
-        int (*metrics)(void *ctx, char **buf, size_t *len, size_t *cap);
+         * controllers), appended to out (at most max bytes); may be NULL. */
+        int (*metrics)(void *ctx, struct growbuf *out, size_t max);
         void *metrics_ctx;
         bool insecure_http; /* serving plain HTTP (--insecure-http): /readyz says so */
 };
@@ -98,7 +98,7 @@ int api_load_cluster(struct svc *sv, struct http_request *req, struct http_respo
 int api_query_i64(struct http_request *req, struct http_response *resp, const char *key, int64_t max, int64_t *out);
 /* ?limit= (at most the configured page size) and ?after= into *pg (offset 0).
  * 0, or answers 400 and returns -EINVAL. */
-int api_query_page(struct svc *sv, struct http_request *req, struct http_response *resp, struct store_page *pg);
+int api_query_page(struct svc *sv, struct http_request *req, struct http_response *resp, struct list_page *pg);
 
 /* A host as answered to people: host_to_json with `flags`, plus the
  * installation disk it would install to now ("installation_disk_id",

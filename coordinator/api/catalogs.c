@@ -11,29 +11,6 @@
 #include "cleanup.h"
 #include "uuid.h"
 
-/* The summary of a catalog, as every answer has it. */
-static json_object *catalog_json(const struct store_catalog *c) {
-        json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        json_object_object_add(o, "id", json_object_new_string(c->id));
-        json_object_object_add(o, "name", json_object_new_string(c->name));
-        json_object_object_add(o, "priority", json_object_new_int64(c->priority));
-        json_object_object_add(o, "owner", json_object_new_string(c->owner));
-        json_object_object_add(o, "digest", json_object_new_string(c->digest));
-        json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t) c->files_len));
-        json_object_object_add(o, "file_count", json_object_new_int64(c->n_files));
-        json_object_object_add(o, "package_count", json_object_new_int64(c->n_packages));
-        json_object_object_add(o, "channel_count", json_object_new_int64(c->n_channels));
-        json_object_object_add(o, "bundle_count", json_object_new_int64(c->n_bundles));
-        json_object_object_add(o, "manifest_count", json_object_new_int64(c->n_manifests));
-        json_object_object_add(o, "ignored_count", json_object_new_int64(c->n_ignored));
-        json_object_object_add(o, "created_at", json_object_new_string(c->created_at));
-        /* A catalog never changes: delete and add it again. */
-        json_object_object_add(o, "updated_at", json_object_new_string(c->created_at));
-        return o;
-}
-
 /* ---- add ------------------------------------------------------------------- */
 
 void api_catalog_add(void *app, struct http_request *req, struct http_response *resp) {
@@ -59,12 +36,12 @@ void api_catalog_add(void *app, struct http_request *req, struct http_response *
         if (!api_read_ok(resp, &jc) ||
             api_read_files(req->body, CATALOG_MAX_FILES, "a catalog", &files, &n, resp) < 0)
                 return;
-        struct store_catalog c;
+        struct catalog_record c;
         int r = svc_catalog_add(sv, name, priority, files, n, P(req)->owner, &c, err, sizeof err);
         if (r < 0)
                 api_svc_error(resp, r, err, "catalog");
         else
-                http_json(resp, 201, catalog_json(&c));
+                http_json(resp, 201, catalog_record_to_json(&c));
         svc_catalog_record_free(&c);
 }
 
@@ -72,7 +49,7 @@ void api_catalog_add(void *app, struct http_request *req, struct http_response *
 
 void api_catalog_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_catalog_list l;
+        struct catalog_record_list l;
         if (!api_need_admin(req, resp))
                 return;
         int r = svc_catalog_list(sv, &l);
@@ -82,7 +59,7 @@ void api_catalog_list(void *app, struct http_request *req, struct http_response 
         }
         json_object *a = json_object_new_array_ext((int) l.n);
         for (size_t i = 0; a && i < l.n; i++)
-                json_object_array_add(a, catalog_json(&l.v[i]));
+                json_object_array_add(a, catalog_record_to_json(&l.v[i]));
         http_json(resp, 200, a);
         svc_catalog_list_free(&l);
 }
@@ -184,7 +161,7 @@ void api_catalog_get(void *app, struct http_request *req, struct http_response *
                 api_svc_error(resp, r, err, "catalog");
                 return;
         }
-        json_object *o = catalog_json(&v.info);
+        json_object *o = catalog_record_to_json(&v.info);
         if (o)
                 json_object_object_add(o, "packages", packages_json(v.catalog));
         http_json(resp, 200, o);

@@ -31,7 +31,7 @@ out:
 void api_cluster_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct cluster_list l = { 0 };
-        struct store_page pg;
+        struct list_page pg;
         if (!api_need_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
         /* A cluster creator sees its own clusters only. */

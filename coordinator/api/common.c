@@ -263,13 +263,13 @@ int api_query_i64(struct http_request *req, struct http_response *resp, const ch
         return 0;
 }
 
-int api_query_page(struct svc *sv, struct http_request *req, struct http_response *resp, struct store_page *pg) {
+int api_query_page(struct svc *sv, struct http_request *req, struct http_response *resp, struct list_page *pg) {
         int64_t limit = 0, after = 0;
         int r;
         if ((r = api_query_i64(req, resp, "limit", svc_cfg(sv)->max_page_size, &limit)) < 0 ||
             (r = api_query_i64(req, resp, "after", INT64_MAX, &after)) < 0)
                 return r;
-        *pg = (struct store_page) { .limit = (unsigned) limit, .after = after };
+        *pg = (struct list_page) { .limit = (unsigned) limit, .after = after };
         return 0;
 }
 

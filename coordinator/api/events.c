@@ -11,7 +11,7 @@
 
 void api_events_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_event_filter f = { 0 };
+        struct event_filter f = { 0 };
         int64_t since = 0, limit = 0;
         char err[512] = "";
         if (!api_need_admin(req, resp))

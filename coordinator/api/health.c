@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "api/api.h"
-#include "format.h"
 #include "domain/hostfsm.h"
+
+/* The bound of the /metrics text: every route's histogram is a few KiB, so
+ * this is far past any route table (the text had no bound before growbuf). */
+enum { METRICS_MAX = 8 << 20 };
 
 void api_healthz(void *app, struct http_request *req, struct http_response *resp) {
         http_json(resp, 200, json_object_new_string("ok"));
@@ -43,20 +46,19 @@ void api_metrics(void *app, struct http_request *req, struct http_response *resp
         }
         /* The HTTP layer's, then hosts by status, store latency and the
          * controllers (each appended; a failure is out of memory). */
-        char *out = http_server_metrics(a->http);
-        size_t len = out ? strlen(out) : 0, cap = out ? len + 1 : 0;
-        int r = out ? 0 : -ENOMEM;
+        struct growbuf out = { 0 };
+        int r = http_server_metrics(a->http, &out, METRICS_MAX);
         if (r == 0)
-                r = svc_metrics(sv, &out, &len, &cap);
+                r = svc_metrics(sv, &out, METRICS_MAX);
         if (r == 0 && a->metrics)
-                r = a->metrics(a->metrics_ctx, &out, &len, &cap);
+                r = a->metrics(a->metrics_ctx, &out, METRICS_MAX);
         if (r < 0) {
-                free(out);
-                http_error(resp, 500, "out of memory");
+                free(out.data);
+                http_error(resp, 500, r == -E2BIG ? "the metrics text is too large" : "out of memory");
                 return;
         }
         resp->status = 200;
-        resp->text = out;
+        resp->text = out.data;
         resp->content_type = "text/plain; version=0.0.4";
 }
 

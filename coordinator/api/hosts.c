@@ -26,8 +26,8 @@ void api_host_get(void *app, struct http_request *req, struct http_response *res
 /* GET /hosts, and GET /infra-envs/{id}/hosts with infra_env_id given. */
 static void list_hosts(struct svc *sv, struct http_request *req, struct http_response *resp,
                        const char *infra_env_id) {
-        struct store_host_filter f = { .no_inventory = true };
-        struct store_page pg = { 0 };
+        struct host_filter f = { .no_inventory = true };
+        struct list_page pg = { 0 };
         int64_t offset = 0;
         const char *status = http_query(req, "status");
         if (status) {

@@ -42,7 +42,7 @@ out:
 void api_infra_env_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct infra_env_list l = { 0 };
-        struct store_page pg;
+        struct list_page pg;
         /* Paged like the other lists: ?limit= and ?after=, X-Next-After. */
         if (!api_need_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;

@@ -183,7 +183,7 @@ out:
 void api_payload_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct cluster c;
-        struct store_payload_list l = { 0 };
+        struct payload_record_list l = { 0 };
         if (api_load_cluster(sv, req, resp, req->params[0], &c) < 0)
                 goto out;
         int r = svc_install_payload_list(sv, c.id, &l);
@@ -203,7 +203,7 @@ void api_payload_list(void *app, struct http_request *req, struct http_response 
         }
         http_json(resp, 200, a);
 out:
-        store_payload_list_free(&l);
+        payload_record_list_free(&l);
         cluster_free(&c);
 }
 

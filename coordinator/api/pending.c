@@ -100,7 +100,7 @@ void api_host_logs_get(void *app, struct http_request *req, struct http_response
         struct svc *sv = api_svc(app);
         struct infra_env ie;
         struct host h;
-        struct store_host_logs l = { 0 };
+        struct host_logs_record l = { 0 };
         if (!api_need_admin(req, resp))
                 return;
         if (api_load_host(sv, req, resp, HOST_OP_LOGS, &ie, &h) < 0)
@@ -120,7 +120,7 @@ void api_host_logs_get(void *app, struct http_request *req, struct http_response
         http_header_add(resp, "X-Muster-Logs-Created-At", "%s", l.created_at);
         http_header_add(resp, "X-Muster-Logs-Kept", "%lld", (long long) l.count);
 out:
-        store_host_logs_free(&l);
+        host_logs_record_free(&l);
         host_free(&h);
         infra_env_free(&ie);
 }

@@ -48,16 +48,6 @@ static int load(struct svc *sv, struct http_request *req, struct http_response *
         return r;
 }
 
-static json_object *release_json(const struct store_release *r) {
-        json_object *o = release_info_to_json(&r->info);
-        if (!o)
-                return NULL;
-        json_object_object_add(o, "manifest_count", json_object_new_int64(r->manifest_count));
-        if (r->created_at)
-                json_object_object_add(o, "created_at", json_object_new_string(r->created_at));
-        return o;
-}
-
 /* ---- import ------------------------------------------------------------- */
 
 struct in_file {
@@ -166,8 +156,8 @@ static int parse_release(struct http_request *req, struct http_response *resp, s
                                       r == -ENOMEM ? "out of memory" : err[0] ? err : files[i].name, "manifest");
                         return r;
                 }
-                if (ms->n > STORE_MAX_RELEASE_MANIFESTS) {
-                        http_error(resp, 400, "a release has at most %d manifests", STORE_MAX_RELEASE_MANIFESTS);
+                if (ms->n > RELEASE_MAX_MANIFESTS) {
+                        http_error(resp, 400, "a release has at most %d manifests", RELEASE_MAX_MANIFESTS);
                         return -EINVAL;
                 }
         }
@@ -204,7 +194,7 @@ void api_release_import(void *app, struct http_request *req, struct http_respons
                 api_svc_error(resp, r, err, "release");
                 goto out;
         }
-        json_object *answer = release_json(&stored.r);
+        json_object *answer = release_record_to_json(&stored.r);
         if (answer)
                 json_object_object_add(answer, "warnings", TAKE_PTR(warnings));
         http_json(resp, 201, answer);
@@ -218,8 +208,8 @@ out:
 
 void api_release_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_release_list l = { 0 };
-        struct store_page pg;
+        struct release_record_list l = { 0 };
+        struct list_page pg;
         if (!api_need_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
         int r = svc_release_list(sv, &pg, &l);
@@ -229,7 +219,7 @@ void api_release_list(void *app, struct http_request *req, struct http_response 
         }
         json_object *a = json_object_new_array_ext((int) l.n);
         for (size_t i = 0; a && i < l.n; i++)
-                json_object_array_add(a, release_json(&l.v[i]));
+                json_object_array_add(a, release_record_to_json(&l.v[i]));
         http_json(resp, 200, a);
         resp->next_after = l.next_after;
         svc_release_list_free(&l);
@@ -241,7 +231,7 @@ void api_release_get(void *app, struct http_request *req, struct http_response *
         if (!api_need_admin(req, resp))
                 return;
         if (load(sv, req, resp, true, &lr) == 0) {
-                json_object *o = release_json(&lr.r);
+                json_object *o = release_record_to_json(&lr.r);
                 json_object *a = json_object_new_array_ext((int) lr.ms.n);
                 for (size_t i = 0; a && i < lr.ms.n; i++)
                         json_object_array_add(a, manifest_to_json(&lr.ms.v[i], false));

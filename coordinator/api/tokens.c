@@ -9,18 +9,6 @@
 #include "svc/tokens.h"
 #include "uuid.h"
 
-static json_object *token_record_to_json(const struct store_token *t) {
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "id", json_object_new_string(t->id));
-        json_object_object_add(o, "role", json_object_new_string(t->role));
-        json_object_object_add(o, "owner", json_object_new_string(t->owner));
-        json_object_object_add(o, "created_at", json_object_new_string(t->created_at));
-        json_object_object_add(o, "expires_at", json_object_new_string(t->expires_at));
-        json_object_object_add(o, "revoked", json_object_new_boolean(t->revoked_at != NULL));
-        json_object_object_add(o, "revoked_at", t->revoked_at ? json_object_new_string(t->revoked_at) : NULL);
-        return o;
-}
-
 void api_token_create(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         enum admin_role role;
@@ -44,7 +32,7 @@ void api_token_create(void *app, struct http_request *req, struct http_response 
                 jrefuse(&jc, "field \"ttl_seconds\" must be an integer from 1 to %d (10 years)", AUTH_MAX_TTL_S);
         if (!api_read_ok(resp, &jc))
                 return;
-        struct store_token rec;
+        struct token_record rec;
         char *token = NULL;
         int r = svc_token_create(sv, role, owner, ttl, P(req)->owner, &token, &rec, err,
                                  sizeof err);
@@ -55,14 +43,14 @@ void api_token_create(void *app, struct http_request *req, struct http_response 
                 json_object_object_add(o, "token", json_object_new_string(token));
                 http_json(resp, 201, o);
         }
-        store_token_free(&rec);
+        token_record_free(&rec);
         free(token);
 }
 
 void api_token_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_page pg;
-        struct store_token_list l = { 0 };
+        struct list_page pg;
+        struct token_record_list l = { 0 };
         if (!api_need_infra_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
         int r = svc_token_list(sv, http_query(req, "owner"), &pg, &l);
@@ -75,12 +63,12 @@ void api_token_list(void *app, struct http_request *req, struct http_response *r
                 json_object_array_add(a, token_record_to_json(&l.v[i]));
         http_json(resp, 200, a);
         resp->next_after = l.next_after;
-        store_token_list_free(&l);
+        token_record_list_free(&l);
 }
 
 void api_token_revoke(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
-        struct store_token t;
+        struct token_record t;
         if (!api_need_infra_admin(req, resp))
                 return;
         if (!uuid_is_valid(req->params[0])) {
@@ -92,5 +80,5 @@ void api_token_revoke(void *app, struct http_request *req, struct http_response 
                 api_store_error(resp, r, "token");
         else
                 http_json(resp, 200, token_record_to_json(&t));
-        store_token_free(&t);
+        token_record_free(&t);
 }

@@ -106,7 +106,7 @@ static const struct ctl_cmd commands[] = {
           "                         get their cluster's\n"
           "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
           "                         of printing it\n",
-          ctl_infraenv_create },
+          ctl_infra_env_create },
         { "infraenv", "set", "INFRA_ENV [OPTIONS]", "Change an infra-env's static network or SSH key",
           "  --static-network DIR   Per-host network configs: DIR holds a folder per\n"
           "                         host named by its MAC (52:54:00:12:34:56), with\n"
@@ -122,15 +122,15 @@ static const struct ctl_cmd commands[] = {
           "                         and the installed hosts\n"
           "  --no-ssh-key           Drop it (no SSH server on the discovery hosts)\n"
           "Download the ISO or PXE files again after a change: they carry these.\n",
-          ctl_infraenv_set },
-        { "infraenv", "list", "", "List infra-envs", "", ctl_infraenv_list },
-        { "infraenv", "show", "INFRA_ENV", "Show an infra-env (by id, id prefix or name)", "", ctl_infraenv_show },
-        { "infraenv", "delete", "INFRA_ENV", "Delete an infra-env", "", ctl_infraenv_delete },
+          ctl_infra_env_set },
+        { "infraenv", "list", "", "List infra-envs", "", ctl_infra_env_list },
+        { "infraenv", "show", "INFRA_ENV", "Show an infra-env (by id, id prefix or name)", "", ctl_infra_env_show },
+        { "infraenv", "delete", "INFRA_ENV", "Delete an infra-env", "", ctl_infra_env_delete },
         { "infraenv", "rotate-token", "INFRA_ENV [--token-out FILE]",
           "Issue a new agent token; older ones stop working",
           "  --token-out FILE       Write the agent token to FILE (mode 0600) instead\n"
           "                         of printing it\n",
-          ctl_infraenv_rotate_token },
+          ctl_infra_env_rotate_token },
         { "infraenv", "download", "INFRA_ENV -o FILE | --pxe DIR",
           "Download an infra-env's discovery ISO, or its PXE files",
           "  -o, --out FILE         Write the ISO to FILE (through FILE.part, renamed\n"
@@ -147,7 +147,7 @@ static const struct ctl_cmd commands[] = {
           "when stderr is a terminal; a summary line ends each download either way.\n"
           "iPXE can also boot straight from musterd with the agent token in the URL:\n"
           "  chain http://MUSTERD/api/v2/infra-envs/ID/downloads/pxe/boot.ipxe?token=T\n",
-          ctl_infraenv_download },
+          ctl_infra_env_download },
         { "host", "list", "[OPTIONS]", "List hosts, with filters",
           "  --status S[,S...]      Only hosts in one of these statuses (known-unbound,\n"
           "                         installing, ...); may be repeated\n"

@@ -287,13 +287,13 @@ int ctl_delete_one(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **ar
 
 /* ---- commands --------------------------------------------------------------- */
 
-int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
-int ctl_infraenv_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
-int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
-int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
-int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
-int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
-int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_infra_env_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_host_bind(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -234,7 +234,7 @@ int ctl_download_to(struct ctl *c, const char *path, const char *out, const char
 
 enum { OPT_PXE = CTL_OPT_FIRST_LOCAL };
 
-int ctl_infraenv_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         static const struct option opts[] = {
                 { "server", required_argument, NULL, CTL_OPT_SERVER },
                 { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },

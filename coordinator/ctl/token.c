@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "ctl.h"
-#include "format.h"
+#include "units.h"
 #include "protocol.h"
 #include "uuid.h"
 
@@ -38,7 +38,7 @@ int ctl_token_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 case O_OWNER: owner = optarg; break;
                 case O_TOKEN_OUT: token_out = optarg; break;
                 case O_TTL:
-                        if (format_parse_duration_s(optarg, &ttl) < 0 || ttl < 1)
+                        if (units_parse_duration_s(optarg, &ttl) < 0 || ttl < 1)
                                 return ctl_usage_error(cmd, "--ttl takes a duration such as 90d, 12h or 1y, not \"%s\"",
                                                        optarg);
                         break;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "svc/addons.h"
-#include "format.h"
+#include "growbuf.h"
 #include "log.h"
 #include "daemon/musterd.h"
 #include "svc/uninstall.h"
@@ -43,7 +43,7 @@ static const struct controller_def {
         [CTRL_MONITOR] = { "monitor", monitor_interval, svc_monitor_pass,
                            "%d host(s) marked disconnected, or failed for going silent while installing", true },
         [CTRL_EVENTS] = { "events", monitor_interval, svc_prune_events, "%d event(s) pruned", true },
-        [CTRL_ADDONS] = { "addons", addons_interval, svc_addons_reconcile, "%d add-on release(s) changed", true },
+        [CTRL_ADDONS] = { "addons", addons_interval, svc_addon_reconcile, "%d add-on release(s) changed", true },
         [CTRL_CLEANUP] = { "cleanup", cleanup_interval, svc_uninstall_pass, "%d operator uninstall(s) moved on",
                            true },
 };
@@ -119,7 +119,7 @@ void controllers_tick(struct musterd *d) {
         }
 }
 
-int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap) {
+int controllers_metrics(struct musterd *d, struct growbuf *out, size_t max) {
         static const struct {
                 const char *metric, *help, *type;
         } m[] = {
@@ -131,30 +131,25 @@ int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap)
                   "gauge" },
         };
         int leader = atomic_load(&d->controllers.leader);
-        if (format_append(buf, len, cap,
-                          "# HELP muster_leader Whether this musterd leads the passes one replica runs "
-                          "(monitor, events, addons, cleanup); -1 before it first asked.\n"
-                          "# TYPE muster_leader gauge\nmuster_leader %d\n",
-                          leader) < 0)
-                return -ENOMEM;
-        for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
-                if (format_append(buf, len, cap, "# HELP %s %s\n# TYPE %s %s\n", m[k].metric, m[k].help, m[k].metric,
-                            m[k].type) < 0)
-                        return -ENOMEM;
-                for (int i = 0; i < _CTRL_MAX; i++) {
+        int r = growbuf_printf(out, max,
+                               "# HELP muster_leader Whether this musterd leads the passes one replica runs "
+                               "(monitor, events, addons, cleanup); -1 before it first asked.\n"
+                               "# TYPE muster_leader gauge\nmuster_leader %d\n",
+                               leader);
+        for (size_t k = 0; r == 0 && k < sizeof m / sizeof *m; k++) {
+                r = growbuf_printf(out, max, "# HELP %s %s\n# TYPE %s %s\n", m[k].metric, m[k].help, m[k].metric,
+                                   m[k].type);
+                for (int i = 0; r == 0 && i < _CTRL_MAX; i++) {
                         const struct controller_state *st = &d->controllers.st[i];
-                        int r;
                         if (k == 3)
-                                r = format_append(buf, len, cap, "%s{controller=\"%s\"} %.6f\n", m[k].metric, defs[i].name,
-                                            (double) atomic_load(&st->last_duration_us) / 1e6);
+                                r = growbuf_printf(out, max, "%s{controller=\"%s\"} %.6f\n", m[k].metric, defs[i].name,
+                                                   (double) atomic_load(&st->last_duration_us) / 1e6);
                         else
-                                r = format_append(buf, len, cap, "%s{controller=\"%s\"} %llu\n", m[k].metric, defs[i].name,
-                                            (unsigned long long) atomic_load(k == 0   ? &st->runs
-                                                                             : k == 1 ? &st->failures
-                                                                                      : &st->changed));
-                        if (r < 0)
-                                return -ENOMEM;
+                                r = growbuf_printf(out, max, "%s{controller=\"%s\"} %llu\n", m[k].metric, defs[i].name,
+                                                   (unsigned long long) atomic_load(k == 0   ? &st->runs
+                                                                                    : k == 1 ? &st->failures
+                                                                                             : &st->changed));
                 }
         }
-        return 0;
+        return r;
 }

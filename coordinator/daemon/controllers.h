@@ -12,7 +12,7 @@
  *   events     [monitor] monitor_interval: [events] retention
  *              (svc_prune_events)
  *   addons     [addons] interval: add-on releases follow their proxies
- *              and the agents' reports, in stages (svc_addons_reconcile)
+ *              and the agents' reports, in stages (svc_addon_reconcile)
  *   cleanup    [operators] cleanup_interval: operator uninstalls move on
  *
  * Replicas on one PostgreSQL store: every replica writes its own check-ins;
@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "growbuf.h"
 
 struct musterd;
 
@@ -45,6 +47,6 @@ struct controllers {
 /* Run every controller whose interval has passed since its last run. */
 void controllers_tick(struct musterd *d);
 
-/* The controllers' counters as Prometheus text, appended to *buf (malloc'd,
- * *len bytes used of *cap). 0 or -ENOMEM. */
-int controllers_metrics(struct musterd *d, char **buf, size_t *len, size_t *cap);
+/* The controllers' counters as Prometheus text, appended to out.
+ * 0, -E2BIG past max, -ENOMEM. */
+int controllers_metrics(struct musterd *d, struct growbuf *out, size_t max);

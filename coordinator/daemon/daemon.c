@@ -16,10 +16,11 @@
 #include "cleanup.h"
 #include "fdio.h"
 #include "daemon/controllers.h"
-#include "format.h"
+#include "growbuf.h"
 #include "jwt.h"
 #include "log.h"
 #include "daemon/musterd.h"
+#include "store/store.h"
 
 static int musterd_tls_refresh(struct musterd *d);
 
@@ -62,12 +63,12 @@ static int write_admin_token(struct musterd *d, const char *dir) {
                          "expired, revoked, unknown to the store, or expiring within 90 days)", path);
         } else if (errno != ENOENT)
                 return -errno;
-        struct store_token rec;
+        struct token_record rec;
         int r = svc_token_issue(&d->svc, ROLE_INFRA_ADMIN, "admin", ADMIN_TOKEN_TTL_S, &token, &rec);
         if (r < 0)
                 return r;
         log_info("musterd", "Wrote %s: infra-admin token %s, expires %s", path, rec.id, rec.expires_at);
-        store_token_free(&rec);
+        token_record_free(&rec);
         return musterd_write_file(path, token, true, 0600);
 }
 
@@ -158,23 +159,23 @@ static void count_event(void *ctx, const struct event *e) {
 }
 
 /* The daemon's part of /metrics: the controllers and the events counted. */
-static int daemon_metrics(void *ctx, char **buf, size_t *len, size_t *cap) {
+static int daemon_metrics(void *ctx, struct growbuf *out, size_t max) {
         struct musterd *d = ctx;
-        int r = controllers_metrics(d, buf, len, cap);
+        int r = controllers_metrics(d, out, max);
         if (r == 0)
-                r = format_append(buf, len, cap, "# HELP muster_events_total Events recorded since start, by severity.\n"
-                                                 "# TYPE muster_events_total counter\n");
+                r = growbuf_printf(out, max, "# HELP muster_events_total Events recorded since start, by severity.\n"
+                                             "# TYPE muster_events_total counter\n");
         for (int i = 0; r == 0 && i < _EVENT_SEVERITY_MAX; i++)
-                r = format_append(buf, len, cap, "muster_events_total{severity=\"%s\"} %llu\n",
-                                  event_severity_to_string((enum event_severity) i),
-                                  (unsigned long long) atomic_load(&d->events[i]));
+                r = growbuf_printf(out, max, "muster_events_total{severity=\"%s\"} %llu\n",
+                                   event_severity_to_string((enum event_severity) i),
+                                   (unsigned long long) atomic_load(&d->events[i]));
         int64_t until = atomic_load(&d->tls_not_after);
         if (r == 0 && until > 0)
-                r = format_append(buf, len, cap,
-                                  "# HELP muster_tls_cert_expiry_seconds When the certificate musterd serves HTTPS "
-                                  "with expires (seconds since the epoch).\n"
-                                  "# TYPE muster_tls_cert_expiry_seconds gauge\nmuster_tls_cert_expiry_seconds %lld\n",
-                                  (long long) until);
+                r = growbuf_printf(out, max,
+                                   "# HELP muster_tls_cert_expiry_seconds When the certificate musterd serves HTTPS "
+                                   "with expires (seconds since the epoch).\n"
+                                   "# TYPE muster_tls_cert_expiry_seconds gauge\nmuster_tls_cert_expiry_seconds %lld\n",
+                                   (long long) until);
         return r;
 }
 

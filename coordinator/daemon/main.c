@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "daemon/musterd.h"
+#include "store/store.h"
 
 static void usage(FILE *f) {
         fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store URL] [--config FILE]\n"

@@ -38,7 +38,7 @@ enum section {
         SEC_VALIDATIONS,
         SEC_METRICS,
         SEC_RELEASES,
-        SEC_INFRAENV,
+        SEC_INFRA_ENV,
         SEC_EVENTS,
         SEC_NETWORK,
         SEC_DNS,
@@ -63,7 +63,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_VALIDATIONS] = "validations",
         [SEC_METRICS] = "metrics",
         [SEC_RELEASES] = "releases",
-        [SEC_INFRAENV] = "infraenv",
+        [SEC_INFRA_ENV] = "infraenv",
         [SEC_EVENTS] = "events",
         [SEC_NETWORK] = "network",
         [SEC_DNS] = "dns",
@@ -146,9 +146,9 @@ static const struct key_def keys[] = {
         { SEC_VALIDATIONS, "ignore", KT_VALIDATIONS, F(validations_ignored), 0, 0 },
         { SEC_METRICS, "public", KT_BOOL, F(metrics_public), 0, 0 },
         { SEC_RELEASES, "image_dir", KT_ABS_PATH_OR_EMPTY, F(releases_image_dir), 0, 0 },
-        { SEC_INFRAENV, "max_hosts", KT_INT, F(infraenv_max_hosts), 1, 10000000 },
-        { SEC_INFRAENV, "register_burst", KT_INT, F(infraenv_register_burst), 1, 1000000 },
-        { SEC_INFRAENV, "register_interval", KT_MILLIS, F(infraenv_register_interval_ms), 1, 3600000 },
+        { SEC_INFRA_ENV, "max_hosts", KT_INT, F(infra_env_max_hosts), 1, 10000000 },
+        { SEC_INFRA_ENV, "register_burst", KT_INT, F(infra_env_register_burst), 1, 1000000 },
+        { SEC_INFRA_ENV, "register_interval", KT_MILLIS, F(infra_env_register_interval_ms), 1, 3600000 },
         { SEC_EVENTS, "max_age", KT_SECONDS, F(events_max_age_s), 60, INT64_C(10) * 366 * 86400 },
         { SEC_EVENTS, "max_per_host", KT_INT, F(events_max_per_host), 10, 10000000 },
         { SEC_LOGS, "max_upload_bytes", KT_SIZE, F(logs_max_upload_bytes), 64 * KIB, GIB },
@@ -207,9 +207,9 @@ void config_defaults(struct muster_config *cfg) {
         cfg->dns_require_api_int = true;
         cfg->dns_require_apps = true;
         snprintf(cfg->iso_template, sizeof cfg->iso_template, "%s", CONFIG_DEFAULT_ISO_TEMPLATE);
-        cfg->infraenv_max_hosts = 10000;
-        cfg->infraenv_register_burst = 200;
-        cfg->infraenv_register_interval_ms = 100;
+        cfg->infra_env_max_hosts = 10000;
+        cfg->infra_env_register_burst = 200;
+        cfg->infra_env_register_interval_ms = 100;
         cfg->events_max_age_s = 30 * 86400;
         cfg->events_max_per_host = 1000;
         cfg->events_audit_max_age_s = 366 * 86400;

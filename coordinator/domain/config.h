@@ -98,9 +98,9 @@ struct muster_config {
         char releases_image_dir[CONFIG_PATH_MAX];  /* OS images of path releases live under it;
                                                     * "" = <state_dir>/images */
         /* [infraenv] */
-        int64_t infraenv_max_hosts;            /* hosts one infra-env may hold */
-        int64_t infraenv_register_burst;       /* new hosts one infra-env may register at once... */
-        int64_t infraenv_register_interval_ms; /* ...and one more every this long (a token bucket) */
+        int64_t infra_env_max_hosts;            /* hosts one infra-env may hold */
+        int64_t infra_env_register_burst;       /* new hosts one infra-env may register at once... */
+        int64_t infra_env_register_interval_ms; /* ...and one more every this long (a token bucket) */
         /* [events] */
         int64_t events_max_age_s;              /* older events are pruned */
         int64_t events_max_per_host;           /* a host's newest this many are kept */

@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 
 #include "errmsg.h"
-#include "format.h"
+#include "units.h"
 
 /* ---- addresses and networks -------------------------------------------- */
 
@@ -399,7 +399,7 @@ static void v_disks(const struct host_ctx *c, struct validation_result *r) {
 
         if (need_inventory(c, r, id))
                 return;
-        format_bytes(need, b, sizeof b);
+        units_format_bytes(need, b, sizeof b);
 
         if (want && *want) {
                 const struct inv_disk *d;
@@ -414,10 +414,10 @@ static void v_disks(const struct host_ctx *c, struct validation_result *r) {
                         append_reasons(r, d);
                 } else if (d->size_bytes < need)
                         set(r, id, VSTATUS_FAILURE, "Installation disk %s is too small: %s, %s required for %s",
-                            disk_label(d), format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
+                            disk_label(d), units_format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
                 else
                         set(r, id, VSTATUS_SUCCESS, "Installation disk %s (%s) is eligible, %s required for %s",
-                            disk_label(d), format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
+                            disk_label(d), units_format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
                 return;
         }
 
@@ -429,7 +429,7 @@ static void v_disks(const struct host_ctx *c, struct validation_result *r) {
         if (i >= 0) {
                 const struct inv_disk *d = &c->inv->disks[i];
                 set(r, id, VSTATUS_SUCCESS, "Disk %s (%s) is eligible for installation, %s required for %s",
-                    disk_label(d), format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
+                    disk_label(d), units_format_bytes(d->size_bytes, a, sizeof a), b, c->role_label);
                 return;
         }
         set(r, id, VSTATUS_FAILURE, "No eligible disk of at least %s for %s:", b, c->role_label);
@@ -437,7 +437,7 @@ static void v_disks(const struct host_ctx *c, struct validation_result *r) {
                 const struct inv_disk *d = &c->inv->disks[k];
                 append(r, "%s %s ", k ? ";" : "", disk_label(d));
                 if (d->eligible)
-                        append(r, "is %s", format_bytes(d->size_bytes, a, sizeof a));
+                        append(r, "is %s", units_format_bytes(d->size_bytes, a, sizeof a));
                 else
                         append_reasons(r, d);
         }

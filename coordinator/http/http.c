@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "format.h"
+#include "growbuf.h"
 #include "log.h"
 
 /* Latency buckets of the histogram, in seconds. */
@@ -1056,56 +1056,68 @@ void http_server_stop(struct http_server *s) {
                 server_free(s);
 }
 
-char *http_server_metrics(struct http_server *s) {
-        char *buf = NULL;
-        size_t len = 0, cap = 0;
-        format_append(&buf, &len, &cap, "# HELP muster_http_requests_total HTTP requests by route and status.\n"
-                                  "# TYPE muster_http_requests_total counter\n");
-        for (size_t i = 0; i <= s->cfg.n_routes; i++) {
+int http_server_metrics(struct http_server *s, struct growbuf *out, size_t max) {
+        int r = growbuf_printf(out, max, "# HELP muster_http_requests_total HTTP requests by route and status.\n"
+                                         "# TYPE muster_http_requests_total counter\n");
+        for (size_t i = 0; r == 0 && i <= s->cfg.n_routes; i++) {
                 const char *name = i < s->cfg.n_routes ? s->cfg.routes[i].name : "unmatched";
-                for (size_t k = 0; k < MAX_STATUS_SLOTS; k++) {
+                for (size_t k = 0; r == 0 && k < MAX_STATUS_SLOTS; k++) {
                         uint64_t v = atomic_load(&s->stats[i].by_status[k]);
                         if (!v)
                                 continue;
                         if (status_codes[k])
-                                format_append(&buf, &len, &cap, "muster_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
-                                        name, status_codes[k], (unsigned long long) v);
+                                r = growbuf_printf(out, max,
+                                                   "muster_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
+                                                   name, status_codes[k], (unsigned long long) v);
                         else
-                                format_append(&buf, &len, &cap, "muster_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
-                                        name, (unsigned long long) v);
+                                r = growbuf_printf(out, max,
+                                                   "muster_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
+                                                   name, (unsigned long long) v);
                 }
         }
-        format_append(&buf, &len, &cap, "# HELP muster_http_header_timeouts_total Connections closed for a request header "
-                                  "not sent whole in time.\n# TYPE muster_http_header_timeouts_total counter\n"
-                                  "muster_http_header_timeouts_total %llu\n",
-                (unsigned long long) atomic_load(&s->header_timeouts));
-        format_append(&buf, &len, &cap, "# HELP muster_http_body_memory_bytes Bytes held by request bodies in flight.\n"
-                                  "# TYPE muster_http_body_memory_bytes gauge\nmuster_http_body_memory_bytes %zu\n"
-                                  "# HELP muster_http_body_memory_refusals_total Requests refused (503) for "
-                                  "[server] max_body_memory.\n# TYPE muster_http_body_memory_refusals_total counter\n"
-                                  "muster_http_body_memory_refusals_total %llu\n",
-                      atomic_load(&s->body_memory), (unsigned long long) atomic_load(&s->body_memory_refusals));
-        format_append(&buf, &len, &cap, "# HELP muster_http_request_duration_seconds HTTP request latency by route.\n"
-                                  "# TYPE muster_http_request_duration_seconds histogram\n");
-        for (size_t i = 0; i <= s->cfg.n_routes; i++) {
+        if (r == 0)
+                r = growbuf_printf(out, max,
+                                   "# HELP muster_http_header_timeouts_total Connections closed for a request header "
+                                   "not sent whole in time.\n# TYPE muster_http_header_timeouts_total counter\n"
+                                   "muster_http_header_timeouts_total %llu\n",
+                                   (unsigned long long) atomic_load(&s->header_timeouts));
+        if (r == 0)
+                r = growbuf_printf(out, max,
+                                   "# HELP muster_http_body_memory_bytes Bytes held by request bodies in flight.\n"
+                                   "# TYPE muster_http_body_memory_bytes gauge\nmuster_http_body_memory_bytes %zu\n"
+                                   "# HELP muster_http_body_memory_refusals_total Requests refused (503) for "
+                                   "[server] max_body_memory.\n# TYPE muster_http_body_memory_refusals_total counter\n"
+                                   "muster_http_body_memory_refusals_total %llu\n",
+                                   atomic_load(&s->body_memory),
+                                   (unsigned long long) atomic_load(&s->body_memory_refusals));
+        if (r == 0)
+                r = growbuf_printf(out, max,
+                                   "# HELP muster_http_request_duration_seconds HTTP request latency by route.\n"
+                                   "# TYPE muster_http_request_duration_seconds histogram\n");
+        for (size_t i = 0; r == 0 && i <= s->cfg.n_routes; i++) {
                 const char *name = i < s->cfg.n_routes ? s->cfg.routes[i].name : "unmatched";
                 uint64_t count = atomic_load(&s->stats[i].count);
                 if (!count)
                         continue;
                 uint64_t cum = 0;
-                for (size_t b = 0; b < N_BUCKETS; b++) {
+                for (size_t b = 0; r == 0 && b < N_BUCKETS; b++) {
                         cum += atomic_load(&s->stats[i].bucket[b]);
-                        format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
-                                name, buckets[b], (unsigned long long) cum);
+                        r = growbuf_printf(out, max,
+                                           "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
+                                           name, buckets[b], (unsigned long long) cum);
                 }
-                format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
-                        name, (unsigned long long) count);
-                format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", name,
-                        (double) atomic_load(&s->stats[i].sum_us) / 1e6);
-                format_append(&buf, &len, &cap, "muster_http_request_duration_seconds_count{route=\"%s\"} %llu\n", name,
-                        (unsigned long long) count);
+                if (r == 0)
+                        r = growbuf_printf(out, max,
+                                           "muster_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
+                                           name, (unsigned long long) count);
+                if (r == 0)
+                        r = growbuf_printf(out, max, "muster_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n",
+                                           name, (double) atomic_load(&s->stats[i].sum_us) / 1e6);
+                if (r == 0)
+                        r = growbuf_printf(out, max, "muster_http_request_duration_seconds_count{route=\"%s\"} %llu\n",
+                                           name, (unsigned long long) count);
         }
-        return buf;
+        return r;
 }
 
 /* A service's -errno as an HTTP status: the one table (DECISIONS.md D1; STYLE.md:

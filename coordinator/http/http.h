@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "growbuf.h"
+
 #define HTTP_MAX_PARAMS 4
 #define HTTP_PARAM_MAX 128
 #define HTTP_MAX_HEADERS 8        /* extra response headers of one answer */
@@ -140,8 +142,9 @@ int http_server_set_certificate(struct http_server *s, const char *cert_pem, con
 /* The port actually bound (useful with port 0). */
 uint16_t http_server_port(const struct http_server *s);
 void http_server_stop(struct http_server *s);
-/* Prometheus text of request counts by route and status and latency. */
-char *http_server_metrics(struct http_server *s);
+/* Prometheus text of request counts by route and status and latency,
+ * appended to out. 0, -E2BIG past max, -ENOMEM. */
+int http_server_metrics(struct http_server *s, struct growbuf *out, size_t max);
 /* Change header_timeout_s of a running server (a reload); 0: none. */
 void http_server_set_header_timeout(struct http_server *s, unsigned seconds);
 

@@ -67,7 +67,7 @@ int store_free_space(struct store *s, int64_t *bytes) {
         int r;
         unsigned n = 0;
         while ((r = s->drv->free_space(s, bytes)) == -EAGAIN && s->drv->retry_eagain && ++n < STORE_RETRIES)
-                retry_pause(n);
+                sql_retry_pause(n);
         return r;
 }
 

@@ -12,7 +12,8 @@
  *   -EPROTO  the database was written by a newer muster
  *   -EIO     any other database error
  * Outputs are initialised by the callee and always freeable; the caller
- * frees them with the model's *_free. All calls are thread-safe. */
+ * frees them with their record's *_free (model.h, records.h). All calls are
+ * thread-safe. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 
 #include "manifest.h"
 #include "model.h"
+#include "records.h"
 #include "release.h"
 
 struct store;
@@ -70,17 +72,6 @@ struct store_copy_report {
  * `from` meanwhile (its musterd stopped). err says what failed. */
 int store_copy(struct store *from, struct store *to, struct store_copy_report *rep, char *err, size_t errlen);
 
-/* Pages: list calls return up to `limit` rows (0 = STORE_DEFAULT_LIMIT,
- * more than STORE_MAX_LIMIT is -EINVAL) in creation order, skipping `offset`
- * rows, and starting after the keyset cursor `after` (0 = from the start;
- * the previous list's next_after). Prefer the cursor: it is stable while
- * rows come and go. */
-struct store_page {
-        unsigned limit;
-        unsigned offset;
-        int64_t after;
-};
-
 /* ---- infra-envs -------------------------------------------------------- */
 
 /* Needs name, owner, cpu_architecture. id NULL: one is made. Fills in id,
@@ -89,7 +80,7 @@ struct store_page {
 int store_infra_env_create(struct store *s, struct infra_env *ie);
 int store_infra_env_get(struct store *s, const char *id, struct infra_env *out);
 /* owner NULL: all owners. */
-int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+int store_infra_env_list(struct store *s, const char *owner, const struct list_page *pg,
                          struct infra_env_list *out);
 /* Writes the members named in `fields`: IE_F_NAME, IE_F_CLUSTER_ID,
  * IE_F_PULL_SECRET, IE_F_SSH_AUTHORIZED_KEY, IE_F_PROXY (all three),
@@ -130,23 +121,7 @@ int store_host_get(struct store *s, const char *infra_env_id, const char *host_i
  * without reading and parsing the largest parts of the row. */
 int store_host_get_brief(struct store *s, const char *infra_env_id, const char *host_id, struct host *out);
 
-/* Filters are ANDed; zero/NULL members do not filter. */
-struct store_host_filter {
-        const char *infra_env_id;
-        const char *cluster_id;
-        const char *host_id;           /* that host id, in any infra-env */
-        bool unbound_only;
-        uint32_t status_mask;          /* STORE_STATUS() bits */
-        int64_t min_cpu_cores;
-        int64_t min_memory_bytes;
-        int64_t min_disk_bytes;        /* the largest eligible disk */
-        const char *hostname_contains; /* case-insensitive, on requested or inventory hostname */
-        const char *owner;             /* hosts of this owner's infra-envs */
-        const char *cluster_owner;     /* unbound hosts, and hosts of this owner's clusters */
-        const char *checked_in_before; /* RFC 3339 */
-        bool no_inventory;             /* leave inventory_json NULL (lighter lists) */
-};
-int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+int store_host_list(struct store *s, const struct host_filter *f, const struct list_page *pg,
                     struct host_list *out);
 
 /* Writes role, requested_hostname and/or installation_disk_id as named in
@@ -271,7 +246,7 @@ int store_host_count_by_status(struct store *s, int64_t counts[_HOST_STATUS_MAX]
  * "pending-for-input", high_availability_mode to Full. */
 int store_cluster_create(struct store *s, struct cluster *c);
 int store_cluster_get(struct store *s, const char *id, struct cluster *out);
-int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+int store_cluster_list(struct store *s, const char *owner, const struct list_page *pg,
                        struct cluster_list *out);
 /* Writes the members named in `fields`: CL_F_NAME, CL_F_RELEASE_VERSION,
  * CL_F_BASE_DNS_DOMAIN, CL_F_MACHINE_NETWORK_CIDR, CL_F_API_VIP,
@@ -326,16 +301,9 @@ int store_host_actions(struct store *s, const char *infra_env_id, const char *ho
  * for, -ENOENT without the host. */
 int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
                         const void *data, size_t len, unsigned keep);
-struct store_host_logs {
-        char *created_at;
-        void *data;     /* malloc'd */
-        size_t len;
-        int64_t count;  /* uploads kept for the host */
-};
-void store_host_logs_free(struct store_host_logs *l);
 /* The host's newest upload. 0, -ENOENT when it has none (or no host). */
-int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct store_host_logs *out);
-struct store_payload;
+int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct host_logs_record *out);
+struct payload_record;
 /* In one transaction: a cluster in status "ready" becomes
  * preparing-for-installation with status_info; the hosts in `roles` get
  * their role; each of its hosts that is "known" becomes host_to with
@@ -346,7 +314,7 @@ struct store_payload;
 int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
                                 enum host_status host_to, const char *host_info,
                                 const struct store_host_role *roles, size_t n_roles,
-                                const struct store_payload *payload);
+                                const struct payload_record *payload);
 /* -EBUSY while hosts are bound to it; infra-envs bound to it become unbound;
  * its payload revisions go with it. */
 int store_cluster_delete(struct store *s, const char *id);
@@ -355,28 +323,15 @@ int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_m
 
 /* ---- releases (DESIGN §3, §6) ------------------------------------------- */
 
-#define STORE_MAX_RELEASE_MANIFESTS 20000
-
-struct store_release {
-        struct release_info info;
-        int64_t manifest_count;
-        char *created_at;
-        int64_t seq;                     /* list order and cursor */
-};
-void store_release_init(struct store_release *r);
-void store_release_free(struct store_release *r);
-struct store_release_list { struct store_release *v; size_t n; int64_t next_after; };
-void store_release_list_free(struct store_release_list *l);
-
 /* The release and its manifests in one transaction (in the order given:
  * the release order, file name then document index). -EEXIST if the
  * version exists; -EINVAL for a release without version or over
- * STORE_MAX_RELEASE_MANIFESTS manifests. Fills in created_at. */
+ * RELEASE_MAX_MANIFESTS manifests. Fills in created_at. */
 int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
-                         struct store_release *out);
-int store_release_get(struct store *s, const char *version, struct store_release *out);
+                         struct release_record *out);
+int store_release_get(struct store *s, const char *version, struct release_record *out);
 /* In import order; paged like the other lists. */
-int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out);
+int store_release_list(struct store *s, const struct list_page *pg, struct release_record_list *out);
 /* The release's manifests in release order (appended to *out). */
 int store_release_manifests(struct store *s, const char *version, struct manifest_list *out);
 /* -EBUSY while a cluster's release_version names it (checked in the same
@@ -385,56 +340,28 @@ int store_release_delete(struct store *s, const char *version);
 
 /* ---- payload revisions (DESIGN §6) -------------------------------------- */
 
-struct store_payload {
-        char *cluster_id;
-        int64_t revision;
-        char *digest;                /* "sha256:<hex>" */
-        char *signature;             /* base64url r||s */
-        char *canonical;             /* the signed bytes (NULL in lists) */
-        size_t canonical_len;
-        char *release_version;
-        int64_t manifest_count;
-        char *created_at;
-};
-void store_payload_init(struct store_payload *p);
-void store_payload_free(struct store_payload *p);
-struct store_payload_list { struct store_payload *v; size_t n; };
-void store_payload_list_free(struct store_payload_list *l);
 
 /* Store revision p->revision of p->cluster_id and make it the cluster's
  * payload_revision, in one transaction, only if the cluster's current
  * payload_revision is p->revision - 1 (else -ESTALE: another revision won).
  * -ENOENT: no such cluster. Fills in created_at when NULL. */
-int store_cluster_add_payload(struct store *s, struct store_payload *p);
+int store_cluster_add_payload(struct store *s, struct payload_record *p);
 /* With canonical. -ENOENT. */
-int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct store_payload *out);
+int store_payload_get(struct store *s, const char *cluster_id, int64_t revision, struct payload_record *out);
 /* Every revision of the cluster, oldest first, without canonical. */
-int store_payload_list(struct store *s, const char *cluster_id, struct store_payload_list *out);
+int store_payload_list(struct store *s, const char *cluster_id, struct payload_record_list *out);
 
 /* ---- people's tokens ---------------------------------------------------- */
 
-/* What musterd remembers of a person's token (never the token itself). */
-struct store_token {
-        char *id;          /* the token's jti, a UUID */
-        char *role;        /* "infra-admin" | "cluster-creator" */
-        char *owner;
-        char *created_at;  /* RFC 3339 */
-        char *expires_at;  /* RFC 3339 */
-        char *revoked_at;  /* RFC 3339, NULL while not revoked */
-};
-void store_token_init(struct store_token *t);
-void store_token_free(struct store_token *t);
-struct store_token_list { struct store_token *v; size_t n; int64_t next_after; };
-void store_token_list_free(struct store_token_list *l);
 
 /* Record a token about to be handed out. Needs every field but revoked_at.
  * An owner name belongs to one role: -EPERM when `owner` already has a
  * token of the other role; -EEXIST for a known id. */
-int store_token_add(struct store *s, const struct store_token *t);
-int store_token_get(struct store *s, const char *id, struct store_token *out);
+int store_token_add(struct store *s, const struct token_record *t);
+int store_token_get(struct store *s, const char *id, struct token_record *out);
 /* In creation order; owner NULL: everyone's. */
-int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
-                     struct store_token_list *out);
+int store_token_list(struct store *s, const char *owner, const struct list_page *pg,
+                     struct token_record_list *out);
 /* 0 when revoked now, 1 when it already was; -ENOENT. */
 int store_token_revoke(struct store *s, const char *id);
 /* Whether a token may still be used: 0, -EKEYREVOKED, or -ENOENT for an id
@@ -446,34 +373,17 @@ int store_token_check(struct store *s, const char *id);
 #define STORE_MAX_CATALOG_NAME 253
 #define STORE_MAX_CATALOG_BYTES (512 * 1024 * 1024) /* its files, as stored */
 
-/* A catalog as musterd keeps it: the files it was added from (their
- * canonical form, catalog_files_to_canonical) and what they hold. */
-struct store_catalog {
-        char *id;
-        char *name;         /* unique */
-        int64_t priority;   /* lower number = higher priority; never changes */
-        char *owner;        /* who added it */
-        char *digest;       /* "sha256:<hex>" of files */
-        char *files;        /* NUL-terminated; NULL in lists */
-        size_t files_len;   /* bytes of files (in lists too) */
-        int64_t n_files, n_packages, n_channels, n_bundles, n_manifests, n_ignored;
-        char *created_at;
-};
-void store_catalog_init(struct store_catalog *c);
-void store_catalog_free(struct store_catalog *c);
-struct store_catalog_list { struct store_catalog *v; size_t n; };
-void store_catalog_list_free(struct store_catalog_list *l);
 
 /* Needs name, owner, digest and files; priority in INT32_MIN..INT32_MAX,
  * counts >= 0. id NULL: one is made. Fills in id and created_at. -EEXIST
  * when the name (or id) is taken; -E2BIG over STORE_MAX_CATALOG_BYTES. */
-int store_catalog_create(struct store *s, struct store_catalog *c);
+int store_catalog_create(struct store *s, struct catalog_record *c);
 /* With its files. -ENOENT. */
-int store_catalog_get(struct store *s, const char *id, struct store_catalog *out);
-int store_catalog_get_by_name(struct store *s, const char *name, struct store_catalog *out);
+int store_catalog_get(struct store *s, const char *id, struct catalog_record *out);
+int store_catalog_get_by_name(struct store *s, const char *name, struct catalog_record *out);
 /* Every catalog (at most STORE_MAX_LIMIT), without files, by priority then
  * name (byte order). */
-int store_catalog_list(struct store *s, struct store_catalog_list *out);
+int store_catalog_list(struct store *s, struct catalog_record_list *out);
 /* -ENOENT. */
 int store_catalog_delete(struct store *s, const char *id);
 
@@ -481,32 +391,14 @@ int store_catalog_delete(struct store *s, const char *id);
 
 #define STORE_MAX_SUBSCRIPTIONS 1000 /* of one cluster */
 
-/* A cluster's subscription to an operator package: one per package. */
-struct store_subscription {
-        char *id;
-        char *cluster_id;
-        char *package;
-        char *channel;        /* NULL: the package's default channel */
-        char *catalog;        /* NULL: any catalog */
-        char *version_range;  /* NULL: any version */
-        bool skip_dependencies;
-        bool cleanup;         /* cleanup.enabled: delete its operands before it on uninstall (DESIGN §9) */
-        char *uninstall;      /* JSON text of the uninstall under way (the services'); NULL: none */
-        char *owner;
-        char *created_at;
-};
-void store_subscription_init(struct store_subscription *s);
-void store_subscription_free(struct store_subscription *s);
-struct store_subscription_list { struct store_subscription *v; size_t n; };
-void store_subscription_list_free(struct store_subscription_list *l);
 
 /* Needs cluster_id, package and owner. Fills in id and created_at.
  * -ENOENT: no such cluster; -EEXIST: the cluster has a subscription to the
  * package; -EDQUOT: the cluster has STORE_MAX_SUBSCRIPTIONS. */
-int store_subscription_create(struct store *s, struct store_subscription *sub);
+int store_subscription_create(struct store *s, struct subscription_record *sub);
 /* The cluster's subscriptions in the order they were made; cluster_id NULL:
  * every cluster's (at most STORE_MAX_LIMIT). */
-int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out);
+int store_subscription_list(struct store *s, const char *cluster_id, struct subscription_record_list *out);
 /* -ENOENT. */
 int store_subscription_delete(struct store *s, const char *cluster_id, const char *package);
 /* cleanup.enabled of the cluster's subscription to package. -ENOENT. */
@@ -521,39 +413,21 @@ int store_subscription_set_uninstall(struct store *s, const char *cluster_id, co
                                      const char *next, const char *const *drop, size_t n_drop);
 /* Every subscription with an uninstall under way, of every cluster (at
  * most STORE_MAX_LIMIT), in the order they were made. */
-int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out);
+int store_subscription_list_uninstalling(struct store *s, struct subscription_record_list *out);
 
 /* ---- operands (DESIGN §3, §9) ---------------------------------------------- */
 
 #define STORE_MAX_OPERANDS 10000            /* of one cluster */
 #define STORE_MAX_OPERAND_BYTES (1024 * 1024) /* one operand's document */
 
-/* A custom resource a creator applied through musterd, of a kind one of the
- * cluster's operators owns: one per (cluster, group, kind, namespace, name). */
-struct store_operand {
-        char *id;
-        char *cluster_id;
-        char *package;        /* the operator that owns its kind */
-        char *group, *version, *kind;
-        char *namespace;      /* NULL: cluster-scoped */
-        char *name;
-        char *file;           /* the file it came from (a plain name) */
-        char *content;        /* the document's bytes */
-        char *owner;
-        char *created_at;
-};
-void store_operand_init(struct store_operand *o);
-void store_operand_free(struct store_operand *o);
-struct store_operand_list { struct store_operand *v; size_t n; };
-void store_operand_list_free(struct store_operand_list *l);
 
 /* Insert, or replace the one of the same identity (keeping its id and
  * created_at), for each of v[0..n) in one transaction; fills in id and
  * created_at. -ENOENT: no such cluster; -EDQUOT past STORE_MAX_OPERANDS;
  * -EINVAL for a missing member. */
-int store_operand_put(struct store *s, struct store_operand *v, size_t n);
+int store_operand_put(struct store *s, struct operand_record *v, size_t n);
 /* The cluster's operands in the order they were first applied. */
-int store_operand_list(struct store *s, const char *cluster_id, struct store_operand_list *out);
+int store_operand_list(struct store *s, const char *cluster_id, struct operand_record_list *out);
 /* -ENOENT. */
 int store_operand_delete(struct store *s, const char *cluster_id, const char *id);
 
@@ -565,77 +439,30 @@ int store_operand_delete(struct store *s, const char *cluster_id, const char *id
 #define STORE_MAX_ADDON_CONTENT (4 * 1024 * 1024)
 #define STORE_MAX_FOUND (4 * 1024 * 1024)
 
-/* An AddonProxy as kept: its spec as JSON text (the domain parses it), the
- * spec before the last change (what a rollback returns to), and the
- * rollout's state. */
-struct store_addon_proxy {
-        char *id;
-        char *name;            /* unique */
-        char *owner;
-        char *spec;            /* JSON text */
-        char *prev_spec;       /* JSON text; NULL: nothing to roll back to */
-        int64_t generation;    /* 1 at creation; every spec change adds one */
-        int64_t rollback_generation; /* the generation a rollback made (its changes are not staged); 0 */
-        bool paused;
-        int64_t failure_base;  /* failures forgiven by the last resume */
-        bool deleting;         /* deleted: its releases are being removed */
-        char *conditions;      /* JSON array text; NULL: none yet */
-        char *created_at;
-        char *updated_at;
-        int64_t seq;
-};
-void store_addon_proxy_init(struct store_addon_proxy *p);
-void store_addon_proxy_free(struct store_addon_proxy *p);
-struct store_addon_proxy_list { struct store_addon_proxy *v; size_t n; };
-void store_addon_proxy_list_free(struct store_addon_proxy_list *l);
 
 /* Needs name, owner and spec. Fills in id, generation 1, created_at and
  * updated_at. -EEXIST: the name is taken; -EDQUOT past STORE_MAX_ADDON_PROXIES. */
-int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p);
+int store_addon_proxy_create(struct store *s, struct addon_proxy_record *p);
 /* By id or, when `key` is not a UUID, by name. -ENOENT. */
-int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out);
+int store_addon_proxy_get(struct store *s, const char *key, struct addon_proxy_record *out);
 /* Every proxy, in creation order. */
-int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out);
+int store_addon_proxy_list(struct store *s, struct addon_proxy_record_list *out);
 /* Writes spec, prev_spec, generation, rollback_generation, paused,
  * failure_base, deleting and conditions of p->id, only if the stored
  * generation is still expect_generation (else -ESTALE). Refreshes
  * updated_at. */
-int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64_t expect_generation);
+int store_addon_proxy_update(struct store *s, struct addon_proxy_record *p, int64_t expect_generation);
 /* -EBUSY while releases of it remain. */
 int store_addon_proxy_delete(struct store *s, const char *id);
 
-/* An AddonRelease: what musterd put (or is putting) on one cluster for one
- * proxy, the inventory that removal and updates go by. */
-struct store_addon_release {
-        char *proxy_id;
-        char *cluster_id;
-        char *content;          /* JSON text: addon_content_to_json */
-        char *prev_content;     /* the content before the last update; NULL: none */
-        int64_t revision;       /* 1 when created; every change of content adds one */
-        int64_t applied_revision; /* the revision every host applied; 0: none */
-        int64_t payload_revision; /* the cluster payload revision that carries revision (or its removal) */
-        int64_t generation;     /* the proxy generation content was rendered from */
-        char *status;           /* addon_status_to_string */
-        char *message;
-        bool conflict;          /* an out-of-band release holds its name on the cluster */
-        int64_t started_at;     /* unix seconds it started rolling; 0 */
-        int64_t applied_at;     /* unix seconds it was applied; 0 */
-        char *created_at;
-        char *updated_at;
-        int64_t seq;
-};
-void store_addon_release_init(struct store_addon_release *r);
-void store_addon_release_free(struct store_addon_release *r);
-struct store_addon_release_list { struct store_addon_release *v; size_t n; int64_t next_after; };
-void store_addon_release_list_free(struct store_addon_release_list *l);
 
 /* Filters ANDed (NULL: any). pg NULL: every row (at most
  * STORE_MAX_ADDON_RELEASES), else a page. In creation order. */
 int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
-                             const struct store_page *pg, struct store_addon_release_list *out);
+                             const struct list_page *pg, struct addon_release_record_list *out);
 /* Insert or replace the release of (proxy_id, cluster_id); created_at kept
  * when it exists, updated_at now. -ENOENT: no such proxy or cluster. */
-int store_addon_release_put(struct store *s, struct store_addon_release *r);
+int store_addon_release_put(struct store *s, struct addon_release_record *r);
 /* -ENOENT. */
 int store_addon_release_delete(struct store *s, const char *proxy_id, const char *cluster_id);
 
@@ -672,18 +499,8 @@ int store_event_append(struct store *s, struct event *e);
  * write that was answered. */
 int store_event_append_unwaited(struct store *s, struct event *e);
 
-struct store_event_filter {
-        const char *infra_env_id;
-        const char *cluster_id;
-        const char *host_id;
-        enum event_severity min_severity; /* 0 (info) = all */
-        const char *category;             /* event_category_to_string(); NULL: any but audit (kept
-                                           * apart: asked for by name) */
-        int64_t since_id;                 /* events with a larger id */
-        unsigned limit;                   /* 0 = STORE_DEFAULT_LIMIT, <= STORE_MAX_LIMIT */
-};
 /* Oldest first; next_after is the last id returned (0 if none). */
-int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out);
+int store_event_list(struct store *s, const struct event_filter *f, struct event_list *out);
 /* Retention: deletes the events older than `before` (RFC 3339; NULL: none
  * by age) but the audit ones (category audit), those older than
  * `audit_before` (NULL: none by age), and, of each host with more than max_per_host events (0: no cap),

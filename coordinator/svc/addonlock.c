@@ -12,7 +12,7 @@ struct svc_addons {
         struct addon_memo *memo;
 };
 
-int svc_addons_new(struct svc_addons **out) {
+int svc_addon_new(struct svc_addons **out) {
         struct svc_addons *a = calloc(1, sizeof *a);
         if (!a)
                 return -ENOMEM;
@@ -25,7 +25,7 @@ int svc_addons_new(struct svc_addons **out) {
         return 0;
 }
 
-void svc_addons_free(struct svc_addons *a) {
+void svc_addon_free(struct svc_addons *a) {
         if (!a)
                 return;
         pthread_mutex_destroy(&a->lock);
@@ -33,14 +33,14 @@ void svc_addons_free(struct svc_addons *a) {
         free(a);
 }
 
-void svc_addons_lock(struct svc_addons *a) {
+void svc_addon_lock(struct svc_addons *a) {
         pthread_mutex_lock(&a->lock);
 }
 
-struct addon_memo *svc_addons_memo(struct svc_addons *a) {
+struct addon_memo *svc_addon_memo(struct svc_addons *a) {
         return a->memo;
 }
 
-void svc_addons_unlock(struct svc_addons *a) {
+void svc_addon_unlock(struct svc_addons *a) {
         pthread_mutex_unlock(&a->lock);
 }

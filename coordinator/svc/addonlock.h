@@ -4,9 +4,9 @@
 #pragma once
 
 struct svc_addons;
-int svc_addons_new(struct svc_addons **out);
-void svc_addons_free(struct svc_addons *a);
-void svc_addons_lock(struct svc_addons *a);
-void svc_addons_unlock(struct svc_addons *a);
+int svc_addon_new(struct svc_addons **out);
+void svc_addon_free(struct svc_addons *a);
+void svc_addon_lock(struct svc_addons *a);
+void svc_addon_unlock(struct svc_addons *a);
 /* What the passes rendered (addon_memo), read and written under the lock. */
-struct addon_memo *svc_addons_memo(struct svc_addons *a);
+struct addon_memo *svc_addon_memo(struct svc_addons *a);

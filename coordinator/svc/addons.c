@@ -26,11 +26,11 @@ const char *svc_addon_action_to_string(enum addon_action a) {
 }
 
 static void lock(struct svc *sv) {
-        svc_addons_lock(sv->addons);
+        svc_addon_lock(sv->addons);
 }
 
 static void unlock(struct svc *sv) {
-        svc_addons_unlock(sv->addons);
+        svc_addon_unlock(sv->addons);
 }
 
 static void set_str(char **dst, const char *v) {
@@ -40,7 +40,7 @@ static void set_str(char **dst, const char *v) {
 }
 
 /* A stored spec, parsed. */
-static int spec_load(const struct store_addon_proxy *p, struct addon_spec *s) {
+static int spec_load(const struct addon_proxy_record *p, struct addon_spec *s) {
         _cleanup_json_ json_object *o = json_tokener_parse(p->spec);
         char err[256];
         int r = o ? addon_spec_parse(o, s, err, sizeof err) : -EINVAL;
@@ -102,7 +102,7 @@ struct pcl {
 };
 
 struct pproxy {
-        struct store_addon_proxy p;
+        struct addon_proxy_record p;
         struct addon_spec spec;
         bool ok;                  /* the spec parsed */
         bool dirty;               /* the row must be written */
@@ -116,9 +116,9 @@ struct pass {
         size_t ncl;
         struct pproxy *px;
         size_t npx;
-        struct store_addon_release_list rel;
-        struct store_addon_release **relx; /* sorted by (proxy_id, cluster_id) */
-        struct store_addon_release **fresh; /* rows made in this pass */
+        struct addon_release_record_list rel;
+        struct addon_release_record **relx; /* sorted by (proxy_id, cluster_id) */
+        struct addon_release_record **fresh; /* rows made in this pass */
         size_t nfresh;
         int changed;
 };
@@ -133,15 +133,15 @@ static struct pcl *cl_find(struct pass *ps, const char *id) {
 }
 
 static int rel_cmp(const void *a, const void *b) {
-        const struct store_addon_release *x = *(struct store_addon_release *const *) a,
-                                         *y = *(struct store_addon_release *const *) b;
+        const struct addon_release_record *x = *(struct addon_release_record *const *) a,
+                                         *y = *(struct addon_release_record *const *) b;
         int c = strcmp(x->proxy_id, y->proxy_id);
         return c ? c : strcmp(x->cluster_id, y->cluster_id);
 }
 
-static struct store_addon_release *rel_find(struct pass *ps, const char *proxy_id, const char *cluster_id) {
-        struct store_addon_release key = { .proxy_id = (char *) proxy_id, .cluster_id = (char *) cluster_id }, *kp = &key;
-        struct store_addon_release **f = bsearch(&kp, ps->relx, ps->rel.n, sizeof *ps->relx, rel_cmp);
+static struct addon_release_record *rel_find(struct pass *ps, const char *proxy_id, const char *cluster_id) {
+        struct addon_release_record key = { .proxy_id = (char *) proxy_id, .cluster_id = (char *) cluster_id }, *kp = &key;
+        struct addon_release_record **f = bsearch(&kp, ps->relx, ps->rel.n, sizeof *ps->relx, rel_cmp);
         return f ? *f : NULL;
 }
 
@@ -161,14 +161,14 @@ static void pass_free(struct pass *ps) {
         }
         free(ps->cl);
         for (size_t i = 0; i < ps->npx; i++) {
-                store_addon_proxy_free(&ps->px[i].p);
+                addon_proxy_record_free(&ps->px[i].p);
                 addon_spec_free(&ps->px[i].spec);
         }
         free(ps->px);
-        store_addon_release_list_free(&ps->rel);
+        addon_release_record_list_free(&ps->rel);
         free(ps->relx);
         for (size_t i = 0; i < ps->nfresh; i++) {
-                store_addon_release_free(ps->fresh[i]);
+                addon_release_record_free(ps->fresh[i]);
                 free(ps->fresh[i]);
         }
         free(ps->fresh);
@@ -225,7 +225,7 @@ static int64_t hosts_of(const struct store_cluster_count *counts, size_t n, cons
 }
 
 static int pass_load(struct svc *sv, struct pass *ps) {
-        struct store_addon_proxy_list pl;
+        struct addon_proxy_record_list pl;
         struct store_cluster_count *counts = NULL;
         size_t ncounts = 0;
         int r;
@@ -235,7 +235,7 @@ static int pass_load(struct svc *sv, struct pass *ps) {
                 return r;
         ps->px = calloc(pl.n ? pl.n : 1, sizeof *ps->px);
         if (!ps->px) {
-                store_addon_proxy_list_free(&pl);
+                addon_proxy_record_list_free(&pl);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < pl.n; i++) {
@@ -245,7 +245,7 @@ static int pass_load(struct svc *sv, struct pass *ps) {
         ps->npx = pl.n;
         free(pl.v);
 
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         for (;;) {
                 struct cluster_list l;
                 if ((r = store_cluster_list(sv->store, NULL, &pg, &l)) < 0)
@@ -286,8 +286,8 @@ static int pass_load(struct svc *sv, struct pass *ps) {
 static int cl_hosts(struct svc *sv, struct pcl *p) {
         if (p->hosts_loaded)
                 return 0;
-        struct store_host_filter f = { .cluster_id = p->c.id, .no_inventory = true };
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct host_filter f = { .cluster_id = p->c.id, .no_inventory = true };
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         int r = store_host_list(sv->store, &f, &pg, &p->hosts);
         if (r == 0)
                 p->hosts_loaded = true;
@@ -303,7 +303,7 @@ static const struct oob *oob_find(const struct pcl *p, const char *name, const c
 
 /* ---- writing releases --------------------------------------------------------- */
 
-static int rel_put(struct pass *ps, struct store_addon_release *r) {
+static int rel_put(struct pass *ps, struct addon_release_record *r) {
         int e = store_addon_release_put(ps->sv->store, r);
         if (e < 0)
                 log_error_errno(e, "addons", "Storing the release of proxy %s on cluster %s failed: %m", r->proxy_id,
@@ -313,15 +313,15 @@ static int rel_put(struct pass *ps, struct store_addon_release *r) {
         return e;
 }
 
-static void rel_set(struct store_addon_release *r, enum addon_status st, const char *msg) {
+static void rel_set(struct addon_release_record *r, enum addon_status st, const char *msg) {
         set_str(&r->status, addon_status_to_string(st));
         set_str(&r->message, msg && *msg ? msg : NULL);
 }
 
 /* A row made in this pass, kept with the others until it ends. */
-static struct store_addon_release *rel_fresh(struct pass *ps, struct pproxy *x, struct pcl *p, const char *content) {
-        struct store_addon_release *r = calloc(1, sizeof *r);
-        struct store_addon_release **v = r ? inv_array_append((void **) &ps->fresh, &ps->nfresh, sizeof *v) : NULL;
+static struct addon_release_record *rel_fresh(struct pass *ps, struct pproxy *x, struct pcl *p, const char *content) {
+        struct addon_release_record *r = calloc(1, sizeof *r);
+        struct addon_release_record **v = r ? inv_array_append((void **) &ps->fresh, &ps->nfresh, sizeof *v) : NULL;
         if (!v) {
                 free(r);
                 return NULL;
@@ -336,9 +336,9 @@ static struct store_addon_release *rel_fresh(struct pass *ps, struct pproxy *x, 
 
 /* A release for a cluster that has none (old NULL), or whose release left
  * and comes back (old, removing): a new revision with content. */
-static int rel_new(struct pass *ps, struct pproxy *x, struct pcl *p, struct store_addon_release *old,
+static int rel_new(struct pass *ps, struct pproxy *x, struct pcl *p, struct addon_release_record *old,
                    const char *content, enum addon_status st, const char *msg) {
-        struct store_addon_release *r = old;
+        struct addon_release_record *r = old;
         int e;
         if (r) {
                 char *c = strdup(content);
@@ -367,7 +367,7 @@ static int rel_new(struct pass *ps, struct pproxy *x, struct pcl *p, struct stor
 }
 
 /* A new revision of an existing release: content replaces what it held. */
-static int rel_update(struct pass *ps, struct pproxy *x, struct pcl *p, struct store_addon_release *r,
+static int rel_update(struct pass *ps, struct pproxy *x, struct pcl *p, struct addon_release_record *r,
                       const char *content, enum addon_status st, const char *msg) {
         char *prev = r->content;
         r->content = strdup(content);
@@ -396,7 +396,7 @@ static int rel_update(struct pass *ps, struct pproxy *x, struct pcl *p, struct s
 /* A cluster's release to be started by the rollout. */
 struct candidate {
         struct pcl *p;
-        struct store_addon_release *r; /* NULL: a new release */
+        struct addon_release_record *r; /* NULL: a new release */
         char *content;
 };
 
@@ -408,7 +408,7 @@ static int cand_cmp(const void *a, const void *b) {
 
 /* The release leaves the cluster: removed at once when nothing of it can be
  * on the cluster, else left out of the next payload. */
-static void rel_remove(struct pass *ps, struct pproxy *x, struct pcl *p, struct store_addon_release *r) {
+static void rel_remove(struct pass *ps, struct pproxy *x, struct pcl *p, struct addon_release_record *r) {
         enum addon_status st = addon_status_from_string(r->status);
         if (st == ADDON_REMOVING)
                 return;
@@ -434,14 +434,14 @@ static void rel_remove(struct pass *ps, struct pproxy *x, struct pcl *p, struct 
 }
 
 /* Mark r (or a new row) as held by an out-of-band release. */
-static void rel_conflict(struct pass *ps, struct pproxy *x, struct pcl *p, struct store_addon_release *r,
+static void rel_conflict(struct pass *ps, struct pproxy *x, struct pcl *p, struct addon_release_record *r,
                          const char *content, const struct oob *o) {
         char msg[1024];
         snprintf(msg, sizeof msg,
                  "an out-of-band Helm release %s/%s is on the cluster (file %s on host %s); musterd leaves it alone",
                  o->ns, o->name, o->file, o->host);
         if (!r) {
-                struct store_addon_release *n = rel_fresh(ps, x, p, content);
+                struct addon_release_record *n = rel_fresh(ps, x, p, content);
                 if (!n)
                         return;
                 n->revision = 1;
@@ -470,7 +470,7 @@ static void proxy_pass(struct pass *ps, struct pproxy *x) {
                 return; /* a spec that does not parse (logged) changes nothing */
         for (size_t i = 0; i < ps->ncl; i++) {
                 struct pcl *p = &ps->cl[i];
-                struct store_addon_release *r = rel_find(ps, x->p.id, p->c.id);
+                struct addon_release_record *r = rel_find(ps, x->p.id, p->c.id);
                 bool sel = x->ok && !x->p.deleting && addon_selects(&x->spec, &p->ac);
                 if (!sel) {
                         if (r)
@@ -480,7 +480,7 @@ static void proxy_pass(struct pass *ps, struct pproxy *x) {
                 /* What it wants there: rendered again only when the proxy's
                  * generation or the cluster's facts changed. */
                 const char *text = NULL;
-                int e = addon_want(svc_addons_memo(ps->sv->addons), x->p.id, x->p.generation, &x->spec, &p->ac,
+                int e = addon_want(svc_addon_memo(ps->sv->addons), x->p.id, x->p.generation, &x->spec, &p->ac,
                                    &p->ctx, &text, err, sizeof err);
                 if (e < 0) {
                         /* A cluster's facts changed so that its values no longer render. */
@@ -565,7 +565,7 @@ static void proxy_pass(struct pass *ps, struct pproxy *x) {
 /* ---- following the agents -------------------------------------------------------- */
 
 /* The state of one release of an installed cluster, from its hosts. */
-static void rel_track(struct pass *ps, struct pproxy *x, struct pcl *p, struct store_addon_release *r) {
+static void rel_track(struct pass *ps, struct pproxy *x, struct pcl *p, struct addon_release_record *r) {
         enum addon_status st = addon_status_from_string(r->status);
         struct addon_track_out out;
         char msg[1024];
@@ -635,7 +635,7 @@ static void rel_track(struct pass *ps, struct pproxy *x, struct pcl *p, struct s
 
 /* Pending releases of installed clusters (kept while the cluster was not
  * installed) and removals waiting for a payload get one now. */
-static void rel_promote(struct pass *ps, struct pcl *p, struct store_addon_release *r) {
+static void rel_promote(struct pass *ps, struct pcl *p, struct addon_release_record *r) {
         enum addon_status st = addon_status_from_string(r->status);
         if (p->phase != PHASE_INSTALLED || r->payload_revision != 0 || r->conflict)
                 return;
@@ -662,7 +662,7 @@ static void payloads(struct pass *ps) {
                         log_warning("addons", "The add-ons' payload of cluster %s could not be built: %s", p->c.name,
                                     err[0] ? err : strerror(-e));
                 for (size_t k = 0; k < ps->rel.n + ps->nfresh; k++) {
-                        struct store_addon_release *r = k < ps->rel.n ? &ps->rel.v[k] : ps->fresh[k - ps->rel.n];
+                        struct addon_release_record *r = k < ps->rel.n ? &ps->rel.v[k] : ps->fresh[k - ps->rel.n];
                         enum addon_status st = addon_status_from_string(r->status);
                         if (strcmp(r->cluster_id, p->c.id) != 0 || r->payload_revision != 0 ||
                             (st != ADDON_ROLLING && st != ADDON_REMOVING && !r->conflict))
@@ -684,7 +684,7 @@ struct counts {
         size_t selected, pending, rolling, applied, failed, removing, conflicts, up_to_date;
 };
 
-static void count_one(const struct store_addon_release *v, const struct store_addon_proxy *p, struct counts *c,
+static void count_one(const struct addon_release_record *v, const struct addon_proxy_record *p, struct counts *c,
                       char *failed_on, size_t flen) {
         if (strcmp(v->proxy_id, p->id) != 0 || v->payload_revision < 0)
                 return;
@@ -715,8 +715,8 @@ static void count_one(const struct store_addon_release *v, const struct store_ad
         }
 }
 
-static void count_releases(const struct store_addon_release *v, size_t n, struct store_addon_release *const *more,
-                           size_t nmore, const struct store_addon_proxy *p, struct counts *c, char *failed_on,
+static void count_releases(const struct addon_release_record *v, size_t n, struct addon_release_record *const *more,
+                           size_t nmore, const struct addon_proxy_record *p, struct counts *c, char *failed_on,
                            size_t flen) {
         *c = (struct counts) { 0 };
         if (failed_on && flen)
@@ -741,7 +741,7 @@ static json_object *condition(const char *type, bool ok, const char *reason, con
 
 /* The conditions of p over its releases, the transition times kept from
  * the stored ones when a status did not move. */
-static json_object *conditions(const struct store_addon_proxy *p, const struct counts *c, const char *failed_on,
+static json_object *conditions(const struct addon_proxy_record *p, const struct counts *c, const char *failed_on,
                                const char *now) {
         char m1[1024], m2[512], m3[256];
         const char *r1, *r2, *r3;
@@ -832,7 +832,7 @@ static int reconcile_locked(struct svc *sv) {
         /* What is in flight and failed, from the agents' reports; pending
          * releases of newly installed clusters start. */
         for (size_t i = 0; i < ps.rel.n; i++) {
-                struct store_addon_release *rl = &ps.rel.v[i];
+                struct addon_release_record *rl = &ps.rel.v[i];
                 struct pcl *p = cl_find(&ps, rl->cluster_id);
                 struct pproxy *x = NULL;
                 for (size_t k = 0; k < ps.npx && !x; k++)
@@ -846,7 +846,7 @@ static int reconcile_locked(struct svc *sv) {
         for (size_t k = 0; k < ps.npx; k++)
                 proxy_pass(&ps, &ps.px[k]);
         payloads(&ps);
-        addon_memo_sweep(svc_addons_memo(sv->addons));
+        addon_memo_sweep(svc_addon_memo(sv->addons));
         for (size_t k = 0; k < ps.npx; k++) {
                 struct pproxy *x = &ps.px[k];
                 if (x->p.deleting) {
@@ -867,7 +867,7 @@ static int reconcile_locked(struct svc *sv) {
         return r;
 }
 
-int svc_addons_reconcile(struct svc *sv) {
+int svc_addon_reconcile(struct svc *sv) {
         lock(sv);
         int r = reconcile_locked(sv);
         unlock(sv);
@@ -878,7 +878,7 @@ int svc_addons_reconcile(struct svc *sv) {
 
 /* Every cluster s selects must render: -EINVAL naming the first that does not. */
 static int check_renders(struct svc *sv, const struct addon_spec *s, char *err, size_t errlen) {
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         _cleanup_free_ struct store_cluster_count *counts = NULL;
         size_t ncounts = 0;
         int r = store_cluster_host_counts(sv->store, &counts, &ncounts);
@@ -906,9 +906,9 @@ static int check_renders(struct svc *sv, const struct addon_spec *s, char *err, 
         }
 }
 
-int svc_addons_check_cluster(struct svc *sv, const struct cluster *c, const struct cluster *in, char *err,
-                             size_t errlen) {
-        struct store_addon_proxy_list pl;
+int svc_addon_check_cluster(struct svc *sv, const struct cluster *c, const struct cluster *in, char *err,
+                            size_t errlen) {
+        struct addon_proxy_record_list pl;
         struct addon_cluster ac;
         int64_t hosts = 0;
         int r;
@@ -917,7 +917,7 @@ int svc_addons_check_cluster(struct svc *sv, const struct cluster *c, const stru
                              CL_F_INGRESS_VIP | CL_F_RELEASE_VERSION)))
                 return 0;
         if ((r = store_addon_proxy_list(sv->store, &pl)) < 0 || pl.n == 0) {
-                store_addon_proxy_list_free(&pl);
+                addon_proxy_record_list_free(&pl);
                 return r < 0 ? r : 0;
         }
         (void) store_cluster_count_hosts(sv->store, c->id, 0, &hosts);
@@ -947,26 +947,26 @@ int svc_addons_check_cluster(struct svc *sv, const struct cluster *c, const stru
                 addon_content_free(&ct);
                 addon_spec_free(&s);
         }
-        store_addon_proxy_list_free(&pl);
+        addon_proxy_record_list_free(&pl);
         return ctx ? r : -ENOMEM;
 }
 
 /* After a change: a pass, then p as stored now; 1 when it is gone. */
-static int after_change(struct svc *sv, struct store_addon_proxy *p) {
+static int after_change(struct svc *sv, struct addon_proxy_record *p) {
         char id[UUID_STR_LEN];
         (void) reconcile_locked(sv);
         snprintf(id, sizeof id, "%s", p->id);
-        store_addon_proxy_free(p);
+        addon_proxy_record_free(p);
         int r = store_addon_proxy_get(sv->store, id, p);
         return r == -ENOENT ? 1 : r;
 }
 
-int svc_addon_proxy_create(struct svc *sv, json_object *spec, const char *by, struct store_addon_proxy *out,
+int svc_addon_proxy_create(struct svc *sv, json_object *spec, const char *by, struct addon_proxy_record *out,
                            char *err, size_t errlen, const char **what) {
         struct addon_spec s;
         int r;
 
-        store_addon_proxy_init(out);
+        addon_proxy_record_init(out);
         *what = "add-on proxy";
         if ((r = addon_spec_parse(spec, &s, err, errlen)) < 0)
                 return r;
@@ -994,16 +994,16 @@ out:
         return r;
 }
 
-int svc_addon_proxy_get(struct svc *sv, const char *key, struct store_addon_proxy *out) {
+int svc_addon_proxy_get(struct svc *sv, const char *key, struct addon_proxy_record *out) {
         return store_addon_proxy_get(sv->store, key, out);
 }
 
-int svc_addon_proxy_list(struct svc *sv, struct store_addon_proxy_list *out) {
+int svc_addon_proxy_list(struct svc *sv, struct addon_proxy_record_list *out) {
         return store_addon_proxy_list(sv->store, out);
 }
 
 int svc_addon_proxy_patch(struct svc *sv, const char *key, json_object *patch, const char *by,
-                          struct store_addon_proxy *out, char *err, size_t errlen, const char **what) {
+                          struct addon_proxy_record *out, char *err, size_t errlen, const char **what) {
         struct addon_spec cur = { 0 }, next = { 0 };
         _cleanup_free_ char *text = NULL;
         int r;
@@ -1045,7 +1045,7 @@ out:
         return r;
 }
 
-int svc_addon_proxy_delete(struct svc *sv, const char *key, const char *by, struct store_addon_proxy *out,
+int svc_addon_proxy_delete(struct svc *sv, const char *key, const char *by, struct addon_proxy_record *out,
                            char *err, size_t errlen, const char **what) {
         int r;
         (void) err;
@@ -1068,7 +1068,7 @@ out:
 }
 
 int svc_addon_proxy_action(struct svc *sv, const char *key, enum addon_action a, const char *by,
-                           struct store_addon_proxy *out, char *err, size_t errlen, const char **what) {
+                           struct addon_proxy_record *out, char *err, size_t errlen, const char **what) {
         int r;
         *what = "add-on proxy";
         lock(sv);
@@ -1085,7 +1085,7 @@ int svc_addon_proxy_action(struct svc *sv, const char *key, enum addon_action a,
                 break;
         case ADDON_ACTION_RESUME: {
                 /* The failures so far are forgiven: the budget starts again. */
-                struct store_addon_release_list l;
+                struct addon_release_record_list l;
                 if ((r = store_addon_release_list(sv->store, out->id, NULL, NULL, &l)) < 0)
                         goto out;
                 int64_t failed = 0;
@@ -1093,7 +1093,7 @@ int svc_addon_proxy_action(struct svc *sv, const char *key, enum addon_action a,
                         if (addon_status_from_string(l.v[i].status) == ADDON_FAILED && !l.v[i].conflict &&
                             l.v[i].generation == out->generation)
                                 failed++;
-                store_addon_release_list_free(&l);
+                addon_release_record_list_free(&l);
                 out->paused = false;
                 out->failure_base = failed;
                 break;
@@ -1129,15 +1129,15 @@ out:
 
 /* ---- answers ---------------------------------------------------------------------- */
 
-json_object *svc_addon_proxy_json(struct svc *sv, const struct store_addon_proxy *p) {
-        struct store_addon_release_list l;
+json_object *svc_addon_proxy_json(struct svc *sv, const struct addon_proxy_record *p) {
+        struct addon_release_record_list l;
         struct counts c;
         char failed_on[512] = "", now[MODEL_TIME_LEN];
         _cleanup_json_ json_object *o = json_tokener_parse(p->spec), *st = json_object_new_object();
         if (!o || !st || store_addon_release_list(sv->store, p->id, NULL, NULL, &l) < 0)
                 return NULL;
         count_releases(l.v, l.n, NULL, 0, p, &c, failed_on, sizeof failed_on);
-        store_addon_release_list_free(&l);
+        addon_release_record_list_free(&l);
         /* The conditions as the releases are now (the counts beside them),
          * with the transition times the last pass stored: an answer never
          * pairs new counts with a condition of the pass before. */
@@ -1164,7 +1164,7 @@ json_object *svc_addon_proxy_json(struct svc *sv, const struct store_addon_proxy
         return TAKE_PTR(o);
 }
 
-static json_object *release_json(const struct store_addon_release *r, const char *proxy, const char *cluster_name) {
+static json_object *release_json(const struct addon_release_record *r, const char *proxy, const char *cluster_name) {
         _cleanup_json_ json_object *o = json_tokener_parse(r->content);
         if (!o || jadd(o, "proxy", json_object_new_string(proxy)) < 0 ||
             jadd(o, "proxy_id", json_object_new_string(r->proxy_id)) < 0 ||
@@ -1184,30 +1184,30 @@ static json_object *release_json(const struct store_addon_release *r, const char
 }
 
 int svc_addon_release_list(struct svc *sv, const char *proxy_key, const char *cluster_id,
-                           const struct store_page *pg, json_object **out, int64_t *next_after) {
-        struct store_addon_proxy p;
-        struct store_addon_release_list l;
+                           const struct list_page *pg, json_object **out, int64_t *next_after) {
+        struct addon_proxy_record p;
+        struct addon_release_record_list l;
         const char *pid = NULL;
         int r;
 
         *out = NULL;
         *next_after = 0;
-        store_addon_proxy_init(&p);
+        addon_proxy_record_init(&p);
         if (proxy_key) {
                 if ((r = store_addon_proxy_get(sv->store, proxy_key, &p)) < 0)
                         return r;
                 pid = p.id;
         }
         if ((r = store_addon_release_list(sv->store, pid, cluster_id, pg, &l)) < 0) {
-                store_addon_proxy_free(&p);
+                addon_proxy_record_free(&p);
                 return r;
         }
         _cleanup_json_ json_object *a = json_object_new_array();
         for (size_t i = 0; a && i < l.n; i++) {
-                struct store_addon_proxy q;
+                struct addon_proxy_record q;
                 struct cluster c;
                 cluster_init(&c);
-                store_addon_proxy_init(&q);
+                addon_proxy_record_init(&q);
                 const char *name = pid ? p.name : NULL;
                 if (!name && store_addon_proxy_get(sv->store, l.v[i].proxy_id, &q) == 0)
                         name = q.name;
@@ -1218,11 +1218,11 @@ int svc_addon_release_list(struct svc *sv, const char *proxy_key, const char *cl
                         r = -ENOMEM;
                 }
                 cluster_free(&c);
-                store_addon_proxy_free(&q);
+                addon_proxy_record_free(&q);
         }
         *next_after = l.next_after;
-        store_addon_release_list_free(&l);
-        store_addon_proxy_free(&p);
+        addon_release_record_list_free(&l);
+        addon_proxy_record_free(&p);
         if (!a || r < 0)
                 return -ENOMEM;
         *out = TAKE_PTR(a);
@@ -1231,15 +1231,15 @@ int svc_addon_release_list(struct svc *sv, const char *proxy_key, const char *cl
 
 /* ---- agents' reports ---------------------------------------------------------------- */
 
-void svc_addons_apply_failed(struct svc *sv, const char *cluster_id, const char *host_id, int64_t rev,
-                             const char *why) {
-        struct store_addon_release_list l;
+void svc_addon_apply_failed(struct svc *sv, const char *cluster_id, const char *host_id, int64_t rev,
+                            const char *why) {
+        struct addon_release_record_list l;
         if (!cluster_id)
                 return;
         lock(sv);
         if (store_addon_release_list(sv->store, NULL, cluster_id, NULL, &l) == 0) {
                 for (size_t i = 0; i < l.n; i++) {
-                        struct store_addon_release *r = &l.v[i];
+                        struct addon_release_record *r = &l.v[i];
                         if (addon_status_from_string(r->status) != ADDON_ROLLING || r->payload_revision <= 0 ||
                             r->payload_revision > rev)
                                 continue;
@@ -1252,12 +1252,12 @@ void svc_addons_apply_failed(struct svc *sv, const char *cluster_id, const char 
                                           "add-on release revision %lld on cluster %s failed: %s",
                                           (long long) r->revision, cluster_id, msg);
                 }
-                store_addon_release_list_free(&l);
+                addon_release_record_list_free(&l);
         }
         unlock(sv);
 }
 
-void svc_addons_found(struct svc *sv, const struct host *h, json_object *found) {
+void svc_addon_found(struct svc *sv, const struct host *h, json_object *found) {
         if (!json_object_is_type(found, json_type_array))
                 return;
         const char *t = json_object_to_json_string_ext(found, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -22,6 +22,7 @@
 #include "domain/ratelimit.h"
 #include "svc/refresh.h"
 #include "uuid.h"
+#include "store/store.h"
 
 /* A known host registered again: after a bind or unbind (its agent was told
  * to), a restart of the agent, or a reboot. The state machine says where it
@@ -37,7 +38,7 @@ static void reregistered(struct svc *sv, struct host *h) {
         }
         if (to == HOST_ERROR && host_status_is_installing(h->status)) {
                 /* Its installation is over; so is its cluster's. */
-                (void) install_fail_host(sv, h, NULL, why);
+                (void) installation_fail_host(sv, h, NULL, why);
                 return;
         }
         r = store_host_set_status(sv->store, h->infra_env_id, h->id, to, hostfsm_status_info(to), NULL, 0,
@@ -76,8 +77,8 @@ static int64_t registration_wait_ms(struct svc *sv, const struct infra_env *ie) 
         const struct muster_config *cfg = svc_cfg(sv);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t wait = ratelimit_take(sv->registrations, ie->id, cfg->infraenv_register_burst,
-                                      cfg->infraenv_register_interval_ms,
+        int64_t wait = ratelimit_take(sv->registrations, ie->id, cfg->infra_env_register_burst,
+                                      cfg->infra_env_register_interval_ms,
                                       (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000);
         return wait > 0 ? wait : 0; /* taken, or no memory to keep the bucket: let it in */
 }
@@ -95,8 +96,8 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
                         *retry_after_s = (wait + 999) / 1000;
                         return errmsg(err, errlen, -EUSERS,
                                       "infra-env %s registers new hosts too fast (%lld at once, then one every %lld "
-                                      "ms); try again later", ie->id, (long long) cfg->infraenv_register_burst,
-                                      (long long) cfg->infraenv_register_interval_ms);
+                                      "ms); try again later", ie->id, (long long) cfg->infra_env_register_burst,
+                                      (long long) cfg->infra_env_register_interval_ms);
                 }
         }
         /* A new host's event goes in the same write (its id as stored:
@@ -107,14 +108,14 @@ int svc_agent_register(struct svc *sv, const struct infra_env *ie, const char *h
         struct event ev;
         svc_event_make(&ev, EVENT_INFO, EVENT_CAT_AGENT, ie->id, ie->cluster_id, hid,
                        "host %s registered in infra-env %s (agent %s)", hid, ie->id, version ? version : "?");
-        int r = store_host_register_event(sv->store, ie->id, host_id, version, cfg->infraenv_max_hosts, &ev, h);
+        int r = store_host_register_event(sv->store, ie->id, host_id, version, cfg->infra_env_max_hosts, &ev, h);
         if (r == 1)
                 svc_event_emit(sv, &ev);
         event_free(&ev);
         if (r == -EDQUOT)
                 return errmsg(err, errlen, r,
                               "infra-env %s already holds %lld hosts, its cap ([infraenv] max_hosts); "
-                              "delete hosts of it or raise the cap", ie->id, (long long) cfg->infraenv_max_hosts);
+                              "delete hosts of it or raise the cap", ie->id, (long long) cfg->infra_env_max_hosts);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -339,7 +340,7 @@ static int bound_inputs(struct svc *sv, const struct infra_env *ie, struct host 
         /* The install step and the disk speed check go to the same disk. */
         if (h->cluster_id && !in->must_reregister &&
             (steps_allowed(h->status) & (1u << STEP_INSTALL | 1u << STEP_INSTALLATION_DISK_SPEED_CHECK)) &&
-            (r = install_steps_input(sv, h, cl, in)) < 0 && r != -ENOENT) {
+            (r = installation_steps_input(sv, h, cl, in)) < 0 && r != -ENOENT) {
                 *what = "cluster";
                 return r;
         }
@@ -414,7 +415,7 @@ int svc_agent_poll(struct svc *sv, const struct infra_env *ie, struct host *h, b
                 return r;
         /* The installed system's node agent's first check-in ends the
          * installation. */
-        if (own_token && (r = install_first_boot(sv, h)) < 0)
+        if (own_token && (r = installation_first_boot(sv, h)) < 0)
                 return r;
         /* Only a host with the flag set costs a write. */
         int reregister = h->reregister_pending ? store_host_take_reregister(sv->store, ie->id, h->id) : 0;

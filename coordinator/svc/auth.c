@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "errmsg.h"
+#include "store/store.h"
 
 int svc_principal(struct svc *sv, const char *token, struct principal *p, char *err, size_t errlen) {
         return svc_principal_ie(sv, token, p, NULL, err, errlen);

@@ -17,7 +17,7 @@
 /* Parse the stored catalog `id` into the cache; a new reference to its entry.
  * Under the writer lock. */
 static int catalogload_locked(struct svc *sv, const char *id, const char *digest, struct svc_catalog_entry **out) {
-        struct store_catalog full;
+        struct catalog_record full;
         struct catalog_file *files = NULL;
         struct catalog parsed = { 0 };
         size_t n = 0;
@@ -41,13 +41,13 @@ static int catalogload_locked(struct svc *sv, const char *id, const char *digest
         if (r >= 0 && (r = catcache_insert(sv->catalogs, e)) >= 0 &&
             !(*out = catcache_find(sv->catalogs, full.id, full.digest)))
                 r = -ENOENT;
-        store_catalog_free(&full);
+        catalog_record_free(&full);
         return r;
 }
 
 /* The cached entry of record c, loaded first when it is not in memory: a
  * new reference, or -ENOENT when the catalog is gone. */
-int catalogload_entry(struct svc *sv, const struct store_catalog *c, struct svc_catalog_entry **out) {
+int catalogload_entry(struct svc *sv, const struct catalog_record *c, struct svc_catalog_entry **out) {
         if ((*out = catcache_find(sv->catalogs, c->id, c->digest)))
                 return 0;
         catcache_writer_lock(sv->catalogs);
@@ -58,7 +58,7 @@ int catalogload_entry(struct svc *sv, const struct store_catalog *c, struct svc_
 
 /* One try at a snapshot of the catalogs l lists: those gone meanwhile are
  * left out; -ENOENT when one went between its load and the snapshot. */
-static int snapshot_of(struct svc *s, const struct store_catalog_list *l, struct svc_catalog_set **out) {
+static int snapshot_of(struct svc *s, const struct catalog_record_list *l, struct svc_catalog_set **out) {
         const char **ids = calloc(l->n + 1, sizeof *ids), **digests = calloc(l->n + 1, sizeof *digests);
         size_t k = 0;
         int r = ids && digests ? 0 : -ENOMEM;
@@ -86,10 +86,10 @@ int svc_catalogs_acquire(struct svc *s, struct svc_catalog_set **out) {
         int r = -EAGAIN;
         *out = NULL;
         for (int i = 0; i < ACQUIRE_TRIES && (r == -EAGAIN || r == -ENOENT); i++) {
-                struct store_catalog_list l;
+                struct catalog_record_list l;
                 if ((r = store_catalog_list(s->store, &l)) >= 0)
                         r = snapshot_of(s, &l, out);
-                store_catalog_list_free(&l);
+                catalog_record_list_free(&l);
         }
         return r == -ENOENT ? -EAGAIN : r;
 }

@@ -5,12 +5,12 @@
 #pragma once
 #include "svc/catalogcache.h"
 #include "resolve.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 /* The cached entry of record c, loaded first when it is not in memory: a
  * new reference, or -ENOENT when the catalog is gone. */
-int catalogload_entry(struct svc *sv, const struct store_catalog *c, struct svc_catalog_entry **out);
+int catalogload_entry(struct svc *sv, const struct catalog_record *c, struct svc_catalog_entry **out);
 
 /* ---- what the resolver reads ------------------------------------------------ */
 

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "svc/opresolve.h"
 #include "uuid.h"
+#include "store/store.h"
 
 static void err_clear(char *err, size_t errlen) {
         if (err && errlen)
@@ -57,8 +58,8 @@ static bool cluster_uses(struct svc *sv, const char *cluster_id, const char *nam
         return used;
 }
 
-int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c) {
-        struct store_subscription_list l;
+int svc_catalog_in_use(struct svc *sv, const struct catalog_record *c) {
+        struct subscription_record_list l;
         int r = store_subscription_list(sv->store, NULL, &l);
         if (r < 0)
                 return r;
@@ -70,7 +71,7 @@ int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c) {
                 used = (l.v[i].catalog && strcmp(l.v[i].catalog, c->name) == 0) ||
                        (!seen && cluster_uses(sv, l.v[i].cluster_id, c->name));
         }
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         return used;
 }
 
@@ -78,7 +79,7 @@ int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c) {
 
 /* The record of a parsed catalog: its files canonical, their digest and
  * what they hold. */
-static int make_record(const struct catalog_file *files, size_t n, const struct catalog *c, struct store_catalog *rec,
+static int make_record(const struct catalog_file *files, size_t n, const struct catalog *c, struct catalog_record *rec,
                        char *err, size_t errlen) {
         uint8_t sum[CRYPTO_SHA256_LEN];
         char hex[2 * CRYPTO_SHA256_LEN + 1];
@@ -109,15 +110,15 @@ static int make_record(const struct catalog_file *files, size_t n, const struct 
 
 /* Store rec (under the writer lock, with the count checked) and put the
  * parsed catalog in memory. */
-static int store_and_cache(struct svc *sv, struct store_catalog *rec, struct catalog *parsed, char *err,
+static int store_and_cache(struct svc *sv, struct catalog_record *rec, struct catalog *parsed, char *err,
                            size_t errlen) {
-        struct store_catalog_list l;
+        struct catalog_record_list l;
         catcache_writer_lock(sv->catalogs);
         int r = store_catalog_list(sv->store, &l);
         if (r >= 0 && l.n >= SVC_MAX_CATALOGS)
                 r = errmsg(err, errlen, -EDQUOT, "musterd holds %d catalogs, the most it takes; delete one first",
                            SVC_MAX_CATALOGS);
-        store_catalog_list_free(&l);
+        catalog_record_list_free(&l);
         if (r >= 0 && (r = store_catalog_create(sv->store, rec)) == -EEXIST)
                 errmsg(err, errlen, r, "catalog %s exists; delete it first to add it again", rec->name);
         if (r >= 0) {
@@ -132,9 +133,9 @@ static int store_and_cache(struct svc *sv, struct store_catalog *rec, struct cat
 }
 
 int svc_catalog_add(struct svc *sv, const char *name, int64_t priority, const struct catalog_file *files, size_t n,
-                    const char *by, struct store_catalog *out, char *err, size_t errlen) {
+                    const char *by, struct catalog_record *out, char *err, size_t errlen) {
         struct catalog parsed;
-        store_catalog_init(out);
+        catalog_record_init(out);
         err_clear(err, errlen);
         if (!svc_catalog_name_ok(name))
                 return errmsg(err, errlen, -EINVAL,
@@ -174,10 +175,10 @@ int svc_catalog_add(struct svc *sv, const char *name, int64_t priority, const st
 /* ---- read, list, delete ---------------------------------------------------------- */
 
 /* The record (without files) of catalog id_or_name, taken out of a list. */
-static int find_record(struct svc *sv, const char *id_or_name, struct store_catalog *out) {
-        struct store_catalog_list l;
+static int find_record(struct svc *sv, const char *id_or_name, struct catalog_record *out) {
+        struct catalog_record_list l;
         bool by_id = uuid_is_valid(id_or_name);
-        store_catalog_init(out);
+        catalog_record_init(out);
         int r = store_catalog_list(sv->store, &l);
         if (r < 0)
                 return r;
@@ -185,10 +186,10 @@ static int find_record(struct svc *sv, const char *id_or_name, struct store_cata
         for (size_t i = 0; i < l.n && r == -ENOENT; i++)
                 if (by_id ? !strcasecmp(l.v[i].id, id_or_name) : !strcmp(l.v[i].name, id_or_name)) {
                         *out = l.v[i];
-                        store_catalog_init(&l.v[i]);
+                        catalog_record_init(&l.v[i]);
                         r = 0;
                 }
-        store_catalog_list_free(&l);
+        catalog_record_list_free(&l);
         return r;
 }
 
@@ -210,24 +211,24 @@ int svc_catalog_get(struct svc *sv, const char *id_or_name, struct svc_catalog_v
 
 void svc_catalog_view_free(struct svc_catalog_view *v) {
         catcache_entry_unref(v->entry);
-        store_catalog_free(&v->info);
+        catalog_record_free(&v->info);
         *v = (struct svc_catalog_view){ 0 };
 }
 
-int svc_catalog_list(struct svc *sv, struct store_catalog_list *out) {
+int svc_catalog_list(struct svc *sv, struct catalog_record_list *out) {
         return store_catalog_list(sv->store, out);
 }
 
-void svc_catalog_list_free(struct store_catalog_list *l) {
-        store_catalog_list_free(l);
+void svc_catalog_list_free(struct catalog_record_list *l) {
+        catalog_record_list_free(l);
 }
 
-void svc_catalog_record_free(struct store_catalog *c) {
-        store_catalog_free(c);
+void svc_catalog_record_free(struct catalog_record *c) {
+        catalog_record_free(c);
 }
 
 int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err, size_t errlen) {
-        struct store_catalog c;
+        struct catalog_record c;
         err_clear(err, errlen);
         if (!uuid_is_valid(id))
                 return errmsg(err, errlen, -EINVAL, "catalog id \"%.64s\" is not a UUID", id);
@@ -245,6 +246,6 @@ int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err
         if (r >= 0)
                 svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, NULL, NULL, "catalog %s (priority %lld) deleted by %s",
                           c.name, (long long) c.priority, by);
-        store_catalog_free(&c);
+        catalog_record_free(&c);
         return r;
 }

@@ -12,7 +12,7 @@
 
 #include "catalog.h"
 #include "resolve.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 #define SVC_CATALOG_MAX_NAME 63
@@ -30,13 +30,13 @@
  * taken; -EDQUOT SVC_MAX_CATALOGS are there; -ENOMEM; store errors (err
  * empty). */
 int svc_catalog_add(struct svc *sv, const char *name, int64_t priority, const struct catalog_file *files, size_t n,
-                    const char *by, struct store_catalog *out, char *err, size_t errlen);
+                    const char *by, struct catalog_record *out, char *err, size_t errlen);
 
 /* A catalog as read: its record (without files) and its parsed model,
  * valid until svc_catalog_view_free(). */
 struct svc_catalog_entry;
 struct svc_catalog_view {
-        struct store_catalog info;
+        struct catalog_record info;
         const struct catalog *catalog;
         struct svc_catalog_entry *entry; /* what keeps `catalog` alive */
 };
@@ -47,10 +47,10 @@ int svc_catalog_get(struct svc *sv, const char *id_or_name, struct svc_catalog_v
 void svc_catalog_view_free(struct svc_catalog_view *v);
 
 /* Every catalog (records without files) by priority, then name. Store errors. */
-int svc_catalog_list(struct svc *sv, struct store_catalog_list *out);
-void svc_catalog_list_free(struct store_catalog_list *l);
+int svc_catalog_list(struct svc *sv, struct catalog_record_list *out);
+void svc_catalog_list_free(struct catalog_record_list *l);
 /* What svc_catalog_add hands back. */
-void svc_catalog_record_free(struct store_catalog *c);
+void svc_catalog_record_free(struct catalog_record *c);
 
 /* Delete catalog `id` (by `by`). Snapshots already handed out keep it.
  * 0, or -errno with err: -ENOENT none; -EBUSY svc_catalog_in_use(); store
@@ -61,4 +61,4 @@ int svc_catalog_delete(struct svc *sv, const char *id, const char *by, char *err
  * (409): a subscription that names it, or a subscribed cluster whose
  * current payload revision installed a bundle from it or whose
  * subscriptions resolve to one of its bundles now. 1, 0, or -errno. */
-int svc_catalog_in_use(struct svc *sv, const struct store_catalog *c);
+int svc_catalog_in_use(struct svc *sv, const struct catalog_record *c);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "uuid.h"
+#include "store/store.h"
 
 struct entry {
         struct store_checkin c; /* c.infra_env_id[0] == 0: empty slot */

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
+struct store;
 
 #define CHECKINS_MAX (1u << 20) /* distinct hosts counted at once */
 #define CHECKINS_FORGET_S 3600  /* flushes without a poll before a host is forgotten */

@@ -176,7 +176,7 @@ static void rework_unimported(struct cluster *c, const char *rel, bool rel_chang
 /* Revision N+1 of installed cluster c under lr built and signed into *p
  * (not stored) when its payload content changes. */
 static int rework_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
-                          struct store_payload *p, char *err, size_t errlen) {
+                          struct payload_record *p, char *err, size_t errlen) {
         char why[512] = "";
         int r = revisions_payload_differs(sv, c, lr, NULL, why, sizeof why);
         if (r > 0)
@@ -198,7 +198,7 @@ static int rework_payload(struct svc *sv, const struct cluster *c, const struct 
  * for the store's); then nothing is to be stored. */
 static int cluster_rework(struct svc *sv, struct cluster *c, bool rel_given, const char *rel,
                           const struct cluster_cap_spec *spec, bool fs_given, const char *fs, bool upgrade,
-                          struct store_payload *p, uint32_t *fields, char *err, size_t errlen, const char **what) {
+                          struct payload_record *p, uint32_t *fields, char *err, size_t errlen, const char **what) {
         struct loaded_release nlr, olr;
         struct strv also = { 0 };
         _cleanup_free_ char *before = NULL;
@@ -271,7 +271,7 @@ out:
 }
 
 /* Store what cluster_rework decided, and the new payload revision. */
-static int rework_store(struct svc *sv, struct cluster *c, uint32_t fields, struct store_payload *p, char *err,
+static int rework_store(struct svc *sv, struct cluster *c, uint32_t fields, struct payload_record *p, char *err,
                         size_t errlen, const char **what) {
         int r = fields ? store_cluster_update(sv->store, c, fields) : 0;
         if (r < 0) {
@@ -312,7 +312,7 @@ int svc_cluster_get(struct svc *sv, const char *id, struct cluster *c) {
         return store_cluster_get(sv->store, id, c);
 }
 
-int svc_cluster_list(struct svc *sv, const char *owner, const struct store_page *pg, struct cluster_list *out) {
+int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, struct cluster_list *out) {
         return store_cluster_list(sv->store, owner, pg, out);
 }
 
@@ -339,18 +339,18 @@ int svc_cluster_create(struct svc *sv, struct cluster *c, const char *by, struct
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c->id, NULL, "cluster %s (%s) created by %s", c->name, c->id,
                   c->owner);
         (void) refresh_cluster(sv, c->id, NULL);
-        (void) svc_addons_reconcile(sv);
+        (void) svc_addon_reconcile(sv);
         return store_cluster_get(sv->store, c->id, out);
 }
 
 int svc_cluster_update(struct svc *sv, struct cluster *c, struct cluster *in, const char *by, struct cluster *out,
                        char *err, size_t errlen, const char **what) {
-        struct store_payload p;
+        struct payload_record p;
         uint32_t fields = 0;
         int r;
         cluster_init(out);
         err_clear(err, errlen);
-        store_payload_init(&p);
+        payload_record_init(&p);
         *what = "cluster";
         if ((r = check_cluster_input(in, err, errlen)) < 0)
                 goto out;
@@ -366,7 +366,7 @@ int svc_cluster_update(struct svc *sv, struct cluster *c, struct cluster *in, co
                 r = errmsg(err, errlen, -EBUSY, "cluster %s is %s; its settings cannot change now", c->id, c->status);
                 goto out;
         }
-        if ((r = svc_addons_check_cluster(sv, c, in, err, errlen)) < 0)
+        if ((r = svc_addon_check_cluster(sv, c, in, err, errlen)) < 0)
                 goto out;
         const struct cluster_cap_spec *spec = (in->present & CL_F_CAPABILITIES) ? &in->cap_spec : NULL;
         if ((r = cluster_rework(sv, c, in->present & CL_F_RELEASE_VERSION, in->release_version, spec,
@@ -382,22 +382,22 @@ int svc_cluster_update(struct svc *sv, struct cluster *c, struct cluster *in, co
             (r = rework_store(sv, c, fields, &p, err, errlen, what)) < 0)
                 goto out;
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, c->id, NULL, "cluster %s updated by %s", c->id, by);
-        (void) svc_addons_reconcile(sv); /* labels select add-ons; facts fill their values */
+        (void) svc_addon_reconcile(sv); /* labels select add-ons; facts fill their values */
         r = revalidate(sv, c->id, out, what);
 out:
-        store_payload_free(&p);
+        payload_record_free(&p);
         return r;
 }
 
 int svc_cluster_upgrade(struct svc *sv, struct cluster *c, const char *to, const char *by, struct cluster *out,
                         char *err, size_t errlen, const char **what) {
-        struct store_payload p;
+        struct payload_record p;
         uint32_t fields = 0;
         _cleanup_free_ char *from = NULL;
         int r;
         cluster_init(out);
         err_clear(err, errlen);
-        store_payload_init(&p);
+        payload_record_init(&p);
         *what = "cluster";
         if (is_installing(c)) {
                 r = errmsg(err, errlen, -EBUSY, "cluster %s is %s; it cannot be upgraded now", c->id, c->status);
@@ -416,7 +416,7 @@ int svc_cluster_upgrade(struct svc *sv, struct cluster *c, const char *to, const
                   by, p.canonical ? "; a new payload revision is built" : "");
         r = revalidate(sv, c->id, out, what);
 out:
-        store_payload_free(&p);
+        payload_record_free(&p);
         return r;
 }
 

@@ -13,7 +13,7 @@
 int svc_cluster_get(struct svc *sv, const char *id, struct cluster *c);
 
 /* A page of the clusters of `owner` (NULL: everyone's). Store errors. */
-int svc_cluster_list(struct svc *sv, const char *owner, const struct store_page *pg, struct cluster_list *out);
+int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, struct cluster_list *out);
 
 /* Create cluster c (as parsed; owned by `by`): its members checked, its
  * architecture made canonical, its capabilities status computed when its

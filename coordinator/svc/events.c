@@ -15,6 +15,7 @@
 #include "errmsg.h"
 #include "svc/events.h"
 #include "log.h"
+#include "store/store.h"
 
 static void event_vmake(struct event *e, enum event_severity sev, enum event_category cat, const char *infra_env_id,
                         const char *cluster_id, const char *host_id, const char *fmt, va_list ap)
@@ -63,7 +64,7 @@ void svc_event(struct svc *s, enum event_severity sev, enum event_category cat, 
         event_free(&e);
 }
 
-int svc_event_list(struct svc *sv, const struct store_event_filter *f, const char *owner, struct event_list *out,
+int svc_event_list(struct svc *sv, const struct event_filter *f, const char *owner, struct event_list *out,
                    char *err, size_t errlen) {
         *out = (struct event_list) { 0 };
         if (owner) {

@@ -6,11 +6,12 @@
 #include <stdint.h>
 
 #include "errmsg.h"
-#include "format.h"
+#include "growbuf.h"
+#include "store/store.h"
 
 int svc_ready(struct svc *sv, char *err, size_t errlen) {
         struct infra_env_list l = { 0 };
-        struct store_page pg = { .limit = 1 };
+        struct list_page pg = { .limit = 1 };
         int r = store_infra_env_list(sv->store, NULL, &pg, &l);
         infra_env_list_free(&l);
         int64_t room = INT64_MAX;
@@ -24,39 +25,39 @@ int svc_ready(struct svc *sv, char *err, size_t errlen) {
         return 0;
 }
 
-int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap) {
-        int r = format_append(buf, len, cap, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
+int svc_metrics(struct svc *sv, struct growbuf *out, size_t max) {
+        int r = growbuf_printf(out, max, "# HELP muster_hosts Hosts by status.\n# TYPE muster_hosts gauge\n");
         int64_t counts[_HOST_STATUS_MAX];
         if (r == 0 && store_host_count_by_status(sv->store, counts) == 0)
                 for (int s = 0; r == 0 && s < _HOST_STATUS_MAX; s++)
-                        r = format_append(buf, len, cap, "muster_hosts{status=\"%s\"} %lld\n",
-                                          host_status_to_string((enum host_status) s), (long long) counts[s]);
+                        r = growbuf_printf(out, max, "muster_hosts{status=\"%s\"} %lld\n",
+                                           host_status_to_string((enum host_status) s), (long long) counts[s]);
         struct store_latency w;
         store_write_latency(sv->store, &w);
         if (r == 0)
-                r = format_append(buf, len, cap,
-                                  "# HELP muster_store_write_seconds Store writes, lock wait to their durable answer.\n"
-                                  "# TYPE muster_store_write_seconds histogram\n");
+                r = growbuf_printf(out, max,
+                                   "# HELP muster_store_write_seconds Store writes, lock wait to their durable answer.\n"
+                                   "# TYPE muster_store_write_seconds histogram\n");
         uint64_t cum = 0;
         for (int b = 0; r == 0 && b < STORE_LATENCY_BUCKETS; b++) {
                 cum += w.bucket[b];
-                r = format_append(buf, len, cap, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
-                                  store_latency_bounds[b], (unsigned long long) cum);
+                r = growbuf_printf(out, max, "muster_store_write_seconds_bucket{le=\"%g\"} %llu\n",
+                                   store_latency_bounds[b], (unsigned long long) cum);
         }
         if (r == 0)
-                r = format_append(buf, len, cap,
-                                  "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
-                                  "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n"
-                                  "# HELP muster_store_commits_total Store commits (each makes a group of writes "
-                                  "durable at once).\n# TYPE muster_store_commits_total counter\n"
-                                  "muster_store_commits_total %llu\n",
-                                  (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count,
-                                  (unsigned long long) w.commits);
+                r = growbuf_printf(out, max,
+                                   "muster_store_write_seconds_bucket{le=\"+Inf\"} %llu\n"
+                                   "muster_store_write_seconds_sum %.6f\nmuster_store_write_seconds_count %llu\n"
+                                   "# HELP muster_store_commits_total Store commits (each makes a group of writes "
+                                   "durable at once).\n# TYPE muster_store_commits_total counter\n"
+                                   "muster_store_commits_total %llu\n",
+                                   (unsigned long long) w.count, w.sum_s, (unsigned long long) w.count,
+                                   (unsigned long long) w.commits);
         if (r == 0)
-                r = format_append(buf, len, cap,
-                                  "# HELP muster_cleanup_stalled Operand cleanups on uninstall that passed [cleanup] "
-                                  "timeout with operands still pending.\n"
-                                  "# TYPE muster_cleanup_stalled counter\nmuster_cleanup_stalled %llu\n",
-                                  (unsigned long long) atomic_load(&sv->cleanup_stalled));
+                r = growbuf_printf(out, max,
+                                   "# HELP muster_cleanup_stalled Operand cleanups on uninstall that passed [cleanup] "
+                                   "timeout with operands still pending.\n"
+                                   "# TYPE muster_cleanup_stalled counter\nmuster_cleanup_stalled %llu\n",
+                                   (unsigned long long) atomic_load(&sv->cleanup_stalled));
         return r;
 }

@@ -8,6 +8,7 @@
 #include "errmsg.h"
 #include "svc/refresh.h"
 #include "domain/validations.h"
+#include "store/store.h"
 
 int svc_host_get(struct svc *sv, const char *infra_env_id, const char *host_id, struct host *out) {
         return store_host_get(sv->store, infra_env_id, host_id, out);
@@ -17,7 +18,7 @@ int svc_host_get_brief(struct svc *sv, const char *infra_env_id, const char *hos
         return store_host_get_brief(sv->store, infra_env_id, host_id, out);
 }
 
-int svc_host_list(struct svc *sv, const struct store_host_filter *f, const struct store_page *pg,
+int svc_host_list(struct svc *sv, const struct host_filter *f, const struct list_page *pg,
                   struct host_list *out) {
         return store_host_list(sv->store, f, pg, out);
 }

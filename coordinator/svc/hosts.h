@@ -14,7 +14,7 @@ int svc_host_get(struct svc *sv, const char *infra_env_id, const char *host_id, 
 int svc_host_get_brief(struct svc *sv, const char *infra_env_id, const char *host_id, struct host *out);
 
 /* Hosts matching f, a page at a time. */
-int svc_host_list(struct svc *sv, const struct store_host_filter *f, const struct store_page *pg,
+int svc_host_list(struct svc *sv, const struct host_filter *f, const struct list_page *pg,
                   struct host_list *out);
 
 /* The cluster host h is bound to (c is always freeable). -ENOENT when it is

@@ -14,12 +14,13 @@
 #include "svc/iso.h"
 #include "domain/ratelimit.h"
 #include "svc/refresh.h"
+#include "store/store.h"
 
 int svc_infra_env_get(struct svc *sv, const char *id, struct infra_env *out) {
         return store_infra_env_get(sv->store, id, out);
 }
 
-int svc_infra_env_list(struct svc *sv, const char *owner, const struct store_page *pg, struct infra_env_list *out) {
+int svc_infra_env_list(struct svc *sv, const char *owner, const struct list_page *pg, struct infra_env_list *out) {
         return store_infra_env_list(sv->store, owner, pg, out);
 }
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 /* The infra-env `id` as stored (out always freeable). -ENOENT, store
@@ -14,7 +14,7 @@
 int svc_infra_env_get(struct svc *sv, const char *id, struct infra_env *out);
 
 /* Infra-envs of `owner` (NULL: everyone's), a page at a time. Store errors. */
-int svc_infra_env_list(struct svc *sv, const char *owner, const struct store_page *pg, struct infra_env_list *out);
+int svc_infra_env_list(struct svc *sv, const char *owner, const struct list_page *pg, struct infra_env_list *out);
 
 /* Create ie (as parsed from the request) for the user `by`, its owner. It
  * needs a name, sets none of the server's fields (id, owner, cluster_id,

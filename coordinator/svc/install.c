@@ -26,7 +26,7 @@
 #include "svc/uninstall.h"
 #include "domain/validations.h"
 
-int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why) {
+int installation_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why) {
         char info[1024];
         enum host_status to;
         const char *name = host_hostname(h) ? host_hostname(h) : h->id;
@@ -101,7 +101,7 @@ static bool install_waits_for_first_boot(const struct host *h) {
                h->applied_revision > 0;
 }
 
-int install_first_boot(struct svc *sv, struct host *h) {
+int installation_first_boot(struct svc *sv, struct host *h) {
         struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_DONE), .percent = 100 };
         enum host_status to;
         const char *why;
@@ -210,7 +210,7 @@ static int start_release(struct svc *sv, struct cluster *c, struct loaded_releas
 
 /* The events of a started installation: who started it, the cluster's
  * move, the new payload revision, and each known host's move. */
-static void started_events(struct svc *sv, const struct cluster_view *v, const struct store_payload *p,
+static void started_events(struct svc *sv, const struct cluster_view *v, const struct payload_record *p,
                            const struct store_host_role *roles, size_t n_roles, int moved, const char *by) {
         svc_event(sv, EVENT_INFO, EVENT_CAT_USER, NULL, v->c.id, NULL,
                   "installation of cluster %s started by %s with %d host(s)", v->c.id, by, moved);
@@ -234,14 +234,14 @@ static void started_events(struct svc *sv, const struct cluster_view *v, const s
 int svc_install_start_cluster(struct svc *sv, const char *cluster_id, const char *by, char *err, size_t errlen) {
         struct cluster_view v = { 0 };
         struct loaded_release lr;
-        struct store_payload p;
+        struct payload_record p;
         _cleanup_free_ struct store_host_role *roles = NULL;
         enum cluster_status st;
         bool have_view = false;
         int r;
 
         cluster_init(&v.c);
-        store_payload_init(&p);
+        payload_record_init(&p);
         lr = (struct loaded_release) { 0 };
         if ((r = refresh_cluster(sv, cluster_id, &st)) < 0 || (r = cluster_view_load(sv, cluster_id, false, &v)) < 0) {
                 errmsg(err, errlen, r, "cluster %s cannot be read", cluster_id);
@@ -289,7 +289,7 @@ int svc_install_start_cluster(struct svc *sv, const char *cluster_id, const char
         refresh_preparing(sv, v.c.id);
         r = 0;
 out:
-        store_payload_free(&p);
+        payload_record_free(&p);
         svc_release_unload(&lr);
         if (have_view)
                 cluster_view_free(&v);
@@ -509,14 +509,14 @@ int svc_install_progress(struct svc *sv, const struct host *h, enum install_stag
 
 /* ---- payload revisions ---------------------------------------------------- */
 
-int svc_install_payload_list(struct svc *sv, const char *cluster_id, struct store_payload_list *out) {
+int svc_install_payload_list(struct svc *sv, const char *cluster_id, struct payload_record_list *out) {
         return store_payload_list(sv->store, cluster_id, out);
 }
 
 int svc_install_payload_bound(struct svc *sv, const char *infra_env_id, const char *host_id, const char *cluster_id) {
-        struct store_host_filter f = { .infra_env_id = infra_env_id, .cluster_id = cluster_id, .no_inventory = true,
+        struct host_filter f = { .infra_env_id = infra_env_id, .cluster_id = cluster_id, .no_inventory = true,
                                        .host_id = host_id && *host_id ? host_id : NULL };
-        struct store_page pg = { .limit = 1 };
+        struct list_page pg = { .limit = 1 };
         struct host_list l = { 0 };
         bool ok = store_host_list(sv->store, &f, &pg, &l) == 0 && l.n > 0;
         host_list_free(&l);
@@ -526,12 +526,12 @@ int svc_install_payload_bound(struct svc *sv, const char *infra_env_id, const ch
 int svc_install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t rev, char **env, char *err,
                                  size_t errlen, const char **what) {
         struct cluster c;
-        struct store_payload p;
+        struct payload_record p;
         int r;
 
         *env = NULL;
         cluster_init(&c);
-        store_payload_init(&p);
+        payload_record_init(&p);
         *what = "cluster";
         if ((r = store_cluster_get(sv->store, cluster_id, &c)) < 0)
                 goto out;
@@ -549,14 +549,14 @@ int svc_install_payload_envelope(struct svc *sv, const char *cluster_id, int64_t
         if (!*env)
                 r = errmsg(err, errlen, -ENOMEM, "out of memory");
 out:
-        store_payload_free(&p);
+        payload_record_free(&p);
         cluster_free(&c);
         return r;
 }
 
 /* ---- the install step ----------------------------------------------------- */
 
-int install_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in) {
+int installation_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in) {
         char err[256];
         int r = store_cluster_get(sv->store, h->cluster_id, c);
         if (r < 0)
@@ -605,7 +605,7 @@ static size_t output_count(json_object *output, const char *key) {
 }
 
 /* The install step's result: everything is written. The host is installed
- * once its installed system checks in (install_first_boot); until then it
+ * once its installed system checks in (installation_first_boot); until then it
  * waits at stage rebooting, with first_boot_timeout to do it. */
 static void install_done(struct svc *sv, struct host *h, int64_t rev, json_object *output) {
         struct host_progress p = { .stage = (char *) install_stage_to_string(INSTALL_STAGE_REBOOTING), .percent = 100 };
@@ -642,14 +642,14 @@ static void apply_done(struct svc *sv, struct host *h, int64_t rev, int64_t exit
                 svc_event(sv, EVENT_ERROR, EVENT_CAT_AGENT, h->infra_env_id, h->cluster_id, h->id,
                           "host %s failed to apply payload revision %lld: %s", h->id, (long long) rev,
                           error && *error ? error : "no reason given");
-                svc_addons_apply_failed(sv, h->cluster_id, h->id, rev, error);
+                svc_addon_apply_failed(sv, h->cluster_id, h->id, rev, error);
                 return;
         }
         /* What the node agent found beside muster's files (out-of-band
          * releases the add-ons must leave alone). */
         json_object *found;
         if (json_object_is_type(output, json_type_object) && json_object_object_get_ex(output, "found", &found))
-                svc_addons_found(sv, h, found);
+                svc_addon_found(sv, h, found);
         int64_t applied = output_i64(output, "applied_revision", rev);
         if (applied <= h->applied_revision)
                 return; /* a repeat */
@@ -679,7 +679,7 @@ void svc_install_step_result(struct svc *sv, struct host *h, const char *step_id
         } else if (installing) {
                 if (exit_code == 0)
                         install_done(sv, h, output_i64(output, "applied_revision", rev_install), output);
-                else if (install_fail_host(sv, h, NULL, error) == 0 &&
+                else if (installation_fail_host(sv, h, NULL, error) == 0 &&
                          store_host_actions(sv->store, h->infra_env_id, h->id, HOST_ACTION_GATHER_LOGS, 0, 0, 0) == 0)
                         /* Its agent still runs: its logs, for whoever looks
                          * into the failure (as the Assisted Installer does). */
@@ -782,7 +782,7 @@ int svc_install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_c
         /* Handed out while preparing, answered after it ended: stale. */
         if (h->status != HOST_PREPARING_FOR_INSTALLATION || !h->cluster_id)
                 goto out;
-        if ((r = install_steps_input(sv, h, &c, &in)) < 0)
+        if ((r = installation_steps_input(sv, h, &c, &in)) < 0)
                 goto out;
         const char *disk = in.installation_disk;
         if (!rec || jadd_str_or_null(rec, "disk", disk) < 0) {

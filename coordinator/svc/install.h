@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "model.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 struct steps_input;
@@ -22,13 +22,13 @@ struct steps_input;
  * "Installation failed: "), only from the status it has in h; then its
  * cluster, if installing, becomes error with "Host <hostname> failed:
  * <why>". Events for both. 0, or -ESTALE if the host moved meanwhile. */
-int install_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why);
+int installation_fail_host(struct svc *sv, const struct host *h, const char *prefix, const char *why);
 
 /* The installed system's node agent checked in (with the host's own token):
  * a host waiting for it becomes installed (stage done, 100%), event, and
  * its cluster is installed when all its hosts are. 1 if it moved, 0 if it
  * was not waiting (or moved meanwhile), -errno. h->status is updated. */
-int install_first_boot(struct svc *sv, struct host *h);
+int installation_first_boot(struct svc *sv, struct host *h);
 
 /* Start installing cluster `cluster_id` (the user `by` asked, for the
  * event): re-validated, it must be ready; auto roles are assigned (masters
@@ -95,7 +95,7 @@ int svc_install_progress(struct svc *sv, const struct host *h, enum install_stag
 
 /* Cluster `cluster_id`'s payload revisions (their bodies left out). Store
  * errors. */
-int svc_install_payload_list(struct svc *sv, const char *cluster_id, struct store_payload_list *out);
+int svc_install_payload_list(struct svc *sv, const char *cluster_id, struct payload_record_list *out);
 
 /* Whether a host of infra-env `infra_env_id` (host_id non-empty: that host)
  * is bound to cluster `cluster_id`: 1 yes, 0 no (or it cannot be read).
@@ -134,4 +134,4 @@ int svc_install_disk_speed_result(struct svc *sv, struct host *h, int64_t exit_c
  * disk speed check's too: the disk has-min-valid-disks approved), reading
  * h's cluster into *c (freeable after; in's strings live in *c and *h).
  * 0, or the store's -errno (-ENOENT: the cluster is gone). */
-int install_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in);
+int installation_steps_input(struct svc *sv, struct host *h, struct cluster *c, struct steps_input *in);

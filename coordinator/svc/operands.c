@@ -68,7 +68,7 @@ static int load_cluster(struct svc *sv, const char *id, struct cluster *c, char 
         return r == -ENOENT ? errmsg(err, errlen, r, "no cluster %s", id) : r;
 }
 
-static json_object *operand_json(const struct store_operand *o) {
+static json_object *operand_json(const struct operand_record *o) {
         _cleanup_json_ json_object *j = json_object_new_object();
         if (!j || jadd(j, "id", json_object_new_string(o->id)) < 0 ||
             jadd(j, "source", json_object_new_string("managed")) < 0 ||
@@ -101,12 +101,12 @@ static int next_revision(struct svc *sv, struct cluster *c, int64_t *rev, char *
 /* 1 when c's subscription to package is being uninstalled, 0 when not,
  * -errno. */
 static int uninstalling(struct svc *sv, const struct cluster *c, const char *package) {
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         int r = store_subscription_list(sv->store, c->id, &l);
         for (size_t i = 0; r == 0 && i < l.n; i++)
                 if (l.v[i].uninstall && strcmp(l.v[i].package, package) == 0)
                         r = 1;
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         return r;
 }
 
@@ -115,7 +115,7 @@ int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct cata
         struct cluster c;
         struct owned_kinds k = { 0 };
         struct manifest_list ms = { 0 };
-        struct store_operand *v = NULL;
+        struct operand_record *v = NULL;
         _cleanup_json_ json_object *o = NULL, *a = NULL;
         int64_t rev = 0;
         char why[512];
@@ -166,7 +166,7 @@ int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct cata
                                            c.name);
                         goto out;
                 }
-                v[i] = (struct store_operand) {
+                v[i] = (struct operand_record) {
                         .cluster_id = strdup(c.id), .package = strdup(pkg), .group = strdup(m->group),
                         .version = strdup(m->version), .kind = strdup(m->kind),
                         .namespace = m->namespace ? strdup(m->namespace) : NULL, .name = strdup(m->name),
@@ -205,7 +205,7 @@ int svc_operands_apply(struct svc *sv, const char *cluster_id, const struct cata
                 *out = TAKE_PTR(o);
 out:
         for (size_t i = 0; v && i < ms.n; i++)
-                store_operand_free(&v[i]);
+                operand_record_free(&v[i]);
         free(v);
         manifest_list_free(&ms);
         owned_kinds_free(&k);
@@ -292,7 +292,7 @@ static json_object *owned_json(const struct owned_kinds *k) {
 int svc_operands_list(struct svc *sv, const char *cluster_id, json_object **out, char *err, size_t errlen) {
         struct cluster c;
         struct owned_kinds k = { 0 };
-        struct store_operand_list l = { 0 };
+        struct operand_record_list l = { 0 };
         _cleanup_json_ json_object *o = NULL, *a = NULL;
         char why[512];
         int r;
@@ -321,7 +321,7 @@ int svc_operands_list(struct svc *sv, const char *cluster_id, json_object **out,
         else
                 *out = TAKE_PTR(o);
 out:
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         owned_kinds_free(&k);
         cluster_free(&c);
         return r;

@@ -195,7 +195,7 @@ static json_object *uninstall_status(const char *phase, const char *reason, cons
         return TAKE_PTR(o);
 }
 
-static json_object *subscription_json(const struct described *d, size_t k, const struct store_subscription *s) {
+static json_object *subscription_json(const struct described *d, size_t k, const struct subscription_record *s) {
         _cleanup_json_ json_object *o = json_object_new_object();
         _cleanup_json_ json_object *bundles = json_object_new_array();
         _cleanup_free_ char *why = NULL;
@@ -245,7 +245,7 @@ static json_object *subscription_json(const struct described *d, size_t k, const
 static json_object *subscriptions_json(const struct described *d, const char *package) {
         _cleanup_json_ json_object *a = json_object_new_array();
         for (size_t i = 0; a && i < d->op.subs.n; i++) {
-                const struct store_subscription *s = &d->op.subs.v[i];
+                const struct subscription_record *s = &d->op.subs.v[i];
                 if (package && strcmp(package, s->package) != 0)
                         continue;
                 json_object *o = subscription_json(d, i, s);
@@ -319,12 +319,12 @@ int operators_apply_change(struct svc *sv, struct cluster *c, const struct op_op
 }
 
 static int already_subscribed(struct svc *sv, const struct cluster *c, const char *package, char *err, size_t errlen) {
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         int r = store_subscription_list(sv->store, c->id, &l);
         for (size_t i = 0; r >= 0 && i < l.n; i++)
                 if (strcmp(l.v[i].package, package) == 0)
                         r = errmsg(err, errlen, -EEXIST, "cluster %s is subscribed to %s already", c->name, package);
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         return r;
 }
 
@@ -374,7 +374,7 @@ int svc_operators_subscribe(struct svc *sv, const char *cluster_id, const struct
         if (r >= 0)
                 r = dry_subscribe(sv, &c, in, err, errlen);
         if (r >= 0) {
-                struct store_subscription s = { .cluster_id = strdup(c.id), .package = strdup(in->package),
+                struct subscription_record s = { .cluster_id = strdup(c.id), .package = strdup(in->package),
                                                 .channel = in->channel ? strdup(in->channel) : NULL,
                                                 .catalog = in->catalog ? strdup(in->catalog) : NULL,
                                                 .version_range = in->version_range ? strdup(in->version_range) : NULL,
@@ -382,7 +382,7 @@ int svc_operators_subscribe(struct svc *sv, const char *cluster_id, const struct
                                                 .cleanup = in->cleanup,
                                                 .owner = strdup(owner) };
                 r = store_subscription_create(sv->store, &s);
-                store_subscription_free(&s);
+                subscription_record_free(&s);
                 if (r < 0)
                         errmsg(err, errlen, r, r == -EEXIST ? "cluster %s is subscribed to %s already"
                                                             : "the subscription of cluster %s to %s cannot be stored",
@@ -451,7 +451,7 @@ int svc_operators_preview(struct svc *sv, const char *cluster_id, const struct o
 /* -EBUSY when the upgrade o would touch a package being uninstalled. */
 static int refuse_uninstalling(struct svc *sv, const struct cluster *c, const struct op_options *o, char *err,
                                size_t errlen) {
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         int r = store_subscription_list(sv->store, c->id, &l);
         for (size_t i = 0; r >= 0 && i < l.n; i++) {
                 bool named = o->upgrade_all;
@@ -461,7 +461,7 @@ static int refuse_uninstalling(struct svc *sv, const struct cluster *c, const st
                         r = errmsg(err, errlen, -EBUSY, "%s is being uninstalled from cluster %s; upgrade when that "
                                    "is over", l.v[i].package, c->name);
         }
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         return r;
 }
 

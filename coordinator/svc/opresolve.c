@@ -9,24 +9,25 @@
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "errmsg.h"
-#include "format.h"
+#include "growbuf.h"
 #include "domain/operators_payload.h"
 #include "svc/opresolve.h"
+#include "store/store.h"
 
 /* The bundles c's current payload revision installed. */
 static int load_installed(struct svc *sv, const struct cluster *c, struct op_resolution *out, char *err,
                           size_t errlen) {
-        struct store_payload p;
+        struct payload_record p;
         if (c->payload_revision <= 0)
                 return 0;
         int r = store_payload_get(sv->store, c->id, c->payload_revision, &p);
         if (r < 0) {
-                store_payload_free(&p);
+                payload_record_free(&p);
                 return errmsg(err, errlen, r, "reading payload revision %lld of cluster %s failed",
                               (long long) c->payload_revision, c->id);
         }
         out->payload = json_tokener_parse(p.canonical);
-        store_payload_free(&p);
+        payload_record_free(&p);
         if (!out->payload)
                 return errmsg(err, errlen, -EIO, "payload revision %lld of cluster %s is not JSON",
                               (long long) c->payload_revision, c->id);
@@ -44,7 +45,7 @@ static int collect_subscriptions(struct op_resolution *out, const struct op_opti
         if (!out->rsubs)
                 return -ENOMEM;
         for (size_t i = 0; i < out->subs.n; i++) {
-                const struct store_subscription *s = &out->subs.v[i];
+                const struct subscription_record *s = &out->subs.v[i];
                 if (o && o->without && strcmp(o->without, s->package) == 0)
                         continue;
                 out->rsubs[out->n_rsubs++] = (struct resolve_subscription) {
@@ -93,26 +94,27 @@ void opresolve_free(struct op_resolution *r) {
         free(r->installed);
         json_object_put(r->payload);
         free(r->rsubs);
-        store_subscription_list_free(&r->subs);
+        subscription_record_list_free(&r->subs);
         memset(r, 0, sizeof *r);
 }
 
+/* The problems' words together: each is at most RESOLVE_TEXT_MAX. */
+#define OPRESOLVE_TEXT_MAX (4 * RESOLVE_TEXT_MAX)
+
 char *opresolve_problems_text(const struct resolve_plan *p) {
-        char *s = NULL;
-        size_t len = 0, cap = 0;
+        struct growbuf s = { 0 };
         for (size_t i = 0; i < p->n_problems; i++) {
                 const struct resolve_problem *pr = &p->problems[i];
-                if (format_append(&s, &len, &cap, "%s%s", i ? "; " : "", pr->text ? pr->text : "") < 0)
+                if (growbuf_printf(&s, OPRESOLVE_TEXT_MAX, "%s%s", i ? "; " : "", pr->text ? pr->text : "") < 0)
                         goto oom;
                 for (size_t j = 0; j < pr->n_solutions; j++)
-                        if (format_append(&s, &len, &cap, "%s%s", j ? "; or " : ". Ways out: ", pr->solutions[j]) < 0)
+                        if (growbuf_printf(&s, OPRESOLVE_TEXT_MAX, "%s%s", j ? "; or " : ". Ways out: ",
+                                           pr->solutions[j]) < 0)
                                 goto oom;
         }
-        if (!s)
-                s = strdup("");
-        return s;
+        return s.data ? s.data : strdup("");
 oom:
-        free(s);
+        free(s.data);
         return NULL;
 }
 

@@ -9,7 +9,7 @@
 
 #include "model.h"
 #include "resolve.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 struct svc_catalog_set;
@@ -31,7 +31,7 @@ struct op_options {
 
 struct op_resolution {
         bool none; /* nothing subscribed, nothing installed: no operators at all */
-        struct store_subscription_list subs;
+        struct subscription_record_list subs;
         struct resolve_subscription *rsubs;
         size_t n_rsubs;
         json_object *payload; /* the current revision's payload object */

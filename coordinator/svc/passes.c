@@ -15,6 +15,7 @@
 #include "svc/install.h"
 #include "svc/refresh.h"
 #include "svc/svc.h"
+#include "store/store.h"
 
 /* Stale hosts are handled in batches, so a fleet going dark is one
  * transaction per batch. */
@@ -61,7 +62,7 @@ static int fail_silent(struct svc *sv, const char *before, uint32_t mask, struct
                               host_status_to_string(l->v[i].status), info, (long long) after_s);
                 /* Now in error: only the cluster is left to fail. */
                 l->v[i].status = HOST_ERROR;
-                (void) install_fail_host(sv, &l->v[i], NULL, why);
+                (void) installation_fail_host(sv, &l->v[i], NULL, why);
         }
         free(changed);
         return r;

@@ -10,15 +10,16 @@
 #include "cleanup.h"
 #include "errmsg.h"
 #include "json-cleanup.h"
+#include "store/store.h"
 
-static int content_of(const struct store_addon_release *r, struct addon_content *out) {
+static int content_of(const struct addon_release_record *r, struct addon_content *out) {
         _cleanup_json_ json_object *o = json_tokener_parse(r->content);
         return addon_content_from_json(o, out);
 }
 
 struct part {
         char *proxy;
-        struct store_addon_release *r;
+        struct addon_release_record *r;
 };
 
 static int part_cmp(const void *a, const void *b) {
@@ -26,7 +27,7 @@ static int part_cmp(const void *a, const void *b) {
 }
 
 int addons_manifests(struct svc *sv, const struct cluster *c, struct manifest_list *out, char *err, size_t errlen) {
-        struct store_addon_release_list l;
+        struct addon_release_record_list l;
         struct part *parts = NULL;
         size_t n = 0;
         int r;
@@ -35,21 +36,21 @@ int addons_manifests(struct svc *sv, const struct cluster *c, struct manifest_li
                 return errmsg(err, errlen, r, "listing the add-on releases of cluster %s failed", c->id);
         parts = calloc(l.n ? l.n : 1, sizeof *parts);
         if (!parts) {
-                store_addon_release_list_free(&l);
+                addon_release_record_list_free(&l);
                 return -ENOMEM;
         }
         for (size_t i = 0; i < l.n && r == 0; i++) {
                 enum addon_status st = addon_status_from_string(l.v[i].status);
                 if (st == ADDON_REMOVING || l.v[i].conflict)
                         continue;
-                struct store_addon_proxy p;
+                struct addon_proxy_record p;
                 if ((r = store_addon_proxy_get(sv->store, l.v[i].proxy_id, &p)) < 0) {
                         r = errmsg(err, errlen, r, "reading add-on proxy %s failed", l.v[i].proxy_id);
                         break;
                 }
                 parts[n].proxy = TAKE_PTR(p.name);
                 parts[n++].r = &l.v[i];
-                store_addon_proxy_free(&p);
+                addon_proxy_record_free(&p);
         }
         if (r == 0)
                 qsort(parts, n, sizeof *parts, part_cmp);
@@ -73,6 +74,6 @@ int addons_manifests(struct svc *sv, const struct cluster *c, struct manifest_li
         for (size_t i = 0; i < n; i++)
                 free(parts[i].proxy);
         free(parts);
-        store_addon_release_list_free(&l);
+        addon_release_record_list_free(&l);
         return r;
 }

@@ -11,12 +11,12 @@
 
 int operands_manifests(struct svc *sv, const struct cluster *c, const struct resolve_plan *plan,
                        struct manifest_list *out, char *err, size_t errlen) {
-        struct store_operand_list l;
+        struct operand_record_list l;
         int r = store_operand_list(sv->store, c->id, &l);
         if (r < 0)
                 return errmsg(err, errlen, r, "listing the operands of cluster %s failed", c->id);
         for (size_t i = 0; i < l.n && r == 0; i++) {
-                const struct store_operand *o = &l.v[i];
+                const struct operand_record *o = &l.v[i];
                 size_t place = 999;
                 for (size_t k = 0; plan && k < plan->n_steps; k++)
                         if (strcmp(plan->steps[k].package, o->package) == 0)
@@ -30,6 +30,6 @@ int operands_manifests(struct svc *sv, const struct cluster *c, const struct res
                         r = errmsg(err, errlen, r, "operand %s %s of cluster %s is not a manifest: %s", o->kind, o->name,
                                    c->id, why);
         }
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         return r;
 }

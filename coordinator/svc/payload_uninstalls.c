@@ -44,7 +44,7 @@ char *uninstall_format(const struct uninstall *u) {
         return t ? strdup(t) : NULL;
 }
 
-int uninstall_deletions(const struct store_subscription_list *subs, json_object **out) {
+int uninstall_deletions(const struct subscription_record_list *subs, json_object **out) {
         struct payload_deletion *v = NULL;
         struct uninstall *us = calloc(subs->n ? subs->n : 1, sizeof *us);
         size_t n = 0;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "domain/opcleanup.h"
-#include "store/store.h"
+#include "records.h"
 
 struct uninstall {
         bool prune;             /* the dependencies nothing needs go with it */
@@ -27,4 +27,4 @@ char *uninstall_format(const struct uninstall *u);
  * every operand still pending in an uninstall that waits (Cleanup, not
  * aborted), in subscription order, at most PAYLOAD_MAX_DELETIONS. *out
  * NULL when there is none. 0, -ENOMEM. */
-int uninstall_deletions(const struct store_subscription_list *subs, json_object **out);
+int uninstall_deletions(const struct subscription_record_list *subs, json_object **out);

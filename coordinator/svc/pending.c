@@ -9,6 +9,7 @@
 #include "errmsg.h"
 #include "svc/hosts.h"
 #include "domain/validations.h"
+#include "store/store.h"
 
 int svc_host_request_logs(struct svc *sv, const struct host *h, const char *by, char requested_at[MODEL_TIME_LEN],
                           char *err, size_t errlen) {
@@ -44,7 +45,7 @@ int svc_host_logs_upload(struct svc *sv, const struct host *h, const void *data,
         return 0;
 }
 
-int svc_host_logs_get(struct svc *sv, const struct host *h, struct store_host_logs *out) {
+int svc_host_logs_get(struct svc *sv, const struct host *h, struct host_logs_record *out) {
         return store_host_logs_get(sv->store, h->infra_env_id, h->id, out);
 }
 

@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "model.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 /* Bytes that start a gzip stream (RFC 1952): an upload must be one. */
@@ -31,7 +31,7 @@ int svc_host_logs_upload(struct svc *sv, const struct host *h, const void *data,
                          size_t errlen);
 
 /* h's newest logs. 0, -ENOENT when it uploaded none. */
-int svc_host_logs_get(struct svc *sv, const struct host *h, struct store_host_logs *out);
+int svc_host_logs_get(struct svc *sv, const struct host *h, struct host_logs_record *out);
 
 /* logs-gather's result: a failure ends the request, with an event saying why. */
 int svc_agent_logs_result(struct svc *sv, const struct host *h, int64_t exit_code, const char *error);

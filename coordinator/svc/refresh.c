@@ -24,8 +24,8 @@ int cluster_view_load(struct svc *sv, const char *cluster_id, bool with_inventor
         int r = store_cluster_get(sv->store, cluster_id, &v->c);
         if (r < 0)
                 return r;
-        struct store_host_filter f = { .cluster_id = cluster_id, .no_inventory = !with_inventory };
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct host_filter f = { .cluster_id = cluster_id, .no_inventory = !with_inventory };
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         r = store_host_list(sv->store, &f, &pg, &v->hosts);
         if (r < 0) {
                 cluster_view_free(v);

@@ -231,7 +231,7 @@ static json_object *undeclared_warnings(const struct release_info *info, const s
  * and validate each again. */
 static void release_imported(struct svc *sv, const char *version) {
         struct loaded_release lr;
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         char err[256];
 
         if (release_load(sv, version, false, &lr) < 0)
@@ -285,7 +285,7 @@ int svc_release_import(struct svc *sv, const struct release_info *info, const st
         int r;
 
         *out = (struct loaded_release) { 0 };
-        store_release_init(&out->r);
+        release_record_init(&out->r);
         *warnings = NULL;
         err_clear(err, errlen);
         if (!(w = undeclared_warnings(info, ms)))
@@ -324,12 +324,12 @@ int svc_release_get(struct svc *sv, const char *version, bool with_manifests, st
         return r;
 }
 
-int svc_release_list(struct svc *sv, const struct store_page *pg, struct store_release_list *out) {
+int svc_release_list(struct svc *sv, const struct list_page *pg, struct release_record_list *out) {
         return store_release_list(sv->store, pg, out);
 }
 
-void svc_release_list_free(struct store_release_list *l) {
-        store_release_list_free(l);
+void svc_release_list_free(struct release_record_list *l) {
+        release_record_list_free(l);
 }
 
 int svc_release_delete(struct svc *sv, const char *version, const char *by, char *err, size_t errlen) {

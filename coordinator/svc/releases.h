@@ -22,8 +22,8 @@ int svc_release_get(struct svc *sv, const char *version, bool with_manifests, st
                     size_t errlen);
 
 /* A page of the imported releases (without manifests). Store errors. */
-int svc_release_list(struct svc *sv, const struct store_page *pg, struct store_release_list *out);
-void svc_release_list_free(struct store_release_list *l);
+int svc_release_list(struct svc *sv, const struct list_page *pg, struct release_record_list *out);
+void svc_release_list_free(struct release_record_list *l);
 
 /* Import release `info` with its manifests `ms` (parsed from n_files files,
  * their paths unique), imported by `by`. Manifests naming a capability the

@@ -22,7 +22,7 @@
 
 int release_load(struct svc *sv, const char *version, bool with_manifests, struct loaded_release *lr) {
         *lr = (struct loaded_release) { 0 };
-        store_release_init(&lr->r);
+        release_record_init(&lr->r);
         if (!version)
                 return -ENOENT;
         int r = store_release_get(sv->store, version, &lr->r);
@@ -41,10 +41,10 @@ int release_load(struct svc *sv, const char *version, bool with_manifests, struc
 }
 
 void svc_release_unload(struct loaded_release *lr) {
-        store_release_free(&lr->r);
+        release_record_free(&lr->r);
         manifest_list_free(&lr->ms);
         *lr = (struct loaded_release) { 0 };
-        store_release_init(&lr->r);
+        release_record_init(&lr->r);
 }
 
 static int strv_copy(const struct strv *from, struct strv *to) {
@@ -203,8 +203,8 @@ static void host_settings_free(struct host_settings *b) {
  * and SSH key. */
 static int host_settings_load(struct svc *sv, const struct cluster *c, const struct store_host_role *roles,
                               size_t n_roles, struct host_settings *b, char *err, size_t errlen) {
-        struct store_host_filter f = { .cluster_id = c->id, .no_inventory = true };
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+        struct host_filter f = { .cluster_id = c->id, .no_inventory = true };
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         int r;
 
         *b = (struct host_settings) { 0 };
@@ -370,13 +370,13 @@ static int build_object(struct svc *sv, const struct cluster *c, const struct lo
 
 int revisions_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                             const struct store_host_role *roles, size_t n_roles, int64_t revision,
-                            const struct op_options *ops, struct store_payload *out, char *err, size_t errlen) {
+                            const struct op_options *ops, struct payload_record *out, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         struct payload_signed ps = { 0 };
         size_t n = 0;
         int r;
 
-        store_payload_init(out);
+        payload_record_init(out);
         if ((r = build_object(sv, c, lr, roles, n_roles, revision, ops, &obj, &n, err, errlen)) < 0)
                 return r;
         if ((r = payload_sign(obj, sv->key, &ps)) < 0) {
@@ -394,7 +394,7 @@ int revisions_build_payload(struct svc *sv, const struct cluster *c, const struc
         out->manifest_count = (int64_t) n;
         payload_signed_free(&ps);
         if (!out->cluster_id || !out->digest || !out->release_version) {
-                store_payload_free(out);
+                payload_record_free(out);
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
@@ -405,7 +405,7 @@ int revisions_payload_differs(struct svc *sv, const struct cluster *c, const str
                               const struct op_options *ops, char *err, size_t errlen) {
         _cleanup_json_ json_object *obj = NULL;
         _cleanup_free_ char *canon = NULL;
-        struct store_payload cur;
+        struct payload_record cur;
         size_t n = 0, len = 0;
         int r;
 
@@ -419,7 +419,7 @@ int revisions_payload_differs(struct svc *sv, const struct cluster *c, const str
         }
         r = store_payload_get(sv->store, c->id, c->payload_revision, &cur);
         if (r == -ENOENT) {
-                store_payload_free(&cur);
+                payload_record_free(&cur);
                 return 1;
         }
         if (r < 0) {
@@ -427,17 +427,17 @@ int revisions_payload_differs(struct svc *sv, const struct cluster *c, const str
                 return r;
         }
         bool same = cur.canonical_len == len && memcmp(cur.canonical, canon, len) == 0;
-        store_payload_free(&cur);
+        payload_record_free(&cur);
         return same ? 0 : 1;
 }
 
-void revisions_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p) {
+void revisions_payload_event(struct svc *sv, const struct cluster *c, const struct payload_record *p) {
         svc_event(sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, c->id, NULL,
                       "payload revision %lld of cluster %s built: release %s, %lld manifests, %s",
                       (long long) p->revision, c->id, p->release_version, (long long) p->manifest_count, p->digest);
 }
 
-int revisions_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p) {
+int revisions_store_payload(struct svc *sv, const struct cluster *c, struct payload_record *p) {
         int r = store_cluster_add_payload(sv->store, p);
         if (r < 0)
                 return r;
@@ -448,11 +448,11 @@ int revisions_store_payload(struct svc *sv, const struct cluster *c, struct stor
 int revisions_next_payload(struct svc *sv, struct cluster *c, const struct op_options *ops, char *err, size_t errlen,
                            const char **what) {
         struct loaded_release lr;
-        struct store_payload p;
+        struct payload_record p;
         char why[1024] = "";
         int r;
 
-        store_payload_init(&p);
+        payload_record_init(&p);
         if ((r = release_load(sv, c->release_version, true, &lr)) < 0) {
                 if (r == -ENOENT)
                         r = errmsg(err, errlen, -ENOPKG, "release %s of cluster %s is not imported",
@@ -482,7 +482,7 @@ int revisions_next_payload(struct svc *sv, struct cluster *c, const struct op_op
                            c->name, why);
         }
 out:
-        store_payload_free(&p);
+        payload_record_free(&p);
         svc_release_unload(&lr);
         return r;
 }

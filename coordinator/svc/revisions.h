@@ -15,7 +15,7 @@
 
 /* A release as the store has it, with its manifests when asked. */
 struct loaded_release {
-        struct store_release r;
+        struct release_record r;
         struct manifest_list ms;
         bool loaded;
         bool have_manifests;
@@ -49,7 +49,7 @@ int revisions_upgrade_implicit(const struct loaded_release *old, const struct lo
  * err says what failed. */
 int revisions_build_payload(struct svc *sv, const struct cluster *c, const struct loaded_release *lr,
                             const struct store_host_role *roles, size_t n_roles, int64_t revision,
-                            const struct op_options *ops, struct store_payload *out, char *err, size_t errlen);
+                            const struct op_options *ops, struct payload_record *out, char *err, size_t errlen);
 
 /* Does c (as given: its release, enabled set, feature set, settings and
  * bound hosts as stored) yield a payload other than its stored revision
@@ -58,11 +58,11 @@ int revisions_payload_differs(struct svc *sv, const struct cluster *c, const str
                               const struct op_options *ops, char *err, size_t errlen);
 
 /* The event of a new payload revision. */
-void revisions_payload_event(struct svc *sv, const struct cluster *c, const struct store_payload *p);
+void revisions_payload_event(struct svc *sv, const struct cluster *c, const struct payload_record *p);
 
 /* Store p as c's next revision and record the event. -ESTALE when another
  * revision won the race. */
-int revisions_store_payload(struct svc *sv, const struct cluster *c, struct store_payload *p);
+int revisions_store_payload(struct svc *sv, const struct cluster *c, struct payload_record *p);
 
 
 /* Build, sign and store c's next payload revision when its content (as c is

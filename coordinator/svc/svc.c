@@ -29,7 +29,7 @@ int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const s
         int r;
         if ((r = auth_cache_new(&s->auth_cache)) < 0 || (r = checkins_new(&s->checkins)) < 0 ||
             (r = ratelimit_new(&s->registrations)) < 0 || (r = catcache_new(&s->catalogs)) < 0 ||
-            (r = svc_addons_new(&s->addons)) < 0) {
+            (r = svc_addon_new(&s->addons)) < 0) {
                 svc_fini(s); /* what was made so far; every free takes NULL */
                 return r;
         }
@@ -38,7 +38,7 @@ int svc_init(struct svc *s, struct store *store, struct crypto_key *key, const s
 
 void svc_fini(struct svc *s) {
         catcache_free(s->catalogs);
-        svc_addons_free(s->addons);
+        svc_addon_free(s->addons);
         checkins_free(s->checkins);
         ratelimit_free(s->registrations);
         auth_cache_free(s->auth_cache);

@@ -14,8 +14,11 @@
 #include "domain/auth.h"
 #include "domain/config.h"
 #include "crypto.h"
+#include "growbuf.h"
 #include "model.h"
-#include "store/store.h"
+#include "records.h"
+
+struct store;
 
 /* One configuration in force: immutable once published. A reload publishes
  * a new one and keeps the old ones (a request may still be reading them)
@@ -101,7 +104,7 @@ void svc_audit(struct svc *s, const char *role, const char *owner, const char *a
  * (rec gets the record; both the caller's to free). -EINVAL for a bad
  * owner or ttl, -EPERM when the owner name already has the other role. */
 int svc_token_issue(struct svc *s, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
-                    struct store_token *rec);
+                    struct token_record *rec);
 
 /* One pass of the disconnect monitor: hosts that went silent become
  * disconnected, or error while installing or waiting for their first boot
@@ -132,8 +135,8 @@ int svc_principal_ie(struct svc *sv, const char *token, struct principal *p, str
 int svc_ready(struct svc *sv, char *err, size_t errlen);
 
 /* The services' part of /metrics (hosts by status, store write latency)
- * as Prometheus text appended to *buf (*len used of *cap). 0 or -ENOMEM. */
-int svc_metrics(struct svc *sv, char **buf, size_t *len, size_t *cap);
+ * as Prometheus text appended to out. 0, -E2BIG past max, -ENOMEM. */
+int svc_metrics(struct svc *sv, struct growbuf *out, size_t max);
 
 /* Write the buffered check-ins that are due (checkins.h: a host's time at
  * most once in CHECKINS_WRITE_EVERY flushes). Returns how many, or -errno. */

@@ -15,14 +15,15 @@
 #include "errmsg.h"
 #include "svc/svc.h"
 #include "uuid.h"
+#include "store/store.h"
 
 int svc_token_issue(struct svc *sv, enum admin_role role, const char *owner, int64_t ttl_s, char **token,
-                           struct store_token *rec) {
+                           struct token_record *rec) {
         char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
         int64_t now = svc_now(sv);
         int r;
 
-        store_token_init(rec);
+        token_record_init(rec);
         if (ttl_s < 1 || ttl_s > AUTH_MAX_TTL_S)
                 return -EINVAL;
         if ((r = model_new_id(id)) < 0 || (r = model_time_format(now, created)) < 0 ||
@@ -32,7 +33,7 @@ int svc_token_issue(struct svc *sv, enum admin_role role, const char *owner, int
          * good once the store knows it. */
         if ((r = auth_issue_admin(sv->key, role, owner, id, now, now + ttl_s, token)) < 0)
                 return r;
-        *rec = (struct store_token) { .id = strdup(id), .role = strdup(admin_role_to_string(role)),
+        *rec = (struct token_record) { .id = strdup(id), .role = strdup(admin_role_to_string(role)),
                                       .owner = strdup(owner), .created_at = strdup(created),
                                       .expires_at = strdup(expires) };
         if (!rec->id || !rec->role || !rec->owner || !rec->created_at || !rec->expires_at)
@@ -42,14 +43,14 @@ int svc_token_issue(struct svc *sv, enum admin_role role, const char *owner, int
         if (r < 0) {
                 free(*token);
                 *token = NULL;
-                store_token_free(rec);
+                token_record_free(rec);
         }
         return r;
 }
 
 
 int svc_token_create(struct svc *sv, enum admin_role role, const char *owner, int64_t ttl_s, const char *by,
-                     char **token, struct store_token *rec, char *err, size_t errlen) {
+                     char **token, struct token_record *rec, char *err, size_t errlen) {
         *token = NULL;
         int r = svc_token_issue(sv, role, owner, ttl_s, token, rec);
         if (r == -EPERM)
@@ -63,12 +64,12 @@ int svc_token_create(struct svc *sv, enum admin_role role, const char *owner, in
         return 0;
 }
 
-int svc_token_list(struct svc *sv, const char *owner, const struct store_page *pg, struct store_token_list *out) {
+int svc_token_list(struct svc *sv, const char *owner, const struct list_page *pg, struct token_record_list *out) {
         return store_token_list(sv->store, owner, pg, out);
 }
 
-int svc_token_revoke(struct svc *sv, const char *id, const char *by, struct store_token *out) {
-        store_token_init(out);
+int svc_token_revoke(struct svc *sv, const char *id, const char *by, struct token_record *out) {
+        token_record_init(out);
         int r = store_token_revoke(sv->store, id);
         if (r < 0)
                 return r;

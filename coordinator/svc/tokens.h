@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "domain/auth.h"
-#include "store/store.h"
+#include "records.h"
 #include "svc/svc.h"
 
 /* Issue `owner` a token of `role` for ttl_s seconds (svc_token_issue), the
@@ -14,12 +14,12 @@
  * caller's to free). 0, or -errno with err: -EEXIST the owner name already
  * has the other role; others as svc_token_issue's (err empty: the token's). */
 int svc_token_create(struct svc *sv, enum admin_role role, const char *owner, int64_t ttl_s, const char *by,
-                     char **token, struct store_token *rec, char *err, size_t errlen);
+                     char **token, struct token_record *rec, char *err, size_t errlen);
 
 /* The tokens of `owner` (NULL: everyone's), a page at a time. Store errors. */
-int svc_token_list(struct svc *sv, const char *owner, const struct store_page *pg, struct store_token_list *out);
+int svc_token_list(struct svc *sv, const char *owner, const struct list_page *pg, struct token_record_list *out);
 
 /* Revoke token `id` (the user `by` asked: an event, unless it already
  * was) and forget it in the cache of checked signatures at once. *out gets
  * its record after (always freeable). 0, or the store's -errno (-ENOENT). */
-int svc_token_revoke(struct svc *sv, const char *id, const char *by, struct store_token *out);
+int svc_token_revoke(struct svc *sv, const char *id, const char *by, struct token_record *out);

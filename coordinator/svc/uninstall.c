@@ -15,12 +15,13 @@
 #include "svc/operators.h"
 #include "svc/refresh.h"
 #include "svc/payload_uninstalls.h"
+#include "store/store.h"
 
 #define UNINSTALL_RETRIES 8 /* of a state another request changed meanwhile */
 
 /* The subscription of c to package in *l (read here): *s, or -ENOENT with err. */
-static int find_sub(struct svc *sv, const struct cluster *c, const char *package, struct store_subscription_list *l,
-                    struct store_subscription **s, char *err, size_t errlen) {
+static int find_sub(struct svc *sv, const struct cluster *c, const char *package, struct subscription_record_list *l,
+                    struct subscription_record **s, char *err, size_t errlen) {
         int r = store_subscription_list(sv->store, c->id, l);
         *s = NULL;
         if (r < 0)
@@ -60,7 +61,7 @@ static int found_operands(const char *text, json_object **holder, struct cleanup
  * store) and those the cluster's hosts found. */
 struct doomed {
         struct owned_kinds k;
-        struct store_operand_list managed;
+        struct operand_record_list managed;
         struct store_host_found_list fl;
         json_object **holders;
         struct cleanup_operand *v;
@@ -70,7 +71,7 @@ struct doomed {
 
 static void doomed_free(struct doomed *d) {
         owned_kinds_free(&d->k);
-        store_operand_list_free(&d->managed);
+        operand_record_list_free(&d->managed);
         for (size_t i = 0; d->holders && i < d->fl.n; i++)
                 json_object_put(d->holders[i]);
         free(d->holders);
@@ -100,7 +101,7 @@ static int doomed_collect(struct svc *sv, const struct cluster *c, const char *p
         if (!(d->drop = calloc(d->managed.n ? d->managed.n : 1, sizeof *d->drop)))
                 return -ENOMEM;
         for (size_t i = 0; i < d->managed.n; i++) {
-                const struct store_operand *o = &d->managed.v[i];
+                const struct operand_record *o = &d->managed.v[i];
                 const char *owner = owned_by(&d->k, o->group, o->kind);
                 if (!owner || strcmp(owner, package) != 0)
                         continue; /* another operator's, or a kind no bundle owns now: kept */
@@ -242,7 +243,7 @@ static int take_reports(struct svc *sv, const struct cluster_view *v, struct uni
 }
 
 /* One uninstall under way: 1 when it changed, 0, -errno. */
-static int follow_one(struct svc *sv, const struct store_subscription *s) {
+static int follow_one(struct svc *sv, const struct subscription_record *s) {
         _cleanup_(uninstall_free) struct uninstall u = { 0 };
         _cleanup_(cleanup_step_free) struct cleanup_step step = { 0 };
         _cleanup_strv_ struct strv hosts = { 0 };
@@ -326,7 +327,7 @@ static int follow_one(struct svc *sv, const struct store_subscription *s) {
 }
 
 int svc_uninstall_follow(struct svc *sv, const char *cluster_id) {
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         int r = store_subscription_list_uninstalling(sv->store, &l), changed = 0;
         for (size_t i = 0; r >= 0 && i < l.n; i++) {
                 if (cluster_id && strcmp(l.v[i].cluster_id, cluster_id) != 0)
@@ -337,7 +338,7 @@ int svc_uninstall_follow(struct svc *sv, const char *cluster_id) {
                 else if (k < 0 && r == 0)
                         r = k; /* said by the controller; the others go on */
         }
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         return r < 0 && changed == 0 ? r : changed;
 }
 
@@ -363,8 +364,8 @@ static bool still_needed(json_object *plan, const char *package) {
 int svc_operators_unsubscribe(struct svc *sv, const char *cluster_id, const char *package, bool prune, const char *by,
                               json_object **out, char *err, size_t errlen) {
         struct cluster c;
-        struct store_subscription_list l = { 0 };
-        struct store_subscription *s = NULL;
+        struct subscription_record_list l = { 0 };
+        struct subscription_record *s = NULL;
         _cleanup_(uninstall_free) struct uninstall u = { .prune = prune };
         _cleanup_(doomed_free) struct doomed d = { 0 };
         _cleanup_json_ json_object *plan = NULL;
@@ -413,7 +414,7 @@ int svc_operators_unsubscribe(struct svc *sv, const char *cluster_id, const char
                         r = errmsg(err, errlen, r, r == -ESTALE ? "%s is being uninstalled from cluster %s already"
                                                                 : "the uninstall of %s on cluster %s cannot be stored",
                                    package, c.name);
-                store_subscription_list_free(&l);
+                subscription_record_list_free(&l);
                 if (r >= 0 && (r = find_sub(sv, &c, package, &l, &s, err, errlen)) >= 0 && follow_one(sv, s) < 0)
                         log_warning("cleanup", "Following the uninstall of %s on cluster %s failed", package, c.name);
                 cluster_free(&c);
@@ -423,7 +424,7 @@ int svc_operators_unsubscribe(struct svc *sv, const char *cluster_id, const char
                         else
                                 r = 1;
                 }
-                store_subscription_list_free(&l);
+                subscription_record_list_free(&l);
                 cluster_free(&c);
                 return r;
         }
@@ -446,7 +447,7 @@ int svc_operators_unsubscribe(struct svc *sv, const char *cluster_id, const char
                 r = operators_change_reply(&plan, rev, out, err, errlen);
         if (r >= 0 && d.n_managed > 0 && jadd(*out, "operands_deleted", json_object_new_int64((int64_t) d.n_managed)) < 0)
                 r = -ENOMEM;
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         cluster_free(&c);
         return r;
 }
@@ -467,19 +468,19 @@ int svc_operators_set_cleanup(struct svc *sv, const char *cluster_id, const char
                           enabled ? "enabled" : "disabled", by);
         /* Off during a cleanup: it ends, and the operator goes. */
         for (int tries = 0; r >= 0 && !enabled && tries < UNINSTALL_RETRIES; tries++) {
-                struct store_subscription_list l;
-                struct store_subscription *s;
+                struct subscription_record_list l;
+                struct subscription_record *s;
                 _cleanup_(uninstall_free) struct uninstall u = { 0 };
                 if ((r = find_sub(sv, &c, package, &l, &s, err, errlen)) < 0) {
-                        store_subscription_list_free(&l);
+                        subscription_record_list_free(&l);
                         break;
                 }
                 if (!s->uninstall || uninstall_parse(s->uninstall, &u) < 0 || !cleanup_abort(&u.st)) {
-                        store_subscription_list_free(&l);
+                        subscription_record_list_free(&l);
                         break;
                 }
                 r = save(sv, &c, package, s->uninstall, &u, NULL, 0);
-                store_subscription_list_free(&l);
+                subscription_record_list_free(&l);
                 if (r == -ESTALE) {
                         r = 0;
                         continue;

@@ -8,7 +8,6 @@ set(MUSTER_FUZZ_TARGETS
   fuzz_catalog
   fuzz_config
   fuzz_dates
-  fuzz_foreign
   fuzz_grubenv
   fuzz_hostnames
   fuzz_http_body
@@ -34,6 +33,7 @@ set(MUSTER_FUZZ_TARGETS
   fuzz_sntp
   fuzz_staticnet
   fuzz_stepfacts
+  fuzz_unowned
 )
 # fuzz_pgtext: the PostgreSQL driver's rewrites, in builds that have it.
 if(NOT MUSTER_WITH_POSTGRES)

@@ -63,5 +63,21 @@ cc -c "$tmp/s.c" -o "$b/svc/hosts.c.o"
 cc -c "$tmp/h.c" -o "$b/api/hosts.c.o"
 refused "a call into svc/'s insides" 'NOT svc_ *api/hosts.c: hosts_row_helper' -- --root "$tmp/tree" "$tmp/build"
 grep -q 'svc_hosts_list (a service' <<<"$checked" && { echo "an entry point refused:"; echo "$checked"; exit 1; }
-echo "check-layers: an upward include, an upward call, a circle between files and a call into svc/'s insides refused"
-echo "4 passed, 0 failed"
+
+# 5. A handler reaching the store past the services, by a call (in the
+# objects) and by an include (in the sources).
+rm -f "$b/svc/hosts.c.o" "$b/api/hosts.c.o"
+mkdir -p "$b/store"
+printf 'int store_host_get(void) { return 0; }\n' >"$tmp/st.c"
+printf 'int store_host_get(void);\nint api_host_get(void) { return store_host_get(); }\n' >"$tmp/ah.c"
+cc -c "$tmp/st.c" -o "$b/store/store.c.o"
+cc -c "$tmp/ah.c" -o "$b/api/hosts.c.o"
+refused "a handler calling the store" 'calls *api -> store .*REFUSED' 'api/hosts.c: store_host_get' -- --root "$tmp/tree" "$tmp/build"
+rm -f "$b/store/store.c.o" "$b/api/hosts.c.o"
+sed -i '0,/#include "api\/api.h"/s//#include "api\/api.h"\n#include "store\/store.h"/' "$tmp/tree/coordinator/api/tokens.c"
+refused "a handler including the store" 'includes *api -> store .*REFUSED' 'coordinator/api/tokens.c: store/store.h' -- --root "$tmp/tree"
+cp "$top/coordinator/api/tokens.c" "$tmp/tree/coordinator/api/tokens.c"
+"$top/scripts/check-layers" --root "$tmp/tree" >/dev/null || { echo "the restored copy must pass"; exit 1; }
+
+echo "check-layers: an upward include, an upward call, a circle between files, a call into svc/'s insides and a handler reaching the store refused"
+echo "6 passed, 0 failed"

@@ -22,7 +22,7 @@
 #include "crypto.h"
 #include "install.h"
 #include "manifest.h"
-#include "nodedir.h"
+#include "manifestdir.h"
 #include "payload.h"
 #include "testutil.h"
 
@@ -101,18 +101,18 @@ static struct payload_file pf(const char *path, const char *content) {
 
 /* ---- the manifest directory ------------------------------------------------ */
 
-Test(nodedir, adds_updates_removes_and_leaves_foreign_files, .init = mk, .fini = rm) {
+Test(manifestdir, adds_updates_removes_and_leaves_foreign_files, .init = mk, .fini = rm) {
         char *dir = path_in(tmp, "etc/muster/manifests");
-        struct nodedir_changes ch;
+        struct manifestdir_changes ch;
         char err[512];
 
         struct payload_file r1[] = { pf("a.yaml", "kind: A\n"), pf("b.yaml", "kind: B\n"), pf("c.yaml", "kind: C\n") };
-        cr_assert_eq(nodedir_apply(dir, 1, r1, 3, &ch, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifestdir_apply(dir, 1, r1, 3, &ch, err, sizeof err), 0, "%s", err);
         cr_assert(strv_eq(&ch.added, (const char *[]) { "a.yaml", "b.yaml", "c.yaml" }, 3));
         cr_assert_eq(ch.updated.n, 0);
         cr_assert_eq(ch.removed.n, 0);
         cr_assert_eq(ch.previous_revision, 0);
-        nodedir_changes_free(&ch);
+        manifestdir_changes_free(&ch);
 
         /* Someone else's file, and a file the admin put where a manifest goes. */
         cr_assert_eq(tu_write_file(dir, "local.yaml", "mine\n"), 0);
@@ -120,12 +120,12 @@ Test(nodedir, adds_updates_removes_and_leaves_foreign_files, .init = mk, .fini =
 
         struct payload_file r2[] = { pf("a.yaml", "kind: A\n"), pf("b.yaml", "kind: B2\n"), pf("d.yaml", "kind: D\n"),
                                      pf("e.yaml", "kind: E\n") };
-        cr_assert_eq(nodedir_apply(dir, 2, r2, 4, &ch, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifestdir_apply(dir, 2, r2, 4, &ch, err, sizeof err), 0, "%s", err);
         cr_assert(strv_eq(&ch.added, (const char *[]) { "d.yaml", "e.yaml" }, 2));
         cr_assert(strv_eq(&ch.updated, (const char *[]) { "b.yaml" }, 1));
         cr_assert(strv_eq(&ch.removed, (const char *[]) { "c.yaml" }, 1));
         cr_assert_eq(ch.previous_revision, 1);
-        nodedir_changes_free(&ch);
+        manifestdir_changes_free(&ch);
 
         char *b = path_in(dir, "b.yaml"), *local = path_in(dir, "local.yaml"), *e = path_in(dir, "e.yaml");
         char *t = slurp(b, NULL);
@@ -143,7 +143,7 @@ Test(nodedir, adds_updates_removes_and_leaves_foreign_files, .init = mk, .fini =
         cr_assert_eq(st.st_mode & 07777, 0644);
 
         /* The bookkeeping: revision and the files with their SHA-256. */
-        char *book = path_in(dir, NODEDIR_BOOKKEEPING);
+        char *book = path_in(dir, MANIFESTDIR_BOOKKEEPING);
         json_object *bk = json_object_from_file(book);
         cr_assert_not_null(bk);
         cr_assert_eq(json_object_get_int64(tu_json_get(bk, "revision")), 2);
@@ -158,21 +158,21 @@ Test(nodedir, adds_updates_removes_and_leaves_foreign_files, .init = mk, .fini =
         json_object_put(bk);
 
         int64_t rev = -1;
-        cr_assert_eq(nodedir_applied_revision(dir, &rev), 0);
+        cr_assert_eq(manifestdir_applied_revision(dir, &rev), 0);
         cr_assert_eq(rev, 2);
 
         /* The same payload again changes nothing; an edited file is put back. */
         cr_assert_eq(tu_write_file(dir, "a.yaml", "edited\n"), 0);
-        cr_assert_eq(nodedir_apply(dir, 3, r2, 4, &ch, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifestdir_apply(dir, 3, r2, 4, &ch, err, sizeof err), 0, "%s", err);
         cr_assert_eq(ch.added.n, 0);
         cr_assert(strv_eq(&ch.updated, (const char *[]) { "a.yaml" }, 1));
         cr_assert_eq(ch.removed.n, 0);
-        nodedir_changes_free(&ch);
+        manifestdir_changes_free(&ch);
 
         /* An empty payload removes muster's files only. */
-        cr_assert_eq(nodedir_apply(dir, 4, NULL, 0, &ch, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifestdir_apply(dir, 4, NULL, 0, &ch, err, sizeof err), 0, "%s", err);
         cr_assert(strv_eq(&ch.removed, (const char *[]) { "a.yaml", "b.yaml", "d.yaml", "e.yaml" }, 4));
-        nodedir_changes_free(&ch);
+        manifestdir_changes_free(&ch);
         cr_assert_eq(count_entries(dir), 2, "local.yaml and the bookkeeping stay");
         cr_assert(exists(dir, "local.yaml"));
 
@@ -183,60 +183,60 @@ Test(nodedir, adds_updates_removes_and_leaves_foreign_files, .init = mk, .fini =
         free(dir);
 }
 
-Test(nodedir, no_directory_means_revision_zero, .init = mk, .fini = rm) {
+Test(manifestdir, no_directory_means_revision_zero, .init = mk, .fini = rm) {
         char *dir = path_in(tmp, "nope");
         int64_t rev = 7;
-        cr_assert_eq(nodedir_applied_revision(dir, &rev), 0);
+        cr_assert_eq(manifestdir_applied_revision(dir, &rev), 0);
         cr_assert_eq(rev, 0);
         free(dir);
 }
 
-Test(nodedir, refuses_names_and_bad_bookkeeping_without_writing, .init = mk, .fini = rm) {
-        struct nodedir_changes ch;
+Test(manifestdir, refuses_names_and_bad_bookkeeping_without_writing, .init = mk, .fini = rm) {
+        struct manifestdir_changes ch;
         char err[512];
         static const char *bad[] = { "../x.yaml", ".hidden.yaml", "a/b.yaml", "", ".", "..", "a\nb.yaml" };
 
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
                 struct payload_file f[] = { pf("ok.yaml", "x\n"), pf(bad[i], "y\n") };
-                cr_assert_eq(nodedir_apply(tmp, 1, f, 2, &ch, err, sizeof err), -EINVAL, "%s", bad[i]);
+                cr_assert_eq(manifestdir_apply(tmp, 1, f, 2, &ch, err, sizeof err), -EINVAL, "%s", bad[i]);
                 cr_assert(strstr(err, "not a plain file name"), "%s", err);
                 cr_assert_eq(count_entries(tmp), 0, "nothing written for %s", bad[i]);
         }
         struct payload_file twice[] = { pf("a.yaml", "x\n"), pf("a.yaml", "y\n") };
-        cr_assert_eq(nodedir_apply(tmp, 1, twice, 2, &ch, err, sizeof err), -EINVAL);
+        cr_assert_eq(manifestdir_apply(tmp, 1, twice, 2, &ch, err, sizeof err), -EINVAL);
         cr_assert(strstr(err, "twice"), "%s", err);
         cr_assert_eq(count_entries(tmp), 0);
 
-        cr_assert_eq(tu_write_file(tmp, NODEDIR_BOOKKEEPING, "{\"revision\":\"x\"}"), 0);
+        cr_assert_eq(tu_write_file(tmp, MANIFESTDIR_BOOKKEEPING, "{\"revision\":\"x\"}"), 0);
         struct payload_file ok[] = { pf("a.yaml", "x\n") };
-        cr_assert_eq(nodedir_apply(tmp, 1, ok, 1, &ch, err, sizeof err), -EBADMSG);
-        cr_assert(strstr(err, NODEDIR_BOOKKEEPING), "%s", err);
+        cr_assert_eq(manifestdir_apply(tmp, 1, ok, 1, &ch, err, sizeof err), -EBADMSG);
+        cr_assert(strstr(err, MANIFESTDIR_BOOKKEEPING), "%s", err);
         cr_assert_not(exists(tmp, "a.yaml"));
         int64_t rev;
-        cr_assert_eq(nodedir_applied_revision(tmp, &rev), -EBADMSG);
+        cr_assert_eq(manifestdir_applied_revision(tmp, &rev), -EBADMSG);
 
         /* A bookkeeping naming paths outside the directory: never removed. */
         cr_assert_eq(tu_write_file(tmp, "outside.yaml", "keep\n"), 0);
         char *sub = path_in(tmp, "d");
-        cr_assert_eq(tu_write_file(tmp, "d/" NODEDIR_BOOKKEEPING,
+        cr_assert_eq(tu_write_file(tmp, "d/" MANIFESTDIR_BOOKKEEPING,
                                    "{\"revision\":1,\"files\":{\"../outside.yaml\":\"00\",\".x\":\"00\"}}"), 0);
-        cr_assert_eq(nodedir_apply(sub, 2, ok, 1, &ch, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifestdir_apply(sub, 2, ok, 1, &ch, err, sizeof err), 0, "%s", err);
         cr_assert_eq(ch.removed.n, 0);
-        nodedir_changes_free(&ch);
+        manifestdir_changes_free(&ch);
         cr_assert(exists(tmp, "outside.yaml"));
         free(sub);
 }
 
-Test(nodedir, stale_temporary_files_go_and_a_failure_half_way_keeps_the_record, .init = mk, .fini = rm) {
-        struct nodedir_changes ch;
+Test(manifestdir, stale_temporary_files_go_and_a_failure_half_way_keeps_the_record, .init = mk, .fini = rm) {
+        struct manifestdir_changes ch;
         char err[512];
 
         /* What a crash in the middle of a write leaves. */
-        cr_assert_eq(tu_write_file(tmp, NODEDIR_TMP_PREFIX "a.yaml.123.0", "half"), 0);
+        cr_assert_eq(tu_write_file(tmp, MANIFESTDIR_TMP_PREFIX "a.yaml.123.0", "half"), 0);
         struct payload_file r1[] = { pf("a.yaml", "A\n") };
-        cr_assert_eq(nodedir_apply(tmp, 1, r1, 1, &ch, err, sizeof err), 0, "%s", err);
-        nodedir_changes_free(&ch);
-        cr_assert_not(exists(tmp, NODEDIR_TMP_PREFIX "a.yaml.123.0"));
+        cr_assert_eq(manifestdir_apply(tmp, 1, r1, 1, &ch, err, sizeof err), 0, "%s", err);
+        manifestdir_changes_free(&ch);
+        cr_assert_not(exists(tmp, MANIFESTDIR_TMP_PREFIX "a.yaml.123.0"));
         cr_assert_eq(count_entries(tmp), 2);
 
         /* Revision 2 adds b and c, but c cannot be written (a directory is
@@ -245,14 +245,14 @@ Test(nodedir, stale_temporary_files_go_and_a_failure_half_way_keeps_the_record, 
         cr_assert_eq(mkdir(cdir, 0755), 0);
         cr_assert_eq(tu_write_file(cdir, "x", "x"), 0);
         struct payload_file r2[] = { pf("a.yaml", "A\n"), pf("b.yaml", "B\n"), pf("c.yaml", "C\n") };
-        cr_assert_lt(nodedir_apply(tmp, 2, r2, 3, &ch, err, sizeof err), 0);
+        cr_assert_lt(manifestdir_apply(tmp, 2, r2, 3, &ch, err, sizeof err), 0);
         cr_assert(strstr(err, "c.yaml"), "%s", err);
         cr_assert(exists(tmp, "b.yaml"));
         /* ... and the record still knows b is muster's, at the old revision. */
         int64_t rev;
-        cr_assert_eq(nodedir_applied_revision(tmp, &rev), 0);
+        cr_assert_eq(manifestdir_applied_revision(tmp, &rev), 0);
         cr_assert_eq(rev, 1);
-        char *book = path_in(tmp, NODEDIR_BOOKKEEPING);
+        char *book = path_in(tmp, MANIFESTDIR_BOOKKEEPING);
         json_object *bk = json_object_from_file(book);
         cr_assert(json_object_object_get_ex(tu_json_get(bk, "files"), "b.yaml", NULL));
         json_object_put(bk);
@@ -260,9 +260,9 @@ Test(nodedir, stale_temporary_files_go_and_a_failure_half_way_keeps_the_record, 
 
         /* So revision 3 without b removes it. */
         struct payload_file r3[] = { pf("a.yaml", "A\n") };
-        cr_assert_eq(nodedir_apply(tmp, 3, r3, 1, &ch, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(manifestdir_apply(tmp, 3, r3, 1, &ch, err, sizeof err), 0, "%s", err);
         cr_assert(strv_eq(&ch.removed, (const char *[]) { "b.yaml" }, 1), "c.yaml is a directory now: not muster's");
-        nodedir_changes_free(&ch);
+        manifestdir_changes_free(&ch);
         cr_assert_not(exists(tmp, "b.yaml"));
         cr_assert(exists(tmp, "c.yaml/x"), "a directory is never removed");
         free(cdir);
@@ -420,10 +420,10 @@ struct files_ctx {
 
 static int write_files(const char *dir, void *userdata) {
         struct files_ctx *c = userdata;
-        struct nodedir_changes ch;
+        struct manifestdir_changes ch;
         snprintf(c->seen_dir, sizeof c->seen_dir, "%s", dir);
-        int r = nodedir_apply(dir, 5, c->f, c->n, &ch, NULL, 0);
-        nodedir_changes_free(&ch);
+        int r = manifestdir_apply(dir, 5, c->f, c->n, &ch, NULL, 0);
+        manifestdir_changes_free(&ch);
         return r;
 }
 
@@ -469,7 +469,7 @@ Test(install, writes_manifests_into_a_file_target_through_a_loop_mount, .init = 
         char *t = read_back(img, "0000_20_b.yaml");
         cr_assert_str_eq(t, "kind: B\n");
         free(t);
-        t = read_back(img, NODEDIR_BOOKKEEPING);
+        t = read_back(img, MANIFESTDIR_BOOKKEEPING);
         cr_assert_not_null(t);
         cr_assert(strstr(t, "\"revision\":5"), "%s", t);
         free(t);
@@ -709,7 +709,7 @@ Test(install_step, into_a_directory, .init = mk, .fini = rm) {
         cr_assert_str_eq(t, M_TEXTS[0], "the manifest's exact bytes");
         free(t);
         cr_assert(exists(target, INSTALL_MANIFEST_SUBDIR "/0000_50_console.yaml"));
-        cr_assert(exists(target, INSTALL_MANIFEST_SUBDIR "/" NODEDIR_BOOKKEEPING));
+        cr_assert(exists(target, INSTALL_MANIFEST_SUBDIR "/" MANIFESTDIR_BOOKKEEPING));
 
         /* Progress: starting 0, writing-image from 0, writing-payload at the
          * image's share of all the bytes, rebooting at 100; "done" is the
@@ -810,7 +810,7 @@ Test(install_step, into_a_file, .init = mk, .fini = rm) {
         install_outcome_free(&out);
         t = read_back(target, "0000_50_console.yaml");
         cr_assert_null(t);
-        t = read_back(target, NODEDIR_BOOKKEEPING);
+        t = read_back(target, MANIFESTDIR_BOOKKEEPING);
         cr_assert(strstr(t, "\"revision\":2"), "%s", t);
         free(t);
         cr_assert_not(loop_attached_to(target));
@@ -1086,7 +1086,7 @@ Test(install_step, node_mode_applies_only, .init = mk, .fini = rm) {
         cr_assert(strstr(out.error, INSTALL_REFUSED_PREFIX), "%s", out.error);
         cr_assert(exists(mdir, "0000_50_console.yaml"));
         int64_t rev;
-        cr_assert_eq(nodedir_applied_revision(mdir, &rev), 0);
+        cr_assert_eq(manifestdir_applied_revision(mdir, &rev), 0);
         cr_assert_eq(rev, 3);
 
         /* Run mode without a target has nowhere to apply to. */
@@ -1312,7 +1312,7 @@ Test(install_step, node_apply_deletes_the_out_of_band_objects_the_payload_names,
         cr_assert_str_eq(out.error, INSTALL_REFUSED_PREFIX "deletion 0 has no \"name\"");
         install_outcome_free(&out);
         int64_t rev;
-        cr_assert_eq(nodedir_applied_revision(mdir, &rev), 0);
+        cr_assert_eq(manifestdir_applied_revision(mdir, &rev), 0);
         cr_assert_eq(rev, 2);
         cr_assert(exists(mdir, "0000_50_console.yaml"), "revision 3 drops it; not applied");
         char *more = path_in(mdir, "more.yaml");

@@ -59,7 +59,7 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", MUSTER_PATH_READYZ, "readyz", NULL, NULL);
         expect("GET", MUSTER_PATH_METRICS, "metrics", NULL, NULL);
 
-        /* Infra-envs: musterctl (infraenv.c, download.c, resource.c). */
+        /* Infra-envs: musterctl (infra_env.c, download.c, resource.c). */
         expect("POST", API MUSTER_PATH_INFRA_ENVS, "infra_env_create", NULL, NULL);
         expect("GET", API MUSTER_PATH_INFRA_ENVS, "infra_env_list", NULL, NULL);
         expect("GET", PATH(API MUSTER_PATH_INFRA_ENV(S), IEID), "infra_env_get", IEID, NULL);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "domain/auth.h"
-#include "format.h"
+#include "units.h"
 #include "jwt.h"
 #include "protocol.h"
 
@@ -167,7 +167,7 @@ Test(auth, cache_forgets_a_revoked_token) {
         auth_cache_free(c);
 }
 
-/* `musterctl token create --ttl`'s durations (format_parse_duration_s). */
+/* `musterctl token create --ttl`'s durations (units_parse_duration_s). */
 Test(auth, ttl_durations) {
         static const struct { const char *s; int64_t want; } ok[] = {
                 { "90d", 90 * 86400 }, { "12h", 12 * 3600 }, { "1y", 365 * 86400 }, { "2w", 14 * 86400 },
@@ -175,17 +175,17 @@ Test(auth, ttl_durations) {
         };
         for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
                 int64_t v = -1;
-                cr_assert_eq(format_parse_duration_s(ok[i].s, &v), 0, "%s", ok[i].s);
+                cr_assert_eq(units_parse_duration_s(ok[i].s, &v), 0, "%s", ok[i].s);
                 cr_assert_eq(v, ok[i].want, "%s", ok[i].s);
         }
         static const char *bad[] = { "", "d", "1.5d", "-1d", "1 d", "1dd", "1D", "1x", " 1d", "soon" };
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
                 int64_t v;
-                cr_assert_eq(format_parse_duration_s(bad[i], &v), -EINVAL, "\"%s\"", bad[i]);
+                cr_assert_eq(units_parse_duration_s(bad[i], &v), -EINVAL, "\"%s\"", bad[i]);
         }
         int64_t v;
-        cr_assert_eq(format_parse_duration_s("99999999999999999999", &v), -ERANGE);
-        cr_assert_eq(format_parse_duration_s("999999999999999y", &v), -ERANGE);
+        cr_assert_eq(units_parse_duration_s("99999999999999999999", &v), -ERANGE);
+        cr_assert_eq(units_parse_duration_s("999999999999999y", &v), -ERANGE);
 }
 
 /* Who may act on a host (issue 32, item 3): every role against every

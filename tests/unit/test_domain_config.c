@@ -412,16 +412,16 @@ Test(config, infraenv_and_events_limits) {
         char err[256];
 
         config_defaults(&c);
-        cr_assert_eq(c.infraenv_max_hosts, 10000);
-        cr_assert_eq(c.infraenv_register_burst, 200);
-        cr_assert_eq(c.infraenv_register_interval_ms, 100);
+        cr_assert_eq(c.infra_env_max_hosts, 10000);
+        cr_assert_eq(c.infra_env_register_burst, 200);
+        cr_assert_eq(c.infra_env_register_interval_ms, 100);
         cr_assert_eq(c.events_max_age_s, 30 * 86400);
         cr_assert_eq(c.events_max_per_host, 1000);
         cr_assert_eq(config_parse("[infraenv]\nmax_hosts = 5\nregister_burst = 3\nregister_interval = 2s\n"
                                   "[events]\nmax_age = 2h\nmax_per_host = 50\n", "t", &c, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(c.infraenv_max_hosts, 5);
-        cr_assert_eq(c.infraenv_register_burst, 3);
-        cr_assert_eq(c.infraenv_register_interval_ms, 2000);
+        cr_assert_eq(c.infra_env_max_hosts, 5);
+        cr_assert_eq(c.infra_env_register_burst, 3);
+        cr_assert_eq(c.infra_env_register_interval_ms, 2000);
         cr_assert_eq(c.events_max_age_s, 7200);
         cr_assert_eq(c.events_max_per_host, 50);
         config_defaults(&c);

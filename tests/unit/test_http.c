@@ -295,13 +295,19 @@ Test(server, metrics_count_by_route_and_status) {
         req("GET", "/open/x", NULL, NULL, NULL, 0, NULL);
         req("GET", "/closed", NULL, NULL, NULL, 0, NULL);
         req("GET", "/zzz", NULL, NULL, NULL, 0, NULL);
-        char *m = http_server_metrics(srv);
+        struct growbuf out = { 0 };
+        cr_assert_eq(http_server_metrics(srv, &out, 1 << 20), 0);
+        const char *m = out.data;
         cr_assert(strstr(m, "muster_http_requests_total{route=\"open\",status=\"200\"} 1"), "%s", m);
         cr_assert(strstr(m, "muster_http_requests_total{route=\"closed\",status=\"401\"} 1"));
         cr_assert(strstr(m, "muster_http_requests_total{route=\"unmatched\",status=\"404\"} 1"));
         cr_assert(strstr(m, "muster_http_request_duration_seconds_count{route=\"open\"} 1"));
         cr_assert(strstr(m, "le=\"+Inf\"} 1"));
-        free(m);
+        free(out.data);
+        struct growbuf small = { 0 };
+        cr_assert_eq(http_server_metrics(srv, &small, 64), -E2BIG, "the text stops at its bound");
+        cr_assert(small.len <= 64);
+        free(small.data);
 }
 
 /* ---- the one errno -> status table ---------------------------------------- */

@@ -126,8 +126,8 @@ static char *mk_inventory(const char *hostname, int cpus, int64_t mem, int64_t d
         return t;
 }
 
-static size_t count_hosts(const struct store_host_filter *f) {
-        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+static size_t count_hosts(const struct host_filter *f) {
+        struct list_page pg = { .limit = STORE_MAX_LIMIT };
         struct host_list l;
         cr_assert_eq(store_host_list(st, f, &pg, &l), 0);
         size_t n = l.n;
@@ -412,7 +412,7 @@ Test(store, infra_env_list_owner_and_pages) {
                 free(mk_infra_env(i % 5 == 0 ? "bob" : "alice", name));
         }
         struct infra_env_list l;
-        struct store_page pg = { .limit = 10 };
+        struct list_page pg = { .limit = 10 };
         size_t seen = 0;
         int pages = 0;
         do {
@@ -433,13 +433,13 @@ Test(store, infra_env_list_owner_and_pages) {
         cr_assert_eq(l.next_after, 0);
         infra_env_list_free(&l);
 
-        pg = (struct store_page) { .limit = 3, .offset = 4 };
+        pg = (struct list_page) { .limit = 3, .offset = 4 };
         cr_assert_eq(store_infra_env_list(st, "bob", &pg, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_str_eq(l.v[0].name, "ie-20");
         infra_env_list_free(&l);
 
-        pg = (struct store_page) { .limit = STORE_MAX_LIMIT + 1 };
+        pg = (struct list_page) { .limit = STORE_MAX_LIMIT + 1 };
         cr_assert_eq(store_infra_env_list(st, NULL, &pg, &l), -EINVAL);
 }
 
@@ -484,7 +484,7 @@ Test(store, registration_is_idempotent) {
         host_free(&h);
         cr_assert_eq(tu_store_host_register(st, ie, id, "0.1.1", NULL), 0);
 
-        struct store_host_filter f = { .infra_env_id = ie };
+        struct host_filter f = { .infra_env_id = ie };
         cr_assert_eq(count_hosts(&f), 1, "one row");
 
         /* The same machine booted from another infra-env is another host. */
@@ -637,7 +637,7 @@ Test(store, host_updates) {
                 hs.n_events = 2;
                 cr_assert_eq(store_host_set_inventory_status(st, ie, id, inv, NULL, &hs), 1);
                 cr_assert(ev[0].id > 0 && ev[1].id > ev[0].id, "appended in order");
-                struct store_event_filter ef = { .host_id = id };
+                struct event_filter ef = { .host_id = id };
                 struct event_list el = { 0 };
                 cr_assert_eq(store_event_list(st, &ef, &el), 0);
                 cr_assert_eq(el.n, 2);
@@ -803,11 +803,11 @@ Test(store, step_results_and_install_guard) {
         host_free(&h);
 
         /* The host filter by id finds it whatever its infra-env. */
-        struct store_host_filter f = { .host_id = id };
+        struct host_filter f = { .host_id = id };
         cr_assert_eq(count_hosts(&f), 1);
         f.host_id = "not-a-uuid";
         struct host_list l;
-        struct store_page pg = { 0 };
+        struct list_page pg = { 0 };
         cr_assert_eq(store_host_list(st, &f, &pg, &l), -EINVAL);
 
         /* Only a ready cluster starts installing; its known hosts move. */
@@ -868,7 +868,7 @@ Test(store, every_host_filter_combination_twice) {
         cr_assert_eq(store_host_bind(st, ie1, id1, cl, HOST_BINDING, NULL, 0), 0);
         for (int pass = 0; pass < 2; pass++)
                 for (unsigned m = 0; m < 1u << 11; m++) {
-                        struct store_host_filter f = {
+                        struct host_filter f = {
                                 .infra_env_id = m & 1 ? ie0 : NULL,
                                 .host_id = m & 2 ? id0 : NULL,
                                 .unbound_only = m & 4,
@@ -881,7 +881,7 @@ Test(store, every_host_filter_combination_twice) {
                                 .cluster_owner = m & 512 ? "alice" : NULL,
                                 .no_inventory = m & 1024,
                         };
-                        struct store_page pg = { .limit = STORE_MAX_LIMIT };
+                        struct list_page pg = { .limit = STORE_MAX_LIMIT };
                         struct host_list l;
                         cr_assert_eq(store_host_list(st, &f, &pg, &l), 0, "pass %d, filters %#x", pass, m);
                         size_t want = (m & 1023) ? 1 : 2;
@@ -937,39 +937,39 @@ Test(store, host_filters_and_pages) {
                 e_carol += !bound || i % 2;
         }
 
-        struct store_host_filter f = { 0 };
+        struct host_filter f = { 0 };
         cr_assert_eq(count_hosts(&f), N_HOSTS);
-        f = (struct store_host_filter) { .infra_env_id = ie1 };
+        f = (struct host_filter) { .infra_env_id = ie1 };
         cr_assert_eq(count_hosts(&f), e_ie1);
-        f = (struct store_host_filter) { .owner = "bob" };
+        f = (struct host_filter) { .owner = "bob" };
         cr_assert_eq(count_hosts(&f), N_HOSTS - e_ie1);
-        f = (struct store_host_filter) { .unbound_only = true };
+        f = (struct host_filter) { .unbound_only = true };
         cr_assert_eq(count_hosts(&f), e_unbound);
-        f = (struct store_host_filter) { .cluster_id = cl };
+        f = (struct host_filter) { .cluster_id = cl };
         cr_assert_eq(count_hosts(&f), e_cl);
-        f = (struct store_host_filter) { .status_mask = STORE_STATUS(HOST_KNOWN_UNBOUND) };
+        f = (struct host_filter) { .status_mask = STORE_STATUS(HOST_KNOWN_UNBOUND) };
         cr_assert_eq(count_hosts(&f), e_known);
-        f = (struct store_host_filter) { .status_mask = STORE_STATUS(HOST_KNOWN_UNBOUND) |
+        f = (struct host_filter) { .status_mask = STORE_STATUS(HOST_KNOWN_UNBOUND) |
                                                         STORE_STATUS(HOST_DISCOVERING_UNBOUND) };
         cr_assert_eq(count_hosts(&f), e_unbound);
-        f = (struct store_host_filter) { .min_cpu_cores = 4 };
+        f = (struct host_filter) { .min_cpu_cores = 4 };
         cr_assert_eq(count_hosts(&f), e_cpu);
-        f = (struct store_host_filter) { .min_memory_bytes = 24 * GiB };
+        f = (struct host_filter) { .min_memory_bytes = 24 * GiB };
         cr_assert_eq(count_hosts(&f), e_mem);
-        f = (struct store_host_filter) { .min_disk_bytes = 250 * GB };
+        f = (struct host_filter) { .min_disk_bytes = 250 * GB };
         cr_assert_eq(count_hosts(&f), e_disk);
-        f = (struct store_host_filter) { .hostname_contains = "WORKER" };
+        f = (struct host_filter) { .hostname_contains = "WORKER" };
         cr_assert_eq(count_hosts(&f), e_worker, "case-insensitive");
-        f = (struct store_host_filter) { .hostname_contains = ".lab" };
+        f = (struct host_filter) { .hostname_contains = ".lab" };
         cr_assert_eq(count_hosts(&f), N_HOSTS - 5);
-        f = (struct store_host_filter) { .hostname_contains = "%" };
+        f = (struct host_filter) { .hostname_contains = "%" };
         cr_assert_eq(count_hosts(&f), 0, "no LIKE wildcards");
-        f = (struct store_host_filter) { .unbound_only = true, .min_cpu_cores = 4,
+        f = (struct host_filter) { .unbound_only = true, .min_cpu_cores = 4,
                                          .min_memory_bytes = 16 * GiB, .min_disk_bytes = 100 * GB };
         cr_assert_eq(count_hosts(&f), e_combo);
-        f = (struct store_host_filter) { .cluster_owner = "carol" };
+        f = (struct host_filter) { .cluster_owner = "carol" };
         cr_assert_eq(count_hosts(&f), e_carol, "the pool and carol's cluster, not dave's");
-        f = (struct store_host_filter) { .status_mask = 1u << 31 };
+        f = (struct host_filter) { .status_mask = 1u << 31 };
         cr_assert_eq(store_host_list(st, &f, NULL, &(struct host_list) { 0 }), -EINVAL);
 
         /* A requested hostname overrides the inventory's for the search. */
@@ -981,14 +981,14 @@ Test(store, host_filters_and_pages) {
         up.requested_hostname = strdup("special-name");
         cr_assert_eq(store_host_update(st, &up, HOST_F_REQUESTED_HOSTNAME), 0);
         host_free(&up);
-        f = (struct store_host_filter) { .hostname_contains = "special" };
+        f = (struct host_filter) { .hostname_contains = "special" };
         cr_assert_eq(count_hosts(&f), 1);
 
         /* Keyset pages: every host once, in registration order. */
-        struct store_page pg = { .limit = 7 };
+        struct list_page pg = { .limit = 7 };
         struct host_list l;
         int next = 0, pages = 0;
-        f = (struct store_host_filter) { .no_inventory = true };
+        f = (struct host_filter) { .no_inventory = true };
         do {
                 cr_assert_eq(store_host_list(st, &f, &pg, &l), 0);
                 cr_assert_leq(l.n, 7);
@@ -1005,7 +1005,7 @@ Test(store, host_filters_and_pages) {
         cr_assert_eq(pages, (N_HOSTS + 6) / 7);
 
         /* Offset pages. */
-        pg = (struct store_page) { .limit = 10, .offset = 45 };
+        pg = (struct list_page) { .limit = 10, .offset = 45 };
         cr_assert_eq(store_host_list(st, NULL, &pg, &l), 0);
         cr_assert_eq(l.n, 5);
         cr_assert_eq(l.next_after, 0);
@@ -1013,9 +1013,9 @@ Test(store, host_filters_and_pages) {
         cr_assert_str_eq(l.v[0].id, id);
         cr_assert_not_null(l.v[0].inventory_json);
         host_list_free(&l);
-        pg = (struct store_page) { .limit = 1001 };
+        pg = (struct list_page) { .limit = 1001 };
         cr_assert_eq(store_host_list(st, NULL, &pg, &l), -EINVAL);
-        pg = (struct store_page) { .limit = 0 };
+        pg = (struct list_page) { .limit = 0 };
         cr_assert_eq(store_host_list(st, NULL, &pg, &l), 0);
         cr_assert_eq(l.n, N_HOSTS, "default limit is %d", STORE_DEFAULT_LIMIT);
         host_list_free(&l);
@@ -1160,7 +1160,7 @@ Test(store, cluster_crud) {
         cr_assert_eq(store_cluster_list(st, NULL, NULL, &l), 0);
         cr_assert_eq(l.n, 2);
         cluster_list_free(&l);
-        struct store_page pg = { .limit = 1 };
+        struct list_page pg = { .limit = 1 };
         cr_assert_eq(store_cluster_list(st, NULL, &pg, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_neq(l.next_after, 0);
@@ -1225,20 +1225,20 @@ Test(store, events) {
                 event_free(&e);
         }
         struct event_list l;
-        struct store_event_filter f = { .infra_env_id = ie };
+        struct event_filter f = { .infra_env_id = ie };
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         cr_assert_eq(l.n, 30);
         cr_assert_str_eq(l.v[0].message, "event 0");
         cr_assert_eq(l.next_after, last);
         event_list_free(&l);
 
-        f = (struct store_event_filter) { .cluster_id = cl };
+        f = (struct event_filter) { .cluster_id = cl };
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         cr_assert_eq(l.n, 10);
         event_list_free(&l);
 
         host_uuid(1, hid);
-        f = (struct store_event_filter) { .host_id = hid, .min_severity = EVENT_ERROR };
+        f = (struct event_filter) { .host_id = hid, .min_severity = EVENT_ERROR };
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         for (size_t i = 0; i < l.n; i++)
                 cr_assert_geq(l.v[i].severity, EVENT_ERROR);
@@ -1248,7 +1248,7 @@ Test(store, events) {
         cr_assert_eq(l.n, want);
         event_list_free(&l);
 
-        f = (struct store_event_filter) { .limit = 4 };
+        f = (struct event_filter) { .limit = 4 };
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         cr_assert_eq(l.n, 4);
         f.since_id = l.next_after;
@@ -1257,7 +1257,7 @@ Test(store, events) {
         cr_assert_str_eq(l.v[0].message, "event 4");
         event_list_free(&l);
 
-        f = (struct store_event_filter) { .limit = 1001 };
+        f = (struct event_filter) { .limit = 1001 };
         cr_assert_eq(store_event_list(st, &f, &l), -EINVAL);
         struct event bad;
         event_init(&bad);
@@ -1321,7 +1321,7 @@ Test(store, acknowledged_writes_survive_kill9) {
                 host_free(&h);
         }
         /* At most the one in flight beyond the last acknowledged. */
-        struct store_host_filter f = { .infra_env_id = ie, .no_inventory = true };
+        struct host_filter f = { .infra_env_id = ie, .no_inventory = true };
         size_t n = count_hosts(&f);
         cr_assert(n == (size_t) acked + 1 || n == (size_t) acked + 2, "%zu rows, %d acked", n, acked + 1);
         free(ie);
@@ -1353,8 +1353,8 @@ static void *writer_main(void *arg) {
                 event_free(&e);
                 if (i % 10 == 0) {
                         struct host_list l;
-                        struct store_host_filter f = { .infra_env_id = w->ie, .no_inventory = true };
-                        struct store_page pg = { .limit = 5 };
+                        struct host_filter f = { .infra_env_id = w->ie, .no_inventory = true };
+                        struct list_page pg = { .limit = 5 };
                         if (store_host_list(st, &f, &pg, &l) != 0)
                                 w->failures++;
                         host_list_free(&l);
@@ -1375,10 +1375,10 @@ Test(store, concurrent_writers_lose_nothing) {
                 pthread_join(t[i], NULL);
                 cr_assert_eq(w[i].failures, 0, "writer %d", i);
         }
-        struct store_host_filter f = { .infra_env_id = ie, .no_inventory = true };
+        struct host_filter f = { .infra_env_id = ie, .no_inventory = true };
         cr_assert_eq(count_hosts(&f), 400);
         struct event_list l;
-        struct store_event_filter ef = { .limit = STORE_MAX_LIMIT };
+        struct event_filter ef = { .limit = STORE_MAX_LIMIT };
         cr_assert_eq(store_event_list(st, &ef, &l), 0);
         cr_assert_eq(l.n, 400);
         event_list_free(&l);
@@ -1390,13 +1390,13 @@ Test(store, concurrent_writers_lose_nothing) {
 Test(store, release_import_read_list_delete) {
         struct release_info info;
         struct manifest_list ms;
-        struct store_release r;
+        struct release_record r;
         mk_release("4.15.0", &info, &ms);
         cr_assert_eq(store_release_import(st, &info, &ms, &r), 0);
         cr_assert_str_eq(r.info.version, "4.15.0");
         cr_assert_eq(r.manifest_count, 3);
         cr_assert_not_null(r.created_at);
-        store_release_free(&r);
+        release_record_free(&r);
         cr_assert_eq(store_release_import(st, &info, &ms, NULL), -EEXIST, "a version is imported once");
 
         /* Manifests come back in release order with exact bytes and
@@ -1428,7 +1428,7 @@ Test(store, release_import_read_list_delete) {
         cr_assert_eq(store_release_get(st, "4.15.0", &r), 0);
         cr_assert_str_eq(r.info.os_image.url, "https://images.example.test/os.img");
         cr_assert_eq(r.info.known_capabilities.n, 2);
-        store_release_free(&r);
+        release_record_free(&r);
         cr_assert_eq(store_release_get(st, "9.9.9", &r), -ENOENT);
         cr_assert_eq(store_release_manifests(st, "9.9.9", &got), -ENOENT);
         manifest_list_free(&got);
@@ -1437,20 +1437,20 @@ Test(store, release_import_read_list_delete) {
         struct manifest_list ms2;
         mk_release("4.16.0", &info2, &ms2);
         cr_assert_eq(store_release_import(st, &info2, &ms2, NULL), 0);
-        struct store_release_list l;
-        struct store_page pg = { .limit = 1 };
+        struct release_record_list l;
+        struct list_page pg = { .limit = 1 };
         cr_assert_eq(store_release_list(st, &pg, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_str_eq(l.v[0].info.version, "4.15.0", "import order");
         cr_assert_neq(l.next_after, 0);
         pg.after = l.next_after;
-        store_release_list_free(&l);
+        release_record_list_free(&l);
         cr_assert_eq(store_release_list(st, &pg, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_str_eq(l.v[0].info.version, "4.16.0");
         cr_assert_eq(l.v[0].manifest_count, 3);
         cr_assert_eq(l.next_after, 0);
-        store_release_list_free(&l);
+        release_record_list_free(&l);
 
         /* A release a cluster names stays; the others go with their manifests. */
         struct cluster c;
@@ -1483,8 +1483,8 @@ Test(store, release_import_read_list_delete) {
         manifest_list_free(&ms2);
 }
 
-static void mk_payload(struct store_payload *p, const char *cluster, int64_t rev, const char *canonical) {
-        store_payload_init(p);
+static void mk_payload(struct payload_record *p, const char *cluster, int64_t rev, const char *canonical) {
+        payload_record_init(p);
         p->cluster_id = strdup(cluster);
         p->revision = rev;
         p->digest = strdup("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
@@ -1497,21 +1497,21 @@ static void mk_payload(struct store_payload *p, const char *cluster, int64_t rev
 
 Test(store, payload_revisions_follow_each_other) {
         char *cl = mk_cluster("carol", "c");
-        struct store_payload p, got;
+        struct payload_record p, got;
         mk_payload(&p, cl, 2, "{\"revision\":2}");
         cr_assert_eq(store_cluster_add_payload(st, &p), -ESTALE, "revision 1 comes first");
-        store_payload_free(&p);
+        payload_record_free(&p);
         mk_payload(&p, cl, 1, "{\"revision\":1}");
         cr_assert_eq(store_cluster_add_payload(st, &p), 0);
         cr_assert_not_null(p.created_at);
         cr_assert_eq(store_cluster_add_payload(st, &p), -ESTALE, "a revision is built once");
-        store_payload_free(&p);
+        payload_record_free(&p);
         mk_payload(&p, cl, 2, "{\"revision\":2,\"x\":\"\\u00e9\"}");
         cr_assert_eq(store_cluster_add_payload(st, &p), 0);
-        store_payload_free(&p);
+        payload_record_free(&p);
         mk_payload(&p, "11111111-2222-4333-8444-555555555555", 1, "{}");
         cr_assert_eq(store_cluster_add_payload(st, &p), -ENOENT);
-        store_payload_free(&p);
+        payload_record_free(&p);
 
         struct cluster c;
         cr_assert_eq(store_cluster_get(st, cl, &c), 0);
@@ -1522,22 +1522,22 @@ Test(store, payload_revisions_follow_each_other) {
         cr_assert_eq(got.canonical_len, strlen(got.canonical));
         cr_assert_eq(got.manifest_count, 8);
         cr_assert_str_eq(got.release_version, "4.15.0");
-        store_payload_free(&got);
+        payload_record_free(&got);
         cr_assert_eq(store_payload_get(st, cl, 3, &got), -ENOENT);
-        struct store_payload_list l;
+        struct payload_record_list l;
         cr_assert_eq(store_payload_list(st, cl, &l), 0);
         cr_assert_eq(l.n, 2);
         cr_assert_eq(l.v[0].revision, 1);
         cr_assert_eq(l.v[1].revision, 2);
         cr_assert_null(l.v[0].canonical, "lists carry no payloads");
-        store_payload_list_free(&l);
+        payload_record_list_free(&l);
 
         /* The revisions go with their cluster. */
         cr_assert_eq(store_cluster_delete(st, cl), 0);
         cr_assert_eq(store_payload_get(st, cl, 1, &got), -ENOENT);
         cr_assert_eq(store_payload_list(st, cl, &l), 0);
         cr_assert_eq(l.n, 0);
-        store_payload_list_free(&l);
+        payload_record_list_free(&l);
         free(cl);
 }
 
@@ -1601,7 +1601,7 @@ Test(store, install_start_roles_payload_and_host_states) {
         cr_assert_eq(store_host_set_status(st, ie, id[2], HOST_INSUFFICIENT, NULL, NULL, 0, 0), 0);
         cr_assert_eq(tu_store_cluster_set_status(st, cl, "ready", NULL, NULL, 0), 0);
         struct store_host_role roles[] = { { ie, id[0], ROLE_MASTER }, { ie, id[1], ROLE_WORKER } };
-        struct store_payload p;
+        struct payload_record p;
         mk_payload(&p, cl, 2, "{}");
         cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep", roles, 2, &p),
                      -ESTALE, "revision 2 without 1: nothing moves");
@@ -1611,7 +1611,7 @@ Test(store, install_start_roles_payload_and_host_states) {
         cluster_free(&c);
         p.revision = 1;
         cr_assert_eq(store_cluster_start_install(st, cl, "go", HOST_PREPARING_FOR_INSTALLATION, "prep", roles, 2, &p), 2);
-        store_payload_free(&p);
+        payload_record_free(&p);
         cr_assert_eq(store_cluster_get(st, cl, &c), 0);
         cr_assert_str_eq(c.status, "preparing-for-installation");
         cr_assert_eq(c.payload_revision, 1);
@@ -1709,7 +1709,7 @@ Test(store, tokens_record_list_and_revoke) {
         const char *unknown = "31111111-2222-4333-8444-555555555555";
         mk_token(a, "infra-admin", "admin");
         mk_token(b, "cluster-creator", "alice");
-        struct store_token dup = { .id = (char *) a, .role = "infra-admin", .owner = "admin",
+        struct token_record dup = { .id = (char *) a, .role = "infra-admin", .owner = "admin",
                                    .created_at = "2026-01-01T00:00:00Z", .expires_at = "2027-01-01T00:00:00Z" };
         cr_assert_eq(store_token_add(st, &dup), -EEXIST);
         dup.role = "root";
@@ -1723,15 +1723,15 @@ Test(store, tokens_record_list_and_revoke) {
         cr_assert_eq(store_token_check(st, b), -EKEYREVOKED);
         cr_assert_eq(store_token_check(st, a), 0, "the other one is untouched");
 
-        struct store_token_list l;
-        struct store_page pg = { .limit = 1 };
+        struct token_record_list l;
+        struct list_page pg = { .limit = 1 };
         cr_assert_eq(store_token_list(st, NULL, &pg, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_str_eq(l.v[0].id, a);
         cr_assert_null(l.v[0].revoked_at);
         cr_assert_gt(l.next_after, 0);
         pg.after = l.next_after;
-        store_token_list_free(&l);
+        token_record_list_free(&l);
         cr_assert_eq(store_token_list(st, NULL, &pg, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_str_eq(l.v[0].id, b);
@@ -1740,10 +1740,10 @@ Test(store, tokens_record_list_and_revoke) {
         cr_assert_str_eq(l.v[0].expires_at, "2027-01-01T00:00:00Z");
         cr_assert_not_null(l.v[0].revoked_at);
         cr_assert_eq(l.next_after, 0);
-        store_token_list_free(&l);
+        token_record_list_free(&l);
         cr_assert_eq(store_token_list(st, "admin", NULL, &l), 0);
         cr_assert_eq(l.n, 1);
-        store_token_list_free(&l);
+        token_record_list_free(&l);
 }
 
 /* An owner name belongs to one role: an infra-admin "bob" and a creator
@@ -1751,7 +1751,7 @@ Test(store, tokens_record_list_and_revoke) {
 Test(store, an_owner_name_has_one_role) {
         mk_token("41111111-2222-4333-8444-555555555555", "infra-admin", "bob");
         mk_token("51111111-2222-4333-8444-555555555555", "infra-admin", "bob");
-        struct store_token t = { .id = "61111111-2222-4333-8444-555555555555", .role = "cluster-creator",
+        struct token_record t = { .id = "61111111-2222-4333-8444-555555555555", .role = "cluster-creator",
                                  .owner = "bob", .created_at = "2026-01-01T00:00:00Z",
                                  .expires_at = "2027-01-01T00:00:00Z" };
         cr_assert_eq(store_token_add(st, &t), -EPERM);
@@ -1830,7 +1830,7 @@ Test(store, event_prune_by_age_and_count) {
         cr_assert_eq(store_event_prune(st, "2025-01-01T00:00:00Z", NULL, 10, &mark), 5 + 15);
         cr_assert_gt(mark, 0);
         struct event_list l;
-        struct store_event_filter f = { .host_id = b, .limit = 100 };
+        struct event_filter f = { .host_id = b, .limit = 100 };
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         cr_assert_eq(l.n, 10, "b keeps its newest 10");
         int64_t first = l.v[0].id;
@@ -1853,7 +1853,7 @@ Test(store, event_prune_by_age_and_count) {
 /* ---- operator catalogs (issue 15) ------------------------------------------ */
 
 static void catalog_names(const char *want) {
-        struct store_catalog_list l;
+        struct catalog_record_list l;
         char got[512] = "";
         cr_assert_eq(store_catalog_list(st, &l), 0);
         for (size_t i = 0; i < l.n; i++) {
@@ -1862,14 +1862,14 @@ static void catalog_names(const char *want) {
                 cr_assert_gt(l.v[i].files_len, 0, "but their size");
         }
         cr_assert_str_eq(got, want);
-        store_catalog_list_free(&l);
+        catalog_record_list_free(&l);
 }
 
 Test(store, catalogs_create_read_list_delete) {
         /* The files are kept byte for byte, a NUL in them too. */
         static const char files[] = "[{\"content\":\"x\",\"path\":\"a.json\"}]\0tail";
-        struct store_catalog c, got;
-        store_catalog_init(&c);
+        struct catalog_record c, got;
+        catalog_record_init(&c);
         c.name = strdup("community");
         c.owner = strdup("admin");
         c.priority = 10;
@@ -1897,17 +1897,17 @@ Test(store, catalogs_create_read_list_delete) {
         cr_assert_eq(got.n_manifests, 12);
         cr_assert_eq(got.n_ignored, 1);
         cr_assert_str_eq(got.created_at, c.created_at);
-        store_catalog_free(&got);
+        catalog_record_free(&got);
         cr_assert_eq(store_catalog_get_by_name(st, "redhat", &got), 0);
         cr_assert_str_eq(got.id, red);
         cr_assert_eq(got.n_packages, 2);
-        store_catalog_free(&got);
+        catalog_record_free(&got);
         cr_assert_eq(store_catalog_get_by_name(st, "nope", &got), -ENOENT);
         cr_assert_null(got.name);
 
         /* A name or id is taken once. */
-        struct store_catalog dup;
-        store_catalog_init(&dup);
+        struct catalog_record dup;
+        catalog_record_init(&dup);
         dup.name = strdup("redhat");
         dup.owner = strdup("admin");
         dup.digest = strdup("sha256:1");
@@ -1919,21 +1919,21 @@ Test(store, catalogs_create_read_list_delete) {
         free(dup.id);
         dup.id = strdup(alpha);
         cr_assert_eq(store_catalog_create(st, &dup), -EEXIST);
-        store_catalog_free(&dup);
+        catalog_record_free(&dup);
 
         cr_assert_eq(store_catalog_delete(st, red), 0);
         cr_assert_eq(store_catalog_delete(st, red), -ENOENT);
         cr_assert_eq(store_catalog_get(st, red, &got), -ENOENT);
         catalog_names("first,alpha,community");
-        store_catalog_free(&c);
+        catalog_record_free(&c);
         free(red);
         free(alpha);
         free(neg);
 }
 
 Test(store, catalog_argument_checks) {
-        struct store_catalog c, got;
-        store_catalog_init(&c);
+        struct catalog_record c, got;
+        catalog_record_init(&c);
         cr_assert_eq(store_catalog_create(st, &c), -EINVAL, "no name");
         c.name = strdup("x");
         c.owner = strdup("admin");
@@ -1961,18 +1961,18 @@ Test(store, catalog_argument_checks) {
         cr_assert_eq(store_catalog_get_by_name(st, "", &got), -EINVAL);
         cr_assert_eq(store_catalog_delete(st, "not-a-uuid"), -EINVAL);
         cr_assert_eq(store_catalog_delete(st, "71111111-2222-4333-8444-555555555555"), -ENOENT);
-        store_catalog_free(&c);
+        catalog_record_free(&c);
 }
 
 Test(store, catalogs_survive_a_reopen) {
         char *id = tu_store_catalog(st, "kept", 5, NULL);
         store_close(st);
         cr_assert_eq(store_open(url, &st), 0);
-        struct store_catalog got;
+        struct catalog_record got;
         cr_assert_eq(store_catalog_get(st, id, &got), 0);
         cr_assert_str_eq(got.name, "kept");
         cr_assert_eq(got.priority, 5);
-        store_catalog_free(&got);
+        catalog_record_free(&got);
         free(id);
 }
 
@@ -1980,21 +1980,21 @@ Test(store, catalogs_survive_a_reopen) {
  * their cluster; the refusals. */
 Test(store, subscriptions_create_list_delete) {
         char *a = tu_store_cluster(st, "alice", "a"), *b = tu_store_cluster(st, "bob", "b");
-        struct store_subscription s1 = { .cluster_id = strdup(a), .package = strdup("myapp"), .owner = strdup("alice"),
+        struct subscription_record s1 = { .cluster_id = strdup(a), .package = strdup("myapp"), .owner = strdup("alice"),
                                          .channel = strdup("stable"), .version_range = strdup(">=1.0.0"),
                                          .skip_dependencies = true };
-        struct store_subscription s2 = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("alice"),
+        struct subscription_record s2 = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("alice"),
                                          .catalog = strdup("redhat") };
-        struct store_subscription s3 = { .cluster_id = strdup(b), .package = strdup("etcd"), .owner = strdup("bob") };
+        struct subscription_record s3 = { .cluster_id = strdup(b), .package = strdup("etcd"), .owner = strdup("bob") };
         cr_assert_eq(store_subscription_create(st, &s1), 0);
         cr_assert_eq(store_subscription_create(st, &s2), 0);
         cr_assert_eq(store_subscription_create(st, &s3), 0);
         cr_assert_not_null(s1.id);
         cr_assert_not_null(s1.created_at);
-        struct store_subscription dup = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("x") };
+        struct subscription_record dup = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("x") };
         cr_expect_eq(store_subscription_create(st, &dup), -EEXIST);
-        store_subscription_free(&dup);
-        struct store_subscription_list l;
+        subscription_record_free(&dup);
+        struct subscription_record_list l;
         cr_assert_eq(store_subscription_list(st, a, &l), 0);
         cr_assert_eq(l.n, 2);
         cr_expect_str_eq(l.v[0].package, "myapp");
@@ -2004,37 +2004,37 @@ Test(store, subscriptions_create_list_delete) {
         cr_expect_null(l.v[0].catalog);
         cr_expect_str_eq(l.v[1].catalog, "redhat");
         cr_expect_not(l.v[1].skip_dependencies);
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         cr_assert_eq(store_subscription_list(st, NULL, &l), 0);
         cr_expect_eq(l.n, 3);
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         cr_expect_eq(store_subscription_delete(st, a, "etcd"), 0);
         cr_expect_eq(store_subscription_delete(st, a, "etcd"), -ENOENT);
         cr_assert_eq(store_cluster_delete(st, b), 0);
         cr_assert_eq(store_subscription_list(st, NULL, &l), 0);
         cr_expect_eq(l.n, 1, "the deleted cluster's subscription went with it");
-        store_subscription_list_free(&l);
-        store_subscription_free(&s1);
-        store_subscription_free(&s2);
-        store_subscription_free(&s3);
+        subscription_record_list_free(&l);
+        subscription_record_free(&s1);
+        subscription_record_free(&s2);
+        subscription_record_free(&s3);
         free(a);
         free(b);
 }
 
 Test(store, subscription_argument_checks) {
         char *a = tu_store_cluster(st, "alice", "a");
-        struct store_subscription none = { .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
+        struct subscription_record none = { .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
                                            .package = strdup("etcd"), .owner = strdup("x") };
         cr_expect_eq(store_subscription_create(st, &none), -ENOENT);
-        store_subscription_free(&none);
-        struct store_subscription nopkg = { .cluster_id = strdup(a), .owner = strdup("x") };
+        subscription_record_free(&none);
+        struct subscription_record nopkg = { .cluster_id = strdup(a), .owner = strdup("x") };
         cr_expect_eq(store_subscription_create(st, &nopkg), -EINVAL);
-        store_subscription_free(&nopkg);
-        struct store_subscription empty = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("x"),
+        subscription_record_free(&nopkg);
+        struct subscription_record empty = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("x"),
                                             .channel = strdup("") };
         cr_expect_eq(store_subscription_create(st, &empty), -EINVAL);
-        store_subscription_free(&empty);
-        struct store_subscription_list l;
+        subscription_record_free(&empty);
+        struct subscription_record_list l;
         cr_expect_eq(store_subscription_list(st, "not-an-id", &l), -EINVAL);
         cr_expect_eq(store_subscription_delete(st, a, ""), -EINVAL);
         free(a);
@@ -2046,16 +2046,16 @@ Test(store, subscription_argument_checks) {
  * cluster; host counts. */
 Test(store, addon_proxies_releases_and_found) {
         char *a = tu_store_cluster(st, "alice", "a"), *b = tu_store_cluster(st, "bob", "b");
-        struct store_addon_proxy p = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{\"v\":1}") };
+        struct addon_proxy_record p = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{\"v\":1}") };
         cr_assert_eq(store_addon_proxy_create(st, &p), 0);
         cr_assert_eq(p.generation, 1);
-        struct store_addon_proxy dup = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{}") };
+        struct addon_proxy_record dup = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{}") };
         cr_expect_eq(store_addon_proxy_create(st, &dup), -EEXIST);
-        store_addon_proxy_free(&dup);
-        struct store_addon_proxy got;
+        addon_proxy_record_free(&dup);
+        struct addon_proxy_record got;
         cr_assert_eq(store_addon_proxy_get(st, "mon", &got), 0);
         cr_expect_str_eq(got.id, p.id);
-        store_addon_proxy_free(&got);
+        addon_proxy_record_free(&got);
         cr_assert_eq(store_addon_proxy_get(st, p.id, &got), 0);
         cr_expect_str_eq(got.spec, "{\"v\":1}");
         cr_expect_not(got.paused);
@@ -2069,20 +2069,20 @@ Test(store, addon_proxies_releases_and_found) {
         got.conditions = strdup("[]");
         cr_assert_eq(store_addon_proxy_update(st, &got, 1), 0);
         cr_expect_eq(store_addon_proxy_update(st, &got, 1), -ESTALE);
-        store_addon_proxy_free(&got);
+        addon_proxy_record_free(&got);
         cr_assert_eq(store_addon_proxy_get(st, "mon", &got), 0);
         cr_expect_eq(got.generation, 2);
         cr_expect(got.paused);
         cr_expect_eq(got.failure_base, 3);
         cr_expect_str_eq(got.prev_spec, "{\"v\":1}");
         cr_expect_str_eq(got.conditions, "[]");
-        store_addon_proxy_free(&got);
+        addon_proxy_record_free(&got);
         cr_expect_eq(store_addon_proxy_get(st, "nope", &got), -ENOENT);
 
         /* Releases: put twice is one row; filters; pages. */
         const char *cl[] = { a, b };
         for (int i = 0; i < 2; i++) {
-                struct store_addon_release r = { .proxy_id = strdup(p.id), .cluster_id = strdup(cl[i]),
+                struct addon_release_record r = { .proxy_id = strdup(p.id), .cluster_id = strdup(cl[i]),
                                                  .content = strdup("{\"values\":\"a: 1\"}"), .status = strdup("Pending"),
                                                  .revision = 1, .generation = 1 };
                 cr_assert_eq(store_addon_release_put(st, &r), 0);
@@ -2094,9 +2094,9 @@ Test(store, addon_proxies_releases_and_found) {
                 r.conflict = i == 1;
                 r.message = strdup("waiting");
                 cr_assert_eq(store_addon_release_put(st, &r), 0);
-                store_addon_release_free(&r);
+                addon_release_record_free(&r);
         }
-        struct store_addon_release_list l;
+        struct addon_release_record_list l;
         cr_assert_eq(store_addon_release_list(st, p.id, NULL, NULL, &l), 0);
         cr_assert_eq(l.n, 2);
         cr_expect_str_eq(l.v[0].cluster_id, a);
@@ -2107,26 +2107,26 @@ Test(store, addon_proxies_releases_and_found) {
         cr_expect_str_eq(l.v[0].message, "waiting");
         cr_expect_not(l.v[0].conflict);
         cr_expect(l.v[1].conflict);
-        store_addon_release_list_free(&l);
-        struct store_page pg = { .limit = 1 };
+        addon_release_record_list_free(&l);
+        struct list_page pg = { .limit = 1 };
         cr_assert_eq(store_addon_release_list(st, NULL, NULL, &pg, &l), 0);
         cr_expect_eq(l.n, 1);
         cr_expect_gt(l.next_after, 0, "one more page");
         pg.after = l.next_after;
-        store_addon_release_list_free(&l);
+        addon_release_record_list_free(&l);
         cr_assert_eq(store_addon_release_list(st, NULL, NULL, &pg, &l), 0);
         cr_expect_eq(l.n, 1);
         cr_expect_str_eq(l.v[0].cluster_id, b);
         cr_expect_eq(l.next_after, 0);
-        store_addon_release_list_free(&l);
+        addon_release_record_list_free(&l);
         cr_expect_eq(store_addon_proxy_delete(st, p.id), -EBUSY, "releases remain");
-        struct store_addon_release bad = { .proxy_id = strdup(p.id),
+        struct addon_release_record bad = { .proxy_id = strdup(p.id),
                                            .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
                                            .content = strdup("{}"), .status = strdup("Pending"), .revision = 1 };
         cr_expect_eq(store_addon_release_put(st, &bad), -ENOENT, "no such cluster");
         bad.revision = 0;
         cr_expect_eq(store_addon_release_put(st, &bad), -EINVAL);
-        store_addon_release_free(&bad);
+        addon_release_record_free(&bad);
         cr_expect_eq(store_addon_release_list(st, "not-an-id", NULL, NULL, &l), -EINVAL);
 
         /* Found objects and host counts, by cluster. */
@@ -2160,10 +2160,10 @@ Test(store, addon_proxies_releases_and_found) {
         cr_assert_eq(store_cluster_delete(st, b), 0);
         cr_assert_eq(store_addon_release_list(st, NULL, NULL, NULL, &l), 0);
         cr_expect_eq(l.n, 0);
-        store_addon_release_list_free(&l);
+        addon_release_record_list_free(&l);
         cr_expect_eq(store_addon_proxy_delete(st, p.id), 0);
         cr_expect_eq(store_addon_proxy_delete(st, p.id), -ENOENT);
-        store_addon_proxy_free(&p);
+        addon_proxy_record_free(&p);
         free(ie);
         free(a);
         free(b);
@@ -2174,7 +2174,7 @@ Test(store, addon_proxies_releases_and_found) {
  * cluster. A subscription's cleanup setting. */
 Test(store, operands_and_cleanup) {
         char *a = tu_store_cluster(st, "alice", "a");
-        struct store_operand v[2] = {
+        struct operand_record v[2] = {
                 { .cluster_id = strdup(a), .package = strdup("etcd"), .group = strdup("etcd.database.coreos.com"),
                   .version = strdup("v1beta2"), .kind = strdup("EtcdCluster"), .namespace = strdup("db"),
                   .name = strdup("main"), .file = strdup("e.yaml"), .content = strdup("one"), .owner = strdup("alice") },
@@ -2189,18 +2189,18 @@ Test(store, operands_and_cleanup) {
         v[0].content = strdup("three");
         cr_assert_eq(store_operand_put(st, v, 1), 0);
         cr_expect_str_eq(v[0].id, first);
-        struct store_operand_list l;
+        struct operand_record_list l;
         cr_assert_eq(store_operand_list(st, a, &l), 0);
         cr_assert_eq(l.n, 2);
         cr_expect_str_eq(l.v[0].content, "three");
         cr_expect_str_eq(l.v[0].namespace, "db");
         cr_expect_null(l.v[1].namespace, "cluster-scoped");
         cr_expect_str_eq(l.v[1].package, "prometheus");
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         cr_expect_eq(store_operand_delete(st, a, first), 0);
         cr_expect_eq(store_operand_delete(st, a, first), -ENOENT);
         cr_expect_eq(store_operand_delete(st, a, "nope"), -EINVAL);
-        struct store_operand bad = { .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
+        struct operand_record bad = { .cluster_id = strdup("8a6e0804-2bd0-4672-b79d-d97027f9071a"),
                                      .package = strdup("p"), .group = strdup(""), .version = strdup("v1"),
                                      .kind = strdup("K"), .name = strdup("n"), .file = strdup("f"),
                                      .content = strdup("c"), .owner = strdup("o") };
@@ -2208,22 +2208,22 @@ Test(store, operands_and_cleanup) {
         free(bad.kind);
         bad.kind = NULL;
         cr_expect_eq(store_operand_put(st, &bad, 1), -EINVAL);
-        store_operand_free(&bad);
+        operand_record_free(&bad);
 
-        struct store_subscription sub = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("a"),
+        struct subscription_record sub = { .cluster_id = strdup(a), .package = strdup("etcd"), .owner = strdup("a"),
                                           .cleanup = true };
         cr_assert_eq(store_subscription_create(st, &sub), 0);
-        store_subscription_free(&sub);
-        struct store_subscription_list sl;
+        subscription_record_free(&sub);
+        struct subscription_record_list sl;
         cr_assert_eq(store_subscription_list(st, a, &sl), 0);
         cr_expect(sl.v[0].cleanup);
-        store_subscription_list_free(&sl);
+        subscription_record_list_free(&sl);
         cr_expect_eq(store_subscription_set_cleanup(st, a, "etcd", false), 0);
         cr_expect_eq(store_subscription_set_cleanup(st, a, "nope", false), -ENOENT);
         cr_assert_eq(store_subscription_list(st, a, &sl), 0);
         cr_expect_not(sl.v[0].cleanup);
         cr_expect_null(sl.v[0].uninstall);
-        store_subscription_list_free(&sl);
+        subscription_record_list_free(&sl);
 
         /* An uninstall: set only over what it was, with operands dropped in
          * the same transaction. */
@@ -2234,30 +2234,30 @@ Test(store, operands_and_cleanup) {
                      "not the expected one: nothing changes");
         cr_assert_eq(store_subscription_list_uninstalling(st, &sl), 0);
         cr_expect_eq(sl.n, 0);
-        store_subscription_list_free(&sl);
+        subscription_record_list_free(&sl);
         cr_assert_eq(store_subscription_set_uninstall(st, a, "etcd", NULL, "{\"a\":1}", drop, 2), 0);
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         cr_assert_eq(store_operand_list(st, a, &l), 0);
         cr_expect_eq(l.n, 0, "dropped with it");
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         cr_assert_eq(store_subscription_list_uninstalling(st, &sl), 0);
         cr_assert_eq(sl.n, 1);
         cr_expect_str_eq(sl.v[0].uninstall, "{\"a\":1}");
         cr_expect_str_eq(sl.v[0].package, "etcd");
-        store_subscription_list_free(&sl);
+        subscription_record_list_free(&sl);
         cr_expect_eq(store_subscription_set_uninstall(st, a, "etcd", NULL, "{}", NULL, 0), -ESTALE);
         cr_expect_eq(store_subscription_set_uninstall(st, a, "nope", NULL, "{}", NULL, 0), -ENOENT);
         cr_assert_eq(store_subscription_set_uninstall(st, a, "etcd", "{\"a\":1}", NULL, NULL, 0), 0);
         cr_assert_eq(store_subscription_list_uninstalling(st, &sl), 0);
         cr_expect_eq(sl.n, 0, "none any more");
-        store_subscription_list_free(&sl);
+        subscription_record_list_free(&sl);
 
         cr_assert_eq(store_cluster_delete(st, a), 0);
         cr_assert_eq(store_operand_list(st, a, &l), 0);
         cr_expect_eq(l.n, 0, "the operands went with their cluster");
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         for (int i = 0; i < 2; i++)
-                store_operand_free(&v[i]);
+                operand_record_free(&v[i]);
         free(first);
         free(a);
 }

@@ -276,7 +276,7 @@ Test(store_sqlite, version_14_database_is_migrated) {
         cr_assert_eq(h.pending_actions, HOST_ACTION_GATHER_LOGS | HOST_ACTION_RECLAIM_WIPE, "%u", h.pending_actions);
         host_free(&h);
 
-        struct store_host_logs l;
+        struct host_logs_record l;
         cr_assert_eq(store_host_logs_get(st, a, H(1), &l), -ENOENT);
         /* Four asked-for uploads with a NUL inside, three kept: the newest
          * comes back byte for byte; each ends its request, and one not
@@ -295,7 +295,7 @@ Test(store_sqlite, version_14_database_is_migrated) {
         cr_assert_eq(((char *) l.data)[3], '3');
         cr_assert_str_eq(l.created_at, "2026-11-27T09:00:03Z");
         cr_assert_eq(l.count, 3, "three kept, not %lld", (long long) l.count);
-        store_host_logs_free(&l);
+        host_logs_record_free(&l);
         cr_assert_eq(store_host_get_brief(st, a, H(1), &h), 0);
         cr_assert_eq(h.pending_actions, HOST_ACTION_RECLAIM_WIPE, "the upload ended the request");
         host_free(&h);
@@ -346,8 +346,8 @@ Test(store_sqlite, version_12_database_is_migrated) {
         /* The names came along: the hostname filter finds the host whose
          * inventory names it (any case), then the name an admin gives it. */
         struct host_list l;
-        struct store_host_filter hf = { .hostname_contains = "KEP" };
-        cr_assert_eq(store_host_list(st, &hf, &(struct store_page) { .limit = 10 }, &l), 0);
+        struct host_filter hf = { .hostname_contains = "KEP" };
+        cr_assert_eq(store_host_list(st, &hf, &(struct list_page) { .limit = 10 }, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_str_eq(l.v[0].id, H(2));
         host_list_free(&l);
@@ -358,11 +358,11 @@ Test(store_sqlite, version_12_database_is_migrated) {
         up.requested_hostname = strdup("Renamed-7");
         cr_assert_eq(store_host_update(st, &up, HOST_F_REQUESTED_HOSTNAME), 0);
         host_free(&up);
-        cr_assert_eq(store_host_list(st, &hf, &(struct store_page) { .limit = 10 }, &l), 0);
+        cr_assert_eq(store_host_list(st, &hf, &(struct list_page) { .limit = 10 }, &l), 0);
         cr_assert_eq(l.n, 0, "the requested name comes first");
         host_list_free(&l);
         hf.hostname_contains = "named-7";
-        cr_assert_eq(store_host_list(st, &hf, &(struct store_page) { .limit = 10 }, &l), 0);
+        cr_assert_eq(store_host_list(st, &hf, &(struct list_page) { .limit = 10 }, &l), 0);
         cr_assert_eq(l.n, 1);
         host_list_free(&l);
 
@@ -396,24 +396,24 @@ Test(store_sqlite, version_12_database_is_migrated) {
  * have cleanup off and can turn it on; operands can be applied. */
 Test(store_sqlite, version_10_database_is_migrated) {
         char *cl = tu_store_cluster(st, "admin", "old");
-        struct store_subscription sub = { .cluster_id = strdup(cl), .package = strdup("etcd"), .owner = strdup("a") };
+        struct subscription_record sub = { .cluster_id = strdup(cl), .package = strdup("etcd"), .owner = strdup("a") };
         cr_assert_eq(store_subscription_create(st, &sub), 0);
-        store_subscription_free(&sub);
+        subscription_record_free(&sub);
         reopen_after(downgrade_to_10);
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         cr_assert_eq(store_subscription_list(st, cl, &l), 0);
         cr_assert_eq(l.n, 1);
         cr_assert_not(l.v[0].cleanup);
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         cr_assert_eq(store_subscription_set_cleanup(st, cl, "etcd", true), 0);
         cr_assert_eq(store_subscription_list(st, cl, &l), 0);
         cr_assert(l.v[0].cleanup);
-        store_subscription_list_free(&l);
-        struct store_operand o = { .cluster_id = strdup(cl), .package = strdup("etcd"), .group = strdup("g"),
+        subscription_record_list_free(&l);
+        struct operand_record o = { .cluster_id = strdup(cl), .package = strdup("etcd"), .group = strdup("g"),
                                    .version = strdup("v1"), .kind = strdup("K"), .name = strdup("n"),
                                    .file = strdup("f.yaml"), .content = strdup("x"), .owner = strdup("a") };
         cr_assert_eq(store_operand_put(st, &o, 1), 0);
-        store_operand_free(&o);
+        operand_record_free(&o);
         free(cl);
 }
 
@@ -422,17 +422,17 @@ Test(store_sqlite, version_10_database_is_migrated) {
 Test(store_sqlite, version_9_database_is_migrated) {
         char *cl = tu_store_cluster(st, "admin", "old");
         reopen_after(downgrade_to_9);
-        struct store_addon_proxy p = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{}") };
+        struct addon_proxy_record p = { .name = strdup("mon"), .owner = strdup("admin"), .spec = strdup("{}") };
         cr_assert_eq(store_addon_proxy_create(st, &p), 0);
-        struct store_addon_release r = { .proxy_id = strdup(p.id), .cluster_id = strdup(cl), .content = strdup("{}"),
+        struct addon_release_record r = { .proxy_id = strdup(p.id), .cluster_id = strdup(cl), .content = strdup("{}"),
                                          .status = strdup("Pending"), .revision = 1 };
         cr_assert_eq(store_addon_release_put(st, &r), 0);
-        struct store_addon_release_list l;
+        struct addon_release_record_list l;
         cr_assert_eq(store_addon_release_list(st, NULL, cl, NULL, &l), 0);
         cr_assert_eq(l.n, 1);
-        store_addon_release_list_free(&l);
-        store_addon_release_free(&r);
-        store_addon_proxy_free(&p);
+        addon_release_record_list_free(&l);
+        addon_release_record_free(&r);
+        addon_proxy_record_free(&p);
         free(cl);
 }
 
@@ -441,16 +441,16 @@ Test(store_sqlite, version_9_database_is_migrated) {
 Test(store_sqlite, version_8_database_is_migrated) {
         char *cl = tu_store_cluster(st, "admin", "old");
         reopen_after(downgrade_to_8);
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         cr_assert_eq(store_subscription_list(st, cl, &l), 0);
         cr_assert_eq(l.n, 0);
-        store_subscription_list_free(&l);
-        struct store_subscription sub = { .cluster_id = strdup(cl), .package = strdup("etcd"), .owner = strdup("a") };
+        subscription_record_list_free(&l);
+        struct subscription_record sub = { .cluster_id = strdup(cl), .package = strdup("etcd"), .owner = strdup("a") };
         cr_assert_eq(store_subscription_create(st, &sub), 0);
-        store_subscription_free(&sub);
+        subscription_record_free(&sub);
         cr_assert_eq(store_subscription_list(st, cl, &l), 0);
         cr_assert_eq(l.n, 1);
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         free(cl);
 }
 
@@ -464,15 +464,15 @@ Test(store_sqlite, version_7_database_is_migrated) {
         struct host h;
         cr_assert_eq(store_host_get(st, ie, hid, &h), 0);
         host_free(&h);
-        struct store_catalog_list l;
+        struct catalog_record_list l;
         cr_assert_eq(store_catalog_list(st, &l), 0);
         cr_assert_eq(l.n, 0);
-        store_catalog_list_free(&l);
+        catalog_record_list_free(&l);
         char *id = tu_store_catalog(st, "community", 10, NULL);
-        struct store_catalog c;
+        struct catalog_record c;
         cr_assert_eq(store_catalog_get(st, id, &c), 0);
         cr_assert_str_eq(c.name, "community");
-        store_catalog_free(&c);
+        catalog_record_free(&c);
         free(id);
         free(ie);
 }
@@ -772,8 +772,8 @@ Test(store_sqlite, group_commit_answers_each_write_after_its_commit) {
                         host_free(&h);
                 }
         struct host_list l;
-        struct store_host_filter f = { .infra_env_id = capped };
-        cr_assert_eq(store_host_list(st, &f, &(struct store_page) { .limit = 10 }, &l), 0);
+        struct host_filter f = { .infra_env_id = capped };
+        cr_assert_eq(store_host_list(st, &f, &(struct list_page) { .limit = 10 }, &l), 0);
         cr_assert_eq(l.n, 1, "the full infra-env still holds its one host");
         host_list_free(&l);
 

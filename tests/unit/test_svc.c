@@ -61,7 +61,7 @@ Test(svc, events_reach_the_store_and_the_sink) {
         char *ie = mk_infra_env("admin");
         svc_event(&sv, EVENT_WARNING, EVENT_CAT_USER, ie, NULL, NULL, "rack %d is %s", 1, "cold");
         svc_event(&sv, EVENT_INFO, EVENT_CAT_SYSTEM, NULL, NULL, NULL, "plain");
-        struct store_event_filter f = { .infra_env_id = ie };
+        struct event_filter f = { .infra_env_id = ie };
         struct event_list l = { 0 };
         cr_assert_eq(store_event_list(st, &f, &l), 0);
         cr_assert_eq(l.n, 1, "the infra-env's event, not the other");
@@ -76,7 +76,7 @@ Test(svc, events_reach_the_store_and_the_sink) {
 
 Test(svc, tokens_are_signed_and_recorded) {
         char *token = NULL;
-        struct store_token rec;
+        struct token_record rec;
         cr_assert_eq(svc_token_issue(&sv, ROLE_CLUSTER_CREATOR, "alice", 3600, &token, &rec), 0);
         struct principal p;
         cr_assert_eq(auth_check(key, token, (int64_t) time(NULL), &p), 0, "signed with the services' key");
@@ -86,7 +86,7 @@ Test(svc, tokens_are_signed_and_recorded) {
         cr_assert_eq(store_token_check(st, rec.id), 0, "the store knows it");
         cr_assert_str_eq(rec.role, "cluster-creator");
         free(token);
-        store_token_free(&rec);
+        token_record_free(&rec);
 
         token = NULL;
         cr_assert_eq(svc_token_issue(&sv, ROLE_INFRA_ADMIN, "alice", 3600, &token, &rec), -EPERM,
@@ -152,7 +152,7 @@ Test(svc, an_install_that_cannot_start_says_why) {
 
 Test(svc, a_revoked_token_speaks_for_no_one) {
         char *token = NULL, err[256] = "";
-        struct store_token rec, after;
+        struct token_record rec, after;
         cr_assert_eq(svc_token_create(&sv, ROLE_INFRA_ADMIN, "carol", 3600, "admin", &token, &rec, err, sizeof err), 0);
         struct principal p;
         cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), 0, "%s", err);
@@ -165,15 +165,15 @@ Test(svc, a_revoked_token_speaks_for_no_one) {
         cr_assert_str_eq(err, "the token is not valid");
         cr_assert_eq(sunk[EVENT_INFO] + sunk[EVENT_WARNING], 2, "an event for each: issued, revoked");
         free(token);
-        store_token_free(&rec);
-        store_token_free(&after);
+        token_record_free(&rec);
+        token_record_free(&after);
 }
 
 Test(svc, new_hosts_are_limited_known_ones_never) {
         struct muster_config next = cfg;
-        next.infraenv_register_burst = 2;
-        next.infraenv_register_interval_ms = 3600 * 1000;
-        next.infraenv_max_hosts = 2;
+        next.infra_env_register_burst = 2;
+        next.infra_env_register_interval_ms = 3600 * 1000;
+        next.infra_env_max_hosts = 2;
         cr_assert_geq(svc_config_publish(&sv, &next), 1);
         char *id = mk_infra_env("admin");
         struct infra_env ie;
@@ -198,7 +198,7 @@ Test(svc, new_hosts_are_limited_known_ones_never) {
         host_free(&out);
 
         /* The cap: a fresh bucket, still two hosts at most. */
-        next.infraenv_register_burst = 10;
+        next.infra_env_register_burst = 10;
         cr_assert_geq(svc_config_publish(&sv, &next), 1);
         ratelimit_forget(sv.registrations, ie.id);
         err[0] = '\0';
@@ -239,7 +239,7 @@ Test(svc, an_inventory_is_stored_with_its_verdict_in_one_write) {
         cr_assert_gt(events, 0, "at least the change of status");
         cr_assert_eq(after.count - before.count, 1, "%llu writes for one inventory and its %d events",
                      (unsigned long long) (after.count - before.count), events);
-        struct store_event_filter ef = { .host_id = hid };
+        struct event_filter ef = { .host_id = hid };
         struct event_list el = { 0 };
         cr_assert_eq(store_event_list(st, &ef, &el), 0);
         cr_assert_eq(el.n, (size_t) events + 1, "the registration's and the inventory's events are stored");
@@ -283,7 +283,7 @@ Test(svc, the_clock_moves_timeouts_and_lifetimes) {
         cr_assert_eq(tu_store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c1", "test", NULL), 1);
         cr_assert_eq(tu_store_host_register(st, ie, "00000000-0000-4000-8000-0000000000c2", "test", NULL), 1);
         char *token = NULL, err[256] = "";
-        struct store_token rec;
+        struct token_record rec;
         cr_assert_eq(svc_token_issue(&sv, ROLE_INFRA_ADMIN, "dave", 60, &token, &rec), 0);
         struct principal p;
         cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), 0, "%s", err);
@@ -295,7 +295,7 @@ Test(svc, the_clock_moves_timeouts_and_lifetimes) {
         cr_assert_eq(svc_principal(&sv, token, &p, err, sizeof err), -EACCES, "a minute's token has expired");
         cr_assert_str_eq(err, "the token is not valid");
         free(token);
-        store_token_free(&rec);
+        token_record_free(&rec);
         free(ie);
 }
 
@@ -311,7 +311,7 @@ Test(svc, audit_events_outlive_the_others) {
         svc_event(&sv, EVENT_INFO, EVENT_CAT_AGENT, ie, NULL, host, "host %s did something", host);
         svc_audit(&sv, "infra-admin", "dave", "host_bind", "POST", "/api/v2/infra-envs/x/hosts/y/actions/bind", 200);
         svc_audit(&sv, "cluster-creator", "erin", "cluster_install", "POST", "/api/v2/clusters/c/actions/install", 409);
-        struct store_event_filter all = { .limit = 100 }, audit = { .category = "audit", .limit = 100 };
+        struct event_filter all = { .limit = 100 }, audit = { .category = "audit", .limit = 100 };
         struct event_list l;
         cr_assert_eq(store_event_list(st, &audit, &l), 0);
         cr_assert_eq(l.n, 2);

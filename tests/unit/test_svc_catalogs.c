@@ -57,7 +57,7 @@ static char *catalog_text(const char *pkg, int n) {
 static int add(const char *name, int64_t priority, const char *pkg, int n, char *err) {
         char *t = catalog_text(pkg, n);
         struct catalog_file f = { "catalog.json", t, strlen(t) };
-        struct store_catalog rec;
+        struct catalog_record rec;
         int r = svc_catalog_add(&sv, name, priority, &f, 1, "admin", &rec, err, 512);
         if (r == 0) {
                 cr_assert_str_eq(rec.name, name);
@@ -90,7 +90,7 @@ Test(svc_catalogs, add_refuses_in_words_and_stores_nothing_then) {
         char err[512];
         static const char bad[] = "{\"schema\":\"olm.package\",\"name\":\"p\",\n\"defaultChannel\": }";
         struct catalog_file f = { "dir/p.json", bad, sizeof bad - 1 };
-        struct store_catalog rec;
+        struct catalog_record rec;
         cr_assert_eq(svc_catalog_add(&sv, "c", 0, &f, 1, "admin", &rec, err, sizeof err), -EINVAL);
         cr_assert(strstr(err, "dir/p.json:2: JSON: "), "%s", err);
         cr_assert_eq(add("Bad_Name", 0, "p", 1, err), -EINVAL);
@@ -103,7 +103,7 @@ Test(svc_catalogs, add_refuses_in_words_and_stores_nothing_then) {
         struct catalog_file none = { "README.md", "hello", 5 };
         cr_assert_eq(svc_catalog_add(&sv, "c", 0, &none, 1, "admin", &rec, err, sizeof err), -EINVAL);
         cr_assert(strstr(err, "no olm.package"), "%s", err);
-        struct store_catalog_list l;
+        struct catalog_record_list l;
         cr_assert_eq(svc_catalog_list(&sv, &l), 0);
         cr_assert_eq(l.n, 0, "nothing stored");
         svc_catalog_list_free(&l);
@@ -111,7 +111,7 @@ Test(svc_catalogs, add_refuses_in_words_and_stores_nothing_then) {
         cr_assert_eq(add("c", 5, "q", 1, err), -EEXIST);
         cr_assert(strstr(err, "catalog c exists"), "%s", err);
         /* Events went to the store: one add. */
-        struct store_event_filter ef = { 0 };
+        struct event_filter ef = { 0 };
         struct event_list ev;
         cr_assert_eq(store_event_list(st, &ef, &ev), 0);
         cr_assert_eq(ev.n, 1);
@@ -202,7 +202,7 @@ Test(svc_catalogs, at_most_a_hundred_and_in_use_is_a_hook) {
         }
         cr_assert_eq(add("one-more", 0, "p", 1, err), -EDQUOT);
         cr_assert(strstr(err, "musterd holds 100 catalogs"), "%s", err);
-        struct store_catalog c = { .name = "x" };
+        struct catalog_record c = { .name = "x" };
         cr_assert_eq(svc_catalog_in_use(&sv, &c), 0, "nothing uses a catalog until subscriptions exist");
 }
 

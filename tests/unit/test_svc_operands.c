@@ -185,7 +185,7 @@ Test(svc_operands, cleanup_setting) {
 Test(svc_operands, uninstall_on_a_cluster_not_installed) {
         char err[1024];
         json_object *o = NULL;
-        struct store_operand_list l;
+        struct operand_record_list l;
         char *c2 = tu_store_cluster(st, "alice", "c2");
         struct op_subscribe in = { .package = "etcd", .cleanup = true };
         cr_assert_eq(svc_operators_subscribe(&sv, c2, &in, "alice", &o, err, sizeof err), 0, "%s", err);
@@ -199,7 +199,7 @@ Test(svc_operands, uninstall_on_a_cluster_not_installed) {
         json_object_put(o);
         cr_assert_eq(store_operand_list(st, c2, &l), 0);
         cr_expect_eq(l.n, 0, "the managed operand went with it");
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         cr_expect_eq(svc_operators_unsubscribe(&sv, c2, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
 
         /* Without cleanup: the operand stays. */
@@ -213,7 +213,7 @@ Test(svc_operands, uninstall_on_a_cluster_not_installed) {
         json_object_put(o);
         cr_assert_eq(store_operand_list(st, c2, &l), 0);
         cr_expect_eq(l.n, 1, "kept");
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
 
         /* c1 is subscribed to myapp, which needs etcd through dbop: etcd's
          * own subscription goes, its bundle and operands stay. */
@@ -226,7 +226,7 @@ Test(svc_operands, uninstall_on_a_cluster_not_installed) {
         json_object_put(o);
         cr_assert_eq(store_operand_list(st, cl, &l), 0);
         cr_expect_eq(l.n, 1, "a dependency still: its operand stays");
-        store_operand_list_free(&l);
+        operand_record_list_free(&l);
         free(c2);
 }
 
@@ -251,10 +251,10 @@ Test(svc_operands, deletions_of_the_uninstalls_under_way) {
         cr_assert_eq(cleanup_abort(&u.st), 1);
         char *aborted = uninstall_format(&u);
         uninstall_free(&u);
-        struct store_subscription subs[] = { { .package = "a", .uninstall = aborted }, { .package = "b" },
+        struct subscription_record subs[] = { { .package = "a", .uninstall = aborted }, { .package = "b" },
                                              { .package = "c", .uninstall = (char *) "[]" },
                                              { .package = "d", .uninstall = waiting } };
-        struct store_subscription_list l = { subs, 4 };
+        struct subscription_record_list l = { subs, 4 };
         json_object *d = NULL;
         cr_assert_eq(uninstall_deletions(&l, &d), 0);
         cr_assert_not_null(d);

@@ -129,10 +129,10 @@ Test(svc_operators, a_preview_changes_nothing) {
         cr_expect_str_eq(jstr(json_object_array_get_idx(steps, 0), "version"), "0.9.0");
         cr_expect_str_eq(jstr(json_object_array_get_idx(steps, 0), "catalog"), "community");
         json_object_put(o);
-        struct store_subscription_list l;
+        struct subscription_record_list l;
         cr_assert_eq(store_subscription_list(st, cl, &l), 0);
         cr_expect_eq(l.n, 0);
-        store_subscription_list_free(&l);
+        subscription_record_list_free(&l);
         /* Unsubscribing what is not there. */
         cr_expect_eq(svc_operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), -ENOENT);
         /* Upgrading a cluster that is not installed. */
@@ -146,11 +146,11 @@ Test(svc_operators, a_named_catalog_is_not_deleted) {
         struct op_subscribe in = { .package = "etcd", .catalog = "redhat" };
         cr_assert_eq(svc_operators_subscribe(&sv, cl, &in, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
-        struct store_catalog rec;
+        struct catalog_record rec;
         cr_assert_eq(store_catalog_get_by_name(st, "redhat", &rec), 0);
         cr_expect_eq(svc_catalog_delete(&sv, rec.id, "admin", err, sizeof err), -EBUSY);
         cr_assert_eq(svc_operators_unsubscribe(&sv, cl, "etcd", false, "alice", &o, err, sizeof err), 0, "%s", err);
         json_object_put(o);
         cr_expect_eq(svc_catalog_delete(&sv, rec.id, "admin", err, sizeof err), 0, "%s", err);
-        store_catalog_free(&rec);
+        catalog_record_free(&rec);
 }

@@ -16,7 +16,7 @@
 
 #include "domain/addon.h"
 #include "catalog.h"
-#include "foreign.h"
+#include "unowned.h"
 #include "json-cleanup.h"
 #include "manifest.h"
 #include "release.h"
@@ -442,7 +442,7 @@ Test(addon_aliases, a_few_small_aliases_render_as_before) {
 
 /* ---- the agent's out-of-band files ------------------------------------------------ */
 
-Test(foreign_aliases, a_file_that_aliases_too_much_is_an_entry_with_the_reason) {
+Test(unowned_aliases, a_file_that_aliases_too_much_is_an_entry_with_the_reason) {
         char *dir = tu_mkdtemp(), path[4096];
         cr_assert_not_null(dir);
         char *t = bomb(CM "data:\n", "  big", 900 * 1024, "  list", 1000, "");
@@ -458,10 +458,10 @@ Test(foreign_aliases, a_file_that_aliases_too_much_is_an_entry_with_the_reason) 
         cr_assert_not_null(f);
         cr_assert_eq(fwrite(ok, 1, strlen(ok), f), strlen(ok));
         fclose(f);
-        struct foreign_list l;
+        struct unowned_list l;
         char err[ERRLEN];
         int64_t t0 = tu_mono_ms();
-        cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_scan(dir, &l, err, sizeof err), 0, "%s", err);
         cr_assert_lt(tu_mono_ms() - t0, FAST_MS);
         cr_assert_eq(l.n, 2);
         cr_assert_str_eq(l.v[0].file, "bomb.yaml");
@@ -470,7 +470,7 @@ Test(foreign_aliases, a_file_that_aliases_too_much_is_an_entry_with_the_reason) 
                   l.v[0].error ? l.v[0].error : "(none)");
         cr_assert_str_eq(l.v[1].file, "ok.yaml");
         cr_assert_str_eq(l.v[1].release_namespace, "tgt", "a small alias is still followed");
-        foreign_list_free(&l);
+        unowned_list_free(&l);
         free(t);
         tu_rm_rf(dir);
         free(dir);

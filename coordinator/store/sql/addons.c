@@ -16,7 +16,7 @@
 #define AP_COLS "seq, id, name, owner, spec, prev_spec, conditions, created_at, updated_at, generation, " \
                 "rollback_generation, paused, failure_base, deleting"
 
-static int read_addon_proxy(struct dbstmt *st, struct store_addon_proxy *p) {
+static int read_addon_proxy(struct dbstmt *st, struct addon_proxy_record *p) {
         char **a[] = { &p->id, &p->name, &p->owner, &p->spec, &p->prev_spec, &p->conditions, &p->created_at,
                        &p->updated_at };
         p->seq = db_col_int64(st, 0);
@@ -25,16 +25,16 @@ static int read_addon_proxy(struct dbstmt *st, struct store_addon_proxy *p) {
         p->paused = db_col_int64(st, 11) != 0;
         p->failure_base = db_col_int64(st, 12);
         p->deleting = db_col_int64(st, 13) != 0;
-        return col_strs(st, 1, a, sizeof a / sizeof *a);
+        return sql_col_strs(st, 1, a, sizeof a / sizeof *a);
 }
 
-static void addon_proxy_row_init(void *row) { store_addon_proxy_init(row); }
+static void addon_proxy_row_init(void *row) { addon_proxy_record_init(row); }
 static int addon_proxy_row_read(struct dbstmt *st, void *row) { return read_addon_proxy(st, row); }
-static const struct row_type addon_proxy_rows = { sizeof(struct store_addon_proxy), addon_proxy_row_init,
+static const struct row_type addon_proxy_rows = { sizeof(struct addon_proxy_record), addon_proxy_row_init,
                                                   addon_proxy_row_read };
 
 /* p->id, created_at, updated_at, generation filled in. */
-static int sql_addon_proxy_create(struct store *s, const struct store_addon_proxy *p) {
+static int sql_addon_proxy_create(struct store *s, const struct addon_proxy_record *p) {
         struct dbconn *c;
         int r;
 
@@ -60,7 +60,7 @@ static int sql_addon_proxy_create(struct store *s, const struct store_addon_prox
         return write_end(s, c, r);
 }
 
-int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
+int store_addon_proxy_create(struct store *s, struct addon_proxy_record *p) {
         char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int r;
 
@@ -69,15 +69,15 @@ int store_addon_proxy_create(struct store *s, struct store_addon_proxy *p) {
                 return -EINVAL;
         if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
-        if ((r = set_owned(&p->id, id)) < 0 || (r = set_owned(&p->created_at, now)) < 0 ||
-            (r = set_owned(&p->updated_at, now)) < 0)
+        if ((r = sql_set_owned(&p->id, id)) < 0 || (r = sql_set_owned(&p->created_at, now)) < 0 ||
+            (r = sql_set_owned(&p->updated_at, now)) < 0)
                 return r;
         p->generation = 1;
         return CALL(s, addon_proxy_create, p);
 }
 
 /* By id (name NULL) or by name (id NULL). */
-static int sql_addon_proxy_get(struct store *s, const char *id, const char *name, struct store_addon_proxy *out) {
+static int sql_addon_proxy_get(struct store *s, const char *id, const char *name, struct addon_proxy_record *out) {
         struct dbconn *c = conn_get(s);
         int r;
         {
@@ -91,10 +91,10 @@ static int sql_addon_proxy_get(struct store *s, const char *id, const char *name
         return r;
 }
 
-int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_proxy *out) {
+int store_addon_proxy_get(struct store *s, const char *key, struct addon_proxy_record *out) {
         char nid[UUID_STR_LEN];
         int r;
-        store_addon_proxy_init(out);
+        addon_proxy_record_init(out);
         if (!key || !*key)
                 return -EINVAL;
         if (norm_id(key, nid) == 0)
@@ -104,32 +104,32 @@ int store_addon_proxy_get(struct store *s, const char *key, struct store_addon_p
         else
                 r = CALL(s, addon_proxy_get, NULL, key, out);
         if (r < 0)
-                store_addon_proxy_free(out);
+                addon_proxy_record_free(out);
         return r;
 }
 
-static int sql_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
+static int sql_addon_proxy_list(struct store *s, struct addon_proxy_record_list *out) {
         struct dbconn *c = conn_get(s);
         int r;
         {
                 _cleanup_reset_ struct dbstmt *st = NULL;
                 if ((r = stmt(c, "SELECT " AP_COLS " FROM addon_proxies ORDER BY seq", &st)) >= 0)
-                        r = read_rows(c, st, STORE_MAX_ADDON_PROXIES, &addon_proxy_rows, (void **) &out->v, &out->n,
+                        r = sql_read_rows(c, st, STORE_MAX_ADDON_PROXIES, &addon_proxy_rows, (void **) &out->v, &out->n,
                                       NULL);
         }
         conn_put(s, c);
         return r < 0 ? r : 0;
 }
 
-int store_addon_proxy_list(struct store *s, struct store_addon_proxy_list *out) {
-        *out = (struct store_addon_proxy_list) { 0 };
+int store_addon_proxy_list(struct store *s, struct addon_proxy_record_list *out) {
+        *out = (struct addon_proxy_record_list) { 0 };
         int r = CALL(s, addon_proxy_list, out);
         if (r < 0)
-                store_addon_proxy_list_free(out);
+                addon_proxy_record_list_free(out);
         return r < 0 ? r : 0;
 }
 
-static int sql_addon_proxy_update(struct store *s, const struct store_addon_proxy *p, int64_t expect_generation) {
+static int sql_addon_proxy_update(struct store *s, const struct addon_proxy_record *p, int64_t expect_generation) {
         struct dbconn *c;
         int r;
 
@@ -155,15 +155,15 @@ static int sql_addon_proxy_update(struct store *s, const struct store_addon_prox
         return write_end(s, c, r);
 }
 
-int store_addon_proxy_update(struct store *s, struct store_addon_proxy *p, int64_t expect_generation) {
+int store_addon_proxy_update(struct store *s, struct addon_proxy_record *p, int64_t expect_generation) {
         char nid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int r;
         if (!p || norm_id(p->id, nid) < 0 || !text_ok(p->spec, STORE_MAX_ADDON_SPEC) ||
             (p->prev_spec && too_long(p->prev_spec, STORE_MAX_ADDON_SPEC)) ||
             (p->conditions && too_long(p->conditions, STORE_MAX_ADDON_SPEC)) || p->generation < 1)
                 return -EINVAL;
-        if ((r = model_now_rfc3339(now)) < 0 || (r = set_owned(&p->updated_at, now)) < 0 ||
-            (r = set_owned(&p->id, nid)) < 0)
+        if ((r = model_now_rfc3339(now)) < 0 || (r = sql_set_owned(&p->updated_at, now)) < 0 ||
+            (r = sql_set_owned(&p->id, nid)) < 0)
                 return r;
         return CALL(s, addon_proxy_update, p, expect_generation);
 }
@@ -198,7 +198,7 @@ int store_addon_proxy_delete(struct store *s, const char *id) {
 #define AR_COLS "seq, proxy_id, cluster_id, content, prev_content, status, message, created_at, updated_at, " \
                 "revision, applied_revision, payload_revision, generation, conflict, started_at, applied_at"
 
-static int read_addon_release(struct dbstmt *st, struct store_addon_release *a) {
+static int read_addon_release(struct dbstmt *st, struct addon_release_record *a) {
         char **v[] = { &a->proxy_id, &a->cluster_id, &a->content, &a->prev_content, &a->status, &a->message,
                        &a->created_at, &a->updated_at };
         a->seq = db_col_int64(st, 0);
@@ -209,44 +209,44 @@ static int read_addon_release(struct dbstmt *st, struct store_addon_release *a) 
         a->conflict = db_col_int64(st, 13) != 0;
         a->started_at = db_col_int64(st, 14);
         a->applied_at = db_col_int64(st, 15);
-        return col_strs(st, 1, v, sizeof v / sizeof *v);
+        return sql_col_strs(st, 1, v, sizeof v / sizeof *v);
 }
 
-static void addon_release_row_init(void *row) { store_addon_release_init(row); }
+static void addon_release_row_init(void *row) { addon_release_record_init(row); }
 static int addon_release_row_read(struct dbstmt *st, void *row) { return read_addon_release(st, row); }
-static const struct row_type addon_release_rows = { sizeof(struct store_addon_release), addon_release_row_init,
+static const struct row_type addon_release_rows = { sizeof(struct addon_release_record), addon_release_row_init,
                                                     addon_release_row_read };
 
 static int sql_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
-                                     const struct store_page *pg, struct store_addon_release_list *out) {
+                                     const struct list_page *pg, struct addon_release_record_list *out) {
         struct query q = { .len = 0 };
-        q_add(&q, "SELECT " AR_COLS " FROM addon_releases");
-        q_int(&q, " WHERE seq > ?", pg ? pg->after : 0);
+        sql_q_add(&q, "SELECT " AR_COLS " FROM addon_releases");
+        sql_q_int(&q, " WHERE seq > ?", pg ? pg->after : 0);
         if (proxy_id)
-                q_text(&q, " AND proxy_id = ?", proxy_id);
+                sql_q_text(&q, " AND proxy_id = ?", proxy_id);
         if (cluster_id)
-                q_text(&q, " AND cluster_id = ?", cluster_id);
+                sql_q_text(&q, " AND cluster_id = ?", cluster_id);
         unsigned limit = pg ? (pg->limit ? pg->limit : STORE_DEFAULT_LIMIT) : STORE_MAX_ADDON_RELEASES;
-        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
-        q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
-        return read_page(s, &q, limit, &addon_release_rows, (void **) &out->v, &out->n, &out->next_after);
+        sql_q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) limit + 1);
+        sql_q_int(&q, " OFFSET ?", pg ? pg->offset : 0);
+        return sql_read_page(s, &q, limit, &addon_release_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
 int store_addon_release_list(struct store *s, const char *proxy_id, const char *cluster_id,
-                             const struct store_page *pg, struct store_addon_release_list *out) {
+                             const struct list_page *pg, struct addon_release_record_list *out) {
         char pid[UUID_STR_LEN], cid[UUID_STR_LEN];
-        *out = (struct store_addon_release_list) { 0 };
+        *out = (struct addon_release_record_list) { 0 };
         if ((proxy_id && norm_id(proxy_id, pid) < 0) || (cluster_id && norm_id(cluster_id, cid) < 0) ||
             (pg && pg->limit > STORE_MAX_LIMIT))
                 return -EINVAL;
         int r = CALL(s, addon_release_list, proxy_id ? pid : NULL, cluster_id ? cid : NULL, pg, out);
         if (r < 0)
-                store_addon_release_list_free(out);
+                addon_release_record_list_free(out);
         return r < 0 ? r : 0;
 }
 
 /* r->created_at/updated_at: now (created_at kept for an existing row). */
-static int sql_addon_release_put(struct store *s, const struct store_addon_release *a) {
+static int sql_addon_release_put(struct store *s, const struct addon_release_record *a) {
         struct dbconn *c;
         int r;
 
@@ -278,7 +278,7 @@ static int sql_addon_release_put(struct store *s, const struct store_addon_relea
         return write_end(s, c, r);
 }
 
-int store_addon_release_put(struct store *s, struct store_addon_release *r) {
+int store_addon_release_put(struct store *s, struct addon_release_record *r) {
         char pid[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int e;
         if (!r || norm_id(r->proxy_id, pid) < 0 || norm_id(r->cluster_id, cid) < 0 ||
@@ -286,9 +286,9 @@ int store_addon_release_put(struct store *s, struct store_addon_release *r) {
             (r->prev_content && too_long(r->prev_content, STORE_MAX_ADDON_CONTENT)) || !text_ok(r->status, 32) ||
             (r->message && too_long(r->message, MODEL_MAX_STRING)) || r->revision < 1)
                 return -EINVAL;
-        if ((e = model_now_rfc3339(now)) < 0 || (e = set_owned(&r->updated_at, now)) < 0 ||
-            (!r->created_at && (e = set_owned(&r->created_at, now)) < 0) || (e = set_owned(&r->proxy_id, pid)) < 0 ||
-            (e = set_owned(&r->cluster_id, cid)) < 0)
+        if ((e = model_now_rfc3339(now)) < 0 || (e = sql_set_owned(&r->updated_at, now)) < 0 ||
+            (!r->created_at && (e = sql_set_owned(&r->created_at, now)) < 0) || (e = sql_set_owned(&r->proxy_id, pid)) < 0 ||
+            (e = sql_set_owned(&r->cluster_id, cid)) < 0)
                 return e;
         return CALL(s, addon_release_put, r);
 }
@@ -366,7 +366,7 @@ static int sql_host_found_list(struct store *s, const char *cluster_id, struct s
                         }
                         *f = (struct store_host_found) { 0 };
                         char **a[] = { &f->infra_env_id, &f->host_id, &f->cluster_id, &f->found };
-                        r = col_strs(st, 0, a, 4);
+                        r = sql_col_strs(st, 0, a, 4);
                 }
         }
         conn_put(s, c);

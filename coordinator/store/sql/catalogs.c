@@ -16,14 +16,14 @@
 #define CAT_COLS "seq, id, name, priority, owner, digest, length(files), n_files, n_packages, n_channels, " \
         "n_bundles, n_manifests, n_ignored, created_at"
 
-static int read_catalog(struct dbstmt *st, struct store_catalog *c) {
+static int read_catalog(struct dbstmt *st, struct catalog_record *c) {
         char **a[] = { &c->id, &c->name };
         char **b[] = { &c->owner, &c->digest };
         char **d[] = { &c->created_at };
         int64_t *n[] = { &c->n_files, &c->n_packages, &c->n_channels, &c->n_bundles, &c->n_manifests, &c->n_ignored };
         int r;
 
-        if ((r = col_strs(st, 1, a, 2)) < 0 || (r = col_strs(st, 4, b, 2)) < 0 || (r = col_strs(st, 13, d, 1)) < 0)
+        if ((r = sql_col_strs(st, 1, a, 2)) < 0 || (r = sql_col_strs(st, 4, b, 2)) < 0 || (r = sql_col_strs(st, 13, d, 1)) < 0)
                 return r;
         c->priority = db_col_int64(st, 3);
         c->files_len = (size_t) db_col_int64(st, 6);
@@ -32,12 +32,12 @@ static int read_catalog(struct dbstmt *st, struct store_catalog *c) {
         return 0;
 }
 
-static void catalog_row_init(void *row) { store_catalog_init(row); }
+static void catalog_row_init(void *row) { catalog_record_init(row); }
 static int catalog_row_read(struct dbstmt *st, void *row) { return read_catalog(st, row); }
-static const struct row_type catalog_rows = { sizeof(struct store_catalog), catalog_row_init, catalog_row_read };
+static const struct row_type catalog_rows = { sizeof(struct catalog_record), catalog_row_init, catalog_row_read };
 
 /* c->id and c->created_at are filled in. */
-static int sql_catalog_create(struct store *s, const struct store_catalog *c) {
+static int sql_catalog_create(struct store *s, const struct catalog_record *c) {
         const int64_t n[] = { c->priority, c->n_files, c->n_packages, c->n_channels, c->n_bundles, c->n_manifests,
                               c->n_ignored };
         struct dbconn *c2;
@@ -66,7 +66,7 @@ static bool catalog_name_ok(const char *name) {
         return name && *name && !too_long(name, STORE_MAX_CATALOG_NAME);
 }
 
-int store_catalog_create(struct store *s, struct store_catalog *c) {
+int store_catalog_create(struct store *s, struct catalog_record *c) {
         char id[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int r;
 
@@ -79,13 +79,13 @@ int store_catalog_create(struct store *s, struct store_catalog *c) {
                 return -E2BIG;
         if ((r = c->id ? norm_id(c->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
-        if ((r = set_owned(&c->id, id)) < 0 || (r = set_owned(&c->created_at, now)) < 0)
+        if ((r = sql_set_owned(&c->id, id)) < 0 || (r = sql_set_owned(&c->created_at, now)) < 0)
                 return r;
         return CALL(s, catalog_create, c);
 }
 
 /* By id (name NULL) or by name (id NULL). */
-static int sql_catalog_get(struct store *s, const char *id, const char *name, struct store_catalog *out) {
+static int sql_catalog_get(struct store *s, const char *id, const char *name, struct catalog_record *out) {
         struct dbconn *c = conn_get(s);
         int r;
         {
@@ -111,45 +111,45 @@ static int sql_catalog_get(struct store *s, const char *id, const char *name, st
         return r;
 }
 
-int store_catalog_get(struct store *s, const char *id, struct store_catalog *out) {
+int store_catalog_get(struct store *s, const char *id, struct catalog_record *out) {
         char nid[UUID_STR_LEN];
-        store_catalog_init(out);
+        catalog_record_init(out);
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
         int r = CALL(s, catalog_get, nid, NULL, out);
         if (r < 0)
-                store_catalog_free(out);
+                catalog_record_free(out);
         return r;
 }
 
-int store_catalog_get_by_name(struct store *s, const char *name, struct store_catalog *out) {
-        store_catalog_init(out);
+int store_catalog_get_by_name(struct store *s, const char *name, struct catalog_record *out) {
+        catalog_record_init(out);
         if (!catalog_name_ok(name))
                 return -EINVAL;
         int r = CALL(s, catalog_get, NULL, name, out);
         if (r < 0)
-                store_catalog_free(out);
+                catalog_record_free(out);
         return r;
 }
 
-static int sql_catalog_list(struct store *s, struct store_catalog_list *out) {
+static int sql_catalog_list(struct store *s, struct catalog_record_list *out) {
         int r;
         struct dbconn *c = conn_get(s);
         {
                 _cleanup_reset_ struct dbstmt *st = NULL;
                 r = stmt(c, "SELECT " CAT_COLS " FROM catalogs ORDER BY priority, name", &st);
                 if (r >= 0)
-                        r = read_rows(c, st, STORE_MAX_LIMIT, &catalog_rows, (void **) &out->v, &out->n, NULL);
+                        r = sql_read_rows(c, st, STORE_MAX_LIMIT, &catalog_rows, (void **) &out->v, &out->n, NULL);
         }
         conn_put(s, c);
         return r < 0 ? r : 0;
 }
 
-int store_catalog_list(struct store *s, struct store_catalog_list *out) {
-        *out = (struct store_catalog_list) { 0 };
+int store_catalog_list(struct store *s, struct catalog_record_list *out) {
+        *out = (struct catalog_record_list) { 0 };
         int r = CALL(s, catalog_list, out);
         if (r < 0)
-                store_catalog_list_free(out);
+                catalog_record_list_free(out);
         return r < 0 ? r : 0;
 }
 

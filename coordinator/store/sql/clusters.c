@@ -39,10 +39,10 @@ static int read_cluster(struct dbstmt *st, struct cluster *cl) {
         char **e[] = { &cl->created_at, &cl->updated_at };
         int r;
 
-        if ((r = col_strs(st, 1, a, 8)) < 0 || (r = col_strs(st, 10, b, 1)) < 0 ||
-            (r = col_strs(st, 12, d, 2)) < 0 ||
-            (r = col_validations(st, 14, &cl->validations, &cl->n_validations)) < 0 ||
-            (r = col_strs(st, 15, e, 2)) < 0)
+        if ((r = sql_col_strs(st, 1, a, 8)) < 0 || (r = sql_col_strs(st, 10, b, 1)) < 0 ||
+            (r = sql_col_strs(st, 12, d, 2)) < 0 ||
+            (r = sql_col_validations(st, 14, &cl->validations, &cl->n_validations)) < 0 ||
+            (r = sql_col_strs(st, 15, e, 2)) < 0)
                 return r;
         cl->high_availability_mode = ha_mode_from_string((const char *) db_col_text(st, 9));
         const unsigned char *lt = db_col_text(st, 11);
@@ -72,7 +72,7 @@ static int read_cluster(struct dbstmt *st, struct cluster *cl) {
         }
         cl->payload_revision = db_col_int64(st, 20);
         char **fs[] = { &cl->feature_set, &cl->cpu_architecture };
-        if ((r = col_strs(st, 21, fs, 2)) < 0)
+        if ((r = sql_col_strs(st, 21, fs, 2)) < 0)
                 return r;
         return cl->high_availability_mode < 0 ? -EIO : 0;
 }
@@ -95,9 +95,9 @@ static void cluster_texts_free(struct cluster_texts *t) {
 static int cluster_texts_make(const struct cluster *cl, struct cluster_texts *t) {
         int r;
         *t = (struct cluster_texts) { 0 };
-        if ((r = json_text(cluster_cap_spec_to_json(&cl->cap_spec), &t->spec)) < 0 ||
-            (cl->has_cap_status && (r = json_text(cluster_cap_status_to_json(&cl->cap_status), &t->status)) < 0) ||
-            (r = json_text(model_condition_list_to_json(cl->conditions, cl->n_conditions), &t->conditions)) < 0) {
+        if ((r = sql_json_text(cluster_cap_spec_to_json(&cl->cap_spec), &t->spec)) < 0 ||
+            (cl->has_cap_status && (r = sql_json_text(cluster_cap_status_to_json(&cl->cap_status), &t->status)) < 0) ||
+            (r = sql_json_text(model_condition_list_to_json(cl->conditions, cl->n_conditions), &t->conditions)) < 0) {
                 cluster_texts_free(t);
                 return r;
         }
@@ -118,7 +118,7 @@ static int sql_cluster_create(struct store *s, const struct cluster *cl) {
         struct dbconn *c;
         int r;
 
-        if ((r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0 ||
+        if ((r = sql_json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0 ||
             (r = validations_text(cl->validations, cl->n_validations, &vals)) < 0 ||
             (r = cluster_texts_make(cl, &tx)) < 0)
                 return r;
@@ -177,9 +177,9 @@ int store_cluster_create(struct store *s, struct cluster *cl) {
                 return -EINVAL;
         if ((r = cl->id ? norm_id(cl->id, id) : model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
-        if ((r = set_owned(&cl->id, id)) < 0 || (r = set_owned(&cl->created_at, now)) < 0 ||
-            (r = set_owned(&cl->updated_at, now)) < 0 ||
-            (!cl->status && (r = set_owned(&cl->status, "pending-for-input")) < 0))
+        if ((r = sql_set_owned(&cl->id, id)) < 0 || (r = sql_set_owned(&cl->created_at, now)) < 0 ||
+            (r = sql_set_owned(&cl->updated_at, now)) < 0 ||
+            (!cl->status && (r = sql_set_owned(&cl->status, "pending-for-input")) < 0))
                 return r;
         /* The caller's struct keeps NULL for these, as it always has. */
         struct cluster n = *cl;
@@ -208,17 +208,17 @@ int store_cluster_get(struct store *s, const char *id, struct cluster *out) {
         return r;
 }
 
-static int sql_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+static int sql_cluster_list(struct store *s, const char *owner, const struct list_page *pg,
                                struct cluster_list *out) {
-        return owner_page(s, "SELECT " CL_COLS " FROM clusters", owner, pg, &cluster_rows, (void **) &out->v,
+        return sql_owner_page(s, "SELECT " CL_COLS " FROM clusters", owner, pg, &cluster_rows, (void **) &out->v,
                           &out->n, &out->next_after);
 }
 
-int store_cluster_list(struct store *s, const char *owner, const struct store_page *pg,
+int store_cluster_list(struct store *s, const char *owner, const struct list_page *pg,
                        struct cluster_list *out) {
-        struct store_page p;
+        struct list_page p;
         *out = (struct cluster_list) { 0 };
-        int r = page_check(pg, &p);
+        int r = sql_page_check(pg, &p);
         if (r >= 0)
                 r = CALL(s, cluster_list, owner, &p, out);
         if (r < 0)
@@ -235,39 +235,39 @@ static int sql_cluster_update(struct store *s, const struct cluster *cl, uint32_
         int r;
 
         if ((r = model_now_rfc3339(now)) < 0 ||
-            ((fields & CL_F_LABELS) && (r = json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0) ||
+            ((fields & CL_F_LABELS) && (r = sql_json_text(labels_to_json(cl->labels, cl->n_labels), &labels)) < 0) ||
             (r = cluster_texts_make(cl, &tx)) < 0)
                 return r;
-        q_text(&q, "UPDATE clusters SET updated_at = ?", now);
+        sql_q_text(&q, "UPDATE clusters SET updated_at = ?", now);
         if (fields & CL_F_NAME)
-                q_text(&q, ", name = ?", cl->name);
+                sql_q_text(&q, ", name = ?", cl->name);
         if (fields & CL_F_RELEASE_VERSION)
-                q_text(&q, ", release_version = ?", cl->release_version);
+                sql_q_text(&q, ", release_version = ?", cl->release_version);
         if (fields & CL_F_BASE_DNS_DOMAIN)
-                q_text(&q, ", base_dns_domain = ?", cl->base_dns_domain);
+                sql_q_text(&q, ", base_dns_domain = ?", cl->base_dns_domain);
         if (fields & CL_F_MACHINE_NETWORK_CIDR)
-                q_text(&q, ", machine_network_cidr = ?", cl->machine_network_cidr);
+                sql_q_text(&q, ", machine_network_cidr = ?", cl->machine_network_cidr);
         if (fields & CL_F_API_VIP)
-                q_text(&q, ", api_vip = ?", cl->api_vip);
+                sql_q_text(&q, ", api_vip = ?", cl->api_vip);
         if (fields & CL_F_INGRESS_VIP)
-                q_text(&q, ", ingress_vip = ?", cl->ingress_vip);
+                sql_q_text(&q, ", ingress_vip = ?", cl->ingress_vip);
         if (fields & CL_F_HA_MODE)
-                q_text(&q, ", high_availability_mode = ?", ha_mode_to_string(cl->high_availability_mode));
+                sql_q_text(&q, ", high_availability_mode = ?", ha_mode_to_string(cl->high_availability_mode));
         if (fields & CL_F_PULL_SECRET)
-                q_text(&q, ", pull_secret = ?", cl->pull_secret);
+                sql_q_text(&q, ", pull_secret = ?", cl->pull_secret);
         if (fields & CL_F_LABELS)
-                q_text(&q, ", labels = ?", labels);
+                sql_q_text(&q, ", labels = ?", labels);
         if (fields & CL_F_CAPABILITIES)
-                q_text(&q, ", capabilities_spec_json = ?", tx.spec);
+                sql_q_text(&q, ", capabilities_spec_json = ?", tx.spec);
         if (fields & CL_F_CAP_STATUS)
-                q_text(&q, ", capabilities_status_json = ?", tx.status);
+                sql_q_text(&q, ", capabilities_status_json = ?", tx.status);
         if (fields & CL_F_CONDITIONS)
-                q_text(&q, ", conditions_json = ?", tx.conditions);
+                sql_q_text(&q, ", conditions_json = ?", tx.conditions);
         if (fields & CL_F_FEATURE_SET)
-                q_text(&q, ", feature_set = ?", cl->feature_set);
-        q_text(&q, " WHERE id = ?", id);
+                sql_q_text(&q, ", feature_set = ?", cl->feature_set);
+        sql_q_text(&q, " WHERE id = ?", id);
 
-        return write_query(s, &q);
+        return sql_write_query(s, &q);
 }
 
 int store_cluster_update(struct store *s, const struct cluster *cl, uint32_t fields) {
@@ -321,7 +321,7 @@ int store_cluster_set_status_from(struct store *s, const char *id, const char *e
 
 /* Insert revision p->revision and move the cluster's payload_revision to it,
  * only from p->revision - 1 (-ESTALE otherwise; -ENOENT: no cluster). */
-int payload_insert(struct dbconn *c, const char *cid, const struct store_payload *p, const char *created_at) {
+int sql_payload_insert(struct dbconn *c, const char *cid, const struct payload_record *p, const char *created_at) {
         int r;
         {
                 _cleanup_reset_ struct dbstmt *st = NULL;
@@ -351,7 +351,7 @@ int payload_insert(struct dbconn *c, const char *cid, const struct store_payload
 static int sql_cluster_start_install(struct store *s, const char *nid, const char *status_info,
                                         enum host_status host_to, const char *host_info,
                                         const struct store_host_role *roles, size_t n_roles,
-                                        const struct store_payload *payload) {
+                                        const struct payload_record *payload) {
         char now[MODEL_TIME_LEN];
         struct dbconn *c;
         int r;
@@ -376,7 +376,7 @@ static int sql_cluster_start_install(struct store *s, const char *nid, const cha
                         r = step_done(c, st);
         }
         if (r >= 0 && payload)
-                r = payload_insert(c, nid, payload, now);
+                r = sql_payload_insert(c, nid, payload, now);
         if (r >= 0) {
                 _cleanup_reset_ struct dbstmt *st = NULL;
                 /* The disk speed is measured again for each installation. */
@@ -390,7 +390,7 @@ static int sql_cluster_start_install(struct store *s, const char *nid, const cha
         return write_end(s, c, r);
 }
 
-bool payload_ok(const struct store_payload *p) {
+bool sql_payload_ok(const struct payload_record *p) {
         return p->revision >= 1 && p->digest && p->signature && p->canonical && p->release_version &&
                p->canonical_len <= INT32_MAX && p->manifest_count >= 0 && !too_long(p->digest, 128) &&
                !too_long(p->signature, 256) && !too_long(p->release_version, MODEL_MAX_STRING);
@@ -399,13 +399,13 @@ bool payload_ok(const struct store_payload *p) {
 int store_cluster_start_install(struct store *s, const char *id, const char *status_info,
                                 enum host_status host_to, const char *host_info,
                                 const struct store_host_role *roles, size_t n_roles,
-                                const struct store_payload *payload) {
+                                const struct payload_record *payload) {
         char nid[UUID_STR_LEN];
         _cleanup_free_ struct store_host_role *copy = NULL;
         _cleanup_free_ struct key_pair *keys = NULL;
 
         if (norm_id(id, nid) < 0 || !host_status_to_string(host_to) || too_long(status_info, MODEL_MAX_MESSAGE) ||
-            too_long(host_info, MODEL_MAX_MESSAGE) || (n_roles && !roles) || (payload && !payload_ok(payload)))
+            too_long(host_info, MODEL_MAX_MESSAGE) || (n_roles && !roles) || (payload && !sql_payload_ok(payload)))
                 return -EINVAL;
         if (n_roles && (!(copy = calloc(n_roles, sizeof *copy)) || !(keys = calloc(n_roles, sizeof *keys))))
                 return -ENOMEM;
@@ -535,11 +535,11 @@ static int sql_cluster_count_hosts(struct store *s, const char *nid, uint32_t st
         char statuses[1024];
         int r;
 
-        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
+        if ((r = sql_status_set(status_mask, statuses, sizeof statuses)) < 0)
                 return r;
         struct dbconn *c = conn_get(s);
         if ((r = db_exec(c, "BEGIN")) >= 0) {
-                if ((r = cluster_exists(c, nid)) >= 0)
+                if ((r = sql_cluster_exists(c, nid)) >= 0)
                         r = r ? count_bound(c, nid, statuses, count) : -ENOENT;
                 int k = db_exec(c, "COMMIT");
                 if (r >= 0)
@@ -559,7 +559,7 @@ int store_cluster_count_hosts(struct store *s, const char *id, uint32_t status_m
         return CALL(s, cluster_count_hosts, nid, status_mask, count);
 }
 
-int cluster_exists(struct dbconn *c, const char *id) {
+int sql_cluster_exists(struct dbconn *c, const char *id) {
         _cleanup_reset_ struct dbstmt *st = NULL;
         int r = stmt(c, "SELECT 1 FROM clusters WHERE id = ?1", &st);
         if (r < 0 || (r = BIND(st, id)) < 0)
@@ -570,7 +570,7 @@ int cluster_exists(struct dbconn *c, const char *id) {
 /* Why a conditional UPDATE of cluster `id` changed no row: -ESTALE if the
  * cluster is there (its status did not match), -ENOENT if it is not. */
 static int cluster_not_updated(struct dbconn *c, const char *id) {
-        int r = cluster_exists(c, id);
+        int r = sql_cluster_exists(c, id);
         return r < 0 ? r : r ? -ESTALE : -ENOENT;
 }
 

@@ -15,7 +15,7 @@
 #include "cleanup.h"
 #include "json-cleanup.h"
 
-int bind_texts(struct dbstmt *st, int n, const char *const *v) {
+int sql_bind_texts(struct dbstmt *st, int n, const char *const *v) {
         for (int i = 0; i < n; i++) {
                 int r = bind_text(st, i + 1, v[i]);
                 if (r < 0)
@@ -24,7 +24,7 @@ int bind_texts(struct dbstmt *st, int n, const char *const *v) {
         return 0;
 }
 
-int col_str(struct dbstmt *st, int i, char **out) {
+int sql_col_str(struct dbstmt *st, int i, char **out) {
         free(*out);
         *out = NULL;
         if (db_col_null(st, i))
@@ -35,16 +35,16 @@ int col_str(struct dbstmt *st, int i, char **out) {
         return 0;
 }
 
-int col_strs(struct dbstmt *st, int first, char **const *out, size_t n) {
+int sql_col_strs(struct dbstmt *st, int first, char **const *out, size_t n) {
         for (size_t i = 0; i < n; i++) {
-                int r = col_str(st, first + (int) i, out[i]);
+                int r = sql_col_str(st, first + (int) i, out[i]);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int col_validations(struct dbstmt *st, int i, struct validation **v, size_t *n) {
+int sql_col_validations(struct dbstmt *st, int i, struct validation **v, size_t *n) {
         const unsigned char *t = db_col_text(st, i);
         _cleanup_json_ json_object *a = t ? json_tokener_parse((const char *) t) : NULL;
         if (!t)
@@ -54,7 +54,7 @@ int col_validations(struct dbstmt *st, int i, struct validation **v, size_t *n) 
         return validation_list_from_json(a, v, n, NULL, 0) < 0 ? -EIO : 0;
 }
 
-int json_text(json_object *o, char **out) {
+int sql_json_text(json_object *o, char **out) {
         *out = NULL;
         if (!o)
                 return -ENOMEM;
@@ -67,7 +67,7 @@ int json_text(json_object *o, char **out) {
         return 0;
 }
 
-int strv_text(const struct strv *sv, char **out) {
+int sql_strv_text(const struct strv *sv, char **out) {
         if (!sv->n) {
                 *out = NULL;
                 return 0;
@@ -75,10 +75,10 @@ int strv_text(const struct strv *sv, char **out) {
         json_object *a = json_object_new_array_ext((int) sv->n);
         for (size_t i = 0; a && i < sv->n; i++)
                 json_object_array_add(a, json_object_new_string(sv->v[i]));
-        return json_text(a, out);
+        return sql_json_text(a, out);
 }
 
-int status_set(uint32_t mask, char *buf, size_t n) {
+int sql_status_set(uint32_t mask, char *buf, size_t n) {
         size_t len = 0;
         buf[0] = '\0';
         if (mask >> _HOST_STATUS_MAX)
@@ -97,7 +97,7 @@ int status_set(uint32_t mask, char *buf, size_t n) {
         return 0;
 }
 
-void q_add(struct query *q, const char *frag) {
+void sql_q_add(struct query *q, const char *frag) {
         size_t l = strlen(frag);
         if (q->len + l >= sizeof q->sql) {
                 q->overflow = true;
@@ -107,8 +107,8 @@ void q_add(struct query *q, const char *frag) {
         q->len += l;
 }
 
-void q_text(struct query *q, const char *frag, const char *v) {
-        q_add(q, frag);
+void sql_q_text(struct query *q, const char *frag, const char *v) {
+        sql_q_add(q, frag);
         if (q->nb >= (int) (sizeof q->b / sizeof *q->b)) {
                 q->overflow = true;
                 return;
@@ -117,8 +117,8 @@ void q_text(struct query *q, const char *frag, const char *v) {
         q->b[q->nb++].s = v;
 }
 
-void q_int(struct query *q, const char *frag, int64_t v) {
-        q_add(q, frag);
+void sql_q_int(struct query *q, const char *frag, int64_t v) {
+        sql_q_add(q, frag);
         if (q->nb >= (int) (sizeof q->b / sizeof *q->b)) {
                 q->overflow = true;
                 return;
@@ -127,7 +127,7 @@ void q_int(struct query *q, const char *frag, int64_t v) {
         q->b[q->nb++].i = v;
 }
 
-int q_prepare(struct dbconn *c, struct query *q, struct dbstmt **out) {
+int sql_q_prepare(struct dbconn *c, struct query *q, struct dbstmt **out) {
         struct dbstmt *st;
         if (q->overflow)
                 return -ENOBUFS;
@@ -145,20 +145,20 @@ int q_prepare(struct dbconn *c, struct query *q, struct dbstmt **out) {
         return 0;
 }
 
-int write_query(struct store *s, struct query *q) {
+int sql_write_query(struct store *s, struct query *q) {
         struct dbconn *c;
         int r = write_begin(s, &c);
         if (r < 0)
                 return r;
         {
                 _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = q_prepare(c, q, &st)) >= 0)
+                if ((r = sql_q_prepare(c, q, &st)) >= 0)
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
 }
 
-int read_rows(struct dbconn *c, struct dbstmt *st, size_t max, const struct row_type *t, void **v, size_t *n,
+int sql_read_rows(struct dbconn *c, struct dbstmt *st, size_t max, const struct row_type *t, void **v, size_t *n,
               int64_t *last) {
         int r;
         while ((r = step_row(c, st)) > 0) {
@@ -176,14 +176,14 @@ int read_rows(struct dbconn *c, struct dbstmt *st, size_t max, const struct row_
         return r;
 }
 
-int read_page(struct store *s, struct query *q, unsigned limit, const struct row_type *t, void **v,
+int sql_read_page(struct store *s, struct query *q, unsigned limit, const struct row_type *t, void **v,
               size_t *n, int64_t *next_after) {
         struct dbconn *c = conn_get(s);
         _cleanup_reset_ struct dbstmt *st = NULL;
         int64_t last = 0;
-        int r = q_prepare(c, q, &st);
+        int r = sql_q_prepare(c, q, &st);
         if (r >= 0)
-                r = read_rows(c, st, limit, t, v, n, &last);
+                r = sql_read_rows(c, st, limit, t, v, n, &last);
         stmt_resetp(&st);
         conn_put(s, c);
         if (r < 0)
@@ -192,19 +192,19 @@ int read_page(struct store *s, struct query *q, unsigned limit, const struct row
         return 0;
 }
 
-int owner_page(struct store *s, const char *select, const char *owner, const struct store_page *pg,
+int sql_owner_page(struct store *s, const char *select, const char *owner, const struct list_page *pg,
                const struct row_type *t, void **v, size_t *n, int64_t *next_after) {
         struct query q = { .len = 0 };
-        q_add(&q, select);
-        q_int(&q, " WHERE seq > ?", pg->after);
+        sql_q_add(&q, select);
+        sql_q_int(&q, " WHERE seq > ?", pg->after);
         if (owner)
-                q_text(&q, " AND owner = ?", owner);
-        q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) pg->limit + 1);
-        q_int(&q, " OFFSET ?", pg->offset);
-        return read_page(s, &q, pg->limit, t, v, n, next_after);
+                sql_q_text(&q, " AND owner = ?", owner);
+        sql_q_int(&q, " ORDER BY seq LIMIT ?", (int64_t) pg->limit + 1);
+        sql_q_int(&q, " OFFSET ?", pg->offset);
+        return sql_read_page(s, &q, pg->limit, t, v, n, next_after);
 }
 
-int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p) {
+int sql_norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p) {
         *p = NULL;
         if (!in)
                 return 0;
@@ -214,8 +214,8 @@ int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p) {
         return 0;
 }
 
-int page_check(const struct store_page *pg, struct store_page *out) {
-        *out = pg ? *pg : (struct store_page) { 0 };
+int sql_page_check(const struct list_page *pg, struct list_page *out) {
+        *out = pg ? *pg : (struct list_page) { 0 };
         if (out->limit > STORE_MAX_LIMIT)
                 return -EINVAL;
         if (!out->limit)
@@ -223,7 +223,7 @@ int page_check(const struct store_page *pg, struct store_page *out) {
         return 0;
 }
 
-int set_owned(char **dst, const char *v) {
+int sql_set_owned(char **dst, const char *v) {
         char *n = strdup(v);
         if (!n)
                 return -ENOMEM;
@@ -232,7 +232,7 @@ int set_owned(char **dst, const char *v) {
         return 0;
 }
 
-void retry_pause(unsigned n) {
+void sql_retry_pause(unsigned n) {
         static _Thread_local unsigned seed;
         if (!seed)
                 seed = (unsigned) time(NULL) ^ (unsigned) (uintptr_t) &seed;

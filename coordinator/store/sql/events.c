@@ -16,7 +16,7 @@
 #define EV_COLS "id, time, severity, category, infra_env_id, cluster_id, host_id, message"
 
 /* e as a row of events, in the open write; its id filled in. */
-int event_insert_conn(struct dbconn *c, struct event *e) {
+int sql_event_insert_conn(struct dbconn *c, struct event *e) {
         _cleanup_reset_ struct dbstmt *st = NULL;
         int r;
         if ((r = stmt(c, "INSERT INTO events (time, severity, category, infra_env_id, cluster_id, "
@@ -35,32 +35,32 @@ static int sql_event_append(struct store *s, struct event *e, bool wait) {
 
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        r = event_insert_conn(c, e);
+        r = sql_event_insert_conn(c, e);
         return wait ? write_end(s, c, r) : write_end_unwaited(s, c, r);
 }
 
 /* Checks e and normalises its ids and time (now when it has none). */
-int event_prepare(struct event *e) {
+int sql_event_prepare(struct event *e) {
         char now[MODEL_TIME_LEN], ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
         const char *iep, *cidp, *hidp;
         int r;
 
         if (!event_severity_to_string(e->severity) || !event_category_to_string(e->category) ||
             !e->message || too_long(e->message, MODEL_MAX_MESSAGE) ||
-            norm_opt_id(e->infra_env_id, ie, &iep) < 0 || norm_opt_id(e->cluster_id, cid, &cidp) < 0 ||
-            norm_opt_id(e->host_id, hid, &hidp) < 0)
+            sql_norm_opt_id(e->infra_env_id, ie, &iep) < 0 || sql_norm_opt_id(e->cluster_id, cid, &cidp) < 0 ||
+            sql_norm_opt_id(e->host_id, hid, &hidp) < 0)
                 return -EINVAL;
         if ((r = e->time ? model_time_normalize(e->time, now) : model_now_rfc3339(now)) < 0)
                 return e->time ? -EINVAL : r;
-        if ((r = set_owned(&e->time, now)) < 0 || (iep && (r = set_owned(&e->infra_env_id, iep)) < 0) ||
-            (cidp && (r = set_owned(&e->cluster_id, cidp)) < 0) ||
-            (hidp && (r = set_owned(&e->host_id, hidp)) < 0))
+        if ((r = sql_set_owned(&e->time, now)) < 0 || (iep && (r = sql_set_owned(&e->infra_env_id, iep)) < 0) ||
+            (cidp && (r = sql_set_owned(&e->cluster_id, cidp)) < 0) ||
+            (hidp && (r = sql_set_owned(&e->host_id, hidp)) < 0))
                 return r;
         return 0;
 }
 
 static int event_append(struct store *s, struct event *e, bool wait) {
-        int r = event_prepare(e);
+        int r = sql_event_prepare(e);
         return r < 0 ? r : CALL(s, event_append, e, wait);
 }
 
@@ -78,7 +78,7 @@ static int read_event(struct dbstmt *st, struct event *e) {
         int r;
 
         e->id = db_col_int64(st, 0);
-        if ((r = col_strs(st, 1, a, 1)) < 0 || (r = col_strs(st, 4, b, 4)) < 0)
+        if ((r = sql_col_strs(st, 1, a, 1)) < 0 || (r = sql_col_strs(st, 4, b, 4)) < 0)
                 return r;
         e->severity = event_severity_from_string((const char *) db_col_text(st, 2));
         e->category = event_category_from_string((const char *) db_col_text(st, 3));
@@ -89,7 +89,7 @@ static void event_row_init(void *row) { event_init(row); }
 static int event_row_read(struct dbstmt *st, void *row) { return read_event(st, row); }
 static const struct row_type event_rows = { sizeof(struct event), event_row_init, event_row_read };
 
-static int sql_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
+static int sql_event_list(struct store *s, const struct event_filter *f, struct event_list *out) {
         char sev[64] = ",";
         struct query q = { .len = 0 };
         int r;
@@ -99,40 +99,40 @@ static int sql_event_list(struct store *s, const struct store_event_filter *f, s
                 snprintf(sev + l, sizeof sev - l, "%s,", event_severity_to_string((enum event_severity) i));
         }
 
-        q_int(&q, "SELECT " EV_COLS " FROM events WHERE id > ?", f->since_id);
+        sql_q_int(&q, "SELECT " EV_COLS " FROM events WHERE id > ?", f->since_id);
         if (f->infra_env_id)
-                q_text(&q, " AND infra_env_id = ?", f->infra_env_id);
+                sql_q_text(&q, " AND infra_env_id = ?", f->infra_env_id);
         if (f->cluster_id)
-                q_text(&q, " AND cluster_id = ?", f->cluster_id);
+                sql_q_text(&q, " AND cluster_id = ?", f->cluster_id);
         if (f->host_id)
-                q_text(&q, " AND host_id = ?", f->host_id);
-        q_text(&q, f->category ? " AND category = ?" : " AND category != ?", f->category ? f->category : "audit");
+                sql_q_text(&q, " AND host_id = ?", f->host_id);
+        sql_q_text(&q, f->category ? " AND category = ?" : " AND category != ?", f->category ? f->category : "audit");
         if (f->min_severity > EVENT_INFO)
-                q_text(&q, " AND instr(?, ',' || severity || ',') > 0", sev);
-        q_int(&q, " ORDER BY id LIMIT ?", f->limit);
+                sql_q_text(&q, " AND instr(?, ',' || severity || ',') > 0", sev);
+        sql_q_int(&q, " ORDER BY id LIMIT ?", f->limit);
 
         struct dbconn *c = conn_get(s);
         _cleanup_reset_ struct dbstmt *st = NULL;
-        r = q_prepare(c, &q, &st);
+        r = sql_q_prepare(c, &q, &st);
         if (r >= 0)
-                r = read_rows(c, st, SIZE_MAX, &event_rows, (void **) &out->v, &out->n, &out->next_after);
+                r = sql_read_rows(c, st, SIZE_MAX, &event_rows, (void **) &out->v, &out->n, &out->next_after);
         stmt_resetp(&st);
         conn_put(s, c);
         return r < 0 ? r : 0;
 }
 
-int store_event_list(struct store *s, const struct store_event_filter *f, struct event_list *out) {
-        static const struct store_event_filter none = { 0 };
+int store_event_list(struct store *s, const struct event_filter *f, struct event_list *out) {
+        static const struct event_filter none = { 0 };
         char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN];
-        struct store_event_filter n;
+        struct event_filter n;
 
         *out = (struct event_list) { 0 };
         if (!f)
                 f = &none;
         n = *f;
         if (f->limit > STORE_MAX_LIMIT || f->min_severity < 0 || f->min_severity >= _EVENT_SEVERITY_MAX ||
-            f->since_id < 0 || norm_opt_id(f->infra_env_id, ie, &n.infra_env_id) < 0 ||
-            norm_opt_id(f->cluster_id, cid, &n.cluster_id) < 0 || norm_opt_id(f->host_id, hid, &n.host_id) < 0)
+            f->since_id < 0 || sql_norm_opt_id(f->infra_env_id, ie, &n.infra_env_id) < 0 ||
+            sql_norm_opt_id(f->cluster_id, cid, &n.cluster_id) < 0 || sql_norm_opt_id(f->host_id, hid, &n.host_id) < 0)
                 return -EINVAL;
         if (!n.limit)
                 n.limit = STORE_DEFAULT_LIMIT;

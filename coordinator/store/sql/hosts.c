@@ -1,6 +1,7 @@
-/* Hosts: registration, reads and lists, every status, progress, check-in,
- * token, step-result, stop, action and log operation of one host or a batch
- * of them; their argument checks (store.h) and their SQL. */
+/* Hosts: registration, reads and lists, statuses, progress, binding,
+ * tokens, step results, stop and action flags, counts (liveness and logs
+ * are host_liveness.c and host_logs.c); their argument checks (store.h)
+ * and their SQL. */
 #include "store/sql/sqlstore.h"
 
 #include <errno.h>
@@ -26,22 +27,22 @@ static int read_host_(struct dbstmt *st, struct host *h, bool brief) {
         char **f[] = { &h->created_at, &h->updated_at, &h->step_results_json };
         int r;
 
-        if ((r = col_strs(st, 1, a, 4)) < 0 || (r = col_strs(st, 6, b, 4)) < 0)
+        if ((r = sql_col_strs(st, 1, a, 4)) < 0 || (r = sql_col_strs(st, 6, b, 4)) < 0)
                 return r;
         h->role = host_role_from_string((const char *) db_col_text(st, 5));
         h->facts.cpu_count = col_i64(st, 10);
         h->facts.memory_bytes = col_i64(st, 11);
         h->facts.max_disk_bytes = col_i64(st, 12);
         h->status = host_status_from_string((const char *) db_col_text(st, 13));
-        if ((r = col_str(st, 14, &h->status_info)) < 0 ||
-            (!brief && (r = col_validations(st, 15, &h->validations, &h->n_validations)) < 0) ||
-            (r = col_strs(st, 16, d, 1)) < 0)
+        if ((r = sql_col_str(st, 14, &h->status_info)) < 0 ||
+            (!brief && (r = sql_col_validations(st, 15, &h->validations, &h->n_validations)) < 0) ||
+            (r = sql_col_strs(st, 16, d, 1)) < 0)
                 return r;
         h->progress.percent = col_i64(st, 17);
-        if ((r = col_strs(st, 18, e, 4)) < 0)
+        if ((r = sql_col_strs(st, 18, e, 4)) < 0)
                 return r;
         h->reregister_pending = db_col_int64(st, 22) != 0;
-        if ((r = col_strs(st, 23, f, 3)) < 0)
+        if ((r = sql_col_strs(st, 23, f, 3)) < 0)
                 return r;
         h->applied_revision = db_col_int64(st, 26);
         h->has_inventory = db_col_int64(st, 27) != 0;
@@ -121,7 +122,7 @@ static int sql_host_register(struct store *s, const char *ie, const char *id, co
                 return r;
         int isnew = r = host_register_conn(c, ie, id, agent_version, now, max_hosts);
         if (r == 1 && on_new)
-                r = event_insert_conn(c, on_new);
+                r = sql_event_insert_conn(c, on_new);
         if (r >= 0 && out)
                 r = host_get_conn(c, ie, id, out);
         r = write_end(s, c, r);
@@ -137,7 +138,7 @@ int store_host_register_event(struct store *s, const char *infra_env_id, const c
                 host_init(out);
         if (host_key(infra_env_id, host_id, ie, id) < 0 || too_long(agent_version, MODEL_MAX_STRING))
                 return -EINVAL;
-        if (on_new && (r = event_prepare(on_new)) < 0)
+        if (on_new && (r = sql_event_prepare(on_new)) < 0)
                 return r;
         r = CALL(s, host_register, ie, id, agent_version, max_hosts, on_new, out);
         if (r < 0 && out)
@@ -171,63 +172,63 @@ int store_host_get_brief(struct store *s, const char *infra_env_id, const char *
         return host_get(s, infra_env_id, host_id, true, out);
 }
 
-static int sql_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+static int sql_host_list(struct store *s, const struct host_filter *f, const struct list_page *pg,
                             struct host_list *out) {
         char statuses[1024];
         struct query q = { .len = 0 };
         int r;
 
-        if ((r = status_set(f->status_mask, statuses, sizeof statuses)) < 0)
+        if ((r = sql_status_set(f->status_mask, statuses, sizeof statuses)) < 0)
                 return r;
-        q_int(&q, f->no_inventory ? "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.seq > ?"
+        sql_q_int(&q, f->no_inventory ? "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.seq > ?"
                                   : "SELECT " HOST_COLS " FROM hosts h WHERE h.seq > ?",
               pg->after);
         if (f->infra_env_id)
-                q_text(&q, " AND h.infra_env_id = ?", f->infra_env_id);
+                sql_q_text(&q, " AND h.infra_env_id = ?", f->infra_env_id);
         if (f->cluster_id)
-                q_text(&q, " AND h.cluster_id = ?", f->cluster_id);
+                sql_q_text(&q, " AND h.cluster_id = ?", f->cluster_id);
         if (f->host_id)
-                q_text(&q, " AND h.id = ?", f->host_id);
+                sql_q_text(&q, " AND h.id = ?", f->host_id);
         if (f->unbound_only)
-                q_add(&q, " AND h.cluster_id IS NULL");
+                sql_q_add(&q, " AND h.cluster_id IS NULL");
         if (f->status_mask)
-                q_text(&q, " AND instr(?, ',' || h.status || ',') > 0", statuses);
+                sql_q_text(&q, " AND instr(?, ',' || h.status || ',') > 0", statuses);
         if (f->min_cpu_cores > 0)
-                q_int(&q, " AND h.inv_cpu_count >= ?", f->min_cpu_cores);
+                sql_q_int(&q, " AND h.inv_cpu_count >= ?", f->min_cpu_cores);
         if (f->min_memory_bytes > 0)
-                q_int(&q, " AND h.inv_memory_bytes >= ?", f->min_memory_bytes);
+                sql_q_int(&q, " AND h.inv_memory_bytes >= ?", f->min_memory_bytes);
         if (f->min_disk_bytes > 0)
-                q_int(&q, " AND h.inv_max_disk_bytes >= ?", f->min_disk_bytes);
+                sql_q_int(&q, " AND h.inv_max_disk_bytes >= ?", f->min_disk_bytes);
         if (f->hostname_contains)
-                q_text(&q, " AND h.seq IN (SELECT n.seq FROM host_names n WHERE instr(n.name, lower(?)) > 0)",
+                sql_q_text(&q, " AND h.seq IN (SELECT n.seq FROM host_names n WHERE instr(n.name, lower(?)) > 0)",
                        f->hostname_contains);
         if (f->owner)
-                q_text(&q, " AND h.owner = ?", f->owner);
+                sql_q_text(&q, " AND h.owner = ?", f->owner);
         if (f->cluster_owner)
-                q_text(&q, " AND (h.cluster_id IS NULL OR h.cluster_id IN "
+                sql_q_text(&q, " AND (h.cluster_id IS NULL OR h.cluster_id IN "
                            "(SELECT id FROM clusters WHERE owner = ?))", f->cluster_owner);
         if (f->checked_in_before)
-                q_text(&q, " AND h.checked_in_at < ?", f->checked_in_before);
-        q_int(&q, " ORDER BY h.seq LIMIT ?", (int64_t) pg->limit + 1);
-        q_int(&q, " OFFSET ?", pg->offset);
-        return read_page(s, &q, pg->limit, &host_rows, (void **) &out->v, &out->n, &out->next_after);
+                sql_q_text(&q, " AND h.checked_in_at < ?", f->checked_in_before);
+        sql_q_int(&q, " ORDER BY h.seq LIMIT ?", (int64_t) pg->limit + 1);
+        sql_q_int(&q, " OFFSET ?", pg->offset);
+        return sql_read_page(s, &q, pg->limit, &host_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
-int store_host_list(struct store *s, const struct store_host_filter *f, const struct store_page *pg,
+int store_host_list(struct store *s, const struct host_filter *f, const struct list_page *pg,
                     struct host_list *out) {
-        static const struct store_host_filter none = { 0 };
+        static const struct host_filter none = { 0 };
         char ie[UUID_STR_LEN], cid[UUID_STR_LEN], hid[UUID_STR_LEN], before[MODEL_TIME_LEN];
-        struct store_host_filter n;
-        struct store_page p;
+        struct host_filter n;
+        struct list_page p;
         int r;
 
         *out = (struct host_list) { 0 };
         if (!f)
                 f = &none;
         n = *f;
-        if ((r = page_check(pg, &p)) < 0 || (r = norm_opt_id(f->infra_env_id, ie, &n.infra_env_id)) < 0 ||
-            (r = norm_opt_id(f->cluster_id, cid, &n.cluster_id)) < 0 ||
-            (r = norm_opt_id(f->host_id, hid, &n.host_id)) < 0)
+        if ((r = sql_page_check(pg, &p)) < 0 || (r = sql_norm_opt_id(f->infra_env_id, ie, &n.infra_env_id)) < 0 ||
+            (r = sql_norm_opt_id(f->cluster_id, cid, &n.cluster_id)) < 0 ||
+            (r = sql_norm_opt_id(f->host_id, hid, &n.host_id)) < 0)
                 return r;
         if (!mask_ok(f->status_mask))
                 return -EINVAL;
@@ -252,17 +253,17 @@ static int sql_host_update(struct store *s, const struct host *h, uint32_t field
 
         if ((r = model_now_rfc3339(now)) < 0)
                 return r;
-        q_text(&q, "UPDATE hosts SET updated_at = ?", now);
+        sql_q_text(&q, "UPDATE hosts SET updated_at = ?", now);
         if (fields & HOST_F_ROLE)
-                q_text(&q, ", role = ?", host_role_to_string(h->role));
+                sql_q_text(&q, ", role = ?", host_role_to_string(h->role));
         if (fields & HOST_F_REQUESTED_HOSTNAME)
-                q_text(&q, ", requested_hostname = ?", h->requested_hostname);
+                sql_q_text(&q, ", requested_hostname = ?", h->requested_hostname);
         if (fields & HOST_F_INSTALLATION_DISK_ID)
-                q_text(&q, ", installation_disk_id = ?", h->installation_disk_id);
-        q_text(&q, " WHERE infra_env_id = ?", ie);
-        q_text(&q, " AND id = ?", id);
+                sql_q_text(&q, ", installation_disk_id = ?", h->installation_disk_id);
+        sql_q_text(&q, " WHERE infra_env_id = ?", ie);
+        sql_q_text(&q, " AND id = ?", id);
 
-        return write_query(s, &q);
+        return sql_write_query(s, &q);
 }
 
 int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
@@ -281,7 +282,7 @@ int store_host_update(struct store *s, const struct host *h, uint32_t fields) {
 }
 
 /* The host's current status, checked against expect_mask (0 = any). */
-static int host_expect(struct dbconn *c, const char *ie, const char *id, uint32_t expect_mask) {
+int sql_host_expect(struct dbconn *c, const char *ie, const char *id, uint32_t expect_mask) {
         _cleanup_reset_ struct dbstmt *st = NULL;
         int r = stmt(c, "SELECT status FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &st);
         if (r < 0 || (r = BIND(st, ie, id)) < 0 || (r = step_row(c, st)) < 0)
@@ -320,7 +321,7 @@ static int sql_host_set_inventory(struct store *s, const char *ie, const char *i
         /* The status goes with the facts while it is the one expected. */
         bool status = false;
         if (hs) {
-                r = host_expect(c, ie, id, hs->expect_mask);
+                r = sql_host_expect(c, ie, id, hs->expect_mask);
                 status = r >= 0;
                 r = r == -ESTALE ? 0 : r;
         }
@@ -350,7 +351,7 @@ static int sql_host_set_inventory(struct store *s, const char *ie, const char *i
                         r = step_changed(c, st);
         }
         for (size_t i = 0; r >= 0 && status && i < hs->n_events; i++)
-                r = event_insert_conn(c, &hs->events[i]);
+                r = sql_event_insert_conn(c, &hs->events[i]);
         if (r >= 0 && hs)
                 r = status ? 1 : 0; /* 0: the inventory alone */
         return write_end(s, c, r);
@@ -372,7 +373,7 @@ int store_host_set_inventory_status(struct store *s, const char *infra_env_id, c
         if (host_key(infra_env_id, host_id, ie, id) < 0 || !inventory_json || (st && !status_valid(st)))
                 return -EINVAL;
         for (size_t i = 0; st && i < st->n_events; i++)
-                if ((r = event_prepare(&st->events[i])) < 0)
+                if ((r = sql_event_prepare(&st->events[i])) < 0)
                         return r;
         if (too_long(inventory_json, MODEL_MAX_INVENTORY))
                 return -E2BIG;
@@ -405,7 +406,7 @@ static int sql_host_set_status(struct store *s, const char *ie, const char *id, 
                 return r;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        if ((r = host_expect(c, ie, id, expect_mask)) >= 0)
+        if ((r = sql_host_expect(c, ie, id, expect_mask)) >= 0)
                 r = host_status_conn(c, ie, id, status, status_info, vt, now);
         return write_end(s, c, r);
 }
@@ -430,7 +431,7 @@ static int sql_host_set_install_state(struct store *s, const char *ie, const cha
 
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
-        if ((r = host_expect(c, ie, id, expect_mask)) >= 0) {
+        if ((r = sql_host_expect(c, ie, id, expect_mask)) >= 0) {
                 _cleanup_reset_ struct dbstmt *st = NULL;
                 if ((r = stmt(c, "UPDATE hosts SET status = ?3, status_info = ?4, updated_at = ?5, "
                                  "progress_stage = CASE WHEN ?9 = 1 THEN ?6 ELSE progress_stage END, "
@@ -458,34 +459,6 @@ int store_host_set_install_state(struct store *s, const char *infra_env_id, cons
         return CALL(s, host_set_install_state, ie, id, status, status_info, p, applied_revision, expect_mask);
 }
 
-/* t: never NULL (store_host_checkin puts in now). */
-static int sql_host_checkin(struct store *s, const char *ie, const char *id, const char *t) {
-        struct dbconn *c;
-        int r;
-
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                /* Not updated_at: a check-in is not a change of the resource. */
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET checked_in_at = ?3 WHERE infra_env_id = ?1 AND id = ?2",
-                              &st)) >= 0 &&
-                    (r = BIND(st, ie, id, t)) >= 0)
-                        r = step_changed(c, st);
-        }
-        return write_end(s, c, r);
-}
-
-int store_host_checkin(struct store *s, const char *infra_env_id, const char *host_id, const char *at) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN], t[MODEL_TIME_LEN];
-        int r;
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        if ((r = at ? model_time_normalize(at, t) : model_now_rfc3339(t)) < 0)
-                return at ? -EINVAL : r;
-        return CALL(s, host_checkin, ie, id, t);
-}
-
 /* 1 if the host's current cluster or the cluster `target` (may be NULL) is
  * installing (protocol.h cluster_status_is_installing), else 0. */
 static int cluster_installing(struct dbconn *c, const char *ie, const char *id, const char *target) {
@@ -500,26 +473,6 @@ static int cluster_installing(struct dbconn *c, const char *ie, const char *id, 
         return r;
 }
 
-/* n > 0; the check-ins as the caller gave them (not checked). */
-static int sql_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
-        struct dbconn *c;
-        int r;
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET checked_in_at = ?3 WHERE infra_env_id = ?1 AND id = ?2 "
-                                 "AND (checked_in_at IS NULL OR checked_in_at < ?3)", &st)) >= 0 &&
-                    (r = BIND(st, v[i].infra_env_id, v[i].host_id, v[i].at)) >= 0)
-                        r = step_done(c, st);
-        }
-        return write_end(s, c, r);
-}
-
-int store_host_checkin_many(struct store *s, const struct store_checkin *v, size_t n) {
-        return n == 0 ? 0 : CALL(s, host_checkin_many, v, n);
-}
-
 static int sql_host_bind(struct store *s, const char *ie, const char *id, const char *cp,
                             enum host_status status, const char *status_info, uint32_t expect_mask) {
         char now[MODEL_TIME_LEN];
@@ -528,8 +481,8 @@ static int sql_host_bind(struct store *s, const char *ie, const char *id, const 
 
         if ((r = model_now_rfc3339(now)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
-        r = host_expect(c, ie, id, expect_mask);
-        if (r >= 0 && cp && (r = cluster_exists(c, cp)) >= 0)
+        r = sql_host_expect(c, ie, id, expect_mask);
+        if (r >= 0 && cp && (r = sql_cluster_exists(c, cp)) >= 0)
                 r = r ? 0 : -ENOENT;
         if (r >= 0 && (r = cluster_installing(c, ie, id, cp)) > 0)
                 r = -EBUSY;
@@ -554,7 +507,7 @@ int store_host_bind(struct store *s, const char *infra_env_id, const char *host_
                     uint32_t expect_mask) {
         char ie[UUID_STR_LEN], id[UUID_STR_LEN], cid[UUID_STR_LEN];
         const char *cp;
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || norm_opt_id(cluster_id, cid, &cp) < 0 ||
+        if (host_key(infra_env_id, host_id, ie, id) < 0 || sql_norm_opt_id(cluster_id, cid, &cp) < 0 ||
             !host_status_to_string(status) || too_long(status_info, MODEL_MAX_MESSAGE))
                 return -EINVAL;
         return CALL(s, host_bind, ie, id, cp, status, status_info, expect_mask);
@@ -619,7 +572,7 @@ static int host_clear_flag(struct store *s, const char *ie, const char *id, cons
                         r = db_changes(c) ? 1 : 0;
         }
         if (r == 0 && must_exist)
-                r = host_expect(c, ie, id, 0);
+                r = sql_host_expect(c, ie, id, 0);
         return write_end(s, c, r);
 }
 
@@ -743,163 +696,6 @@ int store_host_delete(struct store *s, const char *infra_env_id, const char *hos
         return CALL(s, host_delete, ie, id);
 }
 
-/* limit resolved (1..STORE_MAX_LIMIT). */
-static int sql_host_list_stale(struct store *s, const char *t, uint32_t status_mask, const char *stage,
-                                  bool stage_match, unsigned limit, struct host_list *out) {
-        char statuses[1024];
-        int r;
-
-        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0)
-                return r;
-
-        struct dbconn *c = conn_get(s);
-        _cleanup_reset_ struct dbstmt *st = NULL;
-        r = stmt(c, "SELECT " HOST_COLS_NO_INV " FROM hosts h WHERE h.checked_in_at < ?1 "
-                    "AND (?2 = ',' OR instr(?2, ',' || h.status || ',') > 0) "
-                    "AND (?4 IS NULL OR (?5 = 1 AND h.progress_stage = ?4) OR (?5 = 0 AND h.progress_stage IS DISTINCT FROM ?4)) "
-                    "ORDER BY h.checked_in_at, h.seq LIMIT ?3", &st);
-        if (r >= 0 && (r = BIND(st, t, statuses)) >= 0 && (r = bind_i64(st, 3, (int64_t) limit)) >= 0 &&
-            (r = bind_text(st, 4, stage)) >= 0 && (r = bind_i64(st, 5, stage_match ? 1 : 0)) >= 0)
-                r = read_rows(c, st, SIZE_MAX, &host_rows, (void **) &out->v, &out->n, NULL);
-        stmt_resetp(&st);
-        conn_put(s, c);
-        return r < 0 ? r : 0;
-}
-
-int store_host_list_stale(struct store *s, const char *before, uint32_t status_mask, const char *stage,
-                          bool stage_match, unsigned limit, struct host_list *out) {
-        char t[MODEL_TIME_LEN];
-        *out = (struct host_list) { 0 };
-        if (!before || model_time_normalize(before, t) < 0 || limit > STORE_MAX_LIMIT || !mask_ok(status_mask))
-                return -EINVAL;
-        int r = CALL(s, host_list_stale, t, status_mask, stage, stage_match, limit ? limit : STORE_DEFAULT_LIMIT,
-                                        out);
-        if (r < 0)
-                host_list_free(out);
-        return r < 0 ? r : 0;
-}
-
-/* Run `sql` for each of hosts in one write transaction: ?1 ?2 the host's key,
- * ?3 before, ?4 status_info, ?5 now, ?6 the statuses of status_mask and ?7 `to`
- * (unbound when NULL). Returns how many hosts changed; changed[i] (may be NULL)
- * says which. */
-static int mark_hosts(struct store *s, const struct host *hosts, size_t n, const char *t, uint32_t status_mask,
-                      const char *to, const char *status_info, const char *sql, bool *changed) {
-        char now[MODEL_TIME_LEN], statuses[1024];
-        struct dbconn *c;
-        int r, count = 0;
-
-        if ((r = status_set(status_mask, statuses, sizeof statuses)) < 0 || (r = model_now_rfc3339(now)) < 0 ||
-            (r = write_begin(s, &c)) < 0)
-                return r;
-        for (size_t i = 0; changed && i < n; i++)
-                changed[i] = false; /* a try before this one may have set some */
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, sql, &st)) >= 0 &&
-                    (r = BIND(st, hosts[i].infra_env_id, hosts[i].id, t, status_info, now, statuses)) >= 0 &&
-                    (!to || (r = bind_text(st, 7, to)) >= 0) && (r = step_done(c, st)) >= 0 &&
-                    db_changes(c)) {
-                        count++;
-                        if (changed)
-                                changed[i] = true;
-                }
-        }
-        r = write_end(s, c, r);
-        return r < 0 ? r : count;
-}
-
-/* n > 0. */
-static int sql_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n, const char *before,
-                                      uint32_t status_mask, const char *status_info, bool *changed) {
-        return mark_hosts(s, hosts, n, before, status_mask, NULL, status_info,
-                          "UPDATE hosts SET status = CASE WHEN cluster_id IS NULL "
-                          "THEN 'disconnected-unbound' ELSE 'disconnected' END, "
-                          "status_info = ?4, updated_at = ?5 "
-                          "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 "
-                          "AND status NOT IN ('disconnected', 'disconnected-unbound') "
-                          "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
-}
-
-/* The checks of store_host_mark_* that need no copy: `before` canonical in t. */
-static int mark_check(const struct host *hosts, size_t n, const char *before, uint32_t status_mask,
-                      const char *status_info, char t[MODEL_TIME_LEN]) {
-        if (!before || model_time_normalize(before, t) < 0 || too_long(status_info, MODEL_MAX_MESSAGE) ||
-            (n && !hosts) || !mask_ok(status_mask))
-                return -EINVAL;
-        return 0;
-}
-
-/* A copy of hosts (n > 0) with canonical keys for the SQL; the caller
- * frees *copy and *keys. */
-static int mark_copy(const struct host *hosts, size_t n, struct host **copy, struct key_pair **keys) {
-        if (!(*copy = calloc(n, sizeof **copy)) || !(*keys = calloc(n, sizeof **keys)))
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                struct key_pair *k = &(*keys)[i];
-                if (host_key(hosts[i].infra_env_id, hosts[i].id, k->infra_env_id, k->host_id) < 0)
-                        return -EINVAL;
-                (*copy)[i] = hosts[i];
-                (*copy)[i].infra_env_id = k->infra_env_id;
-                (*copy)[i].id = k->host_id;
-        }
-        return 0;
-}
-
-int store_host_mark_disconnected(struct store *s, const struct host *hosts, size_t n, const char *before,
-                                 uint32_t status_mask, const char *status_info, bool *changed) {
-        char t[MODEL_TIME_LEN];
-        _cleanup_free_ struct host *copy = NULL;
-        _cleanup_free_ struct key_pair *keys = NULL;
-        int r;
-
-        if ((r = mark_check(hosts, n, before, status_mask, status_info, t)) < 0)
-                return r;
-        for (size_t i = 0; changed && i < n; i++)
-                changed[i] = false;
-        if (n == 0)
-                return 0;
-        if ((r = mark_copy(hosts, n, &copy, &keys)) >= 0)
-                r = CALL(s, host_mark_disconnected, copy, n, t, status_mask, status_info, changed);
-        if (r < 0 && changed)
-                for (size_t i = 0; i < n; i++)
-                        changed[i] = false;
-        return r;
-}
-
-/* n > 0; changed[] (may be NULL) is all false on entry;
- * store_host_mark_stale clears it again when the operation fails. */
-static int sql_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
-                                  uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
-        return mark_hosts(s, hosts, n, before, status_mask, host_status_to_string(to), status_info,
-                          "UPDATE hosts SET status = ?7, status_info = ?4, updated_at = ?5 "
-                          "WHERE infra_env_id = ?1 AND id = ?2 AND checked_in_at < ?3 AND status != ?7 "
-                          "AND (?6 = ',' OR instr(?6, ',' || status || ',') > 0)", changed);
-}
-
-int store_host_mark_stale(struct store *s, const struct host *hosts, size_t n, const char *before,
-                          uint32_t status_mask, enum host_status to, const char *status_info, bool *changed) {
-        char t[MODEL_TIME_LEN];
-        _cleanup_free_ struct host *copy = NULL;
-        _cleanup_free_ struct key_pair *keys = NULL;
-        int r;
-
-        if (!host_status_to_string(to))
-                return -EINVAL;
-        if ((r = mark_check(hosts, n, before, status_mask, status_info, t)) < 0)
-                return r;
-        for (size_t i = 0; changed && i < n; i++)
-                changed[i] = false;
-        if (n == 0)
-                return 0;
-        if ((r = mark_copy(hosts, n, &copy, &keys)) >= 0)
-                r = CALL(s, host_mark_stale, copy, n, t, status_mask, to, status_info, changed);
-        if (r < 0 && changed)
-                for (size_t i = 0; i < n; i++)
-                        changed[i] = false;
-        return r;
-}
-
 static int sql_host_stop_pending(struct store *s, const char *ie, const char *id) {
         int64_t v = 0;
         int r = host_read_int(s, ie, id, "SELECT stop_pending FROM hosts WHERE infra_env_id = ?1 AND id = ?2", &v);
@@ -940,7 +736,7 @@ static int sql_host_actions(struct store *s, const char *ie, const char *id, uns
                     (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, set)) >= 0 && (r = bind_i64(st, 4, clear)) >= 0 &&
                     (r = bind_i64(st, 5, mask)) >= 0 && (r = bind_i64(st, 6, want)) >= 0 && (r = step_done(c, st)) >= 0 &&
                     db_changes(c) == 0)
-                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
+                        r = sql_host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
         }
         return write_end(s, c, r);
 }
@@ -951,100 +747,6 @@ int store_host_actions(struct store *s, const char *infra_env_id, const char *ho
         if (host_key(infra_env_id, host_id, ie, id) < 0)
                 return -EINVAL;
         return CALL(s, host_actions, ie, id, set, clear, mask, want);
-}
-
-/* keep >= 1; out is zeroed. */
-static int sql_host_logs_put(struct store *s, const char *ie, const char *id, const char *now, const void *data,
-                             size_t len, unsigned keep) {
-        struct dbconn *c;
-        int r;
-        if ((r = write_begin(s, &c)) < 0)
-                return r;
-        {
-                /* Only an asked-for upload is taken, once: the ask ends here. */
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "UPDATE hosts SET pending_actions = pending_actions - 1 "
-                                 "WHERE infra_env_id = ?1 AND id = ?2 AND (pending_actions & 1) != 0", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = step_done(c, st)) >= 0 && db_changes(c) == 0)
-                        r = host_expect(c, ie, id, 0) < 0 ? -ENOENT : -EBUSY;
-        }
-        if (r >= 0) {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "INSERT INTO host_logs (infra_env_id, host_id, created_at, size, data) "
-                                 "VALUES (?1, ?2, ?3, ?4, ?5)", &st)) >= 0 &&
-                    (r = BIND(st, ie, id, now)) >= 0 && (r = bind_i64(st, 4, (int64_t) len)) >= 0) {
-                        if (db_bind_blob(st, 5, data, len) != 0)
-                                r = -EIO;
-                        if (r >= 0)
-                                r = step_done(c, st);
-                }
-        }
-        if (r >= 0) {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = stmt(c, "DELETE FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 AND seq NOT IN "
-                                 "(SELECT seq FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
-                                 "ORDER BY seq DESC LIMIT ?3)", &st)) >= 0 &&
-                    (r = BIND(st, ie, id)) >= 0 && (r = bind_i64(st, 3, keep)) >= 0)
-                        r = step_done(c, st);
-        }
-        return write_end(s, c, r < 0 ? r : 0);
-}
-
-int store_host_logs_put(struct store *s, const char *infra_env_id, const char *host_id, const char *now,
-                        const void *data, size_t len, unsigned keep) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        if (host_key(infra_env_id, host_id, ie, id) < 0 || !now || (!data && len) || keep == 0 || len > INT32_MAX)
-                return -EINVAL;
-        return CALL(s, host_logs_put, ie, id, now, data ? data : "", len, keep);
-}
-
-static int sql_host_logs_get(struct store *s, const char *ie, const char *id, struct store_host_logs *out) {
-        struct dbconn *c = conn_get(s);
-        int r;
-        {
-                _cleanup_reset_ struct dbstmt *st = NULL;
-                r = stmt(c, "SELECT created_at, data, (SELECT count(*) FROM host_logs WHERE infra_env_id = ?1 AND "
-                            "host_id = ?2) FROM host_logs WHERE infra_env_id = ?1 AND host_id = ?2 "
-                            "ORDER BY seq DESC LIMIT 1", &st);
-                if (r >= 0 && (r = BIND(st, ie, id)) >= 0 && (r = step_row(c, st)) >= 0) {
-                        if (r == 0)
-                                r = -ENOENT;
-                        else if ((r = col_str(st, 0, &out->created_at)) >= 0) {
-                                const void *b = db_col_blob(st, 1);
-                                size_t len = (size_t) db_col_bytes(st, 1);
-                                out->count = db_col_int64(st, 2);
-                                if (!(out->data = malloc(len ? len : 1)))
-                                        r = -ENOMEM;
-                                else {
-                                        if (len)
-                                                memcpy(out->data, b, len);
-                                        out->len = len;
-                                        r = 0;
-                                }
-                        }
-                }
-        }
-        conn_put(s, c);
-        return r;
-}
-
-void store_host_logs_free(struct store_host_logs *l) {
-        if (!l)
-                return;
-        free(l->created_at);
-        free(l->data);
-        *l = (struct store_host_logs) { 0 };
-}
-
-int store_host_logs_get(struct store *s, const char *infra_env_id, const char *host_id, struct store_host_logs *out) {
-        char ie[UUID_STR_LEN], id[UUID_STR_LEN];
-        *out = (struct store_host_logs) { 0 };
-        if (host_key(infra_env_id, host_id, ie, id) < 0)
-                return -EINVAL;
-        int r = CALL(s, host_logs_get, ie, id, out);
-        if (r < 0)
-                store_host_logs_free(out);
-        return r;
 }
 
 /* counts[] is zeroed. */

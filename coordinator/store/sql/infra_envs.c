@@ -20,7 +20,7 @@ static int read_infra_env(struct dbstmt *st, struct infra_env *ie) {
         char **strs[] = { &ie->id, &ie->name, &ie->owner, &ie->cluster_id, &ie->cpu_architecture,
                           &ie->pull_secret, &ie->ssh_authorized_key, &ie->proxy.http_proxy,
                           &ie->proxy.https_proxy, &ie->proxy.no_proxy };
-        int r = col_strs(st, 1, strs, sizeof strs / sizeof *strs);
+        int r = sql_col_strs(st, 1, strs, sizeof strs / sizeof *strs);
         if (r < 0)
                 return r;
         strv_free(&ie->ntp_sources);
@@ -36,7 +36,7 @@ static int read_infra_env(struct dbstmt *st, struct infra_env *ie) {
         }
         ie->token_generation = col_i64(st, 12);
         char **times[] = { &ie->created_at, &ie->updated_at, &ie->static_network };
-        return col_strs(st, 13, times, 3);
+        return sql_col_strs(st, 13, times, 3);
 }
 
 static void ie_row_init(void *row) { infra_env_init(row); }
@@ -55,7 +55,7 @@ static int infra_env_insert(struct dbconn *c, const struct infra_env *ie, const 
         _cleanup_reset_ struct dbstmt *st = NULL;
         int r;
 
-        if (ie->cluster_id && (r = cluster_exists(c, ie->cluster_id)) <= 0)
+        if (ie->cluster_id && (r = sql_cluster_exists(c, ie->cluster_id)) <= 0)
                 return r < 0 ? r : -ENOENT;
         r = stmt(c, "INSERT INTO infra_envs (id, name, owner, cluster_id, cpu_architecture, "
                     "pull_secret, ssh_authorized_key, http_proxy, https_proxy, no_proxy, ntp_sources, "
@@ -78,7 +78,7 @@ static int sql_infra_env_create(struct store *s, struct infra_env *ie) {
         struct dbconn *c;
         int r;
 
-        if ((r = strv_text(&ie->ntp_sources, &ntp)) < 0 || (r = write_begin(s, &c)) < 0)
+        if ((r = sql_strv_text(&ie->ntp_sources, &ntp)) < 0 || (r = write_begin(s, &c)) < 0)
                 return r;
         r = infra_env_insert(c, ie, ntp);
         return write_end(s, c, r);
@@ -102,10 +102,10 @@ int store_infra_env_create(struct store *s, struct infra_env *ie) {
             ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
                 return -EINVAL;
         if ((r = ie->id ? norm_id(ie->id, id) : model_new_id(id)) < 0 ||
-            (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0 || (r = model_now_rfc3339(now)) < 0)
+            (r = sql_norm_opt_id(ie->cluster_id, cid, &cp)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
-        if ((r = set_owned(&ie->id, id)) < 0 || (cp && (r = set_owned(&ie->cluster_id, cp)) < 0) ||
-            (r = set_owned(&ie->created_at, now)) < 0 || (r = set_owned(&ie->updated_at, now)) < 0)
+        if ((r = sql_set_owned(&ie->id, id)) < 0 || (cp && (r = sql_set_owned(&ie->cluster_id, cp)) < 0) ||
+            (r = sql_set_owned(&ie->created_at, now)) < 0 || (r = sql_set_owned(&ie->updated_at, now)) < 0)
                 return r;
         if (ie->token_generation == MODEL_UNSET || ie->token_generation < 1)
                 ie->token_generation = 1;
@@ -130,17 +130,17 @@ int store_infra_env_get(struct store *s, const char *id, struct infra_env *out) 
         return r;
 }
 
-static int sql_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+static int sql_infra_env_list(struct store *s, const char *owner, const struct list_page *pg,
                                  struct infra_env_list *out) {
-        return owner_page(s, "SELECT " IE_COLS " FROM infra_envs", owner, pg, &infra_env_rows, (void **) &out->v,
+        return sql_owner_page(s, "SELECT " IE_COLS " FROM infra_envs", owner, pg, &infra_env_rows, (void **) &out->v,
                           &out->n, &out->next_after);
 }
 
-int store_infra_env_list(struct store *s, const char *owner, const struct store_page *pg,
+int store_infra_env_list(struct store *s, const char *owner, const struct list_page *pg,
                          struct infra_env_list *out) {
-        struct store_page p;
+        struct list_page p;
         *out = (struct infra_env_list) { 0 };
-        int r = page_check(pg, &p);
+        int r = sql_page_check(pg, &p);
         if (r >= 0)
                 r = CALL(s, infra_env_list, owner, &p, out);
         if (r < 0)
@@ -157,36 +157,36 @@ static int sql_infra_env_update(struct store *s, const struct infra_env *ie, uin
         struct dbconn *c;
         int r;
 
-        if ((r = model_now_rfc3339(now)) < 0 || (r = strv_text(&ie->ntp_sources, &ntp)) < 0)
+        if ((r = model_now_rfc3339(now)) < 0 || (r = sql_strv_text(&ie->ntp_sources, &ntp)) < 0)
                 return r;
 
-        q_text(&q, "UPDATE infra_envs SET updated_at = ?", now);
+        sql_q_text(&q, "UPDATE infra_envs SET updated_at = ?", now);
         if (fields & IE_F_NAME)
-                q_text(&q, ", name = ?", ie->name);
+                sql_q_text(&q, ", name = ?", ie->name);
         if (fields & IE_F_CLUSTER_ID)
-                q_text(&q, ", cluster_id = ?", cp);
+                sql_q_text(&q, ", cluster_id = ?", cp);
         if (fields & IE_F_PULL_SECRET)
-                q_text(&q, ", pull_secret = ?", ie->pull_secret);
+                sql_q_text(&q, ", pull_secret = ?", ie->pull_secret);
         if (fields & IE_F_SSH_AUTHORIZED_KEY)
-                q_text(&q, ", ssh_authorized_key = ?", ie->ssh_authorized_key);
+                sql_q_text(&q, ", ssh_authorized_key = ?", ie->ssh_authorized_key);
         if (fields & IE_F_PROXY) {
-                q_text(&q, ", http_proxy = ?", ie->proxy.http_proxy);
-                q_text(&q, ", https_proxy = ?", ie->proxy.https_proxy);
-                q_text(&q, ", no_proxy = ?", ie->proxy.no_proxy);
+                sql_q_text(&q, ", http_proxy = ?", ie->proxy.http_proxy);
+                sql_q_text(&q, ", https_proxy = ?", ie->proxy.https_proxy);
+                sql_q_text(&q, ", no_proxy = ?", ie->proxy.no_proxy);
         }
         if (fields & IE_F_NTP_SOURCES)
-                q_text(&q, ", ntp_sources = ?", ntp);
+                sql_q_text(&q, ", ntp_sources = ?", ntp);
         if (fields & IE_F_STATIC_NETWORK)
-                q_text(&q, ", static_network = ?", ie->static_network);
-        q_text(&q, " WHERE id = ?", id);
+                sql_q_text(&q, ", static_network = ?", ie->static_network);
+        sql_q_text(&q, " WHERE id = ?", id);
 
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        if (cp && (r = cluster_exists(c, cp)) <= 0)
+        if (cp && (r = sql_cluster_exists(c, cp)) <= 0)
                 r = r < 0 ? r : -ENOENT;
         else {
                 _cleanup_reset_ struct dbstmt *st = NULL;
-                if ((r = q_prepare(c, &q, &st)) >= 0)
+                if ((r = sql_q_prepare(c, &q, &st)) >= 0)
                         r = step_changed(c, st);
         }
         return write_end(s, c, r);
@@ -206,7 +206,7 @@ int store_infra_env_update(struct store *s, const struct infra_env *ie, uint32_t
             too_long(ie->ssh_authorized_key, MODEL_MAX_SSH_KEY) || proxy_too_long(&ie->proxy) ||
             too_long(ie->static_network, MODEL_MAX_STATIC_NETWORK) || ie->ntp_sources.n > MODEL_MAX_NTP_SOURCES)
                 return -EINVAL;
-        if ((fields & IE_F_CLUSTER_ID) && (r = norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
+        if ((fields & IE_F_CLUSTER_ID) && (r = sql_norm_opt_id(ie->cluster_id, cid, &cp)) < 0)
                 return r;
         struct infra_env n = *ie;
         n.id = id;
@@ -246,7 +246,7 @@ static int ie_hosts(struct dbconn *c, const char *id, bool block, const char *bl
                      &st);
         if (r < 0 || (r = block ? BIND(st, id, block_statuses, installing) : BIND(st, id)) < 0)
                 return r;
-        r = read_rows(c, st, STORE_MAX_LIMIT, &host_rows, (void **) &out->v, &out->n, NULL);
+        r = sql_read_rows(c, st, STORE_MAX_LIMIT, &host_rows, (void **) &out->v, &out->n, NULL);
         return r < 0 ? r : 0;
 }
 
@@ -259,7 +259,7 @@ static int sql_infra_env_delete(struct store *s, const char *nid, uint32_t block
         struct dbconn *c;
         int r;
 
-        if (status_set(block_mask, statuses, sizeof statuses) < 0)
+        if (sql_status_set(block_mask, statuses, sizeof statuses) < 0)
                 return -EINVAL;
         if (!block_mask)
                 statuses[0] = '\0';

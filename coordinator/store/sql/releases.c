@@ -16,7 +16,7 @@
 #define REL_COLS "r.rowid, r.version, r.info_json, r.created_at, " \
         "(SELECT count(*) FROM release_manifests m WHERE m.release_version = r.version)"
 
-static int read_release(struct dbstmt *st, struct store_release *out) {
+static int read_release(struct dbstmt *st, struct release_record *out) {
         const unsigned char *info = db_col_text(st, 2);
         _cleanup_json_ json_object *o = info ? json_tokener_parse((const char *) info) : NULL;
         char **t[] = { &out->created_at };
@@ -25,13 +25,13 @@ static int read_release(struct dbstmt *st, struct store_release *out) {
         out->seq = db_col_int64(st, 0);
         if (!o || release_info_from_json(o, &out->info, NULL, 0) < 0)
                 return -EIO;
-        if ((r = col_strs(st, 3, t, 1)) < 0)
+        if ((r = sql_col_strs(st, 3, t, 1)) < 0)
                 return r;
         out->manifest_count = db_col_int64(st, 4);
         return 0;
 }
 
-static int release_get_conn(struct dbconn *c, const char *version, struct store_release *out) {
+static int release_get_conn(struct dbconn *c, const char *version, struct release_record *out) {
         _cleanup_reset_ struct dbstmt *st = NULL;
         int r = stmt(c, "SELECT " REL_COLS " FROM releases r WHERE r.version = ?1", &st);
         if (r < 0 || (r = BIND(st, version)) < 0 || (r = step_row(c, st)) < 0)
@@ -53,7 +53,7 @@ static int annotations_text(const struct manifest *m, char **out) {
                 json_object_array_add(pair, json_object_new_string(m->annotations[i].value ? m->annotations[i].value : ""));
                 json_object_array_add(a, pair);
         }
-        return json_text(a, out);
+        return sql_json_text(a, out);
 }
 
 static int manifest_insert(struct dbconn *c, const char *version, int64_t seq, const struct manifest *m) {
@@ -76,13 +76,13 @@ static int manifest_insert(struct dbconn *c, const char *version, int64_t seq, c
 }
 
 static int sql_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
-                                 struct store_release *out) {
+                                 struct release_record *out) {
         _cleanup_free_ char *text = NULL;
         char now[MODEL_TIME_LEN];
         struct dbconn *c;
         int r;
 
-        if ((r = json_text(release_info_to_json(info), &text)) < 0 || (r = model_now_rfc3339(now)) < 0)
+        if ((r = sql_json_text(release_info_to_json(info), &text)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
         if ((r = write_begin(s, &c)) < 0)
                 return r;
@@ -110,57 +110,57 @@ static bool manifest_ok(const struct manifest *m) {
 }
 
 int store_release_import(struct store *s, const struct release_info *info, const struct manifest_list *ms,
-                         struct store_release *out) {
+                         struct release_record *out) {
         if (out)
-                store_release_init(out);
-        if (!info || !release_version_ok(info->version) || !ms || ms->n > STORE_MAX_RELEASE_MANIFESTS)
+                release_record_init(out);
+        if (!info || !release_version_ok(info->version) || !ms || ms->n > RELEASE_MAX_MANIFESTS)
                 return -EINVAL;
         for (size_t i = 0; i < ms->n; i++)
                 if (!manifest_ok(&ms->v[i]))
                         return -EINVAL;
         int r = CALL(s, release_import, info, ms, out);
         if (r < 0 && out)
-                store_release_free(out);
+                release_record_free(out);
         return r;
 }
 
-static int sql_release_get(struct store *s, const char *version, struct store_release *out) {
+static int sql_release_get(struct store *s, const char *version, struct release_record *out) {
         struct dbconn *c = conn_get(s);
         int r = release_get_conn(c, version, out);
         conn_put(s, c);
         return r;
 }
 
-int store_release_get(struct store *s, const char *version, struct store_release *out) {
-        store_release_init(out);
+int store_release_get(struct store *s, const char *version, struct release_record *out) {
+        release_record_init(out);
         if (!release_version_ok(version))
                 return -EINVAL;
         int r = CALL(s, release_get, version, out);
         if (r < 0)
-                store_release_free(out);
+                release_record_free(out);
         return r;
 }
 
-static void release_row_init(void *row) { store_release_init(row); }
+static void release_row_init(void *row) { release_record_init(row); }
 static int release_row_read(struct dbstmt *st, void *row) { return read_release(st, row); }
-static const struct row_type release_rows = { sizeof(struct store_release), release_row_init, release_row_read };
+static const struct row_type release_rows = { sizeof(struct release_record), release_row_init, release_row_read };
 
-static int sql_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
+static int sql_release_list(struct store *s, const struct list_page *pg, struct release_record_list *out) {
         struct query q = { .len = 0 };
-        q_int(&q, "SELECT " REL_COLS " FROM releases r WHERE r.rowid > ?", pg->after);
-        q_int(&q, " ORDER BY r.rowid LIMIT ?", (int64_t) pg->limit + 1);
-        q_int(&q, " OFFSET ?", pg->offset);
-        return read_page(s, &q, pg->limit, &release_rows, (void **) &out->v, &out->n, &out->next_after);
+        sql_q_int(&q, "SELECT " REL_COLS " FROM releases r WHERE r.rowid > ?", pg->after);
+        sql_q_int(&q, " ORDER BY r.rowid LIMIT ?", (int64_t) pg->limit + 1);
+        sql_q_int(&q, " OFFSET ?", pg->offset);
+        return sql_read_page(s, &q, pg->limit, &release_rows, (void **) &out->v, &out->n, &out->next_after);
 }
 
-int store_release_list(struct store *s, const struct store_page *pg, struct store_release_list *out) {
-        struct store_page p;
-        *out = (struct store_release_list) { 0 };
-        int r = page_check(pg, &p);
+int store_release_list(struct store *s, const struct list_page *pg, struct release_record_list *out) {
+        struct list_page p;
+        *out = (struct release_record_list) { 0 };
+        int r = sql_page_check(pg, &p);
         if (r >= 0)
                 r = CALL(s, release_list, &p, out);
         if (r < 0)
-                store_release_list_free(out);
+                release_record_list_free(out);
         return r;
 }
 

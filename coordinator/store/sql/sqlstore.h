@@ -5,6 +5,9 @@
  * the few operations' helpers one resource file lends another. Each
  * resource file holds its operations whole: store.h's function, which
  * checks and normalises the arguments, and the SQL it runs (sql_*).
+ * Every function here that one file defines and others call is sql_* too,
+ * so that the library's symbols say where they come from; the static
+ * inline ones are each including file's own.
  *
  * What store.h's function has done before its sql_* runs, so that the SQL
  * does not do it again:
@@ -46,12 +49,12 @@
                 unsigned n_ = 0;                                                                         \
                 while ((r_ = sql_##op((s), __VA_ARGS__)) == -EAGAIN && (s)->drv->retry_eagain &&          \
                        ++n_ < STORE_RETRIES)                                                             \
-                        retry_pause(n_);                                                                 \
+                        sql_retry_pause(n_);                                                                 \
                 r_;                                                                                      \
         })
 
 /* The pause before the nth retry (common.c). */
-void retry_pause(unsigned n);
+void sql_retry_pause(unsigned n);
 
 /* ---- argument checks (no database) ---------------------------------------- */
 
@@ -60,7 +63,7 @@ static inline int norm_id(const char *in, char out[UUID_STR_LEN]) {
 }
 
 /* An optional id: NULL stays NULL (*p = NULL). */
-int norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p);
+int sql_norm_opt_id(const char *in, char out[UUID_STR_LEN], const char **p);
 
 /* Normalise an (infra_env_id, host_id) key. */
 static inline int host_key(const char *ie, const char *id, char nie[UUID_STR_LEN], char nid[UUID_STR_LEN]) {
@@ -83,9 +86,9 @@ static inline bool mask_ok(uint32_t mask) {
 }
 
 /* pg (may be NULL) with its limit resolved: 0 is STORE_DEFAULT_LIMIT. */
-int page_check(const struct store_page *pg, struct store_page *out);
+int sql_page_check(const struct list_page *pg, struct list_page *out);
 
-int set_owned(char **dst, const char *v);
+int sql_set_owned(char **dst, const char *v);
 
 static inline bool progress_ok(const struct host_progress *p) {
         return !too_long(p->stage, MODEL_MAX_STRING) && !too_long(p->info, MODEL_MAX_MESSAGE) &&
@@ -202,32 +205,32 @@ static inline int bind_i64(struct dbstmt *st, int i, int64_t v) {
 }
 
 /* Bind a run of texts to ?1..?n. */
-int bind_texts(struct dbstmt *st, int n, const char *const *v);
-#define BIND(st, ...) bind_texts(st, (int) (sizeof (const char *[]) { __VA_ARGS__ } / sizeof (const char *)), \
+int sql_bind_texts(struct dbstmt *st, int n, const char *const *v);
+#define BIND(st, ...) sql_bind_texts(st, (int) (sizeof (const char *[]) { __VA_ARGS__ } / sizeof (const char *)), \
                                  (const char *[]) { __VA_ARGS__ })
 
-int col_str(struct dbstmt *st, int i, char **out);
+int sql_col_str(struct dbstmt *st, int i, char **out);
 
 static inline int64_t col_i64(struct dbstmt *st, int i) {
         return db_col_null(st, i) ? MODEL_UNSET : db_col_int64(st, i);
 }
 
 /* Read a run of text columns starting at `first`. */
-int col_strs(struct dbstmt *st, int first, char **const *out, size_t n);
+int sql_col_strs(struct dbstmt *st, int first, char **const *out, size_t n);
 
-int col_validations(struct dbstmt *st, int i, struct validation **v, size_t *n);
+int sql_col_validations(struct dbstmt *st, int i, struct validation **v, size_t *n);
 
 /* Validations or labels or a string list as JSON text; *out NULL for none. */
-int json_text(json_object *o, char **out);
+int sql_json_text(json_object *o, char **out);
 
 static inline int validations_text(const struct validation *v, size_t n, char **out) {
-        return json_text(validation_list_to_json(v, n), out);
+        return sql_json_text(validation_list_to_json(v, n), out);
 }
 
-int strv_text(const struct strv *sv, char **out);
+int sql_strv_text(const struct strv *sv, char **out);
 
 /* ",name,name," for instr() tests: one statement for every status set. */
-int status_set(uint32_t mask, char *buf, size_t n);
+int sql_status_set(uint32_t mask, char *buf, size_t n);
 
 /* A statement with a variable WHERE: fragments and their bindings in order. */
 struct query {
@@ -238,17 +241,17 @@ struct query {
         bool overflow;
 };
 
-void q_add(struct query *q, const char *frag);
+void sql_q_add(struct query *q, const char *frag);
 
-void q_text(struct query *q, const char *frag, const char *v);
+void sql_q_text(struct query *q, const char *frag, const char *v);
 
-void q_int(struct query *q, const char *frag, int64_t v);
+void sql_q_int(struct query *q, const char *frag, int64_t v);
 
-int q_prepare(struct dbconn *c, struct query *q, struct dbstmt **out);
+int sql_q_prepare(struct dbconn *c, struct query *q, struct dbstmt **out);
 
 /* The write built in q, alone in a write transaction, that must change a
  * row: 0, -ENOENT when it changed none, or an error. */
-int write_query(struct store *s, struct query *q);
+int sql_write_query(struct store *s, struct query *q);
 
 /* ---- paged lists ------------------------------------------------------------ */
 
@@ -262,18 +265,18 @@ struct row_type {
 /* Read the rows of st into the growing array *v while it has fewer than
  * `max`: 1 when a row was left over, else 0. *last (may be NULL) gets
  * column 0 of each row read. The caller frees the array on error. */
-int read_rows(struct dbconn *c, struct dbstmt *st, size_t max, const struct row_type *t, void **v, size_t *n,
+int sql_read_rows(struct dbconn *c, struct dbstmt *st, size_t max, const struct row_type *t, void **v, size_t *n,
               int64_t *last);
 
 /* Run a list query that asked for limit+1 rows (seq in column 0): read up
  * to `limit` into the growing array *v, and set *next_after to the last
  * row's seq when there were more. The caller frees the array on error. */
-int read_page(struct store *s, struct query *q, unsigned limit, const struct row_type *t, void **v,
+int sql_read_page(struct store *s, struct query *q, unsigned limit, const struct row_type *t, void **v,
               size_t *n, int64_t *next_after);
 
 /* A page of `select` ("SELECT cols FROM table", whose first column is seq)
  * in creation order, of one owner's rows (owner NULL: all). */
-int owner_page(struct store *s, const char *select, const char *owner, const struct store_page *pg,
+int sql_owner_page(struct store *s, const char *select, const char *owner, const struct list_page *pg,
                const struct row_type *t, void **v, size_t *n, int64_t *next_after);
 
 /* ---- what one resource file lends another ------------------------------------ */
@@ -292,13 +295,16 @@ int owner_page(struct store *s, const char *select, const char *owner, const str
 
 /* hosts.c */
 int sql_host_get(struct store *s, const char *ie, const char *id, bool brief, struct host *out);
+/* The host's current status in the open connection, checked against
+ * expect_mask (0 = any): 0, -ESTALE when it is not expected, -ENOENT. */
+int sql_host_expect(struct dbconn *c, const char *ie, const char *id, uint32_t expect_mask);
 extern const struct row_type host_rows;
 
 /* clusters.c */
-int payload_insert(struct dbconn *c, const char *cid, const struct store_payload *p, const char *created_at);
-int cluster_exists(struct dbconn *c, const char *id);
-bool payload_ok(const struct store_payload *p);
+int sql_payload_insert(struct dbconn *c, const char *cid, const struct payload_record *p, const char *created_at);
+int sql_cluster_exists(struct dbconn *c, const char *id);
+bool sql_payload_ok(const struct payload_record *p);
 
 /* events.c */
-int event_insert_conn(struct dbconn *c, struct event *e);
-int event_prepare(struct event *e);
+int sql_event_insert_conn(struct dbconn *c, struct event *e);
+int sql_event_prepare(struct event *e);

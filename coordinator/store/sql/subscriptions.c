@@ -16,18 +16,18 @@
 #define SUB_COLS "id, cluster_id, package, channel, catalog, version_range, owner, created_at, uninstall, " \
                  "skip_dependencies, cleanup"
 
-static int read_subscription(struct dbstmt *st, struct store_subscription *sub) {
+static int read_subscription(struct dbstmt *st, struct subscription_record *sub) {
         char **a[] = { &sub->id, &sub->cluster_id, &sub->package, &sub->channel, &sub->catalog, &sub->version_range,
                        &sub->owner, &sub->created_at, &sub->uninstall };
-        int r = col_strs(st, 0, a, sizeof a / sizeof *a);
+        int r = sql_col_strs(st, 0, a, sizeof a / sizeof *a);
         sub->skip_dependencies = db_col_int64(st, 9) != 0;
         sub->cleanup = db_col_int64(st, 10) != 0;
         return r;
 }
 
-static void subscription_row_init(void *row) { store_subscription_init(row); }
+static void subscription_row_init(void *row) { subscription_record_init(row); }
 static int subscription_row_read(struct dbstmt *st, void *row) { return read_subscription(st, row); }
-static const struct row_type subscription_rows = { sizeof(struct store_subscription), subscription_row_init,
+static const struct row_type subscription_rows = { sizeof(struct subscription_record), subscription_row_init,
                                                    subscription_row_read };
 
 static int count_subscriptions(struct dbconn *c, const char *cluster_id, int64_t *n) {
@@ -39,14 +39,14 @@ static int count_subscriptions(struct dbconn *c, const char *cluster_id, int64_t
 }
 
 /* sub->id and sub->created_at are filled in. */
-static int sql_subscription_create(struct store *s, const struct store_subscription *sub) {
+static int sql_subscription_create(struct store *s, const struct subscription_record *sub) {
         struct dbconn *c;
         int64_t n = 0;
         int r;
 
         if ((r = write_begin(s, &c)) < 0)
                 return r;
-        if ((r = cluster_exists(c, sub->cluster_id)) == 0)
+        if ((r = sql_cluster_exists(c, sub->cluster_id)) == 0)
                 r = -ENOENT;
         if (r >= 0 && (r = count_subscriptions(c, sub->cluster_id, &n)) >= 0 && n >= STORE_MAX_SUBSCRIPTIONS)
                 r = -EDQUOT;
@@ -68,7 +68,7 @@ static bool opt_ok(const char *v) {
         return !v || (*v && !too_long(v, MODEL_MAX_STRING));
 }
 
-int store_subscription_create(struct store *s, struct store_subscription *sub) {
+int store_subscription_create(struct store *s, struct subscription_record *sub) {
         char id[UUID_STR_LEN], cid[UUID_STR_LEN], now[MODEL_TIME_LEN];
         int r;
 
@@ -78,14 +78,14 @@ int store_subscription_create(struct store *s, struct store_subscription *sub) {
                 return -EINVAL;
         if ((r = model_new_id(id)) < 0 || (r = model_now_rfc3339(now)) < 0)
                 return r;
-        if ((r = set_owned(&sub->id, id)) < 0 || (r = set_owned(&sub->created_at, now)) < 0 ||
-            (r = set_owned(&sub->cluster_id, cid)) < 0)
+        if ((r = sql_set_owned(&sub->id, id)) < 0 || (r = sql_set_owned(&sub->created_at, now)) < 0 ||
+            (r = sql_set_owned(&sub->cluster_id, cid)) < 0)
                 return r;
         return CALL(s, subscription_create, sub);
 }
 
 static int subscription_select(struct store *s, const char *cluster_id, bool uninstalling,
-                               struct store_subscription_list *out) {
+                               struct subscription_record_list *out) {
         struct dbconn *c = conn_get(s);
         int r;
         {
@@ -97,25 +97,25 @@ static int subscription_select(struct store *s, const char *cluster_id, bool uni
                 if (r >= 0 && cluster_id)
                         r = BIND(st, cluster_id);
                 if (r >= 0)
-                        r = read_rows(c, st, STORE_MAX_LIMIT, &subscription_rows, (void **) &out->v, &out->n, NULL);
+                        r = sql_read_rows(c, st, STORE_MAX_LIMIT, &subscription_rows, (void **) &out->v, &out->n, NULL);
         }
         conn_put(s, c);
         return r < 0 ? r : 0;
 }
 
 /* cluster_id NULL: all. */
-static int sql_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+static int sql_subscription_list(struct store *s, const char *cluster_id, struct subscription_record_list *out) {
         return subscription_select(s, cluster_id, false, out);
 }
 
-int store_subscription_list(struct store *s, const char *cluster_id, struct store_subscription_list *out) {
+int store_subscription_list(struct store *s, const char *cluster_id, struct subscription_record_list *out) {
         char cid[UUID_STR_LEN];
-        *out = (struct store_subscription_list) { 0 };
+        *out = (struct subscription_record_list) { 0 };
         if (cluster_id && norm_id(cluster_id, cid) < 0)
                 return -EINVAL;
         int r = CALL(s, subscription_list, cluster_id ? cid : NULL, out);
         if (r < 0)
-                store_subscription_list_free(out);
+                subscription_record_list_free(out);
         return r < 0 ? r : 0;
 }
 
@@ -141,15 +141,15 @@ int store_subscription_delete(struct store *s, const char *cluster_id, const cha
         return CALL(s, subscription_delete, cid, package);
 }
 
-static int sql_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
+static int sql_subscription_list_uninstalling(struct store *s, struct subscription_record_list *out) {
         return subscription_select(s, NULL, true, out);
 }
 
-int store_subscription_list_uninstalling(struct store *s, struct store_subscription_list *out) {
-        *out = (struct store_subscription_list) { 0 };
+int store_subscription_list_uninstalling(struct store *s, struct subscription_record_list *out) {
+        *out = (struct subscription_record_list) { 0 };
         int r = CALL(s, subscription_list_uninstalling, out);
         if (r < 0)
-                store_subscription_list_free(out);
+                subscription_record_list_free(out);
         return r < 0 ? r : 0;
 }
 

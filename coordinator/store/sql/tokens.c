@@ -15,16 +15,16 @@
 
 #define TOKEN_COLS "seq, id, role, owner, created_at, expires_at, revoked_at"
 
-static int read_token(struct dbstmt *st, struct store_token *t) {
+static int read_token(struct dbstmt *st, struct token_record *t) {
         char **f[] = { &t->id, &t->role, &t->owner, &t->created_at, &t->expires_at, &t->revoked_at };
-        return col_strs(st, 1, f, sizeof f / sizeof *f);
+        return sql_col_strs(st, 1, f, sizeof f / sizeof *f);
 }
 
-static void token_row_init(void *row) { store_token_init(row); }
+static void token_row_init(void *row) { token_record_init(row); }
 static int token_row_read(struct dbstmt *st, void *row) { return read_token(st, row); }
-static const struct row_type token_rows = { sizeof(struct store_token), token_row_init, token_row_read };
+static const struct row_type token_rows = { sizeof(struct token_record), token_row_init, token_row_read };
 
-static int sql_token_add(struct store *s, const struct store_token *t) {
+static int sql_token_add(struct store *s, const struct token_record *t) {
         struct dbconn *c;
         int r;
 
@@ -50,21 +50,21 @@ static bool token_role_ok(const char *role) {
         return role && (strcmp(role, "infra-admin") == 0 || strcmp(role, "cluster-creator") == 0);
 }
 
-int store_token_add(struct store *s, const struct store_token *t) {
+int store_token_add(struct store *s, const struct token_record *t) {
         char id[UUID_STR_LEN], created[MODEL_TIME_LEN], expires[MODEL_TIME_LEN];
 
         if (!t || norm_id(t->id, id) < 0 || !token_role_ok(t->role) || !t->owner || !*t->owner ||
             too_long(t->owner, MODEL_MAX_STRING) || !t->created_at || !t->expires_at ||
             model_time_normalize(t->created_at, created) < 0 || model_time_normalize(t->expires_at, expires) < 0)
                 return -EINVAL;
-        struct store_token n = *t;
+        struct token_record n = *t;
         n.id = id;
         n.created_at = created;
         n.expires_at = expires;
         return CALL(s, token_add, &n);
 }
 
-static int sql_token_get(struct store *s, const char *nid, struct store_token *out) {
+static int sql_token_get(struct store *s, const char *nid, struct token_record *out) {
         int r;
         struct dbconn *c = conn_get(s);
         {
@@ -77,32 +77,32 @@ static int sql_token_get(struct store *s, const char *nid, struct store_token *o
         return r;
 }
 
-int store_token_get(struct store *s, const char *id, struct store_token *out) {
+int store_token_get(struct store *s, const char *id, struct token_record *out) {
         char nid[UUID_STR_LEN];
-        store_token_init(out);
+        token_record_init(out);
         if (norm_id(id, nid) < 0)
                 return -EINVAL;
         int r = CALL(s, token_get, nid, out);
         if (r < 0)
-                store_token_free(out);
+                token_record_free(out);
         return r;
 }
 
-static int sql_token_list(struct store *s, const char *owner, const struct store_page *pg,
-                             struct store_token_list *out) {
-        return owner_page(s, "SELECT " TOKEN_COLS " FROM tokens", owner, pg, &token_rows, (void **) &out->v,
+static int sql_token_list(struct store *s, const char *owner, const struct list_page *pg,
+                             struct token_record_list *out) {
+        return sql_owner_page(s, "SELECT " TOKEN_COLS " FROM tokens", owner, pg, &token_rows, (void **) &out->v,
                           &out->n, &out->next_after);
 }
 
-int store_token_list(struct store *s, const char *owner, const struct store_page *pg,
-                     struct store_token_list *out) {
-        struct store_page p;
-        *out = (struct store_token_list) { 0 };
-        int r = page_check(pg, &p);
+int store_token_list(struct store *s, const char *owner, const struct list_page *pg,
+                     struct token_record_list *out) {
+        struct list_page p;
+        *out = (struct token_record_list) { 0 };
+        int r = sql_page_check(pg, &p);
         if (r >= 0)
                 r = CALL(s, token_list, owner, &p, out);
         if (r < 0)
-                store_token_list_free(out);
+                token_record_list_free(out);
         return r;
 }
 

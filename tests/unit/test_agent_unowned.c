@@ -1,4 +1,4 @@
-/* The out-of-band objects of a manifest directory (agent/foreign.c): which
+/* The out-of-band objects of a manifest directory (agent/unowned.c): which
  * files are read (not muster's, not dot files, not symlinks, manifest
  * extensions only), their objects in file and document order, files that do
  * not parse or are too large as entries with an error, the file and object
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "foreign.h"
+#include "unowned.h"
 #include "manifest.h"
-#include "nodedir.h"
+#include "manifestdir.h"
 #include "testutil.h"
 
 static char *tmp;
@@ -38,13 +38,13 @@ static char *path_in(const char *dir, const char *rel) {
 
 /* One line per entry: "file#doc group/version kind ns/name [rel]" or
  * "file ERR", joined with '|'. */
-static char *summary(const struct foreign_list *l) {
+static char *summary(const struct unowned_list *l) {
         size_t cap = 64 + l->n * 600, off = 0;
         char *s = malloc(cap);
         cr_assert_not_null(s);
         s[0] = '\0';
         for (size_t i = 0; i < l->n; i++) {
-                const struct foreign_object *o = &l->v[i];
+                const struct unowned_object *o = &l->v[i];
                 if (!o->kind)
                         off += (size_t) snprintf(s + off, cap - off, "%s%s ERR", i ? "|" : "", o->file);
                 else
@@ -135,7 +135,7 @@ static void set_up(const char *dir, const struct scan_case *c) {
                 free(p);
         }
         if (c->book)
-                cr_assert_eq(tu_write_file(dir, NODEDIR_BOOKKEEPING, c->book), 0);
+                cr_assert_eq(tu_write_file(dir, MANIFESTDIR_BOOKKEEPING, c->book), 0);
 }
 
 Test(foreign, scans_the_files_that_are_not_musters, .init = mk, .fini = rm) {
@@ -145,39 +145,39 @@ Test(foreign, scans_the_files_that_are_not_musters, .init = mk, .fini = rm) {
                 snprintf(name, sizeof name, "case%zu", i);
                 char *dir = path_in(tmp, name);
                 set_up(dir, c);
-                struct foreign_list l;
+                struct unowned_list l;
                 char err[256];
-                cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s: %s", c->what, err);
+                cr_assert_eq(unowned_scan(dir, &l, err, sizeof err), 0, "%s: %s", c->what, err);
                 char *got = summary(&l);
                 cr_assert_str_eq(got, c->want, "%s", c->what);
                 cr_assert_not(l.truncated, "%s", c->what);
                 for (size_t k = 0; k < l.n; k++)
                         cr_assert_eq(!l.v[k].kind, !!l.v[k].error && !l.v[k].name, "%s: entry %zu", c->what, k);
                 free(got);
-                foreign_list_free(&l);
+                unowned_list_free(&l);
                 free(dir);
         }
 }
 
 Test(foreign, no_folder_is_an_empty_list, .init = mk, .fini = rm) {
         char *dir = path_in(tmp, "not/there");
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
-        cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_scan(dir, &l, err, sizeof err), 0, "%s", err);
         cr_assert_eq(l.n, 0);
         cr_assert_not(l.truncated);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
         free(dir);
 }
 
 Test(foreign, refuses_what_is_not_a_folder_or_bookkeeping, .init = mk, .fini = rm) {
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
         cr_assert_eq(tu_write_file(tmp, "file.yaml", CM("a")), 0);
         char *file = path_in(tmp, "file.yaml");
-        cr_assert_eq(foreign_scan(file, &l, err, sizeof err), -ENOTDIR);
+        cr_assert_eq(unowned_scan(file, &l, err, sizeof err), -ENOTDIR);
         cr_assert(strstr(err, "file.yaml"), "%s", err);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
 
         static const char *const bad[] = { "not json", "[]", "{\"revision\":1}", "{\"files\":[]}" };
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -185,27 +185,27 @@ Test(foreign, refuses_what_is_not_a_folder_or_bookkeeping, .init = mk, .fini = r
                 snprintf(name, sizeof name, "book%zu", i);
                 char *dir = path_in(tmp, name);
                 cr_assert_eq(mkdir(dir, 0755), 0);
-                cr_assert_eq(tu_write_file(dir, NODEDIR_BOOKKEEPING, bad[i]), 0);
+                cr_assert_eq(tu_write_file(dir, MANIFESTDIR_BOOKKEEPING, bad[i]), 0);
                 cr_assert_eq(tu_write_file(dir, "a.yaml", CM("a")), 0);
-                cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), -EBADMSG, "%s", bad[i]);
+                cr_assert_eq(unowned_scan(dir, &l, err, sizeof err), -EBADMSG, "%s", bad[i]);
                 cr_assert(strstr(err, "bookkeeping"), "%s", err);
-                foreign_list_free(&l);
+                unowned_list_free(&l);
                 free(dir);
         }
         free(file);
 }
 
 Test(foreign, the_parse_error_names_the_file_and_line, .init = mk, .fini = rm) {
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
         cr_assert_eq(tu_write_file(tmp, "bad.yaml", CM("ok") "---\nkind: v1\n"), 0);
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
         cr_assert_eq(l.n, 1, "one entry for the file, not its first document");
         cr_assert_str_eq(l.v[0].file, "bad.yaml");
         cr_assert_null(l.v[0].kind);
         cr_assert(strstr(l.v[0].error, "bad.yaml:"), "%s", l.v[0].error);
         cr_assert(strstr(l.v[0].error, "apiVersion"), "%s", l.v[0].error);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
 }
 
 /* A ConfigMap padded with a comment to exactly `size` bytes. */
@@ -223,11 +223,11 @@ static void write_sized(const char *dir, const char *name, size_t size) {
 }
 
 Test(foreign, reads_one_mebibyte_and_not_a_byte_more, .init = mk, .fini = rm) {
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
-        write_sized(tmp, "a-exact.yaml", FOREIGN_MAX_FILE);
-        write_sized(tmp, "b-over.yaml", FOREIGN_MAX_FILE + 1);
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        write_sized(tmp, "a-exact.yaml", UNOWNED_MAX_FILE);
+        write_sized(tmp, "b-over.yaml", UNOWNED_MAX_FILE + 1);
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
         cr_assert_eq(l.n, 2);
         cr_assert_str_eq(l.v[0].file, "a-exact.yaml");
         cr_assert_str_eq(l.v[0].kind, "ConfigMap");
@@ -236,7 +236,7 @@ Test(foreign, reads_one_mebibyte_and_not_a_byte_more, .init = mk, .fini = rm) {
         cr_assert_null(l.v[1].kind);
         cr_assert_str_eq(l.v[1].error, "larger than 1 MiB; not read");
         cr_assert_not(l.truncated);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
 }
 
 static void write_many(const char *dir, size_t n) {
@@ -251,31 +251,31 @@ static void write_many(const char *dir, size_t n) {
 }
 
 Test(foreign, stops_after_a_thousand_files, .init = mk, .fini = rm) {
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
         char *exact = path_in(tmp, "exact"), *over = path_in(tmp, "over");
-        write_many(exact, FOREIGN_MAX_FILES);
-        cr_assert_eq(foreign_scan(exact, &l, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(l.n, FOREIGN_MAX_FILES);
+        write_many(exact, UNOWNED_MAX_FILES);
+        cr_assert_eq(unowned_scan(exact, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, UNOWNED_MAX_FILES);
         cr_assert_not(l.truncated, "exactly the limit is not truncated");
-        foreign_list_free(&l);
+        unowned_list_free(&l);
 
-        write_many(over, FOREIGN_MAX_FILES + 1);
-        cr_assert_eq(foreign_scan(over, &l, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(l.n, FOREIGN_MAX_FILES);
+        write_many(over, UNOWNED_MAX_FILES + 1);
+        cr_assert_eq(unowned_scan(over, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, UNOWNED_MAX_FILES);
         cr_assert(l.truncated);
         cr_assert_str_eq(l.v[0].file, "f0000.yaml");
-        cr_assert_str_eq(l.v[FOREIGN_MAX_FILES - 1].file, "f0999.yaml", "the smallest names are kept");
-        json_object *j = foreign_list_to_json(&l);
-        cr_assert_eq(json_object_array_length(j), FOREIGN_MAX_FILES);
+        cr_assert_str_eq(l.v[UNOWNED_MAX_FILES - 1].file, "f0999.yaml", "the smallest names are kept");
+        json_object *j = unowned_list_to_json(&l);
+        cr_assert_eq(json_object_array_length(j), UNOWNED_MAX_FILES);
         json_object_put(j);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
         free(exact);
         free(over);
 }
 
 Test(foreign, stops_after_a_thousand_objects, .init = mk, .fini = rm) {
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
         /* a.yaml: 999 documents; b.yaml: 2, of which only the first fits. */
         size_t one = strlen("---\n" CM("x")), cap = one * 1000 + 1, off = 0;
@@ -286,17 +286,17 @@ Test(foreign, stops_after_a_thousand_objects, .init = mk, .fini = rm) {
         cr_assert_eq(tu_write_file(tmp, "a.yaml", text), 0);
         cr_assert_eq(tu_write_file(tmp, "b.yaml", CM("b0") "---\n" CM("b1")), 0);
         cr_assert_eq(tu_write_file(tmp, "c.yaml", CM("c")), 0);
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(l.n, FOREIGN_MAX_OBJECTS);
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, UNOWNED_MAX_OBJECTS);
         cr_assert(l.truncated);
         cr_assert_str_eq(l.v[998].file, "a.yaml");
         cr_assert_str_eq(l.v[999].name, "b0");
-        foreign_list_free(&l);
+        unowned_list_free(&l);
         free(text);
 }
 
 Test(foreign, a_thousand_objects_in_all_are_not_truncated, .init = mk, .fini = rm) {
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
         size_t one = strlen("---\n" CM("x")), cap = one * 1000 + 1, off = 0;
         char *text = malloc(cap);
@@ -305,10 +305,10 @@ Test(foreign, a_thousand_objects_in_all_are_not_truncated, .init = mk, .fini = r
                 off += (size_t) snprintf(text + off, cap - off, "---\n" CM("x"));
         cr_assert_eq(tu_write_file(tmp, "a.yaml", text), 0);
         cr_assert_eq(tu_write_file(tmp, "b.yaml", CM("b0")), 0);
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(l.n, FOREIGN_MAX_OBJECTS);
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(l.n, UNOWNED_MAX_OBJECTS);
         cr_assert_not(l.truncated);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
         free(text);
 }
 
@@ -359,7 +359,7 @@ Test(foreign, helm_release_namespace) {
         for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++) {
                 const struct ns_case *c = &NAMESPACES[i];
                 char *out = (char *) "unset";
-                int r = foreign_helm_release_namespace(c->content, strlen(c->content), c->metadata_ns, &out);
+                int r = unowned_helm_release_namespace(c->content, strlen(c->content), c->metadata_ns, &out);
                 cr_assert_eq(r, c->r, "%s: %d", c->what, r);
                 if (c->want)
                         cr_assert_str_eq(out, c->want, "%s", c->what);
@@ -370,17 +370,17 @@ Test(foreign, helm_release_namespace) {
         char *out = NULL;
         /* Length, not NUL, ends the content. */
         static const char two[] = "spec:\n  targetNamespace: ab";
-        cr_assert_eq(foreign_helm_release_namespace(two, sizeof two - 2, NULL, &out), 0);
+        cr_assert_eq(unowned_helm_release_namespace(two, sizeof two - 2, NULL, &out), 0);
         cr_assert_str_eq(out, "a");
         free(out);
         /* The longest name there may be, and one byte more. */
         char text[600];
         snprintf(text, sizeof text, "spec:\n  targetNamespace: %0*d\n", MANIFEST_MAX_NAME, 0);
-        cr_assert_eq(foreign_helm_release_namespace(text, strlen(text), NULL, &out), 0);
+        cr_assert_eq(unowned_helm_release_namespace(text, strlen(text), NULL, &out), 0);
         cr_assert_eq(strlen(out), MANIFEST_MAX_NAME);
         free(out);
         snprintf(text, sizeof text, "spec:\n  targetNamespace: %0*d\n", MANIFEST_MAX_NAME + 1, 0);
-        cr_assert_eq(foreign_helm_release_namespace(text, strlen(text), NULL, &out), -EINVAL);
+        cr_assert_eq(unowned_helm_release_namespace(text, strlen(text), NULL, &out), -EINVAL);
 }
 
 struct conflict_case {
@@ -399,10 +399,10 @@ Test(foreign, helm_conflicts, .init = mk, .fini = rm) {
         cr_assert_eq(tu_write_file(tmp, "f.yaml", "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata:\n"
                                                   "  name: odd\nspec:\n  targetNamespace: [x]\n"), 0);
         cr_assert_eq(tu_write_file(tmp, "g.yaml", HELM_NS("mine", "kube-system")), 0);
-        cr_assert_eq(tu_write_file(tmp, NODEDIR_BOOKKEEPING, "{\"files\":{\"g.yaml\":\"00\"},\"revision\":1}"), 0);
-        struct foreign_list l;
+        cr_assert_eq(tu_write_file(tmp, MANIFESTDIR_BOOKKEEPING, "{\"files\":{\"g.yaml\":\"00\"},\"revision\":1}"), 0);
+        struct unowned_list l;
         char err[256];
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
 
         static const struct conflict_case cases[] = {
                 { "traefik", "ingress", true, "a.yaml" },        /* targetNamespace */
@@ -419,28 +419,28 @@ Test(foreign, helm_conflicts, .init = mk, .fini = rm) {
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 const char *file = NULL;
-                bool got = foreign_helm_conflict(&l, cases[i].name, cases[i].ns, &file);
+                bool got = unowned_helm_conflict(&l, cases[i].name, cases[i].ns, &file);
                 cr_assert_eq(got, cases[i].want, "%s/%s", cases[i].ns, cases[i].name);
                 if (cases[i].file)
                         cr_assert_str_eq(file, cases[i].file, "%s/%s", cases[i].ns, cases[i].name);
                 else
                         cr_assert_null(file, "%s/%s", cases[i].ns, cases[i].name);
         }
-        cr_assert(foreign_helm_conflict(&l, "traefik", "ingress", NULL), "file may be NULL");
-        cr_assert_not(foreign_helm_conflict(&l, NULL, "ingress", NULL));
-        struct foreign_list empty = { 0 };
-        cr_assert_not(foreign_helm_conflict(&empty, "traefik", "ingress", NULL));
-        foreign_list_free(&l);
+        cr_assert(unowned_helm_conflict(&l, "traefik", "ingress", NULL), "file may be NULL");
+        cr_assert_not(unowned_helm_conflict(&l, NULL, "ingress", NULL));
+        struct unowned_list empty = { 0 };
+        cr_assert_not(unowned_helm_conflict(&empty, "traefik", "ingress", NULL));
+        unowned_list_free(&l);
 }
 
 Test(foreign, json_form, .init = mk, .fini = rm) {
         cr_assert_eq(tu_write_file(tmp, "a.yaml", HELM_TARGET("traefik", "kube-system", "ingress")), 0);
         cr_assert_eq(tu_write_file(tmp, "b.json", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"n\"}}"), 0);
         cr_assert_eq(tu_write_file(tmp, "c.yaml", "nope\n"), 0);
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
-        json_object *j = foreign_list_to_json(&l);
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        json_object *j = unowned_list_to_json(&l);
         cr_assert_not_null(j);
         const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         char want[1024];
@@ -452,10 +452,10 @@ Test(foreign, json_form, .init = mk, .fini = rm) {
                  l.v[2].error);
         cr_assert_str_eq(text, want);
         json_object_put(j);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
 
-        struct foreign_list empty = { 0 };
-        j = foreign_list_to_json(&empty);
+        struct unowned_list empty = { 0 };
+        j = unowned_list_to_json(&empty);
         cr_assert_str_eq(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), "[]");
         json_object_put(j);
 }
@@ -479,14 +479,14 @@ Test(foreign, merges_that_repeat_without_end_are_refused_quickly) {
         off += (size_t) snprintf(text + off, cap - off, "spec:\n  <<: *l8\n");
         cr_assert_lt(off, cap);
         char *out = NULL;
-        cr_assert_eq(foreign_helm_release_namespace(text, off, "ns", &out), -EINVAL);
+        cr_assert_eq(unowned_helm_release_namespace(text, off, "ns", &out), -EINVAL);
         cr_assert_null(out);
         /* The same shape one level deep (100 * 1000 entries) is answered. */
         char *cut = strstr(text, "l2: &l2");
         cr_assert_not_null(cut);
         off = (size_t) (cut - text);
         off += (size_t) snprintf(cut, cap - off, "spec:\n  <<: *l1\n");
-        cr_assert_eq(foreign_helm_release_namespace(text, off, "ns", &out), 0);
+        cr_assert_eq(unowned_helm_release_namespace(text, off, "ns", &out), 0);
         cr_assert_str_eq(out, "ns");
         free(out);
         free(text);
@@ -500,15 +500,15 @@ Test(foreign, merges_that_repeat_without_end_are_refused_quickly) {
 static const struct payload_deletion DEL_ORDERS = { .group = "db.example.com", .kind = "Database",
                                                      .namespace = "app", .name = "orders" };
 
-/* foreign_delete over a fresh scan of dir; *deleted is a new array. */
+/* unowned_delete over a fresh scan of dir; *deleted is a new array. */
 static int delete_in(const char *dir, const struct payload_deletion *del, size_t n, json_object **deleted, char *err,
                      size_t errlen) {
-        struct foreign_list l;
-        cr_assert_eq(foreign_scan(dir, &l, err, errlen), 0, "%s", err);
+        struct unowned_list l;
+        cr_assert_eq(unowned_scan(dir, &l, err, errlen), 0, "%s", err);
         *deleted = json_object_new_array();
         cr_assert_not_null(*deleted);
-        int r = foreign_delete(dir, &l, del, n, *deleted, err, errlen);
-        foreign_list_free(&l);
+        int r = unowned_delete(dir, &l, del, n, *deleted, err, errlen);
+        unowned_list_free(&l);
         return r;
 }
 
@@ -601,12 +601,12 @@ Test(foreign, delete_keeps_the_other_documents_byte_for_byte, .init = mk, .fini 
 
         /* No temporary file is left behind. */
         cr_assert_eq(count_dot_files(tmp), 0);
-        struct foreign_list l;
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        struct unowned_list l;
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
         char *s = summary(&l);
         cr_assert_str_eq(s, "mixed.yaml#0 /v1 ConfigMap app/last");
         free(s);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
         free(p);
 }
 
@@ -621,28 +621,28 @@ Test(foreign, delete_never_touches_musters_files_dot_files_or_symlinks, .init = 
         /* Scanned before 0000_db.yaml was muster's and while swapped.yaml
          * was a file; then muster writes its bookkeeping and swapped.yaml
          * becomes a symlink to the same object outside. */
-        struct foreign_list l;
+        struct unowned_list l;
         char err[256];
-        cr_assert_eq(foreign_scan(dir, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_scan(dir, &l, err, sizeof err), 0, "%s", err);
         char *s = summary(&l);
         cr_assert_str_eq(s, "0000_db.yaml#0 db.example.com/v1 Database app/orders|"
                             "swapped.yaml#0 db.example.com/v1 Database app/orders");
         free(s);
-        cr_assert_eq(tu_write_file(dir, NODEDIR_BOOKKEEPING, "{\"files\":{\"0000_db.yaml\":\"00\"},\"revision\":1}"), 0);
+        cr_assert_eq(tu_write_file(dir, MANIFESTDIR_BOOKKEEPING, "{\"files\":{\"0000_db.yaml\":\"00\"},\"revision\":1}"), 0);
         char *sw = path_in(dir, "swapped.yaml");
         cr_assert_eq(unlink(sw), 0);
         cr_assert_eq(tu_symlink(dir, "swapped.yaml", "../outside/target.yaml"), 0);
 
         /* A list that names a dot file too, as a forged one could. */
-        struct foreign_object *o = &l.v[l.n - 1];
+        struct unowned_object *o = &l.v[l.n - 1];
         cr_assert_lt(l.n, l.cap);
-        l.v[l.n] = (struct foreign_object) { .file = strdup(".hidden.yaml"), .group = strdup(o->group),
+        l.v[l.n] = (struct unowned_object) { .file = strdup(".hidden.yaml"), .group = strdup(o->group),
                                              .version = strdup(o->version), .kind = strdup(o->kind),
                                              .namespace = strdup(o->namespace), .name = strdup(o->name) };
         l.n++;
 
         json_object *deleted = json_object_new_array();
-        cr_assert_eq(foreign_delete(dir, &l, &DEL_ORDERS, 1, deleted, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_delete(dir, &l, &DEL_ORDERS, 1, deleted, err, sizeof err), 0, "%s", err);
         cr_assert_eq(json_object_array_length(deleted), 0);
         assert_file(dir, "0000_db.yaml", DB("orders", "app"));
         assert_file(dir, ".hidden.yaml", DB("orders", "app"));
@@ -654,7 +654,7 @@ Test(foreign, delete_never_touches_musters_files_dot_files_or_symlinks, .init = 
         cr_assert_eq(lstat(ln, &st), 0);
         cr_assert(S_ISLNK(st.st_mode));
         json_object_put(deleted);
-        foreign_list_free(&l);
+        unowned_list_free(&l);
 
         /* Muster's own file with the object beside an out-of-band one: only
          * the out-of-band one goes. */
@@ -733,11 +733,11 @@ Test(foreign, delete_with_nothing_named_changes_nothing, .init = mk, .fini = rm)
         cr_assert_eq(count_dot_files(tmp), 0);
 
         /* No deletions, or no list: nothing to do, no error. */
-        struct foreign_list l;
-        cr_assert_eq(foreign_scan(tmp, &l, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(foreign_delete(tmp, &l, NULL, 0, NULL, err, sizeof err), 0);
-        foreign_list_free(&l);
-        struct foreign_list empty = { 0 };
-        cr_assert_eq(foreign_delete(tmp, &empty, &DEL_ORDERS, 1, NULL, err, sizeof err), 0);
+        struct unowned_list l;
+        cr_assert_eq(unowned_scan(tmp, &l, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(unowned_delete(tmp, &l, NULL, 0, NULL, err, sizeof err), 0);
+        unowned_list_free(&l);
+        struct unowned_list empty = { 0 };
+        cr_assert_eq(unowned_delete(tmp, &empty, &DEL_ORDERS, 1, NULL, err, sizeof err), 0);
         free(p);
 }

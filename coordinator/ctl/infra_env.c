@@ -105,7 +105,7 @@ static int issue_token(struct ctl *c, const char *path, json_object *body, const
         return rc;
 }
 
-int ctl_infraenv_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_create(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         enum { O_PULL = CTL_OPT_FIRST_LOCAL, O_SSH, O_NTP, O_HTTP, O_HTTPS, O_NOPROXY, O_ARCH, O_TOKEN_OUT };
         static const struct option opts[] = {
                 { "pull-secret-file", required_argument, NULL, O_PULL },
@@ -186,7 +186,7 @@ static int infra_env_row(struct ctl_table *t, json_object *e) {
         return ctl_table_add(t, row);
 }
 
-int ctl_infraenv_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         static const struct ctl_col cols[] = {
                 { "ID", CTL_COL_ID, 0, 0 },
                 { "NAME", CTL_COL_FLEX, 0, 12 },
@@ -262,7 +262,7 @@ static json_object *read_static_network(const char *dir) {
         return json_object_get(arr);
 }
 
-int ctl_infraenv_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         enum { O_STATIC = CTL_OPT_FIRST_LOCAL, O_NO_STATIC, O_SSH, O_NO_SSH };
         static const struct option opts[] = {
                 { "static-network", required_argument, NULL, O_STATIC },
@@ -318,15 +318,15 @@ int ctl_infraenv_set(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
         return ctl_call_print(c, "PATCH", path, body, show_infra_env, true);
 }
 
-int ctl_infraenv_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         return ctl_show_one(c, cmd, argc, argv, &infra_env_kind);
 }
 
-int ctl_infraenv_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         return ctl_delete_one(c, cmd, argc, argv, &infra_env_kind);
 }
 
-int ctl_infraenv_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
+int ctl_infra_env_rotate_token(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
         static const struct option opts[] = {
                 { "token-out", required_argument, NULL, CTL_OPT_FIRST_LOCAL },
                 CTL_GLOBAL_OPTIONS,

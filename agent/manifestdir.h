@@ -12,30 +12,30 @@
 #include "payload.h"
 #include "strv.h"
 
-#define NODEDIR_BOOKKEEPING ".muster-applied.json"
+#define MANIFESTDIR_BOOKKEEPING ".muster-applied.json"
 /* Temporary files start with this; a crash may leave them, the next apply
  * removes them. Manifest paths never start with '.'. */
-#define NODEDIR_TMP_PREFIX ".muster-tmp."
-#define NODEDIR_MAX_BOOKKEEPING (32 * 1024 * 1024)
-#define NODEDIR_MAX_FILE (64 * 1024 * 1024)  /* a file compared before rewriting it */
+#define MANIFESTDIR_TMP_PREFIX ".muster-tmp."
+#define MANIFESTDIR_MAX_BOOKKEEPING (32 * 1024 * 1024)
+#define MANIFESTDIR_MAX_FILE (64 * 1024 * 1024)  /* a file compared before rewriting it */
 
 /* What one apply did; each list sorted. */
-struct nodedir_changes {
+struct manifestdir_changes {
         int64_t previous_revision;  /* the bookkeeping's before (0: none) */
         struct strv added;          /* not in the previous bookkeeping */
         struct strv updated;        /* in it, and the file on disk differed */
         struct strv removed;        /* in it, not in this payload */
 };
-void nodedir_changes_free(struct nodedir_changes *c);
+void manifestdir_changes_free(struct manifestdir_changes *c);
 
 /* The revision DIR's bookkeeping records: 0 and *rev (0 when there is no
  * bookkeeping or no DIR), -EBADMSG when the file is not bookkeeping. */
-int nodedir_applied_revision(const char *dir, int64_t *rev);
+int manifestdir_applied_revision(const char *dir, int64_t *rev);
 
 /* Whether `name` may be a file in a manifest directory: a plain file name
  * (no '/', not "." or "..", not starting with '.', no control characters)
  * of at most MANIFEST_MAX_FILE_NAME bytes. */
-bool nodedir_name_is_valid(const char *name);
+bool manifestdir_name_is_valid(const char *name);
 
 /* Make DIR (and its parents, 0755) hold exactly the payload's files among
  * those muster wrote: each file whose content differs is written through a
@@ -45,23 +45,23 @@ bool nodedir_name_is_valid(const char *name);
  * (atomically) and DIR is fsynced. Before anything is written the
  * bookkeeping is widened to the new paths too, so that a crash half-way
  * never leaves a file muster wrote without a record of it.
- * Returns 0 with *out filled (free with nodedir_changes_free), -EINVAL for a
+ * Returns 0 with *out filled (free with manifestdir_changes_free), -EINVAL for a
  * bad file name (err names it), -EBADMSG for a bookkeeping file that is not
  * one, -errno of the file system (err says which file). */
-int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
-                  struct nodedir_changes *out, char *err, size_t errlen);
+int manifestdir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
+                  struct manifestdir_changes *out, char *err, size_t errlen);
 
 /* Write data to dfd/name: temporary file (created 0600, then `mode`),
  * fsync, then rename over name, so a crash leaves the old file or the new
  * one. 0 or -errno. */
-int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);
+int manifestdir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);
 
 /* The regular file dfd/name (not through a symlink), at most max bytes, in
  * a malloc'd NUL-terminated buffer. -EISDIR for anything not a regular
  * file, -EFBIG past max, -errno. */
-int nodedir_read_at(int dfd, const char *name, size_t max, char **out, size_t *len);
+int manifestdir_read_at(int dfd, const char *name, size_t max, char **out, size_t *len);
 
 /* mkdir -p of rel under the directory fd root (new folders get `mode`),
  * never following a symlink: an image's /etc must not lead outside it.
  * The last folder's fd, or -errno. */
-int nodedir_mkdir_under(int root, const char *rel, mode_t mode);
+int manifestdir_mkdir_under(int root, const char *rel, mode_t mode);

@@ -5,13 +5,9 @@
 
 /* Decimal units, as disk vendors count: "8.6 GB", "376.8 KB", "512 B";
  * "unknown" for a negative size. Returns buf. */
-char *format_bytes(int64_t bytes, char *buf, size_t n);
+char *units_format_bytes(int64_t bytes, char *buf, size_t n);
 
 /* A duration as people write it: an integer with an optional unit, s, m, h,
  * d, w or y (365 days); a bare number is seconds. "90d", "12h", "1y".
  * 0, -EINVAL for anything else, -ERANGE past INT64_MAX seconds. */
-int format_parse_duration_s(const char *s, int64_t *seconds);
-
-/* printf onto a growing malloc'd text (*buf, *len bytes used of *cap;
- * all zero to start). 0, -EINVAL for a format error, -ENOMEM. */
-int format_append(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int units_parse_duration_s(const char *s, int64_t *seconds);

@@ -1,8 +1,8 @@
-/* The manifest directory writer (nodedir.h): every file goes through a
+/* The manifest directory writer (manifestdir.h): every file goes through a
  * temporary file and a rename, the bookkeeping says which files are
  * muster's, and everything happens relative to one directory descriptor so
  * that a symlink planted in the directory cannot redirect a write. */
-#include "nodedir.h"
+#include "manifestdir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,14 +22,14 @@
 
 #define SHA_HEX_LEN (2 * CRYPTO_SHA256_LEN)
 
-void nodedir_changes_free(struct nodedir_changes *c) {
+void manifestdir_changes_free(struct manifestdir_changes *c) {
         strv_free(&c->added);
         strv_free(&c->updated);
         strv_free(&c->removed);
         c->previous_revision = 0;
 }
 
-bool nodedir_name_is_valid(const char *name) {
+bool manifestdir_name_is_valid(const char *name) {
         size_t n = name ? strlen(name) : 0;
         if (n == 0 || n > MANIFEST_MAX_FILE_NAME || name[0] == '.')
                 return false;
@@ -57,7 +57,7 @@ static int mkdir_p(const char *path) {
         return 0;
 }
 
-int nodedir_read_at(int dfd, const char *name, size_t max, char **out, size_t *len) {
+int manifestdir_read_at(int dfd, const char *name, size_t max, char **out, size_t *len) {
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
         _cleanup_free_ char *buf = NULL;
         struct stat st;
@@ -97,7 +97,7 @@ static int read_book(int dfd, int64_t *rev, json_object **files) {
 
         *rev = 0;
         *files = NULL;
-        int k = nodedir_read_at(dfd, NODEDIR_BOOKKEEPING, NODEDIR_MAX_BOOKKEEPING, &text, &len);
+        int k = manifestdir_read_at(dfd, MANIFESTDIR_BOOKKEEPING, MANIFESTDIR_MAX_BOOKKEEPING, &text, &len);
         if (k == -ENOENT) {
                 *files = json_object_new_object();
                 return *files ? 0 : -ENOMEM;
@@ -125,7 +125,7 @@ static int read_book(int dfd, int64_t *rev, json_object **files) {
                         json_object_put(out);
                         return -EBADMSG;
                 }
-                if (!nodedir_name_is_valid(key))
+                if (!manifestdir_name_is_valid(key))
                         continue;
                 if (json_object_object_add(out, key, json_object_get(val)) < 0) {
                         json_object_put(val);
@@ -138,7 +138,7 @@ static int read_book(int dfd, int64_t *rev, json_object **files) {
         return 0;
 }
 
-int nodedir_applied_revision(const char *dir, int64_t *rev) {
+int manifestdir_applied_revision(const char *dir, int64_t *rev) {
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_json_ json_object *files = NULL;
 
@@ -148,13 +148,13 @@ int nodedir_applied_revision(const char *dir, int64_t *rev) {
         return read_book(dfd, rev, &files);
 }
 
-int nodedir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode) {
-        char tmp[sizeof NODEDIR_TMP_PREFIX + MANIFEST_MAX_FILE_NAME + 32];
+int manifestdir_write_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode) {
+        char tmp[sizeof MANIFESTDIR_TMP_PREFIX + MANIFEST_MAX_FILE_NAME + 32];
         static _Atomic unsigned counter;
         int fd = -1, r = 0;
 
         for (int attempt = 0; fd < 0; attempt++) {
-                snprintf(tmp, sizeof tmp, NODEDIR_TMP_PREFIX "%s.%d.%u", name, (int) getpid(), counter++);
+                snprintf(tmp, sizeof tmp, MANIFESTDIR_TMP_PREFIX "%s.%d.%u", name, (int) getpid(), counter++);
                 fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
                 if (fd < 0 && (errno != EEXIST || attempt > 100))
                         return -errno;
@@ -216,7 +216,7 @@ static int write_book(int dfd, int64_t rev, json_object *files) {
                 r = -ENOMEM;
                 goto out;
         }
-        r = nodedir_write_atomic_at(dfd, NODEDIR_BOOKKEEPING, line, strlen(line), 0644);
+        r = manifestdir_write_atomic_at(dfd, MANIFESTDIR_BOOKKEEPING, line, strlen(line), 0644);
 out:
         strv_free(&keys);
         return r;
@@ -226,7 +226,7 @@ out:
 static bool same_content_at(int dfd, const char *name, const char *data, size_t len) {
         _cleanup_free_ char *cur = NULL;
         size_t n;
-        if (len > NODEDIR_MAX_FILE || nodedir_read_at(dfd, name, NODEDIR_MAX_FILE, &cur, &n) < 0)
+        if (len > MANIFESTDIR_MAX_FILE || manifestdir_read_at(dfd, name, MANIFESTDIR_MAX_FILE, &cur, &n) < 0)
                 return false;
         return n == len && memcmp(cur, data, len) == 0;
 }
@@ -243,12 +243,12 @@ static void remove_stale_tmp(int dfd) {
         }
         struct dirent *de;
         while ((de = readdir(d)))
-                if (strncmp(de->d_name, NODEDIR_TMP_PREFIX, sizeof NODEDIR_TMP_PREFIX - 1) == 0)
+                if (strncmp(de->d_name, MANIFESTDIR_TMP_PREFIX, sizeof MANIFESTDIR_TMP_PREFIX - 1) == 0)
                         unlinkat(dfd, de->d_name, 0);
 }
 
-int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
-                  struct nodedir_changes *out, char *err, size_t errlen) {
+int manifestdir_apply(const char *dir, int64_t revision, const struct payload_file *files, size_t n,
+                  struct manifestdir_changes *out, char *err, size_t errlen) {
         _cleanup_json_ json_object *prev = NULL, *next = json_object_new_object();
         _cleanup_close_ int dfd = -1;
         int64_t prev_rev = 0;
@@ -266,7 +266,7 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
         for (size_t i = 0; i < n; i++) {
                 uint8_t d[CRYPTO_SHA256_LEN];
                 char hex[SHA_HEX_LEN + 1];
-                if (!nodedir_name_is_valid(files[i].path))
+                if (!manifestdir_name_is_valid(files[i].path))
                         return errmsg(err, errlen, -EINVAL, "\"%s\" is not a plain file name for a manifest directory",
                                       files[i].path ? files[i].path : "");
                 if (json_object_object_get_ex(next, files[i].path, NULL))
@@ -290,9 +290,9 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
         r = read_book(dfd, &prev_rev, &prev);
         if (r == -EBADMSG)
                 return errmsg(err, errlen, r, "%s/%s is not muster's bookkeeping; remove it to start afresh", dir,
-                              NODEDIR_BOOKKEEPING);
+                              MANIFESTDIR_BOOKKEEPING);
         if (r < 0)
-                return errmsg(err, errlen, r, "failed to read %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "failed to read %s/%s: %m", dir, MANIFESTDIR_BOOKKEEPING);
         out->previous_revision = prev_rev;
 
         /* Which paths the previous apply knew, then record the new ones
@@ -312,15 +312,15 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
                 widen = true;
         }
         if (widen && (r = write_book(dfd, prev_rev, prev)) < 0)
-                return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, MANIFESTDIR_BOOKKEEPING);
 
         for (size_t i = 0; i < n; i++) {
                 const struct payload_file *f = &files[i];
                 const char *new_sha = json_object_get_string(json_object_object_get(next, f->path));
                 const char *old_sha = json_object_get_string(json_object_object_get(prev, f->path));
                 bool on_disk = same_content_at(dfd, f->path, f->content, f->len);
-                if (!on_disk && (r = nodedir_write_atomic_at(dfd, f->path, f->content, f->len, 0644)) < 0) {
-                        nodedir_changes_free(out);
+                if (!on_disk && (r = manifestdir_write_atomic_at(dfd, f->path, f->content, f->len, 0644)) < 0) {
+                        manifestdir_changes_free(out);
                         return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, f->path);
                 }
                 if (!known[i])
@@ -339,14 +339,14 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
                 if (fstatat(dfd, old_path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                         if (errno != ENOENT) {
                                 r = -errno;
-                                nodedir_changes_free(out);
+                                manifestdir_changes_free(out);
                                 return errmsg(err, errlen, r, "failed to look at %s/%s: %m", dir, old_path);
                         }
                 } else if (S_ISDIR(st.st_mode))
                         continue; /* not a file muster wrote any more: leave it */
                 else if (unlinkat(dfd, old_path, 0) < 0 && errno != ENOENT) {
                         r = -errno;
-                        nodedir_changes_free(out);
+                        manifestdir_changes_free(out);
                         return errmsg(err, errlen, r, "failed to remove %s/%s: %m", dir, old_path);
                 }
                 if ((r = strv_push(&out->removed, old_path)) < 0)
@@ -354,12 +354,12 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
         }
 
         if ((r = write_book(dfd, revision, next)) < 0) {
-                nodedir_changes_free(out);
-                return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                manifestdir_changes_free(out);
+                return errmsg(err, errlen, r, "failed to write %s/%s: %m", dir, MANIFESTDIR_BOOKKEEPING);
         }
         if (fsync(dfd) < 0) {
                 r = -errno;
-                nodedir_changes_free(out);
+                manifestdir_changes_free(out);
                 return errmsg(err, errlen, r, "failed to sync %s: %m", dir);
         }
         strv_sort(&out->added);
@@ -367,11 +367,11 @@ int nodedir_apply(const char *dir, int64_t revision, const struct payload_file *
         strv_sort(&out->removed);
         return 0;
 oom:
-        nodedir_changes_free(out);
+        manifestdir_changes_free(out);
         return -ENOMEM;
 }
 
-int nodedir_mkdir_under(int root, const char *rel, mode_t mode) {
+int manifestdir_mkdir_under(int root, const char *rel, mode_t mode) {
         _cleanup_free_ char *copy = strdup(rel);
         int cur = dup(root);
         char *save = NULL;

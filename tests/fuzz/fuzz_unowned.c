@@ -1,4 +1,4 @@
-/* libFuzzer target for foreign_helm_release_namespace (agent/foreign.c), the
+/* libFuzzer target for unowned_helm_release_namespace (agent/unowned.c), the
  * libyaml walk to a HelmChart's spec.targetNamespace: any input gives 0 and
  * a non-empty name of at most MANIFEST_MAX_NAME printable bytes, or a clean
  * -EINVAL with nothing handed out. The first byte picks metadata.namespace
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "foreign.h"
+#include "unowned.h"
 #include "manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         memcpy(text, data + 1, len);
         char *out = (char *) text; /* must be overwritten */
-        int r = foreign_helm_release_namespace(text, len, ns, &out);
+        int r = unowned_helm_release_namespace(text, len, ns, &out);
         if (r == 0) {
                 size_t n = out ? strlen(out) : 0;
                 if (n == 0 || n > MANIFEST_MAX_NAME)

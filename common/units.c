@@ -1,14 +1,13 @@
-/* Human-readable numbers (format.h). */
-#include "format.h"
+/* Human-readable numbers (units.h). */
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-char *format_bytes(int64_t bytes, char *buf, size_t n) {
+char *units_format_bytes(int64_t bytes, char *buf, size_t n) {
         static const char *const u[] = { "B", "KB", "MB", "GB", "TB", "PB", "EB" };
         double v = (double) bytes;
         size_t i = 0;
@@ -25,7 +24,7 @@ char *format_bytes(int64_t bytes, char *buf, size_t n) {
         return buf;
 }
 
-int format_parse_duration_s(const char *s, int64_t *seconds) {
+int units_parse_duration_s(const char *s, int64_t *seconds) {
         static const struct { char unit; int64_t mult; } units[] = {
                 { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 }, { 'y', 365 * 86400 },
         };
@@ -53,27 +52,4 @@ int format_parse_duration_s(const char *s, int64_t *seconds) {
                         return 0;
                 }
         return -EINVAL;
-}
-
-int format_append(char **buf, size_t *len, size_t *cap, const char *fmt, ...) {
-        for (;;) {
-                va_list ap;
-                va_start(ap, fmt);
-                int n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, ap);
-                va_end(ap);
-                if (n < 0)
-                        return -EINVAL;
-                if (*buf && *len + (size_t) n < *cap) {
-                        *len += (size_t) n;
-                        return 0;
-                }
-                size_t ncap = *cap ? *cap * 2 : 8192;
-                while (ncap < *len + (size_t) n + 1)
-                        ncap *= 2;
-                char *b = realloc(*buf, ncap);
-                if (!b)
-                        return -ENOMEM;
-                *buf = b;
-                *cap = ncap;
-        }
 }

@@ -1,8 +1,8 @@
-/* The out-of-band objects of a manifest directory (foreign.h): the file
- * names nodedir's bookkeeping does not list, read in name order within
+/* The out-of-band objects of a manifest directory (unowned.h): the file
+ * names manifestdir's bookkeeping does not list, read in name order within
  * fixed limits, each parsed as manifests; and the one field of a HelmChart
  * the manifest parser does not read, spec.targetNamespace. */
-#include "foreign.h"
+#include "unowned.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "json-cleanup.h"
 #include "jsonwrite.h"
 #include "manifest.h"
-#include "nodedir.h"
+#include "manifestdir.h"
 #include "yamlscan.h"
 
 #define MERGE_DEPTH 8  /* "<<" inside what "<<" brought in; aliases can make a cycle */
@@ -119,7 +119,7 @@ static int target_namespace(yaml_document_t *d, yaml_node_t *root, char **out) {
         return *out ? 0 : -ENOMEM;
 }
 
-int foreign_helm_release_namespace(const char *content, size_t len, const char *metadata_ns, char **out) {
+int unowned_helm_release_namespace(const char *content, size_t len, const char *metadata_ns, char **out) {
         yaml_parser_t parser;
         _cleanup_free_ char *target = NULL;
         int r = 0;
@@ -157,7 +157,7 @@ int foreign_helm_release_namespace(const char *content, size_t len, const char *
 
 /* ---- the list ------------------------------------------------------------- */
 
-static void object_free(struct foreign_object *o) {
+static void object_free(struct unowned_object *o) {
         free(o->file);
         free(o->group);
         free(o->version);
@@ -169,7 +169,7 @@ static void object_free(struct foreign_object *o) {
         memset(o, 0, sizeof *o);
 }
 
-void foreign_list_free(struct foreign_list *l) {
+void unowned_list_free(struct unowned_list *l) {
         for (size_t i = 0; i < l->n; i++)
                 object_free(&l->v[i]);
         free(l->v);
@@ -177,22 +177,22 @@ void foreign_list_free(struct foreign_list *l) {
 }
 
 /* A new zeroed entry at the end of l, or NULL (ENOMEM). */
-static struct foreign_object *list_add(struct foreign_list *l) {
+static struct unowned_object *list_add(struct unowned_list *l) {
         if (l->n == l->cap) {
                 size_t cap = l->cap ? l->cap * 2 : 16;
-                struct foreign_object *v = realloc(l->v, cap * sizeof *v);
+                struct unowned_object *v = realloc(l->v, cap * sizeof *v);
                 if (!v)
                         return NULL;
                 l->v = v;
                 l->cap = cap;
         }
-        struct foreign_object *o = &l->v[l->n++];
+        struct unowned_object *o = &l->v[l->n++];
         memset(o, 0, sizeof *o);
         return o;
 }
 
-static int add_error(struct foreign_list *l, const char *file, const char *error) {
-        struct foreign_object *o = list_add(l);
+static int add_error(struct unowned_list *l, const char *file, const char *error) {
+        struct unowned_object *o = list_add(l);
         if (!o)
                 return -ENOMEM;
         o->file = strdup(file);
@@ -207,8 +207,8 @@ static char *dup_opt(const char *s, bool *oom) {
         return c;
 }
 
-static int add_manifest(struct foreign_list *l, const struct manifest *m) {
-        struct foreign_object *o = list_add(l);
+static int add_manifest(struct unowned_list *l, const struct manifest *m) {
+        struct unowned_object *o = list_add(l);
         bool oom = false;
         if (!o)
                 return -ENOMEM;
@@ -221,9 +221,9 @@ static int add_manifest(struct foreign_list *l, const struct manifest *m) {
         o->name = dup_opt(m->name, &oom);
         if (oom)
                 return -ENOMEM;
-        if (strcmp(m->group, FOREIGN_HELM_GROUP) != 0 || strcmp(m->kind, FOREIGN_HELM_KIND) != 0)
+        if (strcmp(m->group, UNOWNED_HELM_GROUP) != 0 || strcmp(m->kind, UNOWNED_HELM_KIND) != 0)
                 return 0;
-        int r = foreign_helm_release_namespace(m->content, m->content_len, m->namespace, &o->release_namespace);
+        int r = unowned_helm_release_namespace(m->content, m->content_len, m->namespace, &o->release_namespace);
         if (r == -EINVAL) {
                 o->error = strdup("spec.targetNamespace is not a namespace; its release is not known");
                 return o->error ? 0 : -ENOMEM;
@@ -253,7 +253,7 @@ static int read_book_files(int dfd, json_object **files) {
         size_t len;
 
         *files = NULL;
-        int r = nodedir_read_at(dfd, NODEDIR_BOOKKEEPING, NODEDIR_MAX_BOOKKEEPING, &text, &len);
+        int r = manifestdir_read_at(dfd, MANIFESTDIR_BOOKKEEPING, MANIFESTDIR_MAX_BOOKKEEPING, &text, &len);
         if (r == -ENOENT) {
                 *files = json_object_new_object();
                 return *files ? 0 : -ENOMEM;
@@ -272,7 +272,7 @@ static int read_book_files(int dfd, json_object **files) {
         return 0;
 }
 
-/* Keep the FOREIGN_MAX_FILES smallest names (sorted) of all offered, so
+/* Keep the UNOWNED_MAX_FILES smallest names (sorted) of all offered, so
  * that what a huge directory shows does not depend on readdir's order. */
 struct names {
         char **v;
@@ -296,18 +296,18 @@ static int names_offer(struct names *s, const char *name) {
                 else
                         hi = mid;
         }
-        if (lo == FOREIGN_MAX_FILES) {
+        if (lo == UNOWNED_MAX_FILES) {
                 s->dropped = true;
                 return 0;
         }
-        if (!s->v && !(s->v = calloc(FOREIGN_MAX_FILES + 1, sizeof *s->v)))
+        if (!s->v && !(s->v = calloc(UNOWNED_MAX_FILES + 1, sizeof *s->v)))
                 return -ENOMEM;
         char *c = strdup(name);
         if (!c)
                 return -ENOMEM;
         memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
         s->v[lo] = c;
-        if (++s->n > FOREIGN_MAX_FILES) {
+        if (++s->n > UNOWNED_MAX_FILES) {
                 free(s->v[--s->n]);
                 s->dropped = true;
         }
@@ -322,9 +322,9 @@ static int open_with_book(const char *dir, int *dfd, json_object **book, char *e
                 return errno == ENOENT ? 0 : errmsg(err, errlen, -errno, "cannot open %s: %m", dir);
         int r = read_book_files(*dfd, book);
         if (r == -EBADMSG)
-                return errmsg(err, errlen, r, "%s/%s is not muster's bookkeeping", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "%s/%s is not muster's bookkeeping", dir, MANIFESTDIR_BOOKKEEPING);
         if (r < 0)
-                return errmsg(err, errlen, r, "cannot read %s/%s: %m", dir, NODEDIR_BOOKKEEPING);
+                return errmsg(err, errlen, r, "cannot read %s/%s: %m", dir, MANIFESTDIR_BOOKKEEPING);
         return 0;
 }
 
@@ -358,15 +358,15 @@ static int list_names(int dfd, json_object *book, struct names *out) {
 }
 
 /* One file's entries; 1 when the object limit stopped it. */
-static int scan_file(int dfd, const char *name, struct foreign_list *l) {
+static int scan_file(int dfd, const char *name, struct unowned_list *l) {
         _cleanup_free_ char *data = NULL;
         struct manifest_list ml = { 0 };
         char why[512];
         size_t len;
 
-        if (l->n >= FOREIGN_MAX_OBJECTS)
+        if (l->n >= UNOWNED_MAX_OBJECTS)
                 return 1;
-        int r = nodedir_read_at(dfd, name, FOREIGN_MAX_FILE, &data, &len);
+        int r = manifestdir_read_at(dfd, name, UNOWNED_MAX_FILE, &data, &len);
         if (r == -ENOENT || r == -ELOOP || r == -EISDIR)
                 return 0; /* gone or replaced since it was listed: not a file to report */
         if (r == -EFBIG)
@@ -388,7 +388,7 @@ static int scan_file(int dfd, const char *name, struct foreign_list *l) {
                 return add_error(l, name, why[0] ? why : strerror(-r));
         }
         for (size_t i = 0; i < ml.n && r == 0; i++) {
-                if (l->n >= FOREIGN_MAX_OBJECTS)
+                if (l->n >= UNOWNED_MAX_OBJECTS)
                         r = 1;
                 else
                         r = add_manifest(l, &ml.v[i]);
@@ -397,7 +397,7 @@ static int scan_file(int dfd, const char *name, struct foreign_list *l) {
         return r;
 }
 
-int foreign_scan(const char *dir, struct foreign_list *out, char *err, size_t errlen) {
+int unowned_scan(const char *dir, struct unowned_list *out, char *err, size_t errlen) {
         _cleanup_json_ json_object *book = NULL;
         _cleanup_close_ int dfd = -1;
         struct names names = { 0 };
@@ -431,12 +431,12 @@ int foreign_scan(const char *dir, struct foreign_list *out, char *err, size_t er
 
 /* ---- answers -------------------------------------------------------------- */
 
-json_object *foreign_list_to_json(const struct foreign_list *l) {
+json_object *unowned_list_to_json(const struct unowned_list *l) {
         _cleanup_json_ json_object *a = json_object_new_array();
         if (!a)
                 return NULL;
         for (size_t i = 0; i < l->n; i++) {
-                const struct foreign_object *f = &l->v[i];
+                const struct unowned_object *f = &l->v[i];
                 json_object *o = json_object_new_object();
                 if (!o || json_object_array_add(a, o) < 0) {
                         json_object_put(o);
@@ -453,14 +453,14 @@ json_object *foreign_list_to_json(const struct foreign_list *l) {
         return TAKE_PTR(a);
 }
 
-bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const char *release_ns,
+bool unowned_helm_conflict(const struct unowned_list *l, const char *name, const char *release_ns,
                            const char **file) {
         if (!l || !name || !release_ns)
                 return false;
         for (size_t i = 0; i < l->n; i++) {
-                const struct foreign_object *f = &l->v[i];
+                const struct unowned_object *f = &l->v[i];
                 if (!f->kind || !f->group || !f->name || !f->release_namespace ||
-                    strcmp(f->kind, FOREIGN_HELM_KIND) != 0 || strcmp(f->group, FOREIGN_HELM_GROUP) != 0 ||
+                    strcmp(f->kind, UNOWNED_HELM_KIND) != 0 || strcmp(f->group, UNOWNED_HELM_GROUP) != 0 ||
                     strcmp(f->name, name) != 0 || strcmp(f->release_namespace, release_ns) != 0)
                         continue;
                 if (file)
@@ -522,7 +522,7 @@ static int delete_in_file(int dfd, const char *dir, const char *name, const stru
                 return errno == ENOENT ? 0 : errmsg(err, errlen, -errno, "cannot look at %s/%s: %m", dir, name);
         if (!S_ISREG(st.st_mode))
                 return 0;
-        r = nodedir_read_at(dfd, name, FOREIGN_MAX_FILE, &data, &len);
+        r = manifestdir_read_at(dfd, name, UNOWNED_MAX_FILE, &data, &len);
         if (r == -ENOENT || r == -ELOOP || r == -EISDIR || r == -EFBIG)
                 return 0; /* gone or replaced since it was scanned: not what was found */
         if (r < 0)
@@ -569,7 +569,7 @@ static int delete_in_file(int dfd, const char *dir, const char *name, const stru
                         memcpy(rest + rest_len, m->content, m->content_len);
                         rest_len += m->content_len;
                 }
-                r = nodedir_write_atomic_at(dfd, name, rest, rest_len, st.st_mode & 07777);
+                r = manifestdir_write_atomic_at(dfd, name, rest, rest_len, st.st_mode & 07777);
                 if (r < 0) {
                         r = errmsg(err, errlen, r, "cannot rewrite %s/%s: %m", dir, name);
                         goto out;
@@ -589,7 +589,7 @@ out:
         return r;
 }
 
-int foreign_delete(const char *dir, const struct foreign_list *found, const struct payload_deletion *del, size_t n,
+int unowned_delete(const char *dir, const struct unowned_list *found, const struct payload_deletion *del, size_t n,
                    json_object *deleted, char *err, size_t errlen) {
         _cleanup_json_ json_object *book = NULL;
         _cleanup_close_ int dfd = -1;
@@ -607,10 +607,10 @@ int foreign_delete(const char *dir, const struct foreign_list *found, const stru
                 if (!file || (i > 0 && found->v[i - 1].file && strcmp(found->v[i - 1].file, file) == 0))
                         continue; /* one look per file */
                 for (size_t j = i; j < found->n && found->v[j].file && strcmp(found->v[j].file, file) == 0; j++) {
-                        const struct foreign_object *f = &found->v[j];
+                        const struct unowned_object *f = &found->v[j];
                         wanted = wanted || is_named(del, n, f->group, f->kind, f->namespace, f->name);
                 }
-                if (!wanted || !nodedir_name_is_valid(file) || !has_manifest_ext(file) ||
+                if (!wanted || !manifestdir_name_is_valid(file) || !has_manifest_ext(file) ||
                     json_object_object_get_ex(book, file, NULL))
                         continue;
                 r = delete_in_file(dfd, dir, file, del, n, deleted, err, errlen);

@@ -1,5 +1,5 @@
 /* What else is in a manifest directory: the objects of the files muster did
- * not write (not in nodedir's bookkeeping), read so that an apply can
+ * not write (not in manifestdir's bookkeeping), read so that an apply can
  * report them and leave alone a Helm release someone else already owns
  * (DESIGN §10). Never writes; a file it cannot read or parse is an entry with
  * an error, never a failure of the scan. */
@@ -10,16 +10,16 @@
 
 #include "payload.h"
 
-#define FOREIGN_MAX_FILE (1024 * 1024)  /* bytes of one file read */
-#define FOREIGN_MAX_FILES 1000          /* files read, in name order */
-#define FOREIGN_MAX_OBJECTS 1000        /* entries in a list */
+#define UNOWNED_MAX_FILE (1024 * 1024)  /* bytes of one file read */
+#define UNOWNED_MAX_FILES 1000          /* files read, in name order */
+#define UNOWNED_MAX_OBJECTS 1000        /* entries in a list */
 
-#define FOREIGN_HELM_GROUP "helm.cattle.io"
-#define FOREIGN_HELM_KIND "HelmChart"
+#define UNOWNED_HELM_GROUP "helm.cattle.io"
+#define UNOWNED_HELM_KIND "HelmChart"
 
 /* One object of an out-of-band file, or one file that could not be read
  * (kind NULL and error set). */
-struct foreign_object {
+struct unowned_object {
         char *file;               /* its file name in the directory */
         unsigned doc_index;       /* among the file's non-empty documents */
         char *group, *version, *kind;
@@ -29,8 +29,8 @@ struct foreign_object {
         char *error;              /* why the file, or this object's release, was not read */
 };
 
-struct foreign_list {
-        struct foreign_object *v;  /* sorted by file, then doc_index */
+struct unowned_list {
+        struct unowned_object *v;  /* sorted by file, then doc_index */
         size_t n;
         size_t cap;
         bool truncated;  /* more files or objects than the limits above: the rest were not read */
@@ -38,11 +38,11 @@ struct foreign_list {
 
 /* Fill *out (zeroed first) with the objects of DIR's regular files (not
  * symlinks) whose names do not start with '.', end in .yaml/.yml/.json and
- * are not in DIR's bookkeeping (NODEDIR_BOOKKEEPING; none: no file is
+ * are not in DIR's bookkeeping (MANIFESTDIR_BOOKKEEPING; none: no file is
  * muster's). No DIR: an empty list. 0; -EBADMSG when the bookkeeping is not
  * one, -errno of the file system, -ENOMEM (err says which). Free *out with
- * foreign_list_free() whatever the result. */
-int foreign_scan(const char *dir, struct foreign_list *out, char *err, size_t errlen);
+ * unowned_list_free() whatever the result. */
+int unowned_scan(const char *dir, struct unowned_list *out, char *err, size_t errlen);
 
 /* The namespace a HelmChart's release installs into: the first non-empty
  * YAML (or JSON) document of content's spec.targetNamespace when that is a
@@ -51,32 +51,32 @@ int foreign_scan(const char *dir, struct foreign_list *out, char *err, size_t er
  * not YAML, its document not a mapping, spec not a mapping, or
  * targetNamespace not a scalar of at most MANIFEST_MAX_NAME printable bytes;
  * -ENOMEM. */
-int foreign_helm_release_namespace(const char *content, size_t len, const char *metadata_ns, char **out);
+int unowned_helm_release_namespace(const char *content, size_t len, const char *metadata_ns, char **out);
 
 /* [{"file","group","version","kind","namespace"?,"name","release_namespace"?,"error"?}]
  * (group, version, kind and name null for a file that was not read). NULL
  * on ENOMEM. */
-json_object *foreign_list_to_json(const struct foreign_list *l);
+json_object *unowned_list_to_json(const struct unowned_list *l);
 
 /* Whether l holds a HelmChart (helm.cattle.io) of release (name, release_ns);
  * *file (when file is not NULL) then points at its file name in l. */
-bool foreign_helm_conflict(const struct foreign_list *l, const char *name, const char *release_ns,
+bool unowned_helm_conflict(const struct unowned_list *l, const char *name, const char *release_ns,
                            const char **file);
 
 /* Delete from DIR's out-of-band files the objects `del` names (same
  * group, kind, namespace (NULL == NULL) and name; DESIGN §9). Only the
- * files of `found` (a foreign_scan() of DIR) holding such an object are
+ * files of `found` (a unowned_scan() of DIR) holding such an object are
  * looked at, each read and parsed again; one whose name is now in the
  * bookkeeping, a dot file, a symlink or anything not a regular file is
  * never touched. A file all of whose documents are named is unlinked; else
- * it is rewritten atomically (nodedir_write_atomic_at, its mode kept) with
+ * it is rewritten atomically (manifestdir_write_atomic_at, its mode kept) with
  * the other documents' exact bytes in order. DIR is fsynced after a change.
  * One {"file","group","kind","namespace"?,"name"} per object removed is
  * appended to `deleted` (an array; NULL: none). How many objects were
  * removed, or -errno with err naming the file (what was removed before it
  * stays removed and listed); -EBADMSG for bookkeeping that is not one or a
  * file whose documents do not give back its bytes. */
-int foreign_delete(const char *dir, const struct foreign_list *found, const struct payload_deletion *del, size_t n,
+int unowned_delete(const char *dir, const struct unowned_list *found, const struct payload_deletion *del, size_t n,
                    json_object *deleted, char *err, size_t errlen);
 
-void foreign_list_free(struct foreign_list *l);
+void unowned_list_free(struct unowned_list *l);
