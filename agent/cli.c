@@ -20,112 +20,143 @@
 #include "probe.h"
 #include "run.h"
 
-static void usage(FILE *f) {
-        fputs("Usage: muster-agent COMMAND [OPTIONS]\n"
-              "\n"
-              "Commands:\n"
-              "  inventory      Probe this machine and print its inventory as JSON\n"
-              "  run            Register with the coordinator and run its steps until stopped\n"
-              "                 (the discovery ISO's agent: inventory, checks, install)\n"
-              "  node           On an installed host: apply the cluster's new payload revisions\n"
-              "                 to its manifest directory (day 2); never registers\n"
-              "  boot-setup     On the live image, before the network: root's SSH key and\n"
-              "                 this machine's static network configs from the boot config\n"
-              "\n"
-              "Options of inventory:\n"
-              "  --sysroot DIR          Read /sys, /proc, /run and /etc under DIR (default /)\n"
-              "  --min-disk-bytes N     Smallest disk offered for installation (default 20000000000)\n"
-              "  -o, --output FILE      Write the JSON to FILE instead of standard output\n"
-              "  --summary              Print a short human summary (with -o: and the file's path)\n"
-              "  --compact              One-line JSON\n"
-              "  -v, --verbose          Debug logging on standard error\n"
-              "  -h, --help             Show this help\n"
-              "  --version              Show the version\n"
-              "\n"
-              "Options of run:\n"
-              "  --coordinator URL      The coordinator, http(s)://HOST[:PORT]\n"
-              "  --infra-env ID         The infra-env this host boots from\n"
-              "  --token-file FILE      The infra-env's agent token (read once)\n"
-              "  --ca FILE              CA certificates to verify the coordinator with\n"
-              "  --coordinator-key FILE The coordinator's PEM public key; install payloads must\n"
-              "                         carry its signature. Without a key installs are refused\n"
-              "  --state-dir DIR        Keep the host id in DIR/host-id across restarts\n"
-              "                         (default " AGENTCONF_DEFAULT_STATE_DIR ", unless\n"
-              "                         --coordinator is given)\n"
-              "  --sysroot DIR          Probe the inventory under DIR (default /)\n"
-              "  --host-id UUID         Use this host id instead of the machine's\n"
-              "  --min-disk-bytes N     Smallest disk offered for installation (default 20000000000)\n"
-              "  --install-target PATH  Install into PATH instead of the installation disk: an\n"
-              "                         existing directory gets PATH/os-image.img and the manifests in\n"
-              "                         PATH/etc/muster/manifests; a file (created if missing) or a\n"
-              "                         block device gets the image, and the manifests go into its\n"
-              "                         root partition (loop-mounted). Never reboots. The disk speed\n"
-              "                         check then measures PATH's folder (a device: the device)\n"
-              "  --no-reboot            Do not reboot after installing to the installation disk\n"
-              "  --image-timeout T      The OS image download's whole time, retries and resumes\n"
-              "                         included: T (1800, 30m, 2h; default 30m) plus a second\n"
-              "                         per MiB of the image\n"
-              "  --boot-config FILE     The boot medium's config area\n"
-              "                         (default " AGENTCONF_DEFAULT_BOOT_CONFIG ")\n"
-              "  --initrd-config FILE   A PXE boot's config, which musterd appends to the\n"
-              "                         initramfs; read instead of --boot-config when it exists\n"
-              "                         (default " AGENTCONF_DEFAULT_INITRD_CONFIG ")\n"
-              "  --agent-conf FILE      The agent's config file\n"
-              "                         (default " AGENTCONF_DEFAULT_AGENT_CONF ")\n"
-              "  --cmdline FILE         The kernel command line (default " AGENTCONF_DEFAULT_CMDLINE ")\n"
-              "  -v, --verbose          Debug logging on standard error\n"
-              "  -h, --help             Show this help\n"
-              "\n"
-              "Options of boot-setup (the live image runs it before the network starts):\n"
-              "  --boot-config FILE, --initrd-config FILE: as for run\n"
-              "  --root DIR             Read /sys and write under DIR instead of / (default /)\n"
-              "  It writes the boot config's SSH key to /root/.ssh/authorized_keys, which\n"
-              "  the live image's SSH server (dropbear, keys only) then serves; without a\n"
-              "  key no SSH server runs. The static network configs whose MACs are NICs of\n"
-              "  this machine go into /run/systemd/network as 05-muster-NAME; other NICs\n"
-              "  keep DHCP. Exit 0, or 1 when the boot config is unusable.\n"
-              "\n"
-              "Options of node:\n"
-              "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
-              "                         /etc/muster/manifests (required)\n"
-              "  --boot-dir DIR         Where `musterctl host reclaim` writes the discovery\n"
-              "                         kernel, initramfs and boot entry (default /boot);\n"
-              "                         given, the host does not reboot after a reclaim\n"
-              "  --no-reboot            Do not reboot after a reclaim\n"
-              "  --coordinator URL, --infra-env ID, --token-file FILE, --ca FILE,\n"
-              "  --coordinator-key FILE (a key is required), --state-dir DIR (read the host id\n"
-              "  from DIR/host-id), --host-id UUID, --boot-config FILE, --agent-conf FILE,\n"
-              "  --cmdline FILE, -v, -h: as for run\n"
-              "\n"
-              "Settings of run and node come from four places, each overriding the ones\n"
-              "before it setting by setting:\n"
-              "  1. the config area of the discovery ISO the host booted from (--boot-config),\n"
-              "     or the one musterd appended to a PXE boot's initramfs (--initrd-config):\n"
-              "     the coordinator, infra-env, token, coordinator key, CA and proxies that\n"
-              "     musterd wrote into it; a missing file or an all-zero area gives nothing\n"
-              "  2. --agent-conf: \"key = value\" lines and '#' comments; keys coordinator,\n"
-              "     infra_env, token, token_file, ca_file, coordinator_key_file, state_dir,\n"
-              "     install_target, min_disk_bytes (paths absolute), http_proxy,\n"
-              "     https_proxy, no_proxy; a missing file gives nothing\n"
-              "  3. --cmdline: the words muster.coordinator=, muster.infra_env=, muster.token=,\n"
-              "     muster.ca_file=, muster.coordinator_key_file=, muster.state_dir=,\n"
-              "     muster.http_proxy=, muster.https_proxy=, muster.no_proxy=\n"
-              "  4. the options above\n"
-              "Every fetch (coordinator, payload, OS image) of an https:// URL goes through\n"
-              "https_proxy, of an http:// URL through http_proxy, but for hosts in no_proxy.\n"
-              "A coordinator, an infra-env and a token are required. A token given inline\n"
-              "replaces a token file from a place before it, and the other way round. Plain\n"
-              "`muster-agent run` is how the discovery ISO starts the agent.\n"
-              "\n"
-              "Exit status of run and node: 0 stopped by SIGTERM or SIGINT, 1 could not start\n"
-              "(a config file unreadable, token file, coordinator key, host id, state dir),\n"
-              "2 bad usage or configuration (a bad line, a corrupt config area, a required\n"
-              "setting missing) or libcurl (libcurl.so.4) missing, 3 the coordinator refused\n"
-              "the token (HTTP 401/403). run and node load libcurl when they start; inventory,\n"
-              "--version and --help never do.\n"
-              "Unreachable or failing coordinators are retried with backoff; node also waits\n"
-              "(never registers) while the coordinator does not know the host.\n",
-              f);
+/* The help: the commands, each one's options, and what run and node share
+ * (where their settings come from, their exit status). `muster-agent
+ * --help` prints it all, `muster-agent CMD --help` the command's part. */
+static const char help_commands[] =
+        "Commands:\n"
+        "  inventory      Probe this machine and print its inventory as JSON\n"
+        "  run            Register with the coordinator and run its steps until stopped\n"
+        "                 (the discovery ISO's agent: inventory, checks, install)\n"
+        "  node           On an installed host: apply the cluster's new payload revisions\n"
+        "                 to its manifest directory (day 2); never registers\n"
+        "  boot-setup     On the live image, before the network: root's SSH key and\n"
+        "                 this machine's static network configs from the boot config\n";
+static const char help_inventory[] =
+        "Options of inventory:\n"
+        "  --sysroot DIR          Read /sys, /proc, /run and /etc under DIR (default /)\n"
+        "  --min-disk-bytes N     Smallest disk offered for installation\n"
+        "                         (default 20000000000)\n"
+        "  -o, --output FILE      Write the JSON to FILE instead of standard output\n"
+        "  --summary              Print a short human summary (with -o: and the\n"
+        "                         file's path)\n"
+        "  --compact              One-line JSON\n"
+        "  -v, --verbose          Debug logging on standard error\n"
+        "  -h, --help             Show this help\n"
+        "  --version              Show the version\n";
+static const char help_run[] =
+        "Options of run:\n"
+        "  --coordinator URL      The coordinator, http(s)://HOST[:PORT]\n"
+        "  --infra-env ID         The infra-env this host boots from\n"
+        "  --token-file FILE      The infra-env's agent token (read once)\n"
+        "  --ca FILE              CA certificates to verify the coordinator with\n"
+        "  --coordinator-key FILE The coordinator's PEM public key; install payloads must\n"
+        "                         carry its signature. Without a key installs are refused\n"
+        "  --state-dir DIR        Keep the host id in DIR/host-id across restarts\n"
+        "                         (default " AGENTCONF_DEFAULT_STATE_DIR ", unless\n"
+        "                         --coordinator is given)\n"
+        "  --sysroot DIR          Probe the inventory under DIR (default /)\n"
+        "  --host-id UUID         Use this host id instead of the machine's\n"
+        "  --min-disk-bytes N     Smallest disk offered for installation\n"
+        "                         (default 20000000000)\n"
+        "  --install-target PATH  Install into PATH instead of the installation disk:\n"
+        "                         an existing directory gets PATH/os-image.img and the\n"
+        "                         manifests in PATH/etc/muster/manifests; a file\n"
+        "                         (created if missing) or a block device gets the\n"
+        "                         image, and the manifests go into its root partition\n"
+        "                         (loop-mounted). Never reboots. The disk speed check\n"
+        "                         then measures PATH's folder (a device: the device)\n"
+        "  --no-reboot            Do not reboot after installing to the installation disk\n"
+        "  --image-timeout T      The OS image download's whole time, retries and resumes\n"
+        "                         included: T (1800, 30m, 2h; default 30m) plus a second\n"
+        "                         per MiB of the image\n"
+        "  --boot-config FILE     The boot medium's config area\n"
+        "                         (default " AGENTCONF_DEFAULT_BOOT_CONFIG ")\n"
+        "  --initrd-config FILE   A PXE boot's config, which musterd appends to the\n"
+        "                         initramfs; read instead of --boot-config when it exists\n"
+        "                         (default " AGENTCONF_DEFAULT_INITRD_CONFIG ")\n"
+        "  --agent-conf FILE      The agent's config file\n"
+        "                         (default " AGENTCONF_DEFAULT_AGENT_CONF ")\n"
+        "  --cmdline FILE         The kernel command line (default " AGENTCONF_DEFAULT_CMDLINE ")\n"
+        "  -v, --verbose          Debug logging on standard error\n"
+        "  -h, --help             Show this help\n";
+static const char help_boot_setup[] =
+        "Options of boot-setup (the live image runs it before the network starts):\n"
+        "  --boot-config FILE, --initrd-config FILE: as for run\n"
+        "  --root DIR             Read /sys and write under DIR instead of / (default /)\n"
+        "  It writes the boot config's SSH key to /root/.ssh/authorized_keys, which\n"
+        "  the live image's SSH server (dropbear, keys only) then serves; without a\n"
+        "  key no SSH server runs. The static network configs whose MACs are NICs of\n"
+        "  this machine go into /run/systemd/network as 05-muster-NAME; other NICs\n"
+        "  keep DHCP. Exit 0, or 1 when the boot config is unusable.\n";
+static const char help_node[] =
+        "Options of node:\n"
+        "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
+        "                         /etc/muster/manifests (required)\n"
+        "  --boot-dir DIR         Where `musterctl host reclaim` writes the discovery\n"
+        "                         kernel, initramfs and boot entry (default /boot);\n"
+        "                         given, the host does not reboot after a reclaim\n"
+        "  --no-reboot            Do not reboot after a reclaim\n"
+        "  --coordinator URL, --infra-env ID, --token-file FILE, --ca FILE,\n"
+        "  --coordinator-key FILE (a key is required), --state-dir DIR (read the host id\n"
+        "  from DIR/host-id), --host-id UUID, --boot-config FILE, --agent-conf FILE,\n"
+        "  --cmdline FILE, -v, -h: as for run (muster-agent run --help)\n";
+static const char help_settings[] =
+        "Settings of run and node come from four places, each overriding the ones\n"
+        "before it setting by setting:\n"
+        "  1. the config area of the discovery ISO the host booted from (--boot-config),\n"
+        "     or the one musterd appended to a PXE boot's initramfs (--initrd-config):\n"
+        "     the coordinator, infra-env, token, coordinator key, CA and proxies that\n"
+        "     musterd wrote into it; a missing file or an all-zero area gives nothing\n"
+        "  2. --agent-conf: \"key = value\" lines and '#' comments; keys coordinator,\n"
+        "     infra_env, token, token_file, ca_file, coordinator_key_file, state_dir,\n"
+        "     install_target, min_disk_bytes (paths absolute), http_proxy,\n"
+        "     https_proxy, no_proxy; a missing file gives nothing\n"
+        "  3. --cmdline: the words muster.coordinator=, muster.infra_env=, muster.token=,\n"
+        "     muster.ca_file=, muster.coordinator_key_file=, muster.state_dir=,\n"
+        "     muster.http_proxy=, muster.https_proxy=, muster.no_proxy=\n"
+        "  4. the options above\n"
+        "Every fetch (coordinator, payload, OS image) of an https:// URL goes through\n"
+        "https_proxy, of an http:// URL through http_proxy, but for hosts in no_proxy.\n"
+        "A coordinator, an infra-env and a token are required. A token given inline\n"
+        "replaces a token file from a place before it, and the other way round. Plain\n"
+        "`muster-agent run` is how the discovery ISO starts the agent.\n"
+        "\n"
+        "Exit status of run and node: 0 stopped by SIGTERM or SIGINT, 1 could not start\n"
+        "(a config file unreadable, token file, coordinator key, host id, state dir),\n"
+        "2 bad usage or configuration (a bad line, a corrupt config area, a required\n"
+        "setting missing) or libcurl (libcurl.so.4) missing, 3 the coordinator refused\n"
+        "the token (HTTP 401/403). run and node load libcurl when they start; inventory,\n"
+        "--version and --help never do.\n"
+        "Unreachable or failing coordinators are retried with backoff; node also waits\n"
+        "(never registers) while the coordinator does not know the host.\n";
+
+/* cmd NULL: everything; else the help of that command. */
+static void usage(FILE *f, const char *cmd) {
+        static const struct {
+                const char *name, *text;
+                bool settings;
+        } parts[] = {
+                { "inventory", help_inventory, false },
+                { "run", help_run, true },
+                { "boot-setup", help_boot_setup, false },
+                { "node", help_node, true },
+        };
+        if (!cmd) {
+                fprintf(f, "Usage: muster-agent COMMAND [OPTIONS]\n\n%s", help_commands);
+                for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+                        fprintf(f, "\n%s", parts[i].text);
+                fprintf(f, "\n%s", help_settings);
+                return;
+        }
+        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+                if (strcmp(parts[i].name, cmd) == 0) {
+                        fprintf(f, "Usage: muster-agent %s [OPTIONS]\n\n%s", cmd, parts[i].text);
+                        if (parts[i].settings)
+                                fprintf(f, "\n%s", help_settings);
+                        fputs("\nmuster-agent --help shows every command.\n", f);
+                        return;
+                }
 }
 
 static const char *tri_str(int8_t t, const char *yes, const char *no) {
@@ -201,16 +232,16 @@ enum {
 
 /* -v, -h or an option getopt_long did not know (its return value c): -1 to
  * go on, else the exit status (0 after --help, 2 after a usage error). */
-static int common_option(int c) {
+static int common_option(int c, const char *cmd) {
         switch (c) {
         case 'v':
                 log_set_max_level(LOG_LVL_DEBUG);
                 return -1;
         case 'h':
-                usage(stdout);
+                usage(stdout, cmd);
                 return 0;
         default:
-                usage(stderr);
+                fprintf(stderr, "Try 'muster-agent %s --help'.\n", cmd);
                 return 2;
         }
 }
@@ -275,7 +306,7 @@ static int cmd_inventory(int argc, char **argv) {
                         compact = true;
                         break;
                 default:
-                        if ((r = common_option(c)) >= 0)
+                        if ((r = common_option(c, "inventory")) >= 0)
                                 return r;
                         break;
                 }
@@ -462,7 +493,7 @@ static int agent_option(int c, struct agentconf *flags, struct run_options *ro, 
                 paths->cmdline = optarg;
                 break;
         default:
-                return common_option(c);
+                return common_option(c, ro->node ? "node" : "run");
         }
         return r ? r : -1;
 }
@@ -519,9 +550,10 @@ static int cmd_boot_setup(int argc, char **argv) {
                         log_set_max_level(LOG_LVL_DEBUG);
                         break;
                 case 'h':
-                        usage(stdout);
+                        usage(stdout, "boot-setup");
                         return 0;
                 default:
+                        fputs("Try 'muster-agent boot-setup --help'.\n", stderr);
                         return 2;
                 }
         if (optind < argc) {
@@ -559,7 +591,7 @@ static int cmd_agent(int argc, char **argv, bool node) {
                 if (missing & (1u << s))
                         log_missing((enum agentconf_setting) s, cmd, &paths);
         if (node && !ro.manifest_dir) {
-                log_error("agent", "node needs --manifest-dir; see muster-agent --help");
+                log_error("agent", "node needs --manifest-dir; see muster-agent node --help");
                 missing = 1;
         }
         if (missing)
@@ -573,11 +605,18 @@ static int cmd_agent(int argc, char **argv, bool node) {
 
 int agent_main(int argc, char **argv) {
         if (argc < 2) {
-                usage(stderr);
+                usage(stderr, NULL);
                 return 2;
         }
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-                usage(stdout);
+                if (argc > 2 && strcmp(argv[1], "help") == 0)
+                        for (const char *const *k = (const char *const[]) { "inventory", "run", "node", "boot-setup", NULL };
+                             *k; k++)
+                                if (strcmp(argv[2], *k) == 0) {
+                                        usage(stdout, *k);
+                                        return 0;
+                                }
+                usage(stdout, NULL);
                 return 0;
         }
         if (strcmp(argv[1], "--version") == 0) {

@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MUSTER_API_PREFIX "/api/v2"
+#define MUSTER_API_VERSION "v2"
+#define MUSTER_API_PREFIX "/api/" MUSTER_API_VERSION
 
 /* Route paths, each written once (DECISIONS.md D1). The MUSTER_PATH_* macros are
  * relative to MUSTER_API_PREFIX (musterctl's requests add it themselves) and
@@ -32,6 +33,7 @@
  * tests/unit/test_routes.c formats each with sample ids and matches the
  * result against the route table. */
 #define MUSTER_PATH_ITEM(coll, id) coll "/" id
+#define MUSTER_PATH_VERSION "/version" /* what the server is (no token) */
 #define MUSTER_PATH_INFRA_ENVS "/infra-envs"
 #define MUSTER_PATH_INFRA_ENV(ie) MUSTER_PATH_ITEM(MUSTER_PATH_INFRA_ENVS, ie)
 #define MUSTER_PATH_INFRA_ENV_IMAGE(ie) MUSTER_PATH_INFRA_ENV(ie) "/downloads/image"

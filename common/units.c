@@ -8,7 +8,7 @@
 #include <string.h>
 
 char *units_format_bytes(int64_t bytes, char *buf, size_t n) {
-        static const char *const u[] = { "B", "KB", "MB", "GB", "TB", "PB", "EB" };
+        static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
         double v = (double) bytes;
         size_t i = 0;
 
@@ -16,11 +16,24 @@ char *units_format_bytes(int64_t bytes, char *buf, size_t n) {
                 snprintf(buf, n, "unknown");
                 return buf;
         }
-        while (v >= 1000 && i + 1 < sizeof u / sizeof *u) {
-                v /= 1000;
+        while (v >= 1024 && i + 1 < sizeof u / sizeof *u) {
+                v /= 1024;
                 i++;
         }
-        snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+        if (i == 0) {
+                snprintf(buf, n, "%lld B", (long long) bytes);
+                return buf;
+        }
+        /* One decimal, none when it is 0: "1.5 GiB", "16 GiB". A value that
+         * rounds up to 1024 says so in the next unit. */
+        char num[32];
+        snprintf(num, sizeof num, "%.1f", v);
+        if (strcmp(num, "1024.0") == 0 && i + 1 < sizeof u / sizeof *u)
+                snprintf(num, sizeof num, "1.0"), i++;
+        size_t l = strlen(num);
+        if (l > 2 && strcmp(num + l - 2, ".0") == 0)
+                num[l - 2] = '\0';
+        snprintf(buf, n, "%s %s", num, u[i]);
         return buf;
 }
 

@@ -3,8 +3,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Decimal units, as disk vendors count: "8.6 GB", "376.8 KB", "512 B";
- * "unknown" for a negative size. Returns buf. */
+/* Binary (IEC) units, as lsblk, free and musterctl print them, one system
+ * for every program's messages: "8 GiB", "1.5 TiB", "368 KiB", "512 B"
+ * (one decimal, none when it is 0); "unknown" for a negative size.
+ * Returns buf. */
 char *units_format_bytes(int64_t bytes, char *buf, size_t n);
 
 /* A duration as people write it: an integer with an optional unit, s, m, h,

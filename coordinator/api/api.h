@@ -179,6 +179,7 @@ void api_catalog_delete(void *app, struct http_request *req, struct http_respons
 /* Probes and metrics (health.c). */
 void api_healthz(void *app, struct http_request *req, struct http_response *resp);
 void api_readyz(void *app, struct http_request *req, struct http_response *resp);
+void api_version(void *app, struct http_request *req, struct http_response *resp);
 void api_metrics(void *app, struct http_request *req, struct http_response *resp);
 
 /* Infra-envs (infra_envs.c) and their discovery ISO (iso.c). */

@@ -1,5 +1,7 @@
-/* The probes and metrics: /healthz, /readyz (the store answers and has
- * room to write) and /metrics (Prometheus text: the HTTP layer's counters,
+/* The probes, the version and metrics: /healthz, /readyz (the store
+ * answers and has room to write), /api/v2/version (what this musterd is:
+ * its version, API, store schema and features; no token, as the probes)
+ * and /metrics (Prometheus text: the HTTP layer's counters,
  * hosts by status, store write latency, and the daemon's own: its
  * controllers' and the events its sink counted). */
 #include <errno.h>
@@ -29,6 +31,37 @@ void api_readyz(void *app, struct http_request *req, struct http_response *resp)
                 http_error(resp, 503, "%s", err);
         else
                 http_json(resp, 200, json_object_new_string(a->insecure_http ? API_READY_INSECURE : "ready"));
+}
+
+void api_version(void *app, struct http_request *req, struct http_response *resp) {
+        struct api *a = app;
+        struct svc_version v;
+        int r = svc_version(a->svc, &v);
+        if (r < 0) {
+                api_store_error(resp, r, "store");
+                return;
+        }
+        json_object *o = json_object_new_object(), *schema = json_object_new_object(),
+                    *features = json_object_new_array();
+        if (!o || !schema || !features) {
+                json_object_put(o);
+                json_object_put(schema);
+                json_object_put(features);
+                http_error(resp, 500, "out of memory");
+                return;
+        }
+        json_object_object_add(schema, "store", json_object_new_int(v.schema));
+        json_object_object_add(schema, "built", json_object_new_int(v.schema_built));
+        json_object_array_add(features, json_object_new_string("sqlite"));
+        if (v.postgres)
+                json_object_array_add(features, json_object_new_string("postgres"));
+        json_object_array_add(features, json_object_new_string(a->insecure_http ? "plain-http" : "https"));
+        json_object_object_add(o, "server", json_object_new_string("musterd"));
+        json_object_object_add(o, "version", json_object_new_string(MUSTER_VERSION));
+        json_object_object_add(o, "api", json_object_new_string(MUSTER_API_VERSION));
+        json_object_object_add(o, "schema", schema);
+        json_object_object_add(o, "features", features);
+        http_json(resp, 200, o);
 }
 
 void api_metrics(void *app, struct http_request *req, struct http_response *resp) {

@@ -77,6 +77,7 @@ const struct http_route api_routes[] = {
         { "GET", MUSTER_PATH_HEALTHZ, api_healthz, ROUTE_PUBLIC, "healthz" },
         { "GET", MUSTER_PATH_READYZ, api_readyz, ROUTE_PUBLIC, "readyz" },
         { "GET", MUSTER_PATH_METRICS, api_metrics, ROUTE_TOKEN_OPTIONAL, "metrics" },
+        { "GET", API MUSTER_PATH_VERSION, api_version, ROUTE_PUBLIC, "version" },
         { "POST", API MUSTER_PATH_INFRA_ENVS, api_infra_env_create, ROUTE_BODY, "infra_env_create" },
         { "GET", API MUSTER_PATH_INFRA_ENVS, api_infra_env_list, 0, "infra_env_list" },
         { "GET", API MUSTER_PATH_INFRA_ENV(ID), api_infra_env_get, 0, "infra_env_get" },

@@ -290,10 +290,12 @@ int ctl_report(struct ctl *c, const char *method, const char *path, int k, const
         if (k < 0) {
                 if (!c->quiet_unreachable)
                         ctl_fail("cannot reach musterd at %s: %s", c->server, c->errbuf);
+                c->fail_exit = CTL_EXIT_UNREACHABLE;
                 return k;
         }
         if (r->status >= 200 && r->status < 300)
                 return 0;
+        c->fail_exit = r->status == 404 ? CTL_EXIT_NOT_FOUND : CTL_EXIT_FAIL;
         print_http_error(c, method, path, r);
         return -EPROTO;
 }

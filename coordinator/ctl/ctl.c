@@ -134,10 +134,13 @@ static const struct ctl_cmd commands[] = {
         { "infraenv", "download", "INFRA_ENV -o FILE | --pxe DIR",
           "Download an infra-env's discovery ISO, or its PXE files",
           "  -o, --out FILE         Write the ISO to FILE (through FILE.part, renamed\n"
-          "                         when complete); - for standard output. Here -o\n"
-          "                         is not the output format\n"
-          "  --pxe DIR              Write the PXE files into the folder DIR instead:\n"
-          "                         vmlinuz, initrd (the ISO's initramfs with this\n"
+          "                         when complete; mode 0600: it holds the agent\n"
+          "                         token); - for standard output. Here -o is not\n"
+          "                         the output format\n"
+          "  --pxe DIR              Write the PXE files into the folder DIR instead\n"
+          "                         (made if missing; the files 0600, so give them\n"
+          "                         to the TFTP or HTTP server's user): vmlinuz,\n"
+          "                         initrd (the ISO's initramfs with this\n"
           "                         infra-env's config appended) and boot.ipxe, the\n"
           "                         iPXE script that loads the two from where it was\n"
           "                         loaded (serve DIR by TFTP or HTTP)\n"
@@ -181,7 +184,8 @@ static const struct ctl_cmd commands[] = {
           ctl_host_rotate_token },
         { "host", "logs", "HOST -o FILE [--gather] [--timeout T]", "Download a host's logs (a .tar.gz)",
           "  -o FILE, --output-file FILE\n"
-          "                         Where the logs go (- for standard output)\n"
+          "                         Where the logs go (mode 0600; - for standard\n"
+          "                         output)\n"
           "  --gather               Ask the host's agent for fresh logs first and wait\n"
           "                         for its upload; without it, the newest it uploaded\n"
           "  --timeout T            How long --gather waits (default 300s)\n"
@@ -489,6 +493,8 @@ static const struct ctl_cmd commands[] = {
           "  -o, --out FILE         Write the key to FILE instead (here -o is not\n"
           "                         the output format)\n",
           ctl_signing_key },
+        { "version", "", "", "Show musterctl's version and musterd's", "",
+          ctl_version },
         { "event", "list", "[OPTIONS]", "List events, oldest first; --follow for new ones",
           "  --infra-env IE         Events of infra-env IE (id, prefix or name)\n"
           "  --cluster C            Events of cluster C (id, prefix or name)\n"
@@ -537,6 +543,11 @@ static const char global_help[] =
         "  -o, --output FORMAT    table (default, fits 80 columns), wide or json\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
 
+static const char exit_help[] =
+        "Exit status: 0 done; 1 musterd refused it (the reason is printed) or it\n"
+        "failed here; 2 bad usage; 3 not found (HTTP 404, or no resource matches the\n"
+        "name or id given); 4 musterd could not be reached (connection, TLS, timeout).\n";
+
 static void usage(FILE *f) {
         fputs("Usage: musterctl [OPTIONS] COMMAND ...\n\nThe admin CLI of musterd.\n\nCommands:\n", f);
         for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -545,7 +556,7 @@ static void usage(FILE *f) {
                          commands[i].verb);
                 fprintf(f, "  %-22s %s\n", name, commands[i].summary);
         }
-        fprintf(f, "\n%s  --version              The version\n", global_help);
+        fprintf(f, "\n%s  --version              The version\n\n%s", global_help, exit_help);
 }
 
 static void resource_usage(FILE *f, const char *resource) {
@@ -561,7 +572,7 @@ static void command_help(FILE *f, const struct ctl_cmd *cmd) {
                 *cmd->args ? " " : "", cmd->args, cmd->summary);
         if (*cmd->help)
                 fprintf(f, "\n%s%s", strncmp(cmd->help, "  ", 2) == 0 ? "Options:\n" : "", cmd->help);
-        fprintf(f, "\n%s", global_help);
+        fprintf(f, "\n%s\n%s", global_help, exit_help);
 }
 
 int ctl_fail(const char *fmt, ...) {
@@ -904,6 +915,8 @@ static int run_command(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
                 return ctl_fail("cannot initialise libcurl");
         optind = 0;
         int r = cmd->run(c, cmd, argc, argv);
+        if (r == CTL_EXIT_FAIL && c->fail_exit)
+                r = c->fail_exit;
         if (c->curl)
                 curl_easy_cleanup(c->curl);
         curl_global_cleanup();

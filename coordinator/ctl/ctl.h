@@ -19,7 +19,17 @@
 #define CTL_MAX_RELEASE_FILES 20000        /* manifest files of one release */
 #define CTL_MAX_NAMES 256                  /* capability or id names in one option */
 
-enum ctl_exit { CTL_EXIT_OK = 0, CTL_EXIT_FAIL = 1, CTL_EXIT_USAGE = 2 };
+/* The exit statuses (musterctl --help lists them): a failure is 1 unless
+ * the command failed because something was not found (3) or musterd could
+ * not be reached (4), which ctl_report and the lookups note in
+ * ctl.fail_exit and run_command returns instead of 1. */
+enum ctl_exit {
+        CTL_EXIT_OK = 0,
+        CTL_EXIT_FAIL = 1,        /* musterd refused it (4xx, 5xx), or another failure */
+        CTL_EXIT_USAGE = 2,       /* bad usage: unknown command or option, bad value */
+        CTL_EXIT_NOT_FOUND = 3,   /* HTTP 404, or no resource matches the name or id given */
+        CTL_EXIT_UNREACHABLE = 4, /* no answer from musterd: connection, TLS, timeout */
+};
 
 enum ctl_output { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON };
 
@@ -36,6 +46,7 @@ struct ctl {
         bool quiet_unreachable;  /* the caller says "cannot reach" itself */
         bool o_is_local;         /* -o after the command is the command's own
                                   * option (signing-key -o FILE), not the format */
+        enum ctl_exit fail_exit; /* why the last failure failed (0: plain 1) */
 };
 
 /* The CA file an https server is checked with: --ca, else $MUSTER_CA,
@@ -335,6 +346,7 @@ int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_version(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_add(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -1,8 +1,9 @@
 /* `musterctl infraenv download`: an infra-env's discovery ISO, streamed to
  * FILE.part and renamed to FILE once it is whole and on disk (or to stdout
  * with -o -), with a progress bar when stderr is a terminal; or, with --pxe
- * DIR, its PXE files (vmlinuz, initrd, boot.ipxe) into DIR the same way.
- * Nothing is held in memory. */
+ * DIR, its PXE files (vmlinuz, initrd, boot.ipxe) into DIR the same way
+ * (DIR made if missing). Every file is written 0600: they hold the agent
+ * token (and a host's logs, its journal). Nothing is held in memory. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -192,9 +193,17 @@ int ctl_download_to(struct ctl *c, const char *path, const char *out, const char
         if (value && n)
                 value[0] = '\0';
         if (!to_stdout) {
-                t.fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+                /* 0600: an ISO or initrd carries the agent token, a logs
+                 * archive the host's journal. An old FILE.part keeps its
+                 * mode through O_CREAT: made private too. */
+                t.fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
                 if (t.fd < 0)
                         return ctl_fail("cannot write %s: %s", part, strerror(errno));
+                if (fchmod(t.fd, 0600) < 0) {
+                        int e = errno;
+                        close(t.fd);
+                        return ctl_fail("cannot make %s private: %s", part, strerror(e));
+                }
                 t.target = part;
         }
         struct sigaction old_int, old_term;
@@ -273,9 +282,13 @@ int ctl_infra_env_download(struct ctl *c, const struct ctl_cmd *cmd, int argc, c
         if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
                 return ctl_fail("standard output is a terminal: give -o FILE, or redirect it");
         if (pxe) {
+                /* The folder is made (0755, for a TFTP or HTTP server to
+                 * list; its files are 0600), its parent must be there. */
                 struct stat st;
+                if (mkdir(pxe, 0755) < 0 && errno != EEXIST)
+                        return ctl_fail("--pxe %s: cannot make the folder: %s", pxe, strerror(errno));
                 if (stat(pxe, &st) < 0 || !S_ISDIR(st.st_mode))
-                        return ctl_fail("--pxe %s: no such folder (make it first)", pxe);
+                        return ctl_fail("--pxe %s: not a folder", pxe);
         }
 
         _cleanup_free_ char *id = ctl_lookup_infra_env(c, argv[optind]);

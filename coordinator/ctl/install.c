@@ -301,8 +301,10 @@ int ctl_cluster_payload(struct ctl *c, const struct ctl_cmd *cmd, int argc, char
                 }
                 rev = (long) ctl_jint(r.json, "payload_revision", 0);
                 ctl_reply_free(&r);
-                if (rev <= 0)
+                if (rev <= 0) {
+                        c->fail_exit = CTL_EXIT_NOT_FOUND;
                         return ctl_fail("cluster %s has no payload yet (it is built at install)", argv[optind]);
+                }
         }
         if (rev > 0)
                 return show_revision(c, id, rev, manifests);

@@ -29,7 +29,8 @@ static void list_matches(json_object **m, size_t n, const char *name_key) {
 }
 
 /* Pick the one row of `rows` whose name equals arg, else whose id starts with it. */
-static char *pick(json_object *rows, const char *arg, const char *kind, const char *name_key) {
+/* *not_found is set when nothing matches. */
+static char *pick(json_object *rows, const char *arg, const char *kind, const char *name_key, bool *not_found) {
         size_t n = json_object_array_length(rows), nn = 0, np = 0;
         _cleanup_free_ json_object **by_name = calloc(n + 1, sizeof *by_name);
         _cleanup_free_ json_object **by_prefix = calloc(n + 1, sizeof *by_prefix);
@@ -51,9 +52,10 @@ static char *pick(json_object *rows, const char *arg, const char *kind, const ch
         size_t k = nn ? nn : np;
         if (k == 1)
                 return strdup(ctl_jstr(m[0], "id"));
-        if (k == 0)
+        if (k == 0) {
                 ctl_fail("no %s matches \"%s\"", kind, arg);
-        else {
+                *not_found = true;
+        } else {
                 ctl_fail("\"%s\" matches %zu %ss; give more of the id:", arg, k, kind);
                 list_matches(m, k, name_key);
         }
@@ -71,7 +73,11 @@ static char *lookup(struct ctl *c, const char *arg, const char *path, const char
         _cleanup_json_ json_object *rows = NULL;
         if (ctl_get_list(c, path, true, &rows, NULL) < 0)
                 return NULL;
-        return pick(rows, arg, kind, "name");
+        bool not_found = false;
+        char *id_found = pick(rows, arg, kind, "name", &not_found);
+        if (not_found)
+                c->fail_exit = CTL_EXIT_NOT_FOUND;
+        return id_found;
 }
 
 char *ctl_lookup_infra_env(struct ctl *c, const char *arg) {
@@ -162,6 +168,7 @@ int ctl_lookup_host(struct ctl *c, const char *arg, char **ie_id, char **host_id
         }
         if (k == 0) {
                 ctl_fail("no host matches \"%s\"", arg);
+                c->fail_exit = CTL_EXIT_NOT_FOUND;
                 return -ENOENT;
         }
         ctl_fail("\"%s\" matches %zu hosts; give INFRA_ENV/HOST or more of the id:", arg, k);

@@ -328,7 +328,7 @@ static char *operand_label(json_object *e) {
 
 /* The one managed operand of `items` that arg names; NULL with why printed
  * (none, or several: listed; a found one is named as such). */
-static json_object *pick_operand(json_object *items, const char *arg, const char *cluster) {
+static json_object *pick_operand(struct ctl *c, json_object *items, const char *arg, const char *cluster) {
         size_t n = ctl_jlen(items), k = 0, found = 0;
         _cleanup_free_ json_object **m = calloc(n + 1, sizeof *m);
         if (!m) {
@@ -354,10 +354,12 @@ static json_object *pick_operand(json_object *items, const char *arg, const char
                 ctl_fail("\"%s\" is an operand the node agents found on cluster %s's hosts, not one applied through "
                          "musterd: operand delete removes only those applied (operand list shows the SOURCE)",
                          a ?: "?", cl ?: "?");
-        else if (k == 0)
+        else if (k == 0) {
                 ctl_fail("no operand of cluster %s matches \"%s\" (an id, KIND/NAME or KIND/NAMESPACE/NAME; "
                          "operand list shows them)",
                          cl ?: "?", a ?: "?");
+                c->fail_exit = CTL_EXIT_NOT_FOUND;
+        }
         else {
                 ctl_fail("\"%s\" matches %zu operands of cluster %s; give KIND/NAMESPACE/NAME or the id:", a ?: "?", k,
                          cl ?: "?");
@@ -385,7 +387,7 @@ int ctl_operand_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         _cleanup_json_ json_object *o = get_operands(c, path);
         if (!o)
                 return CTL_EXIT_FAIL;
-        json_object *e = pick_operand(ctl_jget(o, "items"), arg, cluster);
+        json_object *e = pick_operand(c, ctl_jget(o, "items"), arg, cluster);
         if (!e)
                 return CTL_EXIT_FAIL;
         const char *id = ctl_jstr(e, "id");

@@ -831,8 +831,10 @@ int ctl_operator_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
                         s = json_object_array_get_idx(items, i);
         }
         _cleanup_free_ char *name = ctl_text_sanitize(cluster), *p = ctl_text_sanitize(pkg);
-        if (!s)
+        if (!s) {
                 rc = ctl_fail("cluster %s has no subscription to %s", name ?: "?", p ?: "?");
+                c->fail_exit = CTL_EXIT_NOT_FOUND;
+        }
         else
                 rc = c->output == CTL_OUT_JSON ? ctl_print_json(s) : print_subscription(c, s);
         ctl_reply_free(&r);

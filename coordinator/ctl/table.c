@@ -2,6 +2,7 @@
  * reads and prints (table.h). Pure: strings in, strings out, so the fitting
  * rules are unit-tested without a server. */
 #include "table.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -590,28 +591,11 @@ int ctl_parse_size(const char *s, int64_t *out) {
 }
 
 char *ctl_format_size(int64_t bytes, char *buf, size_t n) {
-        static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
         if (bytes < 0) {
                 snprintf(buf, n, "-");
                 return buf;
         }
-        double v = (double) bytes;
-        size_t i = 0;
-        while (v >= 1024 && i + 1 < sizeof u / sizeof *u) {
-                v /= 1024;
-                i++;
-        }
-        if (i == 0) {
-                snprintf(buf, n, "%lld B", (long long) bytes);
-                return buf;
-        }
-        char num[32];
-        snprintf(num, sizeof num, "%.1f", v);
-        size_t l = strlen(num);
-        if (l > 2 && strcmp(num + l - 2, ".0") == 0)
-                num[l - 2] = '\0';
-        snprintf(buf, n, "%s %s", num, u[i]);
-        return buf;
+        return units_format_bytes(bytes, buf, n);
 }
 
 char *ctl_format_age(int64_t seconds, char *buf, size_t n) {

@@ -128,8 +128,10 @@ static char *lookup_id(struct ctl *c, const char *arg) {
         }
         char *out = n == 1 ? strdup(found) : NULL;
         json_object_put(rows);
-        if (n == 0)
+        if (n == 0) {
                 ctl_fail("no token has an id starting with \"%s\" (musterctl token list)", arg);
+                c->fail_exit = CTL_EXIT_NOT_FOUND;
+        }
         else if (n > 1)
                 ctl_fail("%zu tokens have an id starting with \"%s\"; give more of it", n, arg);
         return out;

@@ -247,6 +247,31 @@ static int start_tls(struct musterd *d, const struct muster_config *cfg) {
         return 0;
 }
 
+/* The state dir holds the signing key, admin.token and the TLS CA: made
+ * 0700, and one more open than that is closed again (ours) with a warning,
+ * or refused (another user's, or not a folder). 0 or -errno, logged. */
+static int state_dir_private(const char *dir) {
+        struct stat st;
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+                return log_error_errno(errno, "musterd", "Failed to create state dir %s: %m", dir);
+        if (stat(dir, &st) < 0)
+                return log_error_errno(errno, "musterd", "Failed to read state dir %s: %m", dir);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(ENOTDIR, "musterd", "State dir %s is not a folder", dir);
+        if (!(st.st_mode & 077))
+                return 0;
+        if (st.st_uid != geteuid())
+                return log_error_errno(EPERM, "musterd",
+                                       "State dir %s is mode %04o and another user's (uid %u): it holds the signing "
+                                       "key and admin.token; make it 0700 and this user's",
+                                       dir, (unsigned) (st.st_mode & 07777), (unsigned) st.st_uid);
+        if (chmod(dir, st.st_mode & 07700) < 0)
+                return log_error_errno(errno, "musterd", "Failed to make state dir %s private (chmod): %m", dir);
+        log_warning("musterd", "State dir %s was mode %04o: made it %04o (it holds the signing key and admin.token)",
+                    dir, (unsigned) (st.st_mode & 07777), (unsigned) (st.st_mode & 07700));
+        return 0;
+}
+
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         char path[PATH_MAX];
         int r;
@@ -256,8 +281,8 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         pthread_mutex_init(&d->lock, NULL);
         pthread_mutex_init(&d->tls_lock, NULL);
         pthread_cond_init(&d->wake, NULL);
-        if (mkdir(cfg->state_dir, 0700) < 0 && errno != EEXIST)
-                return log_error_errno(errno, "musterd", "Failed to create state dir %s: %m", cfg->state_dir);
+        if ((r = state_dir_private(cfg->state_dir)) < 0)
+                return r;
         if (snprintf(path, sizeof path, "%s/signing-key.pem", cfg->state_dir) >= (int) sizeof path)
                 return log_error_errno(ENAMETOOLONG, "musterd", "State dir path is too long: %s", cfg->state_dir);
         if ((r = crypto_key_load_or_create(path, &d->key)) < 0)

@@ -19,6 +19,8 @@
 static void usage(FILE *f) {
         fputs("Usage: musterd [--listen ADDR:PORT] [--state-dir DIR] [--store URL] [--config FILE]\n"
               "               [--insecure-http]\n"
+              "       musterd --check-config FILE           (exit 0 if FILE is good, 2 with file:line: why)\n"
+              "       musterd --version\n"
               "       musterd migrate --from URL --to URL   (a store copied into another; --help)\n"
               "\n"
               "  --listen ADDR:PORT   Address to serve the API on (default from config: 0.0.0.0:8090)\n"
@@ -31,9 +33,27 @@ static void usage(FILE *f) {
               "                       in /readyz). Without it musterd serves HTTPS with\n"
               "                       [server] tls_cert/tls_key, or with a certificate from its\n"
               "                       own CA (DIR/tls/ca.pem, made at first start)\n"
+              "  --check-config FILE  Read FILE as musterd.conf, over the defaults, and stop:\n"
+              "                       \"FILE: ok\" and exit 0, or the first bad line as\n"
+              "                       FILE:LINE: reason and exit 2; starts nothing\n"
               "  -v, --verbose        Debug logging\n"
-              "  -h, --help           Show this help\n",
+              "  -h, --help           Show this help\n"
+              "  --version            Show musterd's version, its API and its store schema\n"
+              "\n"
+              "Exit status: 0 stopped cleanly (SIGTERM, SIGINT) or a good --check-config;\n"
+              "1 could not start (port, state directory, store); 2 bad usage or configuration.\n",
               f);
+}
+
+static int check_config(const char *path) {
+        static struct muster_config cfg;
+        char err[512];
+        if (config_load(path, &cfg, err, sizeof err) < 0) {
+                fprintf(stderr, "%s\n", err);
+                return 2;
+        }
+        printf("%s: ok\n", path);
+        return 0;
 }
 
 /* What the command line sets over the configuration file (at start and at
@@ -192,6 +212,7 @@ int main(int argc, char **argv) {
                 { "store", required_argument, NULL, 'S' },  { "config", required_argument, NULL, 'c' },
                 { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
                 { "insecure-http", no_argument, NULL, 'I' },
+                { "version", no_argument, NULL, 'V' },      { "check-config", required_argument, NULL, 'C' },
                 {},
         };
         static struct muster_config cfg;
@@ -220,6 +241,11 @@ int main(int argc, char **argv) {
                 case 'I': o.insecure = true; break;
                 case 'v': log_set_max_level(LOG_LVL_DEBUG); break;
                 case 'h': usage(stdout); return 0;
+                case 'V':
+                        printf("musterd %s (API %s, store schema %d)\n", MUSTER_VERSION, MUSTER_API_VERSION,
+                               store_schema_version_built());
+                        return 0;
+                case 'C': return check_config(optarg);
                 default: usage(stderr); return 2;
                 }
         }

@@ -210,14 +210,6 @@ static bool truncated(const struct validation_result *r) {
         return len == sizeof r->message - 1 && strcmp(r->message + len - 3, "...") == 0;
 }
 
-static char *fmt_gib(int64_t bytes, char *buf, size_t n) {
-        if (bytes >= (INT64_C(1) << 30))
-                snprintf(buf, n, "%.1f GiB", (double) bytes / (double) (INT64_C(1) << 30));
-        else
-                snprintf(buf, n, "%.0f MiB", (double) bytes / (double) (INT64_C(1) << 20));
-        return buf;
-}
-
 static char *fmt_duration(int64_t s, char *buf, size_t n) {
         if (s >= 3600)
                 snprintf(buf, n, "%" PRId64 "h%" PRId64 "m", s / 3600, s % 3600 / 60);
@@ -325,10 +317,10 @@ static void v_memory(const struct host_ctx *c, struct validation_result *r, enum
                 set(r, id, VSTATUS_ERROR, "The inventory does not report the amount of memory");
         else if (have < need)
                 set(r, id, VSTATUS_FAILURE, "Insufficient memory: %s, %s required for %s",
-                    fmt_gib(have, a, sizeof a), fmt_gib(need, b, sizeof b), label);
+                    units_format_bytes(have, a, sizeof a), units_format_bytes(need, b, sizeof b), label);
         else
                 set(r, id, VSTATUS_SUCCESS, "Sufficient memory: %s, %s required for %s",
-                    fmt_gib(have, a, sizeof a), fmt_gib(need, b, sizeof b), label);
+                    units_format_bytes(have, a, sizeof a), units_format_bytes(need, b, sizeof b), label);
 }
 
 static bool disk_matches(const struct inv_disk *d, const char *id) {

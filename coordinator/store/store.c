@@ -63,6 +63,17 @@ int store_schema_version(struct store *s) {
         return s->drv->schema_version(s);
 }
 
+int store_schema_version_built(void) {
+        return STORE_SCHEMA_VERSION;
+}
+
+bool store_backend_built(const char *prefix) {
+        for (size_t i = 0; i < sizeof url_backends / sizeof *url_backends; i++)
+                if (strcmp(url_backends[i].prefix, prefix) == 0)
+                        return url_backends[i].open != NULL;
+        return false;
+}
+
 int store_free_space(struct store *s, int64_t *bytes) {
         int r;
         unsigned n = 0;

@@ -38,6 +38,12 @@ int store_open(const char *url, struct store **out);
 void store_close(struct store *s);
 /* The schema version of the open database. */
 int store_schema_version(struct store *s);
+/* The schema version this build makes and reads (an older database is
+ * migrated to it at open; a newer one is refused). */
+int store_schema_version_built(void);
+/* Whether this build has the back-end of URL prefix `prefix` ("sqlite:",
+ * "postgres://"). */
+bool store_backend_built(const char *prefix);
 /* Write transactions are refused with -ENOSPC while the file system of the
  * store has less than this available (reads go on). */
 #define STORE_MIN_FREE_BYTES (INT64_C(1) << 20)

@@ -1,5 +1,6 @@
-/* Whether the services can serve, and what they count (svc.h): the probe
- * behind /readyz and the services' part of /metrics. */
+/* Whether the services can serve, what they are and what they count
+ * (svc.h): the probe behind /readyz, the store's part of /version and the
+ * services' part of /metrics. */
 #include "svc/svc.h"
 
 #include <errno.h>
@@ -22,6 +23,16 @@ int svc_ready(struct svc *sv, char *err, size_t errlen) {
                               "the store's file system is full (%lld bytes free, writes need %lld): "
                               "reads are served, writes are refused with 507",
                               (long long) room, (long long) STORE_MIN_FREE_BYTES);
+        return 0;
+}
+
+int svc_version(struct svc *sv, struct svc_version *out) {
+        *out = (struct svc_version) { .schema_built = store_schema_version_built(),
+                                      .postgres = store_backend_built("postgres://") };
+        int r = store_schema_version(sv->store);
+        if (r < 0)
+                return r;
+        out->schema = r;
         return 0;
 }
 

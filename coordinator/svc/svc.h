@@ -134,6 +134,15 @@ int svc_principal_ie(struct svc *sv, const char *token, struct principal *p, str
  * 0, or -errno with err saying why not. */
 int svc_ready(struct svc *sv, char *err, size_t errlen);
 
+/* What this musterd is: its store's schema version, the one this build
+ * makes, and the back-ends the build has. 0, or -errno from the store. */
+struct svc_version {
+        int schema;       /* the open store's */
+        int schema_built; /* this build's */
+        bool postgres;    /* built with the PostgreSQL back-end */
+};
+int svc_version(struct svc *sv, struct svc_version *out);
+
 /* The services' part of /metrics (hosts by status, store write latency)
  * as Prometheus text appended to out. 0, -E2BIG past max, -ENOMEM. */
 int svc_metrics(struct svc *sv, struct growbuf *out, size_t max);

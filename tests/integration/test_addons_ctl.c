@@ -146,7 +146,7 @@ Test(addons_ctl, cluster_label_sets_removes_and_refuses) {
         cr_assert_eq(CTL(&out, &err, "cluster", "label", "c1"), 2);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "cluster", "label", "nosuch", "a=b"), 1);
+        cr_assert_eq(CTL(&out, &err, "cluster", "label", "nosuch", "a=b"), 3);
         cr_assert(strstr(err, "nosuch"), "%s", err);
         free(out);
         free(err);
@@ -262,7 +262,7 @@ Test(addons_ctl, create_show_list) {
         cr_assert(strstr(err, "(HTTP 409)"), "%s", err);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "addon", "show", "nosuch"), 1);
+        cr_assert_eq(CTL(&out, &err, "addon", "show", "nosuch"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
@@ -319,7 +319,7 @@ Test(addons_ctl, set_sends_only_what_is_given) {
         cr_assert_eq(CTL(&out, &err, "addon", "set", "web", "--namespace", "other"), 2);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "addon", "set", "nosuch", "--version", "1"), 1);
+        cr_assert_eq(CTL(&out, &err, "addon", "set", "nosuch", "--version", "1"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
@@ -401,7 +401,7 @@ Test(addons_ctl, releases_per_proxy_and_cluster) {
         cr_assert(has_item(keys, "prod-web@d1:Pending") && has_item(keys, "prod-web@p1:Pending"), "%s", keys);
         free(keys);
 
-        cr_assert_eq(CTL(&out, &err, "addon", "releases", "--cluster", "nosuch"), 1);
+        cr_assert_eq(CTL(&out, &err, "addon", "releases", "--cluster", "nosuch"), 3);
         cr_assert(strstr(err, "nosuch"), "%s", err);
         free(out);
         free(err);
@@ -464,7 +464,7 @@ Test(addons_ctl, rollout_pause_resume_rollback) {
         cr_assert_eq(CTL(&out, &err, "addon", "rollout", "pause"), 2);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "addon", "rollout", "pause", "nosuch"), 1);
+        cr_assert_eq(CTL(&out, &err, "addon", "rollout", "pause", "nosuch"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
@@ -487,14 +487,14 @@ Test(addons_ctl, delete_removes_the_proxy_and_its_releases) {
         for (int64_t end = tu_mono_ms() + 20000; tu_mono_ms() < end;) {
                 st = CTL(&out, &err, "addon", "show", "web");
                 free(out);
-                if (st == 1 && strstr(err, "(HTTP 404)")) {
+                if (st == 3 && strstr(err, "(HTTP 404)")) {
                         free(err);
                         break;
                 }
                 free(err);
                 usleep(200 * 1000);
         }
-        cr_assert_eq(st, 1, "the proxy is gone");
+        cr_assert_eq(st, 3, "the proxy is gone");
         json_object *o = CTL_JSON("addon", "releases");
         char *keys = release_keys(o);
         cr_assert_str_eq(keys, "keep@p1:Pending");
@@ -503,7 +503,7 @@ Test(addons_ctl, delete_removes_the_proxy_and_its_releases) {
         o = CTL_JSON("addon", "list");
         tu_assert_join(o, "name", "keep");
         json_object_put(o);
-        cr_assert_eq(CTL(&out, &err, "addon", "delete", "web"), 1);
+        cr_assert_eq(CTL(&out, &err, "addon", "delete", "web"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);

@@ -1,8 +1,9 @@
 /* `muster-agent inventory --summary` (what `make run` prints) on a captured
  * machine: each line checked field by field against the machine's facts
  * (tests/fixtures/qemu-q35/FACTS.md), not against a snapshot of the output.
- * Sizes are the facts' byte counts in the agent's decimal units (one digit
- * after the point): 214748364800 B is 214.7 GB. */
+ * Sizes are the facts' byte counts in the one unit system of every program
+ * (binary, one digit after the point unless it is 0, as musterctl prints
+ * them): 214748364800 B is 200 GiB. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,7 @@ Test(agent_summary, host_system_cpu_memory) {
         LINE_HAS("CPU ", "Intel Xeon Processor (Skylake, IBRS, no TSX)", "4 logical",
                  "(2 socket(s) x 2 core(s) x 1 thread(s))", "x86_64");
         /* MemTotal 2006400 kB = 2054553600 B usable; one 2048 MiB DIMM (type 17). */
-        LINE_HAS("Memory ", "2.1 GB usable", "2.1 GB physical", "(smbios)");
+        LINE_HAS("Memory ", "1.9 GiB usable", "2 GiB physical", "(smbios)");
 }
 
 Test(agent_summary, disks_and_why_they_are_not_eligible) {
@@ -99,24 +100,24 @@ Test(agent_summary, disks_and_why_they_are_not_eligible) {
         char *l = line_of("Disks ");
         cr_assert_eq(atoi(l + strlen("Disks")), 5, "%s", l);
         free(l);
-        LINE_HAS("  nvme0n1 ", "NVMe", "214.7 GB", "QEMU NVMe Ctrl", " eligible");
+        LINE_HAS("  nvme0n1 ", "NVMe", "200 GiB", "QEMU NVMe Ctrl", " eligible");
         cr_assert_eq(reasons_of("nvme0n1", why, sizeof why), 0, "an empty NVMe disk is eligible: %s", why);
         /* udev's ID_MODEL, not the 16 characters of the INQUIRY. */
-        LINE_HAS("  sda ", "HDD", "21.5 GB", "MUSTER SATA HDD 20G", "not eligible:");
+        LINE_HAS("  sda ", "HDD", "20 GiB", "MUSTER SATA HDD 20G", "not eligible:");
         cr_assert_eq(reasons_of("sda", why, sizeof why), 2, "%s", why);
         cr_expect(strstr(why, "mounted"), "sda2 is mounted at /mnt/data: %s", why);
         cr_expect(strstr(why, "swap"), "sda1 is active swap: %s", why);
-        LINE_HAS("  sdb ", "8.6 GB", "QEMU HARDDISK", "not eligible:");
+        LINE_HAS("  sdb ", "8 GiB", "QEMU HARDDISK", "not eligible:");
         cr_assert_eq(reasons_of("sdb", why, sizeof why), 2, "%s", why);
         cr_expect(strstr(why, "removable"), "removable=on: %s", why);
         cr_expect(strstr(why, "too small"), "8 GiB is under the minimum: %s", why);
-        /* 736 x 512 = 376832 B. */
-        LINE_HAS("  sr0 ", "ODD", "376.8 KB", "MUSTER DVD-ROM", "not eligible:");
+        /* 736 x 512 = 376832 B = 368 KiB. */
+        LINE_HAS("  sr0 ", "ODD", "368 KiB", "MUSTER DVD-ROM", "not eligible:");
         cr_assert_eq(reasons_of("sr0", why, sizeof why), 4, "%s", why);
         cr_expect(strstr(why, "read-only"), "%s", why);
         cr_expect(strstr(why, "ODD"), "%s", why);
         /* 1 TiB = 1099511627776 B, no serial model. */
-        LINE_HAS("  vda ", "virtual", "1.1 TB", " eligible");
+        LINE_HAS("  vda ", "virtual", "1 TiB", " eligible");
         l = line_of("  vda ");
         cr_assert_null(strstr(l, "not eligible"), "%s", l);
         free(l);

@@ -106,7 +106,7 @@ Test(catalogs, add_the_fixtures_list_by_priority_and_show) {
         cr_assert(strstr(out, "0.26.0 0.27.0 0.32.0"), "the versions of a channel:\n%s", out);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "catalog", "show", "nope"), 1);
+        cr_assert_eq(CTL(&out, &err, "catalog", "show", "nope"), 3);
         cr_assert(strstr(err, "catalog nope not found"), "%s", err);
         free(out);
         free(err);
@@ -230,7 +230,7 @@ Test(catalogs, delete_then_list) {
         json_object *l = CTL_JSON("catalog", "list");
         tu_assert_join(l, "name", "redhat");
         json_object_put(l);
-        cr_assert_eq(CTL(&out, &err, "catalog", "delete", "community"), 1);
+        cr_assert_eq(CTL(&out, &err, "catalog", "delete", "community"), 3);
         cr_assert(strstr(err, "not found"), "%s", err);
         free(out);
         free(err);

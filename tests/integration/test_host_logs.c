@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 
@@ -120,7 +121,7 @@ Test(host_logs, upload_checked_at_the_door) {
         reply_free(&r);
         char out_path[4200], *err = NULL;
         snprintf(out_path, sizeof out_path, "%s/got.tar.gz", dir);
-        cr_assert_eq(CTL(NULL, &err, "host", "logs", HOST, "-o", out_path), 1);
+        cr_assert_eq(CTL(NULL, &err, "host", "logs", HOST, "-o", out_path), 3);
         cr_assert(strstr(err, "no logs yet"), "%s", err);
         free(err);
 
@@ -153,6 +154,9 @@ Test(host_logs, upload_checked_at_the_door) {
         char *got = tu_read_file(out_path, &got_len);
         cr_assert(got && got_len == n && memcmp(got, gz, n) == 0, "the newest upload, byte for byte");
         free(got);
+        struct stat st;
+        cr_assert(stat(out_path, &st) == 0 && (st.st_mode & 07777) == 0600, "a host's logs are private: mode %o",
+                  st.st_mode & 07777);
         char *text = NULL;
         cr_assert_eq(tu_runf(&text, NULL, "gzip -dc %s", out_path), 0);
         cr_assert_str_eq(text, "upload 2\n");

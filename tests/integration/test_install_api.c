@@ -770,7 +770,7 @@ Test(install_api, install_disk_is_the_validated_disk) {
         expect_host(ie, A, "known");
         json_object *h = get_host(ie, A);
         const char *vs = json_object_to_json_string(tu_json_get(h, "validations"));
-        cr_assert(strstr(vs, "Disk vda (1.1 TB) is eligible for installation"), "%s", vs);
+        cr_assert(strstr(vs, "Disk vda (1 TiB) is eligible for installation"), "%s", vs);
         /* Shown on the host before the install. */
         cr_assert_str_eq(tu_jstr(h, "installation_disk_id"), "/dev/disk/by-id/virtio-MUSTERVIRT0001");
         cr_assert_str_eq(tu_jstr(h, "installation_disk_path"), "/dev/vda");

@@ -656,6 +656,9 @@ Test(iso_download, musterctl_download) {
         char part[4300];
         snprintf(part, sizeof part, "%s.part", file);
         cr_assert_neq(access(part, F_OK), 0, "no FILE.part left");
+        struct stat fst;
+        cr_assert(stat(file, &fst) == 0 && (fst.st_mode & 07777) == 0600, "the ISO holds the agent token: mode %o",
+                  fst.st_mode & 07777);
 
         /* By id prefix, over an existing file. */
         char prefix[9];
@@ -704,7 +707,7 @@ Test(iso_download, musterctl_download) {
         cr_assert_eq(CTL(&out, &err, "infraenv", "download", "-o", file), 2);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "no-such-env", "-o", file2), 1);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "no-such-env", "-o", file2), 3);
         cr_assert(strstr(err, "no infra-env matches"), "%s", err);
         free(out);
         free(err);
@@ -1130,15 +1133,17 @@ Test(iso_download, musterctl_download_pxe) {
         char *ie = NULL, *out = NULL, *err = NULL, pxe[4200];
         cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "rack-10", &ie, NULL), 201);
         snprintf(pxe, sizeof pxe, "%s/tftp", dir);
-        cr_assert_neq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe), 0, "no such folder yet");
-        cr_assert(strstr(err, "no such folder"), "%s", err);
+        /* The folder is made; its parent must be there. */
+        char deep[4300];
+        snprintf(deep, sizeof deep, "%s/no/such", dir);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", deep), 1);
+        cr_assert(strstr(err, "cannot make the folder") && strstr(err, deep), "%s", err);
         free(out);
         free(err);
         cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe, "-o", "x.iso"), 2,
                      "one of -o and --pxe");
         free(out);
         free(err);
-        cr_assert_eq(mkdir(pxe, 0755), 0);
         cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe), 0, "%s", err);
         cr_assert(strstr(err, "/vmlinuz: 1000003 bytes") && strstr(err, "/initrd: ") && strstr(err, "/boot.ipxe: "),
                   "%s", err);
@@ -1147,6 +1152,18 @@ Test(iso_download, musterctl_download_pxe) {
         struct reply r;
         size_t n;
         char path[4300];
+        struct stat st;
+        cr_assert(stat(pxe, &st) == 0 && S_ISDIR(st.st_mode), "--pxe made the folder");
+        static const char *const files[] = { "vmlinuz", "initrd", "boot.ipxe" };
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof path, "%s/%s", pxe, files[i]);
+                cr_assert_eq(stat(path, &st), 0, "%s", path);
+                cr_assert_eq(st.st_mode & 07777, 0600, "%s holds the agent token: mode %o", path, st.st_mode & 07777);
+        }
+        /* Again into the folder it made: the files are replaced. */
+        cr_assert_eq(CTL(&out, &err, "infraenv", "download", "rack-10", "--pxe", pxe), 0, "%s", err);
+        free(out);
+        free(err);
         snprintf(path, sizeof path, "%s/vmlinuz", pxe);
         uint8_t *b = slurp(path, &n);
         cr_assert(n == KERNEL_SIZE && memcmp(b, tpl + KERNEL_OFF, n) == 0);

@@ -284,3 +284,57 @@ Test(live, help_and_bad_usage) {
         free(out);
         free(err);
 }
+
+/* Each command's --help is that command's: its options (and, for run and
+ * node, where their settings come from and their exit status), within 80
+ * columns; the bare --help has them all. */
+Test(live, each_command_has_its_own_help) {
+        static const struct {
+                const char *cmd, *has, *lacks;
+        } cases[] = {
+                { "inventory", "Options of inventory:", "Options of run:" },
+                { "run", "Options of run:", "Options of node:" },
+                { "node", "Options of node:", "Options of inventory:" },
+                { "boot-setup", "Options of boot-setup", "Options of run:" },
+        };
+        int st;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                const char *argv[] = { tu_agent_path(), cases[i].cmd, "--help", NULL };
+                char *out = tu_run(argv, &st, NULL);
+                cr_assert_eq(st, 0, "%s --help", cases[i].cmd);
+                char want[64];
+                snprintf(want, sizeof want, "Usage: muster-agent %s [OPTIONS]\n", cases[i].cmd);
+                cr_assert(strncmp(out, want, strlen(want)) == 0, "%s", out);
+                cr_assert(strstr(out, cases[i].has) && !strstr(out, cases[i].lacks), "%s --help: %s", cases[i].cmd, out);
+                bool settings = strcmp(cases[i].cmd, "run") == 0 || strcmp(cases[i].cmd, "node") == 0;
+                cr_assert_eq(strstr(out, "Exit status of run and node") != NULL, settings, "%s", out);
+                for (char *l = out; *l;) {
+                        size_t n = strcspn(l, "\n");
+                        cr_assert_leq(n, 80, "%s --help, a line of %zu columns: %.*s", cases[i].cmd, n, (int) n, l);
+                        l += n + (l[n] != '\0');
+                }
+                free(out);
+                /* `muster-agent help CMD` is the same. */
+                const char *help[] = { tu_agent_path(), "help", cases[i].cmd, NULL };
+                char *again = tu_run(help, &st, NULL);
+                cr_assert_eq(st, 0);
+                cr_assert(strncmp(again, want, strlen(want)) == 0, "%s", again);
+                free(again);
+        }
+        const char *all[] = { tu_agent_path(), "--help", NULL };
+        char *out = tu_run(all, &st, NULL);
+        cr_assert_eq(st, 0);
+        cr_assert(strstr(out, "Options of inventory:") && strstr(out, "Options of run:") &&
+                          strstr(out, "Options of node:") && strstr(out, "Options of boot-setup"),
+                  "%s", out);
+        free(out);
+        /* A bad option points at the command's help. */
+        const char *bad[] = { tu_agent_path(), "run", "--bogus", NULL };
+        char *err = NULL;
+        out = tu_run(bad, &st, &err);
+        cr_assert_eq(st, 2);
+        cr_assert(strstr(err, "Try 'muster-agent run --help'."), "%s", err);
+        cr_assert_str_eq(out, "", "no help on stdout");
+        free(out);
+        free(err);
+}

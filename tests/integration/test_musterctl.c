@@ -131,6 +131,14 @@ Test(musterctl, help_on_every_command) {
         cr_assert_eq(CTL(&out, NULL, "host", "set", "--help"), 0);
         cr_assert(strstr(out, "written to the installed\n") && strstr(out, "/etc/hostname"), "%s", out);
         free(out);
+        /* The exit statuses a script can tell apart, each shown by a test:
+         * 3 in host_list_filters_and_show and infraenv_create_..., 4 in
+         * failures_are_told. */
+        cr_assert_eq(CTL(&out, NULL, "--help"), 0);
+        cr_assert(strstr(out, "Exit status: 0 done; 1 musterd refused it") && strstr(out, "2 bad usage; 3 not found") &&
+                          strstr(out, "4 musterd could not be reached"),
+                  "%s", out);
+        free(out);
         cr_assert_eq(CTL(&out, &err, "host", "explode"), 2);
         cr_assert(strstr(err, "Try 'musterctl --help'"), "%s", err);
         free(out);
@@ -249,11 +257,11 @@ Test(musterctl, infraenv_create_list_show_rotate_delete) {
         cr_assert_eq(CTL(&out, NULL, "infraenv", "delete", id_b), 0);
         cr_assert(strstr(out, "deleted"), "%s", out);
         free(out);
-        cr_assert_eq(CTL(&out, &err, "infraenv", "show", id_b), 1);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "show", id_b), 3);
         cr_assert(strstr(err, "musterctl: ") && strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "infraenv", "show", "rack-b"), 1);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "show", "rack-b"), 3);
         cr_assert(strstr(err, "rack-b"), "%s", err);
         free(out);
         free(err);
@@ -391,7 +399,7 @@ Test(musterctl, host_list_filters_and_show) {
         cr_assert_eq(json_object_get_int(tu_json_get(h, "inventory.cpu.count")), 2);
         json_object_put(h);
         free(out);
-        cr_assert_eq(CTL(&out, &err, "host", "show", "00000000-0000-4000-8000-00000000dead"), 1);
+        cr_assert_eq(CTL(&out, &err, "host", "show", "00000000-0000-4000-8000-00000000dead"), 3);
         cr_assert(strstr(err, "no host matches"), "%s", err);
         free(out);
         free(err);
@@ -552,11 +560,12 @@ Test(musterctl, cluster_creators_see_only_their_own) {
         cr_assert_eq(CTL_AS(&out, NULL, bob_file, "cluster", "list"), 0);
         cr_assert(strstr(out, "bob-c") && !strstr(out, "alice-c"), "bob sees only his own: %s", out);
         free(out);
-        cr_assert_eq(CTL_AS(&out, &err, bob_file, "cluster", "show", alice_c), 1);
+        int st = CTL_AS(&out, &err, bob_file, "cluster", "show", alice_c);
         cr_assert(strstr(err, "musterctl: ") && (strstr(err, "(HTTP 403)") || strstr(err, "(HTTP 404)")), "%s", err);
+        cr_assert_eq(st, strstr(err, "(HTTP 404)") ? 3 : 1, "404 is not found (3), 403 refused (1): %s", err);
         free(out);
         free(err);
-        cr_assert_eq(CTL_AS(&out, &err, bob_file, "cluster", "show", "alice-c"), 1);
+        cr_assert_eq(CTL_AS(&out, &err, bob_file, "cluster", "show", "alice-c"), 3);
         cr_assert(strstr(err, "no cluster matches"), "%s", err);
         free(out);
         free(err);
@@ -683,7 +692,7 @@ Test(musterctl, failures_are_told) {
                                "infraenv", "list", NULL };
         int status;
         out = tu_run(argv, &status, &err);
-        cr_assert_eq(status, 1);
+        cr_assert_eq(status, 4, "could not reach musterd");
         cr_assert(strstr(err, "http://127.0.0.1:9"), "%s", err);
         free(out);
         free(err);
@@ -743,4 +752,50 @@ Test(musterctl, failures_are_told) {
         cr_assert_eq(CTL(&out, NULL, "infraenv", "list"), 0);
         cr_assert_eq(rows(out), 0, "nothing was created: %s", out);
         free(out);
+}
+
+/* ---- version ------------------------------------------------------------------ */
+
+Test(musterctl, version_shows_client_and_server) {
+        char *out, *err;
+        json_object *o = tu_ctl_json(&md, (const char *const[]) { "version", NULL });
+        cr_assert_str_eq(tu_jstr(o, "client.version"), MUSTER_VERSION);
+        cr_assert_str_eq(tu_jstr(o, "server.server"), "musterd");
+        cr_assert_str_eq(tu_jstr(o, "server.version"), MUSTER_VERSION);
+        cr_assert_str_eq(tu_jstr(o, "server.api"), "v2");
+        json_object *schema, *store, *built;
+        cr_assert(json_object_object_get_ex(o, "server", &schema) && json_object_object_get_ex(schema, "schema", &schema) &&
+                  json_object_object_get_ex(schema, "store", &store) && json_object_object_get_ex(schema, "built", &built));
+        cr_assert_gt(json_object_get_int(store), 0);
+        cr_assert_eq(json_object_get_int(store), json_object_get_int(built), "a new store is at this build's schema");
+        char want[128];
+        snprintf(want, sizeof want, "Server:  musterd %s (API v2, store schema %d of %d; sqlite", MUSTER_VERSION,
+                 json_object_get_int(store), json_object_get_int(built));
+        json_object_put(o);
+        cr_assert_eq(CTL(&out, NULL, "version"), 0);
+        cr_assert(strstr(out, "Client:  musterctl " MUSTER_VERSION " (API v2)\n"), "%s", out);
+        cr_assert(strstr(out, want), "%s\nwanted: %s", out, want);
+        cr_assert(strstr(out, strncmp(md.base, "https:", 6) == 0 ? " https)\n" : " plain-http)\n"),
+                  "how the suite's musterd serves (%s): %s", md.base, out);
+        free(out);
+        /* No server: the client's line, then why, and exit 1. */
+        const char *argv[] = { tu_ctl_path(), "--server", "http://127.0.0.1:9", "--token-file", md.admin_token_path,
+                               "version", NULL };
+        int status;
+        out = tu_run(argv, &status, &err);
+        cr_assert_eq(status, 4, "could not reach musterd");
+        cr_assert(strstr(out, "Client:  musterctl " MUSTER_VERSION) && !strstr(out, "Server:"), "%s", out);
+        cr_assert(strstr(err, "http://127.0.0.1:9"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, NULL, "version", "--help"), 0);
+        cr_assert(strstr(out, "Usage: musterctl version"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "--help"), 0);
+        cr_assert(strstr(out, "  version "), "the command list names it: %s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, &err, "version", "extra"), 2);
+        cr_assert(strstr(err, "unexpected argument \"extra\""), "%s", err);
+        free(out);
+        free(err);
 }

@@ -309,7 +309,7 @@ Test(ctl_release, import_list_show_and_previews) {
         cr_assert(strstr(err, "Bogus") && strstr(err, "(HTTP 400)"), "%s", err);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "release", "show", "9.9.9"), 1);
+        cr_assert_eq(CTL(&out, &err, "release", "show", "9.9.9"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
@@ -415,7 +415,7 @@ Test(ctl_release, import_warns_of_undeclared_capabilities_and_strict_refuses) {
                   "%s", err);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "release", "show", "4.16.0"), 1, "not imported: %s", out);
+        cr_assert_eq(CTL(&out, &err, "release", "show", "4.16.0"), 3, "not imported: %s", out);
         free(out);
         free(err);
 
@@ -622,11 +622,11 @@ Test(ctl_release, upgrade_enables_what_the_new_release_needs) {
         cr_assert(strstr(out, "REVISION"), "%s", out);
         cr_assert_null(strchr(strchr(out, '\n') + 1, '\n'), "no rows: %s", out);
         free(out);
-        cr_assert_eq(CTL(&out, &err, "cluster", "payload", "c1", "--manifests"), 1);
+        cr_assert_eq(CTL(&out, &err, "cluster", "payload", "c1", "--manifests"), 3);
         cr_assert(strstr(err, "no payload"), "%s", err);
         free(out);
         free(err);
-        cr_assert_eq(CTL(&out, &err, "cluster", "payload", "c1", "--revision", "1"), 1);
+        cr_assert_eq(CTL(&out, &err, "cluster", "payload", "c1", "--revision", "1"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);

@@ -343,3 +343,78 @@ Test(musterd, a_musterd_on_a_taken_port_is_not_taken_for_another) {
         cr_assert_eq(pid, 0, "the second musterd exited (its port was taken)");
         cr_assert_eq(tu_http("GET", url("/healthz"), NULL, NULL, 0, NULL), 200, "the first one still serves");
 }
+
+/* ---- what the server is --------------------------------------------------- */
+
+Test(musterd, version_without_a_token) {
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/version"), NULL, NULL, &o), 200, "no token needed");
+        cr_assert_str_eq(tu_jstr(o, "server"), "musterd");
+        cr_assert_str_eq(tu_jstr(o, "version"), MUSTER_VERSION);
+        cr_assert_str_eq(tu_jstr(o, "api"), "v2");
+        json_object *schema, *v;
+        cr_assert(json_object_object_get_ex(o, "schema", &schema));
+        cr_assert(json_object_object_get_ex(schema, "store", &v) && json_object_get_int(v) > 0);
+        int store = json_object_get_int(v);
+        cr_assert(json_object_object_get_ex(schema, "built", &v) && json_object_get_int(v) == store);
+        char *features = tu_join(json_object_object_get(o, "features"), NULL);
+        cr_assert(strstr(features, "sqlite"), "%s", features);
+        cr_assert(strstr(features, strncmp(md.base, "https:", 6) == 0 ? "https" : "plain-http"), "%s: %s", md.base,
+                  features);
+        free(features);
+        json_object_put(o);
+        /* The binary says the same. */
+        char *out = NULL;
+        char want[128];
+        snprintf(want, sizeof want, "musterd %s (API v2, store schema %d)\n", MUSTER_VERSION, store);
+        cr_assert_eq(tu_runf(&out, NULL, "%s --version", getenv("MUSTERD")), 0);
+        cr_assert_str_eq(out, want);
+        free(out);
+}
+
+Test(musterd, check_config_says_the_bad_line) {
+        char *out = NULL, *err = NULL;
+        cr_assert_eq(tu_write_file(dir, "good.conf", "[server]\nlisten = 127.0.0.1:1\n[agent]\ninstruction_interval = 5\n"), 0);
+        cr_assert_eq(tu_write_file(dir, "bad.conf", "[server]\nlisten = 127.0.0.1:1\nthreads = many\n"), 0);
+        cr_assert_eq(tu_runf(&out, &err, "%s --check-config %s/good.conf", getenv("MUSTERD"), dir), 0, "%s", err);
+        cr_assert(strstr(out, "good.conf: ok"), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(tu_runf(&out, &err, "%s --check-config %s/bad.conf", getenv("MUSTERD"), dir), 2);
+        cr_assert(strstr(err, "bad.conf:3: "), "the file, the line and why: %s", err);
+        cr_assert_str_eq(out, "");
+        free(out);
+        free(err);
+        cr_assert_eq(tu_runf(&out, &err, "%s --check-config %s/missing.conf", getenv("MUSTERD"), dir), 2);
+        cr_assert(strstr(err, "missing.conf"), "%s", err);
+        free(out);
+        free(err);
+        /* It starts nothing: no state directory made. */
+        struct stat st;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/none", dir);
+        cr_assert_eq(tu_runf(&out, &err, "%s --check-config %s/good.conf --state-dir %s", getenv("MUSTERD"), dir, path), 0);
+        cr_assert_neq(stat(path, &st), 0);
+        free(out);
+        free(err);
+}
+
+/* A state dir more open than 0700 (it holds the signing key and
+ * admin.token) is closed again, with a warning in the log. */
+Test(musterd, open_state_dir_is_made_private) {
+        char state[4096];
+        snprintf(state, sizeof state, "%s/open-state", dir);
+        cr_assert_eq(mkdir(state, 0755), 0);
+        cr_assert_eq(chmod(state, 0755), 0, "whatever the umask");
+        struct tu_musterd m2 = { 0 };
+        cr_assert(asprintf(&m2.log, "%s/open-state.log", dir) > 0);
+        cr_assert_eq(tu_musterd_start(&m2, state, NULL), 0, "musterd started on an open state dir");
+        struct stat st;
+        cr_assert_eq(stat(state, &st), 0);
+        cr_assert_eq(st.st_mode & 07777, 0700, "mode %o", st.st_mode & 07777);
+        size_t n;
+        char *log = tu_read_file(m2.log, &n);
+        cr_assert(log && strstr(log, "was mode 0755: made it 0700"), "%s", log ? log : "(no log)");
+        free(log);
+        tu_musterd_free(&m2);
+}

@@ -358,18 +358,18 @@ Test(operands_ctl, apply_list_refuse_and_delete) {
         cr_assert_str_eq(keys, "managed:prometheus:Prometheus:monitoring/k8s");
         free(keys);
 
-        /* What is not there: exit 1, said so. */
+        /* What is not there: exit 3 (not found), said so. */
         static const char *const unknown[] = { "Database/orders", "EtcdCluster/default/example", "Widget/w1",
                                                "7c0ffee0-0000-4000-8000-00000000dead" };
         for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
-                cr_assert_eq(CTL(&out, &err, "operand", "delete", "c1", unknown[i]), 1, "%s", unknown[i]);
+                cr_assert_eq(CTL(&out, &err, "operand", "delete", "c1", unknown[i]), 3, "%s", unknown[i]);
                 cr_assert(strstr(err, "no operand of cluster c1 matches"), "%s: %s", unknown[i], err);
                 cr_assert_str_eq(out, "");
                 free(out);
                 free(err);
         }
         /* An unknown cluster. */
-        cr_assert_eq(CTL(&out, &err, "operand", "list", "nosuch"), 1);
+        cr_assert_eq(CTL(&out, &err, "operand", "list", "nosuch"), 3);
         cr_assert(strstr(err, "nosuch"), "%s", err);
         free(out);
         free(err);
@@ -453,7 +453,7 @@ Test(operands_ctl, cleanup_set_at_subscribe_and_after) {
         free(v);
 
         /* A package the cluster is not subscribed to: 404. */
-        cr_assert_eq(CTL(&out, &err, "operator", "set", "c1", "dbop", "--cleanup=true"), 1);
+        cr_assert_eq(CTL(&out, &err, "operator", "set", "c1", "dbop", "--cleanup=true"), 3);
         cr_assert(strstr(err, "(HTTP 404)"), "%s", err);
         free(out);
         free(err);
@@ -530,13 +530,13 @@ Test(operands_ctl, uninstall_without_cleanup_keeps_operands) {
 
 Test(operands_ctl, uninstall_unknown_package_fails) {
         subscribe("c1", "etcd", NULL);
-        char *out = CTL_SAYS(1, "cluster c1 is not subscribed to dbop", "operator", "uninstall", "c1", "dbop");
+        char *out = CTL_SAYS(3, "cluster c1 is not subscribed to dbop", "operator", "uninstall", "c1", "dbop");
         cr_assert_str_eq(out, "");
         free(out);
         /* With --cleanup the PATCH before it fails the same way (404). */
-        out = CTL_SAYS(1, "(HTTP 404)", "operator", "uninstall", "c1", "dbop", "--cleanup");
+        out = CTL_SAYS(3, "(HTTP 404)", "operator", "uninstall", "c1", "dbop", "--cleanup");
         free(out);
-        out = CTL_SAYS(1, "nosuch", "operator", "uninstall", "nosuch", "etcd");
+        out = CTL_SAYS(3, "nosuch", "operator", "uninstall", "nosuch", "etcd");
         free(out);
         char *v = cleanup_of("c1", "etcd");
         cr_assert_str_eq(v, "false", "untouched");
@@ -565,10 +565,10 @@ Test(operands_ctl, show_one_subscription) {
         cr_assert_null(tu_json_get(o, "items"), "the subscription alone: %s", json_object_to_json_string(o));
         json_object_put(o);
 
-        out = CTL_SAYS(1, "musterctl: cluster c1 has no subscription to dbop", "operator", "show", "c1", "dbop");
+        out = CTL_SAYS(3, "musterctl: cluster c1 has no subscription to dbop", "operator", "show", "c1", "dbop");
         cr_assert_str_eq(out, "");
         free(out);
-        out = CTL_SAYS(1, "nosuch", "operator", "show", "nosuch", "etcd");
+        out = CTL_SAYS(3, "nosuch", "operator", "show", "nosuch", "etcd");
         free(out);
 }
 

@@ -281,7 +281,7 @@ static void bad_subscriptions_refused(const char *alice, const char *cid) {
         cr_assert_eq(subscribe(alice, "7c0ffee0-0000-4000-8000-00000000dead", "{\"package\":\"etcd\"}", NULL), 404,
                      "unknown cluster");
         char *out, *err;
-        cr_assert_eq(LCTL(&out, &err, "operator", "subscribe", cid, "nosuchpackage"), 1);
+        cr_assert_eq(LCTL(&out, &err, "operator", "subscribe", cid, "nosuchpackage"), 3);
         cr_assert(strstr(err, "HTTP 404"), "%s", err);
         free(out);
         free(err);

@@ -80,7 +80,7 @@ Test(eligibility, every_reason_at_once) {
         p->mountpoint = strdup("/run/live/medium");
         cr_assert_eq(disk_eligibility(&d, DISK_MIN_INSTALL_BYTES_DEFAULT, true), 0);
         cr_assert_not(d.eligible);
-        const char *want[] = { "Drive type is ODD", "too small (disk only has 4.7 GB, but 20.0 GB",
+        const char *want[] = { "Drive type is ODD", "too small (disk only has 4.4 GiB, but 18.6 GiB",
                                "removable", "read-only", "installation media", "mounted", "swap", "LVM" };
         for (size_t i = 0; i < sizeof want / sizeof *want; i++)
                 cr_assert(has_reason(&d, want[i]), "missing reason \"%s\"", want[i]);

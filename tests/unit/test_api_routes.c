@@ -120,8 +120,8 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(API MUSTER_PATH_CLUSTER_PAYLOAD("%s", "%ld"), CID, 7L), "payload_get", CID, "7");
         expect("GET", PATH(MUSTER_PAYLOAD_PATH_FMT, CID, 12LL), "payload_get", CID, "12");
 
-        /* Releases, the signing key, events, tokens: musterctl (release.c,
-         * signingkey.c, event.c, token.c) and the OS image URL of a path
+        /* Releases, the signing key, the version, events, tokens: musterctl
+         * (release.c, signingkey.c, version.c, event.c, token.c) and the OS image URL of a path
          * release. */
         expect("POST", API MUSTER_PATH_RELEASES, "release_import", NULL, NULL);
         expect("GET", API MUSTER_PATH_RELEASES, "release_list", NULL, NULL);
@@ -131,6 +131,7 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(API MUSTER_PATH_RELEASE_OS_IMAGE(S), VER), "release_os_image", VER, NULL);
         expect("GET", PATH(MUSTER_OS_IMAGE_PATH_FMT, VER), "release_os_image", VER, NULL);
         expect("GET", API MUSTER_PATH_SIGNING_KEY, "signing_key", NULL, NULL);
+        expect("GET", API MUSTER_PATH_VERSION, "version", NULL, NULL); /* musterctl's version.c */
         expect("GET", PATH(API MUSTER_PATH_EVENTS S, ""), "events_list", NULL, NULL);
         /* Catalogs: musterctl (catalog.c), by id or (GET) by name. */
         expect("POST", API MUSTER_PATH_CATALOGS, "catalog_add", NULL, NULL);

@@ -532,7 +532,7 @@ Test(ctl_args, unreachable_server_is_named) {
         size_t n = fread(buf, 1, sizeof buf - 1, eo);
         buf[n] = '\0';
         fclose(eo);
-        cr_assert_eq(r, 1);
+        cr_assert_eq(r, 4, "could not reach musterd");
         cr_assert(strstr(buf, "http://127.0.0.1:1"), "the server is named: %s", buf);
 }
 

@@ -300,7 +300,7 @@ Test(hostfsm, with_real_validations) {
         cr_assert_eq(to, IU);
         char info[512];
         cr_assert_str_eq(hostfsm_format_status_info(to, v, (size_t) k, info, sizeof info),
-                         "Host does not meet the minimum requirements: No eligible disk of at least 100.0 GB "
+                         "Host does not meet the minimum requirements: No eligible disk of at least 93.1 GiB "
                          "for any host: vda Disk has mounted filesystems");
 
         /* With a smaller disk requirement it would be known... */
@@ -364,14 +364,14 @@ Test(hostfsm, names_and_status_info) {
 
 Test(hostfsm, format_status_info_cuts_and_picks) {
         struct validation_result v[3] = {
-                { .id = VAL_HAS_MIN_MEMORY, .status = VSTATUS_FAILURE, .message = "Insufficient memory: 2.0 GiB, 8.0 GiB required for any host" },
+                { .id = VAL_HAS_MIN_MEMORY, .status = VSTATUS_FAILURE, .message = "Insufficient memory: 2 GiB, 8 GiB required for any host" },
                 { .id = VAL_HAS_INVENTORY, .status = VSTATUS_ERROR, .message = "The host's inventory could not be parsed" },
                 { .id = VAL_NTP_SYNCED, .status = VSTATUS_PENDING, .message = "Waiting for the clock check" },
         };
         char buf[512], small[40];
 
         cr_assert_str_eq(hostfsm_format_status_info(IN, v, 3, buf, sizeof buf),
-                         "Host cannot be installed: Insufficient memory: 2.0 GiB, 8.0 GiB required for any host; "
+                         "Host cannot be installed: Insufficient memory: 2 GiB, 8 GiB required for any host; "
                          "The host's inventory could not be parsed");
         cr_assert_str_eq(hostfsm_format_status_info(DI, v, 3, buf, sizeof buf),
                          "Checking the host against its cluster: Waiting for the clock check");

@@ -100,7 +100,8 @@ static void expect(const struct validation_result *v, size_t n, enum validation_
         cr_assert_eq(r->status, st, "%s: status %s, want %s (%s)", validation_id_to_string(id),
                      validation_status_to_string(r->status), validation_status_to_string(st), r->message);
         if (msg)
-                cr_assert_str_eq(r->message, msg, "%s", validation_id_to_string(id));
+                cr_assert_str_eq(r->message, msg, "%s: \"%s\", want \"%s\"", validation_id_to_string(id), r->message,
+                                 msg);
 }
 
 static void expect_host(const struct host_facts *f, enum validation_id id, enum validation_status st,
@@ -363,12 +364,12 @@ Test(host, min_cpu_cores) {
 
 Test(host, min_memory) {
         struct host_facts f = unbound(&q35);
-        expect_host(&f, VAL_HAS_MIN_MEMORY, VSTATUS_FAILURE, "Insufficient memory: 2.0 GiB, 8.0 GiB required for any host");
+        expect_host(&f, VAL_HAS_MIN_MEMORY, VSTATUS_FAILURE, "Insufficient memory: 2 GiB, 8 GiB required for any host");
         f = unbound(&build);
-        expect_host(&f, VAL_HAS_MIN_MEMORY, VSTATUS_SUCCESS, "Sufficient memory: 24.0 GiB, 8.0 GiB required for any host");
+        expect_host(&f, VAL_HAS_MIN_MEMORY, VSTATUS_SUCCESS, "Sufficient memory: 24 GiB, 8 GiB required for any host");
         cfg.req[REQ_ANY].memory_bytes = 512 << 20;
         f = unbound(&q35);
-        expect_host(&f, VAL_HAS_MIN_MEMORY, VSTATUS_SUCCESS, "Sufficient memory: 2.0 GiB, 512 MiB required for any host");
+        expect_host(&f, VAL_HAS_MIN_MEMORY, VSTATUS_SUCCESS, "Sufficient memory: 2 GiB, 512 MiB required for any host");
 
         /* Without a physical size the usable one counts. */
         struct inventory inv;
@@ -382,16 +383,16 @@ Test(host, min_memory) {
 Test(host, min_valid_disks) {
         struct host_facts f = unbound(&q35);
         expect_host(&f, VAL_HAS_MIN_VALID_DISKS, VSTATUS_SUCCESS,
-                    "Disk nvme0n1 (214.7 GB) is eligible for installation, 100.0 GB required for any host");
+                    "Disk nvme0n1 (200 GiB) is eligible for installation, 93.1 GiB required for any host");
         cfg.req[REQ_ANY].disk_bytes = 300LL * 1000 * 1000 * 1000;
         expect_host(&f, VAL_HAS_MIN_VALID_DISKS, VSTATUS_SUCCESS,
-                    "Disk vda (1.1 TB) is eligible for installation, 300.0 GB required for any host");
+                    "Disk vda (1 TiB) is eligible for installation, 279.4 GiB required for any host");
         cfg.req[REQ_ANY].disk_bytes = 2000LL * 1000 * 1000 * 1000;
         struct run r = run_host(&f);
         const struct validation_result *v = get(&r, VAL_HAS_MIN_VALID_DISKS);
         cr_assert_eq(v->status, VSTATUS_FAILURE);
         cr_assert(strncmp(v->message,
-                          "No eligible disk of at least 2.0 TB for any host: nvme0n1 is 214.7 GB; "
+                          "No eligible disk of at least 1.8 TiB for any host: nvme0n1 is 200 GiB; "
                           "sda Disk has mounted filesystems, Disk is in use as swap; sdb Disk is too small",
                           150) == 0, "%s", v->message);
         cr_assert_eq(strlen(v->message), VAL_MSG_MAX - 1, "long lists are cut");
@@ -400,7 +401,7 @@ Test(host, min_valid_disks) {
         config_defaults(&cfg);
         f = unbound(&build);
         expect_host(&f, VAL_HAS_MIN_VALID_DISKS, VSTATUS_FAILURE,
-                    "No eligible disk of at least 100.0 GB for any host: vda Disk has mounted filesystems");
+                    "No eligible disk of at least 93.1 GiB for any host: vda Disk has mounted filesystems");
 
         struct inventory inv;
         inventory_init(&inv);
@@ -414,7 +415,7 @@ Test(host, chosen_installation_disk) {
         struct host_facts f = unbound(&q35);
         f.installation_disk_id = "/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_MUSTERNVME0001";
         expect_host(&f, VAL_HAS_MIN_VALID_DISKS, VSTATUS_SUCCESS,
-                    "Installation disk nvme0n1 (214.7 GB) is eligible, 100.0 GB required for any host");
+                    "Installation disk nvme0n1 (200 GiB) is eligible, 93.1 GiB required for any host");
         f.installation_disk_id = "/dev/sda";
         expect_host(&f, VAL_HAS_MIN_VALID_DISKS, VSTATUS_FAILURE,
                     "Installation disk sda is not eligible: Disk has mounted filesystems, Disk is in use as swap");
@@ -423,7 +424,7 @@ Test(host, chosen_installation_disk) {
         f.installation_disk_id = "nvme0n1";
         cfg.req[REQ_ANY].disk_bytes = 300LL * 1000 * 1000 * 1000;
         expect_host(&f, VAL_HAS_MIN_VALID_DISKS, VSTATUS_FAILURE,
-                    "Installation disk nvme0n1 is too small: 214.7 GB, 300.0 GB required for any host");
+                    "Installation disk nvme0n1 is too small: 200 GiB, 279.4 GiB required for any host");
 }
 
 Test(host, pick_install_disk) {
@@ -467,7 +468,7 @@ Test(host, role_minimums) {
         struct run r = run_host(&f);
         expect(r.v, (size_t) r.n, VAL_HAS_CPU_CORES_FOR_ROLE, VSTATUS_SUCCESS, "Sufficient CPU cores: 4, 4 required for master");
         expect(r.v, (size_t) r.n, VAL_HAS_MEMORY_FOR_ROLE, VSTATUS_FAILURE,
-               "Insufficient memory: 2.0 GiB, 16.0 GiB required for master");
+               "Insufficient memory: 2 GiB, 16 GiB required for master");
         /* The "always" ones keep the unbound minimum. */
         expect(r.v, (size_t) r.n, VAL_HAS_MIN_CPU_CORES, VSTATUS_SUCCESS, "Sufficient CPU cores: 4, 2 required for any host");
 
@@ -475,7 +476,7 @@ Test(host, role_minimums) {
         r = run_host(&f);
         expect(r.v, (size_t) r.n, VAL_HAS_CPU_CORES_FOR_ROLE, VSTATUS_SUCCESS, "Sufficient CPU cores: 2, 2 required for worker");
         expect(r.v, (size_t) r.n, VAL_HAS_MEMORY_FOR_ROLE, VSTATUS_SUCCESS,
-               "Sufficient memory: 24.0 GiB, 8.0 GiB required for worker");
+               "Sufficient memory: 24 GiB, 8 GiB required for worker");
         f.role = ROLE_MASTER;
         expect_host(&f, VAL_HAS_CPU_CORES_FOR_ROLE, VSTATUS_FAILURE, "Insufficient CPU cores: 2, 4 required for master");
         f.role = ROLE_AUTO;
@@ -486,9 +487,9 @@ Test(host, role_minimums) {
         expect(r.v, (size_t) r.n, VAL_HAS_CPU_CORES_FOR_ROLE, VSTATUS_FAILURE,
                "Insufficient CPU cores: 2, 8 required for single-node");
         expect(r.v, (size_t) r.n, VAL_HAS_MEMORY_FOR_ROLE, VSTATUS_SUCCESS,
-               "Sufficient memory: 24.0 GiB, 16.0 GiB required for single-node");
+               "Sufficient memory: 24 GiB, 16 GiB required for single-node");
         expect(r.v, (size_t) r.n, VAL_HAS_MIN_VALID_DISKS, VSTATUS_FAILURE,
-               "No eligible disk of at least 100.0 GB for single-node: vda Disk has mounted filesystems");
+               "No eligible disk of at least 93.1 GiB for single-node: vda Disk has mounted filesystems");
 
         f = bound_full(NULL, ROLE_MASTER);
         expect_host(&f, VAL_HAS_CPU_CORES_FOR_ROLE, VSTATUS_PENDING, "Waiting for the host's hardware inventory");
@@ -887,7 +888,7 @@ Test(host, json_output) {
         cr_assert(json_object_object_get_ex(o, "status", &v));
         cr_assert_str_eq(json_object_get_string(v), "failure");
         cr_assert(json_object_object_get_ex(o, "message", &v));
-        cr_assert_str_eq(json_object_get_string(v), "Insufficient memory: 2.0 GiB, 8.0 GiB required for any host");
+        cr_assert_str_eq(json_object_get_string(v), "Insufficient memory: 2 GiB, 8 GiB required for any host");
         cr_assert_not(json_object_object_get_ex(o, "awaits_user", NULL));
         json_object_put(a);
         cr_assert_null(validations_find(r.v, (size_t) r.n, VAL_NTP_SYNCED));
