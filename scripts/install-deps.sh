@@ -13,7 +13,8 @@
 # initramfs archives musterd appends for PXE reads them back with it.
 # zlib1g-dev: the agent gzips the logs it uploads (logs-gather); tar and gzip
 # read the bundles back in the tests, grub-common's grub-editenv the GRUB
-# environment a reclaim writes.
+# environment a reclaim writes. promtool (checks /metrics in the tests) is
+# taken out of the prometheus package's .deb alone: see promtool_from_deb.
 set -euo pipefail
 
 build_pkgs=(
@@ -46,6 +47,31 @@ case "${1:-build}" in
   all)   want=("${build_pkgs[@]}" "${iso_pkgs[@]}" "${bench_pkgs[@]}") ;;
   *) echo "usage: $0 [build|iso|bench|all]" >&2; exit 2 ;;
 esac
+
+# promtool, which `make test` runs over musterd's /metrics (Prometheus's
+# naming rules), from Debian's prometheus package: only the one static
+# binary is taken out of the .deb (into .tools/bin, beside the tree's
+# build folders), so that no Prometheus server is installed or started.
+promtool_from_deb() {
+  local root dest tmp
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  dest=$root/.tools/bin/promtool
+  [[ -x $dest ]] && return 0
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  echo "install-deps: taking promtool out of Debian's prometheus package" >&2
+  if ! (cd "$tmp" && apt-get download -qq prometheus 2>/dev/null); then
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    (cd "$tmp" && apt-get download -qq prometheus)
+  fi
+  dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x"
+  mkdir -p "$root/.tools/bin"
+  install -m 0755 "$tmp/x/usr/bin/promtool" "$dest.new"
+  mv "$dest.new" "$dest"
+}
+case "${1:-build}" in build|all) promtool_from_deb ;; esac
 
 missing=()
 for p in "${want[@]}"; do

@@ -1,6 +1,7 @@
 /* musterd's lifetime: state directory, signing key (and its public half
  * for agents), the first admin token, the store, the services, the HTTP
  * server with the API, and the thread that runs the controllers. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -158,7 +159,66 @@ static void count_event(void *ctx, const struct event *e) {
                 atomic_fetch_add(&d->events[e->severity], 1);
 }
 
-/* The daemon's part of /metrics: the controllers and the events counted. */
+/* The open file descriptors (entries of /proc/self/fd but the one that
+ * lists them), or -1. */
+static long open_fds(void) {
+        DIR *dir = opendir("/proc/self/fd");
+        if (!dir)
+                return -1;
+        long n = 0;
+        struct dirent *e;
+        while ((e = readdir(dir)))
+                if (e->d_name[0] != '.')
+                        n++;
+        closedir(dir);
+        return n - 1;
+}
+
+/* What a Prometheus client library exports for a process (its standard
+ * process_* names), and muster_build_info. */
+static int process_metrics(struct musterd *d, struct growbuf *out, size_t max) {
+        struct rusage ru;
+        struct rlimit lim;
+        long page = sysconf(_SC_PAGESIZE), vsz = 0, rss = 0;
+        FILE *f = fopen("/proc/self/statm", "re");
+        if (f) {
+                if (fscanf(f, "%ld %ld", &vsz, &rss) != 2)
+                        vsz = rss = 0;
+                fclose(f);
+        }
+        double cpu = 0;
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+                cpu = (double) ru.ru_utime.tv_sec + (double) ru.ru_stime.tv_sec +
+                      ((double) ru.ru_utime.tv_usec + (double) ru.ru_stime.tv_usec) / 1e6;
+        long long max_fds = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? (long long) lim.rlim_cur
+                                                                                                  : -1;
+        int r = growbuf_printf(out, max,
+                               "# HELP muster_build_info musterd's version, API and store schema (always 1).\n"
+                               "# TYPE muster_build_info gauge\n"
+                               "muster_build_info{version=\"%s\",api=\"%s\",schema=\"%d\"} 1\n"
+                               "# HELP process_start_time_seconds Start time of the process since the epoch.\n"
+                               "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %lld\n"
+                               "# HELP process_cpu_seconds_total User and system CPU time spent.\n"
+                               "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.3f\n"
+                               "# HELP process_resident_memory_bytes Resident memory size.\n"
+                               "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %lld\n"
+                               "# HELP process_virtual_memory_bytes Virtual memory size.\n"
+                               "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %lld\n"
+                               "# HELP process_open_fds Open file descriptors.\n"
+                               "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
+                               MUSTER_VERSION, MUSTER_API_VERSION, store_schema_version_built(),
+                               (long long) d->started_at, cpu, (long long) rss * page, (long long) vsz * page,
+                               open_fds());
+        if (r == 0 && max_fds >= 0)
+                r = growbuf_printf(out, max,
+                                   "# HELP process_max_fds Maximum number of open file descriptors.\n"
+                                   "# TYPE process_max_fds gauge\nprocess_max_fds %lld\n",
+                                   max_fds);
+        return r;
+}
+
+/* The daemon's part of /metrics: the controllers, the events counted, the
+ * certificate's expiry, the build and the process. */
 static int daemon_metrics(void *ctx, struct growbuf *out, size_t max) {
         struct musterd *d = ctx;
         int r = controllers_metrics(d, out, max);
@@ -172,10 +232,13 @@ static int daemon_metrics(void *ctx, struct growbuf *out, size_t max) {
         int64_t until = atomic_load(&d->tls_not_after);
         if (r == 0 && until > 0)
                 r = growbuf_printf(out, max,
-                                   "# HELP muster_tls_cert_expiry_seconds When the certificate musterd serves HTTPS "
-                                   "with expires (seconds since the epoch).\n"
-                                   "# TYPE muster_tls_cert_expiry_seconds gauge\nmuster_tls_cert_expiry_seconds %lld\n",
+                                   "# HELP muster_tls_cert_expiry_timestamp_seconds When the certificate musterd "
+                                   "serves HTTPS with expires (seconds since the epoch).\n"
+                                   "# TYPE muster_tls_cert_expiry_timestamp_seconds gauge\n"
+                                   "muster_tls_cert_expiry_timestamp_seconds %lld\n",
                                    (long long) until);
+        if (r == 0)
+                r = process_metrics(d, out, max);
         return r;
 }
 
@@ -277,6 +340,7 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         int r;
 
         memset(d, 0, sizeof *d);
+        d->started_at = (int64_t) time(NULL);
         atomic_init(&d->controllers.leader, -1);
         pthread_mutex_init(&d->lock, NULL);
         pthread_mutex_init(&d->tls_lock, NULL);

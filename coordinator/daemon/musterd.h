@@ -25,6 +25,7 @@ struct musterd {
         _Atomic int64_t tls_not_after;   /* when the certificate served expires (/metrics); 0: none */
         int64_t tls_checked;             /* monotonic seconds of the last renewal check */
         _Atomic uint64_t events[_EVENT_SEVERITY_MAX]; /* the event sink's count, by severity */
+        int64_t started_at;              /* seconds since the epoch (process_start_time_seconds) */
         bool svc_ready;
         pthread_t monitor;
         bool monitor_running;

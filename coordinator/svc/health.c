@@ -66,9 +66,9 @@ int svc_metrics(struct svc *sv, struct growbuf *out, size_t max) {
                                    (unsigned long long) w.commits);
         if (r == 0)
                 r = growbuf_printf(out, max,
-                                   "# HELP muster_cleanup_stalled Operand cleanups on uninstall that passed [cleanup] "
+                                   "# HELP muster_cleanup_stalled_total Operand cleanups on uninstall that passed [cleanup] "
                                    "timeout with operands still pending.\n"
-                                   "# TYPE muster_cleanup_stalled counter\nmuster_cleanup_stalled %llu\n",
+                                   "# TYPE muster_cleanup_stalled_total counter\nmuster_cleanup_stalled_total %llu\n",
                                    (unsigned long long) atomic_load(&sv->cleanup_stalled));
         return r;
 }

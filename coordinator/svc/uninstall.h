@@ -13,7 +13,7 @@
  * subscription is gone. Setting cleanup.enabled=false meanwhile aborts:
  * what was deleted stays deleted, the operator goes. Past [cleanup]
  * timeout with operands pending, a warning names the hosts that have not
- * reported (once) and muster_cleanup_stalled counts it. */
+ * reported (once) and muster_cleanup_stalled_total counts it. */
 #pragma once
 #include <json-c/json.h>
 #include <stdbool.h>

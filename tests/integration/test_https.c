@@ -109,7 +109,7 @@ Test(https, own_ca_at_first_start_kept_and_renewed) {
         char *m = NULL;
         cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
         char want[64];
-        snprintf(want, sizeof want, "\nmuster_tls_cert_expiry_seconds %lld\n", (long long) until);
+        snprintf(want, sizeof want, "\nmuster_tls_cert_expiry_timestamp_seconds %lld\n", (long long) until);
         cr_assert(strstr(m, want), "%s", m);
         free(m);
         char *ready = NULL;
@@ -348,8 +348,9 @@ static char *served_cert(void) {
 static int64_t metric_expiry(void) {
         char *m = NULL;
         cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
-        const char *l = strstr(m, "\nmuster_tls_cert_expiry_seconds ");
-        int64_t v = l ? atoll(l + 32) : 0;
+        static const char key[] = "\nmuster_tls_cert_expiry_timestamp_seconds ";
+        const char *l = strstr(m, key);
+        int64_t v = l ? atoll(l + sizeof key - 1) : 0;
         free(m);
         return v;
 }
@@ -547,4 +548,52 @@ Test(https, a_bad_tls_priorities_stops_musterd) {
         char path[4200];
         snprintf(path, sizeof path, "%s/tls", state);
         cr_assert_neq(access(path, F_OK), 0, "stopped before making anything");
+}
+
+/* /metrics follows Prometheus's naming rules (promtool from Debian's
+ * prometheus package, scripts/install-deps.sh), with muster_build_info and
+ * the process metrics a client library exports. Over HTTPS, so that the
+ * certificate's expiry is in it too. */
+Test(https, metrics_pass_promtool) {
+        start_https(NULL);
+        const char *promtool = getenv("MUSTER_PROMTOOL");
+        cr_assert(promtool && access(promtool, X_OK) == 0, "promtool (scripts/install-deps.sh) at %s",
+                  promtool ? promtool : "$MUSTER_PROMTOOL unset");
+        char *m = NULL;
+        cr_assert_eq(tu_http("GET", url("/readyz"), NULL, NULL, 0, &m), 200);
+        free(m);
+        cr_assert_eq(tu_http("GET", url("/api/v2/nothing-here"), md.admin_token, NULL, 0, &m), 404);
+        free(m);
+        cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
+        cr_assert_eq(tu_write_file(dir, "metrics.txt", m), 0);
+        char *out = NULL, *err = NULL;
+        int st = tu_sh(&out, &err, "'%s' check metrics < '%s/metrics.txt'", promtool, dir);
+        cr_assert_eq(st, 0, "promtool: %s%s", out, err);
+        cr_assert_str_eq(out, "", "no lint problem: %s", out);
+        free(out);
+        free(err);
+        cr_assert(strstr(m, "\nmuster_build_info{version=\"" MUSTER_VERSION "\",api=\"v2\",schema=\""), "%s", m);
+        cr_assert(strstr(m, "\nmuster_tls_cert_expiry_timestamp_seconds "), "%s", m);
+        static const char *const process[] = { "process_start_time_seconds", "process_cpu_seconds_total",
+                                               "process_resident_memory_bytes", "process_virtual_memory_bytes",
+                                               "process_open_fds", "process_max_fds" };
+        for (size_t i = 0; i < sizeof process / sizeof *process; i++) {
+                char key[64];
+                snprintf(key, sizeof key, "\n%s ", process[i]);
+                const char *l = strstr(m, key);
+                cr_assert(l, "%s missing: %s", process[i], m);
+                double v = strtod(l + strlen(key), NULL);
+                if (strcmp(process[i], "process_cpu_seconds_total") != 0)
+                        cr_assert_gt(v, 0, "%s", process[i]);
+                if (strcmp(process[i], "process_start_time_seconds") == 0)
+                        cr_assert(v <= (double) time(NULL) && v > (double) time(NULL) - 600, "%f", v);
+        }
+        /* Every counter's name ends in _total. */
+        for (const char *t = strstr(m, "# TYPE "); t; t = strstr(t + 1, "# TYPE ")) {
+                char name[128], type[32];
+                cr_assert_eq(sscanf(t, "# TYPE %127s %31s", name, type), 2);
+                if (strcmp(type, "counter") == 0)
+                        cr_assert(strlen(name) > 6 && strcmp(name + strlen(name) - 6, "_total") == 0, "%s", name);
+        }
+        free(m);
 }
