@@ -670,6 +670,11 @@ static bool is_text(enum key_type t) {
         return false;
 }
 
+void config_keys(void (*fn)(const char *section, const char *key, void *u), void *u) {
+        for (size_t i = 0; i < N_KEYS; i++)
+                fn(section_names[keys[i].section], keys[i].key, u);
+}
+
 int config_diff(const struct muster_config *a, const struct muster_config *b,
                 void (*fn)(const char *section, const char *key, void *u), void *u) {
         int n = 0;

@@ -126,6 +126,10 @@ int config_load(const char *path, struct muster_config *cfg, char *err, size_t e
 int config_diff(const struct muster_config *a, const struct muster_config *b,
                 void (*fn)(const char *section, const char *key, void *u), void *u);
 
+/* Call fn(section, key, u) for every configuration key, in file order:
+ * what the documented default file and the README must each name. Pure. */
+void config_keys(void (*fn)(const char *section, const char *key, void *u), void *u);
+
 /* Value parsers shared with the command line (exposed for tests).
  * Sizes: integer with optional B/KB/MB/GB/TB (10^3) or KiB/MiB/GiB/TiB (2^10)
  * suffix. Durations: integer with optional ms/s/m/h suffix; a bare number is

@@ -463,3 +463,120 @@ Test(config, releases_image_dir) {
         cr_assert_eq(parse("[releases]\nimage_dir = images\n", &c, err, sizeof err), -EINVAL, "relative");
         cr_assert(strstr(err, "image_dir"), "%s", err);
 }
+
+/* ---- the documented keys ------------------------------------------------- */
+
+/* "section.key" for each `key =` line (commented out or not) of a text,
+ * under the last [section] header, where every line of it starts with
+ * `indent`; a header line's own comment counts for its section too
+ * ("[requirements.any]  # cpu_cores = 2, ..."). One string, '\n' between. */
+static char *documented_keys(const char *text, const char *indent) {
+        size_t cap = strlen(text) * 2 + 64, len = 0, il = strlen(indent);
+        char *out = calloc(cap, 1), section[64] = "";
+        cr_assert_not_null(out);
+        for (const char *l = text; *l;) {
+                size_t n = strcspn(l, "\n");
+                char line[512];
+                snprintf(line, sizeof line, "%.*s", (int) (n < sizeof line ? n : sizeof line - 1), l);
+                l += n + (l[n] != '\0');
+                if (strncmp(line, indent, il) != 0)
+                        continue;
+                char *p = line + il;
+                if (*p == '[' && strchr(p, ']')) {
+                        snprintf(section, sizeof section, "%.*s", (int) (strchr(p, ']') - p - 1), p + 1);
+                        p = strchr(p, ']') + 1;
+                }
+                if (!section[0])
+                        continue;
+                /* Every "word =" on the line: the key itself, or keys a
+                 * header's comment names. */
+                for (char *q = p; (q = strstr(q, " =")); q += 2) {
+                        char *k = q;
+                        while (k > p && (k[-1] == '_' || (k[-1] >= 'a' && k[-1] <= 'z')))
+                                k--;
+                        if (k < q)
+                                len += (size_t) snprintf(out + len, cap - len, "%s.%.*s\n", section, (int) (q - k), k);
+                }
+        }
+        return out;
+}
+
+struct doc_check {
+        const char *what, *keys;
+        int missing;
+};
+
+static void key_documented(const char *section, const char *key, void *u) {
+        struct doc_check *d = u;
+        char want[128];
+        snprintf(want, sizeof want, "%s.%s\n", section, key);
+        /* Whole entries only: "\n" before as well (or the start). */
+        const char *p = d->keys;
+        bool found = false;
+        for (const char *h = p; (h = strstr(h, want)); h++)
+                if (h == p || h[-1] == '\n') {
+                        found = true;
+                        break;
+                }
+        if (!found) {
+                cr_log_error("%s does not name [%s] %s", d->what, section, key);
+                d->missing++;
+        }
+}
+
+/* The default musterd.conf (installed as /etc/muster/musterd.conf) shows
+ * every key, and every key of it, uncommented, is a good line; the
+ * coordinator's README lists every key too. */
+Test(config, every_key_is_documented) {
+        char *conf = tu_read_file(MUSTER_SOURCE_DIR "/systemd/musterd.conf", NULL);
+        char *readme = tu_read_file(MUSTER_SOURCE_DIR "/coordinator/README.md", NULL);
+        cr_assert(conf && readme);
+        /* The conf's own [section] lines are not commented: read both. */
+        char *conf_all = calloc(strlen(conf) * 2 + 1, 1);
+        cr_assert_not_null(conf_all);
+        for (const char *l = conf; *l;) {
+                size_t n = strcspn(l, "\n");
+                if (l[0] == '[')
+                        strncat(conf_all, "# ", 3);
+                strncat(conf_all, l, n);
+                strcat(conf_all, "\n");
+                l += n + (l[n] != '\0');
+        }
+        char *conf_keys = documented_keys(conf_all, "# ");
+        struct doc_check dc = { "systemd/musterd.conf", conf_keys, 0 };
+        config_keys(key_documented, &dc);
+        cr_assert_eq(dc.missing, 0, "systemd/musterd.conf misses %d key(s) (see the log)", dc.missing);
+
+        /* The README's block of defaults: its lines are indented 4. */
+        const char *block = strstr(readme, "\n    [server]\n");
+        cr_assert_not_null(block, "coordinator/README.md's configuration block");
+        char *readme_keys = documented_keys(block, "    ");
+        struct doc_check dr = { "coordinator/README.md", readme_keys, 0 };
+        config_keys(key_documented, &dr);
+        cr_assert_eq(dr.missing, 0, "coordinator/README.md misses %d key(s) (see the log)", dr.missing);
+
+        /* Uncommented, the default file still parses. */
+        char *plain = calloc(strlen(conf) + 1, 1);
+        cr_assert_not_null(plain);
+        for (const char *l = conf; *l;) {
+                size_t n = strcspn(l, "\n");
+                const char *s = l;
+                size_t k = n;
+                if (strncmp(l, "# ", 2) == 0 && strchr(l + 2, '=') && strchr(l + 2, '=') < l + n &&
+                    strspn(l + 2, "abcdefghijklmnopqrstuvwxyz_") == (size_t) (strstr(l + 2, " =") - (l + 2)))
+                        s += 2, k -= 2;
+                strncat(plain, s, k);
+                strcat(plain, "\n");
+                l += n + (l[n] != '\0');
+        }
+        struct muster_config c;
+        char err[256];
+        config_defaults(&c);
+        cr_assert_eq(config_parse(plain, "musterd.conf (uncommented)", &c, err, sizeof err), 0, "%s", err);
+        free(plain);
+        free(conf_all);
+        free(conf_keys);
+        free(readme_keys);
+        free(conf);
+        free(readme);
+}
