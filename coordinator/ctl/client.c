@@ -190,6 +190,34 @@ static struct curl_slist *request_headers(const char *auth, bool has_body) {
         return hdrs;
 }
 
+/* What an admin does about a failure libcurl names in its own words: the
+ * CA, plain HTTP against HTTPS and the other way round. Into c->errbuf
+ * (after libcurl's words, which it replaces). */
+static void explain_failure(struct ctl *c, CURLcode cr) {
+        bool https = strncmp(c->server, "https://", 8) == 0;
+        const char *ca = ctl_ca(c);
+        char words[sizeof c->errbuf];
+        snprintf(words, sizeof words, "%s", c->errbuf[0] ? c->errbuf : curl_easy_strerror(cr));
+        if (cr == CURLE_PEER_FAILED_VERIFICATION && strstr(words, "certificate problem")) {
+                if (ca)
+                        snprintf(c->errbuf, sizeof c->errbuf,
+                                 "its certificate is not signed by the CA musterctl trusts (%s); give --ca with "
+                                 "musterd's <state_dir>/tls/ca.pem",
+                                 ca);
+                else
+                        snprintf(c->errbuf, sizeof c->errbuf,
+                                 "its certificate is not signed by a CA musterctl trusts (looked for tls/ca.pem "
+                                 "beside the token file, then the system's CAs); give --ca with musterd's "
+                                 "<state_dir>/tls/ca.pem");
+        } else if (cr == CURLE_SSL_CONNECT_ERROR && https && strstr(words, "wrong version number"))
+                snprintf(c->errbuf, sizeof c->errbuf,
+                         "it answers in plain HTTP, not HTTPS (musterd --insecure-http?); give --server http://...");
+        else if (cr == CURLE_GOT_NOTHING && !https)
+                snprintf(c->errbuf, sizeof c->errbuf,
+                         "it closed the connection without an answer: musterd serves HTTPS unless started with "
+                         "--insecure-http; give --server https://...");
+}
+
 /* A transfer that brought no answer: the part of the body received is
  * dropped and c->errbuf says why. -EINTR (ctl_stop), -ETIMEDOUT or -EIO. */
 static int transfer_failed(struct ctl *c, CURLcode cr, struct sink *sink, struct ctl_reply *r) {
@@ -202,8 +230,8 @@ static int transfer_failed(struct ctl *c, CURLcode cr, struct sink *sink, struct
         }
         if (sink->too_big)
                 snprintf(c->errbuf, sizeof c->errbuf, "the reply is larger than %d MiB", CTL_MAX_REPLY >> 20);
-        else if (!c->errbuf[0])
-                snprintf(c->errbuf, sizeof c->errbuf, "%s", curl_easy_strerror(cr));
+        else
+                explain_failure(c, cr);
         return cr == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
 }
 
@@ -252,6 +280,14 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
                 curl_easy_setopt(h, CURLOPT_POSTFIELDS, text);
                 curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) strlen(text));
         }
+        /* A CA file that cannot be read is this machine's problem, not
+         * musterd's: said so, before any connection. */
+        if (ctl_ca(c) && access(ctl_ca(c), R_OK) < 0) {
+                snprintf(c->errbuf, sizeof c->errbuf, "cannot read the CA file %s: %s", ctl_ca(c), strerror(errno));
+                curl_slist_free_all(hdrs);
+                explicit_bzero(auth, strlen(auth));
+                return -EBADF;
+        }
         if (ctl_ca(c)) { /* that CA alone, not also the system's folder of CAs */
                 curl_easy_setopt(h, CURLOPT_CAINFO, ctl_ca(c));
                 curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
@@ -260,6 +296,12 @@ int ctl_request(struct ctl *c, const char *method, const char *path, json_object
         curl_slist_free_all(hdrs);
         /* The token stays in the session; the header copy goes now. */
         explicit_bzero(auth, strlen(auth));
+        if (cr == CURLE_SSL_CACERT_BADFILE) { /* there, but not certificates */
+                snprintf(c->errbuf, sizeof c->errbuf, "the CA file %s holds no PEM certificate musterctl can use",
+                         ctl_ca(c));
+                free(sink.d);
+                return -EBADF;
+        }
         if (cr != CURLE_OK)
                 return transfer_failed(c, cr, &sink, r);
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
@@ -287,6 +329,11 @@ static void print_http_error(struct ctl *c, const char *method, const char *path
 int ctl_report(struct ctl *c, const char *method, const char *path, int k, const struct ctl_reply *r) {
         if (k == -ENOKEY || k == -EINTR)
                 return k; /* no token (said why), or interrupted */
+        if (k == -EBADF) { /* the CA file: a local failure (1), not "cannot reach" */
+                ctl_fail("%s", c->errbuf);
+                c->fail_exit = CTL_EXIT_FAIL;
+                return k;
+        }
         if (k < 0) {
                 if (!c->quiet_unreachable)
                         ctl_fail("cannot reach musterd at %s: %s", c->server, c->errbuf);

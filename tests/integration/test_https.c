@@ -171,7 +171,42 @@ Test(https, musterctl_trusts_the_ca_beside_the_token_and_no_other) {
         char other_path[4200];
         snprintf(other_path, sizeof other_path, "%s/other-ca.pem", dir);
         cr_assert_eq(ctl(&out, &err, (const char *const[]) { "--ca", other_path, "infraenv", "list", NULL }), 4, "a TLS failure: musterd could not be reached");
-        cr_assert(strstr(err, "certificate"), "%s", err);
+        cr_assert(strstr(err, "its certificate is not signed by the CA musterctl trusts (") && strstr(err, other_path) &&
+                          strstr(err, "give --ca"),
+                  "%s", err);
+        free(out);
+        free(err);
+        /* A CA file that cannot be read, or holds no certificate: this
+         * machine's failure (1), before any connection. */
+        char missing[4300];
+        snprintf(missing, sizeof missing, "%s/no-such-ca.pem", dir);
+        cr_assert_eq(ctl(&out, &err, (const char *const[]) { "--ca", missing, "infraenv", "list", NULL }), 1);
+        cr_assert(strstr(err, "cannot read the CA file") && strstr(err, missing) && !strstr(err, "cannot reach"), "%s",
+                  err);
+        free(out);
+        free(err);
+        cr_assert_eq(ctl(&out, &err, (const char *const[]) { "--ca", md.admin_token_path, "infraenv", "list", NULL }),
+                     1);
+        cr_assert(strstr(err, "holds no PEM certificate") && !strstr(err, "cannot reach"), "%s", err);
+        free(out);
+        free(err);
+        /* The token file alone, without musterd's CA beside it: said where
+         * musterctl looked. */
+        char alone[4300];
+        snprintf(alone, sizeof alone, "%s/alone/admin.token", dir);
+        char *tok = tu_read_file(md.admin_token_path, NULL);
+        cr_assert_eq(tu_write_file(dir, "alone/admin.token", tok), 0);
+        free(tok);
+        cr_assert_eq(tu_ctl(&out, &err, md.base, alone, (const char *const[]) { "infraenv", "list", NULL }), 4);
+        cr_assert(strstr(err, "looked for tls/ca.pem beside the token file") && strstr(err, "give --ca"), "%s", err);
+        free(out);
+        free(err);
+        /* Plain HTTP to the HTTPS port says so. */
+        char plain[256];
+        snprintf(plain, sizeof plain, "http://%s", md.base + strlen("https://"));
+        cr_assert_eq(tu_ctl(&out, &err, plain, md.admin_token_path, (const char *const[]) { "infraenv", "list", NULL }), 4);
+        cr_assert(strstr(err, "musterd serves HTTPS unless started with --insecure-http; give --server https://"), "%s",
+                  err);
         free(out);
         free(err);
         /* $MUSTER_CA names it as well. */
@@ -434,6 +469,14 @@ Test(https, insecure_http_is_asked_for_and_said) {
         char path[4200];
         snprintf(path, sizeof path, "%s/tls", state);
         cr_assert_neq(access(path, F_OK), 0, "no CA is made for plain HTTP");
+        /* HTTPS to it says that it speaks plain HTTP. */
+        char tls_url[256], *out = NULL, *err = NULL;
+        snprintf(tls_url, sizeof tls_url, "https://%s", md.base + strlen("http://"));
+        cr_assert_eq(tu_ctl(&out, &err, tls_url, md.admin_token_path, (const char *const[]) { "infraenv", "list", NULL }),
+                     4);
+        cr_assert(strstr(err, "it answers in plain HTTP, not HTTPS") && strstr(err, "give --server http://"), "%s", err);
+        free(out);
+        free(err);
 }
 
 /* One handshake with md by `openssl s_client` on loopback, verifying
