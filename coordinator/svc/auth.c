@@ -22,6 +22,9 @@ int svc_principal_ie(struct svc *sv, const char *token, struct principal *p, str
                 /* A host's own token: its generation must be the host's. */
                 int64_t gen = 0;
                 int r = store_host_token_generation(sv->store, p->infra_env_id, p->host_id, &gen);
+                if (r == -ENOENT)
+                        return errmsg(err, errlen, -EACCES,
+                                      "the host this token was issued to was deleted (or its infra-env)");
                 if (r < 0 || gen != p->generation)
                         return errmsg(err, errlen, -EACCES, "the token was revoked");
         } else if (p->kind == PRINCIPAL_AGENT) {
@@ -35,6 +38,10 @@ int svc_principal_ie(struct svc *sv, const char *token, struct principal *p, str
                         *out = ie; /* moved */
                 } else
                         infra_env_free(&ie);
+                if (r == -ENOENT)
+                        return errmsg(err, errlen, -EACCES,
+                                      "the infra-env this token was issued for was deleted: download a new "
+                                      "discovery image from an infra-env that exists");
                 if (!ok)
                         return errmsg(err, errlen, -EACCES, "the token was revoked");
         } else {

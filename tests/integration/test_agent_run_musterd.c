@@ -670,3 +670,22 @@ Test(agent_client, nobody_listening) {
         cr_assert_eq(client_request(&cl, "GET", "/x", NULL, &status, NULL, NULL), -ECONNREFUSED);
         client_done(&cl);
 }
+
+/* The infra-env deleted under a running agent: it exits with the auth
+ * code, and its log says the infra-env is gone, not that its token was
+ * revoked. */
+Test(agent_run, an_agent_of_a_deleted_infra_env_says_so) {
+        char *ie, *tok;
+        struct agent a;
+        md_up(false);
+        make_ie(&ie, &tok);
+        agent_start(&a, ie, tok, NULL);
+        await_host(ie, FIXTURE_HOST_ID, validated, &a, "the host was validated");
+        long code = tu_http_json("DELETE", url("/api/v2/infra-envs/%s", ie), md.admin_token, NULL, NULL);
+        cr_assert(code == 200 || code == 204, "the infra-env is deleted: %ld", code);
+        cr_assert_eq(agent_wait(&a), EXIT_AUTH, "it exits with the auth code");
+        cr_assert(log_has(&a, "the infra-env this token was issued for was deleted"), "the log says why");
+        cr_assert(!log_has(&a, "revoked"), "not that the token was revoked");
+        free(ie);
+        free(tok);
+}

@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "storeutil.h"
 #include "svc/agents.h"
+#include "svc/infra_envs.h"
 #include "svc/svc.h"
 #include "svc/tokens.h"
 #include "testutil.h"
@@ -167,6 +168,28 @@ Test(svc, a_revoked_token_speaks_for_no_one) {
         free(token);
         token_record_free(&rec);
         token_record_free(&after);
+}
+
+/* An agent's token after a rotation is revoked; after its infra-env was
+ * deleted, the reason says so (what the agent logs when it exits). */
+Test(svc, an_agent_token_of_a_deleted_infra_env_says_so) {
+        struct infra_env ie;
+        infra_env_init(&ie);
+        ie.name = strdup("rack-gone");
+        char *t1 = NULL, *t2 = NULL, err[256] = "";
+        cr_assert_eq(svc_infra_env_create(&sv, &ie, "admin", &t1, err, sizeof err), 0, "%s", err);
+        struct principal p;
+        cr_assert_eq(svc_principal(&sv, t1, &p, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_infra_env_rotate_token(&sv, &ie, &t2, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_principal(&sv, t1, &p, err, sizeof err), -EACCES);
+        cr_assert_str_eq(err, "the token was revoked");
+        cr_assert_eq(svc_principal(&sv, t2, &p, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_infra_env_delete(&sv, &ie, "admin", err, sizeof err), 0, "%s", err);
+        cr_assert_eq(svc_principal(&sv, t2, &p, err, sizeof err), -EACCES);
+        cr_assert(strstr(err, "the infra-env this token was issued for was deleted"), "%s", err);
+        free(t1);
+        free(t2);
+        infra_env_free(&ie);
 }
 
 Test(svc, new_hosts_are_limited_known_ones_never) {
