@@ -13,7 +13,8 @@
 # initramfs archives musterd appends for PXE reads them back with it.
 # zlib1g-dev: the agent gzips the logs it uploads (logs-gather); tar and gzip
 # read the bundles back in the tests, grub-common's grub-editenv the GRUB
-# environment a reclaim writes. promtool (checks /metrics in the tests) is
+# environment a reclaim writes. zsh and fish: the tests load musterctl's
+# completion scripts in them (bash is there already). promtool (checks /metrics in the tests) is
 # taken out of the prometheus package's .deb alone: see promtool_from_deb.
 set -euo pipefail
 
@@ -25,6 +26,7 @@ build_pkgs=(
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
   clang libclang-rt-14-dev python3 cpio zlib1g-dev tar gzip grub-common
+  zsh fish
 )
 # The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
 # initramfs tools) and its boot test (QEMU with OVMF; socat carries the

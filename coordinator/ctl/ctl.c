@@ -495,6 +495,13 @@ static const struct ctl_cmd commands[] = {
           ctl_signing_key },
         { "version", "", "", "Show musterctl's version and musterd's", "",
           ctl_version },
+        { "completion", "", "bash|zsh|fish", "Print the shell's completion script for musterctl",
+          "\nbash: source <(musterctl completion bash), or save it as\n"
+          "/usr/share/bash-completion/completions/musterctl. zsh: source <(musterctl\n"
+          "completion zsh). fish: musterctl completion fish | source, or save it as\n"
+          "~/.config/fish/completions/musterctl.fish. It completes the commands,\n"
+          "their options and the global options.\n",
+          ctl_completion },
         { "event", "list", "[OPTIONS]", "List events, oldest first; --follow for new ones",
           "  --infra-env IE         Events of infra-env IE (id, prefix or name)\n"
           "  --cluster C            Events of cluster C (id, prefix or name)\n"
@@ -530,6 +537,11 @@ static const struct ctl_cmd commands[] = {
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
+const struct ctl_cmd *ctl_commands(size_t *n) {
+        *n = N_COMMANDS;
+        return commands;
+}
+
 static const char global_help[] =
         "Global options (before or after the command):\n"
         "  --server URL           musterd's address ($MUSTER_SERVER, default\n"
@@ -542,6 +554,10 @@ static const char global_help[] =
         "                         token file, DIR/tls/ca.pem, when it is there)\n"
         "  -o, --output FORMAT    table (default, fits 80 columns), wide or json\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
+
+const char *ctl_global_help(void) {
+        return global_help;
+}
 
 static const char exit_help[] =
         "Exit status: 0 done; 1 musterd refused it (the reason is printed) or it\n"

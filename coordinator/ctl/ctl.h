@@ -347,6 +347,10 @@ int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
 int ctl_release_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_signing_key(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_version(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_completion(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+/* The command table and the global options' help, for completion.c. */
+const struct ctl_cmd *ctl_commands(size_t *n);
+const char *ctl_global_help(void);
 int ctl_catalog_add(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_catalog_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

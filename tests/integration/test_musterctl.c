@@ -799,3 +799,108 @@ Test(musterctl, version_shows_client_and_server) {
         free(out);
         free(err);
 }
+
+/* ---- completion ------------------------------------------------------------------ */
+
+/* What bash completes for the words (the last one being typed), with the
+ * script `musterctl completion bash` printed. */
+static char *bash_completes(const char *script, const char *words) {
+        char *out = NULL;
+        cr_assert_eq(tu_sh(&out, NULL,
+                           "bash -c 'source %s; COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _musterctl; "
+                           "printf \"%%s\\n\" \"${COMPREPLY[@]}\"'",
+                           script, words),
+                     0, "%s", words);
+        return out;
+}
+
+static bool has_line(const char *text, const char *line) {
+        size_t n = strlen(line);
+        for (const char *p = text; (p = strstr(p, line)); p++)
+                if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+/* The scripts come from the command table: every command of `musterctl
+ * --help` is completed in bash, with each option its own --help lists;
+ * fish reads its script and completes the same; zsh loads its own. */
+Test(musterctl, completion_from_the_command_table) {
+        char *out = NULL, *help = NULL, script[4200];
+        snprintf(script, sizeof script, "%s/completion.bash", dir);
+        cr_assert_eq(CTL(&out, NULL, "completion", "bash"), 0);
+        cr_assert_eq(tu_write_file(dir, "completion.bash", out), 0);
+        free(out);
+        cr_assert_eq(CTL(&help, NULL, "--help"), 0);
+        const char *list = strstr(help, "Commands:\n");
+        cr_assert_not_null(list);
+        int checked = 0;
+        for (const char *l = strchr(list, '\n') + 1; strncmp(l, "  ", 2) == 0; l = strchr(l, '\n') + 1) {
+                char res[64] = "", verb[64] = "";
+                /* "  host list   List hosts" or "  version   Show ..." */
+                if (sscanf(l, "  %63s %63s", res, verb) < 1)
+                        break;
+                const char *after = l + 2 + strlen(res);
+                bool has_verb = after[0] == ' ' && after[1] != ' ';
+                char words[256];
+                snprintf(words, sizeof words, "musterctl %s \"\"", res);
+                char *got = bash_completes(script, words);
+                if (has_verb)
+                        cr_assert(has_line(got, verb), "musterctl %s <TAB> offers %s: %s", res, verb, got);
+                free(got);
+                /* Each option of the command's help. */
+                char *chelp = NULL;
+                if (has_verb)
+                        cr_assert_eq(CTL(&chelp, NULL, res, verb, "--help"), 0);
+                else
+                        cr_assert_eq(CTL(&chelp, NULL, res, "--help"), 0);
+                snprintf(words, sizeof words, has_verb ? "musterctl %s %s --" : "musterctl %s%s --", res,
+                         has_verb ? verb : "");
+                got = bash_completes(script, words);
+                for (const char *h = strstr(chelp, "\n  --"); h; h = strstr(h + 1, "\n  --")) {
+                        char opt[64];
+                        if (sscanf(h + 3, "%63[a-z0-9-]", opt) == 1)
+                                cr_assert(has_line(got, opt), "%s offers %s: %s", words, opt, got);
+                }
+                free(got);
+                free(chelp);
+                checked++;
+        }
+        cr_assert_gt(checked, 40, "every command (%d)", checked);
+        free(help);
+        /* Past an option's value (--server URL) the command is still found. */
+        char *got = bash_completes(script, "musterctl --server https://x host s");
+        cr_assert(has_line(got, "show") && has_line(got, "set") && !has_line(got, "list"), "%s", got);
+        free(got);
+        got = bash_completes(script, "musterctl completion \"\"");
+        cr_assert(has_line(got, "bash") && has_line(got, "zsh") && has_line(got, "fish"), "%s", got);
+        free(got);
+
+        /* fish: the script parses, and completes verbs and options. */
+        char *err = NULL;
+        cr_assert_eq(CTL(&out, NULL, "completion", "fish"), 0);
+        cr_assert_eq(tu_write_file(dir, "completion.fish", out), 0);
+        free(out);
+        cr_assert_eq(tu_sh(&out, &err, "fish -c 'source %s/completion.fish; complete -C \"musterctl host l\"; "
+                                       "complete -C \"musterctl host list --min-m\"'",
+                           dir),
+                     0, "%s", err);
+        cr_assert(strstr(out, "list\tList hosts") && strstr(out, "logs\t") && has_line(out, "--min-memory"), "%s", out);
+        free(out);
+        free(err);
+        /* zsh: loaded through bashcompinit, musterctl is completed. */
+        cr_assert_eq(CTL(&out, NULL, "completion", "zsh"), 0);
+        cr_assert_eq(tu_write_file(dir, "completion.zsh", out), 0);
+        free(out);
+        cr_assert_eq(tu_sh(&out, &err, "zsh -fc 'autoload -U +X compinit && compinit -u -d %s/zcompdump; source "
+                                       "%s/completion.zsh; print -- ${_comps[musterctl]}'",
+                           dir, dir),
+                     0, "%s", err);
+        cr_assert(strstr(out, "_musterctl"), "%s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "completion", "tcsh"), 2);
+        cr_assert(strstr(err, "bash, zsh or fish"), "%s", err);
+        free(out);
+        free(err);
+}
