@@ -14,7 +14,8 @@
 # zlib1g-dev: the agent gzips the logs it uploads (logs-gather); tar and gzip
 # read the bundles back in the tests, grub-common's grub-editenv the GRUB
 # environment a reclaim writes. zsh and fish: the tests load musterctl's
-# completion scripts in them (bash is there already). promtool (checks /metrics in the tests) is
+# completion scripts in them (bash is there already). help2man: the man
+# pages (scripts/make-man). promtool (checks /metrics in the tests) is
 # taken out of the prometheus package's .deb alone: see promtool_from_deb.
 set -euo pipefail
 
@@ -26,7 +27,7 @@ build_pkgs=(
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
   clang libclang-rt-14-dev python3 cpio zlib1g-dev tar gzip grub-common
-  zsh fish
+  zsh fish help2man
 )
 # The discovery ISO (iso/build.sh: GRUB for BIOS and UEFI, xorriso, the
 # initramfs tools) and its boot test (QEMU with OVMF; socat carries the

@@ -140,6 +140,12 @@ static void note_diff(const char *section, const char *key, void *u) {
         snprintf(diff_seen + len, sizeof diff_seen - len, "%s.%s ", section, key);
 }
 
+static void count_key(const char *section, const char *key, void *u) {
+        (void) section;
+        (void) key;
+        ++*(int *) u;
+}
+
 /* The default musterd.conf: as shipped it changes nothing; with every
  * "# key = value" line uncommented it states the defaults, apart from the
  * examples of settings whose default is "none". */
@@ -172,10 +178,13 @@ Test(systemd, default_config_documents_the_defaults) {
         diff_count = 0;
         diff_seen[0] = '\0';
         config_diff(&defaults, &cfg, note_diff, NULL);
-        cr_assert_str_eq(diff_seen, "server.tls_cert server.tls_key server.tls_names server.store iso.coordinator_url iso.ca_file validations.ignore releases.image_dir ",
+        /* tls_priorities spells out the default "" stands for. */
+        cr_assert_str_eq(diff_seen, "server.tls_cert server.tls_key server.tls_names server.tls_priorities server.store iso.coordinator_url iso.ca_file validations.ignore releases.image_dir ",
                          "documented values other than the defaults: %s", diff_seen);
         cr_assert(strstr(out, "\nstore = sqlite:/var/lib/muster/muster.db\n"), "store's default is <state_dir>/muster.db");
-        cr_assert_eq(uncommented, 49, "every key is shown once (%d lines; 49 keys)", uncommented);
+        int keys = 0;
+        config_keys(count_key, &keys);
+        cr_assert_eq(uncommented, keys, "every key is shown once (%d lines; %d keys)", uncommented, keys);
         free(out);
         free(text);
 }
@@ -399,9 +408,16 @@ Test(systemd, cmake_install_debian_layout) {
                 { "usr/bin/muster-agent", 0755 },
                 { "usr/bin/musterctl", 0755 },
                 { "usr/sbin/musterd", 0755 },
+                { "usr/share/bash-completion/completions/musterctl", 0644 },
                 { "usr/share/doc/muster/README.md", 0644 },
                 { "usr/share/doc/muster/systemd/README.md", 0644 },
                 { "usr/share/doc/muster/systemd/musterd.conf", 0644 },
+                { "usr/share/fish/vendor_completions.d/musterctl.fish", 0644 },
+                { "usr/share/man/man1/musterctl.1", 0644 },
+                { "usr/share/man/man5/musterd.conf.5", 0644 },
+                { "usr/share/man/man8/muster-agent.8", 0644 },
+                { "usr/share/man/man8/musterd.8", 0644 },
+                { "usr/share/zsh/vendor-completions/_musterctl", 0644 },
         };
         size_t n_want = sizeof want / sizeof *want;
         for (size_t i = 0; i < n_want; i++) {
@@ -439,6 +455,28 @@ Test(systemd, cmake_install_debian_layout) {
                 snprintf(path, sizeof path, "%s/usr/share/muster/muster-discovery.iso", dest);
                 cr_assert_eq(access(path, R_OK), 0, "the built ISO template goes to /usr/share/muster");
         }
+
+        /* `man musterctl` works from the installed pages, and each page is
+         * the program's own words: every command, with its options. */
+        static const struct { const char *page, *says; } pages[] = {
+                { "musterctl", "musterctl host list" },     { "musterctl", "--min-memory SIZE" },
+                { "musterctl", "Exit status: 0 done" },     { "musterd", "--check-config FILE" },
+                { "muster-agent", "Options of run:" },      { "musterd.conf", "host_disconnect_timeout = 180" },
+        };
+        for (size_t i = 0; i < sizeof pages / sizeof *pages; i++) {
+                char *text = NULL, *merr = NULL;
+                int ms = tu_sh(&text, &merr, "MANPATH='%s/usr/share/man' MANWIDTH=100 man -P cat %s", dest,
+                               pages[i].page);
+                cr_assert_eq(ms, 0, "man %s: %s", pages[i].page, merr);
+                cr_assert(strstr(text, pages[i].says), "man %s says \"%s\":\n%s", pages[i].page, pages[i].says, text);
+                free(text);
+                free(merr);
+        }
+        /* The installed bash completion is musterctl's own. */
+        snprintf(path, sizeof path, "%s/usr/share/bash-completion/completions/musterctl", dest);
+        char *comp = tu_read_file(path, NULL);
+        cr_assert(comp && strstr(comp, "complete -F _musterctl musterctl"), "%s", comp ? comp : "(none)");
+        free(comp);
 
         /* The installed config is the shipped one, and the unit runs what was installed. */
         snprintf(path, sizeof path, "%s/etc/muster/musterd.conf", dest);
