@@ -56,9 +56,13 @@ run: build
 	@$(BUILD)/agent/muster-agent inventory --summary -o $(BUILD)/inventory.json
 	@BUILD=$(BUILD) scripts/run-local.sh
 
+# After each Criterion run, every suite's own summary and their sum
+# (scripts/criterion-summary: a suite that ran no test fails the run).
 test: build build-asan iso build-fuzz
 	cd $(BUILD) && ctest $(CTEST_ARGS)
+	@scripts/criterion-summary $(BUILD)
 	cd $(ASAN_BUILD) && ctest $(CTEST_ARGS)
+	@scripts/criterion-summary $(ASAN_BUILD)
 	cd $(FUZZ_BUILD) && ctest -L fuzz $(CTEST_ARGS)
 
 test-fuzz: build-fuzz
@@ -69,6 +73,7 @@ fuzz: build-fuzz
 
 test-unit: build
 	cd $(BUILD) && ctest -L unit $(CTEST_ARGS)
+	@scripts/criterion-summary $(BUILD)
 
 bench: build iso
 	@scripts/install-deps.sh bench
