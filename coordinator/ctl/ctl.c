@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "fdio.h"
+#include "jsonpath.h"
 
 volatile sig_atomic_t ctl_stop;
 
@@ -552,7 +553,10 @@ static const char global_help[] =
         "  --ca FILE              CA certificates to trust for an https server\n"
         "                         ($MUSTER_CA; default: musterd's own CA beside the\n"
         "                         token file, DIR/tls/ca.pem, when it is there)\n"
-        "  -o, --output FORMAT    table (default, fits 80 columns), wide or json\n"
+        "  -o, --output FORMAT    table (default, fits 80 columns), wide, json,\n"
+        "                         name (KIND/ID a line) or jsonpath=TEMPLATE\n"
+        "                         (kubectl's: {.id}, {.a[0].b}, {range .[*]}{.id}\n"
+        "                         {\"\\n\"}{end})\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
 
 const char *ctl_global_help(void) {
@@ -694,15 +698,27 @@ bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         return *rc == 0;
 }
 
-static int set_output(struct ctl *c, const char *s) {
+/* -o FORMAT: 0, or -EINVAL with why in err (a jsonpath template's fault). */
+static int set_output(struct ctl *c, const char *s, char *err, size_t errlen) {
+        enum ctl_json_form form = CTL_JSON_AS_IS;
+        err[0] = '\0';
         if (strcmp(s, "table") == 0)
                 c->output = CTL_OUT_TABLE;
         else if (strcmp(s, "wide") == 0)
                 c->output = CTL_OUT_WIDE;
         else if (strcmp(s, "json") == 0)
                 c->output = CTL_OUT_JSON;
-        else
+        else if (strcmp(s, "name") == 0)
+                c->output = CTL_OUT_JSON, form = CTL_JSON_NAME;
+        else if (strncmp(s, "jsonpath=", 9) == 0) {
+                if (jsonpath_check(s + 9, err, errlen) < 0)
+                        return -EINVAL;
+                c->output = CTL_OUT_JSON, form = CTL_JSON_PATH;
+        } else
                 return -EINVAL;
+        /* Every command that prints JSON prints it through ctl_print_json,
+         * which gives it the form asked for. */
+        ctl_json_form_set(form, form == CTL_JSON_PATH ? s + 9 : NULL);
         c->fmt.wide = c->output == CTL_OUT_WIDE;
         c->fmt.width = c->output == CTL_OUT_TABLE ? CTL_TABLE_WIDTH : 0;
         return 0;
@@ -740,8 +756,14 @@ int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
                 case 'o':
                         if (cmd && c->o_is_local)
                                 return 'o';
-                        if (set_output(c, optarg) < 0) {
-                                ctl_usage_error(cmd, "-o takes table, wide or json, not \"%s\"", optarg);
+                        char why[256];
+                        if (set_output(c, optarg, why, sizeof why) < 0) {
+                                if (why[0])
+                                        ctl_usage_error(cmd, "-o %s: %s", optarg, why);
+                                else
+                                        ctl_usage_error(cmd, "-o takes table, wide, json, name or jsonpath=TEMPLATE, "
+                                                             "not \"%s\"",
+                                                        optarg);
                                 return CTL_OPT_BAD;
                         }
                         continue;
@@ -860,7 +882,8 @@ static int setup(struct ctl *c) {
         /* Only the character set: "…" where it can be shown, "~" elsewhere. */
         setlocale(LC_CTYPE, "");
         c->fmt.ellipsis = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\xe2\x80\xa6" : "~";
-        set_output(c, "table");
+        char unused[8];
+        set_output(c, "table", unused, sizeof unused);
         const char *env = getenv("MUSTER_SERVER");
         if (set_server(c, env && *env ? env : CTL_DEFAULT_SERVER) < 0)
                 return ctl_usage_error(NULL, "$MUSTER_SERVER needs an http:// or https:// URL, not \"%s\"", env);
@@ -930,6 +953,7 @@ static int run_command(struct ctl *c, const struct ctl_cmd *cmd, int argc, char 
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
                 return ctl_fail("cannot initialise libcurl");
         optind = 0;
+        ctl_json_resource_set(cmd->resource);
         int r = cmd->run(c, cmd, argc, argv);
         if (r == CTL_EXIT_FAIL && c->fail_exit)
                 r = c->fail_exit;

@@ -32,6 +32,12 @@ enum ctl_exit {
 };
 
 enum ctl_output { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON };
+/* What ctl_print_json prints of the JSON (-o json, -o name, -o jsonpath=). */
+enum ctl_json_form { CTL_JSON_AS_IS, CTL_JSON_NAME, CTL_JSON_PATH };
+/* Set by -o (tpl: the jsonpath template, kept by pointer) and by the
+ * command run (its resource, the KIND of -o name for records without one). */
+void ctl_json_form_set(enum ctl_json_form form, const char *tpl);
+void ctl_json_resource_set(const char *resource);
 
 struct ctl {
         char *server;            /* base URL without a trailing slash (owned) */
@@ -205,7 +211,8 @@ int ctl_lookup_host(struct ctl *c, const char *arg, char **ie_id, char **host_id
 
 /* ---- output (output.c) ---------------------------------------------------- */
 
-/* Print an object or array as pretty JSON on stdout. */
+/* Print an object or array on stdout: pretty JSON, or its names (-o name:
+ * KIND/ID a line, for it or each element), or a jsonpath template over it. */
 int ctl_print_json(json_object *o);
 int ctl_print_table(struct ctl *c, const struct ctl_table *t);
 int ctl_print_kv(struct ctl *c, const struct ctl_kv *kv);

@@ -7,10 +7,61 @@
 #include <string.h>
 #include <time.h>
 
+#include "cleanup.h"
 #include "ctl.h"
+#include "growbuf.h"
+#include "jsonpath.h"
 #include "model.h"
 
+static enum ctl_json_form json_form;
+static const char *json_tpl, *json_resource = "";
+
+void ctl_json_form_set(enum ctl_json_form form, const char *tpl) {
+        json_form = form;
+        json_tpl = tpl;
+}
+
+void ctl_json_resource_set(const char *resource) {
+        json_resource = resource ? resource : "";
+}
+
+/* "host/ID": the record's kind (lower case) or the command's resource, and
+ * its id, else its name or version. */
+static void print_name(json_object *o) {
+        const char *kind = ctl_jstr(o, "kind"), *id = ctl_jstr(o, "id");
+        if (!id)
+                id = ctl_jstr(o, "name");
+        if (!id)
+                id = ctl_jstr(o, "version");
+        if (!id)
+                return;
+        char k[64];
+        snprintf(k, sizeof k, "%s", kind ? kind : json_resource);
+        for (char *p = k; *p; p++)
+                if (*p >= 'A' && *p <= 'Z')
+                        *p = (char) (*p - 'A' + 'a');
+        _cleanup_free_ char *safe = ctl_text_sanitize(id);
+        printf("%s/%s\n", k, safe ? safe : "?");
+}
+
 int ctl_print_json(json_object *o) {
+        if (json_form == CTL_JSON_NAME) {
+                if (json_object_is_type(o, json_type_array))
+                        for (size_t i = 0; i < json_object_array_length(o); i++)
+                                print_name(json_object_array_get_idx(o, i));
+                else
+                        print_name(o);
+                return CTL_EXIT_OK;
+        }
+        if (json_form == CTL_JSON_PATH) {
+                struct growbuf out = { 0 };
+                char err[256];
+                int r = jsonpath_render(json_tpl, o, &out, err, sizeof err);
+                if (r == 0 && out.len)
+                        fwrite(out.data, 1, out.len, stdout);
+                free(out.data);
+                return r == 0 ? CTL_EXIT_OK : ctl_fail("-o jsonpath: %s", err);
+        }
         const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
         if (!s)

@@ -15,6 +15,7 @@ set(MUSTER_FUZZ_TARGETS
   fuzz_icmp_echo
   fuzz_instructions
   fuzz_iso_headers
+  fuzz_jsonpath
   fuzz_jsonwalk
   fuzz_jwt
   fuzz_labelsel

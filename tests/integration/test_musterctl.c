@@ -904,3 +904,38 @@ Test(musterctl, completion_from_the_command_table) {
         free(out);
         free(err);
 }
+
+/* ---- -o name and -o jsonpath= ---------------------------------------------------- */
+
+/* An id alone, for scripts: -o jsonpath= (kubectl's subset) and -o name,
+ * through every command that prints JSON. */
+Test(musterctl, output_name_and_jsonpath) {
+        char *out = NULL, *err = NULL;
+        json_object *o = tu_ctl_json(&md, (const char *const[]) { "infraenv", "create", "rack-jp", NULL });
+        const char *id = tu_jstr(o, "id");
+        cr_assert_not_null(id);
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "show", "rack-jp", "-o", "jsonpath={.id}"), 0);
+        cr_assert_str_eq(out, id, "the id alone, no newline: %s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "-o", "jsonpath={range [*]}{.name}={.id}{\"\\n\"}{end}", "infraenv", "list"), 0);
+        char want[256];
+        snprintf(want, sizeof want, "rack-jp=%s\n", id);
+        cr_assert(strstr(out, want), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "infraenv", "list", "-o", "name"), 0);
+        snprintf(want, sizeof want, "infraenv/%s\n", id);
+        cr_assert(strstr(out, want), "KIND/ID a line: %s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "release", "list", "-o", "name"), 0, "a list without kinds");
+        free(out);
+        /* A bad template is a usage error that says where. */
+        cr_assert_eq(CTL(&out, &err, "infraenv", "list", "-o", "jsonpath={range [*]}{.id}"), 2);
+        cr_assert(strstr(err, "a {range} without its {end}") && strstr(err, "at byte"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "infraenv", "list", "-o", "yamlish"), 2);
+        cr_assert(strstr(err, "name or jsonpath=TEMPLATE"), "%s", err);
+        free(out);
+        free(err);
+        json_object_put(o);
+}
