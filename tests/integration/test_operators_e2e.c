@@ -1210,8 +1210,9 @@ static void uninstall_with_cleanup(const char *ie, const char *cid) {
         free(out);
         char *m = NULL;
         cr_assert_eq(tu_http("GET", url("/metrics"), md.admin_token, NULL, 0, &m), 200);
-        const char *line = strstr(m, "\nmuster_cleanup_stalled_total ");
-        cr_assert(line && atoll(line + 24) >= 1, "%s", m);
+        static const char key[] = "\nmuster_cleanup_stalled_total ";
+        const char *line = strstr(m, key);
+        cr_assert(line && atoll(line + sizeof key - 1) >= 1, "%s", m);
         free(m);
 
         cr_assert_eq(kill(agent_pid[2], SIGCONT), 0);

@@ -279,7 +279,7 @@ Test(tokens, create_list_revoke_with_musterctl) {
         json_object_put(o);
         free(out);
         cr_assert_eq(CTL(NULL, NULL, "token", "revoke", "00000000-0000-4000-8000-000000000000"), 3, "unknown id");
-        cr_assert_eq(CTL(NULL, NULL, "token", "revoke", "nope"), 1, "no such id");
+        cr_assert_eq(CTL(NULL, NULL, "token", "revoke", "nope"), 3, "no such id: not found");
         /* The table's short id is enough. */
         json_object *fc = claims_of(fred);
         char prefix[9];
