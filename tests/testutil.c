@@ -1150,8 +1150,10 @@ bool tu_applied(json_object *host, const void *rev) {
 
 bool tu_written(json_object *host, const void *unused) {
         (void) unused;
-        const char *status = tu_jstr(host, "status"), *stage = tu_jstr(host, "progress.stage");
-        return status && strcmp(status, "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0;
+        const char *status = tu_jstr(host, "status"), *stage = tu_jstr(host, "progress.stage"),
+                   *info = tu_jstr(host, "progress.info");
+        return status && strcmp(status, "installing-in-progress") == 0 && stage && strcmp(stage, "rebooting") == 0 &&
+               info && strstr(info, " written; waiting for the installed system");
 }
 
 json_object *tu_wait_cluster(const struct tu_musterd *m, const char *id, tu_host_pred pred, const void *arg,

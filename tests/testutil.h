@@ -227,8 +227,11 @@ typedef bool (*tu_host_pred)(json_object *host, const void *arg);
 bool tu_status_is(json_object *host, const void *status);
 /* The host's applied_revision is *(const int64_t *) rev. */
 bool tu_applied(json_object *host, const void *rev);
-/* The host is installing-in-progress at stage rebooting: its install is
- * written, it waits for its installed system's first check-in. */
+/* The host is installing-in-progress at stage rebooting and musterd has
+ * taken its install result ("Payload revision N written; waiting ..."): its
+ * install is written (its applied revision recorded), it waits for its
+ * installed system's first check-in. The agent's own progress report at
+ * stage rebooting, which comes just before the result, is not enough. */
 bool tu_written(json_object *host, const void *unused);
 /* Poll the host (every 200 ms, as m's admin) until pred holds: that host
  * (caller puts it). After timeout_ms the test fails, saying it never became
