@@ -212,6 +212,13 @@ static void explain_failure(struct ctl *c, CURLcode cr) {
         } else if (cr == CURLE_SSL_CONNECT_ERROR && https && strstr(words, "wrong version number"))
                 snprintf(c->errbuf, sizeof c->errbuf,
                          "it answers in plain HTTP, not HTTPS (musterd --insecure-http?); give --server http://...");
+        else if (cr == CURLE_SSL_CONNECT_ERROR && https &&
+                 (strstr(words, "SSL_ERROR_SYSCALL") || strstr(words, "unexpected eof")))
+                /* A plain-HTTP musterd may close on a ClientHello before
+                 * it answers anything: then OpenSSL only sees the close. */
+                snprintf(c->errbuf, sizeof c->errbuf,
+                         "it closed the TLS handshake: it may speak plain HTTP, not HTTPS (musterd "
+                         "--insecure-http?); give --server http://...");
         else if (cr == CURLE_GOT_NOTHING && !https)
                 snprintf(c->errbuf, sizeof c->errbuf,
                          "it closed the connection without an answer: musterd serves HTTPS unless started with "

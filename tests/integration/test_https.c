@@ -474,7 +474,11 @@ Test(https, insecure_http_is_asked_for_and_said) {
         snprintf(tls_url, sizeof tls_url, "https://%s", md.base + strlen("http://"));
         cr_assert_eq(tu_ctl(&out, &err, tls_url, md.admin_token_path, (const char *const[]) { "infraenv", "list", NULL }),
                      4);
-        cr_assert(strstr(err, "it answers in plain HTTP, not HTTPS") && strstr(err, "give --server http://"), "%s", err);
+        /* Said for sure when musterd's answer reached OpenSSL, as a "may"
+         * when musterd closed on the handshake first (timing). */
+        cr_assert((strstr(err, "it answers in plain HTTP, not HTTPS") || strstr(err, "it may speak plain HTTP")) &&
+                          strstr(err, "give --server http://"),
+                  "%s", err);
         free(out);
         free(err);
 }
