@@ -258,7 +258,7 @@ static int put_literal(struct jp *j, const char *s, const char *e) {
 }
 
 /* The {end} that closes the range whose body starts at p: its '{'. */
-static const char *range_end(struct jp *j, const char *p, const char *end, const char **after) {
+static const char *range_end(const char *p, const char *end, const char **after) {
         int level = 0;
         while (p < end) {
                 if (*p != '{') {
@@ -280,7 +280,6 @@ static const char *range_end(struct jp *j, const char *p, const char *end, const
                 }
                 p = close + 1;
         }
-        (void) j;
         return NULL;
 }
 
@@ -307,7 +306,7 @@ static int render(struct jp *j, const char *p, const char *end, json_object *cur
                 }
                 trimmed(p, close, &s, &e);
                 if (is_word(s, e, "range")) {
-                        const char *after = NULL, *stop = range_end(j, close + 1, end, &after);
+                        const char *after = NULL, *stop = range_end(close + 1, end, &after);
                         if (!stop) {
                                 r = fail(j, p, "a {range} without its {end}");
                                 break;
