@@ -1,10 +1,13 @@
 #!/bin/sh
 # make run: musterd on its embedded SQLite store on loopback, one infra-env,
-# and a muster-agent for this machine; waits until the host is known, shows
-# the pool with musterctl and keeps musterd running until Ctrl-C.
+# a muster-agent for this machine and the lab host (scripts/lab-host.sh: a
+# captured server whose disk is an image file, the one host here that can be
+# bound and installed); waits until both are validated, shows the pool with
+# musterctl and keeps musterd running until Ctrl-C.
 #
 # Environment: BUILD (build tree, default build), MUSTER_LISTEN (default
-# 127.0.0.1:8090). State lives in $BUILD/run/ and survives restarts.
+# 127.0.0.1:8090). State lives in $BUILD/run/ and survives restarts: the
+# next `make run` goes on with the same store, tokens and lab host.
 set -eu
 
 BUILD=${BUILD:-build}
@@ -21,21 +24,33 @@ SERVER=https://$LISTEN
 CA=$STATE/tls/ca.pem
 
 mkdir -p "$RUN"
-if [ ! -f "$RUN/musterd.conf" ]; then
-	cat >"$RUN/musterd.conf" <<-CONF
-	# musterd settings for 'make run'; see coordinator/README.md.
-	[agent]
-	instruction_interval = 5
-	CONF
-fi
+# Written at every start (edit this script, not the file).
+cat >"$RUN/musterd.conf" <<-CONF
+# musterd settings for 'make run' (written by scripts/run-local.sh at each
+# start); see coordinator/README.md.
+[agent]
+instruction_interval = 2
+# The lab host is a captured 4-core QEMU server with 2 GiB: a single-node
+# cluster of it must be allowed.
+[requirements.sno]
+cpu_cores = 4
+memory = 1GiB
+[requirements.any]
+memory = 1GiB
+# The lab has no NTP server and no DNS records for its clusters.
+[validations]
+ignore = ntp-synced,api-domain-name-resolved-correctly,api-int-domain-name-resolved-correctly,apps-domain-name-resolved-correctly
+CONF
 
 MD_PID=
 AGENT_PID=
+LAB_PID=
 cleanup() {
 	trap - EXIT INT TERM
+	[ -n "$LAB_PID" ] && kill "$LAB_PID" 2>/dev/null && wait "$LAB_PID" 2>/dev/null || true
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
 	[ -n "$MD_PID" ] && kill "$MD_PID" 2>/dev/null && wait "$MD_PID" 2>/dev/null || true
-	echo "stopped musterd and the agent"
+	echo "stopped musterd, the agent and the lab host"
 }
 trap cleanup EXIT
 trap 'exit 0' INT TERM
@@ -58,18 +73,21 @@ done
 
 # One infra-env for this machine, made once; its agent token beside it.
 if [ ! -s "$RUN/infra-env.id" ] || ! "$CTL" infraenv show "$(cat "$RUN/infra-env.id")" >/dev/null 2>&1; then
-	"$CTL" -o json infraenv create local --token-out "$RUN/agent.token" |
-		sed -n 's/^  "id": *"\([0-9a-f-]*\)".*/\1/p' >"$RUN/infra-env.id"
+	"$CTL" infraenv create local --token-out "$RUN/agent.token" -o jsonpath='{.id}' >"$RUN/infra-env.id"
 fi
 IE=$(cat "$RUN/infra-env.id")
 
-# A demo release (the test fixture 4.15.0 with a small OS image), imported
-# once; built in musterd's releases folder, where OS images must be.
-if ! "$CTL" release show 4.15.0 >/dev/null 2>&1; then
-	tests/fixtures/releases/make-release.sh tests/fixtures/releases/4.15.0 "$STATE/images/release-4.15.0" &&
-		"$CTL" release import "$STATE/images/release-4.15.0" ||
-		echo "could not import the demo release (see above); going on without it" >&2
-fi
+# Two demo releases (the test fixtures 4.15.0 and 4.16.0, each with a small
+# OS image), imported once; built in musterd's releases folder, where OS
+# images must be.
+for v in 4.15.0 4.16.0; do
+	if ! "$CTL" release show $v >/dev/null 2>&1; then
+		tests/fixtures/releases/make-release.sh tests/fixtures/releases/$v "$STATE/images/release-$v" \
+			>"$RUN/release-$v.log" 2>&1 &&
+			"$CTL" release import "$STATE/images/release-$v" >>"$RUN/release-$v.log" 2>&1 ||
+			echo "could not import the demo release $v ($RUN/release-$v.log says why); going on without it" >&2
+	fi
+done
 [ -n "$IE" ] || { echo "could not create the infra-env" >&2; exit 1; }
 
 # Installs from this demo go into a folder, never onto this machine's disk.
@@ -78,32 +96,41 @@ mkdir -p "$RUN/install-target"
 	--state-dir "$RUN/agent" --coordinator-key "$STATE/signing-key.pub" --ca "$CA" \
 	--install-target "$RUN/install-target" 2>>"$RUN/agent.log" &
 AGENT_PID=$!
+scripts/lab-host.sh "$RUN/lab" "$SERVER" "$IE" "$RUN/agent.token" "$STATE/signing-key.pub" "$CA" &
+LAB_PID=$!
 
-echo "musterd on $SERVER (store $STATE/muster.db); waiting for this machine to register..."
+echo "musterd on $SERVER (store $STATE/muster.db); waiting for this machine and the lab host to register..."
 i=0
 while :; do
-	if "$CTL" host list --infra-env "$IE" 2>/dev/null | grep -Eq 'known|insufficient'; then
-		break
-	fi
-	if ! kill -0 "$AGENT_PID" 2>/dev/null; then
-		echo "the agent stopped; its log ($RUN/agent.log) says:" >&2
-		tail -n 5 "$RUN/agent.log" >&2
-		exit 1
-	fi
+	n=$("$CTL" host list --infra-env "$IE" -o jsonpath='{range .[*]}{.status}{"\n"}{end}' 2>/dev/null |
+		grep -Ec '^(known|insufficient|binding|installing|installed|added-to-existing)' || true)
+	[ "$n" -ge 2 ] && break
+	for p in "$AGENT_PID:$RUN/agent.log" "$LAB_PID:$RUN/lab/agent.log"; do
+		if ! kill -0 "${p%%:*}" 2>/dev/null; then
+			echo "an agent stopped; its log (${p#*:}) says:" >&2
+			tail -n 5 "${p#*:}" >&2
+			exit 1
+		fi
+	done
 	i=$((i + 1))
-	[ $i -le 300 ] || { echo "the host did not show up within 30 s; see $RUN/agent.log" >&2; exit 1; }
+	[ $i -le 600 ] || { echo "the hosts did not show up within 60 s; see $RUN/agent.log, $RUN/lab/agent.log" >&2; exit 1; }
 	sleep 0.1
 done
 "$CTL" host list --infra-env "$IE"
+THIS=$(cat "$RUN/agent/host-id" 2>/dev/null || true)
+[ -n "$THIS" ] && echo "This machine: $("$CTL" host show "$THIS" -o jsonpath='{.status_info}' 2>/dev/null || true)"
 cat <<-EOF2
 
-	musterd is running on $SERVER (HTTPS; its CA: $CA) until Ctrl-C. From another shell:
-	  export MUSTER_SERVER=$SERVER MUSTER_TOKEN_FILE=$STATE/admin.token
-	  $CTL host list          # the pool
-	  $CTL host show HOST     # validations and hardware
-	  $CTL event list --follow
-	  $CTL release show 4.15.0 --baseline None --enable baremetal
-	An install from this demo writes into $RUN/install-target, never a disk.
-	Logs: $RUN/musterd.log, $RUN/agent.log
+	musterd is running on $SERVER (HTTPS; its CA: $CA) until Ctrl-C.
+	The pool: this machine (it runs from its own disk, so it cannot be bound:
+	host show says why) and lab-host-1, a captured server whose disk is the
+	image file $RUN/lab/disk.img; bind and install that one (README.md,
+	"The late-binding flow"). From another shell, in this folder:
+	  export PATH=\$PWD/build/coordinator/ctl:\$PWD/build/agent:\$PATH
+	  export MUSTER_TOKEN_FILE=$STATE/admin.token
+	  musterctl host list          # the pool
+	  musterctl host show lab-host-1
+	Installs from this demo write into $RUN/install-target and $RUN/lab, never a disk.
+	Logs: $RUN/musterd.log, $RUN/agent.log, $RUN/lab/agent.log, $RUN/lab/node.log
 EOF2
 wait "$MD_PID"
