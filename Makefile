@@ -65,7 +65,7 @@ run: build
 
 # After each Criterion run, every suite's own summary and their sum
 # (scripts/criterion-summary: a suite that ran no test fails the run).
-test: build build-asan iso build-fuzz
+test: build build-asan iso deb build-fuzz
 	cd $(BUILD) && ctest $(CTEST_ARGS)
 	@scripts/criterion-summary $(BUILD)
 	cd $(ASAN_BUILD) && ctest $(CTEST_ARGS)
