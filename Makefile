@@ -9,14 +9,15 @@ FUZZ_SECONDS ?= 1200
 FUZZ_RUNS  ?= 10000000
 FUZZ_JOBS  ?= 1
 
-.PHONY: all deps build build-asan build-fuzz iso run test test-unit test-fuzz fuzz bench clean help
+.PHONY: all deps build build-asan build-fuzz iso deb run test test-unit test-fuzz fuzz bench clean help
 
 all: build
 
 help:
 	@echo "make run    - install build dependencies, build, start musterd and a local agent, show the pool"
 	@echo "make iso    - build the discovery ISO template into $(BUILD)/iso/ (from Debian packages)"
-	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO too), then each fuzz target briefly"
+	@echo "make deb    - build the Debian packages muster and muster-discovery-iso into $(BUILD)/deb/ (from this build tree)"
+	@echo "make test   - build and run every suite, plain and under ASan+UBSan (builds the ISO and the packages too), then each fuzz target briefly"
 	@echo "make test-fuzz - only the libFuzzer targets (clang), each for 10 s over its corpus"
 	@echo "make fuzz   - the long run: each target to FUZZ_RUNS executions (10000000) or FUZZ_SECONDS (1200)"
 	@echo "make bench  - run the benchmarks under bench/ (prints figures)"
@@ -52,13 +53,19 @@ iso: build
 $(ISO): $(ISO_INPUTS)
 	@iso/build.sh $(BUILD)/iso $(BUILD)/agent/muster-agent
 
+# The Debian packages, from this build tree and its ISO (scripts/make-deb:
+# dpkg-buildpackage over debian/, no second compile), into $(BUILD)/deb/.
+deb: iso
+	@scripts/install-deps.sh deb
+	@scripts/make-deb $(BUILD)
+
 run: build
 	@$(BUILD)/agent/muster-agent inventory --summary -o $(BUILD)/inventory.json
 	@BUILD=$(BUILD) scripts/run-local.sh
 
 # After each Criterion run, every suite's own summary and their sum
 # (scripts/criterion-summary: a suite that ran no test fails the run).
-test: build build-asan iso build-fuzz
+test: build build-asan iso deb build-fuzz
 	cd $(BUILD) && ctest $(CTEST_ARGS)
 	@scripts/criterion-summary $(BUILD)
 	cd $(ASAN_BUILD) && ctest $(CTEST_ARGS)

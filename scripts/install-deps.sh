@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages muster needs that are missing on this machine.
-# Usage: scripts/install-deps.sh [build|iso|bench|all]   (default: build)
+# Usage: scripts/install-deps.sh [build|iso|deb|bench|all]   (default: build)
 # Idempotent: packages already installed are not touched, apt is not called.
 # libsystemd-dev: musterd's sd_notify. systemd: systemd-analyze, which the
 # systemd suite runs; in a container without systemd as PID 1 installing it
@@ -39,6 +39,10 @@ iso_pkgs=(
   grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools cpio zstd kmod binutils
   qemu-system-x86 ovmf ipxe-qemu socat curl openssh-client
 )
+# `make deb` (scripts/make-deb: dpkg-buildpackage, debian/rules with
+# debhelper compat 13) and the deb suite, which checks the packages with
+# lintian. The package build needs no fakeroot (Rules-Requires-Root: no).
+deb_pkgs=(dpkg-dev debhelper lintian)
 # Peers the probe benchmark measures against.
 bench_pkgs=(lshw hwinfo inxi facter)
 
@@ -46,9 +50,10 @@ want=()
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;
   iso)   want=("${iso_pkgs[@]}") ;;
+  deb)   want=("${deb_pkgs[@]}") ;;
   bench) want=("${bench_pkgs[@]}") ;;
-  all)   want=("${build_pkgs[@]}" "${iso_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "usage: $0 [build|iso|bench|all]" >&2; exit 2 ;;
+  all)   want=("${build_pkgs[@]}" "${iso_pkgs[@]}" "${deb_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|iso|deb|bench|all]" >&2; exit 2 ;;
 esac
 
 # promtool, which `make test` runs over musterd's /metrics (Prometheus's
