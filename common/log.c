@@ -27,7 +27,7 @@ enum log_level log_get_max_level(void) { return max_level; }
 /* ---- the ring ---------------------------------------------------------------
  * A circular buffer of whole lines: a line that does not fit pushes out the
  * oldest lines, whole, so the ring always starts at a line's beginning. The
- * flag lets log_internal skip the mutex (and the clock) while no ring is
+ * flag lets log_v skip the mutex (and the clock) while no ring is
  * enabled. */
 
 static atomic_bool ring_on;
@@ -142,15 +142,13 @@ static void timestamp(char *buf, size_t n) {
 /* ---- lines ------------------------------------------------------------------ */
 
 static _Atomic int format = LOG_FORMAT_TEXT;
-static const char *ident;
 static pthread_mutex_t fields_lock = PTHREAD_MUTEX_INITIALIZER;
 static char proc_host[LOG_FIELD_MAX], proc_cluster[LOG_FIELD_MAX], proc_infra[LOG_FIELD_MAX];
 static atomic_bool proc_fields_on;
 static _Atomic int journal = -1; /* -1: not looked at yet */
 
 void log_set_format(enum log_format fmt) { atomic_store(&format, (int) fmt); }
-enum log_format log_get_format(void) { return (enum log_format) atomic_load(&format); }
-void log_set_ident(const char *s) { ident = s; }
+static enum log_format log_get_format(void) { return (enum log_format) atomic_load(&format); }
 void log_reopen(void) { atomic_store(&journal, -1); }
 
 int log_format_from_string(const char *s, enum log_format *out) {
@@ -242,7 +240,7 @@ static int journal_send(enum log_level lvl, int err, const char *file, int line,
                 iov[n++] = (struct iovec) { buf, (size_t) _k < sizeof buf ? (size_t) _k : sizeof buf - 1 }; } while (0)
         iov[n++] = (struct iovec) { m, 8 + mlen };
         ADD(prio, "PRIORITY=%d", (int) lvl);
-        ADD(id, "SYSLOG_IDENTIFIER=%s", ident ? ident : program_invocation_short_name);
+        ADD(id, "SYSLOG_IDENTIFIER=%s", program_invocation_short_name);
         ADD(sub, "MUSTER_SUBSYSTEM=%s", subsys);
         if (file) {
                 ADD(code_file, "CODE_FILE=%s", file);
@@ -335,14 +333,6 @@ static int log_v(enum log_level lvl, int err, const char *file, int line, const 
         }
         errno = saved;
         return -abs(err);
-}
-
-int log_internal(enum log_level lvl, int err, const char *subsys, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int r = log_v(lvl, err, NULL, 0, subsys, NULL, fmt, ap);
-        va_end(ap);
-        return r;
 }
 
 int log_internal_fields(enum log_level lvl, int err, const char *file, int line, const char *subsys,

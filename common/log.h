@@ -22,7 +22,6 @@ struct log_fields {
 
 enum log_format { LOG_FORMAT_TEXT, LOG_FORMAT_JSON };
 void log_set_format(enum log_format fmt);
-enum log_format log_get_format(void);
 /* "text"/"json" -> 0 and *out; -EINVAL otherwise. */
 int log_format_from_string(const char *s, enum log_format *out);
 /* "error"/"warning"/"info"/"debug" -> 0 and *out; -EINVAL otherwise. */
@@ -32,9 +31,6 @@ int log_level_from_string(const char *s, enum log_level *out);
  * LOG_FIELD_MAX - 1 bytes). All NULL clears. */
 #define LOG_FIELD_MAX 80
 void log_set_process_fields(struct log_fields f);
-/* The ident journal entries carry (SYSLOG_IDENTIFIER); by default
- * program_invocation_short_name. Not copied: a string that outlives logging. */
-void log_set_ident(const char *ident);
 /* Re-read JOURNAL_STREAM (tests; after stderr is redirected). */
 void log_reopen(void);
 
@@ -54,9 +50,6 @@ int log_ring_enable(size_t bytes);
 char *log_ring_copy(size_t *len);
 
 /* Returns -abs(err) so callers can `return log_error_errno(r, ...)`. */
-int log_internal(enum log_level lvl, int err, const char *subsys, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-
 int log_internal_fields(enum log_level lvl, int err, const char *file, int line, const char *subsys,
                         const struct log_fields *f, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
