@@ -384,7 +384,11 @@ int run_agent(const struct run_options *o) {
         }
         if (block_signals(&R, &old) < 0)
                 goto out_mutex;
-        if (choose_host_id(o, R.host_id) < 0 || make_paths(&R) < 0 || connect_client(&R, token) < 0)
+        if (choose_host_id(o, R.host_id) < 0)
+                goto out_paths;
+        /* Every line from now on carries the host id (MUSTER_HOST_ID= under journald). */
+        log_set_process_fields((struct log_fields) { .host = R.host_id, .infra_env = R.infra_env_id });
+        if (make_paths(&R) < 0 || connect_client(&R, token) < 0)
                 goto out_paths;
         if (o->node)
                 log_info("run", "muster-agent %s node: host %s, infra-env %s, coordinator %s, manifests in %s",
@@ -421,6 +425,7 @@ out_token:
         free(node_key_pem);
         free(node_ca_pem);
 out_key:
+        log_set_process_fields((struct log_fields) { 0 });
         crypto_key_free(R.key);
         return ret;
 }

@@ -152,11 +152,24 @@ static void raise_file_limit(void) {
 }
 
 /* The event sink: the services recorded the event; the daemon counts it
- * for /metrics (muster_events_total). */
+ * for /metrics (muster_events_total) and logs it with the ids it is about
+ * (a host's registration, status changes, binding, install progress,
+ * validations: `journalctl MUSTER_HOST_ID=ID`), its category as the
+ * subsystem ("agent", "system", "user", "audit"). */
 static void count_event(void *ctx, const struct event *e) {
         struct musterd *d = ctx;
         if ((int) e->severity >= 0 && e->severity < _EVENT_SEVERITY_MAX)
                 atomic_fetch_add(&d->events[e->severity], 1);
+        struct log_fields f = { .host = e->host_id, .cluster = e->cluster_id, .infra_env = e->infra_env_id };
+        const char *sub = event_category_to_string(e->category);
+        const char *msg = e->message ? e->message : "";
+        sub = sub ? sub : "events";
+        if (e->severity == EVENT_INFO)
+                log_info_fields(sub, f, "%s", msg);
+        else if (e->severity == EVENT_WARNING)
+                log_warning_fields(sub, f, "%s", msg);
+        else
+                log_error_fields(sub, f, "%s", msg);
 }
 
 /* The open file descriptors (entries of /proc/self/fd but the one that

@@ -89,6 +89,17 @@ static uint64_t now_monotonic_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
+/* [log] format and level; -v (debug) wins over the level. */
+static bool verbose;
+static void apply_log(const struct muster_config *cfg) {
+        enum log_format f = LOG_FORMAT_TEXT;
+        enum log_level l = LOG_LVL_INFO;
+        (void) log_format_from_string(cfg->log_format, &f); /* checked when loaded */
+        (void) log_level_from_string(cfg->log_level, &l);
+        log_set_format(f);
+        log_set_max_level(verbose ? LOG_LVL_DEBUG : l);
+}
+
 /* SIGHUP: RELOADING=1, the file again, READY=1. A file that does not load
  * changes nothing: the error is logged and musterd goes on as it was. */
 static void reload(struct musterd *d, const struct overrides *o, const char *serving) {
@@ -114,6 +125,7 @@ static void reload(struct musterd *d, const struct overrides *o, const char *ser
                 (void) sd_notifyf(0, "READY=1\nSTATUS=%s; reload failed", serving);
                 return;
         }
+        apply_log(&next);
         (void) sd_notifyf(0, "READY=1\nSTATUS=%s; configuration reloaded", serving);
 }
 
@@ -239,7 +251,7 @@ int main(int argc, char **argv) {
                 case 'S': o.store = optarg; break;
                 case 'c': o.config = optarg; break;
                 case 'I': o.insecure = true; break;
-                case 'v': log_set_max_level(LOG_LVL_DEBUG); break;
+                case 'v': verbose = true; log_set_max_level(LOG_LVL_DEBUG); break;
                 case 'h': usage(stdout); return 0;
                 case 'V':
                         printf("musterd %s (API %s, store schema %d)\n", MUSTER_VERSION, MUSTER_API_VERSION,
@@ -258,6 +270,7 @@ int main(int argc, char **argv) {
                 (void) sd_notifyf(0, "STATUS=Bad configuration: %s", err);
                 return 2;
         }
+        apply_log(&cfg);
         if (!cfg.state_dir[0]) {
                 log_error("musterd", "--state-dir is required (or state_dir in the config file)");
                 return 2;

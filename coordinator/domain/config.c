@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "log.h"
 #include "confline.h"
 #include "domain/opcleanup.h"
 
@@ -45,6 +46,7 @@ enum section {
         SEC_ADDONS,
         SEC_CLEANUP,
         SEC_LOGS,
+        SEC_LOG,
         _SEC_MAX,
 };
 
@@ -70,6 +72,7 @@ static const char *const section_names[_SEC_MAX] = {
         [SEC_ADDONS] = "addons",
         [SEC_CLEANUP] = "cleanup",
         [SEC_LOGS] = "logs",
+        [SEC_LOG] = "log",
 };
 
 enum key_type {
@@ -86,6 +89,8 @@ enum key_type {
         KT_BOOL,       /* true/false, yes/no, on/off, 1/0 */
         KT_NAMES,      /* host names or IP addresses separated by commas */
         KT_TLS_PRIORITIES, /* a GnuTLS priority string */
+        KT_LOG_FORMAT, /* text or json (log_format_from_string) */
+        KT_LOG_LEVEL,  /* error, warning, info or debug (log_level_from_string) */
 };
 
 struct key_def {
@@ -153,6 +158,8 @@ static const struct key_def keys[] = {
         { SEC_EVENTS, "max_per_host", KT_INT, F(events_max_per_host), 10, 10000000 },
         { SEC_LOGS, "max_upload_bytes", KT_SIZE, F(logs_max_upload_bytes), 64 * KIB, GIB },
         { SEC_LOGS, "keep_per_host", KT_INT, F(logs_keep_per_host), 1, 100 },
+        { SEC_LOG, "format", KT_LOG_FORMAT, F(log_format), 0, 0 },
+        { SEC_LOG, "level", KT_LOG_LEVEL, F(log_level), 0, 0 },
         { SEC_EVENTS, "audit_max_age", KT_SECONDS, F(events_audit_max_age_s), 86400, INT64_C(10) * 366 * 86400 },
 };
 #define N_KEYS (sizeof keys / sizeof *keys)
@@ -183,6 +190,8 @@ void config_defaults(struct muster_config *cfg) {
         cfg->max_body_memory = 192 * MIB;
         cfg->logs_max_upload_bytes = 32 * MIB;
         cfg->logs_keep_per_host = 3;
+        snprintf(cfg->log_format, sizeof cfg->log_format, "text");
+        snprintf(cfg->log_level, sizeof cfg->log_level, "info");
         cfg->max_connections_per_address = 64;
         cfg->threads = 16;
         cfg->header_timeout_s = 30;
@@ -377,6 +386,14 @@ static bool text_is_valid(enum key_type t, const char *v) {
                 return (strncmp(v, "http://", 7) == 0 && v[7]) || (strncmp(v, "https://", 8) == 0 && v[8]);
         case KT_ABS_PATH_OR_EMPTY: return v[0] == '\0' || v[0] == '/';
         case KT_NAMES: return valid_names(v);
+        case KT_LOG_FORMAT: {
+                enum log_format f;
+                return log_format_from_string(v, &f) == 0;
+        }
+        case KT_LOG_LEVEL: {
+                enum log_level l;
+                return log_level_from_string(v, &l) == 0;
+        }
         case KT_TLS_PRIORITIES:
         case KT_INT:
         case KT_SIZE:
@@ -402,6 +419,8 @@ static const char *type_hint(enum key_type t) {
         case KT_ABS_PATH_OR_EMPTY: return "an absolute path, or nothing";
         case KT_NAMES: return "host names or IP addresses separated by commas";
         case KT_TLS_PRIORITIES: return "a GnuTLS priority string";
+        case KT_LOG_FORMAT: return "text or json";
+        case KT_LOG_LEVEL: return "error, warning, info or debug";
         case KT_VALIDATIONS: return "validation ids separated by commas";
         case KT_BOOL: return "true or false";
         }
@@ -438,6 +457,8 @@ static int set_value(const struct key_def *k, const char *value, struct muster_c
         case KT_URL:
         case KT_ABS_PATH_OR_EMPTY:
         case KT_NAMES:
+        case KT_LOG_FORMAT:
+        case KT_LOG_LEVEL:
                 if (!text_is_valid(k->type, value))
                         return fail(err, errlen, name, line, "invalid %s '%s': expected %s",
                                     k->key, value, type_hint(k->type));
@@ -658,6 +679,8 @@ static bool is_text(enum key_type t) {
         case KT_ABS_PATH_OR_EMPTY:
         case KT_NAMES:
         case KT_TLS_PRIORITIES:
+        case KT_LOG_FORMAT:
+        case KT_LOG_LEVEL:
                 return true;
         case KT_INT:
         case KT_SIZE:

@@ -53,6 +53,12 @@ struct muster_config {
          * taken (413 past it), and how many uploads each host keeps. */
         int64_t logs_max_upload_bytes;
         int64_t logs_keep_per_host;
+        /* [log] musterd's own lines on stderr: "text" (time, level, subsystem,
+         * message, ids as key=value) or "json" (one object per line); under
+         * journald they are journal entries either way. The most verbose
+         * level logged: "error", "warning", "info", "debug" (-v: debug). */
+        char log_format[8];
+        char log_level[8];
         int64_t max_connections_per_address; /* open connections from one client address; 0 = no cap */
         int64_t threads;                     /* the HTTP server's threads */
         int64_t header_timeout_s;         /* a request's header must arrive whole within it */

@@ -659,8 +659,9 @@ static void payloads(struct pass *ps) {
                         continue;
                 int e = revisions_next_payload(ps->sv, &p->c, NULL, err, sizeof err, &what);
                 if (e < 0)
-                        log_warning("addons", "The add-ons' payload of cluster %s could not be built: %s", p->c.name,
-                                    err[0] ? err : strerror(-e));
+                        log_warning_fields("addons", ((struct log_fields) { .cluster = p->c.id }),
+                                           "The add-ons' payload of cluster %s could not be built: %s", p->c.name,
+                                           err[0] ? err : strerror(-e));
                 for (size_t k = 0; k < ps->rel.n + ps->nfresh; k++) {
                         struct addon_release_record *r = k < ps->rel.n ? &ps->rel.v[k] : ps->fresh[k - ps->rel.n];
                         enum addon_status st = addon_status_from_string(r->status);
@@ -1263,7 +1264,7 @@ void svc_addon_found(struct svc *sv, const struct host *h, json_object *found) {
         const char *t = json_object_to_json_string_ext(found, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         int r = t ? store_host_found_set(sv->store, h->infra_env_id, h->id, t) : -ENOMEM;
         if (r < 0)
-                log_warning("addons", "Keeping what host %s found in its manifest directory failed: %s", h->id,
-                            strerror(-r));
+                log_host_warning("addons", h->id, "Keeping what host %s found in its manifest directory failed: %s",
+                                 h->id, strerror(-r));
 }
 

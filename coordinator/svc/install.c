@@ -663,7 +663,8 @@ static void apply_done(struct svc *sv, struct host *h, int64_t rev, int64_t exit
                   output_count(output, "removed"), output_count(output, "deleted") ? "; operands deleted" : "");
         /* An uninstall waiting for this host's report goes on now. */
         if (h->cluster_id && svc_uninstall_follow(sv, h->cluster_id) < 0)
-                log_warning("cleanup", "Following the uninstalls of cluster %s failed", h->cluster_id);
+                log_warning_fields("cleanup", ((struct log_fields) { .host = h->id, .cluster = h->cluster_id }),
+                                   "Following the uninstalls of cluster %s failed", h->cluster_id);
 }
 
 void svc_install_step_result(struct svc *sv, struct host *h, const char *step_id, int64_t exit_code,

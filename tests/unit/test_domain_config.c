@@ -562,3 +562,23 @@ Test(config, every_key_is_documented) {
         free(conf);
         free(readme);
 }
+
+Test(config, log_format_and_level) {
+        struct muster_config c;
+        char err[512];
+
+        config_defaults(&c);
+        cr_assert_str_eq(c.log_format, "text");
+        cr_assert_str_eq(c.log_level, "info");
+        cr_assert_eq(parse("[log]\nformat = json\nlevel = debug\n", &c, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(c.log_format, "json");
+        cr_assert_str_eq(c.log_level, "debug");
+        cr_assert_eq(parse("[log]\nlevel = warning\n", &c, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(c.log_level, "warning");
+        cr_assert_str_eq(c.log_format, "text");
+        cr_assert_eq(parse("[server]\nthreads = 4\n[log]\nformat = xml\n", &c, err, sizeof err), -EINVAL);
+        cr_assert(strstr(err, "test.conf:4:") && strstr(err, "format") && strstr(err, "text or json"), "%s", err);
+        cr_assert_eq(parse("[log]\nlevel = loud\n", &c, err, sizeof err), -EINVAL);
+        cr_assert(strstr(err, "test.conf:2:") && strstr(err, "error, warning, info or debug"), "%s", err);
+        cr_assert_eq(parse("[log]\ncolour = on\n", &c, err, sizeof err), -EINVAL);
+}
