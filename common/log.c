@@ -281,6 +281,7 @@ static void json_line(char *ts, enum log_level lvl, int err, const char *subsys,
         json_object_put(o);
 }
 
+__attribute__((format(printf, 7, 0)))
 static int log_v(enum log_level lvl, int err, const char *file, int line, const char *subsys,
                  const struct log_fields *given, const char *fmt, va_list ap) {
         char msg[2048], ts[64], extra[3 * (LOG_FIELD_MAX + 16)];
