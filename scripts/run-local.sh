@@ -37,9 +37,11 @@ cpu_cores = 4
 memory = 1GiB
 [requirements.any]
 memory = 1GiB
-# The lab has no NTP server and no DNS records for its clusters.
+# The lab has no NTP server and no DNS records for its clusters, and the lab
+# host's disk is an image file on this machine's file system, whose fdatasync
+# time is whatever else runs here, not a disk's.
 [validations]
-ignore = ntp-synced,api-domain-name-resolved-correctly,api-int-domain-name-resolved-correctly,apps-domain-name-resolved-correctly
+ignore = ntp-synced,api-domain-name-resolved-correctly,api-int-domain-name-resolved-correctly,apps-domain-name-resolved-correctly,sufficient-installation-disk-speed
 CONF
 
 MD_PID=

@@ -298,8 +298,9 @@ static const struct ctl_cmd commands[] = {
           "                         fine)\n"
           "  --timeout T            Give up after T (90, 90s, 10m, 2h); default never\n"
           "\nRedraws on a terminal, else prints a block per change. Exits 0 once the\n"
-          "cluster is installed, 1 when it is in error (the failing hosts are told),\n"
-          "on --timeout or when interrupted.\n",
+          "cluster is installed, 1 when it is in error or its install stopped before\n"
+          "the end (back to insufficient or ready: the failing hosts are told), on\n"
+          "--timeout or when interrupted.\n",
           ctl_cluster_watch },
         { "release", "import", "DIR [--strict]", "Import a release directory",
           "  --strict               Refuse a release whose manifests name capabilities\n"

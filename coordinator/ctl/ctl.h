@@ -262,8 +262,10 @@ char *ctl_release_splice_path(const char *text, size_t len, size_t start, size_t
  * its hosts (hostname, role, status, stage, progress bar). malloc'd, NULL
  * on ENOMEM. */
 char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ctl_fmt *f);
-/* The cluster's install outcome for watch: 1 installed, -1 error, 0 not yet. */
-int ctl_watch_outcome(json_object *cluster);
+/* The cluster's install outcome for watch: 1 installed, -1 error or an
+ * install that fell back to a status before it (insufficient, ready,
+ * pending-for-input) after *started (set here once one runs), 0 not yet. */
+int ctl_watch_outcome(json_object *cluster, bool *started);
 
 /* The progress line of `infraenv download`: "[####------]  45%  27 MiB /
  * 60 MiB  31.2 MiB/s", or "27 MiB  31.2 MiB/s" when total is unknown (<= 0);

@@ -1,6 +1,7 @@
 /* `musterctl cluster watch`: an install as it goes. Polls the cluster and
  * its hosts, redraws a block (a terminal) or prints one per change (a pipe
- * or file), and ends with the outcome: 0 installed, 1 error, timeout or
+ * or file), and ends with the outcome: 0 installed, 1 error, an install
+ * that stopped before it finished (back to insufficient or ready), timeout or
  * interrupted. The block is built by a pure function the unit tests call. */
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +22,20 @@ static const char *hostname_of(json_object *h) {
         return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
 }
 
-int ctl_watch_outcome(json_object *cluster) {
+int ctl_watch_outcome(json_object *cluster, bool *started) {
+        static const char *const running[] = { "preparing-for-installation", "installing", "finalizing" };
+        static const char *const before[] = { "pending-for-input", "insufficient", "ready" };
         const char *st = ctl_jstr(cluster, "status") ?: "";
         if (strcmp(st, "installed") == 0)
                 return 1;
         if (strcmp(st, "error") == 0)
                 return -1;
+        for (size_t i = 0; i < sizeof running / sizeof *running; i++)
+                if (strcmp(st, running[i]) == 0)
+                        *started = true;
+        for (size_t i = 0; i < sizeof before / sizeof *before; i++)
+                if (*started && strcmp(st, before[i]) == 0)
+                        return -1; /* it fell back: the install stopped (a host failed a check, a cancel) */
         return 0;
 }
 
@@ -114,7 +123,8 @@ static void tell_failure(json_object *cl, json_object *hosts) {
         size_t n = ctl_jlen(hosts);
         for (size_t i = 0; i < n; i++) {
                 json_object *h = json_object_array_get_idx(hosts, i);
-                if (strcmp(ctl_jstr(h, "status") ?: "", "error") != 0)
+                const char *st = ctl_jstr(h, "status") ?: "";
+                if (strcmp(st, "error") != 0 && strcmp(st, "insufficient") != 0)
                         continue;
                 _cleanup_free_ char *hn = ctl_text_sanitize(hostname_of(h) ?: ctl_jstr(h, "id") ?: "?");
                 _cleanup_free_ char *hi = ctl_text_sanitize(ctl_jstr(h, "status_info") ?: "no reason given");
@@ -164,6 +174,7 @@ struct watch {
         bool tty;          /* redraw in place */
         bool first;        /* nothing shown yet */
         char *shown;       /* the text last shown (owned) */
+        bool started;      /* an install was seen running */
 };
 
 /* What is shown of the cluster and its hosts: one line of JSON with -o
@@ -212,7 +223,7 @@ static int show(struct watch *w, json_object *cl, json_object *hosts) {
 static int look(struct watch *w, json_object *cl, json_object *hosts) {
         if (show(w, cl, hosts))
                 return CTL_EXIT_FAIL;
-        int outcome = ctl_watch_outcome(cl);
+        int outcome = ctl_watch_outcome(cl, &w->started);
         if (outcome > 0) {
                 _cleanup_free_ char *name = ctl_text_sanitize(ctl_jstr(cl, "name") ?: w->id);
                 if (w->c->output != CTL_OUT_JSON)

@@ -722,11 +722,21 @@ Test(ctl_watch, block_fits_and_shows_progress) {
         s = ctl_watch_render(cl, hosts, &f);
         cr_assert(strstr(s, "6d757374-6572-4071-8335-000000000001") && strstr(s, "the disk went away"), "%s", s);
         free(s);
-        cr_assert_eq(ctl_watch_outcome(cl), 0);
+        bool started = false;
+        cr_assert_eq(ctl_watch_outcome(cl, &started), 0);
+        cr_assert(started, "installing: an install runs");
         json_object_object_add(cl, "status", json_object_new_string("installed"));
-        cr_assert_eq(ctl_watch_outcome(cl), 1);
+        cr_assert_eq(ctl_watch_outcome(cl, &started), 1);
         json_object_object_add(cl, "status", json_object_new_string("error"));
-        cr_assert_eq(ctl_watch_outcome(cl), -1);
+        cr_assert_eq(ctl_watch_outcome(cl, &started), -1);
+        /* Insufficient before an install is waiting; after one, it stopped. */
+        json_object_object_add(cl, "status", json_object_new_string("insufficient"));
+        started = false;
+        cr_assert_eq(ctl_watch_outcome(cl, &started), 0);
+        json_object_object_add(cl, "status", json_object_new_string("preparing-for-installation"));
+        cr_assert_eq(ctl_watch_outcome(cl, &started), 0);
+        json_object_object_add(cl, "status", json_object_new_string("insufficient"));
+        cr_assert_eq(ctl_watch_outcome(cl, &started), -1);
         json_object_put(hosts);
         hosts = json_object_new_array();
         f = (struct ctl_fmt) { .width = 80 };
