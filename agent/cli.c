@@ -42,6 +42,9 @@ static const char help_inventory[] =
         "                         file's path)\n"
         "  --compact              One-line JSON\n"
         "  -v, --verbose          Debug logging on standard error\n"
+        "  --log-format F         Log lines as text (default: time, level, message)\n"
+        "                         or json (one object a line, for log shippers);\n"
+        "                         under journald, fields of the journal either way\n"
         "  -h, --help             Show this help\n"
         "  --version              Show the version\n";
 static const char help_run[] =
@@ -79,6 +82,9 @@ static const char help_run[] =
         "                         (default " AGENTCONF_DEFAULT_AGENT_CONF ")\n"
         "  --cmdline FILE         The kernel command line (default " AGENTCONF_DEFAULT_CMDLINE ")\n"
         "  -v, --verbose          Debug logging on standard error\n"
+        "  --log-format F         Log lines as text (default: time, level, message)\n"
+        "                         or json (one object a line, for log shippers);\n"
+        "                         under journald, fields of the journal either way\n"
         "  -h, --help             Show this help\n";
 static const char help_boot_setup[] =
         "Options of boot-setup (the live image runs it before the network starts):\n"
@@ -88,7 +94,8 @@ static const char help_boot_setup[] =
         "  the live image's SSH server (dropbear, keys only) then serves; without a\n"
         "  key no SSH server runs. The static network configs whose MACs are NICs of\n"
         "  this machine go into /run/systemd/network as 05-muster-NAME; other NICs\n"
-        "  keep DHCP. Exit 0, or 1 when the boot config is unusable.\n";
+        "  keep DHCP. Exit 0, or 1 when the boot config is unusable.\n"
+        "  -v, --log-format F, -h: as for run (muster-agent run --help)\n";
 static const char help_node[] =
         "Options of node:\n"
         "  --manifest-dir DIR     The installed system's manifest directory, normally\n"
@@ -100,7 +107,7 @@ static const char help_node[] =
         "  --coordinator URL, --infra-env ID, --token-file FILE, --ca FILE,\n"
         "  --coordinator-key FILE (a key is required), --state-dir DIR (read the host id\n"
         "  from DIR/host-id), --host-id UUID, --boot-config FILE, --agent-conf FILE,\n"
-        "  --cmdline FILE, -v, -h: as for run (muster-agent run --help)\n";
+        "  --cmdline FILE, -v, --log-format F, -h: as for run (muster-agent run --help)\n";
 static const char help_settings[] =
         "Settings of run and node come from four places, each overriding the ones\n"
         "before it setting by setting:\n"
@@ -225,17 +232,30 @@ enum {
         OPT_SYSROOT = 256, OPT_MIN_DISK, OPT_SUMMARY, OPT_COMPACT, OPT_COORDINATOR, OPT_INFRA_ENV, OPT_TOKEN_FILE,
         OPT_CA, OPT_HOST_ID, OPT_STATE_DIR, OPT_COORDINATOR_KEY, OPT_INSTALL_TARGET, OPT_NO_REBOOT, OPT_MANIFEST_DIR,
         OPT_BOOT_CONFIG, OPT_INITRD_CONFIG, OPT_AGENT_CONF, OPT_CMDLINE, OPT_IMAGE_TIMEOUT, OPT_BOOT_DIR,
+        OPT_LOG_FORMAT,
 };
 
 /* The options of every command; common_option handles them. */
-#define COMMON_OPTIONS { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }
+#define COMMON_OPTIONS                                                          \
+        { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, \
+        { "log-format", required_argument, NULL, OPT_LOG_FORMAT }
 
-/* -v, -h or an option getopt_long did not know (its return value c): -1 to
- * go on, else the exit status (0 after --help, 2 after a usage error). */
+/* -v, --log-format, -h or an option getopt_long did not know (its return
+ * value c): -1 to go on, else the exit status (0 after --help, 2 after a
+ * usage error). */
 static int common_option(int c, const char *cmd) {
+        enum log_format f;
         switch (c) {
         case 'v':
                 log_set_max_level(LOG_LVL_DEBUG);
+                return -1;
+        case OPT_LOG_FORMAT:
+                if (log_format_from_string(optarg, &f) < 0) {
+                        fprintf(stderr, "muster-agent %s: --log-format takes text or json, not \"%s\"\n", cmd, optarg);
+                        fprintf(stderr, "Try 'muster-agent %s --help'.\n", cmd);
+                        return 2;
+                }
+                log_set_format(f);
                 return -1;
         case 'h':
                 usage(stdout, cmd);
@@ -528,12 +548,11 @@ static int cmd_boot_setup(int argc, char **argv) {
                 { "boot-config", required_argument, NULL, O_BOOT },
                 { "initrd-config", required_argument, NULL, O_INITRD },
                 { "root", required_argument, NULL, O_ROOT },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
+                COMMON_OPTIONS,
                 {},
         };
         struct bootsetup_options o = { 0 };
-        int c;
+        int c, r;
         optind = 1;
         while ((c = getopt_long(argc, argv, "vh", opts, NULL)) >= 0)
                 switch (c) {
@@ -546,15 +565,9 @@ static int cmd_boot_setup(int argc, char **argv) {
                 case O_ROOT:
                         o.root = optarg;
                         break;
-                case 'v':
-                        log_set_max_level(LOG_LVL_DEBUG);
-                        break;
-                case 'h':
-                        usage(stdout, "boot-setup");
-                        return 0;
                 default:
-                        fputs("Try 'muster-agent boot-setup --help'.\n", stderr);
-                        return 2;
+                        if ((r = common_option(c, "boot-setup")) >= 0)
+                                return r;
                 }
         if (optind < argc) {
                 log_error("agent", "boot-setup takes no arguments (\"%s\")", argv[optind]);

@@ -23,6 +23,7 @@
 static char *dir;
 static struct tu_musterd md;
 static int jpid = -1; /* the journald this test started, stopped by its pid even when the test fails */
+static int apid = -1; /* the agent, the same */
 
 static void up(void) { dir = tu_mkdtemp(); }
 
@@ -30,6 +31,8 @@ static void down(void) {
         tu_musterd_free(&md);
         if (jpid > 0)
                 (void) tu_kill_wait(jpid, SIGTERM);
+        if (apid > 0)
+                (void) tu_kill_wait(apid, SIGTERM);
         tu_rm_rf(dir);
         free(dir);
 }
@@ -112,6 +115,61 @@ Test(logs, bad_log_format_is_refused_with_its_line) {
         cr_assert_eq(tu_write_file(dir, "bad.conf", "[server]\nlisten = 127.0.0.1:1\n[log]\nformat = xml\n"), 0);
         cr_assert_eq(tu_runf(&out, &err, "%s --check-config %s/bad.conf", getenv("MUSTERD"), dir), 2);
         cr_assert(strstr(err, "bad.conf:4: ") && strstr(err, "text or json"), "%s", err);
+        free(out);
+        free(err);
+}
+
+static bool any_status(json_object *host, const void *unused) {
+        (void) unused;
+        return tu_jstr(host, "status") != NULL;
+}
+
+/* The agent's own log as JSON lines (--log-format json): one object a line,
+ * the host id on each once it is known. */
+Test(logs, agent_json_format_gives_one_object_a_line) {
+        char *ie = NULL, *token = NULL, tokfile[4096], state[4096], alog[4096];
+        cr_assert(asprintf(&md.log, "%s/musterd.log", dir) > 0);
+        cr_assert_eq(tu_musterd_start_in(&md, dir, NULL), 0, "musterd started");
+        cr_assert_eq(tu_create_infra_env(md.base, md.admin_token, "agentlog", &ie, &token), 201);
+        cr_assert_eq(tu_write_file(dir, "agent.token", token), 0);
+        snprintf(tokfile, sizeof tokfile, "%s/agent.token", dir);
+        snprintf(state, sizeof state, "%s/agent-state", dir);
+        snprintf(alog, sizeof alog, "%s/agent.log", dir);
+        const char *argv[] = { tu_agent_path(), "run", "--coordinator", md.base, "--infra-env", ie, "--token-file",
+                               tokfile, "--sysroot", MUSTER_FIXTURES_DIR "/qemu-q35/root", "--state-dir", state,
+                               "-v", "--log-format", "json", NULL };
+        apid = tu_spawn(argv, alog);
+        cr_assert_gt(apid, 0);
+        json_object *h = tu_wait_host(&md, ie, "6d757374-6572-4071-8335-000000000001", any_status, NULL, 20000,
+                                      "registered");
+        json_object_put(h);
+        cr_assert_eq(tu_stop(&apid, SIGTERM), 0, "the agent stops cleanly on SIGTERM");
+        char *log = tu_read_file(alog, NULL);
+        cr_assert_not_null(log);
+        int lines = 0, registered = 0;
+        char *save = NULL;
+        for (char *l = strtok_r(log, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                json_object *o = json_tokener_parse(l);
+                cr_assert(o && json_object_is_type(o, json_type_object), "not a JSON object: %s", l);
+                cr_assert(jstr(o, "time") && jstr(o, "level") && jstr(o, "message"), "%s", l);
+                if (strstr(jstr(o, "message"), "Registered host")) {
+                        cr_assert_str_eq(jstr(o, "host_id"), "6d757374-6572-4071-8335-000000000001", "%s", l);
+                        registered++;
+                }
+                json_object_put(o);
+                lines++;
+        }
+        cr_assert_gt(lines, 1, "%d lines", lines);
+        cr_assert_geq(registered, 1, "%s", log);
+        free(log);
+        free(ie);
+        free(token);
+}
+
+Test(logs, agent_bad_log_format_is_a_usage_error) {
+        char *out = NULL, *err = NULL;
+        cr_assert_eq(tu_runf(&out, &err, "%s run --log-format xml", tu_agent_path()), 2);
+        cr_assert(strstr(err, "--log-format takes text or json, not \"xml\""), "%s", err);
         free(out);
         free(err);
 }
