@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "customcols.h"
 #include "fdio.h"
 #include "jsonpath.h"
 
@@ -554,9 +555,12 @@ static const char global_help[] =
         "                         ($MUSTER_CA; default: musterd's own CA beside the\n"
         "                         token file, DIR/tls/ca.pem, when it is there)\n"
         "  -o, --output FORMAT    table (default, fits 80 columns), wide, json,\n"
-        "                         name (KIND/ID a line) or jsonpath=TEMPLATE\n"
-        "                         (kubectl's: {.id}, {.a[0].b}, {range .[*]}{.id}\n"
-        "                         {\"\\n\"}{end})\n"
+        "                         yaml (the JSON as YAML), name (KIND/ID a line),\n"
+        "                         jsonpath=TEMPLATE (kubectl's: {.id}, {.a[0].b},\n"
+        "                         {range .[*]}{.id}{\"\\n\"}{end}) or\n"
+        "                         custom-columns=HEADER:FIELD[,HEADER:FIELD...]\n"
+        "                         (kubectl's: ID:.id,CPUS:.inventory.cpu.count,\n"
+        "                         DISK:.disks[0].name; <none> where missing)\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
 
 const char *ctl_global_help(void) {
@@ -698,7 +702,16 @@ bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         return *rc == 0;
 }
 
-/* -o FORMAT: 0, or -EINVAL with why in err (a jsonpath template's fault). */
+/* The custom-columns of the last -o custom-columns=, for ctl_print_json;
+ * freed at exit. */
+static struct customcols output_cols;
+
+static void free_output_cols(void) {
+        customcols_free(&output_cols);
+}
+
+/* -o FORMAT: 0, or -EINVAL with why in err (a jsonpath template's or a
+ * custom-columns spec's fault). */
 static int set_output(struct ctl *c, const char *s, char *err, size_t errlen) {
         enum ctl_json_form form = CTL_JSON_AS_IS;
         err[0] = '\0';
@@ -714,11 +727,26 @@ static int set_output(struct ctl *c, const char *s, char *err, size_t errlen) {
                 if (jsonpath_check(s + 9, err, errlen) < 0)
                         return -EINVAL;
                 c->output = CTL_OUT_JSON, form = CTL_JSON_PATH;
+        } else if (strcmp(s, "yaml") == 0)
+                c->output = CTL_OUT_JSON, form = CTL_JSON_YAML;
+        else if (strncmp(s, "custom-columns=", 15) == 0) {
+                struct customcols cols;
+                int r = customcols_parse(s + 15, &cols, err, errlen);
+                if (r == -ENOMEM)
+                        snprintf(err, errlen, "out of memory");
+                if (r < 0)
+                        return -EINVAL;
+                static bool registered;
+                if (!registered)
+                        registered = atexit(free_output_cols) == 0;
+                customcols_free(&output_cols);
+                output_cols = cols;
+                c->output = CTL_OUT_JSON, form = CTL_JSON_COLUMNS;
         } else
                 return -EINVAL;
         /* Every command that prints JSON prints it through ctl_print_json,
          * which gives it the form asked for. */
-        ctl_json_form_set(form, form == CTL_JSON_PATH ? s + 9 : NULL);
+        ctl_json_form_set(form, form == CTL_JSON_PATH ? s + 9 : NULL, &output_cols);
         c->fmt.wide = c->output == CTL_OUT_WIDE;
         c->fmt.width = c->output == CTL_OUT_TABLE ? CTL_TABLE_WIDTH : 0;
         return 0;
@@ -761,8 +789,8 @@ int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
                                 if (why[0])
                                         ctl_usage_error(cmd, "-o %s: %s", optarg, why);
                                 else
-                                        ctl_usage_error(cmd, "-o takes table, wide, json, name or jsonpath=TEMPLATE, "
-                                                             "not \"%s\"",
+                                        ctl_usage_error(cmd, "-o takes table, wide, json, yaml, name, "
+                                                             "jsonpath=TEMPLATE or custom-columns=SPEC, not \"%s\"",
                                                         optarg);
                                 return CTL_OPT_BAD;
                         }

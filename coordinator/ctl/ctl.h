@@ -32,11 +32,14 @@ enum ctl_exit {
 };
 
 enum ctl_output { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON };
-/* What ctl_print_json prints of the JSON (-o json, -o name, -o jsonpath=). */
-enum ctl_json_form { CTL_JSON_AS_IS, CTL_JSON_NAME, CTL_JSON_PATH };
-/* Set by -o (tpl: the jsonpath template, kept by pointer) and by the
- * command run (its resource, the KIND of -o name for records without one). */
-void ctl_json_form_set(enum ctl_json_form form, const char *tpl);
+/* What ctl_print_json prints of the JSON (-o json, -o name, -o jsonpath=,
+ * -o yaml, -o custom-columns=). */
+enum ctl_json_form { CTL_JSON_AS_IS, CTL_JSON_NAME, CTL_JSON_PATH, CTL_JSON_YAML, CTL_JSON_COLUMNS };
+/* Set by -o (tpl: the jsonpath template, kept by pointer; cols: the parsed
+ * custom-columns, kept by pointer) and by the command run (its resource,
+ * the KIND of -o name for records without one). */
+struct customcols;
+void ctl_json_form_set(enum ctl_json_form form, const char *tpl, const struct customcols *cols);
 void ctl_json_resource_set(const char *resource);
 
 struct ctl {
