@@ -24,12 +24,15 @@ bool jsonyaml_plain_is_ambiguous(const char *s, size_t n) {
         };
         if (n == 0 || one_of(s, n, words))
                 return true;
-        /* Numbers of every base and notation, and timestamps, start with a
-         * digit, a sign then a digit, or a '.' then a digit. */
+        /* Numbers of every base and notation (1_000, 0x1f, 0o17, 1e3, .5,
+         * 1:30 sexagesimal) and timestamps (2026-11-21...); "7f3c" and
+         * "1st" are words. */
         size_t i = s[0] == '+' || s[0] == '-' ? 1 : 0;
-        if (i < n && s[i] == '.')
-                i++;
-        return i < n && s[i] >= '0' && s[i] <= '9';
+        if (i + 1 < n && s[i] == '0' && strchr("xXoObB", s[i + 1]))
+                return true;
+        if (strspn(s + i, "0123456789_.:eE+-") >= n - i && strcspn(s + i, "0123456789") < n - i)
+                return true;
+        return n >= 8 && strspn(s, "0123456789") == 4 && s[4] == '-' && s[5] >= '0' && s[5] <= '9';
 }
 
 struct emit {

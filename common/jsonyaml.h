@@ -15,7 +15,8 @@
 
 /* Whether s, written as a plain scalar, could read back as something other
  * than a string under YAML 1.1 or 1.2 (null, a boolean, a number, a
- * timestamp, a merge key): conservative, so "1st" counts. */
+ * timestamp, a merge key). A word that only starts like a number ("7f3c",
+ * "1st") is not. */
 bool jsonyaml_plain_is_ambiguous(const char *s, size_t n);
 
 /* o as a YAML document ("---" left out), appended to out. 0; -E2BIG past

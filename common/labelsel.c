@@ -535,6 +535,9 @@ static int text_set(struct text_parse *t, json_object *values) {
         if (*t->p != '(')
                 return text_fail(t, "'(' is wanted after in or notin");
         t->p++;
+        text_blanks(t);
+        if (*t->p == ')')
+                return text_fail(t, "in and notin need at least one value");
         for (;;) {
                 text_blanks(t);
                 const char *v = t->p;
