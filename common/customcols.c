@@ -128,7 +128,8 @@ static int put_clean(struct growbuf *b, const char *s, size_t n) {
         return 0;
 }
 
-char *customcols_cell(const struct customcol *col, json_object *item) {
+/* One cell (customcols_render's rules); malloc'd, NULL on ENOMEM. */
+static char *customcols_cell(const struct customcol *col, json_object *item) {
         json_object **nodes = NULL;
         size_t n = 0;
         struct growbuf b = { 0 };

@@ -31,13 +31,10 @@ struct customcols {
 int customcols_parse(const char *spec, struct customcols *out, char *err, size_t errlen);
 void customcols_free(struct customcols *c);
 
-/* One cell: the results of expr over item, strings as their text, other
- * values as compact JSON, several joined by ","; CUSTOMCOLS_NONE for no
- * result or JSON null. Tabs and newlines become spaces, other control
- * characters '?'. malloc'd; NULL on ENOMEM. */
-char *customcols_cell(const struct customcol *col, json_object *item);
-
 /* The table over doc (the header line, then a row per element of an array,
  * or one row for anything else), columns three spaces apart, appended to
- * out. 0; -E2BIG past CUSTOMCOLS_MAX_OUTPUT; -ENOMEM. */
+ * out. A cell is the results of its EXPR over the row's item, strings as
+ * their text, other values as compact JSON, several joined by ",";
+ * CUSTOMCOLS_NONE for no result or JSON null; tabs and newlines become
+ * spaces, other control characters '?'. 0; -E2BIG past CUSTOMCOLS_MAX_OUTPUT; -ENOMEM. */
 int customcols_render(const struct customcols *c, json_object *doc, struct growbuf *out);
