@@ -66,6 +66,7 @@ int ctl_print_json(json_object *o) {
                 free(out.data);
                 return r == 0 ? CTL_EXIT_OK : ctl_fail("-o jsonpath: %s", err);
         }
+        /* The same document in other words (DECISIONS.md D10). */
         if (json_form == CTL_JSON_YAML || json_form == CTL_JSON_COLUMNS) {
                 struct growbuf out = { 0 };
                 int r = json_form == CTL_JSON_YAML ? jsonyaml_emit(o, &out) : customcols_render(json_cols, o, &out);

@@ -322,6 +322,7 @@ static bool cluster_selected(const struct labelsel *sel, const struct cluster *c
         return labelsel_matches(sel, keys, values, n);
 }
 
+/* The selector filters the store's page (DECISIONS.md D10). */
 int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, const struct labelsel *sel,
                      struct cluster_list *out) {
         int r = store_cluster_list(sv->store, owner, pg, out);
