@@ -383,3 +383,57 @@ int jsonpath_check(const char *tpl, char *err, size_t errlen) {
 int jsonpath_render(const char *tpl, json_object *root, struct growbuf *out, char *err, size_t errlen) {
         return run(tpl, root, out, err, errlen);
 }
+
+int jsonpath_query(const char *path, json_object *root, json_object ***nodes, size_t *n, char *err, size_t errlen) {
+        *nodes = NULL;
+        *n = 0;
+        if (err && errlen)
+                err[0] = '\0';
+        size_t len = strnlen(path, JSONPATH_MAX_TEMPLATE + 1);
+        if (len > JSONPATH_MAX_TEMPLATE) {
+                if (err && errlen)
+                        snprintf(err, errlen, "a path is at most %d bytes", JSONPATH_MAX_TEMPLATE);
+                return -E2BIG;
+        }
+        struct jp j = { .tpl = path, .root = root, .err = err, .errlen = errlen };
+        const char *s = path, *e = path + len;
+        while (s < e && *s == ' ')
+                s++;
+        while (e > s && e[-1] == ' ')
+                e--;
+        if (s < e && *s == '{') {
+                if (e[-1] != '}' || block_end(s, e) != e - 1)
+                        return fail(&j, s, "a path in braces is {.a.b}, alone");
+                trimmed(s, e - 1, &s, &e);
+        }
+        if (s == e)
+                return fail(&j, s, "an empty path");
+        /* "status" is ".status": kubectl's wait --for and custom-columns take both. */
+        char *dotted = NULL;
+        if (*s != '.' && *s != '[' && *s != '$' && *s != '@') {
+                if (!(dotted = malloc((size_t) (e - s) + 2)))
+                        return -ENOMEM;
+                dotted[0] = '.';
+                memcpy(dotted + 1, s, (size_t) (e - s));
+                dotted[e - s + 1] = '\0';
+                j.tpl = dotted;
+                e = dotted + (e - s) + 1;
+                s = dotted;
+        }
+        struct nodes res = { 0 };
+        int r = eval(&j, s, e, root, &res);
+        if (r == 0 && !root)
+                res.n = 0;
+        if (r == 0 && res.n) {
+                *nodes = res.v;
+                *n = res.n;
+                res.v = NULL;
+        }
+        free(res.v);
+        free(dotted);
+        if (r == -E2BIG && err && errlen)
+                snprintf(err, errlen, "the path visits more than %u nodes", JSONPATH_MAX_WORK);
+        if (r == -ENOMEM && err && errlen)
+                snprintf(err, errlen, "out of memory");
+        return r;
+}

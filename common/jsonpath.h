@@ -31,3 +31,12 @@ int jsonpath_check(const char *tpl, char *err, size_t errlen);
  * output or JSONPATH_MAX_WORK (a range of ranges over a large document);
  * -ENOMEM. */
 int jsonpath_render(const char *tpl, json_object *root, struct growbuf *out, char *err, size_t errlen);
+
+/* One path alone, as kubectl's custom-columns and `wait --for` take it:
+ * ".a.b", ".a[0]", "a.b" (the leading '.' may be left out), or the same in
+ * braces ("{.a.b}"); no text, literals or ranges around it. Its results
+ * from root (the document's own nodes, not owned) into a malloc'd *nodes
+ * (free it; NULL when there are none) and their number into *n. root NULL
+ * checks the path only. 0; -EINVAL with err for a bad path; -E2BIG past
+ * JSONPATH_MAX_TEMPLATE or JSONPATH_MAX_WORK; -ENOMEM. */
+int jsonpath_query(const char *path, json_object *root, json_object ***nodes, size_t *n, char *err, size_t errlen);

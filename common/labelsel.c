@@ -477,3 +477,176 @@ bool labelsel_equal(const struct labelsel *a, const struct labelsel *b) {
                         return false;
         return true;
 }
+
+/* ---- kubectl's text form ------------------------------------------------------ */
+
+struct text_parse {
+        const char *text, *p;
+        char *err;
+        size_t errlen;
+};
+
+static int text_fail(struct text_parse *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int text_fail(struct text_parse *t, const char *fmt, ...) {
+        if (t->err && t->errlen) {
+                char why[256];
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(why, sizeof why, fmt, ap);
+                va_end(ap);
+                snprintf(t->err, t->errlen, "%s (at byte %td of \"%.*s%s\")", why, t->p - t->text,
+                         SHOWN(t->text));
+        }
+        return -EINVAL;
+}
+
+static void text_blanks(struct text_parse *t) {
+        while (*t->p == ' ' || *t->p == '\t')
+                t->p++;
+}
+
+/* A key or value word: what is not a blank or one of the operators' characters. */
+static size_t text_word(const char *p) {
+        return strcspn(p, " \t=!,()<>");
+}
+
+static int text_add_value(struct text_parse *t, json_object *values, const char *v, size_t n) {
+        char why[160], *s = strndup(v, n);
+        if (!s)
+                return -ENOMEM;
+        if (!labelsel_value_valid(s, why, sizeof why)) {
+                t->p = v;
+                int r = text_fail(t, "label value \"%.*s%s\": %s", SHOWN(s), why);
+                free(s);
+                return r;
+        }
+        json_object *js = json_object_new_string(s);
+        free(s);
+        if (!js || json_object_array_add(values, js) < 0) {
+                json_object_put(js);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* "(a, b, c)" at t->p into values. */
+static int text_set(struct text_parse *t, json_object *values) {
+        text_blanks(t);
+        if (*t->p != '(')
+                return text_fail(t, "'(' is wanted after in or notin");
+        t->p++;
+        text_blanks(t);
+        if (*t->p == ')')
+                return text_fail(t, "in and notin need at least one value");
+        for (;;) {
+                text_blanks(t);
+                const char *v = t->p;
+                size_t n = text_word(v);
+                t->p += n;
+                int r = text_add_value(t, values, v, n);
+                if (r < 0)
+                        return r;
+                text_blanks(t);
+                if (*t->p == ')') {
+                        t->p++;
+                        return 0;
+                }
+                if (*t->p != ',')
+                        return text_fail(t, "',' or ')' is wanted in a set of values");
+                t->p++;
+        }
+}
+
+/* One requirement at t->p into exprs. */
+static int text_requirement(struct text_parse *t, json_object *exprs) {
+        _cleanup_json_ json_object *e = json_object_new_object(), *values = json_object_new_array();
+        if (!e || !values)
+                return -ENOMEM;
+        text_blanks(t);
+        bool neg = *t->p == '!';
+        if (neg) {
+                t->p++;
+                text_blanks(t);
+        }
+        const char *k = t->p;
+        size_t kn = text_word(k);
+        if (kn == 0)
+                return text_fail(t, "a label key is wanted");
+        _cleanup_free_ char *key = strndup(k, kn);
+        char why[160];
+        if (!key)
+                return -ENOMEM;
+        if (!labelsel_key_valid(key, why, sizeof why))
+                return text_fail(t, "label key \"%.*s%s\": %s", SHOWN(key), why);
+        t->p += kn;
+        text_blanks(t);
+        const char *op;
+        int r = 0;
+        if (neg)
+                op = "DoesNotExist";
+        else if (!*t->p || *t->p == ',')
+                op = "Exists";
+        else if (*t->p == '=' || (t->p[0] == '!' && t->p[1] == '=')) {
+                op = *t->p == '!' ? "NotIn" : "In";
+                t->p += *t->p == '!' || t->p[1] == '=' ? 2 : 1;
+                text_blanks(t);
+                const char *v = t->p;
+                size_t n = text_word(v);
+                t->p += n;
+                r = text_add_value(t, values, v, n);
+        } else if (*t->p == '<' || *t->p == '>')
+                return text_fail(t, "the operators < and > are not supported");
+        else if (strncmp(t->p, "in", 2) == 0 && text_word(t->p) == 2) {
+                op = "In";
+                t->p += 2;
+                r = text_set(t, values);
+        } else if (strncmp(t->p, "notin", 5) == 0 && text_word(t->p) == 5) {
+                op = "NotIn";
+                t->p += 5;
+                r = text_set(t, values);
+        } else
+                return text_fail(t, "=, ==, !=, in or notin is wanted after the key");
+        if (r < 0)
+                return r;
+        if (json_object_object_add(e, "key", json_object_new_string(key)) < 0 ||
+            json_object_object_add(e, "operator", json_object_new_string(op)) < 0)
+                return -ENOMEM;
+        if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0)
+                json_object_object_add(e, "values", TAKE_PTR(values));
+        if (json_object_array_length(exprs) >= LABELSEL_MAX_EXPRESSIONS)
+                return -E2BIG;
+        if (json_object_array_add(exprs, e) < 0)
+                return -ENOMEM;
+        e = NULL;
+        return 0;
+}
+
+int labelsel_parse_text(const char *text, struct labelsel **out, char *err, size_t errlen) {
+        struct text_parse t = { text, text, err, errlen };
+        if (err && errlen)
+                err[0] = '\0';
+        if (strnlen(text, LABELSEL_MAX_TEXT + 1) > LABELSEL_MAX_TEXT)
+                return errmsg(err, errlen, -E2BIG, "a selector is at most %d bytes", LABELSEL_MAX_TEXT);
+        _cleanup_json_ json_object *sel = json_object_new_object(), *exprs = json_object_new_array();
+        if (!sel || !exprs)
+                return -ENOMEM;
+        text_blanks(&t);
+        while (*t.p) {
+                int r = text_requirement(&t, exprs);
+                if (r == -E2BIG)
+                        return errmsg(err, errlen, r, "a selector has at most %d requirements",
+                                      LABELSEL_MAX_EXPRESSIONS);
+                if (r < 0)
+                        return r;
+                text_blanks(&t);
+                if (*t.p == ',') {
+                        t.p++;
+                        text_blanks(&t);
+                        if (!*t.p)
+                                return text_fail(&t, "a requirement is wanted after ','");
+                } else if (*t.p)
+                        return text_fail(&t, "',' is wanted between requirements");
+        }
+        json_object_object_add(sel, "match_expressions", TAKE_PTR(exprs));
+        return labelsel_parse(sel, out, err, errlen);
+}

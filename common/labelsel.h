@@ -11,6 +11,7 @@
 #define LABELSEL_MAX_LABELS 1000      /* match_labels entries */
 #define LABELSEL_MAX_EXPRESSIONS 1000 /* match_expressions entries */
 #define LABELSEL_MAX_VALUES 1000      /* values of one expression */
+#define LABELSEL_MAX_TEXT 16384       /* bytes of a selector in kubectl's text form */
 
 enum labelsel_op {
         LABELSEL_IN,
@@ -57,6 +58,14 @@ bool labelsel_value_valid(const char *v, char *why, size_t whylen);
  * is wrong with it, e.g. "match_expressions[3].values[1]: ..."), -E2BIG
  * (over a limit) or -ENOMEM. *out is set only on success. */
 int labelsel_parse(json_object *o, struct labelsel **out, char *err, size_t errlen);
+
+/* Parse kubectl's text form (`-l`, `?selector=`): requirements separated
+ * by ',', each KEY, !KEY, KEY=V, KEY==V, KEY!=V, KEY in (V,...) or KEY notin
+ * (V,...), blanks around words allowed; "" selects everything. KEY!=V and
+ * notin also select sets without KEY, as Kubernetes does. Each becomes one
+ * match_expressions entry, so "a=1,a=2" selects nothing. 0, -EINVAL (err
+ * says what is wanted at which byte), -E2BIG (over a limit), -ENOMEM. */
+int labelsel_parse_text(const char *text, struct labelsel **out, char *err, size_t errlen);
 
 /* Whether the label set (keys[i] = values[i], keys unique) satisfies every
  * requirement of s. s == NULL selects nothing, as the null selector. */

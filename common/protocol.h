@@ -15,7 +15,8 @@
  *   subscriptions, resolution and upgrades; add-on proxies and releases;
  *   operands and operator uninstall with cleanup (the payload's deletions);
  *   PXE and iPXE files; an infra-env's static_network; logs-gather (gather
- *   logs, a host's logs) and reclaim. */
+ *   logs, a host's logs) and reclaim; GET /clusters?selector= (a label
+ *   selector in kubectl's words). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,9 +1,12 @@
 /* Clusters and late binding (DESIGN §3, §5, §7) over the API: cluster
  * CRUD with owner scoping, upgrades, bind and unbind of pool hosts. The
  * handlers parse and authorize; the services of svc/clusters.h decide. */
+#include <errno.h>
 #include <stdbool.h>
 
 #include "api/api.h"
+#include "cleanup.h"
+#include "labelsel.h"
 #include "svc/clusters.h"
 
 void api_cluster_create(void *app, struct http_request *req, struct http_response *resp) {
@@ -28,14 +31,31 @@ out:
         cluster_free(&c);
 }
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct labelsel *, labelsel_free)
+
 void api_cluster_list(void *app, struct http_request *req, struct http_response *resp) {
         struct svc *sv = api_svc(app);
         struct cluster_list l = { 0 };
         struct list_page pg;
+        _cleanup_(labelsel_freep) struct labelsel *sel = NULL;
+        const char *text = http_query(req, "selector");
+        char why[512];
         if (!api_need_admin(req, resp) || api_query_page(sv, req, resp, &pg) < 0)
                 return;
+        /* ?selector= in kubectl's words (env=prod,tier in (a,b)), checked here. */
+        if (text) {
+                int k = labelsel_parse_text(text, &sel, why, sizeof why);
+                if (k == -ENOMEM) {
+                        http_error(resp, 500, "out of memory");
+                        return;
+                }
+                if (k < 0) {
+                        http_error(resp, 400, "selector: %s", why);
+                        return;
+                }
+        }
         /* A cluster creator sees its own clusters only. */
-        int r = svc_cluster_list(sv, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, &l);
+        int r = svc_cluster_list(sv, P(req)->role == ROLE_INFRA_ADMIN ? NULL : P(req)->owner, &pg, sel, &l);
         if (r < 0)
                 api_store_error(resp, r, "clusters");
         else {

@@ -8,6 +8,7 @@
 #include "cleanup.h"
 #include "ctl.h"
 #include "json-cleanup.h"
+#include "labelsel.h"
 #include "model.h"
 #include "protocol.h"
 
@@ -271,7 +272,37 @@ int ctl_cluster_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **
                 { "CREATED", CTL_COL_WIDE, 0, 0 },
                 { "AGE", 0, 1, 0 },
         };
-        return ctl_list_all(c, cmd, argc, argv, MUSTER_PATH_CLUSTERS, cols, sizeof cols / sizeof *cols, cluster_row);
+        static const struct option opts[] = {
+                { "selector", required_argument, NULL, 'l' },
+                CTL_GLOBAL_OPTIONS,
+                {},
+        };
+        const char *selector = NULL;
+        int rc;
+        if (!ctl_plain_args(c, cmd, argc, argv, opts, &selector, 0, "", &rc))
+                return rc;
+        /* Checked here as musterd checks it, so a typo is a usage error. */
+        struct labelsel *sel = NULL;
+        char why[512];
+        int k = selector ? labelsel_parse_text(selector, &sel, why, sizeof why) : 0;
+        labelsel_free(sel);
+        if (k == -ENOMEM)
+                return ctl_fail("out of memory");
+        if (k < 0)
+                return ctl_usage_error(cmd, "-l %s: %s", selector, why);
+        struct ctl_query q = { 0 };
+        ctl_query_add(&q, "selector", selector);
+        _cleanup_free_ char *path = NULL;
+        if (q.overflow)
+                return ctl_usage_error(cmd, "the selector is too long");
+        if (asprintf(&path, MUSTER_PATH_CLUSTERS "%s", q.buf) < 0) {
+                path = NULL;
+                return ctl_fail("out of memory");
+        }
+        _cleanup_json_ json_object *rows = NULL;
+        if (ctl_get_list(c, path, true, &rows, NULL) < 0)
+                return CTL_EXIT_FAIL;
+        return ctl_print_rows(c, rows, cols, sizeof cols / sizeof *cols, cluster_row);
 }
 
 static const struct ctl_kind cluster_kind = {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "customcols.h"
 #include "fdio.h"
 #include "jsonpath.h"
 
@@ -164,7 +165,13 @@ static const struct ctl_cmd commands[] = {
           "  --min-disk SIZE        An eligible disk of at least SIZE\n"
           "  --hostname SUBSTR      Hostname contains SUBSTR\n"
           "  --limit N              At most N hosts (a page of N with --all)\n"
-          "  --all                  Every page, not only the first\n",
+          "  --all                  Every page, not only the first\n"
+          "  -w, --watch            After the list, poll and print a host's row again\n"
+          "                         each time its status or stage changes, it comes\n"
+          "                         or it goes (status gone), until interrupted (exit\n"
+          "                         0) or --timeout\n"
+          "  --interval SECONDS     How often --watch asks (default 2)\n"
+          "  --timeout T            Stop watching after T (90, 90s, 10m; default: never)\n",
           ctl_host_list },
         { "host", "show", "HOST", "Show a host: status, validations, hardware", HOST_OPTS, ctl_host_show },
         { "host", "bind", "HOST --cluster C", "Bind a known unbound host to a cluster",
@@ -248,7 +255,12 @@ static const struct ctl_cmd commands[] = {
           "clusters by their labels: a change reconciles their releases at once.\n"
           "Prints the cluster's labels (-o json: the cluster).\n",
           ctl_cluster_label },
-        { "cluster", "list", "", "List clusters", "", ctl_cluster_list },
+        { "cluster", "list", "[-l SELECTOR]", "List clusters, or those whose labels match",
+          "  -l, --selector SEL     Only clusters whose labels match SEL, in kubectl's\n"
+          "                         words: env=prod, tier!=web, tier in (a,b),\n"
+          "                         tier notin (c), gpu, !old; requirements joined\n"
+          "                         by ',' must all hold (musterd filters)\n",
+          ctl_cluster_list },
         { "cluster", "show", "CLUSTER", "Show a cluster and its validations", "",
           ctl_cluster_show },
         { "cluster", "delete", "CLUSTER", "Delete a cluster (no hosts may be bound)", "", ctl_cluster_delete },
@@ -302,6 +314,20 @@ static const struct ctl_cmd commands[] = {
           "the end (back to insufficient or ready: the failing hosts are told), on\n"
           "--timeout or when interrupted.\n",
           ctl_cluster_watch },
+        { "wait", "", "host|cluster NAME --for FIELD=VALUE [--timeout T]",
+          "Wait until a host's or a cluster's field has a value",
+          "  --for FIELD=VALUE      The condition: FIELD a path into the object as -o\n"
+          "                         json shows it (.status, status, .progress.stage,\n"
+          "                         {.applied_revision}; kubectl's jsonpath={.f}=V\n"
+          "                         too), VALUE what it must read (numbers and\n"
+          "                         booleans as JSON writes them)\n"
+          "  --timeout T            Give up after T (30, 30s, 10m, 2h; default 30s)\n"
+          "  --interval T           Ask every T seconds (default 1; 500ms is fine)\n"
+          "\nNAME is an id, a unique prefix of one, or a name (a host's hostname, or\n"
+          "INFRA_ENV/HOST). Prints KIND/ID condition met and exits 0 once it holds;\n"
+          "exits 1 on --timeout, naming the value last seen, 3 when NAME is not\n"
+          "found and 4 when musterd cannot be reached.\n",
+          ctl_wait },
         { "release", "import", "DIR [--strict]", "Import a release directory",
           "  --strict               Refuse a release whose manifests name capabilities\n"
           "                         release.yaml does not declare (else a warning)\n"
@@ -555,9 +581,12 @@ static const char global_help[] =
         "                         ($MUSTER_CA; default: musterd's own CA beside the\n"
         "                         token file, DIR/tls/ca.pem, when it is there)\n"
         "  -o, --output FORMAT    table (default, fits 80 columns), wide, json,\n"
-        "                         name (KIND/ID a line) or jsonpath=TEMPLATE\n"
-        "                         (kubectl's: {.id}, {.a[0].b}, {range .[*]}{.id}\n"
-        "                         {\"\\n\"}{end})\n"
+        "                         yaml (the JSON as YAML), name (KIND/ID a line),\n"
+        "                         jsonpath=TEMPLATE (kubectl's: {.id}, {.a[0].b},\n"
+        "                         {range .[*]}{.id}{\"\\n\"}{end}) or\n"
+        "                         custom-columns=HEADER:FIELD[,HEADER:FIELD...]\n"
+        "                         (kubectl's: ID:.id,CPUS:.inventory.cpu.count,\n"
+        "                         DISK:.disks[0].name; <none> where missing)\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
 
 const char *ctl_global_help(void) {
@@ -699,7 +728,16 @@ bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         return *rc == 0;
 }
 
-/* -o FORMAT: 0, or -EINVAL with why in err (a jsonpath template's fault). */
+/* The custom-columns of the last -o custom-columns=, for ctl_print_json;
+ * freed at exit. */
+static struct customcols output_cols;
+
+static void free_output_cols(void) {
+        customcols_free(&output_cols);
+}
+
+/* -o FORMAT: 0, or -EINVAL with why in err (a jsonpath template's or a
+ * custom-columns spec's fault). */
 static int set_output(struct ctl *c, const char *s, char *err, size_t errlen) {
         enum ctl_json_form form = CTL_JSON_AS_IS;
         err[0] = '\0';
@@ -715,11 +753,26 @@ static int set_output(struct ctl *c, const char *s, char *err, size_t errlen) {
                 if (jsonpath_check(s + 9, err, errlen) < 0)
                         return -EINVAL;
                 c->output = CTL_OUT_JSON, form = CTL_JSON_PATH;
+        } else if (strcmp(s, "yaml") == 0)
+                c->output = CTL_OUT_JSON, form = CTL_JSON_YAML;
+        else if (strncmp(s, "custom-columns=", 15) == 0) {
+                struct customcols cols;
+                int r = customcols_parse(s + 15, &cols, err, errlen);
+                if (r == -ENOMEM)
+                        snprintf(err, errlen, "out of memory");
+                if (r < 0)
+                        return -EINVAL;
+                static bool registered;
+                if (!registered)
+                        registered = atexit(free_output_cols) == 0;
+                customcols_free(&output_cols);
+                output_cols = cols;
+                c->output = CTL_OUT_JSON, form = CTL_JSON_COLUMNS;
         } else
                 return -EINVAL;
         /* Every command that prints JSON prints it through ctl_print_json,
          * which gives it the form asked for. */
-        ctl_json_form_set(form, form == CTL_JSON_PATH ? s + 9 : NULL);
+        ctl_json_form_set(form, form == CTL_JSON_PATH ? s + 9 : NULL, &output_cols);
         c->fmt.wide = c->output == CTL_OUT_WIDE;
         c->fmt.width = c->output == CTL_OUT_TABLE ? CTL_TABLE_WIDTH : 0;
         return 0;
@@ -741,10 +794,26 @@ static int set_server(struct ctl *c, const char *url) {
         return 0;
 }
 
+/* getopt's short options: -h, -o, and the letters a command's table gives
+ * as an option's value ({"selector", required_argument, NULL, 'l'}). */
+static void short_options(const struct ctl_cmd *cmd, const struct option *opts, char *buf, size_t n) {
+        size_t k = (size_t) snprintf(buf, n, "%s", cmd ? ":ho:" : "+:ho:");
+        for (const struct option *o = opts; o->name && k + 3 < n; o++)
+                if (o->val > 0 && o->val < 128 && o->val != 'h' && o->val != 'o' &&
+                    ((o->val >= 'a' && o->val <= 'z') || (o->val >= 'A' && o->val <= 'Z'))) {
+                        buf[k++] = (char) o->val;
+                        if (o->has_arg == required_argument)
+                                buf[k++] = ':';
+                        buf[k] = '\0';
+                }
+}
+
 int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts) {
+        char shorts[64];
+        short_options(cmd, opts, shorts, sizeof shorts);
         for (;;) {
                 opterr = 0;
-                int o = getopt_long(argc, argv, cmd ? ":ho:" : "+:ho:", opts, NULL);
+                int o = getopt_long(argc, argv, shorts, opts, NULL);
                 switch (o) {
                 case -1:
                         return CTL_OPT_END;
@@ -762,8 +831,8 @@ int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
                                 if (why[0])
                                         ctl_usage_error(cmd, "-o %s: %s", optarg, why);
                                 else
-                                        ctl_usage_error(cmd, "-o takes table, wide, json, name or jsonpath=TEMPLATE, "
-                                                             "not \"%s\"",
+                                        ctl_usage_error(cmd, "-o takes table, wide, json, yaml, name, "
+                                                             "jsonpath=TEMPLATE or custom-columns=SPEC, not \"%s\"",
                                                         optarg);
                                 return CTL_OPT_BAD;
                         }

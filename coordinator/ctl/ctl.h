@@ -32,11 +32,14 @@ enum ctl_exit {
 };
 
 enum ctl_output { CTL_OUT_TABLE, CTL_OUT_WIDE, CTL_OUT_JSON };
-/* What ctl_print_json prints of the JSON (-o json, -o name, -o jsonpath=). */
-enum ctl_json_form { CTL_JSON_AS_IS, CTL_JSON_NAME, CTL_JSON_PATH };
-/* Set by -o (tpl: the jsonpath template, kept by pointer) and by the
- * command run (its resource, the KIND of -o name for records without one). */
-void ctl_json_form_set(enum ctl_json_form form, const char *tpl);
+/* What ctl_print_json prints of the JSON (-o json, -o name, -o jsonpath=,
+ * -o yaml, -o custom-columns=). */
+enum ctl_json_form { CTL_JSON_AS_IS, CTL_JSON_NAME, CTL_JSON_PATH, CTL_JSON_YAML, CTL_JSON_COLUMNS };
+/* Set by -o (tpl: the jsonpath template, kept by pointer; cols: the parsed
+ * custom-columns, kept by pointer) and by the command run (its resource,
+ * the KIND of -o name for records without one). */
+struct customcols;
+void ctl_json_form_set(enum ctl_json_form form, const char *tpl, const struct customcols *cols);
 void ctl_json_resource_set(const char *resource);
 
 struct ctl {
@@ -109,7 +112,8 @@ enum { CTL_OPT_END = -1, CTL_OPT_HELP = -2, CTL_OPT_BAD = -3 };
  * reset optind to 0 before the first call). Global options are applied here;
  * --help prints the command's help (CTL_OPT_HELP); a usage error is printed
  * (CTL_OPT_BAD). Positional arguments are left in argv[optind..]. -o is
- * the output format, unless c->o_is_local: then it is returned as 'o'. */
+ * the output format, unless c->o_is_local: then it is returned as 'o'. An
+ * option of opts whose val is a letter is also that short option (-l). */
 int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, const struct option *opts);
 /* Print "musterctl: MESSAGE" and the hint to the command's --help; returns
  * CTL_EXIT_USAGE. */
@@ -350,6 +354,7 @@ int ctl_operand_apply(struct ctl *c, const struct ctl_cmd *cmd, int argc, char *
 int ctl_operand_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_operand_delete(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_cluster_watch(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
+int ctl_wait(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_import(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);
 int ctl_release_show(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv);

@@ -14,6 +14,8 @@
 #include "protocol.h"
 #include "table.h"
 
+#define WATCH_MAX_TIMEOUT (7 * 24 * 3600.0)
+
 static const char *hostname_of(json_object *h) {
         return ctl_jstr(h, "hostname") ?: ctl_jstr(h, "requested_hostname") ?: ctl_jstr(h, "inventory.hostname");
 }
@@ -40,6 +42,9 @@ struct host_filters {
         char cpu[24], mem[24], disk[24], limit[24];   /* "" when not given */
         char statuses[1024];                          /* what status points to */
         bool unbound, all;
+        bool watch;                                   /* -w: then poll every interval until timeout */
+        double interval, timeout;                     /* timeout 0: until a signal */
+        const char *interval_arg, *timeout_arg;       /* as given, for the usage error */
 };
 
 /* A --status value added to the ones before: a list, and repeatable, so
@@ -65,7 +70,7 @@ static int add_status(const struct ctl_cmd *cmd, struct host_filters *f, const c
 static bool parse_filters(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv, struct host_filters *f,
                           int *rc) {
         enum { O_STATUS = CTL_OPT_FIRST_LOCAL, O_CLUSTER, O_IE, O_UNBOUND, O_CPU, O_MEM, O_DISK, O_HOSTNAME, O_LIMIT,
-               O_ALL };
+               O_ALL, O_INTERVAL, O_TIMEOUT };
         static const struct option opts[] = {
                 { "status", required_argument, NULL, O_STATUS },
                 { "cluster", required_argument, NULL, O_CLUSTER },
@@ -77,6 +82,9 @@ static bool parse_filters(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                 { "hostname", required_argument, NULL, O_HOSTNAME },
                 { "limit", required_argument, NULL, O_LIMIT },
                 { "all", no_argument, NULL, O_ALL },
+                { "watch", no_argument, NULL, 'w' },
+                { "interval", required_argument, NULL, O_INTERVAL },
+                { "timeout", required_argument, NULL, O_TIMEOUT },
                 CTL_GLOBAL_OPTIONS,
                 {},
         };
@@ -118,6 +126,20 @@ static bool parse_filters(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                         snprintf(f->limit, sizeof f->limit, "%ld", n);
                         break;
                 case O_ALL: f->all = true; break;
+                case 'w': f->watch = true; break;
+                case O_INTERVAL:
+                        if (ctl_opt_interval(cmd, optarg, &f->interval))
+                                return false;
+                        f->interval_arg = optarg;
+                        break;
+                case O_TIMEOUT:
+                        if (ctl_parse_duration(optarg, WATCH_MAX_TIMEOUT, &f->timeout) < 0) {
+                                *rc = ctl_usage_error(cmd, "--timeout needs a duration (90, 90s, 10m, 2h; at most a "
+                                                      "week), not \"%s\"", optarg);
+                                return false;
+                        }
+                        f->timeout_arg = optarg;
+                        break;
                 default: return false;
                 }
         }
@@ -125,6 +147,10 @@ static bool parse_filters(struct ctl *c, const struct ctl_cmd *cmd, int argc, ch
                 return false;
         if (f->unbound && f->cluster) {
                 *rc = ctl_usage_error(cmd, "--unbound and --cluster exclude each other");
+                return false;
+        }
+        if (!f->watch && (f->interval_arg || f->timeout_arg)) {
+                *rc = ctl_usage_error(cmd, "--interval and --timeout go with --watch");
                 return false;
         }
         return true;
@@ -155,6 +181,142 @@ static int filters_path(struct ctl *c, const struct ctl_cmd *cmd, const struct h
                 return ctl_fail("out of memory");
         }
         return 0;
+}
+
+/* ---- host list --watch ---------------------------------------------------- */
+
+static double mono_now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* What a watch compares of a host: its status and install stage. */
+static char *watch_key(json_object *h) {
+        char *k;
+        if (asprintf(&k, "%s\x1f%s", ctl_jstr(h, "status") ?: "", ctl_jstr(h, "progress.stage") ?: "") < 0)
+                return NULL;
+        return k;
+}
+
+/* The hosts' keys by id, for the next poll's comparison. */
+static json_object *watch_keys(json_object *rows) {
+        json_object *m = json_object_new_object();
+        for (size_t i = 0; m && i < ctl_jlen(rows); i++) {
+                json_object *h = json_object_array_get_idx(rows, i);
+                _cleanup_free_ char *k = watch_key(h);
+                if (!k || !ctl_jstr(h, "id")) {
+                        json_object_put(m);
+                        return NULL;
+                }
+                json_object_object_add(m, ctl_jstr(h, "id"), json_object_new_string(k));
+        }
+        return m;
+}
+
+/* The rows of `changed` without a header (table forms), or each host as
+ * -o asks (JSON forms). */
+static int print_changed(struct ctl *c, json_object *changed, const struct ctl_col *cols, size_t ncols) {
+        if (c->output == CTL_OUT_JSON) {
+                for (size_t i = 0; i < ctl_jlen(changed); i++)
+                        if (ctl_print_json(json_object_array_get_idx(changed, i)))
+                                return CTL_EXIT_FAIL;
+                return fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_FAIL;
+        }
+        struct ctl_table t;
+        int r = 0;
+        ctl_table_init(&t, cols, ncols);
+        for (size_t i = 0; i < ctl_jlen(changed) && r == 0; i++)
+                r = host_row(&t, json_object_array_get_idx(changed, i));
+        _cleanup_free_ char *text = r == 0 ? ctl_table_render(&t, &c->fmt) : NULL;
+        ctl_table_free(&t);
+        if (!text)
+                return ctl_fail("out of memory");
+        const char *body = strchr(text, '\n');
+        fputs(body ? body + 1 : "", stdout);
+        return fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_FAIL;
+}
+
+/* The hosts of `rows` that are new or changed since `keys`, and the ones of
+ * `last` that are gone (their status shown as "gone"). */
+static json_object *watch_changes(json_object *keys, json_object *last, json_object *rows) {
+        json_object *changed = json_object_new_array(), *seen = json_object_new_object();
+        if (!changed || !seen)
+                goto oom;
+        for (size_t i = 0; i < ctl_jlen(rows); i++) {
+                json_object *h = json_object_array_get_idx(rows, i), *was;
+                const char *id = ctl_jstr(h, "id");
+                _cleanup_free_ char *k = watch_key(h);
+                if (!k || !id)
+                        goto oom;
+                json_object_object_add(seen, id, NULL);
+                if (!json_object_object_get_ex(keys, id, &was) || strcmp(json_object_get_string(was), k) != 0)
+                        json_object_array_add(changed, json_object_get(h));
+        }
+        for (size_t i = 0; i < ctl_jlen(last); i++) {
+                json_object *h = json_object_array_get_idx(last, i), *gone;
+                const char *id = ctl_jstr(h, "id");
+                if (!id || json_object_object_get_ex(seen, id, NULL))
+                        continue;
+                if (json_object_deep_copy(h, &gone, NULL) < 0)
+                        goto oom;
+                json_object_object_add(gone, "status", json_object_new_string("gone"));
+                json_object_array_add(changed, gone);
+        }
+        json_object_put(seen);
+        return changed;
+oom:
+        json_object_put(changed);
+        json_object_put(seen);
+        return NULL;
+}
+
+/* The list, then a row each time a host's status or stage changes, or it
+ * comes or goes, until f->timeout or a signal: exit 0 either way. */
+static int watch_hosts(struct ctl *c, const struct host_filters *f, const char *path, json_object *rows,
+                       const struct ctl_col *cols, size_t ncols) {
+        _cleanup_json_ json_object *last = json_object_get(rows);
+        _cleanup_json_ json_object *keys = watch_keys(rows);
+        double interval = f->interval > 0 ? f->interval : 2;
+        double deadline = f->timeout > 0 ? mono_now() + f->timeout : 0;
+        bool unreachable = false;
+        if (!keys)
+                return ctl_fail("out of memory");
+        fflush(stdout);
+        ctl_catch_stop(NULL, NULL);
+        c->quiet_unreachable = true;
+        for (;;) {
+                double left = deadline > 0 ? deadline - mono_now() : interval;
+                if (left <= 0)
+                        return CTL_EXIT_OK;
+                ctl_nap(left < interval ? left : interval);
+                if (ctl_stop || (deadline > 0 && deadline - mono_now() <= 0))
+                        return CTL_EXIT_OK;
+                _cleanup_json_ json_object *now_rows = NULL;
+                /* Quiet while musterd cannot be reached: a watch rides out its restart. */
+                int k = ctl_get_list(c, path, f->all, &now_rows, NULL);
+                if (k == -EINTR || ctl_stop)
+                        return CTL_EXIT_OK;
+                if (k == -EIO || k == -ETIMEDOUT) {
+                        ctl_still_trying(c, &unreachable);
+                        continue;
+                }
+                if (k < 0)
+                        return CTL_EXIT_FAIL;
+                unreachable = false;
+                _cleanup_json_ json_object *changed = watch_changes(keys, last, now_rows);
+                json_object *next = watch_keys(now_rows);
+                if (!changed || !next) {
+                        json_object_put(next);
+                        return ctl_fail("out of memory");
+                }
+                if (ctl_jlen(changed) && print_changed(c, changed, cols, ncols))
+                        return CTL_EXIT_FAIL;
+                json_object_put(keys);
+                keys = next;
+                json_object_put(last);
+                last = json_object_get(now_rows);
+        }
 }
 
 int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv) {
@@ -188,6 +350,8 @@ int ctl_host_list(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
         rc = ctl_print_rows(c, rows, cols, sizeof cols / sizeof *cols, host_row);
         if (more && c->output != CTL_OUT_JSON)
                 fputs("musterctl: there are more hosts; --all lists every page\n", stderr);
+        if (rc == CTL_EXIT_OK && f.watch)
+                rc = watch_hosts(c, &f, path, rows, cols, sizeof cols / sizeof *cols);
         return rc;
 }
 

@@ -9,16 +9,20 @@
 
 #include "cleanup.h"
 #include "ctl.h"
+#include "customcols.h"
 #include "growbuf.h"
 #include "jsonpath.h"
+#include "jsonyaml.h"
 #include "model.h"
 
 static enum ctl_json_form json_form;
 static const char *json_tpl, *json_resource = "";
+static const struct customcols *json_cols;
 
-void ctl_json_form_set(enum ctl_json_form form, const char *tpl) {
+void ctl_json_form_set(enum ctl_json_form form, const char *tpl, const struct customcols *cols) {
         json_form = form;
         json_tpl = tpl;
+        json_cols = cols;
 }
 
 void ctl_json_resource_set(const char *resource) {
@@ -61,6 +65,19 @@ int ctl_print_json(json_object *o) {
                         fwrite(out.data, 1, out.len, stdout);
                 free(out.data);
                 return r == 0 ? CTL_EXIT_OK : ctl_fail("-o jsonpath: %s", err);
+        }
+        /* The same document in other words (DECISIONS.md D10). */
+        if (json_form == CTL_JSON_YAML || json_form == CTL_JSON_COLUMNS) {
+                struct growbuf out = { 0 };
+                int r = json_form == CTL_JSON_YAML ? jsonyaml_emit(o, &out) : customcols_render(json_cols, o, &out);
+                if (r == 0 && out.len)
+                        fwrite(out.data, 1, out.len, stdout);
+                free(out.data);
+                if (r == -E2BIG)
+                        return ctl_fail("-o %s: the output is too large", json_form == CTL_JSON_YAML ? "yaml"
+                                                                                                   : "custom-columns");
+                return r == 0 ? CTL_EXIT_OK : ctl_fail("-o %s: out of memory", json_form == CTL_JSON_YAML ? "yaml"
+                                                                                                          : "custom-columns");
         }
         const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                                   JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -312,8 +312,34 @@ int svc_cluster_get(struct svc *sv, const char *id, struct cluster *c) {
         return store_cluster_get(sv->store, id, c);
 }
 
-int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, struct cluster_list *out) {
-        return store_cluster_list(sv->store, owner, pg, out);
+static bool cluster_selected(const struct labelsel *sel, const struct cluster *c) {
+        const char *keys[MODEL_MAX_LABELS], *values[MODEL_MAX_LABELS];
+        size_t n = c->n_labels < MODEL_MAX_LABELS ? c->n_labels : MODEL_MAX_LABELS;
+        for (size_t i = 0; i < n; i++) {
+                keys[i] = c->labels[i].key;
+                values[i] = c->labels[i].value;
+        }
+        return labelsel_matches(sel, keys, values, n);
+}
+
+/* The selector filters the store's page (DECISIONS.md D10). */
+int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, const struct labelsel *sel,
+                     struct cluster_list *out) {
+        int r = store_cluster_list(sv->store, owner, pg, out);
+        if (r < 0 || !sel)
+                return r;
+        size_t kept = 0;
+        for (size_t i = 0; i < out->n; i++) {
+                if (!cluster_selected(sel, &out->v[i])) {
+                        cluster_free(&out->v[i]);
+                        continue;
+                }
+                if (kept != i)
+                        out->v[kept] = out->v[i];
+                kept++;
+        }
+        out->n = kept;
+        return 0;
 }
 
 int svc_cluster_create(struct svc *sv, struct cluster *c, const char *by, struct cluster *out, char *err,

@@ -6,14 +6,19 @@
 #pragma once
 #include <stddef.h>
 
+#include "labelsel.h"
 #include "model.h"
 #include "svc/svc.h"
 
 /* The cluster `id` as stored (c always freeable). -ENOENT, store errors. */
 int svc_cluster_get(struct svc *sv, const char *id, struct cluster *c);
 
-/* A page of the clusters of `owner` (NULL: everyone's). Store errors. */
-int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, struct cluster_list *out);
+/* A page of the clusters of `owner` (NULL: everyone's) that `sel` selects
+ * by their labels (NULL: all of them). The selector is applied to the
+ * store's page, so a page may hold fewer clusters than its limit, or none,
+ * while next_after says that more follow. Store errors. */
+int svc_cluster_list(struct svc *sv, const char *owner, const struct list_page *pg, const struct labelsel *sel,
+                     struct cluster_list *out);
 
 /* Create cluster c (as parsed; owned by `by`): its members checked, its
  * architecture made canonical, its capabilities status computed when its

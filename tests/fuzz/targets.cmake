@@ -7,6 +7,7 @@ set(MUSTER_FUZZ_TARGETS
   fuzz_bootcfg
   fuzz_catalog
   fuzz_config
+  fuzz_customcols
   fuzz_dates
   fuzz_grubenv
   fuzz_hostnames
@@ -19,6 +20,7 @@ set(MUSTER_FUZZ_TARGETS
   fuzz_jsonwalk
   fuzz_jwt
   fuzz_labelsel
+  fuzz_labelsel_text
   fuzz_manifest
   fuzz_model
   fuzz_mustache
@@ -35,6 +37,7 @@ set(MUSTER_FUZZ_TARGETS
   fuzz_staticnet
   fuzz_stepfacts
   fuzz_unowned
+  fuzz_waitfor
 )
 # fuzz_pgtext: the PostgreSQL driver's rewrites, in builds that have it.
 if(NOT MUSTER_WITH_POSTGRES)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yaml.h>
 
 #include "testutil.h"
 
@@ -934,8 +935,298 @@ Test(musterctl, output_name_and_jsonpath) {
         free(out);
         free(err);
         cr_assert_eq(CTL(&out, &err, "infraenv", "list", "-o", "yamlish"), 2);
-        cr_assert(strstr(err, "name or jsonpath=TEMPLATE"), "%s", err);
+        cr_assert(strstr(err, "yaml, name, jsonpath=TEMPLATE or custom-columns=SPEC"), "%s", err);
         free(out);
         free(err);
         json_object_put(o);
+}
+
+/* ---- issue 34: -o yaml, -o custom-columns, -l, --watch, wait ----------------------- */
+
+/* YAML as libyaml reads it, as JSON: plain scalars by the core schema. */
+static json_object *yaml_node(yaml_parser_t *p, yaml_event_t *ev) {
+        if (ev->type == YAML_SCALAR_EVENT) {
+                const char *s = (const char *) ev->data.scalar.value;
+                if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+                        return json_object_new_string_len(s, (int) ev->data.scalar.length);
+                if (strcmp(s, "null") == 0 || !*s)
+                        return NULL;
+                if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)
+                        return json_object_new_boolean(*s == 't');
+                char *end;
+                long long i = strtoll(s, &end, 10);
+                if (!*end && strspn(s, "-0123456789") == strlen(s))
+                        return json_object_new_int64(i);
+                if (strspn(s, "-+.0123456789eE") == strlen(s))
+                        return json_object_new_double(strtod(s, NULL));
+                return json_object_new_string(s);
+        }
+        bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+        cr_assert(seq || ev->type == YAML_MAPPING_START_EVENT, "event %d", ev->type);
+        json_object *o = seq ? json_object_new_array() : json_object_new_object();
+        for (;;) {
+                yaml_event_t e, v;
+                cr_assert(yaml_parser_parse(p, &e), "libyaml reads it");
+                if (e.type == YAML_SEQUENCE_END_EVENT || e.type == YAML_MAPPING_END_EVENT) {
+                        yaml_event_delete(&e);
+                        return o;
+                }
+                if (seq)
+                        json_object_array_add(o, yaml_node(p, &e));
+                else {
+                        cr_assert_eq(e.type, YAML_SCALAR_EVENT);
+                        cr_assert(yaml_parser_parse(p, &v));
+                        json_object_object_add(o, (const char *) e.data.scalar.value, yaml_node(p, &v));
+                        yaml_event_delete(&v);
+                }
+                yaml_event_delete(&e);
+        }
+}
+
+static json_object *yaml_to_json(const char *text) {
+        yaml_parser_t p;
+        yaml_event_t ev;
+        cr_assert(yaml_parser_initialize(&p));
+        yaml_parser_set_input_string(&p, (const unsigned char *) text, strlen(text));
+        for (int i = 0; i < 2; i++) { /* stream and document start */
+                cr_assert(yaml_parser_parse(&p, &ev));
+                yaml_event_delete(&ev);
+        }
+        cr_assert(yaml_parser_parse(&p, &ev), "%s", text);
+        json_object *o = yaml_node(&p, &ev);
+        yaml_event_delete(&ev);
+        yaml_parser_delete(&p);
+        return o;
+}
+
+/* `args` with -o json and with -o yaml print the same document. */
+static void same_as_yaml(const char *const *args) {
+        const char *j[16] = { "-o", "json" }, *y[16] = { "-o", "yaml" };
+        size_t n = 0;
+        for (; args[n]; n++) {
+                j[n + 2] = args[n];
+                y[n + 2] = args[n];
+        }
+        char *jo = NULL, *yo = NULL;
+        cr_assert_eq(tu_ctl(&jo, NULL, md.base, md.admin_token_path, j), 0);
+        cr_assert_eq(tu_ctl(&yo, NULL, md.base, md.admin_token_path, y), 0);
+        json_object *a = parse(jo), *b = yaml_to_json(yo);
+        cr_assert(json_object_equal(a, b), "-o yaml:\n%s\nis not -o json:\n%s", yo, jo);
+        json_object_put(a);
+        json_object_put(b);
+        free(jo);
+        free(yo);
+}
+
+static char *make_cluster(const char *name, const char *label) {
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, NULL, "-o", "jsonpath={.id}", "cluster", "create", name, "--label", label), 0);
+        return out;
+}
+
+Test(musterctl, output_forms_on_hosts_and_clusters) {
+        char *ie, *tok, *out, *err, want[512];
+        make_ie("forms", &ie, &tok);
+        agent_boot(ie, tok, Q35, "qemu-q35", "q35-node-01");
+        char *prod = make_cluster("prod-a", "env=prod");
+        /* -o yaml: read back, the JSON. */
+        same_as_yaml((const char *const[]) { "host", "list", NULL });
+        same_as_yaml((const char *const[]) { "cluster", "list", NULL });
+        same_as_yaml((const char *const[]) { "host", "show", "q35-node-01", NULL });
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "-o", "yaml"), 0);
+        cr_assert(strncmp(out, "- ", 2) == 0 && strstr(out, "status: known-unbound\n"), "%s", out);
+        free(out);
+        /* -o name and -o jsonpath. */
+        cr_assert_eq(CTL(&out, NULL, "host", "list", "-o", "name"), 0);
+        snprintf(want, sizeof want, "host/%s\n", Q35);
+        cr_assert_str_eq(out, want);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "show", "q35-node-01", "-o", "jsonpath={.status}"), 0);
+        cr_assert_str_eq(out, "known-unbound");
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list", "-o", "name"), 0);
+        snprintf(want, sizeof want, "cluster/%s\n", prod);
+        cr_assert_str_eq(out, want);
+        free(out);
+        /* -o custom-columns: kubectl's table, <none> where a value is missing. */
+        cr_assert_eq(CTL(&out, &err, "host", "list", "-o",
+                         "custom-columns=ID:.id,STATUS:status,CPUS:.inventory.cpu.count,NIC:.inventory.interfaces[0].name,"
+                         "NOPE:.nope"),
+                     0, "%s", err);
+        free(err);
+        cr_assert(strncmp(out, "ID ", 3) == 0 && strstr(out, "   STATUS ") && strstr(out, "   NOPE\n"), "%s", out);
+        cr_assert(strstr(out, Q35) && strstr(out, "known-unbound") && strstr(out, "<none>\n"), "%s", out);
+        cr_assert_eq(rows(out), 1, "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "host", "show", "q35-node-01", "-o", "custom-columns=NAME:.requested_hostname,"
+                                                                         "HOST:.inventory.hostname,CPUS:.inventory.cpu.count"),
+                     0);
+        cr_assert(strstr(out, "q35-node-01") && rows(out) == 1, "one object, one row: %s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list", "-o", "custom-columns=NAME:.name,ENV:.labels.env"), 0);
+        cr_assert_str_eq(out, "NAME     ENV\nprod-a   prod\n");
+        free(out);
+        /* A bad spec is a usage error at option time, before any request. */
+        cr_assert_eq(CTL(&out, &err, "host", "list", "-o", "custom-columns=ID"), 2);
+        cr_assert(strstr(err, "column 1 (\"ID\") is not HEADER:EXPR") && !*out, "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "-o", "custom-columns=X:.a..b", "host", "list"), 2);
+        cr_assert(strstr(err, "recursive descent"), "%s", err);
+        free(out);
+        free(err);
+        free(prod);
+        free(ie);
+        free(tok);
+}
+
+Test(musterctl, cluster_list_by_selector) {
+        char *out, *err, want[256];
+        char *prod = make_cluster("prod-a", "env=prod"), *dev = make_cluster("dev-a", "env=dev");
+        cr_assert_eq(CTL(&out, &err, "cluster", "list", "-l", "env=prod", "-o", "name"), 0, "%s", err);
+        free(err);
+        snprintf(want, sizeof want, "cluster/%s\n", prod);
+        cr_assert_str_eq(out, want, "only the matching cluster");
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list", "--selector", "env notin (prod)"), 0);
+        cr_assert(rows(out) == 1 && strstr(out, "dev-a") && !strstr(out, "prod-a"), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list", "-lenv", "-o", "name"), 0);
+        cr_assert(strstr(out, prod) && strstr(out, dev), "%s", out);
+        free(out);
+        cr_assert_eq(CTL(&out, NULL, "cluster", "list", "-l", "team=x", "-o", "json"), 0);
+        json_object *none = parse(out);
+        cr_assert_eq(json_object_array_length(none), 0, "%s", out);
+        json_object_put(none);
+        free(out);
+        /* Refused in words: by musterctl (2), and by musterd at the door (400). */
+        cr_assert_eq(CTL(&out, &err, "cluster", "list", "-l", "env in (prod"), 2);
+        cr_assert(strstr(err, "',' or ')'"), "%s", err);
+        free(out);
+        free(err);
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters?selector=env%%3E3"), md.admin_token, NULL, &o), 400);
+        cr_assert(strstr(tu_jstr(o, "reason") ?: "", "selector: the operators < and > are not supported"), "%s",
+                  json_object_to_json_string(o));
+        json_object_put(o);
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/clusters?selector=env%%3Ddev"), md.admin_token, NULL, &o), 200);
+        cr_assert_eq(json_object_array_length(o), 1);
+        json_object_put(o);
+        free(prod);
+        free(dev);
+}
+
+Test(musterctl, wait_for_a_field) {
+        char *out, *err, want[256];
+        char *prod = make_cluster("prod-a", "env=prod");
+        cr_assert_eq(CTL(&out, NULL, "cluster", "show", "prod-a", "-o", "jsonpath={.status}"), 0);
+        char *status = out;
+        cr_assert(*status, "a status");
+        char cond[128];
+        snprintf(cond, sizeof cond, "status=%s", status);
+        cr_assert_eq(CTL(&out, &err, "wait", "cluster", "prod-a", "--for", cond), 0, "%s", err);
+        snprintf(want, sizeof want, "cluster/%s condition met\n", prod);
+        cr_assert_str_eq(out, want);
+        free(out);
+        free(err);
+        snprintf(cond, sizeof cond, "jsonpath={.status}=%s", status);
+        cr_assert_eq(CTL(&out, NULL, "wait", "cluster", prod, "--for", cond, "--timeout", "5s"), 0);
+        free(out);
+        /* A value never reached: exit 1 after --timeout, naming what was seen. */
+        cr_assert_eq(CTL(&out, &err, "wait", "cluster", "prod-a", "--for", ".status=installed", "--timeout", "1s",
+                         "--interval", "200ms"),
+                     1);
+        snprintf(want, sizeof want, ".status is \"%s\", not \"installed\"", status);
+        cr_assert(strstr(err, "timed out after 1s") && strstr(err, want), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "wait", "cluster", "prod-a", "--for", ".nope=x", "--timeout", "1s"), 1);
+        cr_assert(strstr(err, "it has no .nope"), "%s", err);
+        free(out);
+        free(err);
+        /* Not found: 3. Bad usage: 2. */
+        cr_assert_eq(CTL(&out, &err, "wait", "host", "nosuch", "--for", "status=known"), 3);
+        cr_assert(strstr(err, "no host matches \"nosuch\""), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "wait", "cluster", "prod-a"), 2);
+        cr_assert(strstr(err, "--for FIELD=VALUE"), "%s", err);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "wait", "infraenv", "x", "--for", "a=b"), 2);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "wait", "cluster", "prod-a", "--for", "status"), 2);
+        cr_assert(strstr(err, "FIELD=VALUE"), "%s", err);
+        free(out);
+        free(err);
+        /* Unreachable: 4. */
+        const char *args[] = { "wait", "cluster", prod, "--for", "status=x", "--timeout", "1s", NULL };
+        cr_assert_eq(tu_ctl(&out, &err, "https://127.0.0.1:1", md.admin_token_path, args), 4, "%s", err);
+        free(out);
+        free(err);
+        free(status);
+        free(prod);
+}
+
+Test(musterctl, wait_for_a_host) {
+        char *ie, *tok, *out, *err, want[256];
+        make_ie("waits", &ie, &tok);
+        agent_boot(ie, tok, Q35, "qemu-q35", "q35-node-01");
+        cr_assert_eq(CTL(&out, &err, "wait", "host", "q35-node-01", "--for", ".status=known-unbound"), 0, "%s", err);
+        snprintf(want, sizeof want, "host/%s condition met\n", Q35);
+        cr_assert_str_eq(out, want);
+        free(out);
+        free(err);
+        free(ie);
+        free(tok);
+}
+
+Test(musterctl, host_list_watch_ends_at_its_timeout) {
+        char *ie, *tok, *out, *err;
+        make_ie("watched", &ie, &tok);
+        agent_boot(ie, tok, Q35, "qemu-q35", "q35-node-01");
+        cr_assert_eq(CTL(&out, &err, "host", "list", "--watch", "--timeout", "2", "--interval", "500ms"), 0, "%s",
+                     err);
+        cr_assert(strncmp(out, "ID ", 3) == 0 && strstr(out, "6d757374 ") && strstr(out, "known-unbound"), "%s", out);
+        cr_assert_eq(rows(out), 1, "nothing changed, nothing more: %s", out);
+        free(out);
+        free(err);
+        cr_assert_eq(CTL(&out, &err, "host", "list", "--timeout", "2"), 2);
+        cr_assert(strstr(err, "go with --watch"), "%s", err);
+        free(out);
+        free(err);
+        free(ie);
+        free(tok);
+}
+
+/* A host that goes while watched is printed again, as gone; SIGINT ends
+ * the watch with 0. */
+Test(musterctl, host_list_watch_prints_changes_until_interrupted) {
+        char *ie, *tok, *buf = NULL;
+        size_t len = 0;
+        int fd;
+        make_ie("watched", &ie, &tok);
+        agent_boot(ie, tok, Q35, "qemu-q35", "q35-node-01");
+        const char *args[] = { "host", "list", "-w", "--interval", "200ms", NULL };
+        pid_t pid = tu_ctl_spawn(md.base, md.admin_token_path, args, &fd);
+        bool seen = tu_read_until(fd, &buf, &len, "known-unbound", 10000);
+        if (!seen)
+                kill(pid, SIGKILL);
+        cr_assert(seen, "the list first: %s", buf ? buf : "");
+        char *out = NULL;
+        cr_assert_eq(CTL(&out, NULL, "host", "delete", "q35-node-01"), 0);
+        free(out);
+        seen = tu_read_until(fd, &buf, &len, "gone", 10000);
+        if (!seen)
+                kill(pid, SIGKILL);
+        cr_assert(seen, "the host that went: %s", buf ? buf : "");
+        int status = tu_kill_wait(pid, SIGINT);
+        close(fd);
+        cr_assert_eq(status, 0, "exits 0 on SIGINT (status %d)", status);
+        cr_assert_eq(strncmp(buf, "ID ", 3), 0, "%s", buf);
+        cr_assert_null(strstr(buf + 1, "ID "), "one header: %s", buf);
+        free(buf);
+        free(ie);
+        free(tok);
 }

@@ -408,7 +408,13 @@ static int run(char **err, const char *first, ...) {
 Test(ctl_args, usage_errors_exit_2_with_a_hint) {
         REFUSED("bogus");
         REFUSED("host", "frobnicate");
-        REFUSED("-o", "yaml", "host", "list");
+        REFUSED("-o", "yml", "host", "list");
+        REFUSED("-o", "custom-columns=ID", "host", "list");
+        REFUSED("cluster", "list", "-l", "env in (a");
+        REFUSED("wait", "cluster", "c1");
+        REFUSED("wait", "cluster", "c1", "--for", "status");
+        REFUSED("wait", "cluster", "c1", "--for", "status=x", "--timeout", "soon");
+        REFUSED("host", "list", "--interval", "1");
         REFUSED("host", "list", "-o", "xml");
         REFUSED("--server", "ftp://example.com", "host", "list");
         REFUSED("--server", "http://", "host", "list");

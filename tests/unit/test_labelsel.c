@@ -377,3 +377,75 @@ Test(labelsel, op_names) {
         cr_expect_str_eq(labelsel_op_to_string(LABELSEL_EXISTS), "Exists");
         cr_expect_str_eq(labelsel_op_to_string(LABELSEL_DOES_NOT_EXIST), "DoesNotExist");
 }
+
+/* ---- kubectl's text form (-l, ?selector=) ---------------------------------------- */
+
+static bool text_selects(const char *text, const char *const *k, const char *const *v, size_t n) {
+        struct labelsel *s = NULL;
+        char err[256] = "";
+        cr_assert_eq(labelsel_parse_text(text, &s, err, sizeof err), 0, "%s: %s", text, err);
+        bool m = labelsel_matches(s, k, v, n);
+        labelsel_free(s);
+        return m;
+}
+
+Test(labelsel, text_form_selects_as_kubectl) {
+        /* {env=prod, tier=web} */
+        static const char *const k[] = {"env", "tier"}, *const v[] = {"prod", "web"};
+        static const struct { const char *text; bool want; } cases[] = {
+                {"", true},
+                {"env=prod", true},
+                {"env==prod", true},
+                {"env = prod , tier=web", true},
+                {"env=dev", false},
+                {"env!=dev", true},
+                {"gpu!=yes", true}, /* absent: != holds, as in Kubernetes */
+                {"env in (dev, prod)", true},
+                {"env in (dev)", false},
+                {"env notin (dev,qa)", true},
+                {"env notin (prod)", false},
+                {"tier", true},
+                {"gpu", false},
+                {"!gpu", true},
+                {"! tier", false},
+                {"env=prod,env=dev", false}, /* every requirement holds */
+                {"env=prod,gpu", false},
+                {"env=prod,!gpu,tier in (web)", true},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+                cr_assert_eq(text_selects(cases[i].text, k, v, 2), cases[i].want, "%s", cases[i].text);
+        static const char *const ek[] = {"env"}, *const ev[] = {""};
+        cr_assert(text_selects("env=", ek, ev, 1), "an empty value");
+        cr_assert_not(text_selects("env=", k, v, 2));
+}
+
+Test(labelsel, text_form_refusals_say_where) {
+        static const struct { const char *text, *why; } bad[] = {
+                {"env=prod,", "a requirement is wanted after ','"},
+                {",env", "a label key is wanted"},
+                {"env prod", "=, ==, !=, in or notin is wanted"},
+                {"env=prod tier", "',' is wanted between requirements"},
+                {"env in prod", "'(' is wanted"},
+                {"env in (a b)", "',' or ')'"},
+                {"env in (a", "',' or ')'"},
+                {"env>3", "< and > are not supported"},
+                {"-bad=x", "label key"},
+                {"env=bad value", "',' is wanted"},
+                {"env=-x", "label value"},
+                {"env=(x)", "',' is wanted"},
+                {"env in ()", "at least one value"},
+                {"!", "a label key is wanted"},
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                struct labelsel *s = NULL;
+                char err[512] = "";
+                int r = labelsel_parse_text(bad[i].text, &s, err, sizeof err);
+                cr_assert_eq(r, -EINVAL, "%s: %d", bad[i].text, r);
+                cr_assert_null(s);
+                cr_assert(strstr(err, bad[i].why), "%s: %s", bad[i].text, err);
+        }
+        char *big = repeat('a', LABELSEL_MAX_TEXT + 1);
+        struct labelsel *s = NULL;
+        cr_assert_eq(labelsel_parse_text(big, &s, NULL, 0), -E2BIG);
+        free(big);
+}

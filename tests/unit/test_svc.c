@@ -17,7 +17,9 @@
 #include "svc/install.h" /* not the agent's install.h */
 #include "store/store.h"
 #include "storeutil.h"
+#include "labelsel.h"
 #include "svc/agents.h"
+#include "svc/clusters.h"
 #include "svc/infra_envs.h"
 #include "svc/svc.h"
 #include "svc/tokens.h"
@@ -365,4 +367,52 @@ Test(svc, audit_events_outlive_the_others) {
         cr_expect_eq(l.n, 0);
         event_list_free(&l);
         free(ie);
+}
+
+/* GET /clusters?selector= (issue 34): the service keeps the clusters whose
+ * labels the selector selects, the owner's scope still applied. */
+static char *labelled_cluster(const char *owner, const char *name, const char *env) {
+        char *id = tu_store_cluster(st, owner, name);
+        struct cluster c;
+        cr_assert_eq(store_cluster_get(st, id, &c), 0);
+        if (env)
+                cr_assert_eq(cluster_label_set(&c, "env", env), 0);
+        cr_assert_eq(cluster_label_set(&c, "tier", "web"), 0);
+        cr_assert_eq(store_cluster_update(st, &c, CL_F_LABELS), 0);
+        cluster_free(&c);
+        return id;
+}
+
+static size_t selected(const char *owner, const char *text, const char *want_name) {
+        struct labelsel *sel = NULL;
+        char err[256];
+        if (text)
+                cr_assert_eq(labelsel_parse_text(text, &sel, err, sizeof err), 0, "%s", err);
+        struct cluster_list l = { 0 };
+        cr_assert_eq(svc_cluster_list(&sv, owner, NULL, sel, &l), 0);
+        size_t n = l.n;
+        if (want_name)
+                cr_assert(n == 1 && strcmp(l.v[0].name, want_name) == 0, "%s: %zu clusters, first %s", text, n,
+                          n ? l.v[0].name : "-");
+        cluster_list_free(&l);
+        labelsel_free(sel);
+        return n;
+}
+
+Test(svc, cluster_lists_filter_by_selector) {
+        char *a = labelled_cluster("admin", "prod-1", "prod"), *b = labelled_cluster("admin", "dev-1", "dev"),
+             *c = labelled_cluster("carol", "prod-2", "prod"), *d = labelled_cluster("admin", "bare", NULL);
+        cr_assert_eq(selected(NULL, NULL, NULL), 4, "no selector: every cluster");
+        cr_assert_eq(selected(NULL, "", NULL), 4, "the empty selector selects everything");
+        cr_assert_eq(selected(NULL, "env=prod", NULL), 2);
+        cr_assert_eq(selected("admin", "env=prod", "prod-1"), 1, "the owner's scope holds");
+        cr_assert_eq(selected("admin", "env!=prod", NULL), 2, "dev-1, and bare without env");
+        cr_assert_eq(selected("admin", "!env", "bare"), 1);
+        cr_assert_eq(selected(NULL, "env in (dev),tier=web", "dev-1"), 1);
+        cr_assert_eq(selected(NULL, "env=prod,env=dev", NULL), 0);
+        cr_assert_eq(selected("carol", "env notin (prod)", NULL), 0);
+        free(a);
+        free(b);
+        free(c);
+        free(d);
 }
