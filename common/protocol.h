@@ -16,7 +16,8 @@
  *   operands and operator uninstall with cleanup (the payload's deletions);
  *   PXE and iPXE files; an infra-env's static_network; logs-gather (gather
  *   logs, a host's logs) and reclaim; GET /clusters?selector= (a label
- *   selector in kubectl's words). */
+ *   selector in kubectl's words); the OpenAPI document (openapi.json,
+ *   openapi.yaml). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -72,6 +73,8 @@
 #define MUSTER_PATH_ADDON_RELEASES "/addon-releases" /* ?proxy=&cluster= */
 #define MUSTER_PATH_TOKENS "/tokens"
 #define MUSTER_PATH_TOKEN(t) MUSTER_PATH_ITEM(MUSTER_PATH_TOKENS, t)
+#define MUSTER_PATH_OPENAPI_JSON "/openapi.json" /* the API described (no token) */
+#define MUSTER_PATH_OPENAPI_YAML "/openapi.yaml"
 /* Actions: a suffix to the path of an infra-env, a host, a cluster or a
  * token (POST). */
 #define MUSTER_ACTION_ROTATE_TOKEN "/actions/rotate-token" /* infra-env, host */

@@ -22,6 +22,9 @@ struct api {
         int (*metrics)(void *ctx, struct growbuf *out, size_t max);
         void *metrics_ctx;
         bool insecure_http; /* serving plain HTTP (--insecure-http): /readyz says so */
+        /* The OpenAPI document as read at start and as JSON (NULL: none;
+         * the daemon's, for as long as the server runs). */
+        const char *openapi_yaml, *openapi_json;
 };
 
 /* The route table, and the hook the HTTP layer runs before a handler:
@@ -180,6 +183,9 @@ void api_catalog_delete(void *app, struct http_request *req, struct http_respons
 void api_healthz(void *app, struct http_request *req, struct http_response *resp);
 void api_readyz(void *app, struct http_request *req, struct http_response *resp);
 void api_version(void *app, struct http_request *req, struct http_response *resp);
+/* The OpenAPI document (openapi.c): as JSON, as YAML; 404 when none was read. */
+void api_openapi_json(void *app, struct http_request *req, struct http_response *resp);
+void api_openapi_yaml(void *app, struct http_request *req, struct http_response *resp);
 void api_metrics(void *app, struct http_request *req, struct http_response *resp);
 
 /* Infra-envs (infra_envs.c) and their discovery ISO (iso.c). */

@@ -78,6 +78,8 @@ const struct http_route api_routes[] = {
         { "GET", MUSTER_PATH_READYZ, api_readyz, ROUTE_PUBLIC, "readyz" },
         { "GET", MUSTER_PATH_METRICS, api_metrics, ROUTE_TOKEN_OPTIONAL, "metrics" },
         { "GET", API MUSTER_PATH_VERSION, api_version, ROUTE_PUBLIC, "version" },
+        { "GET", API MUSTER_PATH_OPENAPI_JSON, api_openapi_json, ROUTE_PUBLIC, "openapi_json" },
+        { "GET", API MUSTER_PATH_OPENAPI_YAML, api_openapi_yaml, ROUTE_PUBLIC, "openapi_yaml" },
         { "POST", API MUSTER_PATH_INFRA_ENVS, api_infra_env_create, ROUTE_BODY, "infra_env_create" },
         { "GET", API MUSTER_PATH_INFRA_ENVS, api_infra_env_list, 0, "infra_env_list" },
         { "GET", API MUSTER_PATH_INFRA_ENV(ID), api_infra_env_get, 0, "infra_env_get" },

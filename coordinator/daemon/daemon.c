@@ -22,6 +22,7 @@
 #include "log.h"
 #include "daemon/musterd.h"
 #include "store/store.h"
+#include "yamljson.h"
 
 static int musterd_tls_refresh(struct musterd *d);
 
@@ -348,6 +349,45 @@ static int state_dir_private(const char *dir) {
         return 0;
 }
 
+/* The document is larger than any the API will need; a bound all the same. */
+#define OPENAPI_MAX_BYTES (4u << 20)
+
+/* [server] openapi_file and its JSON, made once here for every answer. Not
+ * fatal: without it musterd serves all else, and the two routes say 404. */
+static void load_openapi(struct musterd *d, const char *path) {
+        char err[256];
+        size_t len = 0;
+        int r;
+        if (!*path)
+                return;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) /* not installed: a build tree's musterd */
+                log_info("musterd", "No OpenAPI document at %s: GET %s and %s answer 404", path,
+                         MUSTER_API_PREFIX MUSTER_PATH_OPENAPI_JSON, MUSTER_API_PREFIX MUSTER_PATH_OPENAPI_YAML);
+        if (fd < 0) {
+                if (errno != ENOENT)
+                        log_warning_errno(errno, "musterd", "Cannot read the OpenAPI document %s (not served): %m",
+                                          path);
+                return;
+        }
+        if ((r = fd_read_all(fd, 0, OPENAPI_MAX_BYTES, &d->openapi_yaml, &len)) < 0) {
+                log_warning_errno(r, "musterd", "Cannot read the OpenAPI document %s (not served): %m", path);
+                return;
+        }
+        json_object *doc = NULL;
+        if ((r = yamljson_parse(d->openapi_yaml, len, &doc, err, sizeof err)) < 0 ||
+            !(d->openapi_json = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+                                                                               JSON_C_TO_STRING_NOSLASHESCAPE)))) {
+                if (r < 0)
+                        log_warning("musterd", "The OpenAPI document %s is not served: %s", path, err);
+                else
+                        log_warning("musterd", "The OpenAPI document %s is not served: out of memory", path);
+                free(d->openapi_yaml);
+                d->openapi_yaml = NULL;
+        }
+        json_object_put(doc);
+}
+
 int musterd_start(struct musterd *d, const struct muster_config *cfg) {
         char path[PATH_MAX];
         int r;
@@ -388,6 +428,9 @@ int musterd_start(struct musterd *d, const struct muster_config *cfg) {
                 return r;
         d->api = (struct api) { .svc = &d->svc, .metrics = daemon_metrics, .metrics_ctx = d,
                                 .insecure_http = cfg->insecure_http };
+        load_openapi(d, cfg->openapi_file);
+        d->api.openapi_yaml = d->openapi_yaml;
+        d->api.openapi_json = d->openapi_json;
         struct http_server_config hc = {
                 .listen = cfg->listen, .threads = (unsigned) cfg->threads, .max_body_bytes = (size_t) cfg->max_body_bytes,
                 .max_large_body_bytes = (size_t) cfg->max_release_bytes,
@@ -427,6 +470,8 @@ void musterd_stop(struct musterd *d) {
         store_close(d->store);
         crypto_key_free(d->key);
         daemon_tls_free(&d->tls);
+        free(d->openapi_yaml);
+        free(d->openapi_json);
         pthread_mutex_destroy(&d->tls_lock);
         pthread_cond_destroy(&d->wake);
         pthread_mutex_destroy(&d->lock);

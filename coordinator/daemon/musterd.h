@@ -27,6 +27,7 @@ struct musterd {
         _Atomic uint64_t events[_EVENT_SEVERITY_MAX]; /* the event sink's count, by severity */
         int64_t started_at;              /* seconds since the epoch (process_start_time_seconds) */
         bool svc_ready;
+        char *openapi_yaml, *openapi_json; /* [server] openapi_file, read at start (api's); NULL: none */
         pthread_t monitor;
         bool monitor_running;
         pthread_mutex_t lock;

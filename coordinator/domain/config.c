@@ -115,6 +115,7 @@ static const struct key_def keys[] = {
         { SEC_SERVER, "tls_names", KT_NAMES, F(tls_names), 0, 0 },
         { SEC_SERVER, "tls_priorities", KT_TLS_PRIORITIES, F(tls_priorities), 0, 0 },
         { SEC_SERVER, "insecure_http", KT_BOOL, F(insecure_http), 0, 0 },
+        { SEC_SERVER, "openapi_file", KT_ABS_PATH_OR_EMPTY, F(openapi_file), 0, 0 },
         { SEC_SERVER, "state_dir", KT_ABS_PATH, F(state_dir), 0, 0 },
         { SEC_SERVER, "store", KT_STORE, F(store), 0, 0 },
         { SEC_SERVER, "max_body_bytes", KT_SIZE, F(max_body_bytes), KIB, GIB },
@@ -182,6 +183,7 @@ void config_defaults(struct muster_config *cfg) {
         memset(cfg, 0, sizeof *cfg);
         snprintf(cfg->listen, sizeof cfg->listen, "0.0.0.0:8090");
         snprintf(cfg->state_dir, sizeof cfg->state_dir, "/var/lib/muster");
+        snprintf(cfg->openapi_file, sizeof cfg->openapi_file, "%s", MUSTER_OPENAPI_FILE);
         cfg->store[0] = '\0';
         cfg->max_body_bytes = 4 * MIB;
         cfg->max_inventory_bytes = 2 * MIB;

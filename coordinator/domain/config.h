@@ -42,6 +42,10 @@ struct muster_config {
          * "" = HTTP_TLS_PRIORITIES_DEFAULT, Mozilla's "intermediate". */
         char tls_priorities[1024];
         bool insecure_http;
+        /* The OpenAPI document GET /api/v2/openapi.{json,yaml} answer (read at
+         * start); default MUSTER_OPENAPI_FILE, where `cmake --install` puts it;
+         * "" = none served. */
+        char openapi_file[CONFIG_PATH_MAX];
         char store[CONFIG_PATH_MAX];      /* "" = SQLite at <state_dir>/muster.db;
                                            * "sqlite:PATH", "/PATH", "postgres://…" */
         int64_t max_body_bytes;

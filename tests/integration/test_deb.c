@@ -153,6 +153,7 @@ static const struct { const char *path; mode_t mode; } files[] = {
         { "usr/share/man/man8/musterd.8.gz", 0644 },
         { "usr/share/muster/muster-discovery.iso", 0644 },
         { "usr/share/muster/muster-discovery.iso.json", 0644 },
+        { "usr/share/muster/openapi.yaml", 0644 },
         { "usr/share/zsh/vendor-completions/_musterctl", 0644 },
 };
 #define N_FILES (sizeof files / sizeof *files)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "testutil.h"
+#include "yamljson.h"
 
 static struct tu_musterd md;
 static char *dir;
@@ -370,6 +371,46 @@ Test(musterd, version_without_a_token) {
         cr_assert_eq(tu_runf(&out, NULL, "%s --version", getenv("MUSTERD")), 0);
         cr_assert_str_eq(out, want);
         free(out);
+}
+
+/* The API described (openapi/muster.yaml, issue 35): served without a
+ * token as YAML and as JSON, the same document; 404 from a musterd that
+ * has none (the suite's, whose default path is the installed one). */
+static size_t n_paths(json_object *doc) {
+        json_object *paths = NULL;
+        cr_assert(json_object_object_get_ex(doc, "paths", &paths) && json_object_is_type(paths, json_type_object));
+        return (size_t) json_object_object_length(paths);
+}
+
+Test(musterd, openapi_document_without_a_token) {
+        struct tu_musterd m = { 0 };
+        char *d = tu_mkdtemp();
+        cr_assert_eq(tu_musterd_start_in(&m, d, "[server]\nopenapi_file = " MUSTER_SOURCE_DIR "/openapi/muster.yaml\n"),
+                     0);
+        char u[1024], *yaml = NULL;
+        json_object *json = NULL, *from_yaml = NULL, *v = NULL;
+        snprintf(u, sizeof u, "%s/api/v2/openapi.json", m.base);
+        cr_assert_eq(tu_http_json("GET", u, NULL, NULL, &json), 200, "no token needed");
+        snprintf(u, sizeof u, "%s/api/v2/openapi.yaml", m.base);
+        cr_assert_eq(tu_http("GET", u, NULL, NULL, 0, &yaml), 200, "no token needed");
+        char err[256];
+        cr_assert_eq(yamljson_parse(yaml, strlen(yaml), &from_yaml, err, sizeof err), 0, "%s", err);
+        cr_assert_gt(n_paths(json), 40);
+        cr_assert_eq(n_paths(json), n_paths(from_yaml), "the JSON and the YAML describe as many paths");
+        cr_assert(json_object_equal(json, from_yaml), "the JSON is the YAML's document");
+        cr_assert(json_object_object_get_ex(json, "openapi", &v));
+        cr_assert_str_eq(json_object_get_string(v), "3.1.0");
+        json_object_put(json);
+        json_object_put(from_yaml);
+        free(yaml);
+        tu_musterd_free(&m);
+        tu_rm_rf(d);
+        free(d);
+
+        json_object *o = NULL;
+        cr_assert_eq(tu_http_json("GET", url("/api/v2/openapi.json"), NULL, NULL, &o), 404);
+        cr_assert(strstr(tu_jstr(o, "reason"), "openapi_file"), "%s", tu_jstr(o, "reason"));
+        json_object_put(o);
 }
 
 Test(musterd, check_config_says_the_bad_line) {

@@ -132,6 +132,8 @@ Test(routes, every_client_path_reaches_its_route_and_every_route_is_reached) {
         expect("GET", PATH(MUSTER_OS_IMAGE_PATH_FMT, VER), "release_os_image", VER, NULL);
         expect("GET", API MUSTER_PATH_SIGNING_KEY, "signing_key", NULL, NULL);
         expect("GET", API MUSTER_PATH_VERSION, "version", NULL, NULL); /* musterctl's version.c */
+        expect("GET", API MUSTER_PATH_OPENAPI_JSON, "openapi_json", NULL, NULL); /* the API described */
+        expect("GET", API MUSTER_PATH_OPENAPI_YAML, "openapi_yaml", NULL, NULL);
         expect("GET", PATH(API MUSTER_PATH_EVENTS S, ""), "events_list", NULL, NULL);
         /* Catalogs: musterctl (catalog.c), by id or (GET) by name. */
         expect("POST", API MUSTER_PATH_CATALOGS, "catalog_add", NULL, NULL);
