@@ -1404,6 +1404,7 @@ void tu_ctl_clean_env(void) {
         unsetenv("MUSTER_TOKEN");
         unsetenv("MUSTER_TOKEN_FILE");
         unsetenv("MUSTER_SERVER");
+        unsetenv("COLUMNS");
 }
 
 const char *tu_ctl_path(void) {

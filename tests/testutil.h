@@ -340,8 +340,9 @@ void tu_e2e_down(struct tu_fabric *f, struct tu_musterd *m, int *pids, int n, in
 
 /* ---- musterctl ---------------------------------------------------------------- */
 
-/* No MUSTER_TOKEN, MUSTER_TOKEN_FILE nor MUSTER_SERVER in the environment:
- * only what each musterctl call passes counts. */
+/* No MUSTER_TOKEN, MUSTER_TOKEN_FILE, MUSTER_SERVER nor COLUMNS in the
+ * environment: only what each musterctl call passes counts, and its tables
+ * on a pipe have no width. */
 void tu_ctl_clean_env(void);
 /* The built musterctl ($MUSTERCTL); the test fails if it is not set. */
 const char *tu_ctl_path(void);
