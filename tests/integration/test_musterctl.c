@@ -1064,6 +1064,13 @@ Test(musterctl, completion_from_the_command_table) {
         char *got = bash_completes(script, "musterctl --server https://x host s");
         cr_assert(has_line(got, "show") && has_line(got, "set") && !has_line(got, "list"), "%s", got);
         free(got);
+        /* --no-headers is a global option: before the command and after it. */
+        got = bash_completes(script, "musterctl --no-h");
+        cr_assert(has_line(got, "--no-headers"), "%s", got);
+        free(got);
+        got = bash_completes(script, "musterctl host list --no-h");
+        cr_assert(has_line(got, "--no-headers"), "%s", got);
+        free(got);
         got = bash_completes(script, "musterctl completion \"\"");
         cr_assert(has_line(got, "bash") && has_line(got, "zsh") && has_line(got, "fish"), "%s", got);
         free(got);
@@ -1074,10 +1081,12 @@ Test(musterctl, completion_from_the_command_table) {
         cr_assert_eq(tu_write_file(dir, "completion.fish", out), 0);
         free(out);
         cr_assert_eq(tu_sh(&out, &err, "fish -c 'source %s/completion.fish; complete -C \"musterctl host l\"; "
-                                       "complete -C \"musterctl host list --min-m\"'",
+                                       "complete -C \"musterctl host list --min-m\"; "
+                                       "complete -C \"musterctl host list --no-h\"'",
                            dir),
                      0, "%s", err);
         cr_assert(strstr(out, "list\tList hosts") && strstr(out, "logs\t") && has_line(out, "--min-memory"), "%s", out);
+        cr_assert(strstr(out, "--no-headers"), "fish offers the global --no-headers: %s", out);
         free(out);
         free(err);
         /* zsh: loaded through bashcompinit, musterctl is completed. */
