@@ -1551,6 +1551,18 @@ void tu_assert_fits(const char *s, const char *token) {
         }
 }
 
+void tu_ctl_assert_fits(const char *server, const char *token_file, const char *const *args) {
+        char *out = NULL, *err = NULL;
+        setenv("COLUMNS", "80", 1);
+        int st = tu_ctl(&out, &err, server, token_file, args);
+        unsetenv("COLUMNS");
+        cr_assert_eq(st, 0, "musterctl %s %s with COLUMNS=80: exit %d\n%s%s", args[0], args[1] ? args[1] : "", st, out,
+                     err ? err : "");
+        tu_assert_fits(out, NULL);
+        free(out);
+        free(err);
+}
+
 /* ---- an SNTP server for real agents ------------------------------------- */
 
 /* A test server (sntpd, dnsd) started and waited for: it writes "ready"
