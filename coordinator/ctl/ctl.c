@@ -882,9 +882,9 @@ static bool is_help(const char *s) {
         return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 || strcmp(s, "help") == 0;
 }
 
-/* The width of what is printed, decided here once: $COLUMNS when it is set
- * and valid, else the terminal's on stdout, else none (piped: whole cells
- * for scripts), as kubectl and lsblk do. */
+/* The width of what is printed, decided here once (DECISIONS.md D10):
+ * $COLUMNS when it is set and valid, else the terminal's on stdout, else
+ * none (piped: whole cells for scripts), as kubectl and lsblk do. */
 static unsigned output_width(void) {
         struct winsize ws = { 0 };
         bool tty = isatty(STDOUT_FILENO) == 1;

@@ -331,7 +331,7 @@ static size_t col_floor(const struct ctl_col *c, const struct ctl_fmt *f) {
 
 /* Which columns show: those of the output form, less the highest `drop`
  * ranks until the floors fit the width. The rows play no part, so a list
- * shows the same columns whatever it holds. */
+ * shows the same columns whatever it holds (DECISIONS.md D10). */
 static void pick_columns(const struct ctl_table *t, const struct ctl_fmt *f, bool *vis) {
         unsigned width = fmt_width(f);
         for (size_t i = 0; i < t->ncols; i++)
