@@ -17,6 +17,8 @@
 # completion scripts in them (bash is there already). help2man: the man
 # pages (scripts/make-man). promtool (checks /metrics in the tests) is
 # taken out of the prometheus package's .deb alone: see promtool_from_deb.
+# libsmartcols-dev: util-linux's table library, which prints musterctl's
+# tables (coordinator/ctl/table.c).
 set -euo pipefail
 
 build_pkgs=(
@@ -24,6 +26,7 @@ build_pkgs=(
   libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
   libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev
   libpq-dev postgresql openssl libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
+  libsmartcols-dev
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
   clang libclang-rt-14-dev python3 cpio zlib1g-dev tar gzip grub-common

@@ -1404,6 +1404,7 @@ void tu_ctl_clean_env(void) {
         unsetenv("MUSTER_TOKEN");
         unsetenv("MUSTER_TOKEN_FILE");
         unsetenv("MUSTER_SERVER");
+        unsetenv("COLUMNS");
 }
 
 const char *tu_ctl_path(void) {
@@ -1548,6 +1549,18 @@ void tu_assert_fits(const char *s, const char *token) {
                 if (*p)
                         p++;
         }
+}
+
+void tu_ctl_assert_fits(const char *server, const char *token_file, const char *const *args) {
+        char *out = NULL, *err = NULL;
+        setenv("COLUMNS", "80", 1);
+        int st = tu_ctl(&out, &err, server, token_file, args);
+        unsetenv("COLUMNS");
+        cr_assert_eq(st, 0, "musterctl %s %s with COLUMNS=80: exit %d\n%s%s", args[0], args[1] ? args[1] : "", st, out,
+                     err ? err : "");
+        tu_assert_fits(out, NULL);
+        free(out);
+        free(err);
 }
 
 /* ---- an SNTP server for real agents ------------------------------------- */

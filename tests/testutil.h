@@ -340,8 +340,9 @@ void tu_e2e_down(struct tu_fabric *f, struct tu_musterd *m, int *pids, int n, in
 
 /* ---- musterctl ---------------------------------------------------------------- */
 
-/* No MUSTER_TOKEN, MUSTER_TOKEN_FILE nor MUSTER_SERVER in the environment:
- * only what each musterctl call passes counts. */
+/* No MUSTER_TOKEN, MUSTER_TOKEN_FILE, MUSTER_SERVER nor COLUMNS in the
+ * environment: only what each musterctl call passes counts, and its tables
+ * on a pipe have no width. */
 void tu_ctl_clean_env(void);
 /* The built musterctl ($MUSTERCTL); the test fails if it is not set. */
 const char *tu_ctl_path(void);
@@ -373,6 +374,10 @@ bool tu_read_until(int fd, char **buf, size_t *len, const char *needle, int time
 /* Every line of s fits 80 columns (code points), but a line that is exactly
  * `token` (NULL: none): a token is not cut. The test fails otherwise. */
 void tu_assert_fits(const char *s, const char *token);
+/* musterctl ARGS (as tu_ctl) with COLUMNS=80, as on an 80-column terminal
+ * (piped without it, its tables have no width): it exits 0 and what it
+ * prints fits (tu_assert_fits). The test fails otherwise. */
+void tu_ctl_assert_fits(const char *server, const char *token_file, const char *const *args);
 
 /* Start the suites' SNTP server (tests/tools/muster-test-sntpd, named by
  * MUSTER_TEST_SNTPD) on IPv4 `addr` and a free UDP port, inside network

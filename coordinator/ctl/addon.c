@@ -425,9 +425,9 @@ static int print_proxy(struct ctl *c, json_object *o, bool details) {
         ctl_kv_add(&kv, "ID", ctl_jstr(o, "id"), CTL_KV_ID);
         ctl_kv_add(&kv, "Owner", ctl_jstr(o, "owner"), 0);
         ctl_kv_add(&kv, "Chart", chart_text(o, chart, sizeof chart), 0);
-        ctl_kv_add(&kv, "Repository", ctl_jstr(o, "chart.repository"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Repository", ctl_jstr(o, "chart.repository"), CTL_KV_ID);
         ctl_kv_add(&kv, "Release", release_text(o, rel, sizeof rel), 0);
-        ctl_kv_add(&kv, "Selector", sel ?: "?", CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Selector", sel ?: "?", 0);
         ctl_kv_add(&kv, "Strategy", ctl_jstr(o, "reconcile_strategy"), 0);
         ctl_kv_add(&kv, "Max concurrent", mc < 0 ? NULL : conc, 0);
         ctl_kv_add(&kv, "Max failures", mf < 0 ? NULL : fails, 0);
@@ -440,7 +440,7 @@ static int print_proxy(struct ctl *c, json_object *o, bool details) {
                                     : jbool(o, "can_roll_back") ? "to the previous generation"
                                                                 : "nothing to roll back to",
                    0);
-        ctl_kv_add(&kv, "Clusters", counts, CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Clusters", counts, 0);
         ctl_kv_add(&kv, "Created", ctl_when(ctl_jstr(o, "created_at"), w1, sizeof w1), 0);
         ctl_kv_add(&kv, "Updated", ctl_when(ctl_jstr(o, "updated_at"), w2, sizeof w2), 0);
         int r = ctl_print_kv(c, &kv);
@@ -638,9 +638,8 @@ static int release_row(struct ctl_table *t, json_object *e) {
 }
 
 /* Why each Failed release failed, in full after the table (its MESSAGE
- * column is cut or dropped to fit). */
+ * column is wrapped, or dropped to fit). */
 static void print_failures(struct ctl *c, json_object *rows) {
-        unsigned w = c->fmt.width ? c->fmt.width : CTL_TABLE_WIDTH;
         bool first = true;
         for (size_t i = 0; i < ctl_jlen(rows); i++) {
                 json_object *e = json_object_array_get_idx(rows, i);
@@ -654,7 +653,7 @@ static void print_failures(struct ctl *c, json_object *rows) {
                         continue;
                 }
                 _cleanup_free_ char *clean = ctl_text_sanitize(line);
-                _cleanup_free_ char *text = clean ? ctl_text_wrap(clean, w - 4, 4) : NULL;
+                _cleanup_free_ char *text = clean ? ctl_text_wrap(clean, ctl_fmt_room(&c->fmt, 4), 4) : NULL;
                 printf("%s%s\n", first ? "\n" : "", text ?: clean ?: "?");
                 first = false;
         }
@@ -747,7 +746,7 @@ static int print_rollout(struct ctl *c, json_object *o, bool details) {
         ctl_kv_add(&kv, "Chart", chart_text(o, chart, sizeof chart), 0);
         ctl_kv_add(&kv, "Rollout", jbool(o, "paused") ? "paused" : "running", 0);
         ctl_kv_add(&kv, "Generation", ctl_jstr(o, "generation"), 0);
-        ctl_kv_add(&kv, "Clusters", counts, CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Clusters", counts, 0);
         int r = ctl_print_kv(c, &kv);
         ctl_kv_free(&kv);
         return r ? r : print_conditions(c, o);

@@ -32,14 +32,14 @@ void ctl_capabilities_kv(struct ctl_kv *kv, json_object *cl, bool known) {
                 const char *base = ctl_jstr(spec, "baseline_capability_set");
                 _cleanup_free_ char *add = ctl_join(ctl_jget(spec, "additional_enabled_capabilities"), "none");
                 ctl_kv_add(kv, "Baseline set", base ?: "vCurrent (not set)", 0);
-                ctl_kv_add(kv, "Additional caps", add, CTL_KV_WRAP);
+                ctl_kv_add(kv, "Additional caps", add, 0);
         }
         if (status) {
                 _cleanup_free_ char *en = ctl_join(ctl_jget(status, "enabled_capabilities"), "none");
-                ctl_kv_add(kv, "Enabled caps", en, CTL_KV_WRAP);
+                ctl_kv_add(kv, "Enabled caps", en, 0);
                 if (known) {
                         _cleanup_free_ char *kn = ctl_join(ctl_jget(status, "known_capabilities"), "none");
-                        ctl_kv_add(kv, "Known caps", kn, CTL_KV_WRAP);
+                        ctl_kv_add(kv, "Known caps", kn, 0);
                 }
         }
         json_object *conds = ctl_jget(cl, "conditions");
@@ -52,7 +52,7 @@ void ctl_capabilities_kv(struct ctl_kv *kv, json_object *cl, bool known) {
                              ctl_jstr(e, "reason") ? ")" : "", ctl_jstr(e, "message") ? ": " : "",
                              ctl_jstr(e, "message") ?: "") < 0)
                         line = NULL;
-                ctl_kv_add(kv, "Condition", line, CTL_KV_WRAP);
+                ctl_kv_add(kv, "Condition", line, 0);
         }
 }
 
@@ -88,7 +88,7 @@ void ctl_print_implicit(const struct ctl_fmt *f, json_object *cluster, json_obje
                              names ? names + strspn(names, " ") : "some could not be disabled") < 0)
                         line = NULL;
                 _cleanup_free_ char *clean = line ? ctl_text_sanitize(line) : NULL;
-                _cleanup_free_ char *wrapped = clean ? ctl_text_wrap(clean, f->width, 2) : NULL;
+                _cleanup_free_ char *wrapped = clean ? ctl_text_wrap(clean, ctl_fmt_room(f, 2), 2) : NULL;
                 if (wrapped)
                         puts(wrapped);
         }
@@ -103,7 +103,7 @@ void ctl_print_implicit(const struct ctl_fmt *f, json_object *cluster, json_obje
                              ctl_jstr(cluster, "capabilities.spec.baseline_capability_set") ?: "vCurrent") < 0)
                         line = NULL;
                 _cleanup_free_ char *clean = line ? ctl_text_sanitize(line) : NULL;
-                _cleanup_free_ char *wrapped = clean ? ctl_text_wrap(clean, f->width, 2) : NULL;
+                _cleanup_free_ char *wrapped = clean ? ctl_text_wrap(clean, ctl_fmt_room(f, 2), 2) : NULL;
                 if (wrapped)
                         puts(wrapped);
         }

@@ -250,7 +250,7 @@ static int print_catalog(struct ctl *c, json_object *o) {
         ctl_kv_add(&kv, "Manifests", ctl_jstr(o, "manifest_count"), 0);
         ctl_kv_add(&kv, "Ignored", ctl_jstr(o, "ignored_count"), 0);
         ctl_kv_add(&kv, "Files", files, 0);
-        ctl_kv_add(&kv, "Digest", ctl_jstr(o, "digest"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Digest", ctl_jstr(o, "digest"), CTL_KV_ID);
         ctl_kv_add(&kv, "Added by", ctl_jstr(o, "owner"), 0);
         ctl_kv_add(&kv, "Created", ctl_when(ctl_jstr(o, "created_at"), when, sizeof when), 0);
         int r = ctl_print_kv(c, &kv);

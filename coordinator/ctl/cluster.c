@@ -42,7 +42,7 @@ static int print_cluster(struct ctl *c, json_object *o, bool details) {
         ctl_kv_add(&kv, "Name", ctl_jstr(o, "name"), 0);
         ctl_kv_add(&kv, "Owner", ctl_jstr(o, "owner"), 0);
         ctl_kv_add(&kv, "Status", ctl_jstr(o, "status"), 0);
-        ctl_kv_add(&kv, "Status info", ctl_jstr(o, "status_info"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Status info", ctl_jstr(o, "status_info"), 0);
         ctl_kv_add(&kv, "Release", ctl_jstr(o, "release_version"), 0);
         ctl_kv_add(&kv, "Base domain", ctl_jstr(o, "base_dns_domain"), 0);
         ctl_kv_add(&kv, "Machine network", ctl_jstr(o, "machine_network_cidr"), 0);
@@ -51,7 +51,7 @@ static int print_cluster(struct ctl *c, json_object *o, bool details) {
         ctl_kv_add(&kv, "Availability", ctl_jstr(o, "high_availability_mode"), 0);
         ctl_kv_add(&kv, "Architecture", ctl_jstr(o, "cpu_architecture"), 0);
         ctl_kv_add(&kv, "Pull secret", ps ? (json_object_get_boolean(ps) ? "set" : "not set") : NULL, 0);
-        ctl_kv_add(&kv, "Labels", labels, CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Labels", labels, 0);
         ctl_kv_add(&kv, "Feature set", ctl_jstr(o, "feature_set"), 0);
         ctl_capabilities_kv(&kv, o, false);
         ctl_kv_add(&kv, "Payload revision", ctl_jstr(o, "payload_revision"), 0);

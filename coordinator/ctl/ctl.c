@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -580,13 +581,16 @@ static const char global_help[] =
         "  --ca FILE              CA certificates to trust for an https server\n"
         "                         ($MUSTER_CA; default: musterd's own CA beside the\n"
         "                         token file, DIR/tls/ca.pem, when it is there)\n"
-        "  -o, --output FORMAT    table (default, fits 80 columns), wide, json,\n"
-        "                         yaml (the JSON as YAML), name (KIND/ID a line),\n"
+        "  -o, --output FORMAT    table (default: fits the terminal's width or\n"
+        "                         $COLUMNS, long text wrapped; whole cells, a line\n"
+        "                         a row, when piped), wide, json, yaml (the JSON\n"
+        "                         as YAML), name (KIND/ID a line),\n"
         "                         jsonpath=TEMPLATE (kubectl's: {.id}, {.a[0].b},\n"
         "                         {range .[*]}{.id}{\"\\n\"}{end}) or\n"
         "                         custom-columns=HEADER:FIELD[,HEADER:FIELD...]\n"
         "                         (kubectl's: ID:.id,CPUS:.inventory.cpu.count,\n"
         "                         DISK:.disks[0].name; <none> where missing)\n"
+        "  --no-headers           Tables without their header line\n"
         "  -h, --help             Help; COMMAND --help for a command's options\n";
 
 const char *ctl_global_help(void) {
@@ -701,6 +705,7 @@ bool ctl_out_args(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **arg
                 { "server", required_argument, NULL, CTL_OPT_SERVER },
                 { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },
                 { "ca", required_argument, NULL, CTL_OPT_CA },
+                { "no-headers", no_argument, NULL, CTL_OPT_NO_HEADERS },
                 { "out", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -774,7 +779,6 @@ static int set_output(struct ctl *c, const char *s, char *err, size_t errlen) {
          * which gives it the form asked for. */
         ctl_json_form_set(form, form == CTL_JSON_PATH ? s + 9 : NULL, &output_cols);
         c->fmt.wide = c->output == CTL_OUT_WIDE;
-        c->fmt.width = c->output == CTL_OUT_TABLE ? CTL_TABLE_WIDTH : 0;
         return 0;
 }
 
@@ -848,6 +852,9 @@ int ctl_next_opt(struct ctl *c, const struct ctl_cmd *cmd, int argc, char **argv
                         continue;
                 case CTL_OPT_CA:
                         c->ca = optarg;
+                        continue;
+                case CTL_OPT_NO_HEADERS:
+                        c->fmt.no_header = true;
                         continue;
                 case ':':
                         ctl_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
@@ -946,12 +953,24 @@ static bool is_help(const char *s) {
         return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 || strcmp(s, "help") == 0;
 }
 
-/* The locale's character set, the default output and the server
- * ($MUSTER_SERVER). 0, or CTL_EXIT_USAGE with the error printed. */
+/* The width of what is printed, decided here once (DECISIONS.md D11):
+ * $COLUMNS when it is set and valid, else the terminal's on stdout, else
+ * none (piped: whole cells for scripts), as kubectl and lsblk do. */
+static unsigned output_width(void) {
+        struct winsize ws = { 0 };
+        bool tty = isatty(STDOUT_FILENO) == 1;
+        if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
+                ws.ws_col = 0;
+        return ctl_output_width(getenv("COLUMNS"), tty, ws.ws_col);
+}
+
+/* The locale's character set, the output's width, the default output and
+ * the server ($MUSTER_SERVER). 0, or CTL_EXIT_USAGE with the error printed. */
 static int setup(struct ctl *c) {
         /* Only the character set: "…" where it can be shown, "~" elsewhere. */
         setlocale(LC_CTYPE, "");
         c->fmt.ellipsis = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\xe2\x80\xa6" : "~";
+        c->fmt.width = output_width();
         char unused[8];
         set_output(c, "table", unused, sizeof unused);
         const char *env = getenv("MUSTER_SERVER");

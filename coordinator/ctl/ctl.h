@@ -48,7 +48,8 @@ struct ctl {
         const char *ca;          /* CA bundle for https (--ca), or NULL: ctl_ca() */
         char ca_found[4096];     /* the CA ctl_ca() found, "" */
         enum ctl_output output;
-        struct ctl_fmt fmt;      /* how tables print, from output */
+        struct ctl_fmt fmt;      /* how tables print: the width (setup), from
+                                  * -o and --no-headers */
         char *token;             /* read on the first request */
         void *curl;              /* CURL *, made on the first request */
         char errbuf[256];        /* libcurl's words for a failed transfer */
@@ -96,6 +97,7 @@ enum {
         CTL_OPT_TOKEN_FILE,
         CTL_OPT_CA,
         CTL_OPT_VERSION,
+        CTL_OPT_NO_HEADERS,
         CTL_OPT_FIRST_LOCAL = 1100, /* commands number their options from here */
 };
 #define CTL_GLOBAL_OPTIONS                                                      \
@@ -103,6 +105,7 @@ enum {
         { "token-file", required_argument, NULL, CTL_OPT_TOKEN_FILE },          \
         { "ca", required_argument, NULL, CTL_OPT_CA },                          \
         { "output", required_argument, NULL, 'o' },                             \
+        { "no-headers", no_argument, NULL, CTL_OPT_NO_HEADERS },                \
         { "help", no_argument, NULL, 'h' }
 
 /* What ctl_next_opt returns besides a command's own option codes. */

@@ -409,7 +409,7 @@ static void add_hardware(struct ctl_kv *kv, json_object *inv) {
                 char key[96];
                 snprintf(key, sizeof key, "Disk %s", ctl_jstr(d, "name") ?: "?");
                 disk_line(d, buf, sizeof buf);
-                ctl_kv_add(kv, key, buf, CTL_KV_WRAP);
+                ctl_kv_add(kv, key, buf, 0);
         }
         json_object *nics = ctl_jget(inv, "interfaces");
         for (size_t i = 0; nics && json_object_is_type(nics, json_type_array) && i < json_object_array_length(nics); i++) {
@@ -436,12 +436,12 @@ static int print_host(struct ctl *c, json_object *h, bool details) {
         ctl_kv_add(&kv, "Hostname", hostname_of(h), 0);
         ctl_kv_add(&kv, "Role", ctl_jstr(h, "role"), 0);
         ctl_kv_add(&kv, "Status", ctl_jstr(h, "status"), 0);
-        ctl_kv_add(&kv, "Status info", ctl_jstr(h, "status_info"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Status info", ctl_jstr(h, "status_info"), 0);
         if (ctl_jget(h, "progress")) {
                 snprintf(prog, sizeof prog, "%s %lld%%%s%s", ctl_jstr(h, "progress.stage") ?: "",
                          (long long) ctl_jint(h, "progress.percent", 0), ctl_jstr(h, "progress.info") ? ": " : "",
                          ctl_jstr(h, "progress.info") ?: "");
-                ctl_kv_add(&kv, "Progress", prog, CTL_KV_WRAP);
+                ctl_kv_add(&kv, "Progress", prog, 0);
         }
         ctl_kv_add(&kv, "Installation disk", ctl_jstr(h, "installation_disk_id"), 0);
         ctl_kv_add(&kv, "Installation path", ctl_jstr(h, "installation_disk_path"), 0);

@@ -51,10 +51,10 @@ static int print_infra_env(struct ctl *c, json_object *o, const char *token_out)
         ctl_kv_add(&kv, "Cluster", ctl_jstr(o, "cluster_id"), CTL_KV_ID);
         ctl_kv_add(&kv, "Pull secret", ps ? (json_object_get_boolean(ps) ? "set" : "not set") : NULL, 0);
         ctl_kv_add(&kv, "SSH key", sk ? (json_object_get_boolean(sk) ? "set" : "not set") : NULL, 0);
-        ctl_kv_add(&kv, "NTP sources", ntp, CTL_KV_WRAP);
+        ctl_kv_add(&kv, "NTP sources", ntp, 0);
         ctl_kv_add(&kv, "HTTP proxy", ctl_jstr(o, "proxy.http_proxy"), 0);
         ctl_kv_add(&kv, "HTTPS proxy", ctl_jstr(o, "proxy.https_proxy"), 0);
-        ctl_kv_add(&kv, "No proxy", ctl_jstr(o, "proxy.no_proxy"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "No proxy", ctl_jstr(o, "proxy.no_proxy"), 0);
         json_object *sn = ctl_jget(o, "static_network");
         char hosts[32];
         snprintf(hosts, sizeof hosts, "%zu host%s", sn ? json_object_array_length(sn) : 0,

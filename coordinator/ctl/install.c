@@ -191,12 +191,12 @@ static int print_envelope(struct ctl *c, json_object *env, json_object *payload)
         ctl_kv_add(&kv, "Cluster", ctl_jstr(env, "cluster_id"), CTL_KV_ID);
         ctl_kv_add(&kv, "Revision", ctl_jstr(env, "revision"), 0);
         ctl_kv_add(&kv, "Release", ctl_jstr(payload, "release_version"), 0);
-        ctl_kv_add(&kv, "Digest", ctl_jstr(env, "digest"), CTL_KV_WRAP);
-        ctl_kv_add(&kv, "Signature", ctl_jstr(env, "signature"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Digest", ctl_jstr(env, "digest"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Signature", ctl_jstr(env, "signature"), CTL_KV_ID);
         ctl_kv_add(&kv, "Manifests", count, 0);
-        ctl_kv_add(&kv, "Enabled caps", caps, CTL_KV_WRAP);
-        ctl_kv_add(&kv, "OS image", ctl_jstr(payload, "os_image.url"), CTL_KV_WRAP);
-        ctl_kv_add(&kv, "Image SHA-256", ctl_jstr(payload, "os_image.sha256"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Enabled caps", caps, 0);
+        ctl_kv_add(&kv, "OS image", ctl_jstr(payload, "os_image.url"), CTL_KV_ID);
+        ctl_kv_add(&kv, "Image SHA-256", ctl_jstr(payload, "os_image.sha256"), CTL_KV_ID);
         int64_t bytes = ctl_jint(payload, "os_image.size", -1);
         if (bytes >= 0)
                 ctl_kv_add(&kv, "Image size", ctl_format_size(bytes, size, sizeof size), 0);

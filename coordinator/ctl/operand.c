@@ -45,12 +45,11 @@ static const char *group_version(json_object *o, char *buf, size_t n) {
 /* prefix and s as one text wrapped to the terminal's width, lines after
  * the first indented by `indent`. */
 static void print_wrapped(const struct ctl *c, const char *prefix, const char *s, size_t indent) {
-        unsigned w = c->fmt.width ? c->fmt.width : CTL_TABLE_WIDTH;
         _cleanup_free_ char *joined = NULL;
         if (asprintf(&joined, "%s%s", prefix, s ? s : "") < 0)
                 joined = NULL;
         _cleanup_free_ char *clean = joined ? ctl_text_sanitize(joined) : NULL;
-        _cleanup_free_ char *text = clean ? ctl_text_wrap(clean, w - indent, indent) : NULL;
+        _cleanup_free_ char *text = clean ? ctl_text_wrap(clean, ctl_fmt_room(&c->fmt, indent), indent) : NULL;
         printf("%s\n", text ? text : clean ? clean : "?");
 }
 

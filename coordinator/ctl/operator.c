@@ -87,13 +87,12 @@ static int print_steps(struct ctl *c, json_object *steps) {
  * the first indented by `indent`; after an empty line when `gap`. */
 static void print_wrapped(FILE *f, const struct ctl *c, bool gap, const char *prefix, const char *s,
                           size_t indent) {
-        unsigned w = c->fmt.width ? c->fmt.width : CTL_TABLE_WIDTH;
         size_t lead = strspn(prefix, " "); /* kept: wrapping drops leading blanks */
         _cleanup_free_ char *joined = NULL;
         if (asprintf(&joined, "%s%s", prefix + lead, s ? s : "") < 0)
                 joined = NULL;
         _cleanup_free_ char *clean = joined ? ctl_text_sanitize(joined) : NULL;
-        _cleanup_free_ char *text = clean ? ctl_text_wrap(clean, w - indent, indent) : NULL;
+        _cleanup_free_ char *text = clean ? ctl_text_wrap(clean, ctl_fmt_room(&c->fmt, indent), indent) : NULL;
         fprintf(f, "%s%*s%s\n", gap ? "\n" : "", (int) lead, "", text ? text : clean ? clean : "?");
 }
 

@@ -383,22 +383,22 @@ static int check_version(const struct ctl_cmd *cmd, const char *v) {
 static void add_release_kv(struct ctl_kv *kv, json_object *rel) {
         char size[32], w[64];
         ctl_kv_add(kv, "Version", ctl_jstr(rel, "version"), 0);
-        ctl_kv_add(kv, "OS image", image_of(rel), CTL_KV_WRAP);
-        ctl_kv_add(kv, "Image SHA-256", ctl_jstr(rel, "os_image.sha256"), CTL_KV_WRAP);
+        ctl_kv_add(kv, "OS image", image_of(rel), CTL_KV_ID);
+        ctl_kv_add(kv, "Image SHA-256", ctl_jstr(rel, "os_image.sha256"), CTL_KV_ID);
         if (ctl_jint(rel, "os_image.size", -1) >= 0)
                 ctl_kv_add(kv, "Image size", ctl_format_size(ctl_jint(rel, "os_image.size", -1), size, sizeof size), 0);
         ctl_kv_add(kv, "Root label", ctl_jstr(rel, "os_image.root_label"), 0);
         ctl_kv_add(kv, "Profile", ctl_jstr(rel, "default_profile"), 0);
         ctl_kv_add(kv, "Manifests", ctl_jstr(rel, "manifest_count"), 0);
         _cleanup_free_ char *known = ctl_join(ctl_jget(rel, "known_capabilities"), "none");
-        ctl_kv_add(kv, "Known caps", known, CTL_KV_WRAP);
+        ctl_kv_add(kv, "Known caps", known, 0);
         json_object *sets = ctl_jget(rel, "capability_sets");
         if (sets && json_object_is_type(sets, json_type_object)) {
                 json_object_object_foreach(sets, name, caps) {
                         char key[96];
                         snprintf(key, sizeof key, "Set %s", name);
                         _cleanup_free_ char *list = ctl_join(caps, "(none)");
-                        ctl_kv_add(kv, key, list, CTL_KV_WRAP);
+                        ctl_kv_add(kv, key, list, 0);
                 }
         }
         ctl_kv_add(kv, "Created", ctl_when(ctl_jstr(rel, "created_at"), w, sizeof w), 0);
@@ -529,7 +529,7 @@ static int print_release(struct ctl *c, const struct show_opts *so, json_object 
         struct ctl_kv pk = { 0 };
         ctl_kv_add(&pk, "Profile", ctl_jstr(pre, "profile") ?: so->profile, 0);
         ctl_kv_add(&pk, "Feature set", ctl_jstr(pre, "feature_set") ?: so->fs, 0);
-        ctl_kv_add(&pk, "Enabled caps", enabled, CTL_KV_WRAP);
+        ctl_kv_add(&pk, "Enabled caps", enabled, 0);
         if (r == 0) {
                 puts("\nWhat a cluster gets:");
                 r = ctl_print_kv(c, &pk);

@@ -1,8 +1,11 @@
-/* Tables and key/value blocks fitted into a width, and the units musterctl
- * reads and prints (table.h). Pure: strings in, strings out, so the fitting
- * rules are unit-tested without a server. */
+/* Tables (printed by libsmartcols) and key/value blocks fitted into a
+ * width, and the units musterctl reads and prints (table.h). Pure: strings
+ * in, strings out, so the fitting rules are unit-tested without a server. */
 #include "table.h"
+#include "cleanup.h"
 #include "units.h"
+
+#include <libsmartcols.h>
 
 #include <errno.h>
 #include <math.h>
@@ -11,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#define COL_GAP 2 /* spaces between columns */
 
 /* ---- growable text ------------------------------------------------------ */
 
@@ -242,6 +243,19 @@ char *ctl_text_wrap(const char *s, size_t width, size_t indent) {
 
 /* ---- tables ------------------------------------------------------------ */
 
+/* Tables are printed by libsmartcols. What is ours is the policy: which
+ * columns show at a width (by their `drop` rank and floors, never by the
+ * rows), how wide each one is, and what becomes of a cell wider than its
+ * column: free text is wrapped at spaces into lines that libsmartcols
+ * prints as one multi-line cell (scols_wrapnl_*), a path is cut in the
+ * middle. libsmartcols is told not to fit anything itself: every cell it
+ * gets fits its column. */
+
+#define COL_SEP "  "
+#define COL_GAP 2 /* the width of COL_SEP */
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct libscols_table *, scols_unref_table);
+
 void ctl_table_init(struct ctl_table *t, const struct ctl_col *cols, size_t ncols) {
         memset(t, 0, sizeof *t);
         t->cols = cols;
@@ -278,8 +292,65 @@ void ctl_table_free(struct ctl_table *t) {
         t->nrows = t->cap = 0;
 }
 
+unsigned ctl_output_width(const char *columns, bool is_tty, unsigned tty_cols) {
+        long v;
+        if (columns && ctl_parse_long(columns, 1, CTL_MAX_WIDTH, &v) == 0)
+                return (unsigned) v;
+        if (!is_tty)
+                return 0;
+        return tty_cols ? tty_cols : 80;
+}
+
+/* The width tables and blocks are fitted into; 0: none. -o wide shows
+ * everything in full. */
+static unsigned fmt_width(const struct ctl_fmt *f) {
+        return f->wide ? 0 : f->width;
+}
+
+size_t ctl_fmt_room(const struct ctl_fmt *f, size_t indent) {
+        unsigned w = fmt_width(f);
+        if (!w)
+                return 0;
+        return w > indent + 20 ? w - indent : 20;
+}
+
 static bool col_visible(const struct ctl_col *c, const struct ctl_fmt *f) {
         return !(c->flags & CTL_COL_WIDE) || f->wide;
+}
+
+/* The least a column is given, whatever the rows: its header, its declared
+ * floor and, for an id, its short form. */
+static size_t col_floor(const struct ctl_col *c, const struct ctl_fmt *f) {
+        size_t w = ctl_text_width(c->header);
+        if (c->min > w)
+                w = c->min;
+        if ((c->flags & CTL_COL_ID) && !f->wide && w < CTL_SHORT_ID)
+                w = CTL_SHORT_ID;
+        return w;
+}
+
+/* Which columns show: those of the output form, less the highest `drop`
+ * ranks until the floors fit the width. The rows play no part, so a list
+ * shows the same columns whatever it holds (DECISIONS.md D11). */
+static void pick_columns(const struct ctl_table *t, const struct ctl_fmt *f, bool *vis) {
+        unsigned width = fmt_width(f);
+        for (size_t i = 0; i < t->ncols; i++)
+                vis[i] = col_visible(&t->cols[i], f);
+        while (width) {
+                size_t total = 0, n = 0, victim = t->ncols;
+                for (size_t i = 0; i < t->ncols; i++) {
+                        if (!vis[i])
+                                continue;
+                        total += col_floor(&t->cols[i], f);
+                        n++;
+                        if (t->cols[i].drop && (victim == t->ncols || t->cols[i].drop >= t->cols[victim].drop))
+                                victim = i;
+                }
+                total += n > 1 ? (n - 1) * COL_GAP : 0;
+                if (total <= width || victim == t->ncols)
+                        return;
+                vis[victim] = false;
+        }
 }
 
 /* Width of a cell as shown: ids are cut short unless wide. */
@@ -290,9 +361,9 @@ static size_t cell_width(const struct ctl_col *c, const char *s, const struct ct
         return w;
 }
 
-/* Take `excess` columns from the visible columns matching `mask` (all when
- * 0), always from the one with the most room above its floor: a higher
- * floor keeps more of a column. Returns what is left. */
+/* Take `excess` columns from the columns matching `mask` (all when 0),
+ * always from the one with the most room above its floor. Returns what is
+ * left. */
 static size_t shrink(const struct ctl_table *t, unsigned *w, const unsigned *floor, unsigned mask, size_t excess) {
         while (excess > 0) {
                 size_t best = t->ncols;
@@ -309,19 +380,23 @@ static size_t shrink(const struct ctl_table *t, unsigned *w, const unsigned *flo
 }
 
 void ctl_table_layout(const struct ctl_table *t, const struct ctl_fmt *f, unsigned *widths) {
-        unsigned *nat = calloc(t->ncols ? t->ncols : 1, sizeof *nat);
-        unsigned *floor = calloc(t->ncols ? t->ncols : 1, sizeof *floor);
-        bool *vis = calloc(t->ncols ? t->ncols : 1, sizeof *vis);
-        if (!nat || !floor || !vis) {
-                /* No memory to plan with: show everything at its header width. */
+        size_t n = t->ncols ? t->ncols : 1;
+        _cleanup_free_ bool *vis = calloc(n, sizeof *vis);
+        _cleanup_free_ unsigned *floor = calloc(n, sizeof *floor);
+        if (!vis || !floor) {
+                /* No memory to plan with: every column at its header's width. */
                 for (size_t i = 0; i < t->ncols; i++)
                         widths[i] = col_visible(&t->cols[i], f) ? (unsigned) ctl_text_width(t->cols[i].header) : 0;
-                goto out;
+                return;
         }
+        pick_columns(t, f, vis);
+        size_t total = 0, nvis = 0;
         for (size_t i = 0; i < t->ncols; i++) {
                 const struct ctl_col *c = &t->cols[i];
-                vis[i] = col_visible(c, f);
-                size_t hw = ctl_text_width(c->header), w = hw;
+                widths[i] = floor[i] = 0;
+                if (!vis[i])
+                        continue;
+                size_t w = ctl_text_width(c->header);
                 if (!(c->flags & CTL_COL_FLEX) && c->min > w)
                         w = c->min;
                 for (size_t r = 0; r < t->nrows; r++) {
@@ -329,124 +404,156 @@ void ctl_table_layout(const struct ctl_table *t, const struct ctl_fmt *f, unsign
                         if (cw > w)
                                 w = cw;
                 }
-                nat[i] = (unsigned) w;
-                floor[i] = c->min ? c->min : (unsigned) hw;
-                if (floor[i] > nat[i])
-                        floor[i] = nat[i];
+                widths[i] = (unsigned) w;
+                floor[i] = (unsigned) col_floor(c, f);
+                if (floor[i] > widths[i])
+                        floor[i] = widths[i];
+                total += w;
+                nvis++;
         }
-        for (;;) {
-                size_t total = 0, nvis = 0;
-                for (size_t i = 0; i < t->ncols; i++) {
-                        widths[i] = vis[i] ? nat[i] : 0;
-                        if (vis[i]) {
-                                total += nat[i];
-                                nvis++;
-                        }
-                }
-                total += nvis > 1 ? (nvis - 1) * COL_GAP : 0;
-                if (!f->width || total <= f->width)
-                        break;
-                size_t excess = shrink(t, widths, floor, CTL_COL_FLEX, total - f->width);
-                if (excess == 0)
-                        break;
-                size_t victim = t->ncols;
-                for (size_t i = 0; i < t->ncols; i++)
-                        if (vis[i] && t->cols[i].drop && (victim == t->ncols || t->cols[i].drop >= t->cols[victim].drop))
-                                victim = i;
-                if (victim < t->ncols) {
-                        vis[victim] = false;
-                        continue;
-                }
-                shrink(t, widths, floor, 0, excess);
-                break;
-        }
-out:
-        free(nat);
-        free(floor);
-        free(vis);
-}
-
-/* Cut the lines written since line_start to `width` columns each: the last
- * resort when even the floors do not fit. */
-static void fit_lines(struct sbuf *b, size_t line_start, const struct ctl_fmt *f) {
-        if (b->oom || !f->width)
+        total += nvis > 1 ? (nvis - 1) * COL_GAP : 0;
+        unsigned width = fmt_width(f);
+        if (!width || total <= width)
                 return;
-        char *text = strdup(b->s + line_start);
-        if (!text) {
-                b->oom = true;
-                return;
-        }
-        b->len = line_start;
-        b->s[b->len] = '\0';
-        char *save = NULL;
-        bool first = true;
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                if (!first)
-                        sb_put(b, "\n", 1);
-                first = false;
-                if (ctl_text_width(line) <= f->width) {
-                        sb_puts(b, line);
-                        continue;
-                }
-                char *cut = ctl_text_cut(line, f->width, f->ellipsis ? f->ellipsis : "~");
-                if (!cut) {
-                        b->oom = true;
-                        break;
-                }
-                sb_puts(b, cut);
-                free(cut);
-        }
-        free(text);
-}
-
-static void render_row(struct sbuf *b, const struct ctl_table *t, const struct ctl_fmt *f, const unsigned *w,
-                       char *const *cells, bool header) {
-        const char *ell = f->ellipsis ? f->ellipsis : "~";
-        size_t last = t->ncols, start = b->len;
+        /* Free text wraps first, then any cell wider than its column's floor
+         * wraps; only a width below the floors of the columns that cannot be
+         * dropped takes columns under their floors. */
+        size_t excess = shrink(t, widths, floor, CTL_COL_FLEX, total - width);
+        excess = shrink(t, widths, floor, 0, excess);
         for (size_t i = 0; i < t->ncols; i++)
-                if (w[i])
-                        last = i;
+                floor[i] = widths[i] ? 1 : 0;
+        shrink(t, widths, floor, 0, excess);
+}
+
+/* A cell as printed in a column `w` wide: an id in its short form unless
+ * wide, and what is wider than the column wrapped into lines (free text,
+ * at spaces) or, for a path, cut in the middle. malloc'd, NULL on ENOMEM. */
+static char *cell_text(const struct ctl_col *c, const char *s, unsigned w, const struct ctl_fmt *f) {
+        _cleanup_free_ char *shortid = NULL;
+        if ((c->flags & CTL_COL_ID) && !f->wide && ctl_text_width(s) > CTL_SHORT_ID) {
+                /* An id's head is unique enough; no ellipsis for it. */
+                shortid = strndup(s, prefix_bytes(s, CTL_SHORT_ID));
+                if (!shortid)
+                        return NULL;
+                s = shortid;
+        }
+        if (ctl_text_width(s) <= w)
+                return strdup(s);
+        if (c->flags & CTL_COL_MIDDLE)
+                return ctl_text_cut_middle(s, w, f->ellipsis);
+        return ctl_text_wrap(s, w, 0);
+}
+
+/* An empty table's header, which libsmartcols does not print. */
+static char *render_header(const struct ctl_table *t, const struct ctl_fmt *f, const unsigned *w) {
+        struct sbuf b = { 0 };
+        sb_put(&b, "", 0);
+        if (f->no_header)
+                return sb_take(&b);
         bool first = true;
         for (size_t i = 0; i < t->ncols; i++) {
                 if (!w[i])
                         continue;
-                const struct ctl_col *c = &t->cols[i];
                 if (!first)
-                        sb_spaces(b, COL_GAP);
+                        sb_puts(&b, COL_SEP);
                 first = false;
-                const char *s = header ? c->header : cells[i];
-                bool right = (c->flags & CTL_COL_RIGHT) != 0;
-                size_t pad = i == last && !right ? 0 : w[i];
-                if (!header && (c->flags & CTL_COL_ID) && !f->wide && ctl_text_width(s) > CTL_SHORT_ID) {
-                        /* An id's head is unique enough; no ellipsis for it. */
-                        char shortid[4 * CTL_SHORT_ID + 1];
-                        snprintf(shortid, sizeof shortid, "%.*s", (int) prefix_bytes(s, CTL_SHORT_ID), s);
-                        put_cell(b, shortid, w[i], ell, pad, right);
-                } else if ((c->flags & CTL_COL_MIDDLE) && ctl_text_width(s) > w[i]) {
-                        put_middle(b, s, w[i], ell);
-                        if (pad > w[i])
-                                sb_spaces(b, pad - w[i]);
-                } else
-                        put_cell(b, s, w[i], ell, pad, right);
+                put_cell(&b, t->cols[i].header, w[i], f->ellipsis ? f->ellipsis : "~", 0, false);
         }
-        sb_rstrip(b);
-        fit_lines(b, start, f);
-        sb_put(b, "\n", 1);
+        sb_put(&b, "\n", 1);
+        return sb_take(&b);
+}
+
+/* The libsmartcols table of t's shown columns, each cell fitted. */
+static struct libscols_table *scols_of(const struct ctl_table *t, const struct ctl_fmt *f, const unsigned *w) {
+        _cleanup_(scols_unref_tablep) struct libscols_table *tb = scols_new_table();
+        const char *ell = f->ellipsis ? f->ellipsis : "~";
+        if (!tb)
+                return NULL;
+        /* Never fitted again there, whether or not stdout is a terminal.
+         * Its encoding stays on: in a locale that is not UTF-8 it shows what
+         * the locale cannot as \x escapes, where unencoded text would have
+         * no width it could count. */
+        if (scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER) < 0 ||
+            scols_table_set_column_separator(tb, COL_SEP) < 0 || scols_table_enable_noheadings(tb, f->no_header) < 0)
+                return NULL;
+        for (size_t i = 0; i < t->ncols; i++) {
+                if (!w[i])
+                        continue;
+                const struct ctl_col *c = &t->cols[i];
+                _cleanup_free_ char *header = ctl_text_cut(c->header, w[i], ell);
+                if (!header)
+                        return NULL;
+                /* Every column may hold a cell we wrapped: its lines are
+                 * the chunks (scols_wrapnl_*), which need SCOLS_FL_WRAP and
+                 * the newline kept out of the encoding. */
+                int flags = SCOLS_FL_WRAP | (c->flags & CTL_COL_RIGHT ? SCOLS_FL_RIGHT : 0);
+                struct libscols_column *cl = scols_table_new_column(tb, header, 0, flags);
+                if (!cl || scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize, scols_wrapnl_nextchunk, NULL) < 0 ||
+                    scols_column_set_safechars(cl, "\n") < 0)
+                        return NULL;
+        }
+        for (size_t r = 0; r < t->nrows; r++) {
+                struct libscols_line *ln = scols_table_new_line(tb, NULL);
+                if (!ln)
+                        return NULL;
+                for (size_t i = 0, k = 0; i < t->ncols; i++) {
+                        if (!w[i])
+                                continue;
+                        char *s = cell_text(&t->cols[i], t->cells[r * t->ncols + i], w[i], f);
+                        /* The line owns s from here. */
+                        if (!s || scols_line_refer_data(ln, k++, s) < 0) {
+                                free(s);
+                                return NULL;
+                        }
+                }
+        }
+        return TAKE_PTR(tb);
+}
+
+/* s without the spaces at the ends of its lines, which libsmartcols pads
+ * a wrapped row's shorter cells with. In place. */
+static void strip_line_ends(char *s) {
+        char *out = s;
+        for (const char *p = s; *p;) {
+                size_t n = strcspn(p, "\n"), keep = n;
+                while (keep > 0 && p[keep - 1] == ' ')
+                        keep--;
+                memmove(out, p, keep);
+                out += keep;
+                p += n;
+                if (*p == '\n')
+                        *out++ = *p++;
+        }
+        *out = '\0';
 }
 
 char *ctl_table_render(const struct ctl_table *t, const struct ctl_fmt *f) {
-        struct sbuf b = { 0 };
-        unsigned *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
+        _cleanup_free_ unsigned *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
         if (!w)
                 return NULL;
-        sb_put(&b, "", 0);
         ctl_table_layout(t, f, w);
-        if (!f->no_header)
-                render_row(&b, t, f, w, NULL, true);
-        for (size_t r = 0; r < t->nrows; r++)
-                render_row(&b, t, f, w, t->cells + r * t->ncols, false);
-        free(w);
-        return sb_take(&b);
+        size_t shown = 0;
+        for (size_t i = 0; i < t->ncols; i++)
+                shown += w[i] != 0;
+        if (t->nrows == 0 || shown == 0)
+                return render_header(t, f, w);
+        _cleanup_(scols_unref_tablep) struct libscols_table *tb = scols_of(t, f, w);
+        char *text = NULL;
+        if (!tb || scols_print_table_to_string(tb, &text) < 0 || !text) {
+                free(text);
+                return NULL;
+        }
+        strip_line_ends(text);
+        size_t len = strlen(text);
+        if (len > 0 && text[len - 1] == '\n')
+                return text;
+        char *out = realloc(text, len + 2);
+        if (!out) {
+                free(text);
+                return NULL;
+        }
+        memcpy(out + len, "\n", 2);
+        return out;
 }
 
 /* ---- key/value blocks --------------------------------------------------- */
@@ -504,20 +611,13 @@ char *ctl_kv_render(const struct ctl_kv *kv, const struct ctl_fmt *f) {
                         keyw = w;
         }
         keyw += 1; /* a space after the colon */
-        /* Keep at least 20 columns for values even with long keys. */
-        size_t avail = f->width ? (f->width > keyw + 20 ? f->width - keyw : 20) : 0;
+        size_t avail = ctl_fmt_room(f, keyw);
         for (size_t i = 0; i < kv->n; i++) {
-                size_t start = b.len;
                 sb_puts(&b, kv->keys[i]);
                 sb_put(&b, ":", 1);
                 sb_spaces(&b, keyw - ctl_text_width(kv->keys[i]) - 1);
-                char *v;
-                if (!avail || (kv->flags[i] & CTL_KV_ID))
-                        v = strdup(kv->vals[i]);
-                else if (kv->flags[i] & CTL_KV_WRAP)
-                        v = ctl_text_wrap(kv->vals[i], avail, keyw);
-                else
-                        v = ctl_text_cut(kv->vals[i], avail, f->ellipsis ? f->ellipsis : "~");
+                char *v = !avail || (kv->flags[i] & CTL_KV_ID) ? strdup(kv->vals[i])
+                                                                : ctl_text_wrap(kv->vals[i], avail, keyw);
                 if (!v) {
                         b.oom = true;
                         break;
@@ -525,8 +625,6 @@ char *ctl_kv_render(const struct ctl_kv *kv, const struct ctl_fmt *f) {
                 sb_puts(&b, v);
                 free(v);
                 sb_rstrip(&b);
-                if (!(kv->flags[i] & CTL_KV_ID))
-                        fit_lines(&b, start, f);
                 sb_put(&b, "\n", 1);
         }
         return sb_take(&b);

@@ -1,19 +1,19 @@
 /* musterctl's output for humans, pure: a table fitted into a width (columns
- * dropped or cut to make a row fit), key/value blocks with wrapped text, and
- * sizes and ages both ways. No I/O, no locale: the caller says how wide and
- * which ellipsis. */
+ * dropped by rank, free text wrapped within its column; printed by
+ * libsmartcols), key/value blocks with wrapped text, and sizes and ages both
+ * ways. No I/O, no locale: the caller says how wide and which ellipsis. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define CTL_TABLE_WIDTH 80 /* what -o table fits into */
-#define CTL_SHORT_ID 8     /* ids are cut to this many characters unless wide */
+#define CTL_SHORT_ID 8      /* ids are cut to this many characters unless wide */
+#define CTL_MAX_WIDTH 10000 /* a larger $COLUMNS is not a width */
 
 enum ctl_col_flag {
         CTL_COL_WIDE = 1u << 0,  /* shown only with -o wide */
         CTL_COL_ID = 1u << 1,    /* an id: cut to CTL_SHORT_ID characters unless wide */
-        CTL_COL_FLEX = 1u << 2,  /* free text: gives up width before anything is dropped */
+        CTL_COL_FLEX = 1u << 2,  /* free text: wraps within its column before other cells do */
         CTL_COL_RIGHT = 1u << 3, /* right-aligned (numbers) */
         CTL_COL_MIDDLE = 1u << 4, /* cut in the middle, keeping both ends (paths) */
 };
@@ -21,9 +21,12 @@ enum ctl_col_flag {
 struct ctl_col {
         const char *header;
         unsigned flags;
-        unsigned drop; /* 0: always kept; else dropped to make room, highest first */
-        unsigned min;  /* a FLEX column shrinks down to this (0: the header's width);
-                        * any other column is always at least this wide */
+        unsigned drop; /* 0: always kept; else dropped when the floors do not fit
+                        * the width, highest first */
+        unsigned min;  /* the column's floor (with its header's width and an id's
+                        * short form): what decides which columns fit. A FLEX
+                        * column wraps down to it; any other is at least this
+                        * wide */
 };
 
 struct ctl_table {
@@ -35,28 +38,39 @@ struct ctl_table {
 };
 
 struct ctl_fmt {
-        unsigned width;          /* 0: unlimited */
-        bool wide;               /* -o wide: every column, ids in full */
-        const char *ellipsis;    /* marks a cut cell: "…" or "~" */
-        bool no_header;
+        unsigned width;          /* 0: unlimited, every cell whole on its line */
+        bool wide;               /* -o wide: every column, ids in full, no width */
+        const char *ellipsis;    /* marks a cut path or header: "…" or "~" */
+        bool no_header;          /* --no-headers */
 };
+
+/* The width musterctl's output fits: $COLUMNS (`columns`) when it is a
+ * number from 1 to CTL_MAX_WIDTH, else the terminal's when stdout is one
+ * (tty_cols; 0 when its size is unknown: 80), else 0 (no limit). */
+unsigned ctl_output_width(const char *columns, bool is_tty, unsigned tty_cols);
+/* The columns left for text after `indent` columns within f's width, at
+ * least 20; 0 when the width is unlimited (-o wide, or no width). */
+size_t ctl_fmt_room(const struct ctl_fmt *f, size_t indent);
 
 void ctl_table_init(struct ctl_table *t, const struct ctl_col *cols, size_t ncols);
 /* Append a row of t->ncols cells; NULL or "" cells show as "-". 0 or -ENOMEM. */
 int ctl_table_add(struct ctl_table *t, const char *const cells[]);
 void ctl_table_free(struct ctl_table *t);
 /* The width of each column as it will be printed, 0 for a hidden one. Within
- * f->width (when it is not 0): free-text columns shrink first, then columns
- * are dropped by their `drop` rank, then every column shrinks to its floor. */
+ * f->width (when it is not 0): columns are dropped by their `drop` rank
+ * until the floors fit, whatever the rows; then free-text columns shrink to
+ * their floors, then any column does, and only then below its floor. */
 void ctl_table_layout(const struct ctl_table *t, const struct ctl_fmt *f, unsigned *widths);
-/* The table as text, a line per row after the header; no line is wider than
- * f->width. malloc'd, NULL on ENOMEM. */
+/* The table as text, the header and then the rows; a cell wider than its
+ * column is wrapped onto more lines (at spaces; a path is cut in the
+ * middle), so no line is wider than f->width. Width 0: a line per row, whole
+ * cells. An empty table is its header. malloc'd, NULL on ENOMEM. */
 char *ctl_table_render(const struct ctl_table *t, const struct ctl_fmt *f);
 
-/* Key/value blocks for `show`: "Key:   value" lines. */
+/* Key/value blocks for `show`: "Key:   value" lines; a value longer than
+ * the width wraps at spaces onto indented lines. */
 enum ctl_kv_flag {
-        CTL_KV_WRAP = 1u << 0, /* long values wrap at spaces instead of being cut */
-        CTL_KV_ID = 1u << 1,   /* never cut (an id the user may copy) */
+        CTL_KV_ID = 1u << 0, /* never wrapped (an id or digest the user may copy) */
 };
 struct ctl_kv {
         char **keys, **vals;
@@ -66,6 +80,7 @@ struct ctl_kv {
 /* NULL values are skipped. 0 or -ENOMEM. */
 int ctl_kv_add(struct ctl_kv *kv, const char *key, const char *val, unsigned flags);
 void ctl_kv_free(struct ctl_kv *kv);
+/* Width 0 (or -o wide): every value whole on its line. */
 char *ctl_kv_render(const struct ctl_kv *kv, const struct ctl_fmt *f);
 
 /* Text helpers. Display width is counted in code points. */

@@ -46,7 +46,7 @@ char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ct
                 { "HOSTNAME", CTL_COL_FLEX, 0, 8 },
                 { "ROLE", 0, 1, 0 },
                 { "STATUS", CTL_COL_FLEX, 0, 22 },
-                { "STAGE", 0, 0, 0 },
+                { "STAGE", 0, 0, 15 }, /* "writing-payload" */
                 { "PROGRESS", 0, 0, BAR_WIDTH + 6 },
                 { "ID", CTL_COL_WIDE | CTL_COL_ID, 0, 0 },
                 { "STATUS-INFO", CTL_COL_WIDE, 0, 0 },
@@ -78,7 +78,7 @@ char *ctl_watch_render(json_object *cluster, json_object *hosts, const struct ct
         struct ctl_kv kv = { 0 };
         ctl_kv_add(&kv, "Cluster", ctl_jstr(cluster, "name") ?: ctl_jstr(cluster, "id") ?: "?", 0);
         ctl_kv_add(&kv, "Status", ctl_jstr(cluster, "status") ?: "?", 0);
-        ctl_kv_add(&kv, "Status info", ctl_jstr(cluster, "status_info"), CTL_KV_WRAP);
+        ctl_kv_add(&kv, "Status info", ctl_jstr(cluster, "status_info"), 0);
         ctl_kv_add(&kv, "Hosts installed", count, 0);
         char *head = ctl_kv_render(&kv, f), *table = ctl_table_render(&t, f), *out = NULL;
         ctl_kv_free(&kv);

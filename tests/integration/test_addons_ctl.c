@@ -33,6 +33,7 @@ TestSuite(addons_ctl, .init = up, .fini = down, .timeout = 180);
 /* musterctl --server BASE --token-file ADMIN ARGS... (tu_ctl): its exit status. */
 #define CTL(out, err, ...) tu_ctl(out, err, md.base, md.admin_token_path, (const char *const[]) { __VA_ARGS__, NULL })
 /* The same with -o json: what it printed, parsed; the test fails unless it exits 0. */
+#define FITS(...) tu_ctl_assert_fits(md.base, md.admin_token_path, (const char *const[]) { __VA_ARGS__, NULL })
 #define CTL_JSON(...) tu_ctl_json(&md, (const char *const[]) { __VA_ARGS__, NULL })
 
 /* Lines after the header of a table. */
@@ -207,12 +208,12 @@ Test(addons_ctl, create_show_list) {
                          "--chart", "x", "--version", "0.1.0", "--namespace", "x", "--selector", "{}"),
                      0, "%s", err);
         cr_assert(strstr(out, "sel-all") && strstr(out, "x@0.1.0") && strstr(out, "every cluster"), "%s", out);
-        tu_assert_fits(out, NULL);
+        FITS("addon", "show", "sel-all"); /* what create printed, fitted with COLUMNS */
         free(out);
         free(err);
 
         cr_assert_eq(CTL(&out, &err, "addon", "list"), 0, "%s", err);
-        tu_assert_fits(out, NULL);
+        FITS("addon", "list"); /* piped: whole cells; fitted with COLUMNS */
         cr_assert_eq(rows(out), 3, "%s", out);
         cr_assert(strstr(out, "NAME") && strstr(out, "CHART") && strstr(out, "SELECTED") && strstr(out, "APPLIED") &&
                           strstr(out, "FAILED") && strstr(out, "STRATEGY") && strstr(out, "READY") &&
@@ -236,7 +237,7 @@ Test(addons_ctl, create_show_list) {
         free(err);
 
         cr_assert_eq(CTL(&out, &err, "addon", "show", "web"), 0, "%s", err);
-        tu_assert_fits(out, NULL);
+        FITS("addon", "show", "web"); /* piped: whole cells; fitted with COLUMNS */
         cr_assert(strstr(out, "nginx@1.2.3") && strstr(out, "https://charts.example.test/stable") &&
                           strstr(out, "web-ns/web-rel") && strstr(out, "env=prod, tier=front") &&
                           strstr(out, "InstallOnce") && strstr(out, "never pause") && strstr(out, "30s") &&
@@ -375,7 +376,7 @@ Test(addons_ctl, releases_per_proxy_and_cluster) {
 
         /* The table. */
         cr_assert_eq(CTL(&out, &err, "addon", "releases", "--proxy", "all-mon"), 0, "%s", err);
-        tu_assert_fits(out, NULL);
+        FITS("addon", "releases", "--proxy", "all-mon"); /* piped: whole cells; fitted with COLUMNS */
         cr_assert_eq(rows(out), 2, "%s", out);
         cr_assert(strstr(out, "PROXY") && strstr(out, "CLUSTER") && strstr(out, "RELEASE") && strstr(out, "STATUS") &&
                           strstr(out, "web/all-mon") && strstr(out, "Pending") && strstr(out, "d1") &&
@@ -428,7 +429,7 @@ Test(addons_ctl, rollout_pause_resume_rollback) {
 
         cr_assert_eq(CTL(&out, &err, "addon", "rollout", "resume", "web"), 0, "%s", err);
         cr_assert(strstr(out, "running") && strstr(out, "web"), "%s", out);
-        tu_assert_fits(out, NULL);
+        FITS("addon", "show", "web"); /* what rollout printed, fitted with COLUMNS */
         free(out);
         free(err);
         o = CTL_JSON("addon", "show", "web");

@@ -93,6 +93,9 @@ static const char *manifest(const char *name, const char *text) {
 
 static void up(void) {
         tu_ctl_clean_env();
+        /* musterctl as on an 80-column terminal: the layout these tests
+         * check fits (piped, whole cells, is test_musterctl's). */
+        setenv("COLUMNS", "80", 1);
         dir = tu_mkdtemp();
         cr_assert_not_null(dir);
         cr_assert_eq(tu_musterd_start_in(&md, dir, NULL), 0, "musterd started");

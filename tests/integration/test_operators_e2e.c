@@ -59,6 +59,7 @@ static char *tmp;
 
 static void offline_up(void) {
         tu_ctl_clean_env();
+        setenv("COLUMNS", "80", 1); /* the 80-column layout the suite checks fits */
         tmp = tu_mkdtemp();
         cr_assert_not_null(tmp);
 }
@@ -174,6 +175,7 @@ static char *lo_dir;
 
 static void api_up(void) {
         tu_ctl_clean_env();
+        setenv("COLUMNS", "80", 1); /* the 80-column layout the suite checks fits */
         lo_dir = tu_mkdtemp();
         cr_assert_not_null(lo_dir);
         cr_assert_eq(tu_musterd_start_in(&lo, lo_dir, NULL), 0, "musterd started");
@@ -443,6 +445,7 @@ static json_object *wait_cluster(const char *cid, const char *status) {
 
 static void setup(void) {
         tu_ctl_clean_env();
+        setenv("COLUMNS", "80", 1); /* the 80-column layout the suite checks fits */
         dir = tu_e2e_up(&fab, "o", COORD_ADDR, agents, N_AGENTS);
         char rel[4200];
         snprintf(rel, sizeof rel, "%s/state/images/rel-4.15.0", dir);

@@ -1,8 +1,9 @@
 /* musterctl's pure side: sizes and ages, text cutting and wrapping, tables
- * fitted into 80 columns, key/value blocks, and command lines refused
+ * fitted into a width (160, 80, 60, none), key/value blocks, and command lines refused
  * before anything is sent. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,13 @@
 #include "testutil.h"
 
 #define ELL "\xe2\x80\xa6"
+
+/* As musterctl in a UTF-8 locale (setlocale(LC_CTYPE, "")), for
+ * libsmartcols to count the ellipsis as one column: before Criterion forks
+ * the tests. */
+__attribute__((constructor)) static void utf8_locale(void) {
+        setlocale(LC_CTYPE, "C.UTF-8");
+}
 
 /* Every line of s at most `width` code points wide; the number of lines. */
 static size_t assert_lines_fit(const char *s, size_t width) {
@@ -217,6 +225,45 @@ static void fill_hosts(struct ctl_table *t, const char *hostname) {
         cr_assert_eq(ctl_table_add(t, r2), 0);
 }
 
+/* What `host show` prints under its key/value block (ctl_print_validations). */
+static const struct ctl_col validation_cols[] = {
+        { "VALIDATION", 0, 0, 0 },
+        { "STATUS", 0, 0, 0 },
+        { "MESSAGE", CTL_COL_FLEX, 0, 20 },
+};
+static const char LONG_MESSAGE[] =
+        "Host does not meet the minimum requirements: Insufficient memory: 2.0 GiB, 8.0 GiB required for any "
+        "host; Insufficient CPU cores: 1, 2 required for any host; the installation disk must hold at least "
+        "100 GiB and be one of nvme, ssd or hdd (a removable disk never is)";
+
+static void fill_validations(struct ctl_table *t, const char *message) {
+        ctl_table_init(t, validation_cols, 3);
+        const char *r1[] = { "has-min-memory", "failure", message };
+        const char *r2[] = { "has-min-cpu-cores", "success", "Sufficient CPU cores" };
+        cr_assert_eq(ctl_table_add(t, r1), 0);
+        cr_assert_eq(ctl_table_add(t, r2), 0);
+}
+
+/* Every word of `text` is somewhere in s, whole. */
+static void assert_words_in(const char *s, const char *text) {
+        char *copy = strdup(text), *save = NULL;
+        for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                cr_assert(strstr(s, w), "\"%s\" is lost:\n%s", w, s);
+        free(copy);
+}
+
+/* The header line's column names, space-separated ("ID HOSTNAME ..."). */
+static char *header_names(const char *s) {
+        char *h = line_of(s, 0), *out = calloc(1, strlen(h) + 1), *save = NULL;
+        for (char *w = strtok_r(h, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+                if (*out)
+                        strcat(out, " ");
+                strcat(out, w);
+        }
+        free(h);
+        return out;
+}
+
 Test(ctl_table, short_rows_print_in_full_with_short_ids) {
         struct ctl_table t;
         struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
@@ -235,24 +282,109 @@ Test(ctl_table, short_rows_print_in_full_with_short_ids) {
         ctl_table_free(&t);
 }
 
-Test(ctl_table, long_text_is_cut_before_columns_go) {
+Test(ctl_table, at_160_columns_nothing_of_a_long_message_is_lost) {
         struct ctl_table t;
-        struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
-        fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        struct ctl_fmt f = { .width = 160, .ellipsis = ELL };
+        fill_validations(&t, LONG_MESSAGE);
         char *s = ctl_table_render(&t, &f);
-        assert_lines_fit(s, 80);
-        char *h = line_of(s, 0), *l1 = line_of(s, 1);
-        cr_assert(strstr(h, "INFRA-ENV") && strstr(h, "SEEN") && strstr(h, "ROLE"), "every column kept: %s", h);
-        cr_assert(strstr(l1, "  a-rather-l" ELL "  "), "the hostname is cut and marked: %s", l1);
-        cr_assert(strstr(l1, "installing-in-progress"), "the status keeps its width: its floor is higher");
-        cr_assert_eq(ctl_text_width(l1), 80, "the line uses the room it has: %s", l1);
-        free(h);
+        size_t lines = assert_lines_fit(s, 160);
+        assert_words_in(s, LONG_MESSAGE);
+        cr_assert_gt(lines, 3, "the message (%zu columns) is wrapped within 160: %s", strlen(LONG_MESSAGE), s);
+        cr_assert_null(strstr(s, ELL), "nothing is cut: %s", s);
+        char *l1 = line_of(s, 1), *l2 = line_of(s, 2);
+        cr_assert_eq(strncmp(l1, "has-min-memory     failure  Host does not meet", 46), 0, "%s", s);
+        cr_assert_eq(strspn(l2, " "), strlen("has-min-memory     failure  "),
+                     "the wrapped lines stay in the MESSAGE column: %s", s);
+        cr_assert_gt(ctl_text_width(l1), 100, "the room is used: %s", s);
+        free(l1);
+        free(l2);
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, at_60_columns_a_long_message_is_wrapped_not_cut) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 60, .ellipsis = ELL };
+        fill_validations(&t, LONG_MESSAGE);
+        char *s = ctl_table_render(&t, &f);
+        size_t lines = assert_lines_fit(s, 60);
+        assert_words_in(s, LONG_MESSAGE);
+        cr_assert_gt(lines, 6, "%s", s);
+        cr_assert_null(strstr(s, ELL), "nothing is cut: %s", s);
+        cr_assert(strstr(s, "\nhas-min-cpu-cores  success  Sufficient CPU cores\n"), "the next row follows: %s", s);
+        free(s);
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, unlimited_is_a_line_per_row_with_whole_cells) {
+        struct ctl_table t;
+        struct ctl_fmt f = { .width = 0, .ellipsis = ELL };
+        fill_validations(&t, LONG_MESSAGE);
+        char *s = ctl_table_render(&t, &f);
+        size_t lines = 0;
+        for (const char *p = s; *p; p++)
+                lines += *p == '\n';
+        cr_assert_eq(lines, 3, "a header and a line per row: %s", s);
+        cr_assert(strstr(s, LONG_MESSAGE), "the message whole on its line: %s", s);
+        free(s);
+        ctl_table_free(&t);
+
+        fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        s = ctl_table_render(&t, &f);
+        char *l1 = line_of(s, 1);
+        cr_assert(strstr(l1, "a-rather-long-hostname-of-a-rack-server.lab.example.com"), "%s", s);
+        cr_assert(strstr(s, "SEEN") && strstr(s, "ROLE"), "every column: %s", s);
+        cr_assert(strstr(l1, "6d757374 ") && !strstr(l1, "6d757374-"), "ids stay short in a table: %s", s);
         free(l1);
         free(s);
         ctl_table_free(&t);
 }
 
-Test(ctl_table, columns_drop_by_rank_when_cutting_is_not_enough) {
+Test(ctl_table, no_headers_drops_the_header_line) {
+        struct ctl_table t;
+        fill_validations(&t, "Insufficient memory");
+        for (unsigned width = 0; width <= 160; width += 80) {
+                struct ctl_fmt f = { .width = width, .ellipsis = ELL, .no_header = true };
+                char *s = ctl_table_render(&t, &f);
+                cr_assert_null(strstr(s, "VALIDATION"), "%s", s);
+                cr_assert_eq(strncmp(s, "has-min-memory     failure  Insufficient memory\n", 48), 0, "%s", s);
+                cr_assert_eq(assert_lines_fit(s, 160), 2, "%s", s);
+                free(s);
+                f.no_header = false;
+                s = ctl_table_render(&t, &f);
+                cr_assert_eq(strncmp(s, "VALIDATION ", 11), 0, "%s", s);
+                free(s);
+        }
+        ctl_table_free(&t);
+}
+
+Test(ctl_table, the_columns_depend_on_the_width_not_the_rows) {
+        struct ctl_table short_rows, long_rows;
+        fill_hosts(&short_rows, "vm");
+        fill_hosts(&long_rows, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
+        for (unsigned width = 30; width <= 170; width += 5) {
+                struct ctl_fmt f = { .width = width, .ellipsis = ELL };
+                unsigned ws[8], wl[8];
+                ctl_table_layout(&short_rows, &f, ws);
+                ctl_table_layout(&long_rows, &f, wl);
+                for (size_t i = 0; i < 8; i++)
+                        cr_assert_eq(ws[i] != 0, wl[i] != 0, "column %s at %u: %u and %u", host_cols[i].header, width,
+                                     ws[i], wl[i]);
+                char *a = ctl_table_render(&short_rows, &f), *b = ctl_table_render(&long_rows, &f);
+                assert_lines_fit(a, width);
+                assert_lines_fit(b, width);
+                char *ha = header_names(a), *hb = header_names(b);
+                cr_assert_str_eq(ha, hb, "the same columns at %u:\n%s\n%s", width, a, b);
+                free(ha);
+                free(hb);
+                free(a);
+                free(b);
+        }
+        ctl_table_free(&short_rows);
+        ctl_table_free(&long_rows);
+}
+
+Test(ctl_table, columns_drop_by_rank_when_their_floors_do_not_fit) {
         struct ctl_table t;
         struct ctl_fmt f = { .width = 60, .ellipsis = "~" };
         fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
@@ -260,12 +392,14 @@ Test(ctl_table, columns_drop_by_rank_when_cutting_is_not_enough) {
         ctl_table_layout(&t, &f, w);
         cr_assert_eq(w[7], 0, "SEEN (rank 4) goes first");
         cr_assert_eq(w[3], 0, "ROLE (rank 3) next");
+        cr_assert_eq(w[4], 0, "CLUSTER (rank 2) next");
         cr_assert_gt(w[5], 0, "INFRA-ENV (rank 1) stays");
         cr_assert_eq(w[6], 0, "AGENT is wide-only");
         cr_assert_eq(w[0], CTL_SHORT_ID);
         char *s = ctl_table_render(&t, &f);
         assert_lines_fit(s, 60);
-        cr_assert(strstr(s, "~"), "cut cells are marked with the given ellipsis");
+        cr_assert(strstr(s, "a-rather-long-h"), "the hostname wraps, it is not cut: %s", s);
+        cr_assert_null(strstr(s, "~"), "%s", s);
         free(s);
         ctl_table_free(&t);
 }
@@ -273,7 +407,7 @@ Test(ctl_table, columns_drop_by_rank_when_cutting_is_not_enough) {
 Test(ctl_table, narrow_widths_still_fit) {
         struct ctl_table t;
         fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
-        for (unsigned width = 20; width <= 100; width += 7) {
+        for (unsigned width = 8; width <= 100; width += 7) {
                 struct ctl_fmt f = { .width = width, .ellipsis = ELL };
                 char *s = ctl_table_render(&t, &f);
                 assert_lines_fit(s, width);
@@ -284,7 +418,7 @@ Test(ctl_table, narrow_widths_still_fit) {
 
 Test(ctl_table, wide_shows_everything_in_full) {
         struct ctl_table t;
-        struct ctl_fmt f = { .width = 0, .wide = true, .ellipsis = ELL };
+        struct ctl_fmt f = { .width = 60, .wide = true, .ellipsis = ELL };
         fill_hosts(&t, "a-rather-long-hostname-of-a-rack-server.lab.example.com");
         char *s = ctl_table_render(&t, &f);
         cr_assert(strstr(s, "6d757374-6572-4071-8335-000000000001"));
@@ -292,13 +426,13 @@ Test(ctl_table, wide_shows_everything_in_full) {
         cr_assert(strstr(s, "AGENT") && strstr(s, "v1.2.3-long-agent-version"));
         cr_assert_null(strstr(s, ELL));
         char *l1 = line_of(s, 1);
-        cr_assert_gt(ctl_text_width(l1), 80);
+        cr_assert_gt(ctl_text_width(l1), 80, "-o wide has no width: %s", s);
         free(l1);
         free(s);
         ctl_table_free(&t);
 }
 
-Test(ctl_table, header_can_be_left_out_and_cells_are_sanitized) {
+Test(ctl_table, cells_are_sanitized) {
         static const struct ctl_col cols[] = { { "TIME", 0, 0, 19 }, { "SEVERITY", 0, 0, 8 },
                                                { "MESSAGE", CTL_COL_FLEX, 0, 20 } };
         struct ctl_table t;
@@ -319,34 +453,61 @@ Test(ctl_table, empty_table_is_its_header) {
         char *s = ctl_table_render(&t, &f);
         cr_assert_str_eq(s, "ID  HOSTNAME  STATUS  ROLE  CLUSTER  INFRA-ENV  SEEN\n");
         free(s);
+        f.no_header = true;
+        s = ctl_table_render(&t, &f);
+        cr_assert_str_eq(s, "");
+        free(s);
         ctl_table_free(&t);
 }
 
-Test(ctl_table, key_value_blocks_fit_and_wrap) {
+Test(ctl_table, key_value_blocks_wrap_to_the_width_ids_and_digests_whole) {
+        static const char digest[] = "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
         struct ctl_kv kv = { 0 };
-        struct ctl_fmt f = { .width = 80, .ellipsis = ELL };
         cr_assert_eq(ctl_kv_add(&kv, "ID", "6d757374-6572-4071-8335-000000000001", CTL_KV_ID), 0);
         cr_assert_eq(ctl_kv_add(&kv, "Skipped", NULL, 0), 0);
-        cr_assert_eq(ctl_kv_add(&kv, "Status info",
-                                "Host does not meet the minimum requirements: Insufficient memory: 2.0 GiB, 8.0 GiB "
-                                "required for any host; Insufficient CPU cores: 1, 2 required for any host",
-                                CTL_KV_WRAP), 0);
-        cr_assert_eq(ctl_kv_add(&kv, "SSH key",
-                                "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyFakeKeyFakeKeyFakeKeyFakeKeyFakeKeyFake "
-                                "user@example.com", 0), 0);
+        cr_assert_eq(ctl_kv_add(&kv, "Status info", LONG_MESSAGE, 0), 0);
+        cr_assert_eq(ctl_kv_add(&kv, "Digest", digest, CTL_KV_ID), 0);
+        static const unsigned widths[] = { 60, 80, 160 };
+        for (size_t k = 0; k < 3; k++) {
+                struct ctl_fmt f = { .width = widths[k], .ellipsis = ELL };
+                char *s = ctl_kv_render(&kv, &f);
+                char *above = strndup(s, (size_t) (strstr(s, "\nDigest:") - s));
+                size_t lines = assert_lines_fit(above, widths[k]) + 1;
+                free(above);
+                cr_assert_gt(lines, 3, "the status info wraps at %u: %s", widths[k], s);
+                assert_words_in(s, LONG_MESSAGE);
+                char *l0 = line_of(s, 0), *l1 = line_of(s, 1), *l2 = line_of(s, 2), *last = line_of(s, lines - 1);
+                cr_assert_str_eq(l0, "ID:          6d757374-6572-4071-8335-000000000001");
+                cr_assert_eq(strncmp(l1, "Status info: Host does not meet", 31), 0, "%s", l1);
+                cr_assert_eq(strncmp(l2, "             ", 13), 0, "continuation lines are indented: %s", l2);
+                cr_assert_str_eq(last, "Digest:      sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                                 "a digest is never cut or wrapped: %s", s);
+                cr_assert_null(strstr(s, ELL));
+                free(l0);
+                free(l1);
+                free(l2);
+                free(last);
+                free(s);
+        }
+        struct ctl_fmt f = { .width = 0, .ellipsis = ELL };
         char *s = ctl_kv_render(&kv, &f);
-        cr_assert_eq(assert_lines_fit(s, 80), 5, "%s", s);
-        char *l0 = line_of(s, 0), *l1 = line_of(s, 1), *l2 = line_of(s, 2), *l4 = line_of(s, 4);
-        cr_assert_str_eq(l0, "ID:          6d757374-6572-4071-8335-000000000001");
-        cr_assert_eq(strncmp(l1, "Status info: Host does not meet", 31), 0, "%s", l1);
-        cr_assert_eq(strncmp(l2, "             ", 13), 0, "continuation lines are indented: %s", l2);
-        cr_assert(strstr(l4, ELL), "an unwrapped value is cut: %s", l4);
-        free(l0);
-        free(l1);
-        free(l2);
-        free(l4);
+        cr_assert(strstr(s, "\nStatus info: Host does not meet"), "%s", s);
+        cr_assert(strstr(s, LONG_MESSAGE), "unlimited: the value whole on its line: %s", s);
         free(s);
         ctl_kv_free(&kv);
+}
+
+Test(ctl_table, the_width_is_columns_else_the_terminal_else_none) {
+        cr_assert_eq(ctl_output_width(NULL, false, 0), 0, "piped: no limit");
+        cr_assert_eq(ctl_output_width(NULL, true, 132), 132, "the terminal's width");
+        cr_assert_eq(ctl_output_width(NULL, true, 0), 80, "a terminal of unknown size");
+        cr_assert_eq(ctl_output_width("60", true, 132), 60, "COLUMNS wins");
+        cr_assert_eq(ctl_output_width("160", false, 0), 160, "COLUMNS when piped too");
+        static const char *bad[] = { "", "0", "-5", "wide", "80x", " 80", "100000" };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                cr_assert_eq(ctl_output_width(bad[i], true, 100), 100, "COLUMNS=\"%s\" is ignored", bad[i]);
+                cr_assert_eq(ctl_output_width(bad[i], false, 0), 0, "COLUMNS=\"%s\" is ignored", bad[i]);
+        }
 }
 
 /* ---- command lines refused before any request ---------------------------- */
