@@ -5,14 +5,18 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "agentconf.h"
 #include "bootsetup.h"
 #include "cleanup.h"
+#include "fdio.h"
 #include "units.h"
 #include "inventory.h"
 #include "json-cleanup.h"
@@ -276,11 +280,23 @@ static int no_arguments(const char *cmd, int argc, char **argv) {
 }
 
 /* text and a newline as the file at path. Written beside it and renamed:
- * a reader never sees half a file. 0, or -errno after logging. */
+ * a reader never sees half a file. Something there that is not a regular
+ * file (/dev/stdout, /dev/null, a FIFO) is written into instead, never
+ * replaced. 0, or -errno after logging. */
 static int write_output(const char *path, const char *text) {
         char tmp[4096];
+        struct stat st;
         int r = 0;
 
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+                int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                int k = fd < 0 ? -errno : fd_write_full(fd, text, strlen(text));
+                if (k == 0)
+                        k = fd_write_full(fd, "\n", 1);
+                if (fd >= 0 && close(fd) < 0 && k == 0)
+                        k = -errno;
+                return k < 0 ? log_error_errno(-k, "agent", "Failed to write %s: %m", path) : 0;
+        }
         snprintf(tmp, sizeof tmp, "%s.tmp", path);
         FILE *f = fopen(tmp, "we");
         if (!f || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0 || fclose(f) != 0 || rename(tmp, path) < 0) {

@@ -928,8 +928,10 @@ int ctl_write_secret(const char *path, const char *text) {
                 ctl_fail("cannot write %s: %s", path, strerror(errno));
                 return r;
         }
-        /* An existing file keeps its mode through O_CREAT: make it private. */
-        if (fchmod(fd, 0600) < 0)
+        /* An existing file keeps its mode through O_CREAT: make it private
+         * (a regular file; /dev/stdout or a FIFO is the caller's). */
+        struct stat st;
+        if (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && fchmod(fd, 0600) < 0))
                 r = -errno;
         if (r == 0)
                 r = fd_write_full(fd, text, strlen(text));

@@ -183,12 +183,23 @@ static int fetch(struct ctl *c, const char *path, struct transfer *t) {
 
 int ctl_download_to(struct ctl *c, const char *path, const char *out, const char *header, char *value, size_t n) {
         bool to_stdout = strcmp(out, "-") == 0;
+        /* Something there that is not a regular file (/dev/null, a FIFO, a
+         * terminal) is written into as it is, never replaced by a rename. */
+        struct stat st;
+        _cleanup_close_ int in_place = -1;
+        if (!to_stdout && stat(out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+                in_place = open(out, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                if (in_place < 0)
+                        return ctl_fail("cannot write %s: %s", out, strerror(errno));
+                to_stdout = true;
+        }
         _cleanup_free_ char *part = NULL;
         if (!to_stdout && asprintf(&part, "%s.part", out) < 0) {
                 part = NULL;
                 return ctl_fail("out of memory");
         }
-        struct transfer t = { .fd = STDOUT_FILENO, .target = "standard output", .total = -1,
+        struct transfer t = { .fd = in_place >= 0 ? in_place : STDOUT_FILENO,
+                              .target = in_place >= 0 ? out : "standard output", .total = -1,
                               .tty = isatty(STDERR_FILENO) == 1, .header = header };
         if (value && n)
                 value[0] = '\0';
@@ -219,7 +230,7 @@ int ctl_download_to(struct ctl *c, const char *path, const char *out, const char
         char size[32];
         if (to_stdout) {
                 if (rc == 0)
-                        fprintf(stderr, "wrote standard output: %lld bytes (%s) in %.2f s\n", (long long) t.written,
+                        fprintf(stderr, "wrote %s: %lld bytes (%s) in %.2f s\n", t.target, (long long) t.written,
                                 ctl_format_size(t.written, size, sizeof size), secs);
                 return rc;
         }

@@ -5,6 +5,7 @@
  * (binary, one digit after the point unless it is 0, as musterctl prints
  * them): 214748364800 B is 200 GiB. */
 #include <criterion/criterion.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,30 @@ Test(agent_summary, with_output_file_names_it) {
         cr_assert_str_eq(tu_jstr(inv, "host_id"), "6d757374-6572-4071-8335-000000000001");
         json_object_put(inv);
         free(out);
+        tu_rm_rf(d);
+        free(d);
+}
+
+/* -o into something that is not a regular file (here a FIFO, as /dev/stdout
+ * or /dev/null would be) writes into it and leaves it what it was: never a
+ * FILE.tmp renamed over it. */
+Test(agent_summary, output_into_a_fifo_keeps_the_fifo) {
+        char *d = tu_mkdtemp(), fifo[4096], got[4096];
+        snprintf(fifo, sizeof fifo, "%s/fifo", d);
+        snprintf(got, sizeof got, "%s/got.json", d);
+        cr_assert_eq(mkfifo(fifo, 0600), 0);
+        char *out = NULL, *err = NULL;
+        int st = tu_sh(&out, &err, "cat '%s' > '%s' & '%s' inventory --sysroot '%s' -o '%s'; r=$?; wait; exit $r", fifo,
+                       got, tu_agent_path(), Q35_ROOT, fifo);
+        cr_assert_eq(st, 0, "%s", err);
+        struct stat fst;
+        cr_assert(stat(fifo, &fst) == 0 && S_ISFIFO(fst.st_mode), "the FIFO is still a FIFO");
+        json_object *inv = json_object_from_file(got);
+        cr_assert_not_null(inv, "what came through the FIFO is the JSON document");
+        cr_assert_str_eq(tu_jstr(inv, "host_id"), "6d757374-6572-4071-8335-000000000001");
+        json_object_put(inv);
+        free(out);
+        free(err);
         tu_rm_rf(d);
         free(d);
 }

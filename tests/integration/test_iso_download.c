@@ -685,6 +685,25 @@ Test(iso_download, musterctl_download) {
         cr_assert(n == r.len && memcmp(b, r.body, n) == 0, "-o - writes the same bytes");
         free(b);
 
+        /* -o a FIFO (as /dev/null or a terminal would be): written into,
+         * never replaced by FILE.part renamed over it, its mode kept. */
+        char fifo[1024], through[1024];
+        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        snprintf(through, sizeof through, "%s/through.iso", dir);
+        cr_assert_eq(mkfifo(fifo, 0644), 0);
+        snprintf(cmd, sizeof cmd, "cat %s > %s & %s --server %s --token-file %s infraenv download %s -o %s; r=$?; wait; exit $r",
+                 fifo, through, tu_ctl_path(), md.base, md.admin_token_path, ie, fifo);
+        free(tu_run((const char *const[]) { "/bin/sh", "-c", cmd, NULL }, &st, &err));
+        cr_assert_eq(st, 0, "%s", err);
+        snprintf(want, sizeof want, "wrote %s: %zu bytes", fifo, tpl_size);
+        cr_assert(strncmp(err, want, strlen(want)) == 0, "summary: %s", err);
+        free(err);
+        cr_assert(stat(fifo, &fst) == 0 && S_ISFIFO(fst.st_mode) && (fst.st_mode & 07777) == 0644,
+                  "the FIFO is still a FIFO, its mode kept");
+        b = slurp(through, &n);
+        cr_assert(n == r.len && memcmp(b, r.body, n) == 0, "the FIFO carried the same bytes");
+        free(b);
+
         /* A refusal: the server's reason, exit 1, no file. */
         char moved[4200], file2[4200];
         snprintf(moved, sizeof moved, "%s.moved", tpl_path);
