@@ -37,6 +37,14 @@ cpu_cores = 4
 memory = 1GiB
 [requirements.any]
 memory = 1GiB
+# The QEMU lab host (lab-qemu.sh) reaches musterd as 10.0.2.100:8090, the
+# address its user networking forwards to this machine's loopback; the
+# ISOs musterd streams name it (and its certificate covers it).
+[server]
+tls_names = 10.0.2.100
+[iso]
+template = $PWD/$BUILD/iso/muster-discovery.iso
+coordinator_url = https://10.0.2.100:8090
 # The lab has no NTP server and no DNS records for its clusters, and the lab
 # host's disk is an image file on this machine's file system, whose fdatasync
 # time is whatever else runs here, not a disk's.
@@ -47,12 +55,14 @@ CONF
 MD_PID=
 AGENT_PID=
 LAB_PID=
+VM_PID=
 cleanup() {
 	trap - EXIT INT TERM
+	[ -n "$VM_PID" ] && kill "$VM_PID" 2>/dev/null && wait "$VM_PID" 2>/dev/null || true
 	[ -n "$LAB_PID" ] && kill "$LAB_PID" 2>/dev/null && wait "$LAB_PID" 2>/dev/null || true
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null || true
 	[ -n "$MD_PID" ] && kill "$MD_PID" 2>/dev/null && wait "$MD_PID" 2>/dev/null || true
-	echo "stopped musterd, the agent and the lab host"
+	echo "stopped musterd, the agent and the lab hosts"
 }
 trap cleanup EXIT
 trap 'exit 0' INT TERM
@@ -100,6 +110,12 @@ mkdir -p "$RUN/install-target"
 AGENT_PID=$!
 scripts/lab-host.sh "$RUN/lab" "$SERVER" "$IE" "$RUN/agent.token" "$STATE/signing-key.pub" "$CA" &
 LAB_PID=$!
+# The second lab host, a QEMU guest booted from the discovery ISO, where this
+# machine can run one (MUSTER_LAB_QEMU=0: not started).
+if [ "${MUSTER_LAB_QEMU:-1}" != 0 ]; then
+	scripts/lab-qemu.sh "$RUN/lab-vm" "${LISTEN##*:}" "$IE" &
+	VM_PID=$!
+fi
 
 echo "musterd on $SERVER (store $STATE/muster.db); waiting for this machine and the lab host to register..."
 i=0
@@ -135,4 +151,11 @@ cat <<-EOF2
 	Installs from this demo write into $RUN/install-target and $RUN/lab, never a disk.
 	Logs: $RUN/musterd.log, $RUN/agent.log, $RUN/lab/agent.log, $RUN/lab/node.log
 EOF2
+if [ -n "$VM_PID" ] && kill -0 "$VM_PID" 2>/dev/null; then
+	cat <<-EOF3
+	lab-vm-1, a QEMU guest booted from this infra-env's discovery ISO, joins the
+	pool once it is up (a minute or two; emulated): musterctl host list
+	shows it. Its console: $RUN/lab-vm/serial.log
+	EOF3
+fi
 wait "$MD_PID"

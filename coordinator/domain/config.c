@@ -183,7 +183,7 @@ void config_defaults(struct muster_config *cfg) {
         memset(cfg, 0, sizeof *cfg);
         snprintf(cfg->listen, sizeof cfg->listen, "0.0.0.0:8090");
         snprintf(cfg->state_dir, sizeof cfg->state_dir, "/var/lib/muster");
-        snprintf(cfg->openapi_file, sizeof cfg->openapi_file, "%s", MUSTER_OPENAPI_FILE);
+        snprintf(cfg->openapi_file, sizeof cfg->openapi_file, "%s", CONFIG_DEFAULT_OPENAPI_FILE);
         cfg->store[0] = '\0';
         cfg->max_body_bytes = 4 * MIB;
         cfg->max_inventory_bytes = 2 * MIB;

@@ -14,6 +14,7 @@
 #define CONFIG_PATH_MAX 4096
 #define CONFIG_URL_MAX 2048
 #define CONFIG_DEFAULT_ISO_TEMPLATE "/usr/share/muster/muster-discovery.iso"
+#define CONFIG_DEFAULT_OPENAPI_FILE "/usr/share/muster/openapi.yaml"
 
 /* Hardware minimums of one requirement profile (DESIGN §5). */
 struct role_requirements {
@@ -43,7 +44,7 @@ struct muster_config {
         char tls_priorities[1024];
         bool insecure_http;
         /* The OpenAPI document GET /api/v2/openapi.{json,yaml} answer (read at
-         * start); default MUSTER_OPENAPI_FILE, where `cmake --install` puts it;
+         * start); default CONFIG_DEFAULT_OPENAPI_FILE, where the package puts it;
          * "" = none served. */
         char openapi_file[CONFIG_PATH_MAX];
         char store[CONFIG_PATH_MAX];      /* "" = SQLite at <state_dir>/muster.db;

@@ -83,24 +83,12 @@ static char *build_of(const char *prog) {
         return abs;
 }
 
-Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
-        if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
-                cr_skip_test("needs root (namespaces, the lab host's loop mount) and unshare");
+/* The scratch tree dir: the build's programs (and with_iso, its discovery
+ * ISO template's folder) and the checkout's scripts and fixtures linked,
+ * build/run its own. */
+static void scratch_tree(bool with_iso) {
         const char *src = MUSTER_SOURCE_DIR, *agent = getenv("MUSTER_AGENT"), *musterd = getenv("MUSTERD");
         cr_assert(agent && *agent && musterd && *musterd, "MUSTER_AGENT and MUSTERD are set by ctest");
-
-        char readme[4096];
-        snprintf(readme, sizeof readme, "%s/README.md", src);
-        char *md = tu_read_file(readme, NULL);
-        cr_assert_not_null(md, "%s", readme);
-        int n;
-        char *flow = sh_blocks(md, &n);
-        free(md);
-        cr_assert_geq(n, 1, "README.md has no ```sh block to run");
-        cr_assert_not_null(strstr(flow, "cluster install"), "the README's flow installs a cluster:\n%s", flow);
-
-        /* The scratch tree: the build's programs and the checkout's scripts
-         * and fixtures linked, build/run its own. */
         dir = tu_mkdtemp();
         cr_assert_not_null(dir);
         char *build = build_of(agent), *md_build = build_of(musterd);
@@ -114,9 +102,34 @@ Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
         cr_assert_eq(tu_symlink(dir, "scripts", target), 0);
         snprintf(target, sizeof target, "%s/tests", src);
         cr_assert_eq(tu_symlink(dir, "tests", target), 0);
-        cr_assert_eq(tu_write_file(dir, "flow.sh", flow), 0);
+        if (with_iso) {
+                const char *iso = getenv("MUSTER_ISO_TEMPLATE");
+                cr_assert(iso && *iso, "MUSTER_ISO_TEMPLATE is set by ctest");
+                char *copy = strdup(iso);
+                cr_assert_not_null(copy);
+                cr_assert_eq(tu_symlink(dir, "build/iso", dirname(copy)), 0);
+                free(copy);
+        }
         free(build);
         free(md_build);
+}
+
+Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
+        if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
+                cr_skip_test("needs root (namespaces, the lab host's loop mount) and unshare");
+        const char *src = MUSTER_SOURCE_DIR;
+        char readme[4096];
+        snprintf(readme, sizeof readme, "%s/README.md", src);
+        char *md = tu_read_file(readme, NULL);
+        cr_assert_not_null(md, "%s", readme);
+        int n;
+        char *flow = sh_blocks(md, &n);
+        free(md);
+        cr_assert_geq(n, 1, "README.md has no ```sh block to run");
+        cr_assert_not_null(strstr(flow, "cluster install"), "the README's flow installs a cluster:\n%s", flow);
+
+        scratch_tree(false);
+        cr_assert_eq(tu_write_file(dir, "flow.sh", flow), 0);
         free(flow);
 
         char *out = NULL, *err = NULL;
@@ -157,6 +170,37 @@ Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
         free(rl);
         free(transcript);
         free(rc);
+        free(out);
+        free(err);
+}
+
+/* make run's second lab host: a QEMU guest booted from the infra-env's
+ * discovery ISO (scripts/lab-qemu.sh), named lab-vm-1, that joins the pool
+ * validated, as a bare-metal host would. */
+Test(readme, make_run_boots_the_qemu_lab_host_from_the_discovery_iso) {
+        if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
+                cr_skip_test("needs root (namespaces) and unshare");
+        const char *iso = getenv("MUSTER_ISO_TEMPLATE");
+        if (!iso || access(iso, R_OK) != 0 || access("/usr/bin/qemu-system-x86_64", X_OK) != 0)
+                cr_skip_test("needs the discovery ISO template (make iso) and qemu-system-x86_64");
+        scratch_tree(true);
+        char *out = NULL, *err = NULL;
+        int st = tu_sh(&out, &err,
+                       "unshare --net --mount --pid --fork --kill-child --mount-proc '%s/tests/tools/lab-vm-boot' '%s'",
+                       MUSTER_SOURCE_DIR, dir);
+        char *rl = read_in("run-local.out"), *vm = read_in("vm.json"), *serial = read_in("build/run/lab-vm/serial.log");
+        cr_assert_eq(st, 0, "lab-vm-boot: exit %d: %s%s\nrun-local.sh:\n%s", st, out ? out : "", err ? err : "", rl);
+        cr_assert_not_null(strstr(rl, "lab-vm-1"), "run-local.sh names the QEMU lab host:\n%s", rl);
+        json_object *h = json_tokener_parse(vm);
+        size_t sl = strlen(serial);
+        cr_assert_not_null(h, "host show lab-vm-1: %s\nits console's end:\n%s", vm, serial + (sl > 3000 ? sl - 3000 : 0));
+        cr_assert_str_eq(tu_jstr(h, "status"), "known-unbound", "%s", vm);
+        cr_assert_str_eq(tu_jstr(h, "hostname"), "lab-vm-1", "%s", vm);
+        cr_assert_str_eq(tu_jstr(h, "id"), "6d757374-6572-4071-8335-000000000002", "the guest's SMBIOS UUID: %s", vm);
+        json_object_put(h);
+        free(rl);
+        free(vm);
+        free(serial);
         free(out);
         free(err);
 }
