@@ -36,24 +36,7 @@ static int say(char *err, size_t errlen, int r, const char *fmt, ...) {
 /* The end of the column that starts at p: the first ',' outside brackets
  * and quotes, or the end of the spec. */
 static const char *column_end(const char *p) {
-        int depth = 0;
-        char quote = 0;
-        for (; *p; p++) {
-                if (quote) {
-                        if (*p == '\\' && p[1])
-                                p++;
-                        else if (*p == quote)
-                                quote = 0;
-                } else if (*p == '\'' || *p == '"')
-                        quote = *p;
-                else if (*p == '[' || *p == '{')
-                        depth++;
-                else if ((*p == ']' || *p == '}') && depth > 0)
-                        depth--;
-                else if (*p == ',' && depth == 0)
-                        break;
-        }
-        return p;
+        return jsonpath_scan_to(p, ',');
 }
 
 static int add_column(struct customcols *c, const char *s, const char *e, char *err, size_t errlen) {

@@ -437,3 +437,24 @@ int jsonpath_query(const char *path, json_object *root, json_object ***nodes, si
                 snprintf(err, errlen, "out of memory");
         return r;
 }
+
+const char *jsonpath_scan_to(const char *p, char stop) {
+        int depth = 0;
+        char quote = 0;
+        for (; *p; p++) {
+                if (quote) {
+                        if (*p == '\\' && p[1])
+                                p++;
+                        else if (*p == quote)
+                                quote = 0;
+                } else if (*p == '\'' || *p == '"')
+                        quote = *p;
+                else if (*p == '[' || *p == '{')
+                        depth++;
+                else if ((*p == ']' || *p == '}') && depth > 0)
+                        depth--;
+                else if (*p == stop && depth == 0)
+                        break;
+        }
+        return p;
+}

@@ -32,6 +32,10 @@ int jsonpath_check(const char *tpl, char *err, size_t errlen);
  * -ENOMEM. */
 int jsonpath_render(const char *tpl, json_object *root, struct growbuf *out, char *err, size_t errlen);
 
+/* The first `stop` in p outside brackets, braces and quoted strings (a
+ * backslash escapes in quotes), or p's terminating NUL: where a path ends
+ * in a list of them ("A:.a[0,1],B:.b" or ".x=v"). */
+const char *jsonpath_scan_to(const char *p, char stop);
 /* One path alone, as kubectl's custom-columns and `wait --for` take it:
  * ".a.b", ".a[0]", "a.b" (the leading '.' may be left out), or the same in
  * braces ("{.a.b}"); no text, literals or ranges around it. Its results

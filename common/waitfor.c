@@ -20,24 +20,8 @@ void waitfor_free(struct waitfor *w) {
 
 /* The first '=' outside brackets, braces and quotes, or NULL. */
 static const char *field_end(const char *p) {
-        int depth = 0;
-        char quote = 0;
-        for (; *p; p++) {
-                if (quote) {
-                        if (*p == '\\' && p[1])
-                                p++;
-                        else if (*p == quote)
-                                quote = 0;
-                } else if (*p == '\'' || *p == '"')
-                        quote = *p;
-                else if (*p == '[' || *p == '{')
-                        depth++;
-                else if ((*p == ']' || *p == '}') && depth > 0)
-                        depth--;
-                else if (*p == '=' && depth == 0)
-                        return p;
-        }
-        return NULL;
+        const char *e = jsonpath_scan_to(p, '=');
+        return *e ? e : NULL;
 }
 
 int waitfor_parse(const char *arg, struct waitfor *out, char *err, size_t errlen) {
