@@ -164,6 +164,13 @@ Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
         cr_assert_not_null(strstr(man, "0000_50_cluster-image-registry-operator_07-operator.yaml\n"), "%s", man);
         cr_assert_not_null(strstr(man, "0000_50_console-operator_08-downloads-deployment.yaml\n"), "%s", man);
         cr_assert_null(strstr(man, "0000_50_console-operator_07-downloads-deployment.yaml"), "%s", man);
+        /* The tokens block: alice's token, revoked, is refused (exit 1, musterd's reason). */
+        char *arc = read_in("alice.rc"), *aout = read_in("alice.out");
+        cr_assert_str_eq(arc, "1\n", "musterctl with alice's revoked token: %s", aout);
+        cr_assert_not_null(strstr(aout, "revoked"), "%s", aout);
+        cr_assert_not_null(strstr(transcript, "+ musterctl token revoke "), "the tokens block ran:\n%s", transcript);
+        free(arc);
+        free(aout);
         free(rev);
         free(man);
         free(cj);
