@@ -258,8 +258,12 @@ static json_object *watch_changes(json_object *keys, json_object *last, json_obj
                 const char *id = ctl_jstr(h, "id");
                 if (!id || json_object_object_get_ex(seen, id, NULL))
                         continue;
-                if (json_object_deep_copy(h, &gone, NULL) < 0)
+                /* The same members (shared: counted references), the status
+                 * "gone"; not json_object_deep_copy, which refuses the
+                 * doubles json-c's tokener keeps with their text. */
+                if (!(gone = json_object_new_object()))
                         goto oom;
+                json_object_object_foreach(h, key, val) json_object_object_add(gone, key, json_object_get(val));
                 json_object_object_add(gone, "status", json_object_new_string("gone"));
                 json_object_array_add(changed, gone);
         }
