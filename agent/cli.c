@@ -5,13 +5,10 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "agentconf.h"
 #include "bootsetup.h"
@@ -279,32 +276,18 @@ static int no_arguments(const char *cmd, int argc, char **argv) {
         return 0;
 }
 
-/* text and a newline as the file at path. Written beside it and renamed:
- * a reader never sees half a file. Something there that is not a regular
- * file (/dev/stdout, /dev/null, a FIFO) is written into instead, never
- * replaced. 0, or -errno after logging. */
+/* text and a newline as the file at path (fd_write_file_atomic: a reader
+ * never sees half a file; /dev/stdout, /dev/null or a FIFO is written into,
+ * never replaced). 0, or -errno after logging. */
 static int write_output(const char *path, const char *text) {
-        char tmp[4096];
-        struct stat st;
-        int r = 0;
-
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-                int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-                int k = fd < 0 ? -errno : fd_write_full(fd, text, strlen(text));
-                if (k == 0)
-                        k = fd_write_full(fd, "\n", 1);
-                if (fd >= 0 && close(fd) < 0 && k == 0)
-                        k = -errno;
-                return k < 0 ? log_error_errno(-k, "agent", "Failed to write %s: %m", path) : 0;
-        }
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        FILE *f = fopen(tmp, "we");
-        if (!f || fprintf(f, "%s\n", text) < 0 || fflush(f) != 0 || fclose(f) != 0 || rename(tmp, path) < 0) {
-                r = log_error_errno(errno, "agent", "Failed to write %s: %m", path);
-                if (f)
-                        unlink(tmp);
-        }
-        return r;
+        size_t n = strlen(text);
+        _cleanup_free_ char *line = malloc(n + 1);
+        if (!line)
+                return log_error_errno(ENOMEM, "agent", "Failed to write %s: %m", path);
+        memcpy(line, text, n);
+        line[n] = '\n';
+        int r = fd_write_file_atomic(path, line, n + 1, 0644);
+        return r < 0 ? log_error_errno(r, "agent", "Failed to write %s: %m", path) : 0;
 }
 
 static int cmd_inventory(int argc, char **argv) {

@@ -89,6 +89,18 @@ int fd_fsync_parent(const char *path) {
 }
 
 int fd_write_file_atomic(const char *path, const void *buf, size_t n, mode_t mode) {
+        /* Not a regular file there (/dev/stdout, /dev/null, a FIFO): written
+         * into as it is; a rename would replace it, fchmod change it. */
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+                int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                if (fd < 0)
+                        return -errno;
+                int r = fd_write_full(fd, buf, n);
+                if (close(fd) < 0 && r == 0)
+                        r = -errno;
+                return r;
+        }
         _cleanup_free_ char *tmp = NULL;
         if (asprintf(&tmp, "%s.tmp", path) < 0)
                 return -ENOMEM;

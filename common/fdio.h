@@ -26,5 +26,7 @@ int fd_fsync_parent(const char *path);
 
 /* Write n bytes of buf to path with `mode` through path.tmp, fsync, a
  * rename and an fsync of the folder: a reader never sees half a file, and
- * what is written survives a crash. 0 or -errno (path.tmp removed). */
+ * what is written survives a crash. Something at path that is not a regular
+ * file or a folder (a device, a FIFO) is written into instead, never
+ * replaced. 0 or -errno (path.tmp removed). */
 int fd_write_file_atomic(const char *path, const void *buf, size_t n, mode_t mode);

@@ -114,6 +114,20 @@ static void scratch_tree(bool with_iso) {
         free(md_build);
 }
 
+/* tests/tools/TOOL over the scratch tree, alone in new network, mount and
+ * PID namespaces; it must exit 0. What run-local.sh printed (caller frees). */
+static char *run_alone(const char *tool) {
+        char *out = NULL, *err = NULL;
+        int st = tu_sh(&out, &err,
+                       "unshare --net --mount --pid --fork --kill-child --mount-proc '%s/tests/tools/%s' '%s'",
+                       MUSTER_SOURCE_DIR, tool, dir);
+        char *rl = read_in("run-local.out");
+        cr_assert_eq(st, 0, "%s: exit %d: %s%s\nrun-local.sh:\n%s", tool, st, out ? out : "", err ? err : "", rl);
+        free(out);
+        free(err);
+        return rl;
+}
+
 Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
         if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
                 cr_skip_test("needs root (namespaces, the lab host's loop mount) and unshare");
@@ -132,13 +146,8 @@ Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
         cr_assert_eq(tu_write_file(dir, "flow.sh", flow), 0);
         free(flow);
 
-        char *out = NULL, *err = NULL;
-        int st = tu_sh(&out, &err,
-                       "unshare --net --mount --pid --fork --kill-child --mount-proc '%s/tests/tools/readme-flow' '%s'",
-                       src, dir);
-        char *rl = read_in("run-local.out"), *transcript = read_in("flow.out"), *rc = read_in("flow.rc");
+        char *rl = run_alone("readme-flow"), *transcript = read_in("flow.out"), *rc = read_in("flow.rc");
         cr_log_info("run-local.sh:\n%s\nthe README's flow:\n%s", rl, transcript);
-        cr_assert_eq(st, 0, "readme-flow: exit %d: %s%s\nrun-local.sh:\n%s", st, out ? out : "", err ? err : "", rl);
         cr_assert_str_eq(rc, "0\n", "the README's flow failed (exit %s); its transcript:\n%s", rc, transcript);
         /* Each log of what run-local.sh started is free of sanitizer reports. */
         static const char *const logs[] = { "build/run/musterd.log", "build/run/agent.log", "build/run/lab/agent.log",
@@ -177,8 +186,6 @@ Test(readme, late_binding_flow_installs_and_upgrades_the_lab_host) {
         free(rl);
         free(transcript);
         free(rc);
-        free(out);
-        free(err);
 }
 
 /* make run's second lab host: a QEMU guest booted from the infra-env's
@@ -191,12 +198,7 @@ Test(readme, make_run_boots_the_qemu_lab_host_from_the_discovery_iso) {
         if (!iso || access(iso, R_OK) != 0 || access("/usr/bin/qemu-system-x86_64", X_OK) != 0)
                 cr_skip_test("needs the discovery ISO template (make iso) and qemu-system-x86_64");
         scratch_tree(true);
-        char *out = NULL, *err = NULL;
-        int st = tu_sh(&out, &err,
-                       "unshare --net --mount --pid --fork --kill-child --mount-proc '%s/tests/tools/lab-vm-boot' '%s'",
-                       MUSTER_SOURCE_DIR, dir);
-        char *rl = read_in("run-local.out"), *vm = read_in("vm.json"), *serial = read_in("build/run/lab-vm/serial.log");
-        cr_assert_eq(st, 0, "lab-vm-boot: exit %d: %s%s\nrun-local.sh:\n%s", st, out ? out : "", err ? err : "", rl);
+        char *rl = run_alone("lab-vm-boot"), *vm = read_in("vm.json"), *serial = read_in("build/run/lab-vm/serial.log");
         cr_assert_not_null(strstr(rl, "lab-vm-1"), "run-local.sh names the QEMU lab host:\n%s", rl);
         json_object *h = json_tokener_parse(vm);
         size_t sl = strlen(serial);
@@ -208,6 +210,4 @@ Test(readme, make_run_boots_the_qemu_lab_host_from_the_discovery_iso) {
         free(rl);
         free(vm);
         free(serial);
-        free(out);
-        free(err);
 }
