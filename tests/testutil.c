@@ -840,6 +840,62 @@ static size_t tu_sink(char *p, size_t sz, size_t nm, void *u) {
 
 static char tu_ca[4200];
 
+/* With MUSTER_API_RECORD set (tests/tools/answers-checked sets it for each
+ * integration suite), every answer tu_http_raw gets is appended as one JSON
+ * line to DIR/PID.jsonl: the test's name, the method, the URL's path and
+ * query, the status, the content type and the body (as JSON where it is
+ * JSON, else only its length). tests/tools/openapi-answers then validates
+ * each against openapi/muster.yaml. One write(2) a line, O_APPEND: the
+ * threads and forked tests of one suite never interleave inside a line. */
+static void tu_record_answer(const char *method, const char *url, const struct tu_http_reply *r) {
+        const char *dir = getenv("MUSTER_API_RECORD");
+        if (!dir || !*dir)
+                return;
+        const char *p = strstr(url, "://");
+        p = p ? strchr(p + 3, '/') : url;
+        json_object *line = json_object_new_object();
+        char test[512];
+        snprintf(test, sizeof test, "%s/%s", criterion_current_suite ? criterion_current_suite->name : "?",
+                 criterion_current_test ? criterion_current_test->name : "?");
+        json_object_object_add(line, "test", json_object_new_string(test));
+        json_object_object_add(line, "method", json_object_new_string(method));
+        json_object_object_add(line, "path", json_object_new_string(p ? p : "/"));
+        json_object_object_add(line, "status", json_object_new_int64(r->status));
+        json_object_object_add(line, "ctype", json_object_new_string(r->ctype));
+        json_object_object_add(line, "length", json_object_new_int64((int64_t) r->len));
+        if (r->body && !strncmp(r->ctype, "application/json", 16)) {
+                json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+                json_object *body = tok ? json_tokener_parse_ex(tok, r->body, (int) r->len) : NULL;
+                bool whole = tok && json_tokener_get_error(tok) == json_tokener_success &&
+                             json_tokener_get_parse_end(tok) == r->len;
+                if (tok)
+                        json_tokener_free(tok);
+                if (whole)
+                        json_object_object_add(line, "body", body);
+                else {
+                        json_object_put(body);
+                        json_object_object_add(line, "body_not_json", json_object_new_boolean(1));
+                }
+        }
+        const char *text = json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN);
+        size_t n = strlen(text);
+        char *buf = malloc(n + 1);
+        char path[4300];
+        snprintf(path, sizeof path, "%s/%ld.jsonl", dir, (long) getpid());
+        int fd = buf ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+        if (fd >= 0) {
+                memcpy(buf, text, n);
+                buf[n] = '\n';
+                ssize_t w = write(fd, buf, n + 1);
+                if (w != (ssize_t) (n + 1))
+                        fprintf(stderr, "testutil: could not record an answer in %s\n", path);
+                close(fd);
+        } else
+                fprintf(stderr, "testutil: could not record an answer in %s: %s\n", path, strerror(errno));
+        free(buf);
+        json_object_put(line);
+}
+
 void tu_http_set_ca(const char *path) {
         snprintf(tu_ca, sizeof tu_ca, "%s", path ? path : "");
 }
@@ -889,6 +945,8 @@ long tu_http_raw(const char *method, const char *url, const char *token, const c
         curl_easy_cleanup(c);
         r->body = b.d;
         r->len = b.n;
+        if (r->curl == CURLE_OK)
+                tu_record_answer(method, url, r);
         return r->status;
 }
 
