@@ -18,7 +18,11 @@
 # pages (scripts/make-man). promtool (checks /metrics in the tests) is
 # taken out of the prometheus package's .deb alone: see promtool_from_deb.
 # libsmartcols-dev: util-linux's table library, which prints musterctl's
-# tables (coordinator/ctl/table.c).
+# tables (coordinator/ctl/table.c). python3-yaml: scripts/openapi-compat and
+# the openapi suites read the API document with it. nodejs and npm: Redocly
+# CLI, which lints the API document (scripts/openapi-lint), from the npm
+# registry at the version tools/openapi-lint/package-lock.json pins: see
+# redocly_from_npm.
 set -euo pipefail
 
 build_pkgs=(
@@ -26,7 +30,7 @@ build_pkgs=(
   libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
   libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev
   libpq-dev postgresql openssl libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
-  libsmartcols-dev
+  libsmartcols-dev python3-yaml
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
   clang libclang-rt-14-dev python3 cpio zlib1g-dev tar gzip grub-common
@@ -89,15 +93,45 @@ for p in "${want[@]}"; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [[ $st == installed ]] || missing+=("$p")
 done
-((${#missing[@]})) || exit 0
+# Node.js and npm for redocly_from_npm: Debian's nodejs and npm packages
+# where the machine has no node or npm. A Node.js that came from elsewhere
+# (one that carries its own npm) is kept: Debian's npm would not install
+# over its files.
+case "${1:-build}" in
+  build|all)
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+      missing+=(nodejs npm)
+    fi ;;
+esac
 
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=()
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  SUDO=(sudo)
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    SUDO=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # A fresh machine has no package lists; an old list may miss current versions.
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-# A fresh machine has no package lists; an old list may miss current versions.
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# Redocly CLI, which `make test` runs over openapi/muster.yaml
+# (scripts/openapi-lint): `npm ci` into tools/openapi-lint/node_modules,
+# exactly what that folder's package-lock.json pins (its integrity hashes
+# checked). A copy of the lock file beside the packages tells that they are
+# installed at those versions; a changed lock file installs them again.
+redocly_from_npm() {
+  local dir stamp
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tools/openapi-lint
+  stamp=$dir/node_modules/.installed-package-lock.json
+  if [[ -f $stamp ]] && cmp -s "$stamp" "$dir/package-lock.json" &&
+     [[ -f $dir/node_modules/@redocly/cli/bin/cli.js ]]; then
+    return 0
+  fi
+  echo "install-deps: installing Redocly CLI into tools/openapi-lint (npm ci)" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$dir/package-lock.json" "$stamp"
+}
+case "${1:-build}" in build|all) redocly_from_npm ;; esac
