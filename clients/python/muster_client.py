@@ -84,18 +84,25 @@ class _Operation:
             p = _resolve(doc, p)
             params[p["name"], p["in"]] = p  # the operation's replace the path item's
         self.params = {}
+        self.problem = None  # what makes the operation uncallable, said when it is called
         for (name, where), p in params.items():
             if where == "cookie":
                 continue
             if name in self.params:
-                raise UsageError("%s: parameter %s is declared in both %s and %s"
-                                 % (self.id, name, self.params[name]["in"], where))
+                self.problem = "parameter %s is declared in both %s and %s" % (name, self.params[name]["in"], where)
             self.params[name] = p
         for name in _PLACEHOLDER.findall(path):
             if self.params.get(name, {}).get("in") != "path":
-                raise UsageError("%s: {%s} of %s is no declared path parameter" % (self.id, name, path))
+                self.problem = "{%s} of %s is no declared path parameter" % (name, path)
         self.request_body = _resolve(doc, op["requestBody"]) if "requestBody" in op else None
-        self.responses = set(op.get("responses", {}))
+        responses = op.get("responses", {})
+        self.responses = set(responses)
+        media = []
+        for r in responses.values():
+            for m in _resolve(doc, r).get("content", {}):
+                if m not in media:
+                    media.append(m)
+        self.accept = ", ".join(media) or "*/*"
         self.security = op["security"] if "security" in op else doc.get("security", [])
 
 
@@ -193,11 +200,13 @@ class Client:
         op = self.operations.get(operation_id)
         if op is None:
             raise UsageError("no operation %r in the document" % operation_id)
+        if op.problem:
+            raise UsageError("%s cannot be called: %s" % (operation_id, op.problem))
         for name in params:
             if name not in op.params:
                 raise UsageError("%s takes no parameter %r (it takes: %s)"
                                  % (operation_id, name, ", ".join(sorted(op.params)) or "none"))
-        path_values, query, headers = {}, [], {"Accept": "application/json"}
+        path_values, query, headers = {}, [], {"Accept": op.accept}
         for name, p in op.params.items():
             if name not in params or params[name] is None:
                 if p.get("required"):
