@@ -151,6 +151,7 @@ static const struct { const char *path; mode_t mode; } files[] = {
         { "usr/share/man/man5/musterd.conf.5.gz", 0644 },
         { "usr/share/man/man8/muster-agent.8.gz", 0644 },
         { "usr/share/man/man8/musterd.8.gz", 0644 },
+        { "usr/share/muster/clients/python/muster_client.py", 0644 },
         { "usr/share/muster/muster-discovery.iso", 0644 },
         { "usr/share/muster/muster-discovery.iso.json", 0644 },
         { "usr/share/muster/openapi.yaml", 0644 },
