@@ -136,13 +136,17 @@ class Client:
     host's token (None: only public operations). cafile: the CA to trust
     (musterd's <state_dir>/tls/ca.pem) instead of the system's. document:
     the OpenAPI document as a dict; None fetches it from the server.
+    on_answer: called with (method, path_and_query, status, content_type,
+    body_bytes) after each answer (a log, a trace), before its status is
+    checked.
     """
 
-    def __init__(self, base_url, token=None, cafile=None, document=None, timeout=30):
+    def __init__(self, base_url, token=None, cafile=None, document=None, timeout=30, on_answer=None):
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.cafile = cafile
         self.timeout = timeout
+        self.on_answer = on_answer
         self.last_headers = {}
         ctx = ssl.create_default_context(cafile=cafile) if self.base_url.startswith("https:") else None
         self._opener = urllib.request.build_opener(_NoRedirect(), urllib.request.HTTPSHandler(context=ctx))
@@ -165,7 +169,8 @@ class Client:
 
     def with_token(self, token):
         """Another client of the same server and document, with token."""
-        return Client(self.base_url, token=token, cafile=self.cafile, document=self.document, timeout=self.timeout)
+        return Client(self.base_url, token=token, cafile=self.cafile, document=self.document, timeout=self.timeout,
+                      on_answer=self.on_answer)
 
     def _scheme(self, op):
         """How op is to carry the token: ("bearer", None), ("query", NAME),
@@ -256,6 +261,8 @@ class Client:
             status, raw = r.status, r.read()
             self.last_headers = dict(r.headers.items())
             ctype = r.headers.get("Content-Type", "")
+        if self.on_answer:
+            self.on_answer(op.method, url[len(self.base_url):], status, ctype, raw)
         if not raw:
             result = None
         elif "json" in ctype.split(";")[0]:
