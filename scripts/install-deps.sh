@@ -19,7 +19,9 @@
 # taken out of the prometheus package's .deb alone: see promtool_from_deb.
 # libsmartcols-dev: util-linux's table library, which prints musterctl's
 # tables (coordinator/ctl/table.c). python3-yaml: scripts/openapi-compat and
-# the openapi suites read the API document with it. nodejs and npm: Redocly
+# the openapi suites read the API document with it; python3-jsonschema:
+# tests/tools/openapi-answers validates every answer the suites get against
+# it (JSON Schema 2020-12). nodejs and npm: Redocly
 # CLI, which lints the API document (scripts/openapi-lint), from the npm
 # registry at the version tools/openapi-lint/package-lock.json pins: see
 # redocly_from_npm.
@@ -30,7 +32,7 @@ build_pkgs=(
   libudev-dev libblkid-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
   libcurl4-openssl-dev libmbedtls-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev
   libpq-dev postgresql openssl libyaml-dev libsolv-dev libsolvext-dev libcriterion-dev
-  libsmartcols-dev python3-yaml
+  libsmartcols-dev python3-yaml python3-jsonschema
   util-linux iproute2 kmod fdisk e2fsprogs mount
   libsystemd-dev systemd
   clang libclang-rt-14-dev python3 cpio zlib1g-dev tar gzip grub-common
