@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
@@ -845,7 +846,7 @@ static char tu_ca[4200];
  * line to DIR/PID.jsonl: the test's name, the method, the URL's path and
  * query, the status, the content type and the body (as JSON where it is
  * JSON, else only its length). tests/tools/openapi-answers then validates
- * each against openapi/muster.yaml. One write(2) a line, O_APPEND: the
+ * each against openapi/muster.yaml. One writev(2) a line, O_APPEND: the
  * threads and forked tests of one suite never interleave inside a line. */
 static void tu_record_answer(const char *method, const char *url, const struct tu_http_reply *r) {
         const char *dir = getenv("MUSTER_API_RECORD");
@@ -878,21 +879,14 @@ static void tu_record_answer(const char *method, const char *url, const struct t
                 }
         }
         const char *text = json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN);
-        size_t n = strlen(text);
-        char *buf = malloc(n + 1);
+        struct iovec iov[2] = { { (void *) text, strlen(text) }, { "\n", 1 } };
         char path[4300];
         snprintf(path, sizeof path, "%s/%ld.jsonl", dir, (long) getpid());
-        int fd = buf ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
-        if (fd >= 0) {
-                memcpy(buf, text, n);
-                buf[n] = '\n';
-                ssize_t w = write(fd, buf, n + 1);
-                if (w != (ssize_t) (n + 1))
-                        fprintf(stderr, "testutil: could not record an answer in %s\n", path);
-                close(fd);
-        } else
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 || writev(fd, iov, 2) != (ssize_t) (iov[0].iov_len + 1))
                 fprintf(stderr, "testutil: could not record an answer in %s: %s\n", path, strerror(errno));
-        free(buf);
+        if (fd >= 0)
+                close(fd);
         json_object_put(line);
 }
 
