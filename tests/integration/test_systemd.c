@@ -417,6 +417,7 @@ Test(systemd, cmake_install_debian_layout) {
                 { "usr/share/man/man5/musterd.conf.5", 0644 },
                 { "usr/share/man/man8/muster-agent.8", 0644 },
                 { "usr/share/man/man8/musterd.8", 0644 },
+                { "usr/share/muster/clients/python/muster_client.py", 0644 },
                 { "usr/share/muster/openapi.yaml", 0644 },
                 { "usr/share/zsh/vendor-completions/_musterctl", 0644 },
         };
